@@ -1,0 +1,18 @@
+//! Glue between the CLI and the library: resolve arguments into plain config,
+//! open files, show progress, write output. No analysis happens here.
+
+use crate::cli::{Cli, Command};
+
+pub mod calibrate;
+pub mod gaps;
+pub mod ncu;
+pub mod output;
+
+/// Runs one parsed command line.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Ncu(args) => ncu::run(args),
+        Command::Gaps(args) => gaps::run(args),
+        Command::Calibrate(args) => calibrate::run(args),
+    }
+}

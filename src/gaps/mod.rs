@@ -1,0 +1,1 @@
+//! Timeline -> gap report.

@@ -1,0 +1,19 @@
+//! rooftrace: how close each kernel is to the roofline of the GPU it ran on
+//! (from Nsight Compute CSVs), and where time goes between kernels (from
+//! Nsight Systems timelines).
+//!
+//! Data flows one way: input files are parsed into typed models (`ncu`,
+//! `nsys`, `calibrate`), analysed into reports (`roofline`, `gaps`), and
+//! presented as bytes (`report`, `plot`). Only `commands` touches paths,
+//! stdout and progress bars.
+
+pub mod calibrate;
+pub mod cli;
+pub mod commands;
+pub mod error;
+pub mod gaps;
+pub mod ncu;
+pub mod nsys;
+pub mod plot;
+pub mod report;
+pub mod roofline;

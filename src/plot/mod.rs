@@ -1,0 +1,1 @@
+//! Chart models and their drawing (plotters, SVG and PNG).

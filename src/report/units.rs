@@ -1,0 +1,92 @@
+//! Human-readable numbers with SI prefixes and fixed precision, so output is
+//! deterministic and diffable.
+
+/// Formats `value` with a decimal SI prefix and `unit`, 3 significant-ish
+/// digits: `1.23 TFLOP/s`, `456 GB/s`, `12.0 µs`-style.
+pub fn si(value: f64, unit: &str) -> String {
+    if !value.is_finite() {
+        return format!("- {unit}");
+    }
+    const PREFIXES: [(f64, &str); 7] = [
+        (1e18, "E"),
+        (1e15, "P"),
+        (1e12, "T"),
+        (1e9, "G"),
+        (1e6, "M"),
+        (1e3, "k"),
+        (1.0, ""),
+    ];
+    let a = value.abs();
+    if a == 0.0 {
+        return format!("0 {unit}");
+    }
+    for (scale, p) in PREFIXES {
+        if a >= scale {
+            return format!("{} {p}{unit}", three_digits(value / scale));
+        }
+    }
+    // below 1: use m, µ, n
+    for (scale, p) in [(1e-3, "m"), (1e-6, "µ"), (1e-9, "n")] {
+        if a >= scale {
+            return format!("{} {p}{unit}", three_digits(value / scale));
+        }
+    }
+    format!("{value:.3e} {unit}")
+}
+
+/// A duration given in nanoseconds, with the natural unit: `850 ns`,
+/// `12.3 µs`, `4.56 ms`, `1.23 s`.
+pub fn duration_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        return "-".to_string();
+    }
+    let a = ns.abs();
+    if a < 1e3 {
+        format!("{} ns", three_digits(ns))
+    } else if a < 1e6 {
+        format!("{} µs", three_digits(ns / 1e3))
+    } else if a < 1e9 {
+        format!("{} ms", three_digits(ns / 1e6))
+    } else {
+        format!("{} s", three_digits(ns / 1e9))
+    }
+}
+
+/// A fraction as a percentage with one decimal: `87.3 %`.
+pub fn percent(fraction: f64) -> String {
+    if fraction.is_finite() {
+        format!("{:.1} %", fraction * 100.0)
+    } else {
+        "-".to_string()
+    }
+}
+
+/// Three significant digits for values in [1, 1000): `1.23`, `12.3`, `123`.
+fn three_digits(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_and_precision() {
+        assert_eq!(si(1.1213e14, "FLOP/s"), "112 TFLOP/s");
+        assert_eq!(si(1.566e11, "B/s"), "157 GB/s");
+        assert_eq!(si(0.0, "B"), "0 B");
+        assert_eq!(si(14.92, "FLOP/B"), "14.9 FLOP/B");
+        assert_eq!(si(0.25, "FLOP/B"), "250 mFLOP/B");
+        assert_eq!(duration_ns(111_810.0), "112 µs");
+        assert_eq!(duration_ns(22.765e9), "22.8 s");
+        assert_eq!(duration_ns(850.0), "850 ns");
+        assert_eq!(percent(0.8734), "87.3 %");
+    }
+}

@@ -1,0 +1,404 @@
+//! Roofs: the attainable FLOP/s per compute path and bytes/s per memory level
+//! of one GPU, each with where the number came from.
+//!
+//! This is also the on-disk roofs file (`rooftrace ncu --roofs FILE`,
+//! written by `rooftrace calibrate`); its format is documented in
+//! `docs/roofs-format.md` and versioned by [`ROOFS_SCHEMA`].
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Schema tag of the roofs JSON file.
+pub const ROOFS_SCHEMA: &str = "rooftrace.roofs/1";
+
+/// A compute path: the unit and precision a kernel's FLOPs execute on.
+/// Each has its own flat roof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ComputePath {
+    /// FP64 on CUDA cores (DADD/DMUL/DFMA).
+    Fp64,
+    /// FP32 on CUDA cores (FADD/FMUL/FFMA).
+    Fp32,
+    /// Half precision on CUDA cores (HADD/HMUL/HFMA, FP16 and BF16, packed x2).
+    Fp16,
+    /// FP64 on tensor cores (DMMA).
+    TensorFp64,
+    /// TF32 on tensor cores.
+    TensorTf32,
+    /// FP16 inputs on tensor cores.
+    TensorFp16,
+    /// BF16 inputs on tensor cores.
+    TensorBf16,
+    /// FP8 (E4M3/E5M2) inputs on tensor cores.
+    TensorFp8,
+    /// INT8 inputs on tensor cores (integer ops counted as FLOP-equivalents).
+    TensorInt8,
+    /// FP4/FP6 inputs on tensor cores (Blackwell).
+    TensorFp4,
+}
+
+impl ComputePath {
+    /// All paths, in display order.
+    pub const ALL: [ComputePath; 10] = [
+        ComputePath::Fp64,
+        ComputePath::Fp32,
+        ComputePath::Fp16,
+        ComputePath::TensorFp64,
+        ComputePath::TensorTf32,
+        ComputePath::TensorFp16,
+        ComputePath::TensorBf16,
+        ComputePath::TensorFp8,
+        ComputePath::TensorInt8,
+        ComputePath::TensorFp4,
+    ];
+
+    /// The snake_case key used in JSON and CSV output.
+    pub fn key(self) -> &'static str {
+        match self {
+            ComputePath::Fp64 => "fp64",
+            ComputePath::Fp32 => "fp32",
+            ComputePath::Fp16 => "fp16",
+            ComputePath::TensorFp64 => "tensor_fp64",
+            ComputePath::TensorTf32 => "tensor_tf32",
+            ComputePath::TensorFp16 => "tensor_fp16",
+            ComputePath::TensorBf16 => "tensor_bf16",
+            ComputePath::TensorFp8 => "tensor_fp8",
+            ComputePath::TensorInt8 => "tensor_int8",
+            ComputePath::TensorFp4 => "tensor_fp4",
+        }
+    }
+
+    /// A short human label ("FP32 cores", "BF16 tensor").
+    pub fn label(self) -> &'static str {
+        match self {
+            ComputePath::Fp64 => "FP64 cores",
+            ComputePath::Fp32 => "FP32 cores",
+            ComputePath::Fp16 => "FP16 cores",
+            ComputePath::TensorFp64 => "FP64 tensor",
+            ComputePath::TensorTf32 => "TF32 tensor",
+            ComputePath::TensorFp16 => "FP16 tensor",
+            ComputePath::TensorBf16 => "BF16 tensor",
+            ComputePath::TensorFp8 => "FP8 tensor",
+            ComputePath::TensorInt8 => "INT8 tensor",
+            ComputePath::TensorFp4 => "FP4 tensor",
+        }
+    }
+
+    /// Parses a key as written by [`ComputePath::key`].
+    pub fn from_key(s: &str) -> Option<ComputePath> {
+        ComputePath::ALL.into_iter().find(|p| p.key() == s)
+    }
+
+    /// True for tensor-core paths.
+    pub fn is_tensor(self) -> bool {
+        !matches!(
+            self,
+            ComputePath::Fp64 | ComputePath::Fp32 | ComputePath::Fp16
+        )
+    }
+}
+
+/// A level of the memory hierarchy with its own sloped roof.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MemoryLevel {
+    /// Device memory (HBM/GDDR).
+    Dram,
+    /// L2 cache.
+    L2,
+    /// L1/texture cache and shared memory.
+    L1,
+}
+
+impl MemoryLevel {
+    /// All levels, slowest first.
+    pub const ALL: [MemoryLevel; 3] = [MemoryLevel::Dram, MemoryLevel::L2, MemoryLevel::L1];
+
+    /// The snake_case key used in JSON and CSV output.
+    pub fn key(self) -> &'static str {
+        match self {
+            MemoryLevel::Dram => "dram",
+            MemoryLevel::L2 => "l2",
+            MemoryLevel::L1 => "l1",
+        }
+    }
+
+    /// A short human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            MemoryLevel::Dram => "DRAM",
+            MemoryLevel::L2 => "L2",
+            MemoryLevel::L1 => "L1",
+        }
+    }
+}
+
+/// Where a roof value came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    /// Measured on a real GPU (a public measurement, or `rooftrace calibrate`).
+    Measured,
+    /// The vendor's datasheet (dense, no sparsity).
+    Datasheet,
+    /// Theoretical peak computed from ncu's own peak metrics in the CSV.
+    Ncu,
+    /// A user-supplied roofs file whose entries carry no origin.
+    File,
+}
+
+impl Origin {
+    /// The lowercase word used in output.
+    pub fn key(self) -> &'static str {
+        match self {
+            Origin::Measured => "measured",
+            Origin::Datasheet => "datasheet",
+            Origin::Ncu => "ncu",
+            Origin::File => "file",
+        }
+    }
+}
+
+fn default_origin() -> Origin {
+    Origin::File
+}
+
+/// How a measured roof was produced (written by `rooftrace calibrate`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct Measurement {
+    /// The reference kernel, e.g. `read_sum`, `fma_fp32`, `cublas_gemm_bf16`.
+    pub kernel: String,
+    /// The shape that gave the best stable point, e.g. `working_set=1073741824` or `m=8192,n=8192,k=8192`.
+    pub shape: String,
+    /// Median over the samples, in the roof's unit (FLOP/s or byte/s).
+    pub median: f64,
+    /// Interquartile range over the samples, same unit as `median`.
+    pub iqr: f64,
+    /// Number of timed samples.
+    pub samples: u32,
+    /// SM clock during the run, in Hz, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_hz: Option<f64>,
+    /// Memory clock during the run, in Hz, when recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_clock_hz: Option<f64>,
+}
+
+/// A flat roof: attainable FLOP/s of one compute path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ComputeRoof {
+    /// Attainable throughput in FLOP/s.
+    pub flop_per_s: f64,
+    /// Where the value came from.
+    #[serde(default = "default_origin")]
+    pub origin: Origin,
+    /// Citation: a document, URL, or "rooftrace calibrate on <device>".
+    #[serde(default)]
+    pub source: String,
+    /// How it was measured, when measured by `rooftrace calibrate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement: Option<Measurement>,
+}
+
+/// A sloped roof: attainable bytes/s of one memory level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MemoryRoof {
+    /// Attainable bandwidth in bytes/s.
+    pub bytes_per_s: f64,
+    /// Where the value came from.
+    #[serde(default = "default_origin")]
+    pub origin: Origin,
+    /// Citation: a document, URL, or "rooftrace calibrate on <device>".
+    #[serde(default)]
+    pub source: String,
+    /// How it was measured, when measured by `rooftrace calibrate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub measurement: Option<Measurement>,
+}
+
+/// The roofs of one GPU. Also the roofs JSON file format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Roofs {
+    /// Always [`ROOFS_SCHEMA`].
+    pub schema: String,
+    /// GPU name as the user would recognise it ("NVIDIA H200", "h100-sxm").
+    pub gpu: String,
+    /// One-line summary of where these roofs came from, shown in every report.
+    #[serde(default)]
+    pub source: String,
+    /// Sloped roofs per memory level.
+    pub memory: BTreeMap<MemoryLevel, MemoryRoof>,
+    /// Flat roofs per compute path.
+    pub compute: BTreeMap<ComputePath, ComputeRoof>,
+}
+
+/// Errors reading a roofs file.
+#[derive(Debug, thiserror::Error)]
+pub enum RoofsError {
+    /// The file could not be read.
+    #[error("cannot read roofs file {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid roofs JSON.
+    #[error("{path} is not a rooftrace roofs file: {detail}. See docs/roofs-format.md, or write one with `rooftrace calibrate -o roofs.json`")]
+    Format {
+        /// The file.
+        path: String,
+        /// What is wrong, with line and column from serde.
+        detail: String,
+    },
+    /// A value is missing, zero, negative or not finite.
+    #[error("{path}: {what} must be a positive finite number, got {value}")]
+    BadValue {
+        /// The file.
+        path: String,
+        /// Which roof.
+        what: String,
+        /// The value found.
+        value: f64,
+    },
+}
+
+impl Roofs {
+    /// An empty set of roofs for `gpu`.
+    pub fn new(gpu: impl Into<String>, source: impl Into<String>) -> Roofs {
+        Roofs {
+            schema: ROOFS_SCHEMA.to_string(),
+            gpu: gpu.into(),
+            source: source.into(),
+            memory: BTreeMap::new(),
+            compute: BTreeMap::new(),
+        }
+    }
+
+    /// Parses and validates roofs JSON; `path` is used in error messages only.
+    pub fn from_json(text: &str, path: &str) -> Result<Roofs, RoofsError> {
+        let roofs: Roofs = serde_json::from_str(text).map_err(|e| RoofsError::Format {
+            path: path.to_string(),
+            detail: e.to_string(),
+        })?;
+        if roofs.schema != ROOFS_SCHEMA {
+            return Err(RoofsError::Format {
+                path: path.to_string(),
+                detail: format!("schema is {:?}, expected {:?}", roofs.schema, ROOFS_SCHEMA),
+            });
+        }
+        for (level, r) in &roofs.memory {
+            check_positive(
+                path,
+                &format!("memory.{}.bytes_per_s", level.key()),
+                r.bytes_per_s,
+            )?;
+        }
+        for (p, r) in &roofs.compute {
+            check_positive(
+                path,
+                &format!("compute.{}.flop_per_s", p.key()),
+                r.flop_per_s,
+            )?;
+        }
+        Ok(roofs)
+    }
+
+    /// Reads and validates a roofs file.
+    pub fn from_file(path: &Path) -> Result<Roofs, RoofsError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| RoofsError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        Roofs::from_json(&text, &shown)
+    }
+
+    /// Pretty JSON, deterministic (maps are ordered), newline-terminated.
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("roofs serialize");
+        s.push('\n');
+        s
+    }
+
+    /// The DRAM bandwidth roof, if known.
+    pub fn dram(&self) -> Option<&MemoryRoof> {
+        self.memory.get(&MemoryLevel::Dram)
+    }
+
+    /// Ridge point I* = F / B_dram of a compute path, in FLOP/byte.
+    pub fn ridge_flop_per_byte(&self, path: ComputePath) -> Option<f64> {
+        let f = self.compute.get(&path)?.flop_per_s;
+        let b = self.dram()?.bytes_per_s;
+        Some(f / b)
+    }
+}
+
+fn check_positive(path: &str, what: &str, value: f64) -> Result<(), RoofsError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(RoofsError::BadValue {
+            path: path.to_string(),
+            what: what.to_string(),
+            value,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_keeps_every_field() {
+        let mut r = Roofs::new("NVIDIA H200", "test");
+        r.memory.insert(
+            MemoryLevel::Dram,
+            MemoryRoof {
+                bytes_per_s: 4.295e12,
+                origin: Origin::Measured,
+                source: "x".into(),
+                measurement: Some(Measurement {
+                    kernel: "read_sum".into(),
+                    shape: "working_set=1073741824".into(),
+                    median: 4.295e12,
+                    iqr: 1e10,
+                    samples: 9,
+                    sm_clock_hz: Some(1.98e9),
+                    mem_clock_hz: None,
+                }),
+            },
+        );
+        r.compute.insert(
+            ComputePath::TensorBf16,
+            ComputeRoof {
+                flop_per_s: 8.15e14,
+                origin: Origin::Datasheet,
+                source: "y".into(),
+                measurement: None,
+            },
+        );
+        let back = Roofs::from_json(&r.to_json(), "mem").unwrap();
+        assert_eq!(back, r);
+        // 815e12 / 4.295e12 = 189.76 FLOP/byte
+        let ridge = back.ridge_flop_per_byte(ComputePath::TensorBf16).unwrap();
+        assert!((ridge - 189.755).abs() < 0.01, "{ridge}");
+    }
+
+    #[test]
+    fn rejects_non_positive_values_and_wrong_schema() {
+        let bad = r#"{"schema":"rooftrace.roofs/1","gpu":"g","memory":{"dram":{"bytes_per_s":0}},"compute":{}}"#;
+        let e = Roofs::from_json(bad, "r.json").unwrap_err().to_string();
+        assert!(e.contains("memory.dram.bytes_per_s"), "{e}");
+        let e = Roofs::from_json(
+            r#"{"schema":"x","gpu":"g","memory":{},"compute":{}}"#,
+            "r.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("expected \"rooftrace.roofs/1\""), "{e}");
+    }
+}

@@ -1,0 +1,37 @@
+//! Helpers shared by the integration tests.
+
+use std::path::PathBuf;
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A file under `fixtures/`.
+#[allow(dead_code)]
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("fixtures").join(rel)
+}
+
+/// `../shared/corpus/<sub>` when present (CI has it beside the clone); `None`
+/// otherwise, so corpus tests skip cleanly.
+#[allow(dead_code)]
+pub fn corpus(sub: &str) -> Option<PathBuf> {
+    let p = root().join("..").join("shared").join("corpus").join(sub);
+    p.is_dir().then_some(p)
+}
+
+/// Runs the built `rooftrace` binary with `args`; returns (exit code, stdout, stderr).
+#[allow(dead_code)]
+pub fn rooftrace(args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run rooftrace");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
