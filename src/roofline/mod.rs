@@ -4,6 +4,7 @@
 //! roofs JSON file that `rooftrace calibrate` writes and `rooftrace ncu
 //! --roofs` reads).
 
+pub mod gpus;
 pub mod roofs;
 
 pub use roofs::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs, RoofsError};
