@@ -172,13 +172,13 @@ fn prefix_factor(p: &str) -> Option<f64> {
     })
 }
 
-/// Time unit -> seconds.
-fn time_seconds(u: &str) -> Option<f64> {
+/// Time unit -> nanoseconds per unit (exact powers of ten).
+fn time_ns(u: &str) -> Option<f64> {
     match u {
-        "s" | "second" | "sec" => Some(1.0),
-        "ms" | "msecond" => Some(1e-3),
-        "us" | "usecond" | "µs" | "µsecond" => Some(1e-6),
-        "ns" | "nsecond" => Some(1e-9),
+        "s" | "second" | "sec" => Some(1e9),
+        "ms" | "msecond" => Some(1e6),
+        "us" | "usecond" | "µs" | "µsecond" => Some(1e3),
+        "ns" | "nsecond" => Some(1.0),
         _ => None,
     }
 }
@@ -214,10 +214,10 @@ pub fn parse_unit(unit: &str) -> Unit {
             factor: 1.0,
         };
     }
-    if let Some(s) = time_seconds(u) {
+    if let Some(ns) = time_ns(u) {
         return Unit {
             dimension: Dimension::Time,
-            factor: s * 1e9,
+            factor: ns,
         };
     }
     if let Some((f, _)) = split_prefix(u, &["byte"]) {
@@ -239,19 +239,19 @@ pub fn parse_unit(unit: &str) -> Unit {
         };
     }
     if let Some((num, den)) = u.split_once('/') {
-        let Some(den_s) = time_seconds(den) else {
+        let Some(den_ns) = time_ns(den) else {
             return other;
         };
         if let Some((f, _)) = split_prefix(num, &["byte"]) {
             return Unit {
                 dimension: Dimension::BytesPerSecond,
-                factor: f / den_s,
+                factor: f * 1e9 / den_ns,
             };
         }
         if let Some((f, _)) = split_prefix(num, &COUNT_BASES) {
             return Unit {
                 dimension: Dimension::Rate,
-                factor: f / den_s,
+                factor: f * 1e9 / den_ns,
             };
         }
     }
