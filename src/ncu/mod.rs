@@ -121,7 +121,7 @@ pub enum NcuError {
         detail: String,
     },
     /// No launch has a DRAM traffic metric.
-    #[error("no DRAM traffic metric in {file} ({launches} launches): add `--metrics dram__bytes_read.sum,dram__bytes_write.sum` (or use `--metrics \"$(rooftrace ncu --print-metrics)\"`)")]
+    #[error("no DRAM traffic metric in {file} ({launches} launch(es)): add `--metrics dram__bytes_read.sum,dram__bytes_write.sum` (or use `--metrics \"$(rooftrace ncu --print-metrics)\"`)")]
     NoDram {
         /// The file.
         file: String,
@@ -129,7 +129,7 @@ pub enum NcuError {
         launches: usize,
     },
     /// No launch has a duration.
-    #[error("no kernel duration in {file} ({launches} launches): add `--metrics gpu__time_duration.sum` (or `sm__cycles_elapsed.avg,sm__cycles_elapsed.avg.per_second`)")]
+    #[error("no kernel duration in {file} ({launches} launch(es)): add `--metrics gpu__time_duration.sum` (or `sm__cycles_elapsed.avg,sm__cycles_elapsed.avg.per_second`)")]
     NoDuration {
         /// The file.
         file: String,

@@ -58,7 +58,7 @@ impl PathFlop {
 
     /// Total FLOPs over every counted path.
     pub fn total(&self) -> f64 {
-        self.0.iter().flatten().sum()
+        self.0.iter().flatten().fold(0.0, |a, b| a + b)
     }
 
     /// (path, FLOPs) for every path with a counter, in display order.

@@ -57,6 +57,7 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         }
     };
     let header_line_no = preamble_lines;
+    let crlf = header_line.ends_with(b"\r\n");
     let lines_before = preamble_lines - 1;
 
     let mut csv = csv::ReaderBuilder::new()
@@ -102,6 +103,7 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         Page::Raw
     };
     let mut st = State::new(file, lines_before, log);
+    st.crlf = crlf;
     st.columns = columns.len();
     let mut rec = csv::ByteRecord::new();
     match page {
@@ -178,6 +180,7 @@ struct RawLaunch {
 struct State<'a> {
     file: &'a str,
     lines_before: u64,
+    crlf: bool,
     log: Vec<String>,
     columns: usize,
     launches: Vec<RawLaunch>,
@@ -195,6 +198,7 @@ impl<'a> State<'a> {
         State {
             file,
             lines_before,
+            crlf: false,
             log,
             columns: 0,
             launches: Vec::new(),
@@ -209,7 +213,10 @@ impl<'a> State<'a> {
     }
 
     fn line_of(&self, rec: &csv::ByteRecord) -> u64 {
-        self.lines_before + rec.position().map_or(0, |p| p.line())
+        // The csv crate records a record's position before it consumes the
+        // `\n` of the previous record's `\r\n`, so CRLF lines read one short.
+        let fix = |p: &csv::Position| u64::from(self.crlf && p.record() > 0);
+        self.lines_before + rec.position().map_or(0, |p| p.line() + fix(p))
     }
 
     /// A record that is not data: an ncu log line inside the CSV, a repeated
@@ -425,8 +432,11 @@ impl<'a> State<'a> {
             expected,
         };
         // Check the dimension and convert to ns / byte / 1/s / count.
+        // No unit at all (a raw page without its units row): ncu's base unit.
         let convert = |dim: Dimension, expected: &'static str| {
-            if u.dimension == dim {
+            if unit_s.is_empty() {
+                Ok(v)
+            } else if u.dimension == dim {
                 Ok(v * u.factor)
             } else {
                 Err(bad_unit(expected))
@@ -623,7 +633,7 @@ fn finalize(r: RawLaunch) -> LaunchMetrics {
                 of_path.iter().filter(|(k, _)| k.dst == dst).collect();
             total += match of_dst.iter().find(|(k, _)| k.sparsity.is_none()) {
                 Some((_, v)) => *v,
-                None => of_dst.iter().map(|(_, v)| v).sum(),
+                None => of_dst.iter().fold(0.0, |a, (_, v)| a + v),
             };
         }
         flop.add(path, total);

@@ -460,8 +460,8 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         },
         launches_total: csv.launches.len() as u64,
         launches_analysed: analysed,
-        total_duration_ns: kernels.iter().map(|k| k.duration_ns).sum(),
-        total_time_lost_ns: kernels.iter().map(|k| k.time_lost_ns.max(0.0)).sum(),
+        total_duration_ns: kernels.iter().fold(0.0, |a, k| a + k.duration_ns),
+        total_time_lost_ns: kernels.iter().fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
         kernels,
         diagnostics,
     }
@@ -476,7 +476,8 @@ fn row(
 ) -> KernelRoofline {
     let t = g.duration_ns;
     let q = g.dram;
-    let w: f64 = g.flop.values().sum();
+    // fold from +0.0: `Sum for f64` starts at -0.0, which prints as "-0".
+    let w: f64 = g.flop.values().fold(0.0, |a, b| a + b);
     // sum_p W_p / F_p: a kernel using several paths is bounded by the sum of
     // their compute times (the units share issue slots and registers).
     let mut compute_s = 0.0;
