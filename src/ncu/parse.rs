@@ -319,7 +319,7 @@ impl<'a> State<'a> {
             self.launch_index(rec, ident)?;
             return Ok(());
         }
-        let slot = if memchr2(name) {
+        let slot = if is_metric_name(name) {
             match self.metric_cache.get(name) {
                 Some(s) => *s,
                 None => {
@@ -471,7 +471,7 @@ impl<'a> State<'a> {
                 let v = convert(Dimension::Count, "a count (inst or none)")?;
                 let l = &mut self.launches[i];
                 // The instruction families overlap; keep the largest.
-                if !(l.tensor_inst >= v) {
+                if l.tensor_inst.is_nan() || l.tensor_inst < v {
                     l.tensor_inst = v;
                 }
             }
@@ -524,7 +524,7 @@ impl<'a> State<'a> {
 }
 
 /// True when the metric name contains `__` (a real metric, not a label).
-fn memchr2(name: &[u8]) -> bool {
+fn is_metric_name(name: &[u8]) -> bool {
     name.windows(2).any(|w| w == b"__")
 }
 
@@ -615,7 +615,7 @@ fn finalize(r: RawLaunch) -> LaunchMetrics {
     // the total over output dtypes; a plain counter is the total over the
     // sparsity split. Take the most aggregate one present, never both.
     let mut tensor = r.tensor;
-    tensor.sort_by(|a, b| a.0.cmp(&b.0));
+    tensor.sort_by_key(|e| e.0);
     for path in ComputePath::ALL.into_iter().filter(|p| p.is_tensor()) {
         let of_path: Vec<&(TensorKey, f64)> =
             tensor.iter().filter(|(k, _)| k.path == path).collect();
