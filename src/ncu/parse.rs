@@ -656,3 +656,85 @@ fn finalize(r: RawLaunch) -> LaunchMetrics {
         nan_metrics: r.nan_metrics,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(cols: &[(&str, &str)]) -> NcuCsv {
+        let mut header =
+            String::from("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\"");
+        let mut row = String::from("\"0\",\"1\",\"p\",\"h\",\"k\"");
+        for (name, value) in cols {
+            header.push_str(&format!(",\"{name}\""));
+            row.push_str(&format!(",\"{value}\""));
+        }
+        parse(format!("{header}\n{row}\n").as_bytes(), "t.csv").unwrap()
+    }
+
+    #[test]
+    fn tensor_counters_are_never_counted_twice() {
+        let csv = raw(&[
+            // fp16: plain dst_fp32 (100) wins over its sparsity split (30 + 70);
+            // dst_fp16 (50) is other work and adds: 150.
+            ("sm__ops_path_tensor_src_fp16_dst_fp32.sum", "100"),
+            (
+                "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_on.sum",
+                "30",
+            ),
+            (
+                "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum",
+                "70",
+            ),
+            ("sm__ops_path_tensor_src_fp16_dst_fp16.sum", "50"),
+            // bf16: only the split: 10 + 20 = 30.
+            (
+                "sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_on.sum",
+                "10",
+            ),
+            (
+                "sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_off.sum",
+                "20",
+            ),
+            // fp8: the dst-less total (500) is used alone.
+            ("sm__ops_path_tensor_src_fp8.sum", "500"),
+            ("sm__ops_path_tensor_src_fp8_dst_fp16.sum", "200"),
+            // Instruction families overlap each other and the ops: not FLOPs.
+            ("sm__inst_executed_pipe_tensor.sum", "999"),
+            ("sm__inst_executed_pipe_tensor_op_hmma.sum", "999"),
+            ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "4"),
+        ]);
+        let l = &csv.launches[0];
+        assert_eq!(l.flop.get(ComputePath::TensorFp16), Some(150.0));
+        assert_eq!(l.flop.get(ComputePath::TensorBf16), Some(30.0));
+        assert_eq!(l.flop.get(ComputePath::TensorFp8), Some(500.0));
+        assert_eq!(l.flop.get(ComputePath::Fp32), Some(8.0));
+        assert_eq!(l.flop.total(), 688.0);
+        assert_eq!(l.tensor_inst, Some(999.0));
+    }
+
+    #[test]
+    fn dram_and_duration_fallbacks() {
+        let csv = raw(&[
+            ("dram__sectors_read.sum", "10"),
+            ("dram__sectors_write.sum", "5"),
+        ]);
+        assert_eq!(csv.launches[0].dram_bytes, Some(480.0));
+        let csv = raw(&[("dram__bytes_read.sum", "1000")]);
+        assert_eq!(csv.launches[0].dram_bytes, Some(1000.0));
+        assert!(csv.launches[0].dram_partial);
+        let csv = raw(&[
+            ("smsp__cycles_elapsed.avg", "2000"),
+            ("smsp__cycles_elapsed.avg.per_second", "1000000000"),
+        ]);
+        assert_eq!(csv.launches[0].duration_ns, Some(2000.0));
+    }
+
+    #[test]
+    fn no_input_and_log_only_input() {
+        let e = parse(&b""[..], "e.csv").unwrap_err();
+        assert!(matches!(e, NcuError::NoCsv { lines: 0, .. }), "{e}");
+        let e = parse(&b"==PROF== x\n==ERROR== boom\n"[..], "e.log").unwrap_err();
+        assert!(e.to_string().contains("  ==ERROR== boom"), "{e}");
+    }
+}

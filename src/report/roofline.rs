@@ -104,25 +104,21 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
 
 fn roofs_table(r: &RooflineReport) -> Table {
     let mut t = Table::new(&["roof", "value", "origin", "source"], &[0, 2, 3]);
-    for level in &r.roofs_used.memory {
-        if let Some(m) = r.roofs.memory.get(level) {
-            t.push(vec![
-                level.label().into(),
-                si(m.bytes_per_s, "B/s"),
-                m.origin.key().into(),
-                m.source.clone(),
-            ]);
-        }
+    for (level, m) in r.used_memory_roofs() {
+        t.push(vec![
+            level.label().into(),
+            si(m.bytes_per_s, "B/s"),
+            m.origin.key().into(),
+            m.source.clone(),
+        ]);
     }
-    for p in &r.roofs_used.compute {
-        if let Some(c) = r.roofs.compute.get(p) {
-            t.push(vec![
-                p.label().into(),
-                si(c.flop_per_s, "FLOP/s"),
-                c.origin.key().into(),
-                c.source.clone(),
-            ]);
-        }
+    for (p, c) in r.used_compute_roofs() {
+        t.push(vec![
+            p.label().into(),
+            si(c.flop_per_s, "FLOP/s"),
+            c.origin.key().into(),
+            c.source.clone(),
+        ]);
     }
     t
 }

@@ -206,6 +206,26 @@ pub struct RooflineReport {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl RooflineReport {
+    /// The memory roofs used, slowest level first (for plots: one slope each).
+    pub fn used_memory_roofs(&self) -> Vec<(MemoryLevel, &super::roofs::MemoryRoof)> {
+        self.roofs_used
+            .memory
+            .iter()
+            .filter_map(|l| self.roofs.memory.get(l).map(|r| (*l, r)))
+            .collect()
+    }
+
+    /// The compute roofs used, in display order (for plots: one flat roof each).
+    pub fn used_compute_roofs(&self) -> Vec<(ComputePath, &super::roofs::ComputeRoof)> {
+        self.roofs_used
+            .compute
+            .iter()
+            .filter_map(|p| self.roofs.compute.get(p).map(|r| (*p, r)))
+            .collect()
+    }
+}
+
 #[derive(Default)]
 struct Acc {
     id: u64,
