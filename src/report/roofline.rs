@@ -251,11 +251,31 @@ pub fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "time_lost_ns",
             "above_roof",
             "bandwidth_only",
+            "gpu",
+            "roofs",
         ]
         .iter()
         .map(|s| s.to_string()),
     );
     w.write_record(&header).expect("write to Vec");
+    // Every output names its roofs: here as two columns repeated per row,
+    // so the file stays one tidy table.
+    let gpu = format!(
+        "{} (chosen by {})",
+        r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
+        r.gpu.chosen_by
+    );
+    let mut used: Vec<String> = r
+        .used_memory_roofs()
+        .iter()
+        .map(|(l, m)| format!("{}={} byte/s {}", l.key(), m.bytes_per_s, m.origin.key()))
+        .collect();
+    used.extend(
+        r.used_compute_roofs()
+            .iter()
+            .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
+    );
+    let roofs = format!("{}: {}", r.roofs.source, used.join("; "));
     for (i, k) in r.kernels.iter().enumerate() {
         let mut row = vec![
             (i + 1).to_string(),
@@ -293,6 +313,8 @@ pub fn render_csv(r: &RooflineReport) -> Vec<u8> {
             num(k.time_lost_ns),
             k.above_roof.to_string(),
             k.bandwidth_only.to_string(),
+            gpu.clone(),
+            roofs.clone(),
         ]);
         w.write_record(&row).expect("write to Vec");
     }
