@@ -115,12 +115,12 @@ pub struct LaunchMetrics {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct NcuPeaks {
     /// Peak metric -> value (per cycle for `peak_sustained`, 1/s for clocks).
-    pub values: BTreeMap<PeakKey, f64>,
+    pub(crate) values: BTreeMap<PeakKey, f64>,
 }
 
 /// Orderable twin of [`Peak`] for deterministic maps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct PeakKey(pub u8, pub Option<ComputePath>);
+pub(crate) struct PeakKey(u8, Option<ComputePath>);
 
 impl From<Peak> for PeakKey {
     fn from(p: Peak) -> PeakKey {

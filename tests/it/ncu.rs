@@ -624,3 +624,66 @@ fn error_messages() {
     }
     insta::assert_snapshot!("ncu_errors", all);
 }
+
+#[test]
+fn roofs_file_is_used_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("roofs.json");
+    // A calibrate-style roofs file: 1 TB/s DRAM, 400 TFLOP/s BF16.
+    std::fs::write(
+        &path,
+        r#"{"schema":"rooftrace.roofs/1","gpu":"lab GPU","source":"rooftrace calibrate on lab GPU",
+            "memory":{"dram":{"bytes_per_s":1e12,"origin":"measured","source":"read_sum"}},
+            "compute":{"tensor_bf16":{"flop_per_s":4e14,"origin":"measured","source":"cublas"}}}"#,
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let out = ok(&[
+        "ncu",
+        "fixtures/ncu/bf16_gemm_ncu2025.1_import_details20.csv",
+        "--roofs",
+        p,
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["gpu"]["name"], "lab GPU");
+    assert_eq!(v["roofs"]["source"], "rooftrace calibrate on lab GPU");
+    // W/F = 12,532,580,352 / 4e14 = 31.33 us; Q/B = 17.5e6 / 1e12 = 17.5 us.
+    let k = &v["kernels"][0];
+    assert!(close(k["bound_time_ns"].as_f64().unwrap(), 31_331.45, 1e-6));
+    assert_eq!(k["bound"], "compute");
+
+    // Without a DRAM roof the file is refused (exit 2).
+    std::fs::write(
+        &path,
+        r#"{"schema":"rooftrace.roofs/1","gpu":"g","memory":{},"compute":{"fp32":{"flop_per_s":1e13}}}"#,
+    )
+    .unwrap();
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        "fixtures/ncu/gpp_ncu2024.2_details15.csv",
+        "--roofs",
+        p,
+    ]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("have no DRAM bandwidth (memory.dram)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn list_gpus_json_carries_every_source() {
+    let v: serde_json::Value =
+        serde_json::from_str(&ok(&["ncu", "--list-gpus", "--format", "json"])).unwrap();
+    let list = v.as_array().unwrap();
+    assert_eq!(list.len(), 11);
+    for g in list {
+        for kind in ["memory", "compute"] {
+            for (_, roof) in g["roofs"][kind].as_object().unwrap() {
+                assert!(!roof["source"].as_str().unwrap().is_empty(), "{g}");
+            }
+        }
+    }
+}
