@@ -100,6 +100,7 @@ struct Options {
   bool l2_flush = false;    // flush L2 before every sample (one launch per sample)
   bool quick = false;       // fewer points (for a smoke test)
   double min_sample_ms = 1.0;  // batch launches until one sample lasts this long
+  bool once = false;        // launch every point once, untimed, print nothing (for ncu)
 };
 
 // Evicts L2 by writing a buffer twice its size.
@@ -122,6 +123,13 @@ struct L2Flusher {
 template <typename F>
 std::vector<double> time_launches(F launch, const Options& opt, L2Flusher* flusher,
                                   int* launches) {
+  if (opt.once) {
+    launch();
+    RT_CUDA(cudaGetLastError());
+    RT_CUDA(cudaDeviceSynchronize());
+    *launches = 1;
+    return {};
+  }
   cudaEvent_t a, b;
   RT_CUDA(cudaEventCreate(&a));
   RT_CUDA(cudaEventCreate(&b));
@@ -164,6 +172,7 @@ std::vector<double> time_launches(F launch, const Options& opt, L2Flusher* flush
 inline void emit(const DeviceInfo& dev, const Options& opt, const char* kernel,
                  const char* kind, const char* dtype, const std::string& shape, double bytes,
                  double flop, int launches, const std::vector<double>& sample_ns) {
+  if (opt.once) return;
   std::string s = "{\"schema\":\"" RT_SCHEMA "\",\"kernel\":\"";
   s += kernel;
   s += "\",\"kind\":\"";

@@ -4,9 +4,11 @@
 // to stderr.
 //
 //   rooftrace-harness [--samples N] [--l2-flush] [--quick]
-//                     [--only bandwidth,fma,gemm] [--count]
+//                     [--only bandwidth,fma,gemm] [--count] [--once]
 //
 // --count prints the number of points the run would measure and exits.
+// --once launches every point once, untimed, and prints no JSON: for running
+// the kernels under Nsight Compute (docs/calibrate.md).
 #include <cstring>
 
 #include "bandwidth.cuh"
@@ -17,7 +19,7 @@
 static void usage() {
   std::fprintf(stderr,
                "usage: rooftrace-harness [--samples N>=7] [--l2-flush] [--quick] "
-               "[--only bandwidth,fma,gemm] [--count]\n");
+               "[--only bandwidth,fma,gemm] [--count] [--once]\n");
   std::exit(RT_EXIT_USAGE);
 }
 
@@ -35,6 +37,8 @@ int main(int argc, char** argv) {
       opt.quick = true;
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
+    } else if (!std::strcmp(argv[i], "--once")) {
+      opt.once = true;
     } else if (!std::strcmp(argv[i], "--count")) {
       count_only = true;
     } else {
