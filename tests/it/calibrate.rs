@@ -347,3 +347,145 @@ fn kernels_compile_without_spills() {
         }
     }
 }
+
+/// A fake CUDA toolkit in `dir`: `bin/nvcc` records its arguments and
+/// "builds" a harness script that prints `results` (or exits with
+/// `harness_exit`), `bin/nvidia-smi` succeeds, `lib/libcublasLt.so.13`
+/// exists. Lets the live path (find, build, run, progress, save) run
+/// without a GPU.
+#[cfg(unix)]
+fn fake_toolkit(dir: &std::path::Path, results: &std::path::Path, harness_exit: i32) {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    std::fs::write(dir.join("lib/libcublasLt.so.13"), "").unwrap();
+    let nvcc = format!(
+        r#"#!/bin/sh
+printf '%s\n' "$@" > "{args}"
+out=""
+while [ $# -gt 0 ]; do
+  if [ "$1" = "-o" ]; then out="$2"; fi
+  shift
+done
+cat > "$out" <<'H'
+#!/bin/sh
+if [ {exit} -ne 0 ]; then echo "rooftrace-harness: no CUDA device: fake" >&2; exit {exit}; fi
+for a in "$@"; do if [ "$a" = "--count" ]; then echo 19; exit 0; fi; done
+cat "{results}"
+H
+chmod +x "$out"
+"#,
+        args = dir.join("nvcc-args.txt").display(),
+        exit = harness_exit,
+        results = results.display()
+    );
+    for (name, text) in [
+        ("nvcc", nvcc.as_str()),
+        ("nvidia-smi", "#!/bin/sh\nexit 0\n"),
+    ] {
+        let p = bin.join(name);
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+#[cfg(unix)]
+fn run_with_path(args: &[&str], path_dir: &std::path::Path) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args(args)
+        .env("PATH", format!("{}:/usr/bin:/bin", path_dir.display()))
+        .env_remove("CUDA_HOME")
+        .env_remove("CUDA_PATH")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn live_run_builds_runs_and_saves_with_a_fake_toolkit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cuda = tmp.path().join("cuda");
+    fake_toolkit(&cuda, &fixture(H100), 0);
+    let cache = tmp.path().join("cache");
+    let saved = tmp.path().join("results.jsonl");
+    let roofs = tmp.path().join("roofs.json");
+    let args = [
+        "calibrate",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--save-results",
+        saved.to_str().unwrap(),
+        "-o",
+        roofs.to_str().unwrap(),
+    ];
+    let (code, stderr) = run_with_path(&args, &cuda.join("bin"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("building the reference kernels"),
+        "{stderr}"
+    );
+    // Not a terminal: one progress line per point, numbered against --count.
+    assert!(
+        stderr.contains("[1/19] read_sum working_set=16777216"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[19/19] gemm_fp64 m=8192,n=8192,k=8192"),
+        "{stderr}"
+    );
+    // The harness output is saved byte for byte and gives the same roofs.
+    assert_eq!(
+        std::fs::read_to_string(&saved).unwrap(),
+        std::fs::read_to_string(fixture(H100)).unwrap()
+    );
+    let expected = select_roofs(&read_results(&fixture(H100)).unwrap()).roofs;
+    assert_eq!(Roofs::from_file(&roofs).unwrap(), expected);
+    // nvcc saw the embedded sources, this GPU's arch and the versioned cuBLASLt.
+    let nvcc_args = std::fs::read_to_string(cuda.join("nvcc-args.txt")).unwrap();
+    let lib = cuda.join("lib");
+    for want in [
+        "-arch=native".to_string(),
+        "-l:libcublasLt.so.13".to_string(),
+        format!("-rpath,{}", lib.display()),
+    ] {
+        assert!(
+            nvcc_args.lines().any(|l| l == want),
+            "{want} not in {nvcc_args}"
+        );
+    }
+    let src = nvcc_args
+        .lines()
+        .find(|l| l.ends_with("harness.cu"))
+        .unwrap();
+    let dir = std::path::Path::new(src).parent().unwrap();
+    for (name, text) in build::SOURCES {
+        assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), text);
+    }
+    // A second run reuses the build.
+    let (code, stderr) = run_with_path(&args, &cuda.join("bin"));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("using the harness built in"), "{stderr}");
+}
+
+#[cfg(unix)]
+#[test]
+fn live_run_without_a_device_says_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cuda = tmp.path().join("cuda");
+    fake_toolkit(&cuda, &fixture(H100), 3);
+    let cache = tmp.path().join("cache");
+    let (code, stderr) = run_with_path(
+        &["calibrate", "--cache-dir", cache.to_str().unwrap()],
+        &cuda.join("bin"),
+    );
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("no usable CUDA GPU: rooftrace-harness: no CUDA device: fake"),
+        "{stderr}"
+    );
+}
