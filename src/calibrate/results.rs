@@ -55,6 +55,17 @@ pub enum Kind {
     Gemm,
 }
 
+impl Kind {
+    /// The word used in the results file.
+    pub fn key(self) -> &'static str {
+        match self {
+            Kind::Bandwidth => "bandwidth",
+            Kind::Fma => "fma",
+            Kind::Gemm => "gemm",
+        }
+    }
+}
+
 /// Which GEMM shape family a point belongs to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -296,7 +307,7 @@ pub fn parse(text: &str, path: &str) -> Result<Results, CalibrateInputError> {
             Some(_) => {}
         }
         let need = |v: Option<u64>, field: &str| {
-            v.ok_or_else(|| bad(format!("a {:?} line needs the field `{field}`", r.kind)))
+            v.ok_or_else(|| bad(format!("a {} line needs the field `{field}`", r.kind.key())))
         };
         let shape = match r.kind {
             Kind::Bandwidth => Shape::Bandwidth {
@@ -375,4 +386,81 @@ pub fn count_by_kernel(results: &Results) -> BTreeMap<String, usize> {
         *m.entry(p.kernel.clone()).or_insert(0) += 1;
     }
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DEV: &str = r#""device":{"name":"G","cc":"9.0","sm_count":1,"l2_bytes":1048576,"sm_clock_hz":1e9,"mem_clock_hz":1e9,"driver_version":13000,"runtime_version":13000}"#;
+
+    fn line(body: &str, device: &str) -> String {
+        format!(
+            r#"{{"schema":"rooftrace.calib/1",{body},"bytes":1000,"flop":2000,"sample_ns":[1000,1000,1000],{device}}}"#
+        )
+    }
+
+    #[test]
+    fn parses_each_kind_with_its_shape() {
+        let text = [
+            line(r#""kernel":"copy","kind":"bandwidth","dtype":"fp32","working_set_bytes":1000"#, DEV),
+            String::new(),
+            line(r#""kernel":"fma_fp32","kind":"fma","dtype":"fp32","r":4,"elements":125"#, DEV),
+            line(r#""kernel":"gemm_bf16","kind":"gemm","dtype":"bf16","sweep":"m_sweep","m":1,"n":8,"k":8"#, DEV),
+        ]
+        .join("\n");
+        let r = parse(&text, "t.jsonl").unwrap();
+        assert_eq!(r.device.l2_bytes, 1 << 20);
+        assert_eq!(r.points.len(), 3);
+        // Blank line 2 skipped; lines keep their file numbers.
+        assert_eq!(r.points[1].line, 3);
+        // 1000 bytes in 1000 ns = 1e9 B/s; 2000 FLOP in 1000 ns = 2e9 FLOP/s.
+        assert_eq!(r.points[0].rate.median, 1e9);
+        assert_eq!(r.points[1].rate.median, 2e9);
+        assert_eq!(
+            r.points[1].shape,
+            Shape::Fma {
+                r: 4,
+                elements: 125
+            }
+        );
+        assert_eq!(r.points[2].shape.describe(), "m=1,n=8,k=8");
+    }
+
+    #[test]
+    fn errors_name_the_line_and_the_problem() {
+        let ok = line(
+            r#""kernel":"copy","kind":"bandwidth","dtype":"fp32","working_set_bytes":1000"#,
+            DEV,
+        );
+        let cases = [
+            (
+                line(
+                    r#""kernel":"fma_fp32","kind":"fma","dtype":"fp32","r":4"#,
+                    DEV,
+                ),
+                "t.jsonl, line 2: a fma line needs the field `elements`",
+            ),
+            (
+                ok.replace("rooftrace.calib/1", "rooftrace.calib/9"),
+                "t.jsonl, line 2: schema is \"rooftrace.calib/9\", expected \"rooftrace.calib/1\"",
+            ),
+            (
+                ok.replace("[1000,1000,1000]", "[1000,-5,1000]"),
+                "t.jsonl, line 2: `sample_ns` holds -5;",
+            ),
+            (
+                ok.replace(r#""name":"G""#, r#""name":"H""#),
+                "t.jsonl, line 2: measured on \"H\", but line 1 on \"G\"",
+            ),
+        ];
+        for (second, want) in cases {
+            let e = parse(&format!("{ok}\n{second}\n"), "t.jsonl")
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(want), "{e}\nwanted: {want}");
+        }
+        let e = parse("\n\n", "t.jsonl").unwrap_err().to_string();
+        assert!(e.starts_with("t.jsonl holds no measurements"), "{e}");
+    }
 }

@@ -209,6 +209,53 @@ pub fn select_roofs(results: &Results) -> Calibration {
 mod tests {
     use super::*;
 
+    fn bw(kernel: &str, ws: u64, ns: &str) -> String {
+        format!(
+            r#"{{"schema":"rooftrace.calib/1","kernel":"{kernel}","kind":"bandwidth","dtype":"fp32","working_set_bytes":{ws},"bytes":{ws},"flop":0,"sample_ns":{ns},"device":{{"name":"G","cc":"9.0","sm_count":1,"l2_bytes":1000,"sm_clock_hz":1e9,"mem_clock_hz":1e9,"driver_version":13000,"runtime_version":13000}}}}"#
+        )
+    }
+
+    #[test]
+    fn dram_needs_four_times_l2_inclusive() {
+        // L2 = 1000 bytes. 3999 bytes in 1 ns would be 3999 GB/s but is below
+        // 4 x L2; exactly 4000 bytes in 2 ns (2000 GB/s) qualifies.
+        let text = [
+            bw("copy", 3999, "[1,1,1]"),
+            bw("copy", 4000, "[2,2,2]"),
+            bw("read_sum", 500, "[1,1,1]"),
+        ]
+        .join("\n");
+        let cal = select_roofs(&crate::calibrate::results::parse(&text, "t").unwrap());
+        assert_eq!(cal.roofs.memory[&MemoryLevel::Dram].bytes_per_s, 2e12);
+        // 500 bytes <= L2/2: the L2 roof, 500 GB/s.
+        assert_eq!(cal.roofs.memory[&MemoryLevel::L2].bytes_per_s, 5e11);
+        assert!(cal.notes.is_empty(), "{:?}", cal.notes);
+    }
+
+    #[test]
+    fn unknown_kernels_and_missing_dram_are_noted() {
+        let mut text = bw("copy", 100, "[1,1,1]");
+        text.push('\n');
+        text.push_str(
+            &bw("copy", 100, "[1,1,1]")
+                .replace(
+                    r#""copy","kind":"bandwidth""#,
+                    r#""fma_fp128","kind":"fma""#,
+                )
+                .replace(r#""working_set_bytes":100"#, r#""r":1,"elements":1"#)
+                .replace(r#""flop":0"#, r#""flop":2"#),
+        );
+        let cal = select_roofs(&crate::calibrate::results::parse(&text, "t").unwrap());
+        assert_eq!(
+            cal.notes,
+            [
+                "line 2: unknown kernel \"fma_fp128\" ignored (newer harness?)",
+                "no stable bandwidth point with a working set >= 4 x L2 (4000 bytes): no DRAM roof",
+            ]
+        );
+        assert!(cal.roofs.compute.is_empty());
+    }
+
     #[test]
     fn rounds_to_six_significant_digits() {
         assert_eq!(round_sig(3_085_000_488_432.201), 3_085_000_000_000.0);

@@ -31,7 +31,7 @@ impl RateStats {
     /// Statistics of `work / t` over sample times `times_ns` (ns); `work` in
     /// bytes or FLOP per launch.
     pub fn from_times_ns(work: f64, times_ns: &[f64]) -> RateStats {
-        let rates: Vec<f64> = times_ns.iter().map(|t| work / (t * 1e-9)).collect();
+        let rates: Vec<f64> = times_ns.iter().map(|t| work * 1e9 / t).collect();
         RateStats {
             median: quantile(&rates, 0.5),
             q1: quantile(&rates, 0.25),

@@ -235,6 +235,37 @@ fn cli_markdown_and_json_reports() {
 }
 
 #[test]
+fn cli_csv_report() {
+    let (code, csv, stderr) = rooftrace(&[
+        "calibrate",
+        "--from",
+        "fixtures/calibrate/h100-published.jsonl",
+        "--datasheet",
+        "fixtures/calibrate/h100-sxm-datasheet.json",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    insta::assert_snapshot!("calibrate_h100_csv", csv);
+}
+
+#[test]
+fn bad_datasheet_file_is_an_input_error() {
+    let (code, _, stderr) = rooftrace(&[
+        "calibrate",
+        "--from",
+        "fixtures/calibrate/h100-published.jsonl",
+        "--datasheet",
+        "fixtures/calibrate/h100-published.jsonl",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("fixtures/calibrate/h100-published.jsonl is not a rooftrace roofs file"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn bad_line_is_reported_with_its_number() {
     let (code, _, stderr) = rooftrace(&[
         "calibrate",
