@@ -146,7 +146,7 @@ fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
     build::write_sources(dir)
         .with_context(|| format!("writing kernel sources to {}", dir.display()))?;
     eprintln!(
-        "building the reference kernels with {} in {} (about a minute)...",
+        "building the reference kernels with {} in {} (under a minute)...",
         tc.nvcc.display(),
         dir.display()
     );
