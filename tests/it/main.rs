@@ -1,4 +1,5 @@
 //! The one integration-test binary. Each area has its own module; snapshots
 //! live in `tests/it/snapshots/`.
 
+mod calibrate;
 mod common;
