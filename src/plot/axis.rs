@@ -58,7 +58,9 @@ impl LogAxis {
 
     /// True when `value` lies on the axis (inclusive).
     pub fn contains(&self, value: f64) -> bool {
-        value.is_finite() && value >= self.min() * (1.0 - 1e-12) && value <= self.max() * (1.0 + 1e-12)
+        value.is_finite()
+            && value >= self.min() * (1.0 - 1e-12)
+            && value <= self.max() * (1.0 + 1e-12)
     }
 
     /// One tick per decade, labelled by `label(exponent)`.
@@ -147,6 +149,21 @@ impl LinearAxis {
         }
     }
 
+    /// An axis from 0 for counts: like [`LinearAxis::nice`] but with whole
+    /// steps (0, 1, 2, 3 rather than 0, 0.5, 1, ...).
+    pub fn counts(max: u64, target_ticks: usize) -> LinearAxis {
+        let a = LinearAxis::nice(0.0, max.max(1) as f64, target_ticks);
+        if a.step >= 1.0 {
+            a
+        } else {
+            LinearAxis {
+                min: 0.0,
+                max: max.max(1) as f64,
+                step: 1.0,
+            }
+        }
+    }
+
     /// Fraction of the axis length at `value`.
     pub fn fraction(&self, value: f64) -> f64 {
         (value - self.min) / (self.max - self.min)
@@ -222,7 +239,13 @@ mod tests {
         // A single value still gets a decade of room.
         let b = LogAxis::covering(100.0, 100.0, 1.0);
         assert_eq!((b.lo_exp, b.hi_exp), (2, 3));
-        assert_eq!(LogAxis::covering(0.0, 5.0, 1.0), LogAxis { lo_exp: 0, hi_exp: 1 });
+        assert_eq!(
+            LogAxis::covering(0.0, 5.0, 1.0),
+            LogAxis {
+                lo_exp: 0,
+                hi_exp: 1
+            }
+        );
     }
 
     #[test]
@@ -249,5 +272,9 @@ mod tests {
         let b = LinearAxis::nice(0.0, 0.9, 6);
         assert!((b.step - 0.2).abs() < 1e-12 && (b.max - 1.0).abs() < 1e-12);
         assert_eq!(decimals_for_step(b.step), 1);
+        // Counts 0..3 step by whole gaps, not 0.5.
+        let c = LinearAxis::counts(3, 6);
+        assert_eq!((c.step, c.max), (1.0, 3.0));
+        assert_eq!(LinearAxis::counts(2345, 6).step, 500.0);
     }
 }

@@ -37,7 +37,14 @@ pub(crate) fn text_in<DB: DrawingBackend>(
     size: f64,
     color: RGBColor,
 ) -> Result<(), PlotError> {
-    text(area, s, (rect.left, rect.top), size, color, (HPos::Left, VPos::Top))
+    text(
+        area,
+        s,
+        (rect.left, rect.top),
+        size,
+        color,
+        (HPos::Left, VPos::Top),
+    )
 }
 
 /// Draws a polyline.
@@ -104,8 +111,22 @@ pub(crate) fn titles<DB: DrawingBackend>(
     center_x: i32,
 ) -> Result<(), PlotError> {
     let c = (HPos::Center, VPos::Top);
-    text(area, title, (center_x, 10), style::TITLE_FONT, style::INK, c)?;
-    text(area, subtitle, (center_x, 44), style::SUBTITLE_FONT, style::INK_SOFT, c)
+    text(
+        area,
+        title,
+        (center_x, 10),
+        style::TITLE_FONT,
+        style::INK,
+        c,
+    )?;
+    text(
+        area,
+        subtitle,
+        (center_x, 44),
+        style::SUBTITLE_FONT,
+        style::INK_SOFT,
+        c,
+    )
 }
 
 /// Frame, decade and minor grid lines, tick labels and axis titles of a
@@ -196,14 +217,7 @@ pub(crate) fn legend<DB: DrawingBackend>(
         let sx = r.left + 8 + (LEGEND_SWATCH_PX - 8) / 2;
         match item.swatch {
             Swatch::Dot(c) => dot(area, (sx, cy), 6.0, c, 0.7, None)?,
-            Swatch::AboveRoof => dot(
-                area,
-                (sx, cy),
-                6.0,
-                style::BACKGROUND,
-                1.0,
-                Some((style::ABOVE_ROOF, 3)),
-            )?,
+            Swatch::Ring(c) => dot(area, (sx, cy), 6.0, style::BACKGROUND, 1.0, Some((c, 3)))?,
             Swatch::Bar(c) => fill_rect(area, Rect::at(sx - 9, cy - 6, 18, 12), c, 1.0)?,
             Swatch::Line(c) => line(area, vec![(sx - 10, cy), (sx + 10, cy)], c, 3)?,
         }

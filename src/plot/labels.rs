@@ -122,7 +122,7 @@ impl Obstacles {
             || self
                 .segments
                 .iter()
-                .any(|&(a, b)| segment_hits_rect(a, b, &r.inflate(1)))
+                .any(|&(a, b)| segment_hits_rect(a, b, &r.inflate(3)))
     }
 }
 
@@ -179,7 +179,7 @@ pub fn place_labels(
                 bounds.contains(r)
                     && !placed.iter().any(|p| p.overlaps(&padded))
                     && !hard.blocks(r)
-                    && !(avoid_soft && soft.iter().any(|s| s.overlaps(r)))
+                    && (!avoid_soft || !soft.iter().any(|s| s.overlaps(r)))
             })
         });
         match found {
@@ -206,14 +206,14 @@ fn candidates(req: &LabelRequest) -> Vec<(Rect, usize)> {
         // Diagonal offsets are shortened so the corner sits at distance d.
         let q = d * std::f64::consts::FRAC_1_SQRT_2;
         let tops_lefts = [
-            (ax + d, ay - h / 2.0),         // E
-            (ax - d - w, ay - h / 2.0),     // W
-            (ax + q, ay - q - h),           // NE
-            (ax + q, ay + q),               // SE
-            (ax - q - w, ay - q - h),       // NW
-            (ax - q - w, ay + q),           // SW
-            (ax - w / 2.0, ay - d - h),     // N
-            (ax - w / 2.0, ay + d),         // S
+            (ax + d, ay - h / 2.0),     // E
+            (ax - d - w, ay - h / 2.0), // W
+            (ax + q, ay - q - h),       // NE
+            (ax + q, ay + q),           // SE
+            (ax - q - w, ay - q - h),   // NW
+            (ax - q - w, ay + q),       // SW
+            (ax - w / 2.0, ay - d - h), // N
+            (ax - w / 2.0, ay + d),     // S
         ];
         for (l, t) in tops_lefts {
             out.push((
@@ -239,8 +239,8 @@ pub fn place_first(candidates: &[Rect], bounds: Rect, hard: &Obstacles) -> Optio
 pub enum Swatch {
     /// A filled dot of this colour (kernel points, sweep points).
     Dot(plotters::style::RGBColor),
-    /// A dot with a red ring (points above their roof).
-    AboveRoof,
+    /// A white dot ringed in this colour (points above their roof, M-sweep points).
+    Ring(plotters::style::RGBColor),
     /// A filled bar (timeline ops, gap classes).
     Bar(plotters::style::RGBColor),
     /// A line (roofs, sweep series).
@@ -273,14 +273,22 @@ pub const LEGEND_SWATCH_PX: i32 = 30;
 impl Legend {
     /// Sizes a legend for `items` with its top-left corner at `top_left`
     /// (or its top-right corner there when `from_right`).
-    pub fn new(items: Vec<LegendItem>, corner: (i32, i32), from_right: bool) -> Result<Legend, PlotError> {
+    pub fn new(
+        items: Vec<LegendItem>,
+        corner: (i32, i32),
+        from_right: bool,
+    ) -> Result<Legend, PlotError> {
         let mut w = 0;
         for it in &items {
             w = w.max(text_size_px(&it.text, super::style::LEGEND_FONT)?.0);
         }
         let width = w + LEGEND_SWATCH_PX + 16;
         let height = items.len() as i32 * LEGEND_ROW_PX + 10;
-        let left = if from_right { corner.0 - width } else { corner.0 };
+        let left = if from_right {
+            corner.0 - width
+        } else {
+            corner.0
+        };
         Ok(Legend {
             rect: Rect::at(left, corner.1, width, height),
             items,
@@ -381,7 +389,10 @@ mod tests {
             clearance: 2.0,
             size: (500, 10),
         };
-        assert_eq!(place_labels(&[req], Rect::at(0, 0, 100, 100), &Obstacles::default(), &[]), vec![None]);
+        assert_eq!(
+            place_labels(&[req], Rect::at(0, 0, 100, 100), &Obstacles::default(), &[]),
+            vec![None]
+        );
     }
 
     #[test]

@@ -33,7 +33,12 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
 
+pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, SweepKind};
+pub use histogram::{GapHistogram, GapSample, HistogramInput};
 pub use roofline::{KernelPoint, RooflineChart, RooflineInput};
+pub use timeline::{
+    busiest_window, GapBar, Lane, OpBar, OpKind, TimelineChart, TimelineInput, WindowChoice,
+};
 
 /// The embedded font file (DejaVu Sans, Bitstream Vera licence, see
 /// `assets/fonts/LICENSE-DejaVu.txt`).

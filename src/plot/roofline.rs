@@ -234,7 +234,11 @@ pub fn roof_axes(
 
 /// The lowest bandwidth among the memory roofs (normally DRAM).
 fn slowest_bandwidth(roofs: &Roofs) -> Option<f64> {
-    roofs.memory.values().map(|m| m.bytes_per_s).reduce(f64::min)
+    roofs
+        .memory
+        .values()
+        .map(|m| m.bytes_per_s)
+        .reduce(f64::min)
 }
 
 /// Tick labels of the roofline axes.
@@ -247,13 +251,15 @@ pub fn roof_ticks(frame: &LogLogFrame) -> (Vec<Tick>, Vec<Tick>) {
 
 impl RoofSet {
     /// Roof segments of every memory level and of `paths`, clipped to the
-    /// frame, with labels placed clear of the obstacles in `taken` and of
-    /// every roof line. The roof lines and label boxes are added to `taken`.
+    /// frame, with labels placed clear of the obstacles in `taken`, of every
+    /// roof line and of `avoid` (markers). The roof lines and label boxes
+    /// are added to `taken`.
     pub fn build(
         roofs: &Roofs,
         paths: &[ComputePath],
         frame: &LogLogFrame,
         taken: &mut Obstacles,
+        avoid: &Obstacles,
     ) -> Result<RoofSet, PlotError> {
         let (x, y) = (frame.x, frame.y);
         let mut flat_paths: Vec<ComputePath> = paths
@@ -342,22 +348,27 @@ impl RoofSet {
 
         // Labels go after all lines are known, so none crosses a roof.
         taken.segments.extend(set.segments_px(frame));
+        let mut blocked = taken.clone();
+        blocked.rects.extend(&avoid.rects);
+        blocked.segments.extend(&avoid.segments);
         for f in &mut set.flat {
             let (w, h) = text_size_px(&f.label, style::LABEL_FONT)?;
             let x0 = frame.px_x(f.from_flop_per_byte).round() as i32;
             let x1 = frame.plot.right - 8;
             let ly = frame.px_y(f.flop_per_s).round() as i32;
             let mut cands = Vec::new();
-            for shift in [0, (x1 - x0) / 4, (x1 - x0) / 2] {
-                let right = x1 - shift;
-                cands.push(Rect::at(right - w, ly - h - 3, w, h));
-                cands.push(Rect::at(right - w, ly + 4, w, h));
+            for eighth in 0..6 {
+                let right = x1 - (x1 - x0) * eighth / 8;
+                cands.push(Rect::at(right - w, ly - h - 6, w, h));
+                cands.push(Rect::at(right - w, ly + 6, w, h));
             }
             // Left of the ridge, in line with the roof: above the slope,
             // where no kernel can be.
-            cands.push(Rect::at(x0 - 12 - w, ly - h + 4, w, h));
-            f.label_rect = place_first(&cands, frame.plot, taken);
+            cands.push(Rect::at(x0 - 24 - w, ly - h / 2, w, h));
+            cands.push(Rect::at(x0 - 16 - w, ly - h - 2, w, h));
+            f.label_rect = place_first(&cands, frame.plot, &blocked);
             taken.rects.extend(f.label_rect);
+            blocked.rects.extend(f.label_rect);
         }
         for s in &mut set.sloped {
             let (w, h) = text_size_px(&s.label, style::LABEL_FONT)?;
@@ -370,10 +381,32 @@ impl RoofSet {
                 cands.push(Rect::at(px + 8, py + 8, w, h)); // below the line
                 cands.push(Rect::at(px - 8 - w, py - 8 - h, w, h)); // above it
             }
-            s.label_rect = place_first(&cands, frame.plot, taken);
+            s.label_rect = place_first(&cands, frame.plot, &blocked);
             taken.rects.extend(s.label_rect);
+            blocked.rects.extend(s.label_rect);
         }
         Ok(set)
+    }
+
+    /// Legend rows for the roofs whose label fit nowhere on the plot.
+    pub fn unlabeled_items(&self) -> Vec<LegendItem> {
+        let flat = self
+            .flat
+            .iter()
+            .filter(|f| f.label_rect.is_none())
+            .map(|f| LegendItem {
+                swatch: Swatch::Line(style::path_color(f.path)),
+                text: f.label.clone(),
+            });
+        let sloped = self
+            .sloped
+            .iter()
+            .filter(|s| s.label_rect.is_none())
+            .map(|s| LegendItem {
+                swatch: Swatch::Line(style::level_color(s.level)),
+                text: s.label.clone(),
+            });
+        flat.chain(sloped).collect()
     }
 
     /// Every roof line as a pixel segment.
@@ -416,11 +449,24 @@ impl RoofSet {
         }
         for r in &self.ridges {
             let c = frame.px(r.flop_per_byte, r.flop_per_s);
-            draw::dot(area, c, 5.0, style::BACKGROUND, 1.0, Some((style::path_color(r.path), 3)))?;
+            draw::dot(
+                area,
+                c,
+                5.0,
+                style::BACKGROUND,
+                1.0,
+                Some((style::path_color(r.path), 3)),
+            )?;
         }
         for s in &self.sloped {
             if let Some(rect) = s.label_rect {
-                draw::text_in(area, &s.label, rect, style::LABEL_FONT, style::level_color(s.level))?;
+                draw::text_in(
+                    area,
+                    &s.label,
+                    rect,
+                    style::LABEL_FONT,
+                    style::level_color(s.level),
+                )?;
             }
         }
         for f in &self.flat {
@@ -430,6 +476,58 @@ impl RoofSet {
         }
         Ok(())
     }
+}
+
+/// Roofs plus a legend in the frame's top-left corner: the `base` entries,
+/// then one row per roof whose label found no free spot on the plot (so
+/// every roof is named somewhere). Returns the roofs, the legend and the
+/// obstacles later labels must avoid (legend, roof lines, roof labels).
+pub fn roofs_and_legend(
+    roofs: &Roofs,
+    paths: &[ComputePath],
+    frame: &LogLogFrame,
+    base: &[LegendItem],
+    avoid: &Obstacles,
+) -> Result<(RoofSet, Legend, Obstacles), PlotError> {
+    let corner = (frame.plot.left + 10, frame.plot.top + 10);
+    let mut extra: Vec<LegendItem> = Vec::new();
+    // Each pass reserves room for the roofs the previous pass could not
+    // label; a pass that needs no new rows is final.
+    for _ in 0..4 {
+        let items: Vec<LegendItem> = base.iter().chain(&extra).cloned().collect();
+        let legend = Legend::new(items, corner, false)?;
+        let mut taken = Obstacles {
+            rects: vec![legend.rect],
+            segments: Vec::new(),
+        };
+        let set = RoofSet::build(roofs, paths, frame, &mut taken, avoid)?;
+        let missing = set.unlabeled_items();
+        if missing.iter().all(|m| extra.contains(m)) {
+            // Rows for roofs labelled in this pass are dropped: the legend
+            // only shrinks, so nothing placed can come to overlap it.
+            let items: Vec<LegendItem> = base.iter().chain(&missing).cloned().collect();
+            let legend = Legend::new(items, corner, false)?;
+            taken.rects[0] = legend.rect;
+            return Ok((set, legend, taken));
+        }
+        for m in missing {
+            if !extra.contains(&m) {
+                extra.push(m);
+            }
+        }
+    }
+    // Still unsettled: name every roof in the legend and none on the plot.
+    let mut taken = Obstacles::default();
+    let mut set = RoofSet::build(roofs, paths, frame, &mut taken, avoid)?;
+    set.flat.iter_mut().for_each(|f| f.label_rect = None);
+    set.sloped.iter_mut().for_each(|s| s.label_rect = None);
+    let items: Vec<LegendItem> = base.iter().cloned().chain(set.unlabeled_items()).collect();
+    let legend = Legend::new(items, corner, false)?;
+    let taken = Obstacles {
+        rects: vec![legend.rect],
+        segments: set.segments_px(frame),
+    };
+    Ok((set, legend, taken))
 }
 
 /// Marker radius for a kernel of `duration_ns` when the longest takes
@@ -467,7 +565,10 @@ impl RooflineChart {
                 // No kernel says which path it used: show every roof.
                 input.roofs.compute.keys().copied().collect()
             };
-        let xy: Vec<(f64, f64)> = valid.iter().map(|p| (p.flop_per_byte, p.flop_per_s)).collect();
+        let xy: Vec<(f64, f64)> = valid
+            .iter()
+            .map(|p| (p.flop_per_byte, p.flop_per_s))
+            .collect();
         let (x, y) = roof_axes(&input.roofs, &roof_paths, &xy)?;
         let frame = LogLogFrame {
             plot: roofline_plot_rect(),
@@ -491,20 +592,10 @@ impl RooflineChart {
         }
         if valid.iter().any(|p| p.above_roof) {
             items.push(LegendItem {
-                swatch: Swatch::AboveRoof,
+                swatch: Swatch::Ring(style::ABOVE_ROOF),
                 text: "above its roof: check roofs/counters".into(),
             });
         }
-        let legend = Legend::new(
-            items,
-            (frame.plot.left + 10, frame.plot.top + 10),
-            false,
-        )?;
-        let mut taken = Obstacles {
-            rects: vec![legend.rect],
-            segments: Vec::new(),
-        };
-        let roofs = RoofSet::build(&input.roofs, &roof_paths, &frame, &mut taken)?;
 
         // Markers, largest first: small ones are drawn on top.
         let max_ns = valid.iter().map(|p| p.duration_ns).fold(0.0, f64::max);
@@ -527,6 +618,18 @@ impl RooflineChart {
                 label: None,
             })
             .collect();
+
+        // Roof labels avoid the markers; kernel labels avoid roof labels.
+        let soft: Vec<Rect> = points
+            .iter()
+            .map(|m| Rect::around((m.center_px.0 as f64, m.center_px.1 as f64), m.radius_px))
+            .collect();
+        let markers = Obstacles {
+            rects: soft.clone(),
+            segments: Vec::new(),
+        };
+        let (roofs, legend, taken) =
+            roofs_and_legend(&input.roofs, &roof_paths, &frame, &items, &markers)?;
 
         // Labels for the top N by time lost, most lost placed first.
         let mut ranked: Vec<usize> = (0..points.len()).collect();
@@ -554,10 +657,7 @@ impl RooflineChart {
             });
             texts.push(text);
         }
-        let soft: Vec<Rect> = points
-            .iter()
-            .map(|m| Rect::around((m.center_px.0 as f64, m.center_px.1 as f64), m.radius_px))
-            .collect();
+
         let placed = place_labels(&requests, frame.plot, &taken, &soft);
         let mut unplaced_labels = Vec::new();
         for ((&i, text), got) in ranked.iter().zip(texts).zip(placed) {
@@ -607,7 +707,8 @@ impl Chart for RooflineChart {
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        area.fill(&style::BACKGROUND).map_err(|e| PlotError::Draw(e.to_string()))?;
+        area.fill(&style::BACKGROUND)
+            .map_err(|e| PlotError::Draw(e.to_string()))?;
         let f = &self.frame;
         draw::titles(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
         draw::log_log_frame(

@@ -7,8 +7,12 @@ use plotters::style::RGBColor;
 
 /// Canvas of the roofline and calibration charts, in pixels (width, height).
 pub const ROOFLINE_SIZE_PX: (u32, u32) = (1200, 800);
-/// Canvas of the timeline chart, in pixels.
-pub const TIMELINE_SIZE_PX: (u32, u32) = (1400, 700);
+/// Width of the timeline canvas, in pixels; its height is
+/// `MARGIN_PX.1 + lanes × LANE_HEIGHT_PX + MARGIN_PX.3` (at least 120 px of
+/// lanes), so the same input always gives the same size.
+pub const TIMELINE_WIDTH_PX: u32 = 1400;
+/// Height of one timeline lane, in pixels.
+pub const LANE_HEIGHT_PX: i32 = 44;
 /// Canvas of the gap histogram, in pixels.
 pub const HISTOGRAM_SIZE_PX: (u32, u32) = (1100, 650);
 
