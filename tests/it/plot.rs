@@ -1,5 +1,5 @@
 //! Plot models and rendering: SVG snapshots, decoded PNGs, and (with
-//! `ROOFTRACE_WRITE_DOC_IMAGES=1`) the example images in `docs/img/`.
+//! `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the example images in `docs/img/`.
 
 use crate::common;
 use rooftrace::gaps::GapClass;
@@ -351,6 +351,21 @@ fn timeline_svg_snapshot() {
     // span, rounded up to the nice axis end (0..100 µs in steps of 20).
     assert_eq!(chart.window_ns, (1_000_000_000, 1_000_100_000));
     assert_eq!(chart.axis_title, "time since window start (µs)");
+    // The frame is 250..1179 px (929 px for 100 µs, 9.29 px/µs): the first
+    // kernel 0..40 µs ends at 250 + 371.6 -> 622, the host-bound gap
+    // 40..55 µs spans 622..761 on the gap lane, the memcpy 55..60 µs
+    // 761..807 in the lower third of the stream lane.
+    use rooftrace::plot::timeline::BarWhat;
+    let spans: Vec<(i32, i32, BarWhat)> = chart
+        .bars
+        .iter()
+        .map(|b| (b.rect.left, b.rect.right, b.what))
+        .collect();
+    assert_eq!((chart.plot.left, chart.plot.right), (250, 1179));
+    assert!(spans.contains(&(250, 622, BarWhat::Op(OpKind::Kernel))));
+    assert!(spans.contains(&(622, 761, BarWhat::Gap(GapClass::HostBound))));
+    assert!(spans.contains(&(761, 807, BarWhat::Op(OpKind::Memcpy))));
+    assert_eq!(spans.len(), 5);
     insta::assert_snapshot!("timeline_small_svg", render_svg(&chart).unwrap());
 }
 
@@ -502,7 +517,6 @@ fn write_doc_images() {
     let dir = Path::new(&dir);
     let write = |name: &str, chart: &dyn Fn(ImageFormat) -> Vec<u8>| {
         std::fs::write(dir.join(format!("{name}.png")), chart(ImageFormat::Png)).unwrap();
-        std::fs::write(dir.join(format!("{name}.svg")), chart(ImageFormat::Svg)).unwrap();
     };
     let roof = RooflineChart::build(&RooflineInput {
         roofs: h100_roofs(),
