@@ -288,6 +288,45 @@ fn roofline_model_axes_ridges_and_labels() {
 }
 
 #[test]
+fn roofline_draws_one_slope_per_memory_level() {
+    let mut input = small_roofline();
+    // An L2 roof at twice the DRAM bandwidth (6170 GB/s, a round test value).
+    input.roofs.memory.insert(
+        MemoryLevel::L2,
+        MemoryRoof {
+            bytes_per_s: 2.0 * 3085e9,
+            origin: Origin::File,
+            source: String::new(),
+            measurement: None,
+        },
+    );
+    let chart = RooflineChart::build(&input).unwrap();
+    let levels: Vec<MemoryLevel> = chart.roofs.sloped.iter().map(|s| s.level).collect();
+    assert_eq!(levels, [MemoryLevel::Dram, MemoryLevel::L2]);
+    // Each slope ends on the highest flat roof: 802e12 / 6170e9 = 129.98.
+    let l2 = &chart.roofs.sloped[1];
+    assert!((l2.to_flop_per_byte - 129.98).abs() < 0.01);
+    assert_eq!(l2.label, "L2 6.17 TB/s (file)");
+    // Flat roofs still start at their ridge with the slowest level (DRAM),
+    // and ridges are marked only there.
+    assert!((chart.roofs.flat[0].from_flop_per_byte - 259.97).abs() < 0.01);
+    assert!(chart
+        .roofs
+        .ridges
+        .iter()
+        .all(|r| r.level == MemoryLevel::Dram));
+    // Every roof is named: on the plot or, failing that, in the legend.
+    for f in &chart.roofs.flat {
+        let in_legend = chart.legend.items.iter().any(|i| i.text == f.label);
+        assert!(f.label_rect.is_some() != in_legend, "{}", f.label);
+    }
+    for s in &chart.roofs.sloped {
+        let in_legend = chart.legend.items.iter().any(|i| i.text == s.label);
+        assert!(s.label_rect.is_some() != in_legend, "{}", s.label);
+    }
+}
+
+#[test]
 fn roofline_labels_only_top_n_by_time_lost_and_never_overlap() {
     let mut input = RooflineInput {
         roofs: h100_roofs(),
@@ -385,6 +424,13 @@ fn calibration_svg_snapshot() {
     // Every roof of the file is drawn, whatever the sweeps exercised.
     assert_eq!(chart.roofs.flat.len(), 5);
     assert_eq!(chart.series.len(), 2);
+    // FP64 tensor (64.2) and FP32 (61.5), FP16 (788) and BF16 (802) sit a
+    // few pixels apart: each roof is named exactly once, on the plot or in
+    // the legend.
+    for f in &chart.roofs.flat {
+        let in_legend = chart.legend.items.iter().any(|i| i.text == f.label);
+        assert!(f.label_rect.is_some() != in_legend, "{}", f.label);
+    }
     insta::assert_snapshot!("calibration_h100_svg", render_svg(&chart).unwrap());
 }
 
