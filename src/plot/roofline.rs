@@ -742,11 +742,3 @@ impl Chart for RooflineChart {
         draw::legend(area, &self.legend)
     }
 }
-
-/// Builds and renders a roofline chart in one call.
-pub fn render_roofline(
-    input: &RooflineInput,
-    format: super::ImageFormat,
-) -> Result<Vec<u8>, PlotError> {
-    super::render(&RooflineChart::build(input)?, format)
-}

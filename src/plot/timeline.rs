@@ -364,7 +364,12 @@ impl TimelineChart {
             legend.rect = Rect::at(legend.rect.right, legend.rect.top, 0, 0);
         }
 
-        let lane_h = style::LANE_HEIGHT_PX;
+        // Few lanes share the minimum height rather than leave a blank strip.
+        let lane_h = if shown == 0 {
+            0
+        } else {
+            plot.height() / shown as i32
+        };
         let mut lanes = Vec::with_capacity(shown);
         for (i, lane) in input.lanes.iter().take(shown).enumerate() {
             let mut label = lane.label.clone();

@@ -514,6 +514,11 @@ fn svg_text_uses_only_the_embedded_font_family() {
         .collect();
     assert_eq!(families.into_iter().collect::<Vec<_>>(), [FONT_FAMILY]);
     assert!(svg.matches("<text").count() > 20);
+    // Demangled C++ names are escaped, not markup.
+    let mut input = small_roofline();
+    input.points[1].name = "void k<float, 4>(T&)".into();
+    let svg = render_svg(&RooflineChart::build(&input).unwrap()).unwrap();
+    assert!(svg.contains("void k&lt;float, 4&gt;(T&amp;) (26.0 µs lost)"));
 }
 
 #[test]
