@@ -633,10 +633,17 @@ impl RooflineChart {
 
         // Labels for the top N by time lost, most lost placed first.
         let mut ranked: Vec<usize> = (0..points.len()).collect();
+        // A time lost that is not a number ranks last, not first.
+        let lost = |p: &KernelPoint| {
+            if p.time_lost_ns.is_finite() {
+                p.time_lost_ns
+            } else {
+                f64::NEG_INFINITY
+            }
+        };
         ranked.sort_by(|&a, &b| {
-            order[b]
-                .time_lost_ns
-                .total_cmp(&order[a].time_lost_ns)
+            lost(order[b])
+                .total_cmp(&lost(order[a]))
                 .then_with(|| order[a].name.cmp(&order[b].name))
         });
         ranked.truncate(input.top_n);

@@ -313,7 +313,10 @@ impl TimelineChart {
     /// Computes the chart: window, axis, lane rows and bars.
     pub fn build(input: &TimelineInput) -> Result<TimelineChart, PlotError> {
         let ((w0, w1), how) = choose_window(&input.window, &input.ops).ok_or_else(|| {
-            PlotError::Empty("no GPU op with a positive duration and no window given".into())
+            PlotError::Empty(
+                "the window is empty (end not after start), or no GPU op has a positive duration"
+                    .into(),
+            )
         })?;
         let (unit_ns, unit) = time_unit(w1 - w0);
         let axis = LinearAxis::nice(0.0, (w1 - w0) as f64 / unit_ns, 8);
