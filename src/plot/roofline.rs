@@ -478,9 +478,42 @@ impl RoofSet {
     }
 }
 
-/// Roofs plus a legend in the frame's top-left corner: the `base` entries,
+/// The legend for `items` in one corner of `plot` (10 px inside): 0 top-left
+/// (above the slope, where no kernel can be), 1 bottom-right, 2 top-right,
+/// 3 bottom-left.
+fn legend_in_corner(
+    items: Vec<LegendItem>,
+    plot: Rect,
+    corner: usize,
+) -> Result<Legend, PlotError> {
+    let mut legend = Legend::new(items, (0, 0), false)?;
+    let (w, h) = (legend.rect.width(), legend.rect.height());
+    let (left, top) = match corner {
+        0 => (plot.left + 10, plot.top + 10),
+        1 => (plot.right - 10 - w, plot.bottom - 10 - h),
+        2 => (plot.right - 10 - w, plot.top + 10),
+        _ => (plot.left + 10, plot.bottom - 10 - h),
+    };
+    legend.rect = Rect::at(left, top, w, h);
+    Ok(legend)
+}
+
+/// The first corner where the legend covers no roof line or marker; the
+/// top-left one when every corner is taken.
+fn legend_corner(items: &[LegendItem], plot: Rect, avoid: &Obstacles) -> Result<usize, PlotError> {
+    for corner in 0..4 {
+        let legend = legend_in_corner(items.to_vec(), plot, corner)?;
+        if plot.contains(&legend.rect) && !avoid.blocks(&legend.rect) {
+            return Ok(corner);
+        }
+    }
+    Ok(0)
+}
+
+/// Roofs plus a legend in a free corner of the frame: the `base` entries,
 /// then one row per roof whose label found no free spot on the plot (so
-/// every roof is named somewhere). Returns the roofs, the legend and the
+/// every roof is named somewhere). Roof labels and the legend keep off
+/// `avoid` (markers, sweep lines). Returns the roofs, the legend and the
 /// obstacles later labels must avoid (legend, roof lines, roof labels).
 pub fn roofs_and_legend(
     roofs: &Roofs,
@@ -489,13 +522,17 @@ pub fn roofs_and_legend(
     base: &[LegendItem],
     avoid: &Obstacles,
 ) -> Result<(RoofSet, Legend, Obstacles), PlotError> {
-    let corner = (frame.plot.left + 10, frame.plot.top + 10);
+    // The roof lines do not depend on the legend: compute them once.
+    let lines = RoofSet::build(roofs, paths, frame, &mut Obstacles::default(), avoid)?;
+    let mut legend_avoid = avoid.clone();
+    legend_avoid.segments.extend(lines.segments_px(frame));
     let mut extra: Vec<LegendItem> = Vec::new();
     // Each pass reserves room for the roofs the previous pass could not
     // label; a pass that needs no new rows is final.
     for _ in 0..4 {
         let items: Vec<LegendItem> = base.iter().chain(&extra).cloned().collect();
-        let legend = Legend::new(items, corner, false)?;
+        let corner = legend_corner(&items, frame.plot, &legend_avoid)?;
+        let legend = legend_in_corner(items, frame.plot, corner)?;
         let mut taken = Obstacles {
             rects: vec![legend.rect],
             segments: Vec::new(),
@@ -504,9 +541,10 @@ pub fn roofs_and_legend(
         let missing = set.unlabeled_items();
         if missing.iter().all(|m| extra.contains(m)) {
             // Rows for roofs labelled in this pass are dropped: the legend
-            // only shrinks, so nothing placed can come to overlap it.
+            // shrinks towards its corner, so nothing placed can come to
+            // overlap it.
             let items: Vec<LegendItem> = base.iter().chain(&missing).cloned().collect();
-            let legend = Legend::new(items, corner, false)?;
+            let legend = legend_in_corner(items, frame.plot, corner)?;
             taken.rects[0] = legend.rect;
             return Ok((set, legend, taken));
         }
@@ -517,12 +555,12 @@ pub fn roofs_and_legend(
         }
     }
     // Still unsettled: name every roof in the legend and none on the plot.
-    let mut taken = Obstacles::default();
-    let mut set = RoofSet::build(roofs, paths, frame, &mut taken, avoid)?;
+    let mut set = lines;
     set.flat.iter_mut().for_each(|f| f.label_rect = None);
     set.sloped.iter_mut().for_each(|s| s.label_rect = None);
     let items: Vec<LegendItem> = base.iter().cloned().chain(set.unlabeled_items()).collect();
-    let legend = Legend::new(items, corner, false)?;
+    let corner = legend_corner(&items, frame.plot, &legend_avoid)?;
+    let legend = legend_in_corner(items, frame.plot, corner)?;
     let taken = Obstacles {
         rects: vec![legend.rect],
         segments: set.segments_px(frame),
