@@ -315,6 +315,12 @@ fn roofline_draws_one_slope_per_memory_level() {
         .ridges
         .iter()
         .all(|r| r.level == MemoryLevel::Dram));
+    // The legend crosses no roof line (a free corner exists here).
+    let lines = chart.roofs.segments_px(&chart.frame);
+    let legend = chart.legend.rect;
+    assert!(lines
+        .iter()
+        .all(|&(a, b)| !rooftrace::plot::labels::segment_hits_rect(a, b, &legend)));
     // Every roof is named: on the plot or, failing that, in the legend.
     for f in &chart.roofs.flat {
         let in_legend = chart.legend.items.iter().any(|i| i.text == f.label);
