@@ -3,3 +3,4 @@
 
 mod calibrate;
 mod common;
+mod plot;
