@@ -1,5 +1,7 @@
 //! The one integration-test binary. Each area has its own module; snapshots
 //! live in `tests/it/snapshots/`.
 
+mod calibrate;
 mod common;
 mod ncu;
+mod plot;
