@@ -216,6 +216,51 @@ impl RooflineReport {
             .collect()
     }
 
+    /// The path that dominates a row's compute time (largest W_p / F_p; the
+    /// largest W_p when no path has a roof); `None` without FLOPs.
+    pub fn dominant_path(&self, k: &KernelRoofline) -> Option<ComputePath> {
+        let time = |(p, w): (&ComputePath, &f64)| match self.roofs.compute.get(p) {
+            Some(r) => (1, w / r.flop_per_s),
+            None => (0, *w),
+        };
+        k.flop_by_path
+            .iter()
+            .max_by(|a, b| {
+                let (ra, ta) = time(*a);
+                let (rb, tb) = time(*b);
+                ra.cmp(&rb).then(ta.total_cmp(&tb))
+            })
+            .map(|(p, _)| *p)
+    }
+
+    /// The roofline chart's input (`rooftrace ncu --plot`): one point per
+    /// row (rows without FLOPs are skipped by the chart, which cannot place
+    /// I = 0 on a log axis), the memory roofs used and every compute roof
+    /// (the chart keeps those of the points' paths), `top_n` labels.
+    pub fn plot_input(&self, top_n: usize) -> crate::plot::RooflineInput {
+        let mut roofs = self.roofs.clone();
+        roofs
+            .memory
+            .retain(|level, _| self.roofs_used.memory.contains(level));
+        crate::plot::RooflineInput {
+            roofs,
+            points: self
+                .kernels
+                .iter()
+                .map(|k| crate::plot::KernelPoint {
+                    name: k.name.clone(),
+                    flop_per_byte: k.intensity.unwrap_or(0.0),
+                    flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
+                    duration_ns: k.duration_ns,
+                    time_lost_ns: k.time_lost_ns,
+                    path: self.dominant_path(k),
+                    above_roof: k.above_roof,
+                })
+                .collect(),
+            top_n,
+        }
+    }
+
     /// The compute roofs used, in display order (for plots: one flat roof each).
     pub fn used_compute_roofs(&self) -> Vec<(ComputePath, &super::roofs::ComputeRoof)> {
         self.roofs_used

@@ -687,3 +687,19 @@ fn list_gpus_json_carries_every_source() {
         }
     }
 }
+
+#[test]
+fn report_turns_into_a_roofline_chart() {
+    let csv = fx("ncu/gpp_ncu2024.2_details15.csv");
+    let (roofs, info) = gpu("rtx4090");
+    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let input = r.plot_input(5);
+    let p = &input.points[0];
+    // FP64 dominates the compute time: 1.9638e12/1.29e12 s >> 4.9e10/82.6e12 s.
+    assert_eq!(p.path, Some(ComputePath::Fp64));
+    assert_close!(p.flop_per_byte, 14.915, 1e-4);
+    assert_close!(p.flop_per_s, 88.42e9, 1e-3);
+    assert_eq!(input.roofs.memory.len(), 1);
+    let chart = rooftrace::plot::RooflineChart::build(&input).unwrap();
+    assert!(!format!("{chart:?}").is_empty());
+}
