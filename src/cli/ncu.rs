@@ -7,12 +7,14 @@ use std::path::PathBuf;
 /// How to produce the input, shown under `--help`.
 const AFTER_HELP: &str = "\
 Producing the input:
-  ncu --csv --page raw --print-units base --metrics \"$(rooftrace ncu --print-metrics)\" ./app > report.csv
-  ncu --import run.ncu-rep --csv --page details > report.csv      (also supported)
+  ncu --csv --page raw --print-units base \\
+      --metrics \"$(rooftrace ncu --print-metrics)\" ./app > report.csv
+  ncu --import run.ncu-rep --csv --page details > report.csv
 
-Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (rooftrace calibrate output),
---roofs ncu (peaks in the CSV). Without them the GPU is taken from the CSV's device name or
-compute capability. Every output names the roofs it used and their source.";
+Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
+rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
+GPU comes from the CSV's device name or compute capability. Every output
+names the roofs it used and their source. Details: docs/ncu.md";
 
 /// `rooftrace ncu`: roofline analysis of an Nsight Compute CSV.
 #[derive(Debug, clap::Args)]
