@@ -3,4 +3,5 @@
 
 mod calibrate;
 mod common;
+mod ncu;
 mod plot;
