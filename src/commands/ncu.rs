@@ -4,8 +4,8 @@
 use crate::cli::ncu::{GroupByArg, NcuArgs};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
-use crate::report::roofline::{self as render, MarkdownOptions};
 use crate::plot::RooflineChart;
+use crate::report::roofline::{self as render, MarkdownOptions};
 use crate::report::Format;
 use crate::roofline::{analyze, gpus, GpuInfo, GroupBy, Roofs};
 use anyhow::Context;

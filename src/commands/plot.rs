@@ -147,7 +147,10 @@ mod tests {
 
     #[test]
     fn link_without_a_markdown_file_is_the_path_as_given() {
-        assert_eq!(target("plots/roof.svg").markdown_link(None), "plots/roof.svg");
+        assert_eq!(
+            target("plots/roof.svg").markdown_link(None),
+            "plots/roof.svg"
+        );
         assert_eq!(target("/abs/roof.svg").markdown_link(None), "/abs/roof.svg");
         assert_eq!(
             target("my plots/roof (1).svg").markdown_link(None),

@@ -341,9 +341,16 @@ mod tests {
         assert!(fitted.ends_with("… · 1 kernel"), "{fitted}");
         assert!(text_size_px(&fitted, 18.0).unwrap().0 <= 600);
         // One more character of the middle would no longer fit.
-        let kept = fitted.trim_start_matches("roofs: ").trim_end_matches("… · 1 kernel");
+        let kept = fitted
+            .trim_start_matches("roofs: ")
+            .trim_end_matches("… · 1 kernel");
         let next = &long[..kept.len() + 1];
-        assert!(text_size_px(&format!("roofs: {next}… · 1 kernel"), 18.0).unwrap().0 > 600);
+        assert!(
+            text_size_px(&format!("roofs: {next}… · 1 kernel"), 18.0)
+                .unwrap()
+                .0
+                > 600
+        );
         // Nothing fits: the middle goes entirely.
         assert_eq!(fit_middle("ab", "cdef", "gh", 18.0, 1).unwrap(), "ab…gh");
     }
