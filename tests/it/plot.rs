@@ -1,5 +1,7 @@
-//! Plot models and rendering: SVG snapshots, decoded PNGs, and (with
-//! `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the example images in `docs/img/`.
+//! Plot models and rendering: SVG snapshots, decoded PNGs, the `--plot`
+//! flag of `rooftrace ncu` and `rooftrace calibrate` on real fixtures, and
+//! (with `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the timeline and histogram
+//! example images in `docs/img/`.
 
 use crate::common;
 use rooftrace::gaps::GapClass;
@@ -561,11 +563,11 @@ fn image_format_from_extension() {
     assert_eq!(ImageFormat::from_path(Path::new("roof")), None);
 }
 
-/// Example images for `docs/img/`, written only when
-/// `ROOFTRACE_WRITE_DOC_IMAGES` names a directory. The timeline and
-/// histogram come from the real 2-GPU H100 nsys corpus trace with a
-/// simplified gap rule (see [`corpus_timeline`]); they are re-rendered by
-/// `rooftrace gaps --plot` once that command exists.
+/// Timeline and histogram example images for `docs/img/`, written only when
+/// `ROOFTRACE_WRITE_DOC_IMAGES` names a directory. They come from the real
+/// 2-GPU H100 nsys corpus trace with a simplified gap rule (see
+/// [`corpus_timeline`]) until `rooftrace gaps --plot` exists. The roofline
+/// and calibration images are drawn by the real commands (docs/plots.md).
 #[test]
 fn write_doc_images() {
     let Ok(dir) = std::env::var("ROOFTRACE_WRITE_DOC_IMAGES") else {
@@ -575,19 +577,6 @@ fn write_doc_images() {
     let write = |name: &str, chart: &dyn Fn(ImageFormat) -> Vec<u8>| {
         std::fs::write(dir.join(format!("{name}.png")), chart(ImageFormat::Png)).unwrap();
     };
-    let roof = RooflineChart::build(&RooflineInput {
-        roofs: h100_roofs(),
-        points: decode_step(),
-        top_n: 10,
-    })
-    .unwrap();
-    write("roofline-example", &|f| render(&roof, f).unwrap());
-    let cal = CalibrationChart::build(&CalibrationInput {
-        roofs: h100_roofs(),
-        points: h100_sweeps(),
-    })
-    .unwrap();
-    write("calibrate-example", &|f| render(&cal, f).unwrap());
     if let Some((tl, hist)) = corpus_timeline() {
         let tl = TimelineChart::build(&tl).unwrap();
         write("timeline-example", &|f| render(&tl, f).unwrap());
