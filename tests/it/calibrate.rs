@@ -529,7 +529,9 @@ fn markdown_fits_a_pr_comment_with_many_notes() {
     let mut calibration = select_roofs(&results);
     // 2000 notes of ~100 chars each: ~200,000 chars, three times the limit.
     for i in 0..2000 {
-        calibration.notes.push(format!("line {i}: {}", "x".repeat(90)));
+        calibration
+            .notes
+            .push(format!("line {i}: {}", "x".repeat(90)));
     }
     let comparison = compare(&calibration.roofs, None);
     let report = CalibrateReport {
