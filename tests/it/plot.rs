@@ -853,3 +853,36 @@ fn plot_with_an_unknown_extension_is_exit_2_before_any_work() {
     }
     assert!(!pdf.exists());
 }
+
+#[test]
+fn top_sets_the_labelled_kernels_capped_at_ten() {
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    let labels = |top: &str| {
+        ok(&[
+            "ncu",
+            SGEMM_A100,
+            "--gpu",
+            "a100-40gb",
+            "--top",
+            top,
+            "--plot",
+            s(&svg),
+        ]);
+        std::fs::read_to_string(&svg)
+            .unwrap()
+            .matches(" lost)")
+            .count()
+    };
+    // Three launches: --top 1 labels the one losing most (gemm_v1, 29.8 s),
+    // the default --top 20 and --top 0 (= all, capped at 10) label all three.
+    assert_eq!(labels("1"), 1);
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("gemm_v1&lt;float&gt;(flo…t, int, int) (29.8 s lost)"));
+    assert_eq!(labels("20"), 3);
+    assert_eq!(labels("0"), 3);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(0), 10);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(25), 10);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(4), 4);
+}
