@@ -3,10 +3,12 @@
 //! `results` parses the harness's JSON lines, `stats` gives medians and
 //! IQRs, `select` picks the roofs, `compare` sets them beside the datasheet;
 //! `toolchain` finds nvcc and `build` holds the embedded kernel sources and
-//! the nvcc command lines. Running the harness is `commands::calibrate`'s job.
+//! the nvcc command lines, `plot` turns the sweeps into the calibration
+//! chart's input. Running the harness is `commands::calibrate`'s job.
 
 pub mod build;
 pub mod compare;
+pub mod plot;
 pub mod results;
 pub mod select;
 pub mod stats;

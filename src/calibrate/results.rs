@@ -195,6 +195,8 @@ pub struct GemmPoint {
     pub intensity_flop_per_byte: f64,
     /// Median throughput, in FLOP/s.
     pub flop_per_s: f64,
+    /// Interquartile range of the throughput, in FLOP/s.
+    pub iqr_flop_per_s: f64,
     /// Median time per call, in seconds.
     pub time_s: f64,
 }
@@ -234,6 +236,7 @@ impl Results {
                     k,
                     intensity_flop_per_byte: p.intensity_flop_per_byte(),
                     flop_per_s: p.rate.median,
+                    iqr_flop_per_s: p.rate.iqr(),
                     time_s: p.median_time_s(),
                 }),
                 _ => None,

@@ -9,6 +9,8 @@ Examples:
   rooftrace calibrate --from results.jsonl -o roofs.json
                                                   roofs from a saved harness run (any machine)
   rooftrace ncu report.csv --roofs roofs.json     use the measured roofs
+  rooftrace calibrate --from results.jsonl --plot roofs.png --format md
+                                                  the roofline shape traced by the sweeps
 
 Needs nvcc and cuBLASLt to build the kernels. Without a CUDA toolkit:
   pip install nvidia-cuda-nvcc nvidia-cuda-cccl nvidia-cublas nvidia-cuda-runtime
@@ -27,6 +29,10 @@ pub struct CalibrateArgs {
     /// Compare with the roofs in this file instead of the built-in datasheet table.
     #[arg(long, value_name = "roofs.json")]
     pub datasheet: Option<PathBuf>,
+    /// Also draw the measured roofs with the FMA-sweep and M-sweep points to FILE (.svg or
+    /// .png). With `--format md` the report embeds it.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
     /// Format of the report printed on stdout.
     #[arg(long, value_enum, default_value_t = FormatArg::Table)]
     pub format: FormatArg,

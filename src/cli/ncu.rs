@@ -14,7 +14,10 @@ Producing the input:
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
 rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
 GPU comes from the CSV's device name or compute capability. Every output
-names the roofs it used and their source. Details: docs/ncu.md";
+names the roofs it used and their source. Details: docs/ncu.md
+
+Plot and pull-request comment:
+  rooftrace ncu report.csv --plot roofline.png --format md -o report.md";
 
 /// `rooftrace ncu`: roofline analysis of an Nsight Compute CSV.
 #[derive(Debug, clap::Args)]
@@ -38,6 +41,10 @@ pub struct NcuArgs {
     /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
     #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
     pub group_by: GroupByArg,
+    /// Also draw the roofline chart to FILE (.svg or .png); the top `--top` kernels by time
+    /// lost are labelled (at most 10). With `--format md` the report embeds it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["print_metrics", "list_gpus"])]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

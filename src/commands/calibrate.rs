@@ -4,13 +4,16 @@
 
 use crate::calibrate::build::{self, HARNESS_BIN};
 use crate::calibrate::compare::compare;
+use crate::calibrate::plot::plot_input;
 use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
 use crate::calibrate::{read_results, results};
 use crate::cli::calibrate::CalibrateArgs;
 use crate::commands::output::write_output;
+use crate::commands::plot::PlotTarget;
 use crate::error::InputError;
-use crate::report::calibrate::{render, CalibrateReport};
+use crate::plot::CalibrationChart;
+use crate::report::calibrate::{render, render_markdown, CalibrateReport};
 use crate::report::Format;
 use crate::roofline::gpus;
 use crate::roofline::Roofs;
@@ -30,6 +33,12 @@ struct LiveConfig {
 /// Runs `rooftrace calibrate`.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let format = Format::from(args.format);
+    // Checked before a multi-minute run, not after.
+    let plot = args
+        .plot
+        .as_deref()
+        .map(|p| PlotTarget::from_flag("--plot", p))
+        .transpose()?;
     let results_path = match &args.from {
         Some(p) => p.clone(),
         None => {
@@ -63,12 +72,23 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
             .with_context(|| format!("writing roofs to {}", out.display()))?;
         eprintln!("wrote roofs to {}", out.display());
     }
+    if let Some(target) = &plot {
+        let chart = CalibrationChart::build(&plot_input(&results, &calibration.roofs))
+            .with_context(|| format!("drawing the roofs of {}", results_path.display()))?;
+        target.write(&chart)?;
+    }
     let report = CalibrateReport {
         calibration,
         comparison,
         datasheet_source: datasheet.map(|d| format!("{} ({})", d.gpu, d.source)),
     };
-    write_output(None, &render(&report, format))
+    // The report always goes to stdout (`-o` is the roofs file), so the
+    // image link is the path as given.
+    let bytes = match (format, &plot) {
+        (Format::Markdown, Some(t)) => render_markdown(&report, Some(&t.markdown_link(None))),
+        _ => render(&report, format),
+    };
+    write_output(None, &bytes)
 }
 
 /// True when this machine shows an NVIDIA driver (Linux device nodes or

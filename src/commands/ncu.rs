@@ -4,6 +4,7 @@
 use crate::cli::ncu::{GroupByArg, NcuArgs};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
+use crate::plot::RooflineChart;
 use crate::report::roofline::{self as render, MarkdownOptions};
 use crate::report::Format;
 use crate::roofline::{analyze, gpus, GpuInfo, GroupBy, Roofs};
@@ -12,6 +13,21 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::output::write_output;
+use super::plot::PlotTarget;
+
+/// Most kernels labelled on the roofline plot: more labels than this no
+/// longer fit beside their dots on the 1200 × 800 canvas.
+pub const PLOT_LABELS_MAX: usize = 10;
+
+/// Kernels labelled on the plot for `--top N` (0 = all): `N`, at most
+/// [`PLOT_LABELS_MAX`].
+pub fn plot_labels(top: usize) -> usize {
+    if top == 0 {
+        PLOT_LABELS_MAX
+    } else {
+        top.min(PLOT_LABELS_MAX)
+    }
+}
 
 /// Where the roofs come from.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +57,8 @@ pub struct NcuConfig {
     pub top: usize,
     /// Output file (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// Roofline plot to write as well.
+    pub plot: Option<PlotTarget>,
 }
 
 /// Runs `rooftrace ncu`.
@@ -58,6 +76,11 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         );
     }
     let input = args.input.context("no input file given")?;
+    let plot = args
+        .plot
+        .as_deref()
+        .map(|p| PlotTarget::from_flag("--plot", p))
+        .transpose()?;
     let roofs = match (args.gpu, args.roofs) {
         (Some(g), _) => RoofsChoice::Gpu(g),
         (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
@@ -74,12 +97,15 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         format,
         top: args.output.top,
         output: args.output.output,
+        plot,
     };
     let bytes = report_bytes(&config)?;
     write_output(config.output.as_deref(), &bytes)
 }
 
-/// Parses, analyses and renders; returns the report bytes.
+/// Parses, analyses and renders; writes the plot when asked (before the
+/// report, so a Markdown link never points at a file that failed); returns
+/// the report bytes.
 pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     let csv = read_csv(&config.input)?;
     csv.check_analysable()?;
@@ -92,6 +118,15 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
         .into());
     }
     let report = analyze(&csv, &roofs, gpu, config.group_by);
+    if let Some(target) = &config.plot {
+        let chart = RooflineChart::build(&report.plot_input(plot_labels(config.top)))
+            .with_context(|| format!("drawing the roofline of {}", config.input.display()))?;
+        target.write(&chart)?;
+    }
+    let image = config
+        .plot
+        .as_ref()
+        .map(|t| t.markdown_link(config.output.as_deref()));
     Ok(match config.format {
         Format::Table => render::render_table(&report, config.top),
         Format::Json => render::render_json(&report),
@@ -100,7 +135,7 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
             &report,
             &MarkdownOptions {
                 top: config.top,
-                image: None,
+                image: image.as_deref(),
             },
         ),
     })

@@ -160,15 +160,17 @@ impl CalibrationChart {
         Ok(CalibrationChart {
             size_px: style::ROOFLINE_SIZE_PX,
             title: format!("Calibration: {}", input.roofs.gpu),
-            subtitle: format!(
-                "roofs: {} · {} sweep points",
+            subtitle: super::labels::fit_middle(
+                "roofs: ",
                 if input.roofs.source.is_empty() {
                     "no source line"
                 } else {
                     &input.roofs.source
                 },
-                valid.len()
-            ),
+                &format!(" · {} sweep points", valid.len()),
+                style::SUBTITLE_FONT,
+                style::ROOFLINE_SIZE_PX.0 as i32 - 40,
+            )?,
             frame,
             x_ticks,
             y_ticks,

@@ -81,6 +81,36 @@ pub fn text_size_px(text: &str, size: f64) -> Result<(i32, i32), PlotError> {
     Ok((w as i32, (h as f64 * 1.2).ceil() as i32))
 }
 
+/// `head + middle + tail` with `middle` shortened at its end (with `…`)
+/// until the whole line is at most `max_px` wide at font `size`; `middle`
+/// disappears entirely (`…` only) if even that is too wide.
+pub fn fit_middle(
+    head: &str,
+    middle: &str,
+    tail: &str,
+    size: f64,
+    max_px: i32,
+) -> Result<String, PlotError> {
+    let whole = format!("{head}{middle}{tail}");
+    if text_size_px(&whole, size)?.0 <= max_px {
+        return Ok(whole);
+    }
+    let chars: Vec<char> = middle.chars().collect();
+    // Binary search on the number of characters kept: width grows with it.
+    let (mut lo, mut hi) = (0usize, chars.len());
+    while lo < hi {
+        let mid = (lo + hi).div_ceil(2);
+        let kept: String = chars[..mid].iter().collect();
+        if text_size_px(&format!("{head}{}…{tail}", kept.trim_end()), size)?.0 <= max_px {
+            lo = mid;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    let kept: String = chars[..lo].iter().collect();
+    Ok(format!("{head}{}…{tail}", kept.trim_end()))
+}
+
 /// A label to place near an anchor point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelRequest {
@@ -299,6 +329,31 @@ impl Legend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fit_middle_shortens_only_the_middle_and_fits() {
+        let short = fit_middle("roofs: ", "a100", " · 3 kernels", 18.0, 1160).unwrap();
+        assert_eq!(short, "roofs: a100 · 3 kernels");
+        // No spaces in the middle, so no trailing space is trimmed below.
+        let long = "measured_where_published,".repeat(8);
+        let fitted = fit_middle("roofs: ", &long, " · 1 kernel", 18.0, 600).unwrap();
+        assert!(fitted.starts_with("roofs: measured_where"), "{fitted}");
+        assert!(fitted.ends_with("… · 1 kernel"), "{fitted}");
+        assert!(text_size_px(&fitted, 18.0).unwrap().0 <= 600);
+        // One more character of the middle would no longer fit.
+        let kept = fitted
+            .trim_start_matches("roofs: ")
+            .trim_end_matches("… · 1 kernel");
+        let next = &long[..kept.len() + 1];
+        assert!(
+            text_size_px(&format!("roofs: {next}… · 1 kernel"), 18.0)
+                .unwrap()
+                .0
+                > 600
+        );
+        // Nothing fits: the middle goes entirely.
+        assert_eq!(fit_middle("ab", "cdef", "gh", 18.0, 1).unwrap(), "ab…gh");
+    }
 
     /// A deterministic pseudo-random sequence (64-bit LCG, Knuth's MMIX
     /// constants), so the invariant test needs no rand crate.

@@ -723,13 +723,23 @@ impl RooflineChart {
         } else {
             input.roofs.source.clone()
         };
-        let mut subtitle = format!(
-            "roofs: {source} · {} kernels, marker area ∝ time",
-            valid.len()
+        let mut tail = format!(
+            " · {} kernel{}, marker area ∝ time",
+            valid.len(),
+            if valid.len() == 1 { "" } else { "s" }
         );
         if input.top_n > 0 {
-            subtitle.push_str(&format!(", top {} by time lost labelled", ranked.len()));
+            tail.push_str(&format!(", top {} by time lost labelled", ranked.len()));
         }
+        // A long source line (e.g. a roofs file's citation) is shortened
+        // rather than clipped at the canvas edges.
+        let subtitle = super::labels::fit_middle(
+            "roofs: ",
+            &source,
+            &tail,
+            style::SUBTITLE_FONT,
+            style::ROOFLINE_SIZE_PX.0 as i32 - 40,
+        )?;
         Ok(RooflineChart {
             size_px: style::ROOFLINE_SIZE_PX,
             title: format!("Roofline: {}", input.roofs.gpu),

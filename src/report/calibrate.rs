@@ -3,7 +3,7 @@
 
 use super::table::Table;
 use super::units::{percent, si};
-use super::Format;
+use super::{Format, MARKDOWN_LIMIT_CHARS};
 use crate::calibrate::compare::Comparison;
 use crate::calibrate::select::Calibration;
 use serde_json::json;
@@ -100,7 +100,96 @@ fn header(r: &CalibrateReport) -> Vec<String> {
     v
 }
 
-/// Renders the report in `format`.
+/// Percent with no decimal, for the one-line verdict: `92 %`.
+fn whole_percent(fraction: f64) -> String {
+    format!("{:.0} %", fraction * 100.0)
+}
+
+/// The one-line verdict that opens the Markdown report: every measured roof
+/// with its share of the datasheet, e.g. `NVIDIA H100 80GB HBM3: DRAM
+/// 3.08 TB/s (92 % of datasheet), FP32 cores 61.5 TFLOP/s (92 %), …`.
+pub fn verdict(r: &CalibrateReport) -> String {
+    let gpu = &r.calibration.device.name;
+    if r.comparison.roofs.is_empty() {
+        return format!("{gpu}: no roof could be measured (see the notes)");
+    }
+    let mut first_pct = true;
+    let parts: Vec<String> = r
+        .comparison
+        .roofs
+        .iter()
+        .map(|row| {
+            let value = si(row.measured, row.roof.unit());
+            match row.fraction_of_datasheet {
+                Some(f) if first_pct => {
+                    first_pct = false;
+                    format!(
+                        "{} {value} ({} of datasheet)",
+                        row.roof.label(),
+                        whole_percent(f)
+                    )
+                }
+                Some(f) => format!("{} {value} ({})", row.roof.label(), whole_percent(f)),
+                None => format!("{} {value}", row.roof.label()),
+            }
+        })
+        .collect();
+    let mut v = format!("{gpu}: {}", parts.join(", "));
+    if r.datasheet_source.is_none() {
+        v.push_str(" (no datasheet to compare with)");
+    }
+    match r.calibration.notes.len() {
+        0 => {}
+        1 => v.push_str("; 1 note"),
+        n => v.push_str(&format!("; {n} notes")),
+    }
+    v
+}
+
+/// Markdown for a pull-request comment: the verdict line, the plot (when
+/// `image` gives its link), the roofs beside the datasheet, the ridge
+/// points and the notes; notes are cut, with a count, so the whole stays
+/// within [`MARKDOWN_LIMIT_CHARS`].
+pub fn render_markdown(r: &CalibrateReport, image: Option<&str>) -> Vec<u8> {
+    let (roofs, ridges) = tables(r);
+    let mut s = verdict(r);
+    s.push_str("\n\n");
+    if let Some(img) = image {
+        s.push_str(&format!("![measured roofs]({img})\n\n"));
+    }
+    s.push_str("## Measured roofs\n\n");
+    for h in header(r) {
+        s.push_str(&format!("{h}  \n"));
+    }
+    s.push('\n');
+    s.push_str(&roofs.to_markdown());
+    s.push_str("\n### Ridge points\n\n");
+    s.push_str(&ridges.to_markdown());
+    let notes = &r.calibration.notes;
+    if !notes.is_empty() {
+        s.push_str("\n### Notes\n\n");
+        // Room for the "more notes" line.
+        let budget = MARKDOWN_LIMIT_CHARS.saturating_sub(120);
+        let mut len = s.chars().count();
+        for (i, n) in notes.iter().enumerate() {
+            let line = format!("- {n}\n");
+            let l = line.chars().count();
+            if len + l > budget {
+                s.push_str(&format!(
+                    "- … {} more notes left out to fit a comment (`--format table` shows all)\n",
+                    notes.len() - i
+                ));
+                break;
+            }
+            len += l;
+            s.push_str(&line);
+        }
+    }
+    s.into_bytes()
+}
+
+/// Renders the report in `format` (Markdown without a plot link; see
+/// [`render_markdown`]).
 pub fn render(r: &CalibrateReport, format: Format) -> Vec<u8> {
     match format {
         Format::Table => {
@@ -118,24 +207,7 @@ pub fn render(r: &CalibrateReport, format: Format) -> Vec<u8> {
             }
             s.into_bytes()
         }
-        Format::Markdown => {
-            let (roofs, ridges) = tables(r);
-            let mut s = String::from("## Measured roofs\n\n");
-            for h in header(r) {
-                s.push_str(&format!("{h}  \n"));
-            }
-            s.push('\n');
-            s.push_str(&roofs.to_markdown());
-            s.push_str("\n### Ridge points\n\n");
-            s.push_str(&ridges.to_markdown());
-            if !r.calibration.notes.is_empty() {
-                s.push_str("\n### Notes\n\n");
-                for n in &r.calibration.notes {
-                    s.push_str(&format!("- {n}\n"));
-                }
-            }
-            s.into_bytes()
-        }
+        Format::Markdown => render_markdown(r, None),
         Format::Csv => {
             let mut w = csv::Writer::from_writer(Vec::new());
             let _ = w.write_record([

@@ -520,3 +520,43 @@ fn live_run_without_a_device_says_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn markdown_fits_a_pr_comment_with_many_notes() {
+    use rooftrace::report::calibrate::{render_markdown, verdict, CalibrateReport};
+    use rooftrace::report::MARKDOWN_LIMIT_CHARS;
+    let results = read_results(&fixture(H100)).unwrap();
+    let mut calibration = select_roofs(&results);
+    // 2000 notes of ~100 chars each: ~200,000 chars, three times the limit.
+    for i in 0..2000 {
+        calibration
+            .notes
+            .push(format!("line {i}: {}", "x".repeat(90)));
+    }
+    let comparison = compare(&calibration.roofs, None);
+    let report = CalibrateReport {
+        calibration,
+        comparison,
+        datasheet_source: None,
+    };
+    let md = String::from_utf8(render_markdown(&report, Some("roofs.png"))).unwrap();
+    let chars = md.chars().count();
+    assert!(chars <= MARKDOWN_LIMIT_CHARS, "{chars} chars");
+    // Cut notes are counted, not dropped silently: kept + left out = all.
+    let notes = md.split("### Notes").nth(1).unwrap();
+    let kept = notes.lines().filter(|l| l.starts_with("- ")).count() - 1;
+    let last = md.lines().last().unwrap();
+    let left: usize = last
+        .strip_prefix("- … ")
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no count line: {last}"));
+    assert_eq!(kept + left, 2000 + 5);
+    // Verdict first, without a datasheet: no percentages, said once.
+    let first = md.lines().next().unwrap();
+    assert_eq!(first, verdict(&report));
+    assert!(first.starts_with("NVIDIA H100 80GB HBM3: DRAM 3.08 TB/s, L2 5.50 TB/s,"));
+    assert!(first.contains("(no datasheet to compare with); 2005 notes"));
+    assert!(!first.contains('%'));
+    assert_eq!(md.lines().nth(2), Some("![measured roofs](roofs.png)"));
+}

@@ -1,5 +1,7 @@
-//! Plot models and rendering: SVG snapshots, decoded PNGs, and (with
-//! `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the example images in `docs/img/`.
+//! Plot models and rendering: SVG snapshots, decoded PNGs, the `--plot`
+//! flag of `rooftrace ncu` and `rooftrace calibrate` on real fixtures, and
+//! (with `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the timeline and histogram
+//! example images in `docs/img/`.
 
 use crate::common;
 use rooftrace::gaps::GapClass;
@@ -561,11 +563,11 @@ fn image_format_from_extension() {
     assert_eq!(ImageFormat::from_path(Path::new("roof")), None);
 }
 
-/// Example images for `docs/img/`, written only when
-/// `ROOFTRACE_WRITE_DOC_IMAGES` names a directory. The timeline and
-/// histogram come from the real 2-GPU H100 nsys corpus trace with a
-/// simplified gap rule (see [`corpus_timeline`]); they are re-rendered by
-/// `rooftrace gaps --plot` once that command exists.
+/// Timeline and histogram example images for `docs/img/`, written only when
+/// `ROOFTRACE_WRITE_DOC_IMAGES` names a directory. They come from the real
+/// 2-GPU H100 nsys corpus trace with a simplified gap rule (see
+/// [`corpus_timeline`]) until `rooftrace gaps --plot` exists. The roofline
+/// and calibration images are drawn by the real commands (docs/plots.md).
 #[test]
 fn write_doc_images() {
     let Ok(dir) = std::env::var("ROOFTRACE_WRITE_DOC_IMAGES") else {
@@ -575,19 +577,6 @@ fn write_doc_images() {
     let write = |name: &str, chart: &dyn Fn(ImageFormat) -> Vec<u8>| {
         std::fs::write(dir.join(format!("{name}.png")), chart(ImageFormat::Png)).unwrap();
     };
-    let roof = RooflineChart::build(&RooflineInput {
-        roofs: h100_roofs(),
-        points: decode_step(),
-        top_n: 10,
-    })
-    .unwrap();
-    write("roofline-example", &|f| render(&roof, f).unwrap());
-    let cal = CalibrationChart::build(&CalibrationInput {
-        roofs: h100_roofs(),
-        points: h100_sweeps(),
-    })
-    .unwrap();
-    write("calibrate-example", &|f| render(&cal, f).unwrap());
     if let Some((tl, hist)) = corpus_timeline() {
         let tl = TimelineChart::build(&tl).unwrap();
         write("timeline-example", &|f| render(&tl, f).unwrap());
@@ -709,4 +698,191 @@ fn corpus_timeline() -> Option<(TimelineInput, HistogramInput)> {
 fn chart_trait_reports_fixed_sizes() {
     let r = RooflineChart::build(&small_roofline()).unwrap();
     assert_eq!(r.size_px(), (1200, 800));
+}
+
+// ---- The commands' `--plot`: real fixtures through the real binary. ----
+
+const BF16_GEMM: &str = "fixtures/ncu/bf16_gemm_ncu2025.1_import_details20.csv";
+const SGEMM_A100: &str = "fixtures/ncu/sgemm_a100_printfp_details15.csv";
+const H100_RESULTS: &str = "fixtures/calibrate/h100-published.jsonl";
+
+/// Runs `rooftrace` and insists on exit 0.
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = common::rooftrace(args);
+    assert_eq!(code, 0, "rooftrace {args:?} failed: {err}");
+    out
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn ncu_plot_svg_snapshot() {
+    let dir = tmp();
+    let svg = dir.path().join("x.svg");
+    let with = ok(&["ncu", BF16_GEMM, "--gpu", "h100-sxm", "--plot", s(&svg)]);
+    // The plot is a side output: the table on stdout is the same without it.
+    assert_eq!(with, ok(&["ncu", BF16_GEMM, "--gpu", "h100-sxm"]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // One kernel: the CUTLASS BF16 GEMM at I = 716 FLOP/byte, labelled with
+    // its time lost (111.81 µs × (1 − 112.1 / 802) = 96.2 µs).
+    assert!(text.contains("(96.2 µs lost)"), "label missing");
+    insta::assert_snapshot!("ncu_plot_bf16_gemm_h100_svg", text);
+}
+
+#[test]
+fn calibrate_plot_svg_snapshot() {
+    let dir = tmp();
+    let svg = dir.path().join("roofs.svg");
+    ok(&["calibrate", "--from", H100_RESULTS, "--plot", s(&svg)]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // Stable sweep points of the fixture: FMA FP32 R = 1, 64, 256 and the
+    // FP16 M sweep M = 4, 8 (R = 2048, fp16x2 and BF16 M = 8192 are
+    // unstable and left out, like the roof selection leaves them out).
+    assert!(text.contains("· 5 sweep points"), "subtitle");
+    insta::assert_snapshot!("calibrate_plot_h100_published_svg", text);
+}
+
+#[test]
+fn plot_pngs_from_the_commands_decode_and_are_not_blank() {
+    let dir = tmp();
+    let roof = dir.path().join("roof.png");
+    ok(&["ncu", SGEMM_A100, "--gpu", "a100-40gb", "--plot", s(&roof)]);
+    // All three launches are FP32-core kernels: their colour must be there.
+    check_png(
+        &std::fs::read(&roof).unwrap(),
+        style::ROOFLINE_SIZE_PX,
+        rgb(style::path_color(ComputePath::Fp32)),
+    );
+    let cal = dir.path().join("ROOFS.PNG");
+    ok(&["calibrate", "--from", H100_RESULTS, "--plot", s(&cal)]);
+    check_png(
+        &std::fs::read(&cal).unwrap(),
+        style::ROOFLINE_SIZE_PX,
+        rgb(style::path_color(ComputePath::TensorBf16)),
+    );
+}
+
+#[test]
+fn markdown_embeds_the_plot_link() {
+    let dir = tmp();
+    std::fs::create_dir(dir.path().join("img")).unwrap();
+    let png = dir.path().join("img").join("roof.png");
+    let md = dir.path().join("report.md");
+    ok(&[
+        "ncu",
+        BF16_GEMM,
+        "--gpu",
+        "h100-sxm",
+        "--plot",
+        s(&png),
+        "--format",
+        "md",
+        "-o",
+        s(&md),
+    ]);
+    assert!(png.is_file());
+    let text = std::fs::read_to_string(&md).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Verdict first, then the image, relative to the report's directory.
+    assert!(lines[0].contains("of the BF16 tensor roof"), "{}", lines[0]);
+    assert_eq!(lines[2], "![roofline](img/roof.png)");
+
+    // To stdout: the path exactly as given (relative to the working directory).
+    std::fs::create_dir(dir.path().join("plots")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args([
+            "ncu",
+            s(&common::root().join(BF16_GEMM)),
+            "--gpu",
+            "h100-sxm",
+        ])
+        .args(["--plot", "plots/r.svg", "--format", "md"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.lines().nth(2), Some("![roofline](plots/r.svg)"));
+    assert!(dir.path().join("plots/r.svg").is_file());
+
+    // calibrate's report goes to stdout (`-o` is the roofs file): path as given.
+    let cal = dir.path().join("roofs.svg");
+    let out = ok(&[
+        "calibrate",
+        "--from",
+        H100_RESULTS,
+        "--plot",
+        s(&cal),
+        "--format",
+        "md",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("NVIDIA H100 80GB HBM3: DRAM 3.08 TB/s (92 % of datasheet)"));
+    assert_eq!(lines[2], format!("![measured roofs]({})", s(&cal)));
+    assert!(cal.is_file());
+}
+
+#[test]
+fn plot_with_an_unknown_extension_is_exit_2_before_any_work() {
+    let dir = tmp();
+    let pdf = dir.path().join("roof.pdf");
+    for args in [
+        vec!["ncu", BF16_GEMM, "--gpu", "h100-sxm", "--plot", s(&pdf)],
+        vec!["calibrate", "--from", H100_RESULTS, "--plot", s(&pdf)],
+        // Checked before the (long) live run: no nvcc is looked for.
+        vec!["calibrate", "--plot", s(&pdf)],
+    ] {
+        let (code, out, err) = common::rooftrace(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed a report");
+        let want = format!(
+            "--plot {}: unknown image type; give a file name ending in .svg or .png",
+            pdf.display()
+        );
+        assert!(err.contains(&want), "{args:?}: {err}");
+    }
+    assert!(!pdf.exists());
+}
+
+#[test]
+fn top_sets_the_labelled_kernels_capped_at_ten() {
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    let labels = |top: &str| {
+        ok(&[
+            "ncu",
+            SGEMM_A100,
+            "--gpu",
+            "a100-40gb",
+            "--top",
+            top,
+            "--plot",
+            s(&svg),
+        ]);
+        std::fs::read_to_string(&svg)
+            .unwrap()
+            .matches(" lost)")
+            .count()
+    };
+    // Three launches: --top 1 labels the one losing most (gemm_v1, 29.8 s),
+    // the default --top 20 and --top 0 (= all, capped at 10) label all three.
+    assert_eq!(labels("1"), 1);
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("gemm_v1&lt;float&gt;(flo…t, int, int) (29.8 s lost)"));
+    assert_eq!(labels("20"), 3);
+    assert_eq!(labels("0"), 3);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(0), 10);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(25), 10);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(4), 4);
 }
