@@ -7,7 +7,6 @@ use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig};
 use crate::nsys::{export::resolve_export, read_timeline};
 use crate::report::gaps::{render, RenderOptions};
-use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 
@@ -56,8 +55,8 @@ pub fn run(args: GapsArgs) -> anyhow::Result<()> {
         bar.set_length(total);
         bar.set_position(done);
     };
-    let timeline = read_timeline(&sqlite, cfg.nvtx.is_some(), &progress)
-        .with_context(|| format!("reading {}", args.input.display()))?;
+    // NsysError names the file and table already.
+    let timeline = read_timeline(&sqlite, cfg.nvtx.is_some(), &progress)?;
     bar.finish_and_clear();
 
     let report = analyze(&timeline, &cfg);

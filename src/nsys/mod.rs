@@ -11,6 +11,7 @@
 pub mod export;
 mod read;
 mod schema;
+pub mod synth;
 
 pub use read::{read_timeline, ReadProgress};
 pub use schema::{Schema, SchemaFlavor};

@@ -50,11 +50,11 @@ pub fn verdict(r: &GapReport) -> String {
         Some(rr) if !rr.instances.is_empty() => {
             let idle: i64 = rr.instances.iter().map(|i| i.idle_ns).sum();
             let head = format!(
-                "{}/instance GPU idle (median of {} `{}` ranges, window {})",
-                duration_ns(rr.idle_ns.median as f64),
-                rr.instances.len(),
+                "GPU idle {} per `{}` range (median of {}, GPU window {})",
+                dur(rr.idle_ns.median),
                 rr.pattern,
-                duration_ns(rr.gpu_window_ns.median as f64)
+                rr.instances.len(),
+                dur(rr.gpu_window_ns.median)
             );
             return with_reason(head, idle, &rr.classes);
         }

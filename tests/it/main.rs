@@ -2,3 +2,4 @@
 //! live in `tests/it/snapshots/`.
 
 mod common;
+mod gaps;
