@@ -37,6 +37,11 @@ pub const HIST_EDGES_NS: [i64; 20] = [
     1_000_000_000,
 ];
 
+/// A top-gap candidate in the min-heap: (duration, reverse (pid, device,
+/// start) so earlier gaps win ties, index of the op before, index of the op
+/// after, class index).
+type TopEntry = std::cmp::Reverse<(i64, std::cmp::Reverse<(u32, u16, i64)>, usize, usize, usize)>;
+
 /// What to analyse and how (plain config, no CLI types).
 #[derive(Debug, Clone)]
 pub struct GapConfig {
@@ -233,9 +238,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
         })
         .collect();
     // Min-heap of the `top` longest gaps: (duration, reverse start order, payload).
-    let mut heap: BinaryHeap<
-        std::cmp::Reverse<(i64, std::cmp::Reverse<(u32, u16, i64)>, usize, usize, usize)>,
-    > = BinaryHeap::new();
+    let mut heap: BinaryHeap<TopEntry> = BinaryHeap::new();
     let mut n_ops = 0u64;
     let mut next_offset = 0usize;
 

@@ -270,7 +270,7 @@ impl Timeline {
             NameRef::UNKNOWN => "?",
             NameRef::MEMSET => "memset",
             NameRef::GRAPH => "graph",
-            NameRef(x) if x >= u32::MAX - 31 && x <= u32::MAX - 16 => {
+            NameRef(x) if (u32::MAX - 31..=u32::MAX - 16).contains(&x) => {
                 memcpy_kind_name((u32::MAX - 16 - x) as u8)
             }
             NameRef(x) => self.strings.get(&x).map(String::as_str).unwrap_or("?"),

@@ -7,9 +7,9 @@ use super::schema::{classify_open_error, Schema};
 use super::*;
 use rusqlite::types::ValueRef;
 use rusqlite::{Connection, OpenFlags, Row};
-use std::collections::HashSet;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Progress callback: `(rows read so far, rows expected)`, called from the
 /// reading threads every few thousand rows.
@@ -59,35 +59,136 @@ pub fn read_timeline(
     for t in &api_tables {
         schema.require(path, t, &["start", "end", "correlationId", "nameId"])?;
     }
-    let mut expected = 0u64;
-    for t in op_tables
-        .iter()
-        .map(|(t, _)| *t)
-        .chain(api_tables.iter().copied())
-    {
-        expected += max_rowid(&conn, path, t)?;
+    let host = read_host_small(&conn, path, &schema, want_nvtx)?;
+
+    // Every activity table is cut into rowid ranges; a pool of threads, each
+    // with its own read-only connection, reads them into compact structs.
+    let mut chunks = Vec::new();
+    for (t, kind) in &op_tables {
+        let (lo, hi) = rowid_range(&conn, path, t)?;
+        push_chunks(&mut chunks, t, Some(*kind), lo, hi);
     }
+    for t in &api_tables {
+        let (lo, hi) = rowid_range(&conn, path, t)?;
+        push_chunks(&mut chunks, t, None, lo, hi);
+    }
+    let expected: u64 = chunks.iter().map(|c| c.hi - c.lo).sum::<i64>().max(0) as u64;
     let done = AtomicU64::new(0);
     let tick = |n: u64| {
         let d = done.fetch_add(n, Ordering::Relaxed) + n;
         progress(d.min(expected), expected);
     };
-
-    let (ops_result, rest) = std::thread::scope(|s| {
-        let gpu = s.spawn(|| -> Result<GpuRead, NsysError> {
-            let c = open(path)?;
-            let mut r = GpuRead::default();
-            for (t, kind) in &op_tables {
-                read_ops(&c, path, &schema, t, *kind, &mut r, &tick)?;
+    // Rows land directly in two buffers sized by rowid span, one slot per
+    // chunk, and are compacted afterwards: no per-chunk vectors, no copy of
+    // the whole, a peak of one op and one call struct per row.
+    let slot_len = |c: &Chunk| (c.hi - c.lo) as usize;
+    let op_rows: usize = chunks
+        .iter()
+        .filter(|c| c.kind.is_some())
+        .map(slot_len)
+        .sum();
+    let api_rows_total: usize = chunks
+        .iter()
+        .filter(|c| c.kind.is_none())
+        .map(slot_len)
+        .sum();
+    let mut ops_buf = vec![EMPTY_OP; op_rows];
+    let mut api_buf = vec![EMPTY_API; api_rows_total];
+    let mut filled: Vec<(usize, u64)> = vec![(0, 0); chunks.len()];
+    let mut chunk_syncs: Vec<SyncCall> = Vec::new();
+    {
+        let mut op_rest: &mut [GpuOp] = &mut ops_buf;
+        let mut api_rest: &mut [ApiCall] = &mut api_buf;
+        let mut slots: Vec<Mutex<Slot>> = Vec::with_capacity(chunks.len());
+        for c in &chunks {
+            let n = slot_len(c);
+            if c.kind.is_some() {
+                let (a, b) = std::mem::take(&mut op_rest).split_at_mut(n);
+                slots.push(Mutex::new(Slot::Ops(a)));
+                op_rest = b;
+            } else {
+                let (a, b) = std::mem::take(&mut api_rest).split_at_mut(n);
+                slots.push(Mutex::new(Slot::Api(a)));
+                api_rest = b;
             }
-            Ok(r)
-        });
-        let rest = read_host(&conn, path, &schema, &api_tables, want_nvtx, &tick);
-        let ops = gpu.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (ops, rest)
-    });
-    let mut gpu = ops_result?;
-    let host = rest?;
+        }
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<ChunkResult>> = Mutex::new(Vec::new());
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, 8)
+            .min(chunks.len().max(1));
+        let worker = || -> Result<(), NsysError> {
+            let c = open(path)?;
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(ch) = chunks.get(i) else {
+                    return Ok(());
+                };
+                let mut slot = slots[i].lock().unwrap_or_else(|p| p.into_inner());
+                let (n, bad, syncs) = match &mut *slot {
+                    Slot::Ops(buf) => {
+                        let kind = ch.kind.unwrap_or(OpKind::Kernel);
+                        let (n, bad) = read_ops(&c, path, &schema, ch, kind, buf, &tick)?;
+                        (n, bad, Vec::new())
+                    }
+                    Slot::Api(buf) => {
+                        let (n, syncs) = read_api(&c, path, &schema, ch, &host, buf, &tick)?;
+                        (n, 0, syncs)
+                    }
+                };
+                results
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, n, bad, syncs));
+            }
+        };
+        std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect::<Result<Vec<()>, NsysError>>()
+        })?;
+        for (i, n, bad, syncs) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            filled[i] = (n, bad);
+            chunk_syncs.extend(syncs);
+        }
+    }
+    let (mut op_at, mut op_to, mut api_at, mut api_to) = (0usize, 0usize, 0usize, 0usize);
+    let mut gpu = GpuRead::default();
+    let mut skipped: Vec<(&str, u64)> = Vec::new();
+    for (c, &(n, bad)) in chunks.iter().zip(&filled) {
+        if c.kind.is_some() {
+            ops_buf.copy_within(op_at..op_at + n, op_to);
+            op_at += slot_len(c);
+            op_to += n;
+            if c.kind == Some(OpKind::Graph) {
+                gpu.graph_rows += n as u64;
+            }
+        } else {
+            api_buf.copy_within(api_at..api_at + n, api_to);
+            api_at += slot_len(c);
+            api_to += n;
+        }
+        if bad > 0 {
+            match skipped.iter_mut().find(|s| s.0 == c.table) {
+                Some(s) => s.1 += bad,
+                None => skipped.push((c.table, bad)),
+            }
+        }
+    }
+    ops_buf.truncate(op_to);
+    api_buf.truncate(api_to);
+    gpu.ops = ops_buf;
+    let api_rows = api_buf;
+    let mut syncs = host.syncs.clone();
+    syncs.extend(chunk_syncs);
+    for (table, bad) in skipped {
+        gpu.diagnostics.push(format!(
+            "{table}: skipped {bad} rows with a NULL start/end or end before start"
+        ));
+    }
     if gpu.ops.is_empty() {
         return Err(NsysError::NoGpuActivity {
             path: path.to_path_buf(),
@@ -101,7 +202,7 @@ pub fn read_timeline(
     let mut diagnostics = gpu.diagnostics;
     diagnostics.extend(host.diagnostics);
 
-    let mut api = host.api;
+    let mut api = api_rows;
     api.sort_unstable_by_key(|a| {
         (
             a.pid,
@@ -122,12 +223,24 @@ pub fn read_timeline(
         .count() as u64;
 
     join_ops_to_api(&mut gpu.ops, &api);
-    gpu.ops
-        .sort_unstable_by_key(|o| (o.pid, o.device, o.start_ns, o.end_ns));
+    gpu.ops.sort_unstable_by_key(op_order);
 
+    // Node-traced graphs: kernels whose launching call is a graph launch.
+    let graph_node_ops = if graph_launches > 0 {
+        gpu.ops
+            .iter()
+            .filter(|o| o.kind != OpKind::Graph && o.api != NO_API)
+            .filter(|o| {
+                host.graph_launch_names
+                    .contains(&api[o.api as usize].name.0)
+            })
+            .count()
+    } else {
+        0
+    };
     let graph_trace = if gpu.graph_rows > 0 {
         GraphTrace::Graph
-    } else if gpu.graph_node_ops > 0 {
+    } else if graph_node_ops > 0 {
         GraphTrace::Node
     } else {
         GraphTrace::None
@@ -137,10 +250,9 @@ pub fn read_timeline(
             "{graph_launches} CUDA graph launches but neither node kernels nor whole-graph rows: their GPU work is missing from the export"
         ));
     }
-    let mut syncs = host.syncs;
     syncs.sort_unstable();
     let mut nvtx = host.nvtx;
-    nvtx.sort_by(|a, b| (a.pid, a.start_ns, a.end_ns).cmp(&(b.pid, b.start_ns, b.end_ns)));
+    nvtx.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
     Ok(Timeline {
         info,
         ops: gpu.ops,
@@ -167,7 +279,7 @@ fn open(path: &Path) -> Result<Connection, NsysError> {
     .map_err(|e| classify_open_error(e, path))?;
     // Larger page cache and memory-mapped reads; both only affect this
     // connection.
-    let _ = conn.execute_batch("PRAGMA cache_size = -65536; PRAGMA mmap_size = 1073741824;");
+    let _ = conn.execute_batch("PRAGMA cache_size = -16384;");
     Ok(conn)
 }
 
@@ -194,11 +306,74 @@ fn sql_err<'a>(path: &'a Path, table: &str) -> impl Fn(rusqlite::Error) -> NsysE
     }
 }
 
-fn max_rowid(conn: &Connection, path: &Path, table: &str) -> Result<u64, NsysError> {
-    conn.query_row(&format!("SELECT max(rowid) FROM \"{table}\""), [], |r| {
-        r.get::<_, Option<i64>>(0)
+/// What a worker reports for one chunk: (chunk index, rows kept, rows
+/// skipped, sync calls found).
+type ChunkResult = (usize, usize, u64, Vec<SyncCall>);
+
+/// A chunk's place in the output buffers.
+enum Slot<'a> {
+    Ops(&'a mut [GpuOp]),
+    Api(&'a mut [ApiCall]),
+}
+
+const EMPTY_OP: GpuOp = GpuOp {
+    start_ns: 0,
+    end_ns: 0,
+    pid: 0,
+    stream: 0,
+    correlation_id: 0,
+    name: NameRef::UNKNOWN,
+    api: NO_API,
+    device: 0,
+    kind: OpKind::Kernel,
+};
+
+const EMPTY_API: ApiCall = ApiCall {
+    start_ns: 0,
+    end_ns: 0,
+    pid: 0,
+    tid: 0,
+    correlation_id: 0,
+    name: NameRef::UNKNOWN,
+};
+
+/// Rows per chunk handed to one reader thread.
+const CHUNK_ROWS: i64 = 1 << 19;
+
+/// A rowid range `[lo, hi)` of one table.
+struct Chunk {
+    table: &'static str,
+    /// `Some` for GPU activity tables, `None` for API tables.
+    kind: Option<OpKind>,
+    lo: i64,
+    hi: i64,
+}
+
+fn push_chunks(out: &mut Vec<Chunk>, table: &'static str, kind: Option<OpKind>, lo: i64, hi: i64) {
+    let mut a = lo;
+    while a < hi {
+        let b = (a + CHUNK_ROWS).min(hi);
+        out.push(Chunk {
+            table,
+            kind,
+            lo: a,
+            hi: b,
+        });
+        a = b;
+    }
+}
+
+/// `[min rowid, max rowid + 1)` of a table (empty for an empty table).
+fn rowid_range(conn: &Connection, path: &Path, table: &str) -> Result<(i64, i64), NsysError> {
+    conn.query_row(
+        &format!("SELECT min(rowid), max(rowid) FROM \"{table}\""),
+        [],
+        |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
+    )
+    .map(|(lo, hi)| match (lo, hi) {
+        (Some(lo), Some(hi)) => (lo, hi + 1),
+        _ => (0, 0),
     })
-    .map(|v| v.unwrap_or(0).max(0) as u64)
     .map_err(sql_err(path, table))
 }
 
@@ -215,7 +390,6 @@ fn int(row: &Row, i: usize) -> Option<i64> {
 struct GpuRead {
     ops: Vec<GpuOp>,
     graph_rows: u64,
-    graph_node_ops: u64,
     diagnostics: Vec<String>,
 }
 
@@ -231,41 +405,65 @@ fn read_ops(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
-    table: &str,
+    ch: &Chunk,
     kind: OpKind,
-    out: &mut GpuRead,
+    buf: &mut [GpuOp],
     tick: &(dyn Fn(u64) + Sync),
-) -> Result<(), NsysError> {
+) -> Result<(usize, u64), NsysError> {
+    let table = ch.table;
     let name_col = match kind {
         OpKind::Kernel if schema.has_column(table, "shortName") => "shortName".to_string(),
         OpKind::Kernel => col_or_null(schema, table, "demangledName"),
         OpKind::Memcpy => col_or_null(schema, table, "copyKind"),
         _ => "NULL".to_string(),
     };
+    let zero_if_absent = |c: &str| {
+        if schema.has_column(table, c) {
+            format!("coalesce(\"{c}\", 0)")
+        } else {
+            "0".to_string()
+        }
+    };
+    // Ids are packed in SQL (device << 32 | stream, pid << 32 |
+    // correlationId with pid = (globalPid >> 24) & 0xFFFFFF): fewer result
+    // columns, fewer per-row API calls.
     let sql = format!(
-        "SELECT rowid, start, \"end\", deviceId, streamId, {}, {}, {}, {} FROM \"{table}\"",
-        col_or_null(schema, table, "globalPid"),
-        col_or_null(schema, table, "correlationId"),
+        "SELECT start, \"end\", (deviceId << 32) | (streamId & 4294967295), \
+         (({} >> 24) & 16777215) << 32 | ({} & 4294967295), {} FROM \"{table}\" \
+         WHERE rowid >= ?1 AND rowid < ?2",
+        zero_if_absent("globalPid"),
+        zero_if_absent("correlationId"),
         name_col,
-        col_or_null(schema, table, "graphNodeId"),
     );
     let err = sql_err(path, table);
-    let mut st = conn.prepare(&sql).map_err(&err)?;
-    let mut rows = st.query([]).map_err(&err)?;
-    let (mut bad, mut n) = (0u64, 0u64);
-    let bad_value = |rowid: i64, what: String| NsysError::BadValue {
-        path: path.to_path_buf(),
-        table: table.to_string(),
-        rowid,
-        what,
+    let mut st = conn.prepare_cached(&sql).map_err(&err)?;
+    let mut rows = st.query([ch.lo, ch.hi]).map_err(&err)?;
+    let (mut n, mut kept, mut bad) = (0u64, 0usize, 0u64);
+    let bad_value = |ordinal: u64, what: &str| {
+        // The rowid is looked up only for the error message.
+        let rowid = conn
+            .query_row(
+                &format!(
+                    "SELECT rowid FROM \"{table}\" WHERE rowid >= ?1 LIMIT 1 OFFSET {}",
+                    ordinal.saturating_sub(1)
+                ),
+                [ch.lo],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap_or(-1);
+        NsysError::BadValue {
+            path: path.to_path_buf(),
+            table: table.to_string(),
+            rowid,
+            what: what.to_string(),
+        }
     };
     while let Some(row) = rows.next().map_err(&err)? {
         n += 1;
         if n % PROGRESS_EVERY == 0 {
             tick(PROGRESS_EVERY);
         }
-        let rowid = int(row, 0).unwrap_or(0);
-        let (Some(start), Some(end)) = (int(row, 1), int(row, 2)) else {
+        let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) else {
             bad += 1;
             continue;
         };
@@ -273,63 +471,121 @@ fn read_ops(
             bad += 1;
             continue;
         }
-        let device = int(row, 3).ok_or_else(|| bad_value(rowid, "deviceId is NULL".into()))?;
-        let device = u16::try_from(device)
-            .map_err(|_| bad_value(rowid, format!("deviceId {device} out of range")))?;
-        let stream = int(row, 4).unwrap_or(0) as u32;
-        let pid = int(row, 5).map(pid_of).unwrap_or(0);
-        let correlation_id = int(row, 6).unwrap_or(0) as u32;
+        let dev_stream = int(row, 2).ok_or_else(|| bad_value(n, "deviceId or streamId is NULL"))?;
+        let device = u16::try_from(dev_stream >> 32)
+            .map_err(|_| bad_value(n, &format!("deviceId {} out of range", dev_stream >> 32)))?;
+        let pid_corr = int(row, 3).unwrap_or(0) as u64;
         let name = match kind {
-            OpKind::Kernel => int(row, 7)
+            OpKind::Kernel => int(row, 4)
                 .map(|v| NameRef(v as u32))
                 .unwrap_or(NameRef::UNKNOWN),
-            OpKind::Memcpy => NameRef::memcpy(int(row, 7).unwrap_or(0).clamp(0, 15) as u8),
+            OpKind::Memcpy => NameRef::memcpy(int(row, 4).unwrap_or(0).clamp(0, 15) as u8),
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
         };
-        if kind == OpKind::Graph {
-            out.graph_rows += 1;
-        } else if int(row, 8).is_some() {
-            out.graph_node_ops += 1;
-        }
-        out.ops.push(GpuOp {
+        let Some(slot) = buf.get_mut(kept) else {
+            break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
+        };
+        kept += 1;
+        *slot = GpuOp {
             start_ns: start,
             end_ns: end,
-            pid,
-            stream,
-            correlation_id,
+            pid: (pid_corr >> 32) as u32,
+            stream: dev_stream as u32,
+            correlation_id: pid_corr as u32,
             name,
             api: NO_API,
             device,
             kind,
-        });
+        };
     }
     tick(n % PROGRESS_EVERY);
-    if bad > 0 {
-        out.diagnostics.push(format!(
-            "{table}: skipped {bad} rows with a NULL start/end or end before start"
-        ));
-    }
-    Ok(())
+    Ok((kept, bad))
 }
 
-#[derive(Default)]
-struct HostRead {
-    api: Vec<ApiCall>,
-    syncs: Vec<SyncCall>,
-    nvtx: Vec<NvtxRange>,
-    strings: HashMap<u32, String>,
-    graph_launch_names: HashSet<u32>,
-    diagnostics: Vec<String>,
-}
-
-fn read_host(
+/// Runtime/driver rows of one chunk: launches go to `api`, sync calls to `syncs`.
+fn read_api(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
-    api_tables: &[&str],
-    want_nvtx: bool,
+    ch: &Chunk,
+    host: &HostRead,
+    buf: &mut [ApiCall],
     tick: &(dyn Fn(u64) + Sync),
+) -> Result<(usize, Vec<SyncCall>), NsysError> {
+    let table = ch.table;
+    let gtid = if schema.has_column(table, "globalTid") {
+        "coalesce(globalTid, 0)"
+    } else {
+        "0"
+    };
+    // correlationId << 32 | nameId in one column (see read_ops).
+    let sql = format!(
+        "SELECT start, \"end\", {gtid}, (coalesce(correlationId, 0) << 32) | (nameId & 4294967295) \
+         FROM \"{table}\" WHERE rowid >= ?1 AND rowid < ?2"
+    );
+    let err = sql_err(path, table);
+    let mut st = conn.prepare_cached(&sql).map_err(&err)?;
+    let mut rows = st.query([ch.lo, ch.hi]).map_err(&err)?;
+    let (mut n, mut kept) = (0u64, 0usize);
+    let mut syncs = Vec::new();
+    while let Some(row) = rows.next().map_err(&err)? {
+        n += 1;
+        if n % PROGRESS_EVERY == 0 {
+            tick(PROGRESS_EVERY);
+        }
+        let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) else {
+            continue;
+        };
+        let gtid = int(row, 2).unwrap_or(0);
+        let corr_name = int(row, 3).unwrap_or(0) as u64;
+        let name = corr_name as u32;
+        if host.sync_names.contains(&name) {
+            syncs.push(SyncCall {
+                pid: pid_of(gtid),
+                start_ns: start,
+                end_ns: end.max(start),
+            });
+            continue;
+        }
+        let correlation_id = (corr_name >> 32) as u32;
+        if correlation_id == 0 {
+            continue;
+        }
+        let Some(slot) = buf.get_mut(kept) else {
+            break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
+        };
+        kept += 1;
+        *slot = ApiCall {
+            start_ns: start,
+            end_ns: end.max(start),
+            pid: pid_of(gtid),
+            tid: tid_of(gtid),
+            correlation_id,
+            name: NameRef(name),
+        };
+    }
+    tick(n % PROGRESS_EVERY);
+    Ok((kept, syncs))
+}
+
+/// Small host-side tables read before the pool: StringIds (and which names
+/// are sync calls or graph launches), the SYNCHRONIZATION table, NVTX.
+#[derive(Default)]
+struct HostRead {
+    syncs: Vec<SyncCall>,
+    nvtx: Vec<NvtxRange>,
+    strings: HashMap<u32, String>,
+    sync_names: NameSet,
+    graph_launch_names: NameSet,
+    diagnostics: Vec<String>,
+}
+
+fn read_host_small(
+    conn: &Connection,
+    path: &Path,
+    schema: &Schema,
+    want_nvtx: bool,
 ) -> Result<HostRead, NsysError> {
     let mut h = HostRead::default();
     if schema.has_table("StringIds") {
@@ -346,60 +602,10 @@ fn read_host(
             }
         }
     }
-    let sync_names: HashSet<u32> = h
-        .strings
-        .iter()
-        .filter(|(_, v)| is_sync_name(v))
-        .map(|(k, _)| *k)
-        .collect();
-    h.graph_launch_names = h
-        .strings
-        .iter()
-        .filter(|(_, v)| v.starts_with("cu") && v.contains("GraphLaunch"))
-        .map(|(k, _)| *k)
-        .collect();
-
-    for table in api_tables {
-        let tid_col = col_or_null(schema, table, "globalTid");
-        let sql =
-            format!("SELECT start, \"end\", {tid_col}, correlationId, nameId FROM \"{table}\"");
-        let err = sql_err(path, table);
-        let mut st = conn.prepare(&sql).map_err(&err)?;
-        let mut rows = st.query([]).map_err(&err)?;
-        let mut n = 0u64;
-        while let Some(row) = rows.next().map_err(&err)? {
-            n += 1;
-            if n % PROGRESS_EVERY == 0 {
-                tick(PROGRESS_EVERY);
-            }
-            let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) else {
-                continue;
-            };
-            let gtid = int(row, 2).unwrap_or(0);
-            let name = int(row, 4).map(|v| v as u32).unwrap_or(u32::MAX);
-            if sync_names.contains(&name) {
-                h.syncs.push(SyncCall {
-                    pid: pid_of(gtid),
-                    start_ns: start,
-                    end_ns: end.max(start),
-                });
-                continue;
-            }
-            let correlation_id = int(row, 3).unwrap_or(0) as u32;
-            if correlation_id == 0 {
-                continue;
-            }
-            h.api.push(ApiCall {
-                start_ns: start,
-                end_ns: end.max(start),
-                pid: pid_of(gtid),
-                tid: tid_of(gtid),
-                correlation_id,
-                name: NameRef(name),
-            });
-        }
-        tick(n % PROGRESS_EVERY);
-    }
+    h.sync_names = NameSet::matching(&h.strings, is_sync_name);
+    h.graph_launch_names = NameSet::matching(&h.strings, |v| {
+        v.starts_with("cu") && v.contains("GraphLaunch")
+    });
 
     if schema.has_table(SYNC) {
         schema.require(path, SYNC, &["start", "end"])?;
@@ -428,6 +634,29 @@ fn read_host(
             .push("no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`".into());
     }
     Ok(h)
+}
+
+/// A set of `StringIds` ids, as a bitmap: looked up once per runtime row.
+#[derive(Default)]
+struct NameSet(Vec<bool>);
+
+impl NameSet {
+    fn matching(strings: &HashMap<u32, String>, f: impl Fn(&str) -> bool) -> NameSet {
+        let ids: Vec<u32> = strings
+            .iter()
+            .filter(|(_, v)| f(v))
+            .map(|(k, _)| *k)
+            .collect();
+        let mut bits = vec![false; ids.iter().max().map_or(0, |m| *m as usize + 1)];
+        for i in ids {
+            bits[i as usize] = true;
+        }
+        NameSet(bits)
+    }
+
+    fn contains(&self, id: &u32) -> bool {
+        self.0.get(*id as usize).copied().unwrap_or(false)
+    }
 }
 
 /// `cudaDeviceSynchronize`, `cudaStreamSynchronize_v3020`, `cuCtxSynchronize`, …
@@ -488,22 +717,52 @@ fn read_nvtx(
     Ok(())
 }
 
+/// Sort key (pid, device, start) packed in one integer: one comparison per
+/// step instead of a tuple's three.
+fn op_order(o: &GpuOp) -> u128 {
+    (u128::from(o.pid) << 80)
+        | (u128::from(o.device) << 64)
+        | u128::from((o.start_ns as u64) ^ (1 << 63))
+}
+
 /// Sets `op.api` for every op whose (pid, correlationId) has an API call.
 /// `api` is sorted by (pid, correlation id) and deduplicated.
 fn join_ops_to_api(ops: &mut [GpuOp], api: &[ApiCall]) {
-    ops.sort_unstable_by_key(|o| (o.pid, o.correlation_id));
-    let mut j = 0usize;
+    // Per process, correlation ids are dense counters: a direct index
+    // (corr - min -> call) makes the join O(1) per op without sorting the
+    // ops; sparse ranges fall back to binary search.
+    let mut index: HashMap<u32, (u32, Vec<u32>)> = HashMap::new();
+    let mut next_first = 0usize;
+    for group in api.chunk_by(|a, b| a.pid == b.pid) {
+        let first = next_first;
+        next_first += group.len();
+        let (lo, hi) = (
+            group[0].correlation_id,
+            group[group.len() - 1].correlation_id,
+        );
+        let span = (hi - lo) as usize + 1;
+        if span <= 4 * group.len() + 1024 {
+            let mut v = vec![NO_API; span];
+            for (k, a) in group.iter().enumerate() {
+                v[(a.correlation_id - lo) as usize] = (first + k) as u32;
+            }
+            index.insert(group[0].pid, (lo, v));
+        }
+    }
     for op in ops.iter_mut() {
         if op.correlation_id == 0 {
             continue;
         }
-        let key = (op.pid, op.correlation_id);
-        while j < api.len() && (api[j].pid, api[j].correlation_id) < key {
-            j += 1;
-        }
-        if j < api.len() && (api[j].pid, api[j].correlation_id) == key {
-            op.api = j as u32;
-        }
+        op.api = match index.get(&op.pid) {
+            Some((lo, v)) => op
+                .correlation_id
+                .checked_sub(*lo)
+                .and_then(|k| v.get(k as usize).copied())
+                .unwrap_or(NO_API),
+            None => api
+                .binary_search_by_key(&(op.pid, op.correlation_id), |a| (a.pid, a.correlation_id))
+                .map_or(NO_API, |k| k as u32),
+        };
     }
 }
 

@@ -474,7 +474,7 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
         ct.to_markdown(),
         format!("### Devices\n\n{}", devices_table(r).to_markdown()),
     ];
-    if let Some((t, more)) = ranges_table(r, o.rows.max(1).min(50)) {
+    if let Some((t, more)) = ranges_table(r, if o.rows == 0 { 50 } else { o.rows.min(50) }) {
         let note = if more > 0 {
             format!("\n_{more} more ranges in the JSON report._\n")
         } else {
