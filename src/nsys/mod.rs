@@ -9,6 +9,7 @@
 //! running `nsys export`.
 
 pub mod export;
+mod raw;
 mod read;
 mod schema;
 pub mod synth;

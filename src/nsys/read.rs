@@ -3,6 +3,7 @@
 //! displayed, and sorting and joining happen in Rust. GPU activity is read on
 //! a second thread while the main thread reads API calls and NVTX ranges.
 
+use super::raw::RawStmt;
 use super::schema::{classify_open_error, Schema};
 use super::*;
 use rusqlite::types::ValueRef;
@@ -436,8 +437,9 @@ fn read_ops(
         name_col,
     );
     let err = sql_err(path, table);
-    let mut st = conn.prepare_cached(&sql).map_err(&err)?;
-    let mut rows = st.query([ch.lo, ch.hi]).map_err(&err)?;
+    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    row.bind(1, ch.lo).map_err(&err)?;
+    row.bind(2, ch.hi).map_err(&err)?;
     let (mut n, mut kept, mut bad) = (0u64, 0usize, 0u64);
     let bad_value = |ordinal: u64, what: &str| {
         // The rowid is looked up only for the error message.
@@ -458,12 +460,12 @@ fn read_ops(
             what: what.to_string(),
         }
     };
-    while let Some(row) = rows.next().map_err(&err)? {
+    while row.step().map_err(&err)? {
         n += 1;
         if n % PROGRESS_EVERY == 0 {
             tick(PROGRESS_EVERY);
         }
-        let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) else {
+        let (Some(start), Some(end)) = (row.int(0), row.int(1)) else {
             bad += 1;
             continue;
         };
@@ -471,15 +473,18 @@ fn read_ops(
             bad += 1;
             continue;
         }
-        let dev_stream = int(row, 2).ok_or_else(|| bad_value(n, "deviceId or streamId is NULL"))?;
+        let dev_stream = row
+            .int(2)
+            .ok_or_else(|| bad_value(n, "deviceId or streamId is NULL"))?;
         let device = u16::try_from(dev_stream >> 32)
             .map_err(|_| bad_value(n, &format!("deviceId {} out of range", dev_stream >> 32)))?;
-        let pid_corr = int(row, 3).unwrap_or(0) as u64;
+        let pid_corr = row.int_or_zero(3) as u64;
         let name = match kind {
-            OpKind::Kernel => int(row, 4)
+            OpKind::Kernel => row
+                .int(4)
                 .map(|v| NameRef(v as u32))
                 .unwrap_or(NameRef::UNKNOWN),
-            OpKind::Memcpy => NameRef::memcpy(int(row, 4).unwrap_or(0).clamp(0, 15) as u8),
+            OpKind::Memcpy => NameRef::memcpy(row.int(4).unwrap_or(0).clamp(0, 15) as u8),
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
         };
@@ -521,24 +526,25 @@ fn read_api(
     };
     // correlationId << 32 | nameId in one column (see read_ops).
     let sql = format!(
-        "SELECT start, \"end\", {gtid}, (coalesce(correlationId, 0) << 32) | (nameId & 4294967295) \
+        "SELECT start, \"end\", {gtid}, (coalesce(correlationId, 0) << 32) | (coalesce(nameId, 4294967295) & 4294967295) \
          FROM \"{table}\" WHERE rowid >= ?1 AND rowid < ?2"
     );
     let err = sql_err(path, table);
-    let mut st = conn.prepare_cached(&sql).map_err(&err)?;
-    let mut rows = st.query([ch.lo, ch.hi]).map_err(&err)?;
+    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    row.bind(1, ch.lo).map_err(&err)?;
+    row.bind(2, ch.hi).map_err(&err)?;
     let (mut n, mut kept) = (0u64, 0usize);
     let mut syncs = Vec::new();
-    while let Some(row) = rows.next().map_err(&err)? {
+    while row.step().map_err(&err)? {
         n += 1;
         if n % PROGRESS_EVERY == 0 {
             tick(PROGRESS_EVERY);
         }
-        let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) else {
+        let (Some(start), Some(end)) = (row.int(0), row.int(1)) else {
             continue;
         };
-        let gtid = int(row, 2).unwrap_or(0);
-        let corr_name = int(row, 3).unwrap_or(0) as u64;
+        let gtid = row.int_or_zero(2);
+        let corr_name = row.int_or_zero(3) as u64;
         let name = corr_name as u32;
         if host.sync_names.contains(&name) {
             syncs.push(SyncCall {
