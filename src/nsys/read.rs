@@ -364,18 +364,20 @@ fn push_chunks(out: &mut Vec<Chunk>, table: &'static str, kind: Option<OpKind>, 
     }
 }
 
-/// `[min rowid, max rowid + 1)` of a table (empty for an empty table).
+/// `[min rowid, max rowid + 1)` of a table (empty for an empty table). Two
+/// queries: `min` and `max` together would scan the table, each alone is a
+/// b-tree lookup.
 fn rowid_range(conn: &Connection, path: &Path, table: &str) -> Result<(i64, i64), NsysError> {
-    conn.query_row(
-        &format!("SELECT min(rowid), max(rowid) FROM \"{table}\""),
-        [],
-        |r| Ok((r.get::<_, Option<i64>>(0)?, r.get::<_, Option<i64>>(1)?)),
-    )
-    .map(|(lo, hi)| match (lo, hi) {
+    let one = |f: &str| {
+        conn.query_row(&format!("SELECT {f}(rowid) FROM \"{table}\""), [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .map_err(sql_err(path, table))
+    };
+    Ok(match (one("min")?, one("max")?) {
         (Some(lo), Some(hi)) => (lo, hi + 1),
         _ => (0, 0),
     })
-    .map_err(sql_err(path, table))
 }
 
 /// An integer cell, `None` for NULL (and for non-integer values).
