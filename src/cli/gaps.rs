@@ -62,6 +62,7 @@ pub fn parse_duration_ns(s: &str) -> Result<i64, String> {
         "ms" => 1e6,
         "s" => 1e9,
         "" if v == 0.0 => 1.0,
+        "" => return Err(format!("`{s}` needs a unit: ns, us, ms or s (e.g. 5us)")),
         u => return Err(format!("unknown unit `{u}` in `{s}`; use ns, us, ms or s")),
     };
     Ok((v * scale).round() as i64)

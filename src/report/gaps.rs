@@ -179,7 +179,7 @@ fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
             "before",
             "after",
             "API call",
-            "call start→gap",
+            "call start − gap start",
         ],
         &[5, 6, 7, 8],
     );
