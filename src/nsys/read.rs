@@ -422,17 +422,15 @@ fn read_ops(
     };
     let zero_if_absent = |c: &str| {
         if schema.has_column(table, c) {
-            format!("coalesce(\"{c}\", 0)")
+            format!("\"{c}\"")
         } else {
             "0".to_string()
         }
     };
-    // Ids are packed in SQL (device << 32 | stream, pid << 32 |
-    // correlationId with pid = (globalPid >> 24) & 0xFFFFFF): fewer result
-    // columns, fewer per-row API calls.
+    // Plain columns: SQL expressions (packing ids, coalesce) cost more VDBE
+    // time per row than the extra column reads they would save.
     let sql = format!(
-        "SELECT start, \"end\", (deviceId << 32) | (streamId & 4294967295), \
-         (({} >> 24) & 16777215) << 32 | ({} & 4294967295), {} FROM \"{table}\" \
+        "SELECT start, \"end\", deviceId, streamId, {}, {}, {} FROM \"{table}\" \
          WHERE rowid >= ?1 AND rowid < ?2",
         zero_if_absent("globalPid"),
         zero_if_absent("correlationId"),
@@ -475,18 +473,19 @@ fn read_ops(
             bad += 1;
             continue;
         }
-        let dev_stream = row
-            .int(2)
-            .ok_or_else(|| bad_value(n, "deviceId or streamId is NULL"))?;
-        let device = u16::try_from(dev_stream >> 32)
-            .map_err(|_| bad_value(n, &format!("deviceId {} out of range", dev_stream >> 32)))?;
-        let pid_corr = row.int_or_zero(3) as u64;
+        let device = row.int(2).ok_or_else(|| bad_value(n, "deviceId is NULL"))?;
+        let device = u16::try_from(device)
+            .map_err(|_| bad_value(n, &format!("deviceId {device} out of range")))?;
+        // NULL stream, globalPid or correlationId read as 0 (none).
+        let stream = row.int_or_zero(3) as u32;
+        let pid = pid_of(row.int_or_zero(4));
+        let correlation_id = row.int_or_zero(5) as u32;
         let name = match kind {
             OpKind::Kernel => row
-                .int(4)
+                .int(6)
                 .map(|v| NameRef(v as u32))
                 .unwrap_or(NameRef::UNKNOWN),
-            OpKind::Memcpy => NameRef::memcpy(row.int(4).unwrap_or(0).clamp(0, 15) as u8),
+            OpKind::Memcpy => NameRef::memcpy(row.int(6).unwrap_or(0).clamp(0, 15) as u8),
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
         };
@@ -497,9 +496,9 @@ fn read_ops(
         *slot = GpuOp {
             start_ns: start,
             end_ns: end,
-            pid: (pid_corr >> 32) as u32,
-            stream: dev_stream as u32,
-            correlation_id: pid_corr as u32,
+            pid,
+            stream,
+            correlation_id,
             name,
             api: NO_API,
             device,
@@ -522,13 +521,12 @@ fn read_api(
 ) -> Result<(usize, Vec<SyncCall>), NsysError> {
     let table = ch.table;
     let gtid = if schema.has_column(table, "globalTid") {
-        "coalesce(globalTid, 0)"
+        "globalTid"
     } else {
         "0"
     };
-    // correlationId << 32 | nameId in one column (see read_ops).
     let sql = format!(
-        "SELECT start, \"end\", {gtid}, (coalesce(correlationId, 0) << 32) | (coalesce(nameId, 4294967295) & 4294967295) \
+        "SELECT start, \"end\", {gtid}, correlationId, nameId \
          FROM \"{table}\" WHERE rowid >= ?1 AND rowid < ?2"
     );
     let err = sql_err(path, table);
@@ -546,8 +544,7 @@ fn read_api(
             continue;
         };
         let gtid = row.int_or_zero(2);
-        let corr_name = row.int_or_zero(3) as u64;
-        let name = corr_name as u32;
+        let name = row.int(4).map_or(u32::MAX, |v| v as u32);
         if host.sync_names.contains(&name) {
             syncs.push(SyncCall {
                 pid: pid_of(gtid),
@@ -556,7 +553,7 @@ fn read_api(
             });
             continue;
         }
-        let correlation_id = (corr_name >> 32) as u32;
+        let correlation_id = row.int_or_zero(3) as u32;
         if correlation_id == 0 {
             continue;
         }
