@@ -289,7 +289,10 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
             }
         });
         let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
-        let count = |k: OpKind| dev_ops.iter().filter(|o| o.kind == k).count() as u64;
+        let mut by_kind = [0u64; 4];
+        for o in dev_ops {
+            by_kind[o.kind as usize] += 1;
+        }
         devices.push(DeviceGaps {
             pid,
             device,
@@ -300,10 +303,10 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
             kernel_busy_ns: union_of(dev_ops, kernel_like),
             idle_ns: span_end - span_start - busy,
             gap_count,
-            kernels: count(OpKind::Kernel),
-            memcpys: count(OpKind::Memcpy),
-            memsets: count(OpKind::Memset),
-            graphs: count(OpKind::Graph),
+            kernels: by_kind[OpKind::Kernel as usize],
+            memcpys: by_kind[OpKind::Memcpy as usize],
+            memsets: by_kind[OpKind::Memset as usize],
+            graphs: by_kind[OpKind::Graph as usize],
             classes,
         });
         streams.extend(stream_view(tl, dev_ops, &syncs, cfg));
@@ -428,15 +431,24 @@ fn stream_view(
     syncs: &[SyncCall],
     cfg: &GapConfig,
 ) -> Vec<StreamGaps> {
-    let mut acc: HashMap<u32, StreamAcc> = HashMap::new();
+    // Sorted by stream id; few streams, so a binary search beats hashing.
+    let mut acc: Vec<(u32, StreamAcc)> = Vec::new();
     for (i, op) in dev_ops.iter().enumerate() {
-        let s = acc.entry(op.stream).or_insert_with(|| StreamAcc {
-            start: op.start_ns,
-            run_start: op.start_ns,
-            run_end: op.end_ns,
-            last: i,
-            ..StreamAcc::default()
-        });
+        let k = match acc.binary_search_by_key(&op.stream, |a| a.0) {
+            Ok(k) => k,
+            Err(k) => {
+                let fresh = StreamAcc {
+                    start: op.start_ns,
+                    run_start: op.start_ns,
+                    run_end: op.end_ns,
+                    last: i,
+                    ..StreamAcc::default()
+                };
+                acc.insert(k, (op.stream, fresh));
+                k
+            }
+        };
+        let s = &mut acc[k].1;
         s.ops += 1;
         if op.start_ns > s.run_end {
             let (g0, g1) = (s.run_end, op.start_ns);
@@ -453,8 +465,7 @@ fn stream_view(
         }
     }
     let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
-    let mut out: Vec<StreamGaps> = acc
-        .into_iter()
+    acc.into_iter()
         .map(|(stream, s)| {
             let busy = s.busy + s.run_end - s.run_start;
             let span = s.run_end - s.start;
@@ -472,9 +483,7 @@ fn stream_view(
                 classes: s.classes,
             }
         })
-        .collect();
-    out.sort_by_key(|s| s.stream);
-    out
+        .collect()
 }
 
 /// Nearest-rank percentiles; reorders `v`.

@@ -72,10 +72,13 @@ impl<'c> RawStmt<'c> {
         // SAFETY: live statement positioned on a row (callers call after a
         // `step` that returned true); SQLite bounds-checks `i`.
         unsafe {
+            let v = ffi::sqlite3_column_int64(self.stmt, i);
+            // NULL and text read as 0: only then is the type worth a call.
+            if v != 0 {
+                return Some(v);
+            }
             match ffi::sqlite3_column_type(self.stmt, i) {
-                ffi::SQLITE_INTEGER | ffi::SQLITE_FLOAT => {
-                    Some(ffi::sqlite3_column_int64(self.stmt, i))
-                }
+                ffi::SQLITE_INTEGER | ffi::SQLITE_FLOAT => Some(0),
                 _ => None,
             }
         }
@@ -115,7 +118,15 @@ mod tests {
         while s.step().unwrap() {
             got.push((s.int(0), s.int(1), s.int_or_zero(1)));
         }
-        assert_eq!(got, vec![(Some(1), None, 0), (Some(2), Some(5), 5)]);
+        assert_eq!(
+            got,
+            vec![
+                (Some(1), None, 0),
+                (Some(2), Some(5), 5),
+                (Some(3), Some(0), 0),
+                (Some(4), None, 0)
+            ]
+        );
         let err = RawStmt::prepare(&c, "SELECT nope FROM t").err().unwrap();
         assert!(err.to_string().contains("no such column"), "{err}");
     }

@@ -736,7 +736,8 @@ fn join_ops_to_api(ops: &mut [GpuOp], api: &[ApiCall]) {
     // Per process, correlation ids are dense counters: a direct index
     // (corr - min -> call) makes the join O(1) per op without sorting the
     // ops; sparse ranges fall back to binary search.
-    let mut index: HashMap<u32, (u32, Vec<u32>)> = HashMap::new();
+    // (pid, lowest correlation id, call index by corr - lowest); few processes.
+    let mut index: Vec<(u32, u32, Vec<u32>)> = Vec::new();
     let mut next_first = 0usize;
     for group in api.chunk_by(|a, b| a.pid == b.pid) {
         let first = next_first;
@@ -751,15 +752,15 @@ fn join_ops_to_api(ops: &mut [GpuOp], api: &[ApiCall]) {
             for (k, a) in group.iter().enumerate() {
                 v[(a.correlation_id - lo) as usize] = (first + k) as u32;
             }
-            index.insert(group[0].pid, (lo, v));
+            index.push((group[0].pid, lo, v));
         }
     }
     for op in ops.iter_mut() {
         if op.correlation_id == 0 {
             continue;
         }
-        op.api = match index.get(&op.pid) {
-            Some((lo, v)) => op
+        op.api = match index.iter().find(|x| x.0 == op.pid) {
+            Some((_, lo, v)) => op
                 .correlation_id
                 .checked_sub(*lo)
                 .and_then(|k| v.get(k as usize).copied())
