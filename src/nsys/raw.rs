@@ -109,7 +109,7 @@ mod tests {
     fn reads_integers_nulls_and_reports_errors() {
         let c = Connection::open_in_memory().unwrap();
         c.execute_batch(
-            "CREATE TABLE t (a INTEGER, b INTEGER); INSERT INTO t VALUES (1, NULL), (2, 5);",
+            "CREATE TABLE t (a INTEGER, b INTEGER); INSERT INTO t VALUES (1, NULL), (2, 5), (3, 0), (4, 'x');",
         )
         .unwrap();
         let mut s = RawStmt::prepare(&c, "SELECT a, b FROM t WHERE a >= ?1 ORDER BY a").unwrap();
