@@ -520,29 +520,32 @@ fn dist(v: &mut [i64]) -> Dist {
 
 fn launch_stats(tl: &Timeline, ops: &[GpuOp], cfg: &GapConfig) -> LaunchStats {
     let in_scope = |o: &&GpuOp| cfg.device.is_none_or(|d| d == o.device);
-    let mut api_ids: Vec<u32> = ops
-        .iter()
-        .filter(in_scope)
-        .filter(|o| o.api != NO_API)
-        .map(|o| o.api)
-        .collect();
-    let ops_with_api = api_ids.len() as u64;
-    let ops_without_api = ops.iter().filter(in_scope).count() as u64 - ops_with_api;
-    let mut buf: Vec<i64> = ops
-        .iter()
-        .filter(in_scope)
-        .filter_map(|o| tl.api_of(o).map(|a| o.start_ns - a.end_ns))
-        .collect();
+    // A call that launched several ops (a graph launch) counts once: mark
+    // the calls used instead of sorting their ids.
+    let mut used = vec![false; tl.api.len()];
+    let (mut ops_with_api, mut ops_without_api) = (0u64, 0u64);
+    let mut buf: Vec<i64> = Vec::new();
+    for o in ops.iter().filter(in_scope) {
+        match tl.api_of(o) {
+            Some(a) => {
+                ops_with_api += 1;
+                used[o.api as usize] = true;
+                buf.push(o.start_ns - a.end_ns);
+            }
+            None => ops_without_api += 1,
+        }
+    }
     let queue_delay = dist(&mut buf);
-    api_ids.sort_unstable();
-    api_ids.dedup();
     buf.clear();
-    buf.extend(api_ids.iter().map(|&i| {
-        let a = &tl.api[i as usize];
-        a.end_ns - a.start_ns
-    }));
+    buf.extend(
+        tl.api
+            .iter()
+            .zip(&used)
+            .filter(|(_, u)| **u)
+            .map(|(a, _)| a.end_ns - a.start_ns),
+    );
     LaunchStats {
-        launches: api_ids.len() as u64,
+        launches: buf.len() as u64,
         ops_with_api,
         ops_without_api,
         api_duration: dist(&mut buf),
