@@ -5,7 +5,7 @@
 
 use super::model::*;
 use super::GapClass;
-use crate::nsys::{ApiCall, GpuOp, OpKind, SyncCall, Timeline, NO_API};
+use crate::nsys::{ApiCall, GpuOp, OpKind, SyncCall, Timeline};
 use regex::Regex;
 use std::collections::{BinaryHeap, HashMap};
 
@@ -199,7 +199,6 @@ struct StreamAcc {
     start: i64,
     run_start: i64,
     run_end: i64,
-    last: usize,
     busy: i64,
     gaps: u64,
     ops: u64,
@@ -433,7 +432,7 @@ fn stream_view(
 ) -> Vec<StreamGaps> {
     // Sorted by stream id; few streams, so a binary search beats hashing.
     let mut acc: Vec<(u32, StreamAcc)> = Vec::new();
-    for (i, op) in dev_ops.iter().enumerate() {
+    for op in dev_ops {
         let k = match acc.binary_search_by_key(&op.stream, |a| a.0) {
             Ok(k) => k,
             Err(k) => {
@@ -441,7 +440,6 @@ fn stream_view(
                     start: op.start_ns,
                     run_start: op.start_ns,
                     run_end: op.end_ns,
-                    last: i,
                     ..StreamAcc::default()
                 };
                 acc.insert(k, (op.stream, fresh));
@@ -458,10 +456,8 @@ fn stream_view(
             s.gaps += 1;
             s.run_start = op.start_ns;
             s.run_end = op.end_ns;
-            s.last = i;
         } else if op.end_ns > s.run_end {
             s.run_end = op.end_ns;
-            s.last = i;
         }
     }
     let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
