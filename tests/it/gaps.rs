@@ -494,3 +494,84 @@ fn markdown_starts_with_the_verdict_and_fits_a_comment() {
     assert!(out.starts_with("**"), "{}", &out[..80]);
     assert!(out.chars().count() <= rooftrace::report::MARKDOWN_LIMIT_CHARS);
 }
+
+#[test]
+fn stream_filter_analyses_one_stream() {
+    let (_d, db) = build("streams");
+    let t = read(&db, false);
+    let r = analyze(
+        &t,
+        &GapConfig {
+            stream: Some(1),
+            ..GapConfig::default()
+        },
+    );
+    // Only stream 1's two kernels: the device view is that stream's view.
+    assert_eq!((r.devices[0].idle_ns, r.devices[0].gap_count), (80, 1));
+    assert_eq!(r.streams.len(), 1);
+    assert_eq!(r.input.ops, 2);
+}
+
+#[test]
+fn timeline_window_has_lanes_and_classified_gaps() {
+    let (_d, db) = build("classes");
+    let t = read(&db, false);
+    let cfg = GapConfig::default();
+    let w = rooftrace::gaps::window(&t, &cfg, 5_000, 32_000);
+    assert_eq!(w.lanes.len(), 1);
+    // Ops overlapping [5000, 32000): K3 [6000,7000), K4, K5.
+    let starts: Vec<i64> = w.lanes[0].ops.iter().map(|o| o.start_ns).collect();
+    assert_eq!(starts, vec![6_000, 9_000, 30_000]);
+    // Gaps overlapping it, unclipped, with the same classes as the report.
+    let gaps: Vec<(i64, GapClass)> = w.gaps.iter().map(|g| (g.start_ns, g.class)).collect();
+    assert_eq!(
+        gaps,
+        vec![
+            (4_000, GapClass::LaunchInFlight),
+            (7_000, GapClass::LaunchLatency),
+            (10_000, GapClass::QueuedDependency),
+            (31_000, GapClass::Synchronization),
+        ]
+    );
+}
+
+#[test]
+fn nvtx_text_and_registered_strings_from_the_2022_export() {
+    // 22 closed push/pop ranges: 5 with inline text, 17 with a textId.
+    let path = fixture(CORPUS[0]);
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let closed: i64 = c
+        .query_row(
+            "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND end IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let t = read(&path, true);
+    assert_eq!(t.nvtx.len() as i64, closed);
+    assert_eq!(closed, 22);
+    assert!(t
+        .nvtx
+        .iter()
+        .all(|r| !r.text.is_empty() && r.end_ns >= r.start_ns));
+}
+
+#[test]
+fn markdown_links_the_image() {
+    let (_d, db) = build("classes");
+    let (code, out, _) = rooftrace(&[
+        "gaps",
+        db.to_str().unwrap(),
+        "--format",
+        "md",
+        "--image",
+        "timeline.png",
+    ]);
+    assert_eq!(code, 0);
+    let mut lines = out.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency**"));
+    assert_eq!(lines.nth(1), Some("![GPU timeline](timeline.png)"));
+}
