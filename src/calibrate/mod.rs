@@ -1,9 +1,68 @@
 //! Reference-kernel results -> measured roofs.
+//!
+//! `results` parses the harness's JSON lines, `stats` gives medians and
+//! IQRs, `select` picks the roofs, `compare` sets them beside the datasheet;
+//! `toolchain` finds nvcc and `build` holds the embedded kernel sources and
+//! the nvcc command lines, `plot` turns the sweeps into the calibration
+//! chart's input. Running the harness is `commands::calibrate`'s job.
 
-/// Errors in a harness results file.
+pub mod build;
+pub mod compare;
+pub mod plot;
+pub mod results;
+pub mod select;
+pub mod stats;
+pub mod toolchain;
+
+/// Errors in a harness results file (exit code 2).
 #[derive(Debug, thiserror::Error)]
 pub enum CalibrateInputError {
-    /// Placeholder until calibrate lands.
-    #[error("{0}")]
-    Other(String),
+    /// The file could not be read.
+    #[error("cannot read harness results {path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// One line is not a valid harness measurement.
+    #[error("{path}, line {line}: {detail}. Each line must be one JSON measurement written by the rooftrace harness (format: kernels/README.md); rerun `rooftrace calibrate --save-results FILE` to get a fresh file")]
+    Line {
+        /// The file.
+        path: String,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        detail: String,
+    },
+    /// The file holds no measurement.
+    #[error("{path} holds no measurements: expected JSON lines from the rooftrace harness (`rooftrace calibrate --save-results FILE`)")]
+    Empty {
+        /// The file.
+        path: String,
+    },
+    /// Lines from two different GPUs.
+    #[error("{path}, line {line}: measured on {found:?}, but line {first_line} on {expected:?}; a results file must come from one GPU, split it per device")]
+    MixedDevices {
+        /// The file.
+        path: String,
+        /// The line with the other device.
+        line: usize,
+        /// Its device.
+        found: String,
+        /// The first line's line number.
+        first_line: usize,
+        /// The first line's device.
+        expected: String,
+    },
+}
+
+/// Reads and parses a harness results file.
+pub fn read_results(path: &std::path::Path) -> Result<results::Results, CalibrateInputError> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| CalibrateInputError::Io {
+        path: shown.clone(),
+        source,
+    })?;
+    results::parse(&text, &shown)
 }

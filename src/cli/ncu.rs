@@ -1,13 +1,59 @@
 //! Arguments of `rooftrace ncu`.
 
 use super::OutputArgs;
+use clap::ValueEnum;
 use std::path::PathBuf;
+
+/// How to produce the input, shown under `--help`.
+const AFTER_HELP: &str = "\
+Producing the input:
+  ncu --csv --page raw --print-units base \\
+      --metrics \"$(rooftrace ncu --print-metrics)\" ./app > report.csv
+  ncu --import run.ncu-rep --csv --page details > report.csv
+
+Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
+rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
+GPU comes from the CSV's device name or compute capability. Every output
+names the roofs it used and their source. Details: docs/ncu.md
+
+Plot and pull-request comment:
+  rooftrace ncu report.csv --plot roofline.png --format md -o report.md";
 
 /// `rooftrace ncu`: roofline analysis of an Nsight Compute CSV.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct NcuArgs {
-    /// The ncu CSV (details or raw page).
+    /// The ncu CSV (details or raw page, with or without ncu's log lines).
+    #[arg(required_unless_present_any = ["print_metrics", "list_gpus"])]
     pub input: Option<PathBuf>,
+    /// Print the comma-separated metric list rooftrace reads, for `ncu --metrics`, and exit.
+    #[arg(long, conflicts_with_all = ["input", "list_gpus"])]
+    pub print_metrics: bool,
+    /// Print the built-in GPU table with its roofs and exit.
+    #[arg(long, conflicts_with = "input")]
+    pub list_gpus: bool,
+    /// GPU of the built-in table (v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, gh200, b200, l40s, rtx4080, rtx4090).
+    #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
+    pub gpu: Option<String>,
+    /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the CSV.
+    #[arg(long, value_name = "FILE|ncu")]
+    pub roofs: Option<String>,
+    /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
+    #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
+    pub group_by: GroupByArg,
+    /// Also draw the roofline chart to FILE (.svg or .png); the top `--top` kernels by time
+    /// lost are labelled (at most 10). With `--format md` the report embeds it.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["print_metrics", "list_gpus"])]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `--group-by` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GroupByArg {
+    /// One row per launch.
+    Launch,
+    /// One row per kernel name.
+    Kernel,
 }

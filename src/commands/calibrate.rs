@@ -1,8 +1,256 @@
-//! `rooftrace calibrate`.
+//! `rooftrace calibrate`: find nvcc, build the embedded harness in the cache
+//! directory, run it with progress, or read a saved run (`--from`); then
+//! select the roofs, write them (`-o`) and print the comparison report.
 
+use crate::calibrate::build::{self, HARNESS_BIN};
+use crate::calibrate::compare::compare;
+use crate::calibrate::plot::plot_input;
+use crate::calibrate::select::select_roofs;
+use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
+use crate::calibrate::{read_results, results};
 use crate::cli::calibrate::CalibrateArgs;
+use crate::commands::output::write_output;
+use crate::commands::plot::PlotTarget;
+use crate::error::InputError;
+use crate::plot::CalibrationChart;
+use crate::report::calibrate::{render, render_markdown, CalibrateReport};
+use crate::report::Format;
+use crate::roofline::gpus;
+use crate::roofline::Roofs;
+use anyhow::{bail, Context};
+use std::io::{BufRead, BufReader, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Plain config for a live run.
+struct LiveConfig {
+    nvcc: Option<PathBuf>,
+    cache_dir: PathBuf,
+    save_results: Option<PathBuf>,
+    harness_args: Vec<String>,
+}
 
 /// Runs `rooftrace calibrate`.
-pub fn run(_args: CalibrateArgs) -> anyhow::Result<()> {
-    anyhow::bail!("not implemented yet")
+pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
+    let format = Format::from(args.format);
+    // Checked before a multi-minute run, not after.
+    let plot = args
+        .plot
+        .as_deref()
+        .map(|p| PlotTarget::from_flag("--plot", p))
+        .transpose()?;
+    let results_path = match &args.from {
+        Some(p) => p.clone(),
+        None => {
+            let mut harness_args = vec!["--samples".to_string(), args.samples.to_string()];
+            if args.l2_flush {
+                harness_args.push("--l2-flush".into());
+            }
+            if args.quick {
+                harness_args.push("--quick".into());
+            }
+            live_run(&LiveConfig {
+                nvcc: args.nvcc.clone(),
+                cache_dir: args
+                    .cache_dir
+                    .clone()
+                    .unwrap_or_else(build::default_cache_dir),
+                save_results: args.save_results.clone(),
+                harness_args,
+            })?
+        }
+    };
+    let results = read_results(&results_path)?;
+    let calibration = select_roofs(&results);
+    let datasheet = match &args.datasheet {
+        Some(p) => Some(Roofs::from_file(p)?),
+        None => gpus::by_device_name(&results.device.name).map(|g| g.datasheet_roofs()),
+    };
+    let comparison = compare(&calibration.roofs, datasheet.as_ref());
+    if let Some(out) = &args.output {
+        std::fs::write(out, calibration.roofs.to_json())
+            .with_context(|| format!("writing roofs to {}", out.display()))?;
+        eprintln!("wrote roofs to {}", out.display());
+    }
+    if let Some(target) = &plot {
+        let chart = CalibrationChart::build(&plot_input(&results, &calibration.roofs))
+            .with_context(|| format!("drawing the roofs of {}", results_path.display()))?;
+        target.write(&chart)?;
+    }
+    let report = CalibrateReport {
+        calibration,
+        comparison,
+        datasheet_source: datasheet.map(|d| format!("{} ({})", d.gpu, d.source)),
+    };
+    // The report always goes to stdout (`-o` is the roofs file), so the
+    // image link is the path as given.
+    let bytes = match (format, &plot) {
+        (Format::Markdown, Some(t)) => render_markdown(&report, Some(&t.markdown_link(None))),
+        _ => render(&report, format),
+    };
+    write_output(None, &bytes)
+}
+
+/// True when this machine shows an NVIDIA driver (Linux device nodes or
+/// `/proc` entry, WSL's library dir, or `nvidia-smi` on PATH).
+fn nvidia_driver_present() -> bool {
+    let paths = [
+        "/dev/nvidiactl",
+        "/proc/driver/nvidia/version",
+        "/usr/lib/wsl/lib/nvidia-smi",
+    ];
+    if paths.iter().any(|p| Path::new(p).exists()) {
+        return true;
+    }
+    Command::new("nvidia-smi")
+        .arg("-L")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
+    if let Some(p) = &cfg.nvcc {
+        if !p.is_file() {
+            return Err(InputError::new(format!(
+                "--nvcc {}: no such file; point it at the nvcc executable (e.g. /usr/local/cuda/bin/nvcc)",
+                p.display()
+            ))
+            .into());
+        }
+    }
+    let found = toolchain::find(&Search::from_env(cfg.nvcc.clone()));
+    let driver = nvidia_driver_present();
+    let mut missing = Vec::new();
+    if let Err(e) = &found {
+        missing.push(e.to_string());
+    }
+    if !driver {
+        missing.push("no NVIDIA GPU driver found (no /dev/nvidiactl, no nvidia-smi): calibrate must run on the machine with the GPU. To compute roofs from a run saved elsewhere, use `rooftrace calibrate --from results.jsonl`".to_string());
+    }
+    let tc = match found {
+        Ok(tc) if driver => tc,
+        _ => bail!("cannot measure this GPU:\n  - {}", missing.join("\n  - ")),
+    };
+    if tc.cublaslt.is_none() {
+        bail!(
+            "found {} but no cuBLASLt library beside it (looked in {}); install it with `{PIP_INSTALL}`",
+            tc.nvcc.display(),
+            tc.lib_dirs
+                .iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let dir = cfg.cache_dir.join(format!(
+        "harness-{}",
+        build::sources_hash(&tc.nvcc.display().to_string())
+    ));
+    let harness = build_harness(&tc, &dir)?;
+    let results = cfg
+        .save_results
+        .clone()
+        .unwrap_or_else(|| dir.join("results.jsonl"));
+    run_harness(&harness, &cfg.harness_args, &results)?;
+    Ok(results)
+}
+
+fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
+    let bin = dir.join(HARNESS_BIN);
+    if bin.is_file() {
+        eprintln!("using the harness built in {}", dir.display());
+        return Ok(bin);
+    }
+    build::write_sources(dir)
+        .with_context(|| format!("writing kernel sources to {}", dir.display()))?;
+    eprintln!(
+        "building the reference kernels with {} in {} (under a minute)...",
+        tc.nvcc.display(),
+        dir.display()
+    );
+    let out = Command::new(&tc.nvcc)
+        .args(build::build_args(tc, dir))
+        .output()
+        .with_context(|| format!("running {}", tc.nvcc.display()))?;
+    if !out.status.success() {
+        bail!(
+            "nvcc failed to build the reference kernels (exit {}):\n{}",
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(bin)
+}
+
+/// Runs the harness, copying its JSON lines to `results` and showing
+/// progress on stderr (a bar on a terminal, one line per point otherwise).
+fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Result<()> {
+    let count = Command::new(harness)
+        .args(args)
+        .arg("--count")
+        .output()
+        .with_context(|| format!("running {}", harness.display()))?;
+    if count.status.code() == Some(3) {
+        bail!(
+            "no usable CUDA GPU: {}. Check `nvidia-smi`; the driver must be at least as new as the CUDA runtime nvcc links",
+            String::from_utf8_lossy(&count.stderr).trim()
+        );
+    }
+    if !count.status.success() {
+        bail!(
+            "{} --count failed: {}",
+            harness.display(),
+            String::from_utf8_lossy(&count.stderr).trim()
+        );
+    }
+    let total: u64 = String::from_utf8_lossy(&count.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    let mut child = Command::new(harness)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .with_context(|| format!("running {}", harness.display()))?;
+    let stdout = child.stdout.take().context("harness stdout")?;
+    let mut file = std::fs::File::create(results)
+        .with_context(|| format!("creating {}", results.display()))?;
+    let bar = if std::io::stderr().is_terminal() {
+        indicatif::ProgressBar::new(total)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    for (i, line) in BufReader::new(stdout).lines().enumerate() {
+        let line = line.context("reading harness output")?;
+        writeln!(file, "{line}").with_context(|| format!("writing {}", results.display()))?;
+        let what = results::parse(&line, "harness output")
+            .ok()
+            .and_then(|r| r.points.into_iter().next())
+            .map(|p| format!("{} {}", p.kernel, p.shape.describe()))
+            .unwrap_or_default();
+        if bar.is_hidden() {
+            eprintln!("[{}/{total}] {what}", i + 1);
+        } else {
+            bar.set_message(what);
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    let status = child.wait().context("waiting for the harness")?;
+    if !status.success() {
+        bail!(
+            "the harness failed (exit {}); partial results are in {}",
+            status.code().unwrap_or(-1),
+            results.display()
+        );
+    }
+    eprintln!("harness results saved to {}", results.display());
+    Ok(())
 }

@@ -7,6 +7,7 @@ pub mod calibrate;
 pub mod gaps;
 pub mod ncu;
 pub mod output;
+pub mod plot;
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {

@@ -3,7 +3,9 @@
 //!
 //! Renderers return bytes; they never touch files or stdout.
 
+pub mod calibrate;
 pub mod gaps;
+pub mod roofline;
 pub mod table;
 pub mod units;
 

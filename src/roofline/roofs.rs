@@ -194,7 +194,7 @@ pub struct ComputeRoof {
     /// Where the value came from.
     #[serde(default = "default_origin")]
     pub origin: Origin,
-    /// Citation: a document, URL, or "rooftrace calibrate on <device>".
+    /// Citation: a document, URL, or "`rooftrace calibrate on <device>`".
     #[serde(default)]
     pub source: String,
     /// How it was measured, when measured by `rooftrace calibrate`.
@@ -210,7 +210,7 @@ pub struct MemoryRoof {
     /// Where the value came from.
     #[serde(default = "default_origin")]
     pub origin: Origin,
-    /// Citation: a document, URL, or "rooftrace calibrate on <device>".
+    /// Citation: a document, URL, or "`rooftrace calibrate on <device>`".
     #[serde(default)]
     pub source: String,
     /// How it was measured, when measured by `rooftrace calibrate`.

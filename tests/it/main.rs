@@ -1,5 +1,8 @@
 //! The one integration-test binary. Each area has its own module; snapshots
 //! live in `tests/it/snapshots/`.
 
+mod calibrate;
 mod common;
 mod gaps;
+mod ncu;
+mod plot;

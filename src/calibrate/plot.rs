@@ -1,0 +1,76 @@
+//! The calibration chart's input (`rooftrace calibrate --plot`): the FMA
+//! sweep and the GEMM M sweep under the measured roofs.
+//!
+//! Points rejected as unstable by the roof selection (IQR / median above
+//! [`STABLE_MAX_IQR_FRACTION`]) are left out of the picture too: they did
+//! not count for the roofs and may sit above them.
+
+use super::results::{Results, Sweep};
+use super::select::{compute_path, STABLE_MAX_IQR_FRACTION};
+use crate::plot::{CalibrationInput, CalibrationPoint, SweepKind};
+use crate::roofline::Roofs;
+
+fn stable(median: f64, iqr: f64) -> bool {
+    median > 0.0 && iqr / median <= STABLE_MAX_IQR_FRACTION
+}
+
+/// Harness kernel of an FMA-sweep dtype (`fp16` runs as packed `fma_fp16x2`).
+fn fma_kernel(dtype: &str) -> String {
+    match dtype {
+        "fp16" | "bf16" => format!("fma_{dtype}x2"),
+        _ => format!("fma_{dtype}"),
+    }
+}
+
+/// Stable FMA-sweep and M-sweep points of `results` under `roofs` (the
+/// measured roofs). Square GEMMs and data-moving kernels are not sweep
+/// points and are left out; so are dtypes with no known compute path.
+pub fn plot_input(results: &Results, roofs: &Roofs) -> CalibrationInput {
+    let fma = results.fma_sweep().into_iter().filter_map(|p| {
+        Some(CalibrationPoint {
+            sweep: SweepKind::Fma,
+            path: compute_path(&fma_kernel(&p.dtype))?,
+            flop_per_byte: p.intensity_flop_per_byte,
+            flop_per_s: p.flop_per_s,
+        })
+        .filter(|_| stable(p.flop_per_s, p.iqr_flop_per_s))
+    });
+    let gemm = results
+        .gemm_points()
+        .into_iter()
+        .filter(|p| p.sweep == Sweep::MSweep && stable(p.flop_per_s, p.iqr_flop_per_s))
+        .filter_map(|p| {
+            Some(CalibrationPoint {
+                sweep: SweepKind::MSweep,
+                path: compute_path(&format!("gemm_{}", p.dtype))?,
+                flop_per_byte: p.intensity_flop_per_byte,
+                flop_per_s: p.flop_per_s,
+            })
+        });
+    CalibrationInput {
+        roofs: roofs.clone(),
+        points: fma.chain(gemm).collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::roofline::ComputePath;
+
+    #[test]
+    fn fma_dtypes_map_to_their_harness_kernels() {
+        assert_eq!(compute_path(&fma_kernel("fp32")), Some(ComputePath::Fp32));
+        assert_eq!(compute_path(&fma_kernel("fp64")), Some(ComputePath::Fp64));
+        assert_eq!(compute_path(&fma_kernel("fp16")), Some(ComputePath::Fp16));
+        assert_eq!(compute_path(&fma_kernel("bf16")), Some(ComputePath::Fp16));
+        assert_eq!(compute_path(&fma_kernel("int4")), None);
+    }
+
+    #[test]
+    fn stability_uses_the_selection_limit() {
+        assert!(stable(100.0, 10.0));
+        assert!(!stable(100.0, 10.1));
+        assert!(!stable(0.0, 0.0));
+    }
+}

@@ -1,0 +1,169 @@
+//! The typed model an ncu CSV parses into: one [`LaunchMetrics`] per profiled
+//! launch, in SI-style units named in each field, plus device facts and the
+//! peak metrics behind `--roofs ncu`.
+
+use crate::roofline::ComputePath;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::metrics::Peak;
+
+/// Which ncu CSV page the file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Page {
+    /// `--page details` (the default): one row per metric per launch.
+    Details,
+    /// `--page raw`: one row per launch, metric names as columns.
+    Raw,
+}
+
+impl Page {
+    /// `details` or `raw`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Page::Details => "details",
+            Page::Raw => "raw",
+        }
+    }
+}
+
+/// FLOPs per compute path of one launch; `None` where no counter for that
+/// path was collected.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct PathFlop(pub [Option<f64>; 10]);
+
+impl PathFlop {
+    /// FLOPs of `path`, if counted.
+    pub fn get(&self, path: ComputePath) -> Option<f64> {
+        self.0[path_index(path)]
+    }
+
+    /// Sets the FLOPs of `path`.
+    pub fn set(&mut self, path: ComputePath, flop: f64) {
+        self.0[path_index(path)] = Some(flop);
+    }
+
+    /// Adds `flop` to `path` (counted from now on).
+    pub fn add(&mut self, path: ComputePath, flop: f64) {
+        let slot = &mut self.0[path_index(path)];
+        *slot = Some(slot.unwrap_or(0.0) + flop);
+    }
+
+    /// True when at least one path has a counter.
+    pub fn any_counted(&self) -> bool {
+        self.0.iter().any(Option::is_some)
+    }
+
+    /// Total FLOPs over every counted path.
+    pub fn total(&self) -> f64 {
+        self.0.iter().flatten().fold(0.0, |a, b| a + b)
+    }
+
+    /// (path, FLOPs) for every path with a counter, in display order.
+    pub fn iter(&self) -> impl Iterator<Item = (ComputePath, f64)> + '_ {
+        ComputePath::ALL
+            .into_iter()
+            .filter_map(|p| self.get(p).map(|f| (p, f)))
+    }
+}
+
+fn path_index(path: ComputePath) -> usize {
+    ComputePath::ALL
+        .iter()
+        .position(|&p| p == path)
+        .expect("every path is in ALL")
+}
+
+/// One profiled kernel launch, keyed by (Process ID, ID).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchMetrics {
+    /// `Process ID` column.
+    pub process_id: u64,
+    /// `ID` column: ncu's launch number within the report.
+    pub id: u64,
+    /// `Kernel Name` as printed (demangled unless ncu was told otherwise).
+    pub name: Arc<str>,
+    /// 1-based line of the launch's first row in the file.
+    pub line: u64,
+    /// Kernel duration in ns.
+    pub duration_ns: Option<f64>,
+    /// The metric(s) the duration came from.
+    pub duration_source: Option<&'static str>,
+    /// DRAM bytes read + written.
+    pub dram_bytes: Option<f64>,
+    /// The metric(s) the DRAM bytes came from.
+    pub dram_source: Option<&'static str>,
+    /// True when only one of read/write DRAM bytes was collected.
+    pub dram_partial: bool,
+    /// L2 (lts) bytes, when collected.
+    pub l2_bytes: Option<f64>,
+    /// L1/tex bytes, when collected.
+    pub l1_bytes: Option<f64>,
+    /// FLOPs per compute path (CUDA cores from SASS counters, tensor cores
+    /// from `sm__ops_path_tensor_*`).
+    pub flop: PathFlop,
+    /// Tensor-pipe instructions executed, when collected (not converted to
+    /// FLOPs: the FLOPs per instruction depend on the MMA shape).
+    pub tensor_inst: Option<f64>,
+    /// Number of metrics read as `nan` (ncu could not read them: failed launch).
+    pub nan_metrics: u32,
+}
+
+/// Device-wide peaks from the CSV (first value seen), for `--roofs ncu`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NcuPeaks {
+    /// Peak metric -> value (per cycle for `peak_sustained`, 1/s for clocks).
+    pub(crate) values: BTreeMap<PeakKey, f64>,
+}
+
+/// Orderable twin of [`Peak`] for deterministic maps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct PeakKey(u8, Option<ComputePath>);
+
+impl From<Peak> for PeakKey {
+    fn from(p: Peak) -> PeakKey {
+        match p {
+            Peak::DramBytesPerCycle => PeakKey(0, None),
+            Peak::DramClock => PeakKey(1, None),
+            Peak::L2BytesPerCycle => PeakKey(2, None),
+            Peak::L2Clock => PeakKey(3, None),
+            Peak::L1BytesPerCycle => PeakKey(4, None),
+            Peak::L1Clock => PeakKey(5, None),
+            Peak::SmClock => PeakKey(6, None),
+            Peak::DfmaPerCycle => PeakKey(7, None),
+            Peak::FfmaPerCycle => PeakKey(8, None),
+            Peak::HfmaPerCycle => PeakKey(9, None),
+            Peak::Tensor(p) => PeakKey(10, Some(p)),
+        }
+    }
+}
+
+impl NcuPeaks {
+    /// The value of a peak metric, if collected.
+    pub fn get(&self, p: Peak) -> Option<f64> {
+        self.values.get(&PeakKey::from(p)).copied()
+    }
+}
+
+/// A parsed ncu CSV.
+#[derive(Debug, Clone)]
+pub struct NcuCsv {
+    /// File name as given, for messages.
+    pub file: String,
+    /// Which page.
+    pub page: Page,
+    /// Number of header columns (12, 15, 20, 21 on the details page).
+    pub columns: usize,
+    /// Launches in order of first appearance.
+    pub launches: Vec<LaunchMetrics>,
+    /// Distinct `device__attribute_display_name` values, sorted.
+    pub device_names: Vec<String>,
+    /// Distinct `CC` (compute capability) values, sorted.
+    pub compute_capabilities: Vec<String>,
+    /// Peak metrics for `--roofs ncu`.
+    pub peaks: NcuPeaks,
+    /// `==WARNING==` and `==ERROR==` lines ncu printed into the file.
+    pub log: Vec<String>,
+}

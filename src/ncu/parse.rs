@@ -1,0 +1,740 @@
+//! The streaming parser: log preamble, then the details page (long format,
+//! 12/15/20/21 columns, ragged rule rows) or the raw page (wide format with
+//! a units row), into [`NcuCsv`].
+
+use super::metrics::{classify, scalar_dimension, Dst, Peak, Scalar, Slot, TensorKey, N_SCALARS};
+use super::model::{LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, PeakKey};
+use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
+use super::NcuError;
+use crate::roofline::ComputePath;
+use std::collections::{BTreeSet, HashMap};
+use std::io::{BufRead, BufReader, Read};
+use std::sync::Arc;
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Parses an ncu CSV from `input`; `file` names it in messages.
+pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
+    let mut reader = BufReader::with_capacity(1 << 16, input);
+    let io = |source| NcuError::Io {
+        file: file.to_string(),
+        source,
+    };
+
+    // Preamble: application output and ncu log lines before the header.
+    let mut log = Vec::new();
+    let mut preamble_lines = 0u64;
+    let mut line = Vec::new();
+    let header_line = loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
+        if n == 0 {
+            let errors: Vec<String> = log
+                .iter()
+                .filter(|l: &&String| l.starts_with("==ERROR=="))
+                .cloned()
+                .collect();
+            if errors.is_empty() {
+                return Err(NcuError::NoCsv {
+                    file: file.to_string(),
+                    lines: preamble_lines,
+                });
+            }
+            return Err(NcuError::NcuFailed {
+                file: file.to_string(),
+                errors: log,
+            });
+        }
+        preamble_lines += 1;
+        let body = line.strip_prefix(UTF8_BOM).unwrap_or(&line);
+        if body.starts_with(b"\"ID\",") || body.starts_with(b"ID,") {
+            break body.to_vec();
+        }
+        let text = String::from_utf8_lossy(body);
+        let text = text.trim_end();
+        if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
+            log.push(text.to_string());
+        }
+    };
+    let header_line_no = preamble_lines;
+    let crlf = header_line.ends_with(b"\r\n");
+    let lines_before = preamble_lines - 1;
+
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(1 << 16)
+        .from_reader(std::io::Cursor::new(header_line).chain(reader));
+    let mut header = csv::ByteRecord::new();
+    let csv_err = |e: csv::Error, line: u64| match e.into_kind() {
+        csv::ErrorKind::Io(source) => NcuError::Io {
+            file: file.to_string(),
+            source,
+        },
+        kind => NcuError::Csv {
+            file: file.to_string(),
+            line,
+            detail: format!("{kind:?}"),
+        },
+    };
+    csv.read_byte_record(&mut header)
+        .map_err(|e| csv_err(e, header_line_no))?;
+    let columns: Vec<String> = header
+        .iter()
+        .map(|c| String::from_utf8_lossy(c).trim().to_string())
+        .collect();
+    let col = |name: &str| columns.iter().position(|c| c == name);
+    let need = |name: &str| {
+        col(name).ok_or_else(|| NcuError::MissingColumn {
+            file: file.to_string(),
+            line: header_line_no,
+            column: name.to_string(),
+        })
+    };
+    let ident = Identity {
+        id: need("ID")?,
+        pid: need("Process ID")?,
+        kernel: need("Kernel Name")?,
+        cc: col("CC"),
+    };
+    let page = if col("Metric Name").is_some() || col("Metric Value").is_some() {
+        Page::Details
+    } else {
+        Page::Raw
+    };
+    let mut st = State::new(file, lines_before, log);
+    st.crlf = crlf;
+    st.columns = columns.len();
+    let mut rec = csv::ByteRecord::new();
+    match page {
+        Page::Details => {
+            let d = Details {
+                section: col("Section Name"),
+                name: need("Metric Name")?,
+                unit: need("Metric Unit")?,
+                value: need("Metric Value")?,
+            };
+            loop {
+                let more = csv
+                    .read_byte_record(&mut rec)
+                    .map_err(|e| csv_err(e, st.line_of(&rec)))?;
+                if !more {
+                    break;
+                }
+                st.details_row(&rec, &ident, &d)?;
+            }
+        }
+        Page::Raw => {
+            let slots: Vec<Option<Slot>> = columns.iter().map(|c| classify(c, "")).collect();
+            let mut units: Vec<Vec<u8>> = Vec::new();
+            let mut first = true;
+            loop {
+                let more = csv
+                    .read_byte_record(&mut rec)
+                    .map_err(|e| csv_err(e, st.line_of(&rec)))?;
+                if !more {
+                    break;
+                }
+                if first {
+                    first = false;
+                    // The units row: identity columns empty, one unit per metric.
+                    if rec.get(ident.id).is_none_or(|c| c.is_empty()) {
+                        units = rec.iter().map(<[u8]>::to_vec).collect();
+                        continue;
+                    }
+                }
+                st.raw_row(&rec, &ident, &slots, &units, &columns)?;
+            }
+        }
+    }
+    st.finish(page, header_line_no)
+}
+
+struct Identity {
+    id: usize,
+    pid: usize,
+    kernel: usize,
+    cc: Option<usize>,
+}
+
+struct Details {
+    section: Option<usize>,
+    name: usize,
+    unit: usize,
+    value: usize,
+}
+
+/// A launch while its rows are being read.
+struct RawLaunch {
+    pid: u64,
+    id: u64,
+    name: Arc<str>,
+    line: u64,
+    /// NaN = not collected.
+    scalars: [f64; N_SCALARS],
+    tensor: Vec<(TensorKey, f64)>,
+    tensor_inst: f64,
+    nan_metrics: u32,
+}
+
+struct State<'a> {
+    file: &'a str,
+    lines_before: u64,
+    crlf: bool,
+    log: Vec<String>,
+    columns: usize,
+    launches: Vec<RawLaunch>,
+    by_key: HashMap<(u64, u64), usize>,
+    last: Option<((u64, u64), usize)>,
+    names: HashMap<Box<[u8]>, Arc<str>>,
+    metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
+    devices: BTreeSet<String>,
+    ccs: BTreeSet<String>,
+    peaks: NcuPeaks,
+}
+
+impl<'a> State<'a> {
+    fn new(file: &'a str, lines_before: u64, log: Vec<String>) -> State<'a> {
+        State {
+            file,
+            lines_before,
+            crlf: false,
+            log,
+            columns: 0,
+            launches: Vec::new(),
+            by_key: HashMap::new(),
+            last: None,
+            names: HashMap::new(),
+            metric_cache: HashMap::new(),
+            devices: BTreeSet::new(),
+            ccs: BTreeSet::new(),
+            peaks: NcuPeaks::default(),
+        }
+    }
+
+    fn line_of(&self, rec: &csv::ByteRecord) -> u64 {
+        // The csv crate records a record's position before it consumes the
+        // `\n` of the previous record's `\r\n`, so CRLF lines read one short.
+        let fix = |p: &csv::Position| u64::from(self.crlf && p.record() > 0);
+        self.lines_before + rec.position().map_or(0, |p| p.line() + fix(p))
+    }
+
+    /// A record that is not data: an ncu log line inside the CSV, a repeated
+    /// header, or a stray application line.
+    fn skip_non_data(&mut self, rec: &csv::ByteRecord, ident: &Identity) -> bool {
+        if rec.len() <= ident.kernel {
+            if let Some(first) = rec.get(0) {
+                let text = String::from_utf8_lossy(first);
+                if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
+                    self.log.push(text.trim_end().to_string());
+                }
+            }
+            return true;
+        }
+        rec.get(ident.id) == Some(b"ID")
+    }
+
+    fn launch_index(&mut self, rec: &csv::ByteRecord, ident: &Identity) -> Result<usize, NcuError> {
+        let pid = self.parse_id(rec, ident.pid, "Process ID")?;
+        let id = self.parse_id(rec, ident.id, "ID")?;
+        if let Some((k, i)) = self.last {
+            if k == (pid, id) {
+                return Ok(i);
+            }
+        }
+        let i = match self.by_key.get(&(pid, id)) {
+            Some(&i) => i,
+            None => {
+                let raw_name = rec.get(ident.kernel).unwrap_or_default();
+                let name = match self.names.get(raw_name) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let n: Arc<str> = Arc::from(String::from_utf8_lossy(raw_name).as_ref());
+                        self.names.insert(raw_name.into(), n.clone());
+                        n
+                    }
+                };
+                if let Some(cc) = ident.cc.and_then(|c| rec.get(c)) {
+                    if !cc.is_empty() && !self.ccs.contains(std::str::from_utf8(cc).unwrap_or("")) {
+                        self.ccs.insert(String::from_utf8_lossy(cc).into_owned());
+                    }
+                }
+                let line = self.line_of(rec);
+                self.launches.push(RawLaunch {
+                    pid,
+                    id,
+                    name,
+                    line,
+                    scalars: [f64::NAN; N_SCALARS],
+                    tensor: Vec::new(),
+                    tensor_inst: f64::NAN,
+                    nan_metrics: 0,
+                });
+                let i = self.launches.len() - 1;
+                self.by_key.insert((pid, id), i);
+                i
+            }
+        };
+        self.last = Some(((pid, id), i));
+        Ok(i)
+    }
+
+    fn parse_id(&self, rec: &csv::ByteRecord, col: usize, what: &str) -> Result<u64, NcuError> {
+        let cell = rec.get(col).unwrap_or_default();
+        let mut v: u64 = 0;
+        let ok = !cell.is_empty()
+            && cell.len() < 20
+            && cell.iter().all(|b| {
+                if b.is_ascii_digit() {
+                    v = v * 10 + u64::from(b - b'0');
+                    true
+                } else {
+                    false
+                }
+            });
+        if ok {
+            Ok(v)
+        } else {
+            Err(NcuError::BadId {
+                file: self.file.to_string(),
+                line: self.line_of(rec),
+                column: what.to_string(),
+                value: String::from_utf8_lossy(cell).into_owned(),
+            })
+        }
+    }
+
+    fn details_row(
+        &mut self,
+        rec: &csv::ByteRecord,
+        ident: &Identity,
+        d: &Details,
+    ) -> Result<(), NcuError> {
+        if self.skip_non_data(rec, ident) {
+            return Ok(());
+        }
+        let name = rec.get(d.name).unwrap_or_default();
+        if name.is_empty() {
+            // Rule rows (20/21-column layout) carry no metric.
+            self.launch_index(rec, ident)?;
+            return Ok(());
+        }
+        let slot = if is_metric_name(name) {
+            match self.metric_cache.get(name) {
+                Some(s) => *s,
+                None => {
+                    let s = classify(&String::from_utf8_lossy(name), "");
+                    self.metric_cache.insert(name.into(), s);
+                    s
+                }
+            }
+        } else if name == b"Duration" {
+            let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
+            classify("Duration", &String::from_utf8_lossy(section))
+        } else {
+            None
+        };
+        let i = self.launch_index(rec, ident)?;
+        let Some(slot) = slot else {
+            return Ok(());
+        };
+        let unit = rec.get(d.unit).unwrap_or_default();
+        let value = rec.get(d.value).unwrap_or_default();
+        self.store(i, slot, name, unit, value, rec, "Metric Value")
+    }
+
+    fn raw_row(
+        &mut self,
+        rec: &csv::ByteRecord,
+        ident: &Identity,
+        slots: &[Option<Slot>],
+        units: &[Vec<u8>],
+        columns: &[String],
+    ) -> Result<(), NcuError> {
+        if self.skip_non_data(rec, ident) {
+            return Ok(());
+        }
+        let i = self.launch_index(rec, ident)?;
+        for (c, slot) in slots.iter().enumerate() {
+            let Some(slot) = *slot else { continue };
+            let value = rec.get(c).unwrap_or_default();
+            let unit = units.get(c).map_or(&[][..], Vec::as_slice);
+            self.store(
+                i,
+                slot,
+                columns[c].as_bytes(),
+                unit,
+                value,
+                rec,
+                &columns[c],
+            )?;
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn store(
+        &mut self,
+        i: usize,
+        slot: Slot,
+        metric: &[u8],
+        unit: &[u8],
+        value: &[u8],
+        rec: &csv::ByteRecord,
+        column: &str,
+    ) -> Result<(), NcuError> {
+        if slot == Slot::DeviceName {
+            let v = String::from_utf8_lossy(value).trim().to_string();
+            if !v.is_empty() && v != "n/a" {
+                self.devices.insert(v);
+            }
+            return Ok(());
+        }
+        let metric_s = || String::from_utf8_lossy(metric).into_owned();
+        let column_s = || {
+            if column == "Metric Value" {
+                format!("Metric Value ({})", metric_s())
+            } else {
+                column.to_string()
+            }
+        };
+        let v = match parse_value(value) {
+            Ok(Value::Number(v)) => v,
+            Ok(Value::Missing) => return Ok(()),
+            Ok(Value::NaN) => {
+                self.launches[i].nan_metrics += 1;
+                return Ok(());
+            }
+            Err(NumberError::CommaDecimal) => {
+                return Err(NcuError::CommaDecimal {
+                    file: self.file.to_string(),
+                    line: self.line_of(rec),
+                    column: column_s(),
+                    value: String::from_utf8_lossy(value).into_owned(),
+                })
+            }
+            Err(NumberError::NotANumber) => {
+                return Err(NcuError::BadNumber {
+                    file: self.file.to_string(),
+                    line: self.line_of(rec),
+                    column: column_s(),
+                    value: String::from_utf8_lossy(value).into_owned(),
+                })
+            }
+        };
+        let unit_s = std::str::from_utf8(unit).unwrap_or("").trim();
+        let u = parse_unit(unit_s);
+        let bad_unit = |expected| NcuError::BadUnit {
+            file: self.file.to_string(),
+            line: self.line_of(rec),
+            metric: metric_s(),
+            unit: unit_s.to_string(),
+            expected,
+        };
+        // Check the dimension and convert to ns / byte / 1/s / count.
+        // No unit at all (a raw page without its units row): ncu's base unit.
+        let convert = |dim: Dimension, expected: &'static str| {
+            if unit_s.is_empty() {
+                Ok(v)
+            } else if u.dimension == dim {
+                Ok(v * u.factor)
+            } else {
+                Err(bad_unit(expected))
+            }
+        };
+        match slot {
+            Slot::Scalar(s) => {
+                let v = match scalar_dimension(s) {
+                    Dimension::Time => convert(Dimension::Time, "a time (ns, us, ms, s)")?,
+                    Dimension::Bytes => {
+                        convert(Dimension::Bytes, "bytes (byte, Kbyte, Mbyte, ...)")?
+                    }
+                    Dimension::Rate => {
+                        convert(Dimension::Rate, "a rate (hz, Ghz, cycle/second, ...)")?
+                    }
+                    _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
+                };
+                self.launches[i].scalars[s as usize] = v;
+                if s == Scalar::SmCyclesPerSecond {
+                    self.peak(Peak::SmClock, v);
+                }
+            }
+            Slot::Tensor(k) => {
+                let v = convert(Dimension::Count, "a count (inst or none)")?;
+                let l = &mut self.launches[i];
+                match l.tensor.iter_mut().find(|(key, _)| *key == k) {
+                    Some(e) => e.1 = v,
+                    None => l.tensor.push((k, v)),
+                }
+            }
+            Slot::TensorInst => {
+                let v = convert(Dimension::Count, "a count (inst or none)")?;
+                let l = &mut self.launches[i];
+                // The instruction families overlap; keep the largest.
+                if l.tensor_inst.is_nan() || l.tensor_inst < v {
+                    l.tensor_inst = v;
+                }
+            }
+            Slot::Peak(p) => {
+                let v = match p {
+                    Peak::DramClock | Peak::L2Clock | Peak::L1Clock | Peak::SmClock => {
+                        convert(Dimension::Rate, "a rate (hz, cycle/second, ...)")?
+                    }
+                    Peak::DramBytesPerCycle | Peak::L2BytesPerCycle | Peak::L1BytesPerCycle => {
+                        // ncu prints `byte/cycle` for these; accept bytes too.
+                        if unit_s.ends_with("/cycle") || u.dimension == Dimension::Bytes {
+                            let b = parse_unit(unit_s.trim_end_matches("/cycle"));
+                            v * b.factor
+                        } else {
+                            return Err(bad_unit("byte/cycle"));
+                        }
+                    }
+                    _ => v * parse_unit(unit_s.trim_end_matches("/cycle")).factor,
+                };
+                self.peak(p, v);
+            }
+            Slot::DeviceName => {}
+        }
+        Ok(())
+    }
+
+    fn peak(&mut self, p: Peak, v: f64) {
+        self.peaks.values.entry(PeakKey::from(p)).or_insert(v);
+    }
+
+    fn finish(self, page: Page, header_line: u64) -> Result<NcuCsv, NcuError> {
+        if self.launches.is_empty() {
+            return Err(NcuError::NoLaunches {
+                file: self.file.to_string(),
+                line: header_line,
+            });
+        }
+        let launches = self.launches.into_iter().map(finalize).collect();
+        Ok(NcuCsv {
+            file: self.file.to_string(),
+            page,
+            columns: self.columns,
+            launches,
+            device_names: self.devices.into_iter().collect(),
+            compute_capabilities: self.ccs.into_iter().collect(),
+            peaks: self.peaks,
+            log: self.log,
+        })
+    }
+}
+
+/// True when the metric name contains `__` (a real metric, not a label).
+fn is_metric_name(name: &[u8]) -> bool {
+    name.windows(2).any(|w| w == b"__")
+}
+
+fn get(r: &RawLaunch, s: Scalar) -> Option<f64> {
+    let v = r.scalars[s as usize];
+    (!v.is_nan()).then_some(v)
+}
+
+/// Turns the raw per-metric values of one launch into its model, choosing
+/// one source per quantity so nothing is counted twice.
+fn finalize(r: RawLaunch) -> LaunchMetrics {
+    use Scalar::*;
+    let ratio = |c, f| match (get(&r, c), get(&r, f)) {
+        (Some(c), Some(f)) if f > 0.0 => Some(c / f * 1e9),
+        _ => None,
+    };
+    let (duration_ns, duration_source) = if let Some(d) = get(&r, GpuTimeDuration) {
+        (Some(d), Some("gpu__time_duration.sum"))
+    } else if let Some(d) = ratio(SmCycles, SmCyclesPerSecond) {
+        (
+            Some(d),
+            Some("sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second"),
+        )
+    } else if let Some(d) = ratio(SmspCycles, SmspCyclesPerSecond) {
+        (
+            Some(d),
+            Some("smsp__cycles_elapsed.avg / smsp__cycles_elapsed.avg.per_second"),
+        )
+    } else if let Some(d) = get(&r, DurationLabel) {
+        (Some(d), Some("Duration (Speed Of Light section)"))
+    } else {
+        (None, None)
+    };
+
+    let pair = |a, b| match (get(&r, a), get(&r, b)) {
+        (None, None) => None,
+        (x, y) => Some((
+            x.unwrap_or(0.0) + y.unwrap_or(0.0),
+            x.is_none() || y.is_none(),
+        )),
+    };
+    let (dram_bytes, dram_source, dram_partial) = if let Some(b) = get(&r, DramBytes) {
+        (Some(b), Some("dram__bytes.sum"), false)
+    } else if let Some((b, p)) = pair(DramBytesRead, DramBytesWrite) {
+        (
+            Some(b),
+            Some("dram__bytes_read.sum + dram__bytes_write.sum"),
+            p,
+        )
+    } else if let Some((b, p)) = pair(DramBytesOpRead, DramBytesOpWrite) {
+        (
+            Some(b),
+            Some("dram__bytes_op_read.sum + dram__bytes_op_write.sum"),
+            p,
+        )
+    } else if let Some(s) = get(&r, DramSectors) {
+        (Some(s * 32.0), Some("dram__sectors.sum x 32"), false)
+    } else if let Some((s, p)) = pair(DramSectorsRead, DramSectorsWrite) {
+        (
+            Some(s * 32.0),
+            Some("(dram__sectors_read.sum + dram__sectors_write.sum) x 32"),
+            p,
+        )
+    } else {
+        (None, None, false)
+    };
+    let l2_bytes = get(&r, L2Bytes).or_else(|| get(&r, L2Sectors).map(|s| s * 32.0));
+    let l1_bytes = get(&r, L1Bytes).or_else(|| get(&r, L1Sectors).map(|s| s * 32.0));
+
+    let mut flop = PathFlop::default();
+    // CUDA cores: an add or a mul is 1 FLOP, an FMA 2, per thread
+    // instruction. For half precision this is ncu's own convention: a packed
+    // HFMA2 counts as one instruction (see docs/ncu.md).
+    for (path, add, mul, fma) in [
+        (ComputePath::Fp64, Dadd, Dmul, Dfma),
+        (ComputePath::Fp32, Fadd, Fmul, Ffma),
+        (ComputePath::Fp16, Hadd, Hmul, Hfma),
+    ] {
+        let (a, m, f) = (get(&r, add), get(&r, mul), get(&r, fma));
+        if a.is_some() || m.is_some() || f.is_some() {
+            flop.set(
+                path,
+                a.unwrap_or(0.0) + m.unwrap_or(0.0) + 2.0 * f.unwrap_or(0.0),
+            );
+        }
+    }
+    // Tensor cores: per dtype from the ops counters. A dst-less counter is
+    // the total over output dtypes; a plain counter is the total over the
+    // sparsity split. Take the most aggregate one present, never both.
+    let mut tensor = r.tensor;
+    tensor.sort_by_key(|e| e.0);
+    for path in ComputePath::ALL.into_iter().filter(|p| p.is_tensor()) {
+        let of_path: Vec<&(TensorKey, f64)> =
+            tensor.iter().filter(|(k, _)| k.path == path).collect();
+        if of_path.is_empty() {
+            continue;
+        }
+        let dsts: BTreeSet<Dst> = if of_path.iter().any(|(k, _)| k.dst == Dst::None) {
+            [Dst::None].into()
+        } else {
+            of_path.iter().map(|(k, _)| k.dst).collect()
+        };
+        let mut total = 0.0;
+        for dst in dsts {
+            let of_dst: Vec<&&(TensorKey, f64)> =
+                of_path.iter().filter(|(k, _)| k.dst == dst).collect();
+            total += match of_dst.iter().find(|(k, _)| k.sparsity.is_none()) {
+                Some((_, v)) => *v,
+                None => of_dst.iter().fold(0.0, |a, (_, v)| a + v),
+            };
+        }
+        flop.add(path, total);
+    }
+
+    LaunchMetrics {
+        process_id: r.pid,
+        id: r.id,
+        name: r.name,
+        line: r.line,
+        duration_ns,
+        duration_source,
+        dram_bytes,
+        dram_source,
+        dram_partial,
+        l2_bytes,
+        l1_bytes,
+        flop,
+        tensor_inst: (!r.tensor_inst.is_nan()).then_some(r.tensor_inst),
+        nan_metrics: r.nan_metrics,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(cols: &[(&str, &str)]) -> NcuCsv {
+        let mut header =
+            String::from("\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\"");
+        let mut row = String::from("\"0\",\"1\",\"p\",\"h\",\"k\"");
+        for (name, value) in cols {
+            header.push_str(&format!(",\"{name}\""));
+            row.push_str(&format!(",\"{value}\""));
+        }
+        parse(format!("{header}\n{row}\n").as_bytes(), "t.csv").unwrap()
+    }
+
+    #[test]
+    fn tensor_counters_are_never_counted_twice() {
+        let csv = raw(&[
+            // fp16: plain dst_fp32 (100) wins over its sparsity split (30 + 70);
+            // dst_fp16 (50) is other work and adds: 150.
+            ("sm__ops_path_tensor_src_fp16_dst_fp32.sum", "100"),
+            (
+                "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_on.sum",
+                "30",
+            ),
+            (
+                "sm__ops_path_tensor_src_fp16_dst_fp32_sparsity_off.sum",
+                "70",
+            ),
+            ("sm__ops_path_tensor_src_fp16_dst_fp16.sum", "50"),
+            // bf16: only the split: 10 + 20 = 30.
+            (
+                "sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_on.sum",
+                "10",
+            ),
+            (
+                "sm__ops_path_tensor_src_bf16_dst_fp32_sparsity_off.sum",
+                "20",
+            ),
+            // fp8: the dst-less total (500) is used alone.
+            ("sm__ops_path_tensor_src_fp8.sum", "500"),
+            ("sm__ops_path_tensor_src_fp8_dst_fp16.sum", "200"),
+            // Instruction families overlap each other and the ops: not FLOPs.
+            ("sm__inst_executed_pipe_tensor.sum", "999"),
+            ("sm__inst_executed_pipe_tensor_op_hmma.sum", "999"),
+            ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "4"),
+        ]);
+        let l = &csv.launches[0];
+        assert_eq!(l.flop.get(ComputePath::TensorFp16), Some(150.0));
+        assert_eq!(l.flop.get(ComputePath::TensorBf16), Some(30.0));
+        assert_eq!(l.flop.get(ComputePath::TensorFp8), Some(500.0));
+        assert_eq!(l.flop.get(ComputePath::Fp32), Some(8.0));
+        assert_eq!(l.flop.total(), 688.0);
+        assert_eq!(l.tensor_inst, Some(999.0));
+    }
+
+    #[test]
+    fn dram_and_duration_fallbacks() {
+        let csv = raw(&[
+            ("dram__sectors_read.sum", "10"),
+            ("dram__sectors_write.sum", "5"),
+        ]);
+        assert_eq!(csv.launches[0].dram_bytes, Some(480.0));
+        let csv = raw(&[("dram__bytes_read.sum", "1000")]);
+        assert_eq!(csv.launches[0].dram_bytes, Some(1000.0));
+        assert!(csv.launches[0].dram_partial);
+        let csv = raw(&[
+            ("smsp__cycles_elapsed.avg", "2000"),
+            ("smsp__cycles_elapsed.avg.per_second", "1000000000"),
+        ]);
+        assert_eq!(csv.launches[0].duration_ns, Some(2000.0));
+    }
+
+    #[test]
+    fn no_input_and_log_only_input() {
+        let e = parse(&b""[..], "e.csv").unwrap_err();
+        assert!(matches!(e, NcuError::NoCsv { lines: 0, .. }), "{e}");
+        let e = parse(&b"==PROF== x\n==ERROR== boom\n"[..], "e.log").unwrap_err();
+        assert!(e.to_string().contains("  ==ERROR== boom"), "{e}");
+    }
+}

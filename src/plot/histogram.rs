@@ -1,0 +1,287 @@
+//! The gap histogram (`rooftrace gaps --plot-hist`): idle-gap durations in
+//! log-spaced bins, each bar stacked by gap class.
+
+use super::axis::{decade_si, LinearAxis, LogAxis, Tick};
+use super::labels::{Legend, LegendItem, Rect, Swatch};
+use super::{draw, style, Chart, PlotError};
+use crate::gaps::GapClass;
+use crate::report::units::duration_ns;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+/// One idle gap.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GapSample {
+    /// Gap length, in ns.
+    pub duration_ns: f64,
+    /// Why the GPU idled.
+    pub class: GapClass,
+}
+
+/// Everything the histogram needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HistogramInput {
+    /// Chart title, e.g. the trace file name.
+    pub title: String,
+    /// The gaps.
+    pub gaps: Vec<GapSample>,
+    /// Bins per decade of duration (e.g. 4: edges at 1, 1.78, 3.16, 5.62 × 10^k).
+    pub bins_per_decade: u32,
+}
+
+/// One bin: `[lo_ns, hi_ns)` and its count per class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bin {
+    /// Lower edge, in ns.
+    pub lo_ns: f64,
+    /// Upper edge (exclusive), in ns.
+    pub hi_ns: f64,
+    /// Gap count per class, in [`GapClass::ALL`] order.
+    pub counts: [u64; 6],
+}
+
+impl Bin {
+    /// Gaps in the bin over all classes.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}
+
+/// A stacked bar segment on the canvas.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Segment {
+    /// The segment, in pixels.
+    pub rect: Rect,
+    /// Its class.
+    pub class: GapClass,
+}
+
+/// The histogram chart model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GapHistogram {
+    /// Canvas size, in pixels.
+    pub size_px: (u32, u32),
+    /// Title line.
+    pub title: String,
+    /// Subtitle: gap count and total idle time.
+    pub subtitle: String,
+    /// Plot frame, in pixels.
+    pub plot: Rect,
+    /// Duration axis, in ns (log).
+    pub x: LogAxis,
+    /// Count axis.
+    pub y: LinearAxis,
+    /// Duration ticks, one per decade.
+    pub x_ticks: Vec<Tick>,
+    /// Count ticks.
+    pub y_ticks: Vec<Tick>,
+    /// Bins from the shortest to the longest gap.
+    pub bins: Vec<Bin>,
+    /// Stacked segments, bottom class first.
+    pub segments: Vec<Segment>,
+    /// Legend: each class present with its count and idle time.
+    pub legend: Legend,
+    /// Gaps left out because their duration is not a positive number.
+    pub skipped: usize,
+}
+
+/// Bin index of `d_ns` on an axis starting at `10^lo_exp` with `per_decade`
+/// bins per decade.
+pub fn bin_index(d_ns: f64, lo_exp: i32, per_decade: u32) -> usize {
+    let pos = (d_ns.log10() - lo_exp as f64) * per_decade as f64;
+    // A hair of tolerance so exact edges (1000 ns) land in the bin they start.
+    (pos + 1e-9).floor().max(0.0) as usize
+}
+
+impl GapHistogram {
+    /// Computes bins, stacks and axes.
+    pub fn build(input: &HistogramInput) -> Result<GapHistogram, PlotError> {
+        let per = input.bins_per_decade.max(1);
+        let valid: Vec<GapSample> = input
+            .gaps
+            .iter()
+            .copied()
+            .filter(|g| g.duration_ns.is_finite() && g.duration_ns > 0.0)
+            .collect();
+        let skipped = input.gaps.len() - valid.len();
+        let (lo, hi) = valid.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), g| {
+            (lo.min(g.duration_ns), hi.max(g.duration_ns))
+        });
+        if valid.is_empty() {
+            return Err(PlotError::Empty(
+                "no idle gap with a positive duration".into(),
+            ));
+        }
+        let x = LogAxis::covering(lo, hi, 1.0);
+        let n_bins = ((x.hi_exp - x.lo_exp) as u32 * per) as usize;
+        let mut bins: Vec<Bin> = (0..n_bins)
+            .map(|i| Bin {
+                lo_ns: 10f64.powf(x.lo_exp as f64 + i as f64 / per as f64),
+                hi_ns: 10f64.powf(x.lo_exp as f64 + (i + 1) as f64 / per as f64),
+                counts: [0; 6],
+            })
+            .collect();
+        let mut per_class = [(0u64, 0.0f64); 6];
+        for g in &valid {
+            let i = bin_index(g.duration_ns, x.lo_exp, per).min(n_bins - 1);
+            let c = class_index(g.class);
+            bins[i].counts[c] += 1;
+            per_class[c].0 += 1;
+            per_class[c].1 += g.duration_ns;
+        }
+        let max_count = bins.iter().map(Bin::total).max().unwrap_or(1);
+        let y = LinearAxis::counts(max_count, 6);
+        let x_ticks = x.decade_ticks(|e| decade_si(e - 9, "s"));
+        let y_ticks = y.ticks(|v| format!("{v:.0}"));
+
+        let items: Vec<LegendItem> = GapClass::ALL
+            .iter()
+            .zip(per_class)
+            .filter(|(_, (n, _))| *n > 0)
+            .map(|(c, (n, t))| LegendItem {
+                swatch: Swatch::Bar(style::gap_color(*c)),
+                text: format!("{}: {n}, {}", c.label(), duration_ns(t)),
+            })
+            .collect();
+        let (w, h) = style::HISTOGRAM_SIZE_PX;
+        let legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
+        let plot = Rect {
+            left: style::MARGIN_PX.0 - 40,
+            top: style::MARGIN_PX.1,
+            right: legend.rect.left - 25,
+            bottom: h as i32 - style::MARGIN_PX.3,
+        };
+        let x_px = |v: f64| plot.left + (x.fraction(v) * plot.width() as f64).round() as i32;
+        let y_px = |v: f64| plot.bottom - (y.fraction(v) * plot.height() as f64).round() as i32;
+        let mut segments = Vec::new();
+        for b in &bins {
+            let (l, r) = (x_px(b.lo_ns) + 1, x_px(b.hi_ns) - 1);
+            let mut below = 0u64;
+            for (c, &n) in GapClass::ALL.iter().zip(&b.counts) {
+                if n == 0 {
+                    continue;
+                }
+                segments.push(Segment {
+                    rect: Rect {
+                        left: l,
+                        right: r,
+                        top: y_px((below + n) as f64),
+                        bottom: y_px(below as f64),
+                    },
+                    class: *c,
+                });
+                below += n;
+            }
+        }
+        let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
+        Ok(GapHistogram {
+            size_px: style::HISTOGRAM_SIZE_PX,
+            title: input.title.clone(),
+            subtitle: format!(
+                "{} idle gaps, {} idle in total, {per} bins per decade",
+                valid.len(),
+                duration_ns(total)
+            ),
+            plot,
+            x,
+            y,
+            x_ticks,
+            y_ticks,
+            bins,
+            segments,
+            legend,
+            skipped,
+        })
+    }
+}
+
+fn class_index(c: GapClass) -> usize {
+    GapClass::ALL.iter().position(|k| *k == c).unwrap_or(0)
+}
+
+impl Chart for GapHistogram {
+    fn size_px(&self) -> (u32, u32) {
+        self.size_px
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        area.fill(&style::BACKGROUND)
+            .map_err(|e| PlotError::Draw(e.to_string()))?;
+        let p = self.plot;
+        draw::titles(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
+        for t in &self.y_ticks {
+            let y = p.bottom - (self.y.fraction(t.value) * p.height() as f64).round() as i32;
+            draw::line(area, vec![(p.left, y), (p.right, y)], style::GRID, 1)?;
+            draw::text(
+                area,
+                &t.label,
+                (p.left - 10, y),
+                style::TICK_FONT,
+                style::INK,
+                (HPos::Right, VPos::Center),
+            )?;
+        }
+        for t in &self.x_ticks {
+            let x = p.left + (self.x.fraction(t.value) * p.width() as f64).round() as i32;
+            draw::line(area, vec![(x, p.bottom), (x, p.bottom + 6)], style::INK, 1)?;
+            draw::text(
+                area,
+                &t.label,
+                (x, p.bottom + 10),
+                style::TICK_FONT,
+                style::INK,
+                (HPos::Center, VPos::Top),
+            )?;
+        }
+        for s in &self.segments {
+            draw::fill_rect(area, s.rect, style::gap_color(s.class), 1.0)?;
+        }
+        draw::outline_rect(area, p, style::INK, 1)?;
+        draw::axis_titles(area, p, "idle gap duration (log bins)", "gaps")?;
+        draw::legend(area, &self.legend)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_are_log_spaced_and_stack_by_class() {
+        let g = |d: f64, class| GapSample {
+            duration_ns: d,
+            class,
+        };
+        let input = HistogramInput {
+            title: "t".into(),
+            gaps: vec![
+                g(1_500.0, GapClass::LaunchLatency),
+                g(1_900.0, GapClass::LaunchLatency),
+                g(2_500.0, GapClass::HostBound),
+                g(40_000.0, GapClass::HostBound),
+                g(0.0, GapClass::Unattributed),
+            ],
+            bins_per_decade: 2,
+        };
+        let h = GapHistogram::build(&input).unwrap();
+        // 1.5 µs .. 40 µs covers 10^3 .. 10^5 ns: 2 decades × 2 bins.
+        assert_eq!((h.x.lo_exp, h.x.hi_exp), (3, 5));
+        assert_eq!(h.bins.len(), 4);
+        // Edges 1000, 3162, 10000, 31623 ns: 1.5, 1.9 and 2.5 µs share bin 0,
+        // 40 µs falls in bin 3.
+        assert_eq!(h.bins[0].counts[class_index(GapClass::LaunchLatency)], 2);
+        assert_eq!(h.bins[0].counts[class_index(GapClass::HostBound)], 1);
+        assert_eq!(h.bins[3].total(), 1);
+        assert_eq!(h.skipped, 1);
+        // Two stacked segments in bin 0, host-bound (first class) at the
+        // bottom, launch latency on top of it.
+        let s: Vec<&Segment> = h.segments.iter().take(2).collect();
+        assert_eq!(s[0].class, GapClass::HostBound);
+        assert_eq!(s[1].class, GapClass::LaunchLatency);
+        assert_eq!(s[1].rect.bottom, s[0].rect.top);
+        assert_eq!(h.legend.items.len(), 2);
+        assert_eq!(bin_index(1000.0, 3, 4), 0);
+        assert_eq!(bin_index(10_000.0, 3, 4), 4);
+    }
+}

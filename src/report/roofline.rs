@@ -1,0 +1,460 @@
+//! Renderers of the `rooftrace ncu` report: aligned table, CSV, Markdown and
+//! JSON, each returning bytes. Table and Markdown show the top N rows; CSV
+//! and JSON carry every row.
+
+use super::table::{ellipsize, Table};
+use super::units::{duration_ns, percent, si};
+use super::MARKDOWN_LIMIT_CHARS;
+use crate::roofline::{Bound, ComputePath, KernelRoofline, RooflineReport};
+
+/// Longest kernel name in table and Markdown cells.
+const NAME_CHARS: usize = 48;
+
+/// Options of the Markdown renderer.
+#[derive(Debug, Clone, Default)]
+pub struct MarkdownOptions<'a> {
+    /// Rows of the main table (0 = all, still capped by the size limit).
+    pub top: usize,
+    /// Path or URL of a roofline plot to embed under the verdict.
+    pub image: Option<&'a str>,
+}
+
+fn paths_label(k: &KernelRoofline) -> String {
+    if k.bandwidth_only {
+        return "-".into();
+    }
+    let p = k.paths();
+    if p.is_empty() {
+        "none".into()
+    } else {
+        p.iter().map(|p| p.label()).collect::<Vec<_>>().join(" + ")
+    }
+}
+
+fn notes(k: &KernelRoofline) -> String {
+    let mut n = Vec::new();
+    if k.above_roof {
+        n.push("above roof");
+    }
+    if k.bandwidth_only {
+        n.push("no FLOP counters");
+    }
+    n.join(", ")
+}
+
+fn opt(v: Option<f64>, unit: &str) -> String {
+    v.map_or("-".into(), |v| si(v, unit))
+}
+
+/// The roof a row is measured against, in words (`DRAM`, `BF16 tensor`).
+pub fn roof_label(k: &KernelRoofline) -> String {
+    match k.bound {
+        Bound::Memory => "DRAM".into(),
+        Bound::Compute => {
+            let p: Vec<&str> = k.paths().iter().map(|p| p.label()).collect();
+            p.join(" + ")
+        }
+    }
+}
+
+fn main_table(rows: &[KernelRoofline]) -> Table {
+    let mut t = Table::new(
+        &[
+            "#",
+            "kernel",
+            "launches",
+            "time",
+            "DRAM",
+            "FLOP",
+            "FLOP/B",
+            "FLOP/s",
+            "DRAM/s",
+            "path",
+            "bound",
+            "of roof",
+            "time lost",
+            "notes",
+        ],
+        &[1, 9, 10, 13],
+    );
+    for (i, k) in rows.iter().enumerate() {
+        t.push(vec![
+            (i + 1).to_string(),
+            ellipsize(&k.name, NAME_CHARS),
+            k.launches.to_string(),
+            duration_ns(k.duration_ns),
+            si(k.dram_bytes, "B"),
+            if k.bandwidth_only {
+                "-".into()
+            } else {
+                si(k.flop, "FLOP")
+            },
+            k.intensity.map_or("-".into(), |i| format!("{i:.2}")),
+            opt(k.achieved_flop_per_s, "FLOP/s"),
+            si(k.achieved_dram_bytes_per_s, "B/s"),
+            paths_label(k),
+            k.bound.key().into(),
+            percent(k.fraction_of_roof),
+            duration_ns(k.time_lost_ns),
+            notes(k),
+        ]);
+    }
+    t
+}
+
+fn roofs_table(r: &RooflineReport) -> Table {
+    let mut t = Table::new(&["roof", "value", "origin", "source"], &[0, 2, 3]);
+    for (level, m) in r.used_memory_roofs() {
+        t.push(vec![
+            level.label().into(),
+            si(m.bytes_per_s, "B/s"),
+            m.origin.key().into(),
+            m.source.clone(),
+        ]);
+    }
+    for (p, c) in r.used_compute_roofs() {
+        t.push(vec![
+            p.label().into(),
+            si(c.flop_per_s, "FLOP/s"),
+            c.origin.key().into(),
+            c.source.clone(),
+        ]);
+    }
+    t
+}
+
+fn header_lines(r: &RooflineReport) -> String {
+    let by = match r.group_by {
+        crate::roofline::GroupBy::Launch => "launch",
+        crate::roofline::GroupBy::Kernel => "kernel",
+    };
+    format!(
+        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n",
+        r.input,
+        r.page,
+        r.launches_analysed,
+        r.launches_total,
+        match &r.gpu.key {
+            Some(k) => format!("{k}, {}", r.gpu.name),
+            None => r.gpu.name.clone(),
+        },
+        r.gpu.chosen_by,
+        r.roofs.source,
+    )
+}
+
+fn shown(r: &RooflineReport, top: usize) -> usize {
+    if top == 0 {
+        r.kernels.len()
+    } else {
+        top.min(r.kernels.len())
+    }
+}
+
+/// The one-line verdict on the biggest opportunity.
+pub fn verdict(r: &RooflineReport) -> String {
+    let Some(k) = r.kernels.first() else {
+        return "no launch could be analysed (see diagnostics)".into();
+    };
+    let roof = roof_label(k);
+    let what = if k.bandwidth_only {
+        format!(
+            "{} of the DRAM roof (no FLOP counters)",
+            percent(k.fraction_of_roof)
+        )
+    } else {
+        format!(
+            "{} of the {roof} roof, {}-bound",
+            percent(k.fraction_of_roof),
+            k.bound.key()
+        )
+    };
+    format!(
+        "{}: {what}; {} of {} lost to the roofline over {} row{} ({} on {})",
+        ellipsize(&k.name, 80),
+        duration_ns(r.total_time_lost_ns),
+        duration_ns(r.total_duration_ns),
+        r.kernels.len(),
+        if r.kernels.len() == 1 { "" } else { "s" },
+        r.input,
+        r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
+    )
+}
+
+/// Aligned text with human units.
+pub fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
+    let n = shown(r, top);
+    let mut out = header_lines(r);
+    out.push('\n');
+    out.push_str(&main_table(&r.kernels[..n]).to_text());
+    if n < r.kernels.len() {
+        out.push_str(&format!(
+            "... {} more rows (--top 0 shows all)\n",
+            r.kernels.len() - n
+        ));
+    }
+    out.push_str("\nroofs used:\n");
+    out.push_str(&roofs_table(r).to_text());
+    if !r.diagnostics.is_empty() {
+        out.push_str("\ndiagnostics:\n");
+        for d in &r.diagnostics {
+            out.push_str(&format!("- {} ({}x)", d.message, d.count));
+            if !d.examples.is_empty() {
+                out.push_str(&format!(": {}", d.examples.join("; ")));
+            }
+            out.push('\n');
+        }
+    }
+    out.into_bytes()
+}
+
+fn num(v: f64) -> String {
+    format!("{v}")
+}
+
+fn opt_num(v: Option<f64>) -> String {
+    v.map(num).unwrap_or_default()
+}
+
+/// CSV, one row per kernel (all rows), SI units in the column names.
+pub fn render_csv(r: &RooflineReport) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut header: Vec<String> = [
+        "rank",
+        "id",
+        "process_id",
+        "name",
+        "launches",
+        "duration_ns",
+        "dram_bytes",
+        "l2_bytes",
+        "l1_bytes",
+        "flop",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    header.extend(ComputePath::ALL.iter().map(|p| format!("flop_{}", p.key())));
+    header.extend(
+        [
+            "intensity_flop_per_byte",
+            "intensity_l2_flop_per_byte",
+            "intensity_l1_flop_per_byte",
+            "achieved_flop_per_s",
+            "achieved_dram_bytes_per_s",
+            "compute_time_ns",
+            "memory_time_ns",
+            "bound_time_ns",
+            "bound",
+            "roof_flop_per_s",
+            "fraction_of_roof",
+            "time_lost_ns",
+            "above_roof",
+            "bandwidth_only",
+            "gpu",
+            "roofs",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    w.write_record(&header).expect("write to Vec");
+    // Every output names its roofs: here as two columns repeated per row,
+    // so the file stays one tidy table.
+    let gpu = format!(
+        "{} (chosen by {})",
+        r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
+        r.gpu.chosen_by
+    );
+    let mut used: Vec<String> = r
+        .used_memory_roofs()
+        .iter()
+        .map(|(l, m)| format!("{}={} byte/s {}", l.key(), m.bytes_per_s, m.origin.key()))
+        .collect();
+    used.extend(
+        r.used_compute_roofs()
+            .iter()
+            .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
+    );
+    let roofs = format!("{}: {}", r.roofs.source, used.join("; "));
+    for (i, k) in r.kernels.iter().enumerate() {
+        let mut row = vec![
+            (i + 1).to_string(),
+            k.id.to_string(),
+            k.process_id.map(|p| p.to_string()).unwrap_or_default(),
+            k.name.clone(),
+            k.launches.to_string(),
+            num(k.duration_ns),
+            num(k.dram_bytes),
+            opt_num(k.l2_bytes),
+            opt_num(k.l1_bytes),
+            if k.bandwidth_only {
+                String::new()
+            } else {
+                num(k.flop)
+            },
+        ];
+        row.extend(
+            ComputePath::ALL
+                .iter()
+                .map(|p| opt_num(k.flop_by_path.get(p).copied())),
+        );
+        row.extend([
+            opt_num(k.intensity),
+            opt_num(k.intensity_l2),
+            opt_num(k.intensity_l1),
+            opt_num(k.achieved_flop_per_s),
+            num(k.achieved_dram_bytes_per_s),
+            num(k.compute_time_ns),
+            num(k.memory_time_ns),
+            num(k.bound_time_ns),
+            k.bound.key().to_string(),
+            opt_num(k.roof_flop_per_s),
+            num(k.fraction_of_roof),
+            num(k.time_lost_ns),
+            k.above_roof.to_string(),
+            k.bandwidth_only.to_string(),
+            gpu.clone(),
+            roofs.clone(),
+        ]);
+        w.write_record(&row).expect("write to Vec");
+    }
+    w.into_inner().expect("flush to Vec")
+}
+
+/// Pretty JSON (schema `rooftrace.ncu/1`, documented in
+/// docs/json-schema-ncu.md), newline-terminated.
+pub fn render_json(r: &RooflineReport) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
+    v.push(b'\n');
+    v
+}
+
+/// Markdown for a pull-request comment: the verdict line first, an optional
+/// plot, the top-N table, the roofs used and the diagnostics; never longer
+/// than [`MARKDOWN_LIMIT_CHARS`] (rows are dropped, with a note).
+pub fn render_markdown(r: &RooflineReport, opts: &MarkdownOptions) -> Vec<u8> {
+    let mut head = verdict(r);
+    head.push_str("\n\n");
+    if let Some(img) = opts.image {
+        head.push_str(&format!("![roofline]({img})\n\n"));
+    }
+    let mut tail = String::from("\n**Roofs used** (");
+    tail.push_str(&r.roofs.source.replace('|', "\\|"));
+    tail.push_str(")\n\n");
+    tail.push_str(&roofs_table(r).to_markdown());
+    if !r.diagnostics.is_empty() {
+        tail.push_str("\n**Diagnostics**\n\n");
+        for d in &r.diagnostics {
+            tail.push_str(&format!("- {} ({}x)", d.message, d.count));
+            if !d.examples.is_empty() {
+                let ex: Vec<String> = d
+                    .examples
+                    .iter()
+                    .map(|e| format!("`{}`", e.replace('`', "'")))
+                    .collect();
+                tail.push_str(&format!(": {}", ex.join(", ")));
+            }
+            tail.push('\n');
+        }
+    }
+    tail.push_str(&format!(
+        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {})</sub>\n",
+        r.input,
+        r.page,
+        r.launches_analysed,
+        r.launches_total,
+        r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
+        r.gpu.chosen_by
+    ));
+    let want = shown(r, opts.top);
+    let chars = |s: &str| s.chars().count();
+    // Header row and rule of the table cost about one row; leave room for the
+    // truncation note.
+    let budget = MARKDOWN_LIMIT_CHARS.saturating_sub(chars(&head) + chars(&tail) + 200);
+    let mut n = want;
+    let mut table = main_table(&r.kernels[..n]).to_markdown();
+    while n > 0 && chars(&table) > budget {
+        // Shrink geometrically, then fine-tune: keeps this O(log n) renders.
+        let over = chars(&table) as f64 / budget.max(1) as f64;
+        n = if over > 1.1 {
+            ((n as f64) / over) as usize
+        } else {
+            n - 1
+        };
+        table = main_table(&r.kernels[..n]).to_markdown();
+    }
+    let mut out = head;
+    out.push_str(&table);
+    if n < r.kernels.len() {
+        let why = if n < want {
+            "to fit a PR comment"
+        } else {
+            "--top"
+        };
+        out.push_str(&format!(
+            "\n_{} of {} rows shown ({why}); the JSON and CSV outputs carry all of them._\n",
+            n,
+            r.kernels.len()
+        ));
+    }
+    out.push_str(&tail);
+    out.into_bytes()
+}
+
+/// The built-in GPU table (`--list-gpus`): default roofs per GPU, measured
+/// values marked `*`; JSON lists every roof with its origin and source.
+pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
+    use crate::roofline::gpus;
+    use crate::roofline::Origin;
+    if format == super::Format::Json {
+        let list: Vec<serde_json::Value> = gpus::all()
+            .iter()
+            .map(|g| {
+                serde_json::json!({
+                    "key": g.key,
+                    "name": g.name,
+                    "compute_capability": g.compute_capability,
+                    "l2_bytes": g.l2_bytes,
+                    "roofs": g.default_roofs(),
+                })
+            })
+            .collect();
+        let mut v = serde_json::to_vec_pretty(&list).expect("serializes");
+        v.push(b'\n');
+        return v;
+    }
+    let mut header = vec!["key", "name", "CC", "DRAM"];
+    header.extend(ComputePath::ALL.iter().map(|p| p.label()));
+    let mut t = Table::new(&header, &[0, 1]);
+    for g in gpus::all() {
+        let r = g.default_roofs();
+        let mark = |o: Origin| if o == Origin::Measured { "*" } else { "" };
+        let mut row = vec![
+            g.key.to_string(),
+            g.name.to_string(),
+            g.compute_capability.to_string(),
+            r.dram().map_or("-".into(), |m| {
+                format!("{}{}", si(m.bytes_per_s, "B/s"), mark(m.origin))
+            }),
+        ];
+        row.extend(ComputePath::ALL.iter().map(|p| {
+            r.compute.get(p).map_or("-".into(), |c| {
+                format!("{}{}", si(c.flop_per_s, "FLOP/s"), mark(c.origin))
+            })
+        }));
+        t.push(row);
+    }
+    let note = "* measured (see `--list-gpus --format json` for every source); others: NVIDIA datasheets, dense.\nFP16 cores: datasheet packed peak / 2, to match ncu's per-instruction FLOP counting (docs/ncu.md).\n";
+    match format {
+        super::Format::Markdown => format!("{}\n{note}", t.to_markdown()).into_bytes(),
+        super::Format::Csv => {
+            let mut w = csv::Writer::from_writer(Vec::new());
+            w.write_record(&t.header).expect("write to Vec");
+            for row in &t.rows {
+                w.write_record(row).expect("write to Vec");
+            }
+            w.into_inner().expect("flush to Vec")
+        }
+        _ => format!("{}\n{note}", t.to_text()).into_bytes(),
+    }
+}

@@ -1,0 +1,888 @@
+//! Plot models and rendering: SVG snapshots, decoded PNGs, the `--plot`
+//! flag of `rooftrace ncu` and `rooftrace calibrate` on real fixtures, and
+//! (with `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the timeline and histogram
+//! example images in `docs/img/`.
+
+use crate::common;
+use rooftrace::gaps::GapClass;
+use rooftrace::plot::roofline::RooflineChart;
+use rooftrace::plot::{
+    render, render_png, render_svg, style, CalibrationChart, CalibrationInput, CalibrationPoint,
+    Chart, GapBar, GapHistogram, GapSample, HistogramInput, ImageFormat, KernelPoint, Lane, OpBar,
+    OpKind, RooflineInput, SweepKind, TimelineChart, TimelineInput, WindowChoice, FONT_FAMILY,
+};
+use rooftrace::roofline::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
+use std::path::Path;
+
+const REF: &str = "../shared/reference/roofline-from-measured-data.txt";
+
+/// H100 roofs measured in the reference text ("The Roofline Model, Starting
+/// from Measured Data", section 3-4): read-only DRAM bandwidth 3085 GB/s,
+/// BF16 tensor 802 TFLOP/s, FP16 tensor 788, TF32 tensor 418, FP64 tensor
+/// 64.2, FP32 FMA 61.5 TFLOP/s.
+fn h100_roofs() -> Roofs {
+    let mut r = Roofs::new(
+        "NVIDIA H100 SXM",
+        "measured (roofline-from-measured-data, H100)",
+    );
+    r.memory.insert(
+        MemoryLevel::Dram,
+        MemoryRoof {
+            bytes_per_s: 3085e9,
+            origin: Origin::Measured,
+            source: REF.into(),
+            measurement: None,
+        },
+    );
+    for (p, f) in [
+        (ComputePath::TensorBf16, 802e12),
+        (ComputePath::TensorFp16, 788e12),
+        (ComputePath::TensorTf32, 418e12),
+        (ComputePath::TensorFp64, 64.2e12),
+        (ComputePath::Fp32, 61.5e12),
+    ] {
+        r.compute.insert(
+            p,
+            ComputeRoof {
+                flop_per_s: f,
+                origin: Origin::Measured,
+                source: REF.into(),
+                measurement: None,
+            },
+        );
+    }
+    r
+}
+
+/// The tensor-core GEMM of the ncu 2025.1 corpus file
+/// (ncu2025.1_import_metrics_csv_llm_bf16_gemm.csv): 12,532,580,352 tensor
+/// FLOP over 17.50 MB of DRAM reads in 111.81 µs, so I = 12.53e9 / 17.5e6 =
+/// 716.1 FLOP/byte and P = 12.53e9 / 111.81e-6 = 112.09 TFLOP/s. Time lost
+/// against the 802 TFLOP/s roof: 111.81 µs × (1 − 112.09/802) = 96.18 µs.
+fn bf16_gemm() -> KernelPoint {
+    KernelPoint {
+        name: "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8".into(),
+        flop_per_byte: 12_532_580_352.0 / 17.50e6,
+        flop_per_s: 12_532_580_352.0 / 111.81e-6,
+        duration_ns: 111_810.0,
+        time_lost_ns: 111_810.0 * (1.0 - 12_532_580_352.0 / 111.81e-6 / 802e12),
+        path: Some(ComputePath::TensorBf16),
+        above_roof: false,
+    }
+}
+
+/// An illustrative decode step on the H100 roofs (batch 1, bf16 weights):
+/// the linear layers sit near I ≈ 1 FLOP/byte at 50-90 % of the DRAM slope
+/// (reference section 5: "gate, up and down reach over 80 % of the slope and
+/// q and o about half"), plus FP32 element-wise kernels at I ≈ 0.25.
+fn decode_step() -> Vec<KernelPoint> {
+    let b = 3085e9;
+    let mut pts = vec![bf16_gemm()];
+    // (name, I, fraction of slope, duration µs, path)
+    let rows: [(&str, f64, f64, f64, ComputePath); 12] = [
+        ("gate_proj", 0.99, 0.84, 420.0, ComputePath::TensorBf16),
+        ("up_proj", 0.99, 0.83, 418.0, ComputePath::TensorBf16),
+        ("down_proj", 0.99, 0.81, 430.0, ComputePath::TensorBf16),
+        ("q_proj", 0.98, 0.52, 120.0, ComputePath::TensorBf16),
+        ("o_proj", 0.98, 0.49, 125.0, ComputePath::TensorBf16),
+        ("k_proj", 0.95, 0.21, 60.0, ComputePath::TensorBf16),
+        ("v_proj", 0.95, 0.20, 61.0, ComputePath::TensorBf16),
+        ("rms_norm", 0.31, 0.35, 40.0, ComputePath::Fp32),
+        ("rotary_embedding", 0.42, 0.18, 22.0, ComputePath::Fp32),
+        ("silu_and_mul", 0.17, 0.61, 55.0, ComputePath::Fp32),
+        (
+            "flash_attn_decode",
+            1.9,
+            0.38,
+            150.0,
+            ComputePath::TensorBf16,
+        ),
+        ("lm_head", 1.0, 0.88, 240.0, ComputePath::TensorBf16),
+    ];
+    for (name, i, frac, us, path) in rows {
+        let duration_ns = us * 1e3;
+        pts.push(KernelPoint {
+            name: name.into(),
+            flop_per_byte: i,
+            flop_per_s: frac * b * i,
+            duration_ns,
+            time_lost_ns: duration_ns * (1.0 - frac),
+            path: Some(path),
+            above_roof: false,
+        });
+    }
+    // A point above its roof (e.g. L2 hits counted as DRAM misses).
+    pts.push(KernelPoint {
+        name: "embedding_lookup".into(),
+        flop_per_byte: 0.05,
+        flop_per_s: 1.3 * b * 0.05,
+        duration_ns: 9_000.0,
+        time_lost_ns: 0.0,
+        path: Some(ComputePath::Fp32),
+        above_roof: true,
+    });
+    pts
+}
+
+/// The calibration sweeps drawn from the reference's description of H100
+/// (section 4): the FMA sweep reads and writes 4-byte FP32 elements with R
+/// FMAs each, so I = 2R / 8 = R/4 FLOP/byte, and follows min(B·I, F) with
+/// the slope at ~88 % of B and a rounded corner; the BF16 M sweep (N = K =
+/// 8192) has I ≈ M on the slope. The throughputs are that model, not
+/// measurements: the picture's shape, to be replaced by real calibrate
+/// output after the merge.
+fn h100_sweeps() -> Vec<CalibrationPoint> {
+    let (b, f32_roof, bf16_roof): (f64, f64, f64) = (3085e9, 61.5e12, 802e12);
+    let mut pts = Vec::new();
+    for k in 0..12 {
+        let r = 2f64.powi(k);
+        let i = r / 4.0;
+        // A smooth min: the corner sits ~30 % below the sharp ridge.
+        let (s, f) = (0.88 * b * i, f32_roof * 0.97);
+        pts.push(CalibrationPoint {
+            sweep: SweepKind::Fma,
+            path: ComputePath::Fp32,
+            flop_per_byte: i,
+            flop_per_s: 1.0 / (1.0 / s.powi(2) + 1.0 / f.powi(2)).sqrt(),
+        });
+    }
+    for m in [1.0f64, 2.0, 8.0, 32.0, 128.0, 512.0, 2048.0, 8192.0] {
+        let (n, k) = (8192.0, 8192.0);
+        let i = 2.0 * m * n * k / (2.0 * (m * k + k * n + m * n));
+        let (s, f) = (0.85 * b * i, bf16_roof * 0.93);
+        pts.push(CalibrationPoint {
+            sweep: SweepKind::MSweep,
+            path: ComputePath::TensorBf16,
+            flop_per_byte: i,
+            flop_per_s: 1.0 / (1.0 / s.powi(2) + 1.0 / f.powi(2)).sqrt(),
+        });
+    }
+    pts
+}
+
+fn small_roofline() -> RooflineInput {
+    let mut pts = vec![bf16_gemm()];
+    pts.push(KernelPoint {
+        name: "rms_norm".into(),
+        flop_per_byte: 0.31,
+        flop_per_s: 0.35 * 3085e9 * 0.31,
+        duration_ns: 40_000.0,
+        time_lost_ns: 26_000.0,
+        path: Some(ComputePath::Fp32),
+        above_roof: false,
+    });
+    RooflineInput {
+        roofs: h100_roofs(),
+        points: pts,
+        top_n: 5,
+    }
+}
+
+/// Two lanes of one GPU: a device lane with the gaps and a stream lane with
+/// the ops. Times in ns: kernel 0..40 µs, gap 40..55 µs (host-bound),
+/// memcpy 55..60 µs, gap 60..62 µs (launch latency), kernel 62..100 µs.
+fn small_timeline() -> TimelineInput {
+    let op = |start_us: i64, end_us: i64, kind, name: &str| OpBar {
+        lane: 1,
+        start_ns: 1_000_000_000 + start_us * 1000,
+        end_ns: 1_000_000_000 + end_us * 1000,
+        kind,
+        name: name.into(),
+    };
+    let gap = |start_us: i64, end_us: i64, class| GapBar {
+        lane: 0,
+        start_ns: 1_000_000_000 + start_us * 1000,
+        end_ns: 1_000_000_000 + end_us * 1000,
+        class,
+    };
+    TimelineInput {
+        title: "small.sqlite".into(),
+        lanes: vec![
+            Lane {
+                label: "GPU 0 idle".into(),
+            },
+            Lane {
+                label: "GPU 0 stream 7".into(),
+            },
+        ],
+        ops: vec![
+            op(0, 40, OpKind::Kernel, "gemm"),
+            op(55, 60, OpKind::Memcpy, "HtoD"),
+            op(62, 100, OpKind::Kernel, "softmax"),
+        ],
+        gaps: vec![
+            gap(40, 55, GapClass::HostBound),
+            gap(60, 62, GapClass::LaunchLatency),
+        ],
+        window: WindowChoice::Busiest { width_ns: None },
+    }
+}
+
+fn small_histogram() -> HistogramInput {
+    let g = |d: f64, class| GapSample {
+        duration_ns: d,
+        class,
+    };
+    HistogramInput {
+        title: "small.sqlite".into(),
+        gaps: vec![
+            g(1_800.0, GapClass::LaunchLatency),
+            g(2_400.0, GapClass::LaunchLatency),
+            g(2_900.0, GapClass::LaunchInFlight),
+            g(15_000.0, GapClass::HostBound),
+            g(15_000.0, GapClass::HostBound),
+            g(120_000.0, GapClass::Synchronization),
+        ],
+        bins_per_decade: 4,
+    }
+}
+
+#[test]
+fn roofline_model_axes_ridges_and_labels() {
+    let chart = RooflineChart::build(&small_roofline()).unwrap();
+    // x: lowest of the points (0.31) and FP32 ridge / 10 (19.94 / 10 = 1.99)
+    // over 1.5 = 0.207 -> 10^-1; highest of 716 and BF16 ridge × 4 (1040)
+    // times 1.5 = 1560 -> 10^4.
+    assert_eq!((chart.frame.x.lo_exp, chart.frame.x.hi_exp), (-1, 4));
+    // y: the slope at the left edge, 3085e9 × 0.1 = 308.5 GFLOP/s, is below
+    // rms_norm (0.35 × 3085e9 × 0.31 = 334.7 GFLOP/s); / 1.5 = 205.7 GFLOP/s
+    // -> 10^11; 802 TFLOP/s × 1.2 = 962 TFLOP/s -> 10^15.
+    assert_eq!((chart.frame.y.lo_exp, chart.frame.y.hi_exp), (11, 15));
+    let labels: Vec<&str> = chart.y_ticks.iter().map(|t| t.label.as_str()).collect();
+    assert_eq!(
+        labels,
+        [
+            "100 GFLOP/s",
+            "1 TFLOP/s",
+            "10 TFLOP/s",
+            "100 TFLOP/s",
+            "1 PFLOP/s"
+        ]
+    );
+    // Flat roofs only for the paths the kernels use, highest first; ridge
+    // I* = F / B: 802e12 / 3085e9 = 259.97, 61.5e12 / 3085e9 = 19.94.
+    let flat: Vec<ComputePath> = chart.roofs.flat.iter().map(|f| f.path).collect();
+    assert_eq!(flat, [ComputePath::TensorBf16, ComputePath::Fp32]);
+    let ridges: Vec<f64> = chart.roofs.ridges.iter().map(|r| r.flop_per_byte).collect();
+    assert!((ridges[0] - 259.97).abs() < 0.01 && (ridges[1] - 19.935).abs() < 0.01);
+    assert_eq!(
+        chart.roofs.flat[0].label,
+        "BF16 tensor 802 TFLOP/s (measured), ridge 260 FLOP/B"
+    );
+    // The DRAM slope ends where it meets the highest flat roof.
+    assert_eq!(chart.roofs.sloped.len(), 1);
+    assert!((chart.roofs.sloped[0].to_flop_per_byte - 259.97).abs() < 0.01);
+    assert_eq!(chart.roofs.sloped[0].label, "DRAM 3.08 TB/s (measured)");
+    // Every roof label found a spot.
+    assert!(chart.roofs.flat.iter().all(|f| f.label_rect.is_some()));
+    assert!(chart.roofs.sloped.iter().all(|s| s.label_rect.is_some()));
+    // Marker area ∝ time: the GEMM (111.81 µs) gets the largest radius,
+    // rms_norm (40 µs) sqrt(40 / 111.81) = 0.598 of it.
+    let gemm = &chart.points[0];
+    assert!(gemm.name.starts_with("cutlass"));
+    assert_eq!(gemm.radius_px, style::MARKER_MAX_RADIUS_PX);
+    let ratio = chart.points[1].radius_px / gemm.radius_px;
+    assert!((ratio - 0.598).abs() < 0.001, "{ratio}");
+    // Both labelled, the GEMM with its 96.2 µs lost (computed in bf16_gemm).
+    let text = &gemm.label.as_ref().unwrap().text;
+    assert!(text.ends_with("(96.2 µs lost)"), "{text}");
+    assert!(chart.unplaced_labels.is_empty());
+}
+
+#[test]
+fn roofline_draws_one_slope_per_memory_level() {
+    let mut input = small_roofline();
+    // An L2 roof at twice the DRAM bandwidth (6170 GB/s, a round test value).
+    input.roofs.memory.insert(
+        MemoryLevel::L2,
+        MemoryRoof {
+            bytes_per_s: 2.0 * 3085e9,
+            origin: Origin::File,
+            source: String::new(),
+            measurement: None,
+        },
+    );
+    let chart = RooflineChart::build(&input).unwrap();
+    let levels: Vec<MemoryLevel> = chart.roofs.sloped.iter().map(|s| s.level).collect();
+    assert_eq!(levels, [MemoryLevel::Dram, MemoryLevel::L2]);
+    // Each slope ends on the highest flat roof: 802e12 / 6170e9 = 129.98.
+    let l2 = &chart.roofs.sloped[1];
+    assert!((l2.to_flop_per_byte - 129.98).abs() < 0.01);
+    assert_eq!(l2.label, "L2 6.17 TB/s (file)");
+    // Flat roofs still start at their ridge with the slowest level (DRAM),
+    // and ridges are marked only there.
+    assert!((chart.roofs.flat[0].from_flop_per_byte - 259.97).abs() < 0.01);
+    assert!(chart
+        .roofs
+        .ridges
+        .iter()
+        .all(|r| r.level == MemoryLevel::Dram));
+    // The legend crosses no roof line (a free corner exists here).
+    let lines = chart.roofs.segments_px(&chart.frame);
+    let legend = chart.legend.rect;
+    assert!(lines
+        .iter()
+        .all(|&(a, b)| !rooftrace::plot::labels::segment_hits_rect(a, b, &legend)));
+    // Every roof is named: on the plot or, failing that, in the legend.
+    for f in &chart.roofs.flat {
+        let in_legend = chart.legend.items.iter().any(|i| i.text == f.label);
+        assert!(f.label_rect.is_some() != in_legend, "{}", f.label);
+    }
+    for s in &chart.roofs.sloped {
+        let in_legend = chart.legend.items.iter().any(|i| i.text == s.label);
+        assert!(s.label_rect.is_some() != in_legend, "{}", s.label);
+    }
+}
+
+#[test]
+fn roofline_labels_only_top_n_by_time_lost_and_never_overlap() {
+    let mut input = RooflineInput {
+        roofs: h100_roofs(),
+        points: decode_step(),
+        top_n: 4,
+    };
+    let chart = RooflineChart::build(&input).unwrap();
+    let mut labelled: Vec<&str> = chart
+        .points
+        .iter()
+        .filter(|p| p.label.is_some())
+        .map(|p| p.name.as_str())
+        .collect();
+    labelled.sort();
+    // Time lost (duration × (1 − fraction)): the GEMM 96.2 µs,
+    // flash_attn_decode 150 × 0.62 = 93.0, down_proj 430 × 0.19 = 81.7,
+    // up_proj 418 × 0.17 = 71.1; gate_proj 67.2 is fifth.
+    assert_eq!(
+        labelled,
+        [
+            "cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8",
+            "down_proj",
+            "flash_attn_decode",
+            "up_proj"
+        ]
+    );
+    // With every kernel labelled, no two labels, roof labels or the legend
+    // overlap, and all stay inside the frame.
+    input.top_n = 100;
+    let chart = RooflineChart::build(&input).unwrap();
+    let mut boxes: Vec<_> = chart
+        .points
+        .iter()
+        .filter_map(|p| p.label.as_ref().map(|l| l.rect))
+        .collect();
+    assert!(boxes.len() + chart.unplaced_labels.len() == input.points.len());
+    assert!(boxes.len() >= 12, "only {} labels placed", boxes.len());
+    boxes.extend(chart.roofs.flat.iter().filter_map(|f| f.label_rect));
+    boxes.extend(chart.roofs.sloped.iter().filter_map(|s| s.label_rect));
+    boxes.push(chart.legend.rect);
+    for (i, a) in boxes.iter().enumerate() {
+        assert!(chart.frame.plot.contains(a), "{a:?} leaves the frame");
+        for b in &boxes[i + 1..] {
+            assert!(!a.overlaps(b), "{a:?} overlaps {b:?}");
+        }
+    }
+    // The point above its roof is kept and flagged.
+    assert!(chart.points.iter().any(|p| p.above_roof));
+}
+
+#[test]
+fn roofline_svg_snapshot() {
+    let svg = render_svg(&RooflineChart::build(&small_roofline()).unwrap()).unwrap();
+    insta::assert_snapshot!("roofline_small_svg", svg);
+}
+
+#[test]
+fn timeline_svg_snapshot() {
+    let chart = TimelineChart::build(&small_timeline()).unwrap();
+    // 100 µs of ops: fewer than 150, so the busiest window is the whole
+    // span, rounded up to the nice axis end (0..100 µs in steps of 20).
+    assert_eq!(chart.window_ns, (1_000_000_000, 1_000_100_000));
+    assert_eq!(chart.axis_title, "time since window start (µs)");
+    // The frame is 250..1179 px (929 px for 100 µs, 9.29 px/µs): the first
+    // kernel 0..40 µs ends at 250 + 371.6 -> 622, the host-bound gap
+    // 40..55 µs spans 622..761 on the gap lane, the memcpy 55..60 µs
+    // 761..807 in the lower third of the stream lane.
+    use rooftrace::plot::timeline::BarWhat;
+    let spans: Vec<(i32, i32, BarWhat)> = chart
+        .bars
+        .iter()
+        .map(|b| (b.rect.left, b.rect.right, b.what))
+        .collect();
+    assert_eq!((chart.plot.left, chart.plot.right), (250, 1179));
+    assert!(spans.contains(&(250, 622, BarWhat::Op(OpKind::Kernel))));
+    assert!(spans.contains(&(622, 761, BarWhat::Gap(GapClass::HostBound))));
+    assert!(spans.contains(&(761, 807, BarWhat::Op(OpKind::Memcpy))));
+    assert_eq!(spans.len(), 5);
+    insta::assert_snapshot!("timeline_small_svg", render_svg(&chart).unwrap());
+}
+
+#[test]
+fn histogram_svg_snapshot() {
+    let chart = GapHistogram::build(&small_histogram()).unwrap();
+    insta::assert_snapshot!("gaps_hist_small_svg", render_svg(&chart).unwrap());
+}
+
+#[test]
+fn calibration_svg_snapshot() {
+    let chart = CalibrationChart::build(&CalibrationInput {
+        roofs: h100_roofs(),
+        points: h100_sweeps(),
+    })
+    .unwrap();
+    // Every roof of the file is drawn, whatever the sweeps exercised.
+    assert_eq!(chart.roofs.flat.len(), 5);
+    assert_eq!(chart.series.len(), 2);
+    // FP64 tensor (64.2) and FP32 (61.5), FP16 (788) and BF16 (802) sit a
+    // few pixels apart: each roof is named exactly once, on the plot or in
+    // the legend.
+    for f in &chart.roofs.flat {
+        let in_legend = chart.legend.items.iter().any(|i| i.text == f.label);
+        assert!(f.label_rect.is_some() != in_legend, "{}", f.label);
+    }
+    insta::assert_snapshot!("calibration_h100_svg", render_svg(&chart).unwrap());
+}
+
+/// Decodes a PNG and checks its size and that it holds a drawing: mostly
+/// white background, but a real share of non-white pixels in several colours.
+fn check_png(png: &[u8], size: (u32, u32), must_contain: [u8; 3]) {
+    let img = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+        .unwrap()
+        .to_rgb8();
+    assert_eq!(img.dimensions(), size);
+    let total = (size.0 * size.1) as usize;
+    let inked = img.pixels().filter(|p| p.0 != [255, 255, 255]).count();
+    assert!(inked > total / 100, "only {inked} of {total} pixels drawn");
+    assert!(
+        inked < total / 2,
+        "{inked} of {total} pixels drawn: background missing?"
+    );
+    let found = img.pixels().any(|p| p.0 == must_contain);
+    assert!(found, "colour {must_contain:?} not in the image");
+}
+
+fn rgb(c: plotters::style::RGBColor) -> [u8; 3] {
+    [c.0, c.1, c.2]
+}
+
+#[test]
+fn pngs_decode_with_their_size_and_are_not_blank() {
+    let roof = RooflineChart::build(&small_roofline()).unwrap();
+    check_png(
+        &render_png(&roof).unwrap(),
+        style::ROOFLINE_SIZE_PX,
+        // The BF16 roof line is drawn opaque in its path colour.
+        rgb(style::path_color(ComputePath::TensorBf16)),
+    );
+    let tl = TimelineChart::build(&small_timeline()).unwrap();
+    // 2 lanes × 44 px = 88 px, but the legend (kernel, memcpy, 2 gap
+    // classes: 4 × 24 + 10 = 106 px) and the 120 px minimum set the lane
+    // area: 80 + 120 + 80 = 280 px high.
+    assert_eq!(tl.size_px(), (1400, 280));
+    check_png(
+        &render_png(&tl).unwrap(),
+        (1400, 280),
+        rgb(style::gap_color(GapClass::HostBound)),
+    );
+    let h = GapHistogram::build(&small_histogram()).unwrap();
+    check_png(
+        &render_png(&h).unwrap(),
+        style::HISTOGRAM_SIZE_PX,
+        rgb(style::gap_color(GapClass::Synchronization)),
+    );
+    let c = CalibrationChart::build(&CalibrationInput {
+        roofs: h100_roofs(),
+        points: h100_sweeps(),
+    })
+    .unwrap();
+    check_png(
+        &render(&c, ImageFormat::Png).unwrap(),
+        style::ROOFLINE_SIZE_PX,
+        rgb(style::path_color(ComputePath::Fp32)),
+    );
+}
+
+#[test]
+fn same_input_same_bytes() {
+    let a = RooflineChart::build(&small_roofline()).unwrap();
+    let b = RooflineChart::build(&small_roofline()).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(render_png(&a).unwrap(), render_png(&b).unwrap());
+    assert_eq!(render_svg(&a).unwrap(), render_svg(&b).unwrap());
+}
+
+#[test]
+fn svg_text_uses_only_the_embedded_font_family() {
+    // Text is measured with the embedded DejaVu Sans (no fontconfig); the
+    // SVG names that family first, so no other font can shift the layout.
+    let svg = render_svg(&RooflineChart::build(&small_roofline()).unwrap()).unwrap();
+    let families: std::collections::BTreeSet<&str> = svg
+        .split("font-family=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    assert_eq!(families.into_iter().collect::<Vec<_>>(), [FONT_FAMILY]);
+    assert!(svg.matches("<text").count() > 20);
+    // Demangled C++ names are escaped, not markup.
+    let mut input = small_roofline();
+    input.points[1].name = "void k<float, 4>(T&)".into();
+    let svg = render_svg(&RooflineChart::build(&input).unwrap()).unwrap();
+    assert!(svg.contains("void k&lt;float, 4&gt;(T&amp;) (26.0 µs lost)"));
+}
+
+#[test]
+fn empty_inputs_are_errors_not_panics() {
+    let input = RooflineInput {
+        roofs: Roofs::new("g", ""),
+        points: vec![],
+        top_n: 5,
+    };
+    let e = RooflineChart::build(&input).unwrap_err().to_string();
+    assert!(e.starts_with("nothing to plot"), "{e}");
+    let h = HistogramInput {
+        title: "t".into(),
+        gaps: vec![],
+        bins_per_decade: 4,
+    };
+    assert!(GapHistogram::build(&h).is_err());
+    let mut t = small_timeline();
+    t.ops.clear();
+    assert!(TimelineChart::build(&t).is_err());
+}
+
+#[test]
+fn image_format_from_extension() {
+    assert_eq!(
+        ImageFormat::from_path(Path::new("a/roof.SVG")),
+        Some(ImageFormat::Svg)
+    );
+    assert_eq!(
+        ImageFormat::from_path(Path::new("roof.png")),
+        Some(ImageFormat::Png)
+    );
+    assert_eq!(ImageFormat::from_path(Path::new("roof.pdf")), None);
+    assert_eq!(ImageFormat::from_path(Path::new("roof")), None);
+}
+
+/// Timeline and histogram example images for `docs/img/`, written only when
+/// `ROOFTRACE_WRITE_DOC_IMAGES` names a directory. They come from the real
+/// 2-GPU H100 nsys corpus trace with a simplified gap rule (see
+/// [`corpus_timeline`]) until `rooftrace gaps --plot` exists. The roofline
+/// and calibration images are drawn by the real commands (docs/plots.md).
+#[test]
+fn write_doc_images() {
+    let Ok(dir) = std::env::var("ROOFTRACE_WRITE_DOC_IMAGES") else {
+        return;
+    };
+    let dir = Path::new(&dir);
+    let write = |name: &str, chart: &dyn Fn(ImageFormat) -> Vec<u8>| {
+        std::fs::write(dir.join(format!("{name}.png")), chart(ImageFormat::Png)).unwrap();
+    };
+    if let Some((tl, hist)) = corpus_timeline() {
+        let tl = TimelineChart::build(&tl).unwrap();
+        write("timeline-example", &|f| render(&tl, f).unwrap());
+        let h = GapHistogram::build(&hist).unwrap();
+        write("gaps-hist-example", &|f| render(&h, f).unwrap());
+    }
+}
+
+/// Lanes, ops and gaps of `nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite`, with
+/// each idle gap on a device classed by a simplified rule on the launch
+/// call of the op that ends it: launch started after the gap began →
+/// host-bound; started before but returned after → launch in flight; else
+/// under 5 µs → launch latency; else queued/dependency; no launch row →
+/// unattributed. (The real rules live in `rooftrace gaps`.)
+fn corpus_timeline() -> Option<(TimelineInput, HistogramInput)> {
+    let path = common::corpus("nsys")?.join("nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite");
+    let db =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .ok()?;
+    let sql = "SELECT o.deviceId, o.streamId, o.start, o.end, o.kind, r.start, r.end FROM (
+        SELECT deviceId, streamId, start, end, 0 AS kind, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL
+        UNION ALL SELECT deviceId, streamId, start, end, 1, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY
+        UNION ALL SELECT deviceId, streamId, start, end, 2, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) o
+        LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
+          ON r.correlationId = o.correlationId AND (r.globalTid >> 24) = (o.globalPid >> 24)
+        ORDER BY o.deviceId, o.start, o.end";
+    let mut stmt = db.prepare(sql).ok()?;
+    type Row = (i64, i64, i64, i64, i64, Option<i64>, Option<i64>);
+    let rows: Vec<Row> = stmt
+        .query_map([], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+            ))
+        })
+        .ok()?
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let mut lanes: Vec<(i64, Option<i64>)> = Vec::new();
+    for r in &rows {
+        for key in [(r.0, None), (r.0, Some(r.1))] {
+            if !lanes.contains(&key) {
+                lanes.push(key);
+            }
+        }
+    }
+    lanes.sort();
+    let lane_of = |key: (i64, Option<i64>)| lanes.iter().position(|k| *k == key).unwrap();
+    let mut ops = Vec::new();
+    let mut gaps = Vec::new();
+    let mut samples = Vec::new();
+    let mut busy_until: Option<(i64, i64)> = None; // (device, end of busy time)
+    for &(dev, stream, start, end, kind, launch_start, launch_end) in &rows {
+        ops.push(OpBar {
+            lane: lane_of((dev, Some(stream))),
+            start_ns: start,
+            end_ns: end,
+            kind: [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset][kind as usize],
+            name: String::new(),
+        });
+        if let Some((d, idle_from)) = busy_until {
+            if d == dev && start > idle_from {
+                let class = match (launch_start, launch_end) {
+                    (Some(ls), _) if ls >= idle_from => GapClass::HostBound,
+                    (Some(_), Some(le)) if le > idle_from => GapClass::LaunchInFlight,
+                    (Some(_), _) if start - idle_from < 5_000 => GapClass::LaunchLatency,
+                    (Some(_), _) => GapClass::QueuedDependency,
+                    (None, _) => GapClass::Unattributed,
+                };
+                gaps.push(GapBar {
+                    lane: lane_of((dev, None)),
+                    start_ns: idle_from,
+                    end_ns: start,
+                    class,
+                });
+                samples.push(GapSample {
+                    duration_ns: (start - idle_from) as f64,
+                    class,
+                });
+            }
+        }
+        busy_until = match busy_until {
+            Some((d, e)) if d == dev => Some((d, e.max(end))),
+            _ => Some((dev, end)),
+        };
+    }
+    let lanes = lanes
+        .iter()
+        .map(|(d, s)| Lane {
+            label: match s {
+                None => format!("GPU {d} idle gaps"),
+                Some(s) => format!("GPU {d} stream {s}"),
+            },
+        })
+        .collect();
+    let name = "nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite";
+    Some((
+        TimelineInput {
+            title: format!("Timeline: {name}"),
+            lanes,
+            ops,
+            gaps,
+            window: WindowChoice::Busiest { width_ns: None },
+        },
+        HistogramInput {
+            title: format!("Idle gaps: {name}"),
+            gaps: samples,
+            bins_per_decade: 4,
+        },
+    ))
+}
+
+#[test]
+fn chart_trait_reports_fixed_sizes() {
+    let r = RooflineChart::build(&small_roofline()).unwrap();
+    assert_eq!(r.size_px(), (1200, 800));
+}
+
+// ---- The commands' `--plot`: real fixtures through the real binary. ----
+
+const BF16_GEMM: &str = "fixtures/ncu/bf16_gemm_ncu2025.1_import_details20.csv";
+const SGEMM_A100: &str = "fixtures/ncu/sgemm_a100_printfp_details15.csv";
+const H100_RESULTS: &str = "fixtures/calibrate/h100-published.jsonl";
+
+/// Runs `rooftrace` and insists on exit 0.
+fn ok(args: &[&str]) -> String {
+    let (code, out, err) = common::rooftrace(args);
+    assert_eq!(code, 0, "rooftrace {args:?} failed: {err}");
+    out
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn ncu_plot_svg_snapshot() {
+    let dir = tmp();
+    let svg = dir.path().join("x.svg");
+    let with = ok(&["ncu", BF16_GEMM, "--gpu", "h100-sxm", "--plot", s(&svg)]);
+    // The plot is a side output: the table on stdout is the same without it.
+    assert_eq!(with, ok(&["ncu", BF16_GEMM, "--gpu", "h100-sxm"]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // One kernel: the CUTLASS BF16 GEMM at I = 716 FLOP/byte, labelled with
+    // its time lost (111.81 µs × (1 − 112.1 / 802) = 96.2 µs).
+    assert!(text.contains("(96.2 µs lost)"), "label missing");
+    insta::assert_snapshot!("ncu_plot_bf16_gemm_h100_svg", text);
+}
+
+#[test]
+fn calibrate_plot_svg_snapshot() {
+    let dir = tmp();
+    let svg = dir.path().join("roofs.svg");
+    ok(&["calibrate", "--from", H100_RESULTS, "--plot", s(&svg)]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // Stable sweep points of the fixture: FMA FP32 R = 1, 64, 256 and the
+    // FP16 M sweep M = 4, 8 (R = 2048, fp16x2 and BF16 M = 8192 are
+    // unstable and left out, like the roof selection leaves them out).
+    assert!(text.contains("· 5 sweep points"), "subtitle");
+    insta::assert_snapshot!("calibrate_plot_h100_published_svg", text);
+}
+
+#[test]
+fn plot_pngs_from_the_commands_decode_and_are_not_blank() {
+    let dir = tmp();
+    let roof = dir.path().join("roof.png");
+    ok(&["ncu", SGEMM_A100, "--gpu", "a100-40gb", "--plot", s(&roof)]);
+    // All three launches are FP32-core kernels: their colour must be there.
+    check_png(
+        &std::fs::read(&roof).unwrap(),
+        style::ROOFLINE_SIZE_PX,
+        rgb(style::path_color(ComputePath::Fp32)),
+    );
+    let cal = dir.path().join("ROOFS.PNG");
+    ok(&["calibrate", "--from", H100_RESULTS, "--plot", s(&cal)]);
+    check_png(
+        &std::fs::read(&cal).unwrap(),
+        style::ROOFLINE_SIZE_PX,
+        rgb(style::path_color(ComputePath::TensorBf16)),
+    );
+}
+
+#[test]
+fn markdown_embeds_the_plot_link() {
+    let dir = tmp();
+    std::fs::create_dir(dir.path().join("img")).unwrap();
+    let png = dir.path().join("img").join("roof.png");
+    let md = dir.path().join("report.md");
+    ok(&[
+        "ncu",
+        BF16_GEMM,
+        "--gpu",
+        "h100-sxm",
+        "--plot",
+        s(&png),
+        "--format",
+        "md",
+        "-o",
+        s(&md),
+    ]);
+    assert!(png.is_file());
+    let text = std::fs::read_to_string(&md).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Verdict first, then the image, relative to the report's directory.
+    assert!(lines[0].contains("of the BF16 tensor roof"), "{}", lines[0]);
+    assert_eq!(lines[2], "![roofline](img/roof.png)");
+
+    // To stdout: the path exactly as given (relative to the working directory).
+    std::fs::create_dir(dir.path().join("plots")).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args([
+            "ncu",
+            s(&common::root().join(BF16_GEMM)),
+            "--gpu",
+            "h100-sxm",
+        ])
+        .args(["--plot", "plots/r.svg", "--format", "md"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.lines().nth(2), Some("![roofline](plots/r.svg)"));
+    assert!(dir.path().join("plots/r.svg").is_file());
+
+    // calibrate's report goes to stdout (`-o` is the roofs file): path as given.
+    let cal = dir.path().join("roofs.svg");
+    let out = ok(&[
+        "calibrate",
+        "--from",
+        H100_RESULTS,
+        "--plot",
+        s(&cal),
+        "--format",
+        "md",
+    ]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("NVIDIA H100 80GB HBM3: DRAM 3.08 TB/s (92 % of datasheet)"));
+    assert_eq!(lines[2], format!("![measured roofs]({})", s(&cal)));
+    assert!(cal.is_file());
+}
+
+#[test]
+fn plot_with_an_unknown_extension_is_exit_2_before_any_work() {
+    let dir = tmp();
+    let pdf = dir.path().join("roof.pdf");
+    for args in [
+        vec!["ncu", BF16_GEMM, "--gpu", "h100-sxm", "--plot", s(&pdf)],
+        vec!["calibrate", "--from", H100_RESULTS, "--plot", s(&pdf)],
+        // Checked before the (long) live run: no nvcc is looked for.
+        vec!["calibrate", "--plot", s(&pdf)],
+    ] {
+        let (code, out, err) = common::rooftrace(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?} printed a report");
+        let want = format!(
+            "--plot {}: unknown image type; give a file name ending in .svg or .png",
+            pdf.display()
+        );
+        assert!(err.contains(&want), "{args:?}: {err}");
+    }
+    assert!(!pdf.exists());
+}
+
+#[test]
+fn top_sets_the_labelled_kernels_capped_at_ten() {
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    let labels = |top: &str| {
+        ok(&[
+            "ncu",
+            SGEMM_A100,
+            "--gpu",
+            "a100-40gb",
+            "--top",
+            top,
+            "--plot",
+            s(&svg),
+        ]);
+        std::fs::read_to_string(&svg)
+            .unwrap()
+            .matches(" lost)")
+            .count()
+    };
+    // Three launches: --top 1 labels the one losing most (gemm_v1, 29.8 s),
+    // the default --top 20 and --top 0 (= all, capped at 10) label all three.
+    assert_eq!(labels("1"), 1);
+    assert!(std::fs::read_to_string(&svg)
+        .unwrap()
+        .contains("gemm_v1&lt;float&gt;(flo…t, int, int) (29.8 s lost)"));
+    assert_eq!(labels("20"), 3);
+    assert_eq!(labels("0"), 3);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(0), 10);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(25), 10);
+    assert_eq!(rooftrace::commands::ncu::plot_labels(4), 4);
+}
