@@ -693,11 +693,14 @@ fn range_report(
     }
 }
 
-/// The ops and classified gaps overlapping `[start_ns, end_ns)`, for drawing
-/// a timeline (lanes per device/stream, gaps coloured by class).
-pub fn window(tl: &Timeline, cfg: &GapConfig, start_ns: i64, end_ns: i64) -> TimelineWindow {
+/// Every device gap with its class (after `--device`/`--stream`), sorted by
+/// (pid, device, start): the input of a gap histogram by class.
+pub fn classified_gaps(tl: &Timeline, cfg: &GapConfig) -> Vec<ClassifiedGap> {
+    window_gaps(tl, cfg, i64::MIN, i64::MAX)
+}
+
+fn window_gaps(tl: &Timeline, cfg: &GapConfig, start_ns: i64, end_ns: i64) -> Vec<ClassifiedGap> {
     let syncs = merge_syncs(&tl.syncs);
-    let mut lanes: HashMap<(u32, u16, u32), Vec<OpBar>> = HashMap::new();
     let mut gaps = Vec::new();
     for dev_ops in tl
         .ops
@@ -715,38 +718,42 @@ pub fn window(tl: &Timeline, cfg: &GapConfig, start_ns: i64, end_ns: i64) -> Tim
             }
             None => dev_ops,
         };
-        for op in dev_ops
-            .iter()
-            .filter(|o| o.start_ns < end_ns && o.end_ns > start_ns)
-        {
-            lanes
-                .entry((pid, device, op.stream))
-                .or_default()
-                .push(OpBar {
-                    kind: op.kind,
-                    name: tl.name(op.name).to_string(),
-                    start_ns: op.start_ns,
-                    end_ns: op.end_ns,
-                });
-        }
         sweep(dev_ops, |g| {
             if g.start < end_ns && g.end > start_ns {
-                let class = classify(
-                    g.start,
-                    g.end,
-                    tl.api_of(&dev_ops[g.after]),
-                    &syncs,
-                    cfg.launch_latency_ns,
-                );
+                let api = tl.api_of(&dev_ops[g.after]);
                 gaps.push(ClassifiedGap {
                     pid,
                     device,
                     start_ns: g.start,
                     end_ns: g.end,
-                    class,
+                    class: classify(g.start, g.end, api, &syncs, cfg.launch_latency_ns),
                 });
             }
         });
+    }
+    gaps
+}
+
+/// The ops and classified gaps overlapping `[start_ns, end_ns)`, for drawing
+/// a timeline (lanes per device/stream, gaps coloured by class).
+pub fn window(tl: &Timeline, cfg: &GapConfig, start_ns: i64, end_ns: i64) -> TimelineWindow {
+    let mut lanes: HashMap<(u32, u16, u32), Vec<OpBar>> = HashMap::new();
+    let visible = tl.ops.iter().filter(|o| {
+        cfg.device.is_none_or(|d| d == o.device)
+            && cfg.stream.is_none_or(|s| s == o.stream)
+            && o.start_ns < end_ns
+            && o.end_ns > start_ns
+    });
+    for op in visible {
+        lanes
+            .entry((op.pid, op.device, op.stream))
+            .or_default()
+            .push(OpBar {
+                kind: op.kind,
+                name: tl.name(op.name).to_string(),
+                start_ns: op.start_ns,
+                end_ns: op.end_ns,
+            });
     }
     let mut lanes: Vec<Lane> = lanes
         .into_iter()
@@ -762,7 +769,7 @@ pub fn window(tl: &Timeline, cfg: &GapConfig, start_ns: i64, end_ns: i64) -> Tim
         start_ns,
         end_ns,
         lanes,
-        gaps,
+        gaps: window_gaps(tl, cfg, start_ns, end_ns),
     }
 }
 

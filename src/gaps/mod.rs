@@ -6,7 +6,8 @@ pub mod class;
 pub mod model;
 
 pub use analyze::{
-    analyze, classify, merge_syncs, window, GapConfig, DEFAULT_LAUNCH_LATENCY_NS, HIST_EDGES_NS,
+    analyze, classified_gaps, classify, merge_syncs, window, GapConfig, DEFAULT_LAUNCH_LATENCY_NS,
+    HIST_EDGES_NS,
 };
 pub use class::GapClass;
 pub use model::*;

@@ -575,3 +575,21 @@ fn markdown_links_the_image() {
         .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency**"));
     assert_eq!(lines.nth(1), Some("![GPU timeline](timeline.png)"));
 }
+
+#[test]
+fn classified_gaps_agree_with_the_report_totals() {
+    let t = read(&fixture(CORPUS[2]), false);
+    let cfg = GapConfig::default();
+    let r = analyze(&t, &cfg);
+    let gaps = rooftrace::gaps::classified_gaps(&t, &cfg);
+    for d in &r.devices {
+        for c in GapClass::ALL {
+            let mine: i64 = gaps
+                .iter()
+                .filter(|g| (g.pid, g.device, g.class) == (d.pid, d.device, c))
+                .map(|g| g.end_ns - g.start_ns)
+                .sum();
+            assert_eq!(mine, d.classes.get(c).total_ns);
+        }
+    }
+}
