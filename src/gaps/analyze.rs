@@ -192,6 +192,8 @@ struct DeviceDetail {
     span: (i64, i64),
     gaps: Vec<(i64, i64, GapClass)>,
     kernel_runs: Vec<(i64, i64)>,
+    /// This device's ops are `ops[ops_at.0..ops_at.1]`, sorted by start.
+    ops_at: (usize, usize),
 }
 
 #[derive(Default)]
@@ -316,6 +318,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
                 span: (span_start, span_end),
                 gaps: detail_gaps,
                 kernel_runs: runs(dev_ops, kernel_like),
+                ops_at: (offset, offset + dev_ops.len()),
             });
         }
     }
@@ -644,10 +647,20 @@ fn range_report(
                 .filter(|x| ops[x.3].kind == OpKind::Kernel)
                 .count() as u64
         } else {
-            ops.iter()
-                .filter(|o| o.pid == r.pid && devs.contains(&o.device) && o.kind == OpKind::Kernel)
-                .filter(|o| o.start_ns >= w0 && o.start_ns < w1)
-                .count() as u64
+            // Kernels starting in the window: binary search in each device's ops.
+            details
+                .iter()
+                .filter(|d| d.pid == r.pid && devs.contains(&d.device))
+                .map(|d| {
+                    let dev = &ops[d.ops_at.0..d.ops_at.1];
+                    let lo = dev.partition_point(|o| o.start_ns < w0);
+                    let hi = dev.partition_point(|o| o.start_ns < w1);
+                    dev[lo..hi]
+                        .iter()
+                        .filter(|o| o.kind == OpKind::Kernel)
+                        .count() as u64
+                })
+                .sum()
         };
         instances.push(RangeRow {
             text: r.text.clone(),

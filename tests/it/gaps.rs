@@ -593,3 +593,37 @@ fn classified_gaps_agree_with_the_report_totals() {
         }
     }
 }
+
+#[test]
+fn nvtx_range_without_launches_uses_the_host_window() {
+    let (_d, db) = build("classes");
+    // A range on another thread (tid 999) of pid 100 that launched nothing.
+    Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (5000, 32000, 59, 'wait', ?1)",
+            [(100i64 << 24) + 999],
+        )
+        .unwrap();
+    let t = read(&db, true);
+    let cfg = GapConfig {
+        nvtx: Some(regex::Regex::new("^wait$").unwrap()),
+        ..GapConfig::default()
+    };
+    let rr = analyze(&t, &cfg).ranges.unwrap();
+    assert_eq!(rr.instances.len(), 1);
+    let w = &rr.instances[0];
+    assert!(!w.projected);
+    // Window [5000, 32000): K3, K4, K5 start inside; gaps clipped to it:
+    // 1000 in flight + 2000 latency + 20000 queued + 1000 sync.
+    assert_eq!(
+        (w.gpu_start_ns, w.gpu_end_ns, w.kernels),
+        (5_000, 32_000, 3)
+    );
+    assert_eq!(
+        (w.idle_ns, w.busy_ns, w.kernel_busy_ns),
+        (24_000, 3_000, 3_000)
+    );
+    assert_eq!(w.classes.get(GapClass::LaunchInFlight).total_ns, 1_000);
+    assert_eq!(w.classes.get(GapClass::Synchronization).total_ns, 1_000);
+}
