@@ -54,7 +54,7 @@ pub struct GapConfig {
     pub min_gap_ns: i64,
     /// Queued gaps shorter than this are launch latency, ns.
     pub launch_latency_ns: i64,
-    /// How many longest gaps to list.
+    /// How many longest gaps to list (0 = every gap of at least `min_gap_ns`).
     pub top: usize,
     /// NVTX ranges to report per instance.
     pub nvtx: Option<Regex>,
@@ -275,7 +275,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
                 let bin = HIST_EDGES_NS.partition_point(|&e| e <= d) - 1;
                 histogram[bin].count += 1;
                 histogram[bin].total_ns += d;
-                if cfg.top > 0 {
+                {
                     heap.push(std::cmp::Reverse((
                         d,
                         std::cmp::Reverse((pid, device, g.start)),
@@ -283,7 +283,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
                         offset + g.after,
                         class as usize,
                     )));
-                    if heap.len() > cfg.top {
+                    if cfg.top > 0 && heap.len() > cfg.top {
                         heap.pop();
                     }
                 }

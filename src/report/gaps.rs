@@ -6,6 +6,9 @@ use super::units::{duration_ns, percent};
 use super::{Format, MARKDOWN_LIMIT_CHARS};
 use crate::gaps::{ClassTotals, GapClass, GapReport, TopGap};
 
+/// At most this many longest gaps in Markdown (the JSON has them all).
+const MARKDOWN_TOP_GAPS: usize = 50;
+
 /// Options of the renderers.
 #[derive(Debug, Clone, Default)]
 pub struct RenderOptions {
@@ -483,9 +486,18 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
         sections.push(format!("### NVTX ranges\n\n{}{note}", t.to_markdown()));
     }
     if !r.top_gaps.is_empty() {
+        let shown = r.top_gaps.len().min(MARKDOWN_TOP_GAPS);
+        let note = if shown < r.top_gaps.len() {
+            format!(
+                "\n_{} more gaps in the JSON report._\n",
+                r.top_gaps.len() - shown
+            )
+        } else {
+            String::new()
+        };
         sections.push(format!(
-            "### Longest gaps\n\n{}",
-            top_table(&r.top_gaps, 32).to_markdown()
+            "### Longest gaps\n\n{}{note}",
+            top_table(&r.top_gaps[..shown], 32).to_markdown()
         ));
     }
     sections.push(format!(
