@@ -161,14 +161,18 @@ pub fn read_timeline(
     let mut skipped: Vec<(&str, u64)> = Vec::new();
     for (c, &(n, bad)) in chunks.iter().zip(&filled) {
         if c.kind.is_some() {
-            ops_buf.copy_within(op_at..op_at + n, op_to);
+            if op_at != op_to {
+                ops_buf.copy_within(op_at..op_at + n, op_to);
+            }
             op_at += slot_len(c);
             op_to += n;
             if c.kind == Some(OpKind::Graph) {
                 gpu.graph_rows += n as u64;
             }
         } else {
-            api_buf.copy_within(api_at..api_at + n, api_to);
+            if api_at != api_to {
+                api_buf.copy_within(api_at..api_at + n, api_to);
+            }
             api_at += slot_len(c);
             api_to += n;
         }
