@@ -224,6 +224,47 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     };
     let syncs = merge_syncs(&tl.syncs);
     let keep_detail = cfg.nvtx.is_some();
+    // (index of the group's first op in `ops`, the group's ops).
+    let mut groups: Vec<(usize, &[GpuOp])> = Vec::new();
+    let mut next_offset = 0usize;
+    for dev_ops in ops.chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device)) {
+        if cfg.device.is_none_or(|d| d == dev_ops[0].device) {
+            groups.push((next_offset, dev_ops));
+        }
+        next_offset += dev_ops.len();
+    }
+    // Devices are independent: analyse them on parallel threads.
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(groups.len())
+        .max(1);
+    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, &syncs, cfg, keep_detail);
+    let outs: Vec<DeviceOut> = if threads == 1 {
+        groups.iter().map(one).collect()
+    } else {
+        let mut parts: Vec<(usize, DeviceOut)> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let (groups, one) = (&groups, &one);
+                    s.spawn(move || {
+                        groups
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| i % threads == t)
+                            .map(|(i, g)| (i, one(g)))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        parts.sort_unstable_by_key(|p| p.0);
+        parts.into_iter().map(|p| p.1).collect()
+    };
+
     let mut devices = Vec::new();
     let mut streams = Vec::new();
     let mut details = Vec::new();
@@ -238,88 +279,23 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
             total_ns: 0,
         })
         .collect();
-    // Min-heap of the `top` longest gaps: (duration, reverse start order, payload).
     let mut heap: BinaryHeap<TopEntry> = BinaryHeap::new();
-    let mut n_ops = 0u64;
-    let mut next_offset = 0usize;
-
-    for dev_ops in ops.chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device)) {
-        let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
-        // Index of dev_ops[0] in `ops`, to name the top gaps' ops later.
-        let offset = next_offset;
-        next_offset += dev_ops.len();
-        if cfg.device.is_some_and(|d| d != device) {
-            continue;
+    let n_ops = groups.iter().map(|g| g.1.len() as u64).sum::<u64>();
+    for out in outs {
+        devices.push(out.device);
+        streams.extend(out.streams);
+        details.extend(out.detail);
+        if gap_durations.is_empty() {
+            gap_durations = out.durations;
+        } else {
+            gap_durations.extend_from_slice(&out.durations);
         }
-        n_ops += dev_ops.len() as u64;
-        let mut classes = ClassTotals::default();
-        let mut gap_count = 0u64;
-        let mut detail_gaps = Vec::new();
-        let (busy, span_start, span_end) = sweep(dev_ops, |g| {
-            let next = &dev_ops[g.after];
-            let class = classify(
-                g.start,
-                g.end,
-                tl.api_of(next),
-                &syncs,
-                cfg.launch_latency_ns,
-            );
-            let d = g.end - g.start;
-            classes.add(class, d);
-            gap_count += 1;
-            if keep_detail {
-                detail_gaps.push((g.start, g.end, class));
-            }
-            if d >= cfg.min_gap_ns {
-                gap_durations.push(d);
-                let bin = HIST_EDGES_NS.partition_point(|&e| e <= d) - 1;
-                histogram[bin].count += 1;
-                histogram[bin].total_ns += d;
-                {
-                    heap.push(std::cmp::Reverse((
-                        d,
-                        std::cmp::Reverse((pid, device, g.start)),
-                        offset + g.before,
-                        offset + g.after,
-                        class as usize,
-                    )));
-                    if cfg.top > 0 && heap.len() > cfg.top {
-                        heap.pop();
-                    }
-                }
-            }
-        });
-        let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
-        let mut by_kind = [0u64; 4];
-        for o in dev_ops {
-            by_kind[o.kind as usize] += 1;
+        for (h, (count, total)) in histogram.iter_mut().zip(out.hist) {
+            h.count += count;
+            h.total_ns += total;
         }
-        devices.push(DeviceGaps {
-            pid,
-            device,
-            start_ns: span_start,
-            end_ns: span_end,
-            span_ns: span_end - span_start,
-            busy_ns: busy,
-            kernel_busy_ns: union_of(dev_ops, kernel_like),
-            idle_ns: span_end - span_start - busy,
-            gap_count,
-            kernels: by_kind[OpKind::Kernel as usize],
-            memcpys: by_kind[OpKind::Memcpy as usize],
-            memsets: by_kind[OpKind::Memset as usize],
-            graphs: by_kind[OpKind::Graph as usize],
-            classes,
-        });
-        streams.extend(stream_view(tl, dev_ops, &syncs, cfg));
-        if keep_detail {
-            details.push(DeviceDetail {
-                pid,
-                device,
-                span: (span_start, span_end),
-                gaps: detail_gaps,
-                kernel_runs: runs(dev_ops, kernel_like),
-                ops_at: (offset, offset + dev_ops.len()),
-            });
+        for e in out.heap {
+            push_bounded(&mut heap, e, cfg.top);
         }
     }
 
@@ -401,6 +377,110 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
         ranges,
         top_gaps,
         diagnostics,
+    }
+}
+
+/// What one (process, device) contributes to the report.
+struct DeviceOut {
+    device: DeviceGaps,
+    streams: Vec<StreamGaps>,
+    detail: Option<DeviceDetail>,
+    /// Durations of the gaps of at least `min_gap_ns`, ns.
+    durations: Vec<i64>,
+    /// (count, total ns) per histogram bin.
+    hist: [(u64, i64); HIST_EDGES_NS.len()],
+    heap: BinaryHeap<TopEntry>,
+}
+
+/// Keeps the `top` longest gaps (all when `top` is 0) in a min-heap.
+fn push_bounded(heap: &mut BinaryHeap<TopEntry>, e: TopEntry, top: usize) {
+    heap.push(e);
+    if top > 0 && heap.len() > top {
+        heap.pop();
+    }
+}
+
+/// The sweep, classes, stream view and details of one (process, device);
+/// `offset` is the index of `dev_ops[0]` in the analysed ops.
+fn analyze_device(
+    tl: &Timeline,
+    dev_ops: &[GpuOp],
+    offset: usize,
+    syncs: &[SyncCall],
+    cfg: &GapConfig,
+    keep_detail: bool,
+) -> DeviceOut {
+    let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
+    let mut classes = ClassTotals::default();
+    let mut gap_count = 0u64;
+    let mut detail_gaps = Vec::new();
+    let mut durations = Vec::new();
+    let mut hist = [(0u64, 0i64); HIST_EDGES_NS.len()];
+    let mut heap = BinaryHeap::new();
+    let (busy, span_start, span_end) = sweep(dev_ops, |g| {
+        let next = &dev_ops[g.after];
+        let class = classify(
+            g.start,
+            g.end,
+            tl.api_of(next),
+            syncs,
+            cfg.launch_latency_ns,
+        );
+        let d = g.end - g.start;
+        classes.add(class, d);
+        gap_count += 1;
+        if keep_detail {
+            detail_gaps.push((g.start, g.end, class));
+        }
+        if d >= cfg.min_gap_ns {
+            durations.push(d);
+            let bin = HIST_EDGES_NS.partition_point(|&e| e <= d) - 1;
+            hist[bin].0 += 1;
+            hist[bin].1 += d;
+            let entry = std::cmp::Reverse((
+                d,
+                std::cmp::Reverse((pid, device, g.start)),
+                offset + g.before,
+                offset + g.after,
+                class as usize,
+            ));
+            push_bounded(&mut heap, entry, cfg.top);
+        }
+    });
+    let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
+    let mut by_kind = [0u64; 4];
+    for o in dev_ops {
+        by_kind[o.kind as usize] += 1;
+    }
+    DeviceOut {
+        device: DeviceGaps {
+            pid,
+            device,
+            start_ns: span_start,
+            end_ns: span_end,
+            span_ns: span_end - span_start,
+            busy_ns: busy,
+            kernel_busy_ns: union_of(dev_ops, kernel_like),
+            idle_ns: span_end - span_start - busy,
+            gap_count,
+            kernels: by_kind[OpKind::Kernel as usize],
+            memcpys: by_kind[OpKind::Memcpy as usize],
+            memsets: by_kind[OpKind::Memset as usize],
+            graphs: by_kind[OpKind::Graph as usize],
+            classes,
+        },
+        streams: stream_view(tl, dev_ops, syncs, cfg),
+        detail: keep_detail.then(|| DeviceDetail {
+            pid,
+            device,
+            span: (span_start, span_end),
+            gaps: detail_gaps,
+            kernel_runs: runs(dev_ops, kernel_like),
+            ops_at: (offset, offset + dev_ops.len()),
+        }),
+        durations,
+        hist,
+        heap,
     }
 }
 
