@@ -627,3 +627,34 @@ fn nvtx_range_without_launches_uses_the_host_window() {
     assert_eq!(w.classes.get(GapClass::LaunchInFlight).total_ns, 1_000);
     assert_eq!(w.classes.get(GapClass::Synchronization).total_ns, 1_000);
 }
+
+#[test]
+fn graphs_traced_per_node_attribute_kernels_to_their_launch() {
+    let (_d, db) = build("graphs");
+    // Re-trace graph 2 per node: no whole-graph rows, two node kernels
+    // carrying the correlation id of the cudaGraphLaunch (2).
+    let c = Connection::open(&db).unwrap();
+    c.execute_batch(
+        "DELETE FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+         DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 3;
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (2000, 3000, 0, 1, NULL, 7, 2, 16777216, 1, 1, NULL, 11, 1),
+           (3000, 5000, 0, 1, NULL, 7, 2, 16777216, 1, 1, NULL, 12, 1);",
+    )
+    .unwrap();
+    drop(c);
+    let t = read(&db, false);
+    assert_eq!(t.graph_trace, GraphTrace::Node);
+    assert_eq!(t.graph_launches, 1);
+    let r = analyze(&t, &GapConfig::default());
+    check_against_reference(&db, &r);
+    // Three ops, two calls: the graph launch counts once.
+    assert_eq!((r.launch.ops_with_api, r.launch.launches), (3, 2));
+    let node_calls: Vec<&str> = t
+        .ops
+        .iter()
+        .filter(|o| o.start_ns >= 2000)
+        .map(|o| t.name(t.api_of(o).unwrap().name))
+        .collect();
+    assert_eq!(node_calls, vec!["cudaGraphLaunch_v10000"; 2]);
+}
