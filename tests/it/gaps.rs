@@ -658,3 +658,55 @@ fn graphs_traced_per_node_attribute_kernels_to_their_launch() {
         .collect();
     assert_eq!(node_calls, vec!["cudaGraphLaunch_v10000"; 2]);
 }
+
+#[test]
+fn nsys_rep_is_converted_into_the_cache_with_the_given_nsys() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("decode.nsys-rep");
+    std::fs::write(&rep, b"report").unwrap();
+    // A stand-in `nsys` that checks its argument vector and writes the export
+    // to the -o path: `export --type=sqlite --force-overwrite=true -o OUT REP`.
+    let fake = dir.path().join("fake-nsys");
+    let src = fixture("nsys/nsys2024.5.1_pipit_cloverleaf.sqlite");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n[ \"$1 $2 $3 $4\" = \"export --type=sqlite --force-overwrite=true -o\" ] || exit 3\n[ \"$6\" = \"{}\" ] || exit 4\ncp '{}' \"$5\"\n",
+            rep.display(),
+            src.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cache = dir.path().join("cache");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args([
+            "gaps",
+            rep.to_str().unwrap(),
+            "--nsys",
+            fake.to_str().unwrap(),
+            "--format",
+            "csv",
+        ])
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("device,1701896,0,"));
+    // The export went to the cache, nothing was written beside the report.
+    let cached: Vec<_> = std::fs::read_dir(cache.join("rooftrace"))
+        .unwrap()
+        .collect();
+    assert_eq!(cached.len(), 1);
+    let mut beside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, vec!["cache", "decode.nsys-rep", "fake-nsys"]);
+}
