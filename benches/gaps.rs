@@ -1,1 +1,104 @@
-fn main() {}
+//! `rooftrace gaps` end to end on a synthetic export (5 M kernels by default)
+//! against the sqlite3 CLI dumping the kernel table sorted, side by side on
+//! the same file. Targets (docs/bench-gaps.md): ≥ 2× faster than sqlite3,
+//! peak RSS ≤ 100 bytes per kernel.
+//!
+//! `cargo bench --bench gaps` (env ROOFTRACE_BENCH_KERNELS to change the size,
+//! ROOFTRACE_BENCH_FILE to reuse a file). Needs `sqlite3` and `/usr/bin/time`.
+
+use rooftrace::nsys::synth::{write_synthetic, SynthSpec};
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+const SQL: &str =
+    "select start,end,deviceId,streamId,shortName from CUPTI_ACTIVITY_KIND_KERNEL order by start";
+
+/// Runs `cmd` under `/usr/bin/time -v`, stdout to /dev/null; returns (wall
+/// s, user+system CPU s, max RSS bytes).
+fn measure(cmd: &[&str]) -> (f64, f64, u64) {
+    let t = Instant::now();
+    let out = Command::new("/usr/bin/time")
+        .arg("-v")
+        .args(cmd)
+        .stdout(std::process::Stdio::null())
+        .output()
+        .expect("run /usr/bin/time");
+    let wall = t.elapsed().as_secs_f64();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{cmd:?} failed: {err}");
+    let field = |name: &str| -> f64 {
+        err.lines()
+            .find_map(|l| l.trim().strip_prefix(name))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0.0)
+    };
+    let cpu = field("User time (seconds): ") + field("System time (seconds): ");
+    let rss_kb: u64 = err
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(0);
+    (wall, cpu, rss_kb * 1024)
+}
+
+fn main() {
+    let kernels: u64 = std::env::var("ROOFTRACE_BENCH_KERNELS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5_000_000);
+    let file = std::env::var_os("ROOFTRACE_BENCH_FILE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("rooftrace-bench-{kernels}.sqlite")));
+    if !file.exists() {
+        let t = Instant::now();
+        let tmp = file.with_extension("partial");
+        let _ = std::fs::remove_file(&tmp);
+        let spec = SynthSpec {
+            kernels,
+            devices: 2,
+            streams: 4,
+            seed: 1,
+        };
+        write_synthetic(&tmp, &spec).expect("generate");
+        std::fs::rename(&tmp, &file).expect("rename");
+        eprintln!(
+            "generated {} in {:.1} s",
+            file.display(),
+            t.elapsed().as_secs_f64()
+        );
+    }
+    let f = file.to_str().expect("utf-8 path");
+    let exe = env!("CARGO_BIN_EXE_rooftrace");
+    // Warm the page cache so both sides read from memory.
+    let _ = std::fs::read(&file);
+    let (mut best_sql, mut cpu_sql) = (f64::MAX, f64::MAX);
+    let (mut best_rt, mut cpu_rt) = (f64::MAX, f64::MAX);
+    let mut rss = 0u64;
+    for _ in 0..3 {
+        let (w, c, _) = measure(&["sqlite3", f, SQL]);
+        best_sql = best_sql.min(w);
+        cpu_sql = cpu_sql.min(c);
+        let (w, c, r) = measure(&[exe, "gaps", f, "--format", "json"]);
+        best_rt = best_rt.min(w);
+        cpu_rt = cpu_rt.min(c);
+        rss = rss.max(r);
+    }
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    println!("file: {f} ({kernels} kernels), {threads} hardware threads");
+    println!(
+        "sqlite3 CLI sorted kernel dump: {best_sql:.2} s wall, {cpu_sql:.2} s CPU (best of 3)"
+    );
+    println!(
+        "rooftrace gaps --format json:   {best_rt:.2} s wall, {cpu_rt:.2} s CPU (best of 3), {:.2}x faster (wall)",
+        best_sql / best_rt
+    );
+    println!(
+        "rooftrace peak RSS: {:.0} MiB = {:.1} bytes/kernel (target <= 100)",
+        rss as f64 / 1048576.0,
+        rss as f64 / kernels as f64
+    );
+}

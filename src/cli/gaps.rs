@@ -3,11 +3,86 @@
 use super::OutputArgs;
 use std::path::PathBuf;
 
+const AFTER_HELP: &str = "\
+Producing the input:
+  nsys profile --trace=cuda,nvtx -o decode python serve.py
+  nsys export --type=sqlite --force-overwrite=true -o decode.sqlite decode.nsys-rep
+An .nsys-rep is converted automatically when nsys is on PATH (or given with
+--nsys / $ROOFTRACE_NSYS); the export goes to ~/.cache/rooftrace.
+
+Examples:
+  rooftrace gaps decode.sqlite
+  rooftrace gaps decode.nsys-rep --nvtx 'decode_step' --min-gap 5us --format md";
+
 /// `rooftrace gaps`: idle-gap analysis of an Nsight Systems timeline.
 #[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
 pub struct GapsArgs {
     /// The report: `.nsys-rep` or a `.sqlite` export.
     pub input: PathBuf,
+    /// One row per instance of the NVTX ranges whose text matches REGEX.
+    #[arg(long, value_name = "REGEX")]
+    pub nvtx: Option<String>,
+    /// Only this CUDA device id.
+    #[arg(long, value_name = "N")]
+    pub device: Option<u16>,
+    /// Only ops on this CUDA stream id.
+    #[arg(long, value_name = "S")]
+    pub stream: Option<u32>,
+    /// Leave gaps shorter than DUR out of the distribution and the longest-gap
+    /// list (they still count as idle): `0us`, `5us`, `1ms`.
+    #[arg(long, value_name = "DUR", default_value = "0us", value_parser = parse_duration_ns)]
+    pub min_gap: i64,
+    /// Queued gaps shorter than DUR are launch latency rather than a dependency.
+    #[arg(long, value_name = "DUR", default_value = "5us", value_parser = parse_duration_ns)]
+    pub latency: i64,
+    /// The `nsys` executable used to convert an `.nsys-rep`.
+    #[arg(long, value_name = "PATH")]
+    pub nsys: Option<PathBuf>,
+    /// Markdown only: link this image (e.g. a timeline PNG) under the verdict.
+    #[arg(long, value_name = "URL")]
+    pub image: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Parses `0`, `850ns`, `5us`, `5µs`, `1.5ms`, `2s` into nanoseconds.
+pub fn parse_duration_ns(s: &str) -> Result<i64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a duration; write e.g. 0us, 5us, 1ms"))?;
+    let scale = match unit.trim() {
+        "ns" => 1.0,
+        "us" | "µs" | "μs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        "" if v == 0.0 => 1.0,
+        "" => return Err(format!("`{s}` needs a unit: ns, us, ms or s (e.g. 5us)")),
+        u => return Err(format!("unknown unit `{u}` in `{s}`; use ns, us, ms or s")),
+    };
+    Ok((v * scale).round() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_duration_ns as p;
+
+    #[test]
+    fn durations() {
+        assert_eq!(p("0us"), Ok(0));
+        assert_eq!(p("0"), Ok(0));
+        assert_eq!(p("5us"), Ok(5_000));
+        assert_eq!(p("5µs"), Ok(5_000));
+        assert_eq!(p("1.5ms"), Ok(1_500_000));
+        assert_eq!(p("2s"), Ok(2_000_000_000));
+        assert_eq!(p("850ns"), Ok(850));
+        assert!(p("5").is_err());
+        assert!(p("fast").is_err());
+        assert!(p("3 parsecs").is_err());
+    }
 }

@@ -1,9 +1,312 @@
-//! Nsight Systems SQLite export (schema probed first) -> timeline.
+//! Nsight Systems SQLite export (schema probed first) -> [`Timeline`].
+//!
+//! The reader opens the export read-only, probes which tables and columns
+//! exist (tables are present only when they have data; columns were added
+//! over the years), loads GPU activity (kernels, memcpys, memsets, whole-graph
+//! rows), CUDA runtime calls, synchronisation calls and NVTX ranges into
+//! compact structs, and joins each GPU op to the API call that launched it on
+//! (process, correlationId). `export` turns an `.nsys-rep` into an export by
+//! running `nsys export`.
 
-/// Errors in an nsys export.
+pub mod export;
+mod raw;
+mod read;
+mod schema;
+pub mod synth;
+
+pub use read::{read_timeline, ReadProgress};
+pub use schema::{Schema, SchemaFlavor};
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// Errors in an nsys export. Each names the file (and table or column) and
+/// says what to do.
 #[derive(Debug, thiserror::Error)]
 pub enum NsysError {
-    /// Placeholder until the reader lands.
-    #[error("{0}")]
-    Other(String),
+    /// The file is not an SQLite database at all.
+    #[error("{path}: not an SQLite database ({detail}); give a `.sqlite` file from `nsys export --type=sqlite` or an `.nsys-rep`")]
+    NotSqlite {
+        /// The input file.
+        path: PathBuf,
+        /// What SQLite said.
+        detail: String,
+    },
+    /// An SQLite database without any Nsight Systems table.
+    #[error("{path}: SQLite database but not an Nsight Systems export (no StringIds or CUPTI_ACTIVITY_KIND_* table); export it with `nsys export --type=sqlite -o out.sqlite report.nsys-rep`")]
+    NotNsysExport {
+        /// The input file.
+        path: PathBuf,
+    },
+    /// An export without kernels, memcpys, memsets or graph rows.
+    #[error("{path}: no GPU activity (tables CUPTI_ACTIVITY_KIND_KERNEL, _MEMCPY, _MEMSET, _GRAPH_TRACE are absent or empty); profile with `nsys profile --trace=cuda,nvtx ...`")]
+    NoGpuActivity {
+        /// The input file.
+        path: PathBuf,
+    },
+    /// A table lacks a column rooftrace needs.
+    #[error("{path}: table {table} has no column `{column}`; re-export with a current `nsys export --type=sqlite`")]
+    MissingColumn {
+        /// The input file.
+        path: PathBuf,
+        /// The table.
+        table: String,
+        /// The missing column.
+        column: String,
+    },
+    /// A value rooftrace cannot use (e.g. a NULL start, a negative device id).
+    #[error("{path}: table {table}, row {rowid}: {what}")]
+    BadValue {
+        /// The input file.
+        path: PathBuf,
+        /// The table.
+        table: String,
+        /// The SQLite rowid of the row.
+        rowid: i64,
+        /// What is wrong.
+        what: String,
+    },
+    /// SQLite failed while reading a table.
+    #[error("{path}: reading table {table}: {source}")]
+    Sqlite {
+        /// The input file.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
+    /// An `.nsys-rep` was given but `nsys` cannot be found.
+    #[error("{path}: converting an .nsys-rep needs Nsight Systems' `nsys`, which was not found (looked for --nsys, $ROOFTRACE_NSYS, PATH); run `{command}` where nsys is installed and pass the .sqlite")]
+    NsysNotFound {
+        /// The report.
+        path: PathBuf,
+        /// The exact export command to run elsewhere.
+        command: String,
+    },
+    /// `nsys export` ran and failed.
+    #[error("{path}: `{command}` failed ({status}): {stderr}")]
+    ExportFailed {
+        /// The report.
+        path: PathBuf,
+        /// The command that was run.
+        command: String,
+        /// Its exit status.
+        status: String,
+        /// The end of its stderr.
+        stderr: String,
+    },
+}
+
+/// Kind of a GPU operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum OpKind {
+    /// A kernel (`CUPTI_ACTIVITY_KIND_KERNEL`).
+    Kernel,
+    /// A memory copy (`CUPTI_ACTIVITY_KIND_MEMCPY`).
+    Memcpy,
+    /// A memset (`CUPTI_ACTIVITY_KIND_MEMSET`).
+    Memset,
+    /// A whole CUDA graph traced as one row (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`).
+    Graph,
+}
+
+impl OpKind {
+    /// The snake_case key used in JSON and CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            OpKind::Kernel => "kernel",
+            OpKind::Memcpy => "memcpy",
+            OpKind::Memset => "memset",
+            OpKind::Graph => "graph",
+        }
+    }
+}
+
+/// "No API call" in [`GpuOp::api`].
+pub const NO_API: u32 = u32::MAX;
+
+/// One GPU operation, 40 bytes. Times are ns on the export's session
+/// timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuOp {
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns (≥ `start_ns`).
+    pub end_ns: i64,
+    /// Process id, `(globalPid >> 24) & 0xFFFFFF`.
+    pub pid: u32,
+    /// CUDA stream id.
+    pub stream: u32,
+    /// CUPTI correlation id (0 = none), unique only within a process.
+    pub correlation_id: u32,
+    /// Name, see [`Timeline::name`].
+    pub name: NameRef,
+    /// Index into [`Timeline::api`] of the launching call, or [`NO_API`].
+    pub api: u32,
+    /// Device id, from the activity row itself.
+    pub device: u16,
+    /// Kernel, memcpy, memset or graph.
+    pub kind: OpKind,
+}
+
+/// One CUDA runtime/driver API call (the outermost one of a nested group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiCall {
+    /// Start on the host, ns.
+    pub start_ns: i64,
+    /// End on the host, ns.
+    pub end_ns: i64,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id, `globalTid & 0xFFFFFF`.
+    pub tid: u32,
+    /// CUPTI correlation id (0 = none).
+    pub correlation_id: u32,
+    /// Function name, see [`Timeline::name`].
+    pub name: NameRef,
+}
+
+/// A host interval during which a thread was blocked in a synchronisation
+/// call (`cuda*Synchronize`, `cu*Synchronize`, or a
+/// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` row).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SyncCall {
+    /// Process id.
+    pub pid: u32,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+}
+
+/// One closed NVTX range (push/pop or start/end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NvtxRange {
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id that opened the range.
+    pub tid: u32,
+    /// The range text (inline `text`, or the registered string of `textId`).
+    pub text: String,
+}
+
+/// A name: a `StringIds` id, or one of the built-in names for ops that have
+/// no string (memcpy directions, memset, graph).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameRef(pub u32);
+
+impl NameRef {
+    /// The `StringIds` id was NULL or unknown.
+    pub const UNKNOWN: NameRef = NameRef(u32::MAX);
+    /// A memset.
+    pub const MEMSET: NameRef = NameRef(u32::MAX - 1);
+    /// A whole-graph row.
+    pub const GRAPH: NameRef = NameRef(u32::MAX - 2);
+    /// A memcpy of kind `k` (`copyKind`, 0..=15).
+    pub fn memcpy(k: u8) -> NameRef {
+        NameRef(u32::MAX - 16 - u32::from(k.min(15)))
+    }
+}
+
+/// How CUDA graphs appear in the export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GraphTrace {
+    /// No graph launches or graph rows.
+    None,
+    /// Traced per node (`--cuda-graph-trace=node`): node kernels carry the
+    /// correlation id of their `cudaGraphLaunch`.
+    Node,
+    /// Traced as whole graphs (`--cuda-graph-trace=graph`, the default):
+    /// one `CUPTI_ACTIVITY_KIND_GRAPH_TRACE` row per launch.
+    Graph,
+}
+
+/// Facts about the export itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportInfo {
+    /// `EXPORT_PRODUCT_VERSION` from the metadata table, when there is one.
+    pub nsys_version: Option<String>,
+    /// Which metadata table the export has.
+    pub flavor: SchemaFlavor,
+    /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from `META_DATA_CAPTURE`, when present.
+    pub graph_trace_option: Option<String>,
+}
+
+/// Everything the gap analysis needs from one export.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    /// Export facts.
+    pub info: ExportInfo,
+    /// GPU ops sorted by (pid, device, start, end).
+    pub ops: Vec<GpuOp>,
+    /// Outermost API calls, sorted by (pid, correlation id).
+    pub api: Vec<ApiCall>,
+    /// Synchronisation intervals sorted by (pid, start).
+    pub syncs: Vec<SyncCall>,
+    /// Closed NVTX ranges sorted by (pid, start) (only when asked for).
+    pub nvtx: Vec<NvtxRange>,
+    /// How graphs were traced.
+    pub graph_trace: GraphTrace,
+    /// Number of API calls that are `cudaGraphLaunch*`/`cuGraphLaunch*`.
+    pub graph_launches: u64,
+    /// Runtime rows dropped because an outer call shares their (pid, correlation id).
+    pub nested_api_rows: u64,
+    /// Warnings found while reading.
+    pub diagnostics: Vec<String>,
+    strings: HashMap<u32, String>,
+}
+
+impl Timeline {
+    /// The text of a name.
+    pub fn name(&self, n: NameRef) -> &str {
+        match n {
+            NameRef::UNKNOWN => "?",
+            NameRef::MEMSET => "memset",
+            NameRef::GRAPH => "graph",
+            NameRef(x) if (u32::MAX - 31..=u32::MAX - 16).contains(&x) => {
+                memcpy_kind_name((u32::MAX - 16 - x) as u8)
+            }
+            NameRef(x) => self.strings.get(&x).map(String::as_str).unwrap_or("?"),
+        }
+    }
+
+    /// The API call that launched `op`, if the export has it.
+    pub fn api_of(&self, op: &GpuOp) -> Option<&ApiCall> {
+        (op.api != NO_API).then(|| &self.api[op.api as usize])
+    }
+}
+
+/// CUDA memcpy kinds (`CUpti_ActivityMemcpyKind`).
+fn memcpy_kind_name(k: u8) -> &'static str {
+    match k {
+        1 => "memcpy HtoD",
+        2 => "memcpy DtoH",
+        3 => "memcpy HtoA",
+        4 => "memcpy AtoH",
+        5 => "memcpy AtoA",
+        6 => "memcpy AtoD",
+        7 => "memcpy DtoA",
+        8 => "memcpy DtoD",
+        9 => "memcpy HtoH",
+        10 => "memcpy PtoP",
+        _ => "memcpy",
+    }
+}
+
+/// Process id from a serialized `globalPid`/`globalTid`.
+pub fn pid_of(global: i64) -> u32 {
+    ((global >> 24) & 0xFF_FFFF) as u32
+}
+
+/// Thread id from a serialized `globalTid`.
+pub fn tid_of(global: i64) -> u32 {
+    (global & 0xFF_FFFF) as u32
 }

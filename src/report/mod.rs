@@ -4,6 +4,7 @@
 //! Renderers return bytes; they never touch files or stdout.
 
 pub mod calibrate;
+pub mod gaps;
 pub mod roofline;
 pub mod table;
 pub mod units;

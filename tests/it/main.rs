@@ -3,5 +3,6 @@
 
 mod calibrate;
 mod common;
+mod gaps;
 mod ncu;
 mod plot;

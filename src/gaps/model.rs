@@ -1,0 +1,406 @@
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/1`
+//! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
+//! timeline or histogram drawer needs is public here.
+
+use super::GapClass;
+use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+/// Version tag of the JSON document.
+pub const SCHEMA: &str = "rooftrace.gaps/1";
+
+/// Count and total duration of the gaps of one class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ClassTotal {
+    /// Number of gaps.
+    pub count: u64,
+    /// Sum of their durations, ns.
+    pub total_ns: i64,
+}
+
+/// Per-class totals, indexed in [`GapClass::ALL`] order; serialised as an
+/// object keyed by [`GapClass::key`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClassTotals(pub [ClassTotal; 6]);
+
+impl ClassTotals {
+    /// Adds one gap.
+    pub fn add(&mut self, class: GapClass, duration_ns: i64) {
+        let t = &mut self.0[class as usize];
+        t.count += 1;
+        t.total_ns += duration_ns;
+    }
+
+    /// The totals of one class.
+    pub fn get(&self, class: GapClass) -> ClassTotal {
+        self.0[class as usize]
+    }
+
+    /// Sum of all classes' durations, ns (equals the idle time it was built from).
+    pub fn total_ns(&self) -> i64 {
+        self.0.iter().map(|t| t.total_ns).sum()
+    }
+
+    /// The class with the most idle time (first in display order on ties).
+    pub fn dominant(&self) -> Option<GapClass> {
+        GapClass::ALL
+            .into_iter()
+            .filter(|c| self.get(*c).total_ns > 0)
+            .max_by_key(|c| (self.get(*c).total_ns, std::cmp::Reverse(*c as usize)))
+    }
+}
+
+impl Serialize for ClassTotals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(6))?;
+        for c in GapClass::ALL {
+            m.serialize_entry(c.key(), &self.get(c))?;
+        }
+        m.end()
+    }
+}
+
+/// Busy/idle of one (process, device).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DeviceGaps {
+    /// Process id.
+    pub pid: u32,
+    /// Device id.
+    pub device: u16,
+    /// First GPU op start, ns.
+    pub start_ns: i64,
+    /// Last GPU op end, ns.
+    pub end_ns: i64,
+    /// `end_ns - start_ns`.
+    pub span_ns: i64,
+    /// Union of kernels, memcpys, memsets and graph rows, ns.
+    pub busy_ns: i64,
+    /// Union of kernels (and graph rows) only, ns.
+    pub kernel_busy_ns: i64,
+    /// `span_ns - busy_ns`; equals the sum of the class totals.
+    pub idle_ns: i64,
+    /// Number of gaps (all of them, whatever `--min-gap`).
+    pub gap_count: u64,
+    /// Kernels on this device.
+    pub kernels: u64,
+    /// Memcpys on this device.
+    pub memcpys: u64,
+    /// Memsets on this device.
+    pub memsets: u64,
+    /// Whole-graph rows on this device.
+    pub graphs: u64,
+    /// Gap count and time per class.
+    pub classes: ClassTotals,
+}
+
+/// The same view for one stream (its gaps are not device idle: another
+/// stream may run meanwhile).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StreamGaps {
+    /// Process id.
+    pub pid: u32,
+    /// Device id.
+    pub device: u16,
+    /// Stream id.
+    pub stream: u32,
+    /// First op start on the stream, ns.
+    pub start_ns: i64,
+    /// Last op end on the stream, ns.
+    pub end_ns: i64,
+    /// `end_ns - start_ns`.
+    pub span_ns: i64,
+    /// Union of the stream's ops, ns.
+    pub busy_ns: i64,
+    /// `span_ns - busy_ns`.
+    pub idle_ns: i64,
+    /// Gaps on the stream.
+    pub gap_count: u64,
+    /// GPU ops on the stream.
+    pub ops: u64,
+    /// Gap count and time per class.
+    pub classes: ClassTotals,
+}
+
+/// Summary of a distribution of durations (nearest-rank percentiles).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Dist {
+    /// Number of values.
+    pub count: u64,
+    /// Smallest, ns.
+    pub min_ns: i64,
+    /// Median, ns.
+    pub p50_ns: i64,
+    /// 90th percentile, ns.
+    pub p90_ns: i64,
+    /// 99th percentile, ns.
+    pub p99_ns: i64,
+    /// Largest, ns.
+    pub max_ns: i64,
+    /// Sum, ns.
+    pub total_ns: i64,
+}
+
+/// Launch statistics over the API calls that launched GPU work.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LaunchStats {
+    /// API calls that launched at least one op (a graph launch counts once).
+    pub launches: u64,
+    /// GPU ops joined to their API call.
+    pub ops_with_api: u64,
+    /// GPU ops without an API row in the export.
+    pub ops_without_api: u64,
+    /// Duration of the launching calls on the host, ns.
+    pub api_duration: Dist,
+    /// Op start minus API call end, ns (negative when the op started before the call returned).
+    pub queue_delay: Dist,
+}
+
+/// One bin of the gap histogram: gaps with `lo_ns <= duration < hi_ns`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HistBin {
+    /// Lower edge, ns (inclusive).
+    pub lo_ns: i64,
+    /// Upper edge, ns (exclusive); `None` for the last, open bin.
+    pub hi_ns: Option<i64>,
+    /// Gaps in the bin.
+    pub count: u64,
+    /// Their total duration, ns.
+    pub total_ns: i64,
+}
+
+/// Distribution of device gaps at least `--min-gap` long.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GapDistribution {
+    /// Percentiles of gap duration.
+    pub duration: Dist,
+    /// Log-binned histogram (1-2-5 edges from 1 µs to 1 s).
+    pub histogram: Vec<HistBin>,
+}
+
+/// A GPU op as shown next to a gap.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpRef {
+    /// Kernel, memcpy, memset or graph.
+    pub kind: OpKind,
+    /// Kernel short name, memcpy direction, …
+    pub name: String,
+    /// Stream id.
+    pub stream: u32,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+}
+
+/// An API call as shown next to a gap.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApiRef {
+    /// Function name (`cudaLaunchKernel_v7000`).
+    pub name: String,
+    /// Thread id.
+    pub tid: u32,
+    /// Start on the host, ns.
+    pub start_ns: i64,
+    /// End on the host, ns.
+    pub end_ns: i64,
+}
+
+/// One of the longest device gaps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TopGap {
+    /// Process id.
+    pub pid: u32,
+    /// Device id.
+    pub device: u16,
+    /// Gap start (end of the busy run before it), ns.
+    pub start_ns: i64,
+    /// Gap end (start of the op after it), ns.
+    pub end_ns: i64,
+    /// `end_ns - start_ns`.
+    pub duration_ns: i64,
+    /// Why the GPU idled.
+    pub class: GapClass,
+    /// The op whose end started the gap.
+    pub before: OpRef,
+    /// The op whose start ended the gap.
+    pub after: OpRef,
+    /// The API call that launched `after`, if in the export.
+    pub api: Option<ApiRef>,
+}
+
+/// One instance of an NVTX range matching `--nvtx`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RangeRow {
+    /// Range text.
+    pub text: String,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Range start on the host, ns.
+    pub start_ns: i64,
+    /// Range end on the host, ns.
+    pub end_ns: i64,
+    /// `end_ns - start_ns`.
+    pub wall_ns: i64,
+    /// True when the GPU window is the projection of the work launched in
+    /// the range; false when no launch was found and the host range is used.
+    pub projected: bool,
+    /// GPU window start, ns.
+    pub gpu_start_ns: i64,
+    /// GPU window end, ns.
+    pub gpu_end_ns: i64,
+    /// Busy time (all op kinds) of the range's devices inside the GPU window, ns.
+    pub busy_ns: i64,
+    /// Kernel-only busy time inside the GPU window, ns.
+    pub kernel_busy_ns: i64,
+    /// Idle time inside the GPU window (within the device spans), ns.
+    pub idle_ns: i64,
+    /// Kernels launched from the range (projected) or starting in it.
+    pub kernels: u64,
+    /// Idle time inside the window by class (gaps clipped to the window).
+    pub classes: ClassTotals,
+}
+
+/// Median and 90th percentile across range instances.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct MedianP90 {
+    /// Median.
+    pub median: i64,
+    /// 90th percentile.
+    pub p90: i64,
+}
+
+/// `--nvtx` results.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct RangeReport {
+    /// The regular expression.
+    pub pattern: String,
+    /// Matching instances (sorted by pid, start).
+    pub instances: Vec<RangeRow>,
+    /// Wall time across instances, ns.
+    pub wall_ns: MedianP90,
+    /// GPU window across instances, ns.
+    pub gpu_window_ns: MedianP90,
+    /// Kernel-busy time across instances, ns.
+    pub kernel_busy_ns: MedianP90,
+    /// Idle time across instances, ns.
+    pub idle_ns: MedianP90,
+    /// Kernel count across instances.
+    pub kernels: MedianP90,
+    /// Sum of class totals over all instances.
+    pub classes: ClassTotals,
+}
+
+/// What the export contained.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputSummary {
+    /// nsys version that wrote the export, when recorded.
+    pub nsys_version: Option<String>,
+    /// Metadata table flavour.
+    pub schema_flavor: SchemaFlavor,
+    /// How CUDA graphs were traced, judged from the rows.
+    pub graph_trace: GraphTrace,
+    /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from the capture metadata.
+    pub graph_trace_option: Option<String>,
+    /// `cudaGraphLaunch*` calls (each counted once).
+    pub graph_launches: u64,
+    /// Nested runtime rows merged into their outermost call.
+    pub nested_api_rows: u64,
+    /// GPU ops analysed (after `--device`/`--stream`).
+    pub ops: u64,
+}
+
+/// The analysis settings, echoed in the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SettingsEcho {
+    /// Gaps shorter than this are idle time but left out of the distribution and top list, ns.
+    pub min_gap_ns: i64,
+    /// Queued gaps shorter than this are launch latency, ns.
+    pub launch_latency_ns: i64,
+    /// `--device`.
+    pub device: Option<u16>,
+    /// `--stream`.
+    pub stream: Option<u32>,
+}
+
+/// The whole `rooftrace gaps` report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GapReport {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// What the export contained.
+    pub input: InputSummary,
+    /// Settings used.
+    pub settings: SettingsEcho,
+    /// One row per (process, device), sorted.
+    pub devices: Vec<DeviceGaps>,
+    /// One row per (process, device, stream), sorted.
+    pub streams: Vec<StreamGaps>,
+    /// Launch statistics.
+    pub launch: LaunchStats,
+    /// Gap duration distribution.
+    pub distribution: GapDistribution,
+    /// `--nvtx` results, when asked for.
+    pub ranges: Option<RangeReport>,
+    /// The longest gaps, longest first.
+    pub top_gaps: Vec<TopGap>,
+    /// Warnings, each once.
+    pub diagnostics: Vec<String>,
+}
+
+/// A classified device gap, for drawing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ClassifiedGap {
+    /// Process id.
+    pub pid: u32,
+    /// Device id.
+    pub device: u16,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// Why the GPU idled.
+    pub class: GapClass,
+}
+
+/// One op bar in a timeline lane.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OpBar {
+    /// Kind (colour).
+    pub kind: OpKind,
+    /// Name (label).
+    pub name: String,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+}
+
+/// One lane of a timeline: a (process, device, stream).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Lane {
+    /// Process id.
+    pub pid: u32,
+    /// Device id.
+    pub device: u16,
+    /// Stream id.
+    pub stream: u32,
+    /// Ops overlapping the window, by start.
+    pub ops: Vec<OpBar>,
+}
+
+/// The ops and classified gaps overlapping a time window: what a timeline
+/// drawer needs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TimelineWindow {
+    /// Window start, ns.
+    pub start_ns: i64,
+    /// Window end, ns.
+    pub end_ns: i64,
+    /// Lanes sorted by (pid, device, stream).
+    pub lanes: Vec<Lane>,
+    /// Device gaps overlapping the window (unclipped), by (pid, device, start).
+    pub gaps: Vec<ClassifiedGap>,
+}

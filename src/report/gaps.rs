@@ -1,0 +1,531 @@
+//! Renderers of the gap report: aligned table, CSV, Markdown (verdict first,
+//! fits a PR comment) and versioned JSON. Each returns bytes.
+
+use super::table::{ellipsize, Table};
+use super::units::{duration_ns, percent};
+use super::{Format, MARKDOWN_LIMIT_CHARS};
+use crate::gaps::{ClassTotals, GapClass, GapReport, TopGap};
+
+/// At most this many longest gaps in Markdown (the JSON has them all).
+const MARKDOWN_TOP_GAPS: usize = 50;
+
+/// Options of the renderers.
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// Rows to show in the stream, range and top-gap tables (0 = all).
+    pub rows: usize,
+    /// Markdown only: an image (e.g. a timeline PNG) to link under the verdict.
+    pub image: Option<String>,
+}
+
+/// Renders `r` in `format`.
+pub fn render(r: &GapReport, format: Format, opts: &RenderOptions) -> Vec<u8> {
+    match format {
+        Format::Table => table(r, opts).into_bytes(),
+        Format::Csv => csv(r).into_bytes(),
+        Format::Markdown => markdown(r, opts).into_bytes(),
+        Format::Json => json(r),
+    }
+}
+
+/// The JSON document (`rooftrace.gaps/1`), pretty-printed, newline-terminated.
+pub fn json(r: &GapReport) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
+    let mut t = ClassTotals::default();
+    for c in it {
+        for (i, x) in c.0.iter().enumerate() {
+            t.0[i].count += x.count;
+            t.0[i].total_ns += x.total_ns;
+        }
+    }
+    t
+}
+
+/// One line: how idle the GPU was and the main reason. With `--nvtx`, per
+/// range instance ("2.10 ms/step idle (median of 40 `decode`), 71.0 % host-bound").
+pub fn verdict(r: &GapReport) -> String {
+    let (idle, classes) = match &r.ranges {
+        Some(rr) if !rr.instances.is_empty() => {
+            let idle: i64 = rr.instances.iter().map(|i| i.idle_ns).sum();
+            let head = format!(
+                "GPU idle {} per `{}` range (median of {}, GPU window {})",
+                dur(rr.idle_ns.median),
+                rr.pattern,
+                rr.instances.len(),
+                dur(rr.gpu_window_ns.median)
+            );
+            return with_reason(head, idle, &rr.classes);
+        }
+        _ => (
+            r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
+            sum_classes(r.devices.iter().map(|d| &d.classes)),
+        ),
+    };
+    let span: i64 = r.devices.iter().map(|d| d.span_ns).sum();
+    let n = r.devices.len();
+    let head = format!(
+        "GPU idle {} of {}{}",
+        percent(if span > 0 {
+            idle as f64 / span as f64
+        } else {
+            0.0
+        }),
+        duration_ns(span as f64),
+        if n > 1 {
+            format!(" (sum over {n} process/device pairs)")
+        } else {
+            String::new()
+        }
+    );
+    with_reason(head, idle, &classes)
+}
+
+fn with_reason(head: String, idle: i64, classes: &ClassTotals) -> String {
+    match classes.dominant() {
+        Some(c) if idle > 0 => format!(
+            "{head}, {} {}",
+            percent(classes.get(c).total_ns as f64 / idle as f64),
+            c.label()
+        ),
+        _ => head,
+    }
+}
+
+fn frac(a: i64, b: i64) -> String {
+    percent(if b > 0 { a as f64 / b as f64 } else { 0.0 })
+}
+
+fn dur(ns: i64) -> String {
+    if ns == 0 {
+        "0".to_string()
+    } else {
+        duration_ns(ns as f64)
+    }
+}
+
+fn class_header(h: &mut Vec<&'static str>) {
+    for c in GapClass::ALL {
+        h.push(c.label());
+    }
+}
+
+fn class_cells(row: &mut Vec<String>, c: &ClassTotals) {
+    for k in GapClass::ALL {
+        row.push(dur(c.get(k).total_ns));
+    }
+}
+
+fn devices_table(r: &GapReport) -> Table {
+    let mut h = vec!["pid", "device", "span", "busy", "idle", "idle %", "gaps"];
+    class_header(&mut h);
+    let mut t = Table::new(&h, &[]);
+    for d in &r.devices {
+        let mut row = vec![
+            d.pid.to_string(),
+            d.device.to_string(),
+            dur(d.span_ns),
+            dur(d.busy_ns),
+            dur(d.idle_ns),
+            frac(d.idle_ns, d.span_ns),
+            d.gap_count.to_string(),
+        ];
+        class_cells(&mut row, &d.classes);
+        t.push(row);
+    }
+    t
+}
+
+fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
+    let mut h = vec![
+        "pid", "device", "stream", "ops", "span", "busy", "idle", "gaps",
+    ];
+    class_header(&mut h);
+    let mut t = Table::new(&h, &[]);
+    let mut order: Vec<_> = r.streams.iter().collect();
+    order.sort_by_key(|s| (std::cmp::Reverse(s.busy_ns), s.pid, s.device, s.stream));
+    let n = if rows == 0 {
+        order.len()
+    } else {
+        rows.min(order.len())
+    };
+    for s in &order[..n] {
+        let mut row = vec![
+            s.pid.to_string(),
+            s.device.to_string(),
+            s.stream.to_string(),
+            s.ops.to_string(),
+            dur(s.span_ns),
+            dur(s.busy_ns),
+            dur(s.idle_ns),
+            s.gap_count.to_string(),
+        ];
+        class_cells(&mut row, &s.classes);
+        t.push(row);
+    }
+    (t, order.len() - n)
+}
+
+fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
+    let mut t = Table::new(
+        &[
+            "#",
+            "pid",
+            "dev",
+            "start",
+            "gap",
+            "class",
+            "before",
+            "after",
+            "API call",
+            "call start − gap start",
+        ],
+        &[5, 6, 7, 8],
+    );
+    for (i, g) in gaps.iter().enumerate() {
+        t.push(vec![
+            (i + 1).to_string(),
+            g.pid.to_string(),
+            g.device.to_string(),
+            format!("{:.6} s", g.start_ns as f64 / 1e9),
+            dur(g.duration_ns),
+            g.class.label().to_string(),
+            format!(
+                "{} (s{})",
+                ellipsize(&g.before.name, name_width),
+                g.before.stream
+            ),
+            format!(
+                "{} (s{})",
+                ellipsize(&g.after.name, name_width),
+                g.after.stream
+            ),
+            g.api
+                .as_ref()
+                .map_or("-".to_string(), |a| ellipsize(&a.name, name_width)),
+            g.api
+                .as_ref()
+                .map_or("-".to_string(), |a| dur(a.start_ns - g.start_ns)),
+        ]);
+    }
+    t
+}
+
+fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
+    let rr = r.ranges.as_ref()?;
+    let mut h = vec![
+        "range",
+        "pid",
+        "wall",
+        "GPU window",
+        "kernel busy",
+        "idle",
+        "kernels",
+    ];
+    class_header(&mut h);
+    let mut t = Table::new(&h, &[0]);
+    let n = if rows == 0 {
+        rr.instances.len()
+    } else {
+        rows.min(rr.instances.len())
+    };
+    for i in &rr.instances[..n] {
+        let mut row = vec![
+            format!(
+                "{}{}",
+                ellipsize(&i.text, 40),
+                if i.projected { "" } else { " *" }
+            ),
+            i.pid.to_string(),
+            dur(i.wall_ns),
+            dur(i.gpu_end_ns - i.gpu_start_ns),
+            dur(i.kernel_busy_ns),
+            dur(i.idle_ns),
+            i.kernels.to_string(),
+        ];
+        class_cells(&mut row, &i.classes);
+        t.push(row);
+    }
+    for (label, f) in [("median", 0), ("p90", 1)] {
+        let pick = |m: crate::gaps::MedianP90| if f == 0 { m.median } else { m.p90 };
+        let mut row = vec![
+            label.to_string(),
+            String::new(),
+            dur(pick(rr.wall_ns)),
+            dur(pick(rr.gpu_window_ns)),
+            dur(pick(rr.kernel_busy_ns)),
+            dur(pick(rr.idle_ns)),
+            pick(rr.kernels).to_string(),
+        ];
+        row.extend(std::iter::repeat_n(String::new(), GapClass::ALL.len()));
+        t.push(row);
+    }
+    Some((t, rr.instances.len() - n))
+}
+
+fn launch_lines(r: &GapReport) -> Vec<String> {
+    let l = &r.launch;
+    let d = |x: &crate::gaps::Dist| {
+        format!(
+            "p50 {}, p90 {}, p99 {}, max {}",
+            dur(x.p50_ns),
+            dur(x.p90_ns),
+            dur(x.p99_ns),
+            dur(x.max_ns)
+        )
+    };
+    let mut v = vec![
+        format!(
+            "{} launch calls for {} GPU ops ({} ops without an API row); CUDA graphs: {} launches, rows traced as {}{}",
+            l.launches,
+            l.ops_with_api,
+            l.ops_without_api,
+            r.input.graph_launches,
+            match r.input.graph_trace {
+                crate::nsys::GraphTrace::None => "none",
+                crate::nsys::GraphTrace::Node => "nodes",
+                crate::nsys::GraphTrace::Graph => "whole graphs",
+            },
+            r.input
+                .graph_trace_option
+                .as_ref()
+                .map_or(String::new(), |o| format!(" (capture option {o})"))
+        ),
+        format!("API call duration: {}", d(&l.api_duration)),
+        format!("queue delay (op start - call end): {}", d(&l.queue_delay)),
+    ];
+    let g = &r.distribution.duration;
+    v.push(format!(
+        "gaps >= {}: {}, {}",
+        dur(r.settings.min_gap_ns),
+        g.count,
+        d(g)
+    ));
+    v
+}
+
+fn histogram_table(r: &GapReport) -> Table {
+    let mut t = Table::new(&["gap length", "count", "total"], &[0]);
+    for b in r.distribution.histogram.iter().filter(|b| b.count > 0) {
+        let range = match b.hi_ns {
+            Some(h) => format!("{} – {}", dur(b.lo_ns), dur(h)),
+            None => format!("≥ {}", dur(b.lo_ns)),
+        };
+        t.push(vec![range, b.count.to_string(), dur(b.total_ns)]);
+    }
+    t
+}
+
+fn table(r: &GapReport, o: &RenderOptions) -> String {
+    let mut s = format!("{}\n\nDevices\n{}", verdict(r), devices_table(r).to_text());
+    let (st, more) = streams_table(r, o.rows);
+    s.push_str(&format!("\nStreams (busiest first)\n{}", st.to_text()));
+    if more > 0 {
+        s.push_str(&format!("… {more} more streams (--top 0 shows all)\n"));
+    }
+    s.push('\n');
+    for l in launch_lines(r) {
+        s.push_str(&l);
+        s.push('\n');
+    }
+    s.push_str(&format!(
+        "\nGap histogram\n{}",
+        histogram_table(r).to_text()
+    ));
+    if let Some((t, more)) = ranges_table(r, o.rows) {
+        s.push_str(&format!(
+            "\nNVTX ranges (* = no launch found, host window used)\n{}",
+            t.to_text()
+        ));
+        if more > 0 {
+            s.push_str(&format!("… {more} more ranges (--top 0 shows all)\n"));
+        }
+    }
+    if !r.top_gaps.is_empty() {
+        s.push_str(&format!(
+            "\nLongest gaps\n{}",
+            top_table(&r.top_gaps, 40).to_text()
+        ));
+    }
+    if !r.diagnostics.is_empty() {
+        s.push_str("\nDiagnostics\n");
+        for d in &r.diagnostics {
+            s.push_str(&format!("- {d}\n"));
+        }
+    }
+    s
+}
+
+/// CSV: one row per device, stream and range instance, SI units in the
+/// column names.
+fn csv(r: &GapReport) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut h: Vec<String> = [
+        "scope",
+        "pid",
+        "device",
+        "stream",
+        "range",
+        "start_ns",
+        "end_ns",
+        "span_ns",
+        "busy_ns",
+        "idle_ns",
+        "gap_count",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    for c in GapClass::ALL {
+        h.push(format!("{}_count", c.key()));
+        h.push(format!("{}_ns", c.key()));
+    }
+    let _ = w.write_record(&h);
+    let mut put = |head: [String; 11], c: &ClassTotals| {
+        let mut row = head.to_vec();
+        for k in GapClass::ALL {
+            row.push(c.get(k).count.to_string());
+            row.push(c.get(k).total_ns.to_string());
+        }
+        let _ = w.write_record(&row);
+    };
+    for d in &r.devices {
+        put(
+            [
+                "device".into(),
+                d.pid.to_string(),
+                d.device.to_string(),
+                String::new(),
+                String::new(),
+                d.start_ns.to_string(),
+                d.end_ns.to_string(),
+                d.span_ns.to_string(),
+                d.busy_ns.to_string(),
+                d.idle_ns.to_string(),
+                d.gap_count.to_string(),
+            ],
+            &d.classes,
+        );
+    }
+    for s in &r.streams {
+        put(
+            [
+                "stream".into(),
+                s.pid.to_string(),
+                s.device.to_string(),
+                s.stream.to_string(),
+                String::new(),
+                s.start_ns.to_string(),
+                s.end_ns.to_string(),
+                s.span_ns.to_string(),
+                s.busy_ns.to_string(),
+                s.idle_ns.to_string(),
+                s.gap_count.to_string(),
+            ],
+            &s.classes,
+        );
+    }
+    for i in r.ranges.iter().flat_map(|rr| &rr.instances) {
+        put(
+            [
+                "range".into(),
+                i.pid.to_string(),
+                String::new(),
+                String::new(),
+                i.text.clone(),
+                i.gpu_start_ns.to_string(),
+                i.gpu_end_ns.to_string(),
+                (i.gpu_end_ns - i.gpu_start_ns).to_string(),
+                i.busy_ns.to_string(),
+                i.idle_ns.to_string(),
+                i.classes.0.iter().map(|c| c.count).sum::<u64>().to_string(),
+            ],
+            &i.classes,
+        );
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// Markdown: verdict, optional image, class breakdown, devices, ranges, top
+/// gaps, diagnostics; sections that do not fit [`MARKDOWN_LIMIT_CHARS`] are
+/// cut with a note.
+fn markdown(r: &GapReport, o: &RenderOptions) -> String {
+    let mut out = format!("**{}**\n\n", verdict(r));
+    if let Some(img) = &o.image {
+        out.push_str(&format!("![GPU timeline]({img})\n\n"));
+    }
+    let all = sum_classes(r.devices.iter().map(|d| &d.classes));
+    let idle = all.total_ns();
+    let mut ct = Table::new(
+        &["why the GPU idled", "gaps", "time", "share of idle"],
+        &[0],
+    );
+    for c in GapClass::ALL {
+        let t = all.get(c);
+        ct.push(vec![
+            c.label().into(),
+            t.count.to_string(),
+            dur(t.total_ns),
+            frac(t.total_ns, idle),
+        ]);
+    }
+    let mut sections = vec![
+        ct.to_markdown(),
+        format!("### Devices\n\n{}", devices_table(r).to_markdown()),
+    ];
+    if let Some((t, more)) = ranges_table(r, if o.rows == 0 { 50 } else { o.rows.min(50) }) {
+        let note = if more > 0 {
+            format!("\n_{more} more ranges in the JSON report._\n")
+        } else {
+            String::new()
+        };
+        sections.push(format!("### NVTX ranges\n\n{}{note}", t.to_markdown()));
+    }
+    if !r.top_gaps.is_empty() {
+        let shown = r.top_gaps.len().min(MARKDOWN_TOP_GAPS);
+        let note = if shown < r.top_gaps.len() {
+            format!(
+                "\n_{} more gaps in the JSON report._\n",
+                r.top_gaps.len() - shown
+            )
+        } else {
+            String::new()
+        };
+        sections.push(format!(
+            "### Longest gaps\n\n{}{note}",
+            top_table(&r.top_gaps[..shown], 32).to_markdown()
+        ));
+    }
+    sections.push(format!(
+        "### Launches\n\n{}\n",
+        launch_lines(r)
+            .iter()
+            .map(|l| format!("- {l}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    ));
+    if !r.diagnostics.is_empty() {
+        sections.push(format!(
+            "### Diagnostics\n\n{}\n",
+            r.diagnostics
+                .iter()
+                .map(|d| format!("- {d}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+    }
+    const CUT: &str = "\n_Report truncated to fit a comment; see the JSON output._\n";
+    for sec in sections {
+        if out.chars().count() + sec.chars().count() + 1 + CUT.len() > MARKDOWN_LIMIT_CHARS {
+            out.push_str(CUT);
+            break;
+        }
+        out.push_str(&sec);
+        out.push('\n');
+    }
+    out
+}

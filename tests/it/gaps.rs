@@ -1,0 +1,712 @@
+//! `rooftrace gaps`: corpus exports checked against an independent union of
+//! intervals, hand-written SQL fixtures for each gap class and schema variant,
+//! the traps of naive analyses, error paths and snapshots.
+
+use crate::common::{fixture, rooftrace};
+use rooftrace::gaps::{analyze, GapClass, GapConfig, GapReport};
+use rooftrace::nsys::{read_timeline, GraphTrace, OpKind, SchemaFlavor, Timeline};
+use rusqlite::Connection;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+const CORPUS: [&str; 3] = [
+    "nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite",
+    "nsys/nsys2024.5.1_pipit_cloverleaf.sqlite",
+    "nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite",
+];
+
+fn no_progress(_: u64, _: u64) {}
+
+fn read(path: &Path, nvtx: bool) -> Timeline {
+    read_timeline(path, nvtx, &no_progress).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Builds `fixtures/nsys/sql/<name>.sql` into a fresh database.
+fn build(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join(format!("{name}.sqlite"));
+    let sql = std::fs::read_to_string(fixture(&format!("nsys/sql/{name}.sql"))).unwrap();
+    Connection::open(&db).unwrap().execute_batch(&sql).unwrap();
+    (dir, db)
+}
+
+/// Independent reference: busy and idle per (pid, device) as a plain union of
+/// the intervals of every GPU activity table, read straight with rusqlite.
+fn reference_busy_idle(path: &Path) -> BTreeMap<(u32, u16), (i64, i64)> {
+    let c = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut by_dev: BTreeMap<(u32, u16), Vec<(i64, i64)>> = BTreeMap::new();
+    for t in [
+        "CUPTI_ACTIVITY_KIND_KERNEL",
+        "CUPTI_ACTIVITY_KIND_MEMCPY",
+        "CUPTI_ACTIVITY_KIND_MEMSET",
+        "CUPTI_ACTIVITY_KIND_GRAPH_TRACE",
+    ] {
+        let Ok(mut st) = c.prepare(&format!(
+            "SELECT start, \"end\", deviceId, globalPid FROM {t}"
+        )) else {
+            continue; // table absent
+        };
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, i64>(3)?,
+                ))
+            })
+            .unwrap();
+        for row in rows {
+            let (s, e, d, gp) = row.unwrap();
+            let pid = ((gp / (1 << 24)) % (1 << 24)) as u32;
+            by_dev.entry((pid, d as u16)).or_default().push((s, e));
+        }
+    }
+    by_dev
+        .into_iter()
+        .map(|(k, mut v)| {
+            v.sort();
+            let (lo, hi) = (v[0].0, v.iter().map(|x| x.1).max().unwrap());
+            let mut busy = 0;
+            let (mut cs, mut ce) = v[0];
+            for &(s, e) in &v[1..] {
+                if s > ce {
+                    busy += ce - cs;
+                    (cs, ce) = (s, e);
+                } else {
+                    ce = ce.max(e);
+                }
+            }
+            busy += ce - cs;
+            (k, (busy, hi - lo - busy))
+        })
+        .collect()
+}
+
+fn check_against_reference(path: &Path, r: &GapReport) {
+    let reference = reference_busy_idle(path);
+    assert_eq!(r.devices.len(), reference.len(), "{}", path.display());
+    for d in &r.devices {
+        let (busy, idle) = reference[&(d.pid, d.device)];
+        assert_eq!(
+            (d.busy_ns, d.idle_ns),
+            (busy, idle),
+            "{} pid {} dev {}",
+            path.display(),
+            d.pid,
+            d.device
+        );
+        assert_eq!(
+            d.classes.total_ns(),
+            d.idle_ns,
+            "class totals must add up to idle"
+        );
+        assert_eq!(
+            d.classes.0.iter().map(|c| c.count).sum::<u64>(),
+            d.gap_count
+        );
+    }
+    for s in &r.streams {
+        assert_eq!(s.classes.total_ns(), s.idle_ns);
+    }
+}
+
+#[test]
+fn corpus_busy_idle_match_an_independent_union() {
+    for f in CORPUS {
+        let path = fixture(f);
+        let r = analyze(&read(&path, false), &GapConfig::default());
+        check_against_reference(&path, &r);
+    }
+}
+
+#[test]
+fn corpus_schema_flavours_are_recognised() {
+    let flavors: Vec<_> = CORPUS
+        .iter()
+        .map(|f| {
+            let t = read(&fixture(f), true);
+            (t.info.flavor, t.info.nsys_version.clone())
+        })
+        .collect();
+    assert_eq!(
+        flavors[0],
+        (SchemaFlavor::ExportMetaData, Some("2022.2.1.31".into()))
+    );
+    assert_eq!(
+        flavors[1],
+        (SchemaFlavor::MetaDataExport, Some("2024.5.1.113".into()))
+    );
+    assert_eq!(
+        flavors[2],
+        (SchemaFlavor::MetaDataExport, Some("2026.2.1.210".into()))
+    );
+    let (_d, db) = build("schema2021");
+    assert_eq!(read(&db, false).info.flavor, SchemaFlavor::NoMetadata);
+}
+
+#[test]
+fn memcpy_busy_trace_is_not_reported_idle() {
+    // The 2026.2 window is dominated by H2D copies (~0.92 s per GPU): counting
+    // kernels only would call most of the span idle.
+    let r = analyze(&read(&fixture(CORPUS[2]), false), &GapConfig::default());
+    for d in &r.devices {
+        assert!(
+            d.idle_ns * 100 < d.span_ns,
+            "idle {} of {}",
+            d.idle_ns,
+            d.span_ns
+        );
+        assert!(
+            d.kernel_busy_ns * 2 < d.span_ns,
+            "kernel-only busy {} of {}",
+            d.kernel_busy_ns,
+            d.span_ns
+        );
+        assert!(d.memcpys > 0);
+    }
+}
+
+#[test]
+fn per_stream_gaps_are_not_device_idle() {
+    let (_d, db) = build("streams");
+    let r = analyze(&read(&db, false), &GapConfig::default());
+    assert_eq!(r.devices.len(), 1);
+    let d = &r.devices[0];
+    assert_eq!(
+        (d.span_ns, d.busy_ns, d.idle_ns, d.gap_count),
+        (100, 100, 0, 0)
+    );
+    // Streams 1 and 2 idle [10, 90) each; stream 3 has no gap.
+    let idle: Vec<(u32, i64)> = r.streams.iter().map(|s| (s.stream, s.idle_ns)).collect();
+    assert_eq!(idle, vec![(1, 80), (2, 80), (3, 0)]);
+    assert!(r.streams.iter().map(|s| s.idle_ns).sum::<i64>() > d.span_ns);
+}
+
+#[test]
+fn launches_join_within_the_process_only() {
+    // Provenance of the 2026.2 file: correlationId alone joins 1643 kernels,
+    // (process, correlationId) 1632. Count both ways independently in SQL.
+    let path = fixture(CORPUS[2]);
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as u64;
+    let naive = count(
+        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId)",
+    );
+    let per_process = count(
+        "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r WHERE r.correlationId = k.correlationId AND (r.globalTid >> 24) = (k.globalPid >> 24))",
+    );
+    assert_eq!((naive, per_process), (1643, 1632));
+    let t = read(&path, false);
+    let joined = t
+        .ops
+        .iter()
+        .filter(|o| o.kind == OpKind::Kernel && t.api_of(o).is_some())
+        .count() as u64;
+    assert_eq!(joined, per_process);
+    // And each joined op's call is in the op's own process.
+    assert!(t
+        .ops
+        .iter()
+        .all(|o| t.api_of(o).is_none_or(|a| a.pid == o.pid)));
+
+    let (_d, db) = build("schema2021");
+    let r = analyze(&read(&db, false), &GapConfig::default());
+    let class = |pid: u32| r.devices.iter().find(|d| d.pid == pid).unwrap().classes;
+    assert_eq!(class(1).get(GapClass::HostBound).total_ns, 99_800);
+    assert_eq!(class(2).get(GapClass::QueuedDependency).total_ns, 99_800);
+}
+
+#[test]
+fn nested_runtime_rows_count_once() {
+    // 2022.2: `cudaLaunchKernel` wraps `cudaLaunchKernel_v7000` with the same
+    // correlationId. Each op must join the outer call, and launches count
+    // distinct (pid, correlationId) pairs.
+    let path = fixture(CORPUS[0]);
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let distinct: i64 = c
+        .query_row(
+            "SELECT count(*) FROM (SELECT DISTINCT correlationId FROM (
+               SELECT correlationId FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL
+               SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL
+               SELECT correlationId FROM CUPTI_ACTIVITY_KIND_MEMSET)
+             WHERE correlationId IN (SELECT correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME))",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let t = read(&path, false);
+    let r = analyze(&t, &GapConfig::default());
+    assert_eq!(r.launch.launches, distinct as u64);
+    assert_eq!(r.launch.ops_with_api, r.input.ops);
+    assert!(r.input.nested_api_rows > 0);
+    for op in t.ops.iter().filter(|o| o.kind == OpKind::Kernel) {
+        let a = t.api_of(op).unwrap();
+        assert_eq!(t.name(a.name), "cudaLaunchKernel");
+        let outer_start: i64 = c
+            .query_row(
+                "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = ?1",
+                [op.correlation_id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(a.start_ns, outer_start);
+    }
+}
+
+#[test]
+fn each_gap_class_from_the_hand_written_fixture() {
+    let (_d, db) = build("classes");
+    let r = analyze(&read(&db, false), &GapConfig::default());
+    check_against_reference(&db, &r);
+    let d = &r.devices[0];
+    assert_eq!(
+        (d.span_ns, d.busy_ns, d.idle_ns, d.gap_count),
+        (50_000, 7_000, 43_000, 6)
+    );
+    let got: Vec<(GapClass, u64, i64)> = GapClass::ALL
+        .iter()
+        .map(|&c| (c, d.classes.get(c).count, d.classes.get(c).total_ns))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (GapClass::HostBound, 1, 1_000),
+            (GapClass::LaunchInFlight, 1, 2_000),
+            (GapClass::LaunchLatency, 1, 2_000),
+            (GapClass::QueuedDependency, 1, 20_000),
+            (GapClass::Synchronization, 1, 9_000),
+            (GapClass::Unattributed, 1, 9_000),
+        ]
+    );
+    assert_eq!(r.top_gaps[0].duration_ns, 20_000);
+    assert_eq!(r.top_gaps[0].class, GapClass::QueuedDependency);
+    assert_eq!(
+        r.top_gaps[0].api.as_ref().unwrap().name,
+        "cudaLaunchKernel_v7000"
+    );
+}
+
+#[test]
+fn min_gap_and_device_filters() {
+    let (_d, db) = build("classes");
+    let t = read(&db, false);
+    let cfg = GapConfig {
+        min_gap_ns: 5_000,
+        ..GapConfig::default()
+    };
+    let r = analyze(&t, &cfg);
+    // Idle and classes are unchanged; only gaps >= 5 µs are distributed/listed.
+    assert_eq!(r.devices[0].idle_ns, 43_000);
+    assert_eq!(r.distribution.duration.count, 3);
+    assert!(r.top_gaps.iter().all(|g| g.duration_ns >= 5_000));
+    let r = analyze(
+        &t,
+        &GapConfig {
+            device: Some(3),
+            ..GapConfig::default()
+        },
+    );
+    assert!(r.devices.is_empty());
+}
+
+#[test]
+fn nvtx_ranges_are_projected_onto_the_gpu() {
+    let (_d, db) = build("classes");
+    let t = read(&db, true);
+    let cfg = GapConfig {
+        nvtx: Some(regex::Regex::new("^step$").unwrap()),
+        ..GapConfig::default()
+    };
+    let r = analyze(&t, &cfg);
+    let rr = r.ranges.unwrap();
+    // The registered-string range (textId) and the inline one; the open range is ignored.
+    assert_eq!(rr.instances.len(), 2);
+    let a = &rr.instances[0];
+    // Calls at 500 and 2500 launched K1 [1000,2000) and K2 [3000,4000).
+    assert_eq!((a.gpu_start_ns, a.gpu_end_ns, a.kernels), (1_000, 4_000, 2));
+    assert_eq!((a.kernel_busy_ns, a.idle_ns), (2_000, 1_000));
+    assert_eq!(a.classes.get(GapClass::HostBound).total_ns, 1_000);
+    let b = &rr.instances[1];
+    // Calls at 3900 and 5000 launched K3 [6000,7000) and K5 [30000,31000);
+    // inside: K4, a 2 µs launch-latency gap and the 20 µs queued gap.
+    assert_eq!(
+        (b.gpu_start_ns, b.gpu_end_ns, b.kernels),
+        (6_000, 31_000, 2)
+    );
+    assert_eq!(
+        (b.kernel_busy_ns, b.idle_ns, b.busy_ns),
+        (3_000, 22_000, 3_000)
+    );
+    assert_eq!(b.classes.get(GapClass::LaunchLatency).total_ns, 2_000);
+    assert_eq!(b.classes.get(GapClass::QueuedDependency).total_ns, 20_000);
+    assert_eq!(rr.wall_ns.median, 1_400);
+}
+
+#[test]
+fn graphs_traced_as_graphs_are_busy_and_launches_count_once() {
+    let (_d, db) = build("graphs");
+    let t = read(&db, false);
+    assert_eq!(t.graph_trace, GraphTrace::Graph);
+    assert_eq!(t.graph_launches, 2);
+    let r = analyze(&t, &GapConfig::default());
+    check_against_reference(&db, &r);
+    let d = &r.devices[0];
+    // Busy: kernel 1000 + graphs 3000 + 3500; gaps [1000,2000) host-bound
+    // (call at 1500) and [5000,5500) queued 500 ns -> launch latency.
+    assert_eq!((d.busy_ns, d.idle_ns, d.graphs), (7_500, 1_500, 2));
+    assert_eq!(d.classes.get(GapClass::HostBound).total_ns, 1_000);
+    assert_eq!(d.classes.get(GapClass::LaunchLatency).total_ns, 500);
+    assert_eq!(r.launch.launches, 3);
+}
+
+#[test]
+fn synthetic_export_matches_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("synth.sqlite");
+    let spec = rooftrace::nsys::synth::SynthSpec {
+        kernels: 3_000,
+        devices: 2,
+        streams: 3,
+        seed: 7,
+    };
+    rooftrace::nsys::synth::write_synthetic(&db, &spec).unwrap();
+    let t = read(&db, true);
+    let r = analyze(
+        &t,
+        &GapConfig {
+            nvtx: Some(regex::Regex::new("step").unwrap()),
+            ..GapConfig::default()
+        },
+    );
+    check_against_reference(&db, &r);
+    assert_eq!(r.devices.iter().map(|d| d.kernels).sum::<u64>(), 3_000);
+    assert_eq!(r.streams.len(), 6);
+    assert_eq!(r.ranges.unwrap().instances.len(), 30);
+    assert_eq!(r.launch.ops_without_api, 0);
+}
+
+#[test]
+fn input_files_are_not_modified() {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let digest = |p: &Path| {
+        let mut h = DefaultHasher::new();
+        std::fs::read(p).unwrap().hash(&mut h);
+        h.finish()
+    };
+    let (_d, db) = build("classes");
+    let before = digest(&db);
+    let (code, _, _) = rooftrace(&["gaps", db.to_str().unwrap(), "--nvtx", "step"]);
+    assert_eq!(code, 0);
+    assert_eq!(digest(&db), before);
+    let dir = db.parent().unwrap();
+    let names: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "no journal or side files: {names:?}");
+}
+
+fn error_of(path: &Path) -> (i32, String) {
+    let (code, out, err) = rooftrace(&["gaps", path.to_str().unwrap()]);
+    assert!(out.is_empty());
+    assert!(!err.contains("panicked"), "{err}");
+    (code, err.replace(&path.display().to_string(), "FILE"))
+}
+
+#[test]
+fn bad_inputs_exit_2_with_file_and_table() {
+    let mut msgs = Vec::new();
+    for name in ["no_gpu", "missing_column", "not_nsys"] {
+        let (_d, db) = build(name);
+        let (code, err) = error_of(&db);
+        assert_eq!(code, 2, "{name}: {err}");
+        msgs.push(err);
+    }
+    let (code, err) = error_of(&fixture("nsys/not_sqlite.sqlite"));
+    assert_eq!(code, 2, "{err}");
+    msgs.push(err);
+    let (code, err) = error_of(Path::new("fixtures/nsys/absent.sqlite"));
+    assert_eq!(code, 2, "{err}");
+    msgs.push(err);
+    let (code, err) = error_of(Path::new("fixtures/nsys/absent.nsys-rep"));
+    assert_eq!(code, 2, "{err}");
+    msgs.push(err);
+    insta::assert_snapshot!("gaps_errors", msgs.join("\n"));
+}
+
+#[test]
+fn nsys_rep_without_nsys_gives_the_export_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("decode.nsys-rep");
+    std::fs::write(&rep, b"not really").unwrap();
+    let missing = dir.path().join("nsys-missing");
+    let (code, _, err) = rooftrace(&[
+        "gaps",
+        rep.to_str().unwrap(),
+        "--nsys",
+        missing.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("nsys export --type=sqlite --force-overwrite=true -o"),
+        "{err}"
+    );
+}
+
+#[test]
+fn snapshots_of_table_json_markdown_csv() {
+    let (_d, db) = build("classes");
+    let p = db.to_str().unwrap();
+    for (fmt, name) in [
+        ("table", "gaps_classes_table"),
+        ("json", "gaps_classes_json"),
+        ("md", "gaps_classes_md"),
+        ("csv", "gaps_classes_csv"),
+    ] {
+        let (code, out, err) = rooftrace(&["gaps", p, "--nvtx", "^step$", "--format", fmt]);
+        assert_eq!(code, 0, "{err}");
+        insta::assert_snapshot!(name, out);
+    }
+    let (code, out, _) = rooftrace(&[
+        "gaps",
+        "fixtures/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite",
+        "--top",
+        "5",
+    ]);
+    assert_eq!(code, 0);
+    insta::assert_snapshot!("gaps_cloverleaf_table", out);
+}
+
+#[test]
+fn markdown_starts_with_the_verdict_and_fits_a_comment() {
+    let (code, out, _) = rooftrace(&[
+        "gaps",
+        "fixtures/nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite",
+        "--format",
+        "md",
+        "--nvtx",
+        "aten",
+        "--top",
+        "0",
+    ]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("**"), "{}", &out[..80]);
+    assert!(out.chars().count() <= rooftrace::report::MARKDOWN_LIMIT_CHARS);
+}
+
+#[test]
+fn stream_filter_analyses_one_stream() {
+    let (_d, db) = build("streams");
+    let t = read(&db, false);
+    let r = analyze(
+        &t,
+        &GapConfig {
+            stream: Some(1),
+            ..GapConfig::default()
+        },
+    );
+    // Only stream 1's two kernels: the device view is that stream's view.
+    assert_eq!((r.devices[0].idle_ns, r.devices[0].gap_count), (80, 1));
+    assert_eq!(r.streams.len(), 1);
+    assert_eq!(r.input.ops, 2);
+}
+
+#[test]
+fn timeline_window_has_lanes_and_classified_gaps() {
+    let (_d, db) = build("classes");
+    let t = read(&db, false);
+    let cfg = GapConfig::default();
+    let w = rooftrace::gaps::window(&t, &cfg, 5_000, 32_000);
+    assert_eq!(w.lanes.len(), 1);
+    // Ops overlapping [5000, 32000): K3 [6000,7000), K4, K5.
+    let starts: Vec<i64> = w.lanes[0].ops.iter().map(|o| o.start_ns).collect();
+    assert_eq!(starts, vec![6_000, 9_000, 30_000]);
+    // Gaps overlapping it, unclipped, with the same classes as the report.
+    let gaps: Vec<(i64, GapClass)> = w.gaps.iter().map(|g| (g.start_ns, g.class)).collect();
+    assert_eq!(
+        gaps,
+        vec![
+            (4_000, GapClass::LaunchInFlight),
+            (7_000, GapClass::LaunchLatency),
+            (10_000, GapClass::QueuedDependency),
+            (31_000, GapClass::Synchronization),
+        ]
+    );
+}
+
+#[test]
+fn nvtx_text_and_registered_strings_from_the_2022_export() {
+    // 22 closed push/pop ranges: 5 with inline text, 17 with a textId.
+    let path = fixture(CORPUS[0]);
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let closed: i64 = c
+        .query_row(
+            "SELECT count(*) FROM NVTX_EVENTS WHERE eventType = 59 AND end IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let t = read(&path, true);
+    assert_eq!(t.nvtx.len() as i64, closed);
+    assert_eq!(closed, 22);
+    assert!(t
+        .nvtx
+        .iter()
+        .all(|r| !r.text.is_empty() && r.end_ns >= r.start_ns));
+}
+
+#[test]
+fn markdown_links_the_image() {
+    let (_d, db) = build("classes");
+    let (code, out, _) = rooftrace(&[
+        "gaps",
+        db.to_str().unwrap(),
+        "--format",
+        "md",
+        "--image",
+        "timeline.png",
+    ]);
+    assert_eq!(code, 0);
+    let mut lines = out.lines();
+    assert!(lines
+        .next()
+        .unwrap()
+        .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency**"));
+    assert_eq!(lines.nth(1), Some("![GPU timeline](timeline.png)"));
+}
+
+#[test]
+fn classified_gaps_agree_with_the_report_totals() {
+    let t = read(&fixture(CORPUS[2]), false);
+    let cfg = GapConfig::default();
+    let r = analyze(&t, &cfg);
+    let gaps = rooftrace::gaps::classified_gaps(&t, &cfg);
+    for d in &r.devices {
+        for c in GapClass::ALL {
+            let mine: i64 = gaps
+                .iter()
+                .filter(|g| (g.pid, g.device, g.class) == (d.pid, d.device, c))
+                .map(|g| g.end_ns - g.start_ns)
+                .sum();
+            assert_eq!(mine, d.classes.get(c).total_ns);
+        }
+    }
+}
+
+#[test]
+fn nvtx_range_without_launches_uses_the_host_window() {
+    let (_d, db) = build("classes");
+    // A range on another thread (tid 999) of pid 100 that launched nothing.
+    Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO NVTX_EVENTS (start, end, eventType, text, globalTid) VALUES (5000, 32000, 59, 'wait', ?1)",
+            [(100i64 << 24) + 999],
+        )
+        .unwrap();
+    let t = read(&db, true);
+    let cfg = GapConfig {
+        nvtx: Some(regex::Regex::new("^wait$").unwrap()),
+        ..GapConfig::default()
+    };
+    let rr = analyze(&t, &cfg).ranges.unwrap();
+    assert_eq!(rr.instances.len(), 1);
+    let w = &rr.instances[0];
+    assert!(!w.projected);
+    // Window [5000, 32000): K3, K4, K5 start inside; gaps clipped to it:
+    // 1000 in flight + 2000 latency + 20000 queued + 1000 sync.
+    assert_eq!(
+        (w.gpu_start_ns, w.gpu_end_ns, w.kernels),
+        (5_000, 32_000, 3)
+    );
+    assert_eq!(
+        (w.idle_ns, w.busy_ns, w.kernel_busy_ns),
+        (24_000, 3_000, 3_000)
+    );
+    assert_eq!(w.classes.get(GapClass::LaunchInFlight).total_ns, 1_000);
+    assert_eq!(w.classes.get(GapClass::Synchronization).total_ns, 1_000);
+}
+
+#[test]
+fn graphs_traced_per_node_attribute_kernels_to_their_launch() {
+    let (_d, db) = build("graphs");
+    // Re-trace graph 2 per node: no whole-graph rows, two node kernels
+    // carrying the correlation id of the cudaGraphLaunch (2).
+    let c = Connection::open(&db).unwrap();
+    c.execute_batch(
+        "DELETE FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+         DELETE FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE correlationId = 3;
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (2000, 3000, 0, 1, NULL, 7, 2, 16777216, 1, 1, NULL, 11, 1),
+           (3000, 5000, 0, 1, NULL, 7, 2, 16777216, 1, 1, NULL, 12, 1);",
+    )
+    .unwrap();
+    drop(c);
+    let t = read(&db, false);
+    assert_eq!(t.graph_trace, GraphTrace::Node);
+    assert_eq!(t.graph_launches, 1);
+    let r = analyze(&t, &GapConfig::default());
+    check_against_reference(&db, &r);
+    // Three ops, two calls: the graph launch counts once.
+    assert_eq!((r.launch.ops_with_api, r.launch.launches), (3, 2));
+    let node_calls: Vec<&str> = t
+        .ops
+        .iter()
+        .filter(|o| o.start_ns >= 2000)
+        .map(|o| t.name(t.api_of(o).unwrap().name))
+        .collect();
+    assert_eq!(node_calls, vec!["cudaGraphLaunch_v10000"; 2]);
+}
+
+#[test]
+fn nsys_rep_is_converted_into_the_cache_with_the_given_nsys() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("decode.nsys-rep");
+    std::fs::write(&rep, b"report").unwrap();
+    // A stand-in `nsys` that checks its argument vector and writes the export
+    // to the -o path: `export --type=sqlite --force-overwrite=true -o OUT REP`.
+    let fake = dir.path().join("fake-nsys");
+    let src = fixture("nsys/nsys2024.5.1_pipit_cloverleaf.sqlite");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\n[ \"$1 $2 $3 $4\" = \"export --type=sqlite --force-overwrite=true -o\" ] || exit 3\n[ \"$6\" = \"{}\" ] || exit 4\ncp '{}' \"$5\"\n",
+            rep.display(),
+            src.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let cache = dir.path().join("cache");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args([
+            "gaps",
+            rep.to_str().unwrap(),
+            "--nsys",
+            fake.to_str().unwrap(),
+            "--format",
+            "csv",
+        ])
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("device,1701896,0,"));
+    // The export went to the cache, nothing was written beside the report.
+    let cached: Vec<_> = std::fs::read_dir(cache.join("rooftrace"))
+        .unwrap()
+        .collect();
+    assert_eq!(cached.len(), 1);
+    let mut beside: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    beside.sort();
+    assert_eq!(beside, vec!["cache", "decode.nsys-rep", "fake-nsys"]);
+}
