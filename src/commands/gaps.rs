@@ -217,8 +217,8 @@ pub fn timeline_input(
     let mut ops = Vec::new();
     let mut gap_lane = std::collections::HashMap::new();
     for l in &win.lanes {
-        if !gap_lane.contains_key(&(l.pid, l.device)) {
-            gap_lane.insert((l.pid, l.device), lanes.len());
+        if let std::collections::hash_map::Entry::Vacant(e) = gap_lane.entry((l.pid, l.device)) {
+            e.insert(lanes.len());
             lanes.push(Lane {
                 label: format!("{} idle gaps", who(l.pid, l.device)),
             });
