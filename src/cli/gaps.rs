@@ -12,7 +12,9 @@ An .nsys-rep is converted automatically when nsys is on PATH (or given with
 
 Examples:
   rooftrace gaps decode.sqlite
-  rooftrace gaps decode.nsys-rep --nvtx 'decode_step' --min-gap 5us --format md";
+  rooftrace gaps decode.nsys-rep --nvtx 'decode_step' --min-gap 5us --format md
+  rooftrace gaps decode.sqlite --plot timeline.png --plot-hist gaps.png --format md -o report.md
+  rooftrace gaps decode.sqlite --plot timeline.svg --window 10ms..60ms --device 0";
 
 /// `rooftrace gaps`: idle-gap analysis of an Nsight Systems timeline.
 #[derive(Debug, clap::Args)]
@@ -42,6 +44,19 @@ pub struct GapsArgs {
     /// Markdown only: link this image (e.g. a timeline PNG) under the verdict.
     #[arg(long, value_name = "URL")]
     pub image: Option<String>,
+    /// Draw a timeline (lanes per device and stream, gaps coloured by class)
+    /// to FILE: `.svg` or `.png`. Window: `--window`, else the first 3 NVTX
+    /// range instances with `--nvtx`, else the busiest stretch.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    /// Draw a histogram of gap durations (log bins, stacked by class) to
+    /// FILE: `.svg` or `.png`. Gaps shorter than `--min-gap` are left out.
+    #[arg(long, value_name = "FILE")]
+    pub plot_hist: Option<PathBuf>,
+    /// Timeline window, relative to the first GPU op of the trace:
+    /// `START..END`, e.g. `10ms..60ms`.
+    #[arg(long, value_name = "START..END", value_parser = parse_window_ns)]
+    pub window: Option<(i64, i64)>,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -68,9 +83,34 @@ pub fn parse_duration_ns(s: &str) -> Result<i64, String> {
     Ok((v * scale).round() as i64)
 }
 
+/// Parses `START..END` (two durations, e.g. `10ms..60ms`) into
+/// nanoseconds; END must be after START.
+pub fn parse_window_ns(s: &str) -> Result<(i64, i64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` is not a window; write START..END, e.g. 10ms..60ms"))?;
+    let (a, b) = (parse_duration_ns(a)?, parse_duration_ns(b)?);
+    if b <= a {
+        return Err(format!(
+            "`{s}`: the end must be after the start (e.g. 10ms..60ms)"
+        ));
+    }
+    Ok((a, b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse_duration_ns as p;
+    use super::parse_window_ns as w;
+
+    #[test]
+    fn windows() {
+        assert_eq!(w("10ms..60ms"), Ok((10_000_000, 60_000_000)));
+        assert_eq!(w("0..1.5s"), Ok((0, 1_500_000_000)));
+        assert!(w("60ms..10ms").is_err());
+        assert!(w("10ms").is_err());
+        assert!(w("10ms..x").is_err());
+    }
 
     #[test]
     fn durations() {

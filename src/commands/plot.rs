@@ -22,7 +22,7 @@ impl PlotTarget {
     pub fn from_flag(flag: &str, path: &Path) -> Result<PlotTarget, InputError> {
         let format = ImageFormat::from_path(path).ok_or_else(|| {
             InputError::new(format!(
-                "{flag} {}: unknown image type; give a file name ending in .svg or .png (e.g. {flag} roofline.svg)",
+                "{flag} {}: unknown image type; give a file name ending in .svg or .png (e.g. {flag} chart.svg)",
                 path.display()
             ))
         })?;

@@ -86,6 +86,9 @@ pub struct GapHistogram {
     pub skipped: usize,
 }
 
+/// Least height of a non-empty stacked segment, in pixels.
+pub const MIN_SEGMENT_PX: i32 = 3;
+
 /// Bin index of `d_ns` on an axis starting at `10^lo_exp` with `per_decade`
 /// bins per decade.
 pub fn bin_index(d_ns: f64, lo_exp: i32, per_decade: u32) -> usize {
@@ -158,20 +161,26 @@ impl GapHistogram {
         for b in &bins {
             let (l, r) = (x_px(b.lo_ns) + 1, x_px(b.hi_ns) - 1);
             let mut below = 0u64;
+            let mut bottom = y_px(0.0);
             for (c, &n) in GapClass::ALL.iter().zip(&b.counts) {
                 if n == 0 {
                     continue;
                 }
+                // A few long gaps can hold most of the idle time: every
+                // non-empty segment gets at least MIN_SEGMENT_PX so it stays
+                // visible next to a bin of thousands.
+                let top = y_px((below + n) as f64).min(bottom - MIN_SEGMENT_PX);
                 segments.push(Segment {
                     rect: Rect {
                         left: l,
                         right: r,
-                        top: y_px((below + n) as f64),
-                        bottom: y_px(below as f64),
+                        top,
+                        bottom,
                     },
                     class: *c,
                 });
                 below += n;
+                bottom = top;
             }
         }
         let total: f64 = valid.iter().map(|g| g.duration_ns).sum();

@@ -103,6 +103,18 @@ pub enum WindowChoice {
         /// Window width, in ns.
         width_ns: Option<i64>,
     },
+    /// A window the caller already chose, with the phrase the subtitle gives
+    /// for it (e.g. `busiest stretch`, when the caller resolved
+    /// [`WindowChoice::Busiest`] itself with [`choose_window`] to keep only
+    /// the lanes active in the window).
+    Chosen {
+        /// Window start, in ns.
+        start_ns: i64,
+        /// Window end, in ns.
+        end_ns: i64,
+        /// How it was chosen, e.g. `busiest stretch`.
+        how: String,
+    },
 }
 
 /// Ops per window the default busiest-stretch width aims at.
@@ -251,6 +263,11 @@ pub fn choose_window(choice: &WindowChoice, ops: &[OpBar]) -> Option<((i64, i64)
         WindowChoice::Explicit { start_ns, end_ns } => {
             (end_ns > start_ns).then(|| ((*start_ns, *end_ns), "window given".to_string()))
         }
+        WindowChoice::Chosen {
+            start_ns,
+            end_ns,
+            how,
+        } => (end_ns > start_ns).then(|| ((*start_ns, *end_ns), how.clone())),
         WindowChoice::NvtxRanges { ranges, count } => {
             let mut r: Vec<(i64, i64)> = ranges.iter().copied().filter(|(s, e)| e > s).collect();
             r.sort_unstable();

@@ -14,8 +14,9 @@ const MARKDOWN_TOP_GAPS: usize = 50;
 pub struct RenderOptions {
     /// Rows to show in the stream, range and top-gap tables (0 = all).
     pub rows: usize,
-    /// Markdown only: an image (e.g. a timeline PNG) to link under the verdict.
-    pub image: Option<String>,
+    /// Markdown only: images to link under the verdict, as (alt text,
+    /// link), in order (e.g. the timeline, then the gap histogram).
+    pub images: Vec<(String, String)>,
 }
 
 /// Renders `r` in `format`.
@@ -77,7 +78,7 @@ pub fn verdict(r: &GapReport) -> String {
         }),
         duration_ns(span as f64),
         if n > 1 {
-            format!(" (sum over {n} process/device pairs)")
+            format!(" summed over {n} process/device pairs")
         } else {
             String::new()
         }
@@ -455,8 +456,8 @@ fn csv(r: &GapReport) -> String {
 /// cut with a note.
 fn markdown(r: &GapReport, o: &RenderOptions) -> String {
     let mut out = format!("**{}**\n\n", verdict(r));
-    if let Some(img) = &o.image {
-        out.push_str(&format!("![GPU timeline]({img})\n\n"));
+    for (alt, link) in &o.images {
+        out.push_str(&format!("![{alt}]({link})\n\n"));
     }
     let all = sum_classes(r.devices.iter().map(|d| &d.classes));
     let idle = all.total_ns();

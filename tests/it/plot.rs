@@ -1,7 +1,6 @@
-//! Plot models and rendering: SVG snapshots, decoded PNGs, the `--plot`
-//! flag of `rooftrace ncu` and `rooftrace calibrate` on real fixtures, and
-//! (with `ROOFTRACE_WRITE_DOC_IMAGES=docs/img`) the timeline and histogram
-//! example images in `docs/img/`.
+//! Plot models and rendering: SVG snapshots, decoded PNGs, and the
+//! `--plot`/`--plot-hist` flags of `rooftrace ncu`, `rooftrace calibrate`
+//! and `rooftrace gaps` on real fixtures.
 
 use crate::common;
 use rooftrace::gaps::GapClass;
@@ -563,137 +562,6 @@ fn image_format_from_extension() {
     assert_eq!(ImageFormat::from_path(Path::new("roof")), None);
 }
 
-/// Timeline and histogram example images for `docs/img/`, written only when
-/// `ROOFTRACE_WRITE_DOC_IMAGES` names a directory. They come from the real
-/// 2-GPU H100 nsys corpus trace with a simplified gap rule (see
-/// [`corpus_timeline`]) until `rooftrace gaps --plot` exists. The roofline
-/// and calibration images are drawn by the real commands (docs/plots.md).
-#[test]
-fn write_doc_images() {
-    let Ok(dir) = std::env::var("ROOFTRACE_WRITE_DOC_IMAGES") else {
-        return;
-    };
-    let dir = Path::new(&dir);
-    let write = |name: &str, chart: &dyn Fn(ImageFormat) -> Vec<u8>| {
-        std::fs::write(dir.join(format!("{name}.png")), chart(ImageFormat::Png)).unwrap();
-    };
-    if let Some((tl, hist)) = corpus_timeline() {
-        let tl = TimelineChart::build(&tl).unwrap();
-        write("timeline-example", &|f| render(&tl, f).unwrap());
-        let h = GapHistogram::build(&hist).unwrap();
-        write("gaps-hist-example", &|f| render(&h, f).unwrap());
-    }
-}
-
-/// Lanes, ops and gaps of `nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite`, with
-/// each idle gap on a device classed by a simplified rule on the launch
-/// call of the op that ends it: launch started after the gap began →
-/// host-bound; started before but returned after → launch in flight; else
-/// under 5 µs → launch latency; else queued/dependency; no launch row →
-/// unattributed. (The real rules live in `rooftrace gaps`.)
-fn corpus_timeline() -> Option<(TimelineInput, HistogramInput)> {
-    let path = common::corpus("nsys")?.join("nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite");
-    let db =
-        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .ok()?;
-    let sql = "SELECT o.deviceId, o.streamId, o.start, o.end, o.kind, r.start, r.end FROM (
-        SELECT deviceId, streamId, start, end, 0 AS kind, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL
-        UNION ALL SELECT deviceId, streamId, start, end, 1, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMCPY
-        UNION ALL SELECT deviceId, streamId, start, end, 2, correlationId, globalPid FROM CUPTI_ACTIVITY_KIND_MEMSET) o
-        LEFT JOIN CUPTI_ACTIVITY_KIND_RUNTIME r
-          ON r.correlationId = o.correlationId AND (r.globalTid >> 24) = (o.globalPid >> 24)
-        ORDER BY o.deviceId, o.start, o.end";
-    let mut stmt = db.prepare(sql).ok()?;
-    type Row = (i64, i64, i64, i64, i64, Option<i64>, Option<i64>);
-    let rows: Vec<Row> = stmt
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-            ))
-        })
-        .ok()?
-        .collect::<Result<_, _>>()
-        .ok()?;
-    let mut lanes: Vec<(i64, Option<i64>)> = Vec::new();
-    for r in &rows {
-        for key in [(r.0, None), (r.0, Some(r.1))] {
-            if !lanes.contains(&key) {
-                lanes.push(key);
-            }
-        }
-    }
-    lanes.sort();
-    let lane_of = |key: (i64, Option<i64>)| lanes.iter().position(|k| *k == key).unwrap();
-    let mut ops = Vec::new();
-    let mut gaps = Vec::new();
-    let mut samples = Vec::new();
-    let mut busy_until: Option<(i64, i64)> = None; // (device, end of busy time)
-    for &(dev, stream, start, end, kind, launch_start, launch_end) in &rows {
-        ops.push(OpBar {
-            lane: lane_of((dev, Some(stream))),
-            start_ns: start,
-            end_ns: end,
-            kind: [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset][kind as usize],
-            name: String::new(),
-        });
-        if let Some((d, idle_from)) = busy_until {
-            if d == dev && start > idle_from {
-                let class = match (launch_start, launch_end) {
-                    (Some(ls), _) if ls >= idle_from => GapClass::HostBound,
-                    (Some(_), Some(le)) if le > idle_from => GapClass::LaunchInFlight,
-                    (Some(_), _) if start - idle_from < 5_000 => GapClass::LaunchLatency,
-                    (Some(_), _) => GapClass::QueuedDependency,
-                    (None, _) => GapClass::Unattributed,
-                };
-                gaps.push(GapBar {
-                    lane: lane_of((dev, None)),
-                    start_ns: idle_from,
-                    end_ns: start,
-                    class,
-                });
-                samples.push(GapSample {
-                    duration_ns: (start - idle_from) as f64,
-                    class,
-                });
-            }
-        }
-        busy_until = match busy_until {
-            Some((d, e)) if d == dev => Some((d, e.max(end))),
-            _ => Some((dev, end)),
-        };
-    }
-    let lanes = lanes
-        .iter()
-        .map(|(d, s)| Lane {
-            label: match s {
-                None => format!("GPU {d} idle gaps"),
-                Some(s) => format!("GPU {d} stream {s}"),
-            },
-        })
-        .collect();
-    let name = "nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite";
-    Some((
-        TimelineInput {
-            title: format!("Timeline: {name}"),
-            lanes,
-            ops,
-            gaps,
-            window: WindowChoice::Busiest { width_ns: None },
-        },
-        HistogramInput {
-            title: format!("Idle gaps: {name}"),
-            gaps: samples,
-            bins_per_decade: 4,
-        },
-    ))
-}
-
 #[test]
 fn chart_trait_reports_fixed_sizes() {
     let r = RooflineChart::build(&small_roofline()).unwrap();
@@ -885,4 +753,247 @@ fn top_sets_the_labelled_kernels_capped_at_ten() {
     assert_eq!(rooftrace::commands::ncu::plot_labels(0), 10);
     assert_eq!(rooftrace::commands::ncu::plot_labels(25), 10);
     assert_eq!(rooftrace::commands::ncu::plot_labels(4), 4);
+}
+
+// ---- `rooftrace gaps --plot/--plot-hist` on the real nsys fixtures. ----
+
+const SAXPY: &str = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
+const CLOVERLEAF: &str = "fixtures/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite";
+const H100_2GPU: &str = "fixtures/nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite";
+
+/// One integer from a query on a fixture, read-only (an independent look
+/// at the export, not through rooftrace's reader).
+fn sql_i64(db: &str, q: &str) -> i64 {
+    let c = rusqlite::Connection::open_with_flags(
+        common::root().join(db),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .unwrap();
+    c.query_row(q, [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn gaps_timeline_svg_snapshot() {
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    let with = ok(&["gaps", CLOVERLEAF, "--plot", s(&svg)]);
+    // The plot is a side output: the report is the same without it.
+    assert_eq!(with, ok(&["gaps", CLOVERLEAF]));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // One process, one device, every op on stream 7 (the fixture's README):
+    // the idle-gap lane of GPU 0, then its one stream lane.
+    assert!(text.contains("\nGPU 0 idle gaps\n"));
+    assert!(text.contains("\nGPU 0 stream 7\n"));
+    assert!(!text.contains("pid "), "one process: no pid in the labels");
+    // No --nvtx, no --window: the busiest stretch by kernel time.
+    assert!(text.contains("busiest stretch: "));
+    insta::assert_snapshot!("gaps_plot_cloverleaf_timeline_svg", text);
+}
+
+#[test]
+fn gaps_histogram_svg_snapshot_respects_min_gap() {
+    let dir = tmp();
+    let svg = dir.path().join("h.svg");
+    let json = ok(&[
+        "gaps",
+        H100_2GPU,
+        "--min-gap",
+        "5us",
+        "--plot-hist",
+        s(&svg),
+        "--format",
+        "json",
+    ]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // The histogram counts the same gaps as the report's distribution
+    // (gaps of at least --min-gap), which comes from the report's own sweep.
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let n = v["distribution"]["duration"]["count"].as_u64().unwrap();
+    assert!(n > 0 && n < 4366, "min-gap must drop gaps: {n}");
+    assert!(
+        text.contains(&format!("{n} idle gaps")),
+        "subtitle should count {n} gaps"
+    );
+    // 546 = the report's 5-10 µs bin (523) and the 23 longer gaps of the
+    // table output; the snapshot holds the bars.
+    assert_eq!(n, 546);
+    insta::assert_snapshot!("gaps_plot_h100_2gpu_hist_min5us_svg", text);
+}
+
+#[test]
+fn gaps_plot_applies_device_and_stream_filters() {
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    let hist = dir.path().join("h.svg");
+    // Two processes (pid 111 on GPU 0 stream 7, pid 112 on GPU 1 stream 15).
+    ok(&["gaps", H100_2GPU, "--plot", s(&svg)]);
+    let both = std::fs::read_to_string(&svg).unwrap();
+    assert!(both.contains("\npid 111 GPU 0 idle gaps\n"));
+    assert!(both.contains("\npid 112 GPU 1 stream 15\n"));
+    ok(&[
+        "gaps",
+        H100_2GPU,
+        "--device",
+        "1",
+        "--plot",
+        s(&svg),
+        "--plot-hist",
+        s(&hist),
+    ]);
+    let one = std::fs::read_to_string(&svg).unwrap();
+    assert!(one.contains("\nGPU 1 idle gaps\n"));
+    assert!(one.contains("\nGPU 1 stream 15\n"));
+    assert!(!one.contains("GPU 0"));
+    // The table gives 2183 gaps on each device; --device 1 keeps one half.
+    let json = ok(&["gaps", H100_2GPU, "--device", "1", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let n = v["devices"][0]["gap_count"].as_u64().unwrap();
+    assert!(std::fs::read_to_string(&hist)
+        .unwrap()
+        .contains(&format!("{n} idle gaps")));
+    // A stream with no op: nothing to draw is a bad-input error (exit 2).
+    for flag in ["--plot", "--plot-hist"] {
+        let (code, _, err) =
+            common::rooftrace(&["gaps", H100_2GPU, "--stream", "99", flag, s(&svg)]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(err.contains("check --device/--stream"), "{flag}: {err}");
+    }
+}
+
+#[test]
+fn gaps_timeline_window_and_nvtx_choices() {
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    // --window is relative to the first GPU op: cloverleaf's first op, read
+    // straight from the export, plus 10 ms.
+    let first = sql_i64(
+        CLOVERLEAF,
+        "SELECT min(s) FROM (SELECT min(start) AS s FROM CUPTI_ACTIVITY_KIND_KERNEL
+         UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY)",
+    );
+    ok(&[
+        "gaps",
+        CLOVERLEAF,
+        "--window",
+        "10ms..20ms",
+        "--plot",
+        s(&svg),
+    ]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let want = format!(
+        "--window 10.0 ms..20.0 ms after the first GPU op: {:.6} s to {:.6} s",
+        (first + 10_000_000) as f64 / 1e9,
+        (first + 20_000_000) as f64 / 1e9
+    );
+    assert!(text.contains(&want), "subtitle should say {want}");
+    // --nvtx: the first 3 instances that launched GPU work. In the saxpy
+    // export the `saxpy` ranges each launch one saxpy kernel, so the window
+    // starts at the first kernel's start.
+    let kernel0 = sql_i64(SAXPY, "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+    ok(&["gaps", SAXPY, "--nvtx", "saxpy", "--plot", s(&svg)]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let want = format!(
+        "first 3 NVTX range instances: {:.6} s",
+        kernel0 as f64 / 1e9
+    );
+    assert!(text.contains(&want), "subtitle should say {want}");
+    // A window with no op in it: exit 2, saying where the ops are.
+    let (code, _, err) = common::rooftrace(&[
+        "gaps",
+        CLOVERLEAF,
+        "--window",
+        "500s..600s",
+        "--plot",
+        s(&svg),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no GPU op in the timeline window"), "{err}");
+}
+
+#[test]
+fn gaps_plot_pngs_decode_and_are_not_blank() {
+    let dir = tmp();
+    let tl = dir.path().join("t.png");
+    let hist = dir.path().join("h.PNG");
+    ok(&[
+        "gaps",
+        CLOVERLEAF,
+        "--plot",
+        s(&tl),
+        "--plot-hist",
+        s(&hist),
+    ]);
+    // The timeline's height depends on its lanes: take it from the model
+    // built through the library for the same input.
+    let path = common::root().join(CLOVERLEAF);
+    let t = rooftrace::nsys::read_timeline(&path, false, &|_, _| {}).unwrap();
+    let cfg = rooftrace::gaps::GapConfig::default();
+    let report = rooftrace::gaps::analyze(&t, &cfg);
+    let input = rooftrace::commands::gaps::timeline_input(&t, &cfg, &report, None, "x").unwrap();
+    let size = TimelineChart::build(&input).unwrap().size_px();
+    assert_eq!(size.0, 1400);
+    // Kernels fill the stream lane; synchronisation is the main gap class.
+    let png = std::fs::read(&tl).unwrap();
+    check_png(&png, size, rgb(style::KERNEL_COLOR));
+    check_png(&png, size, rgb(style::gap_color(GapClass::Synchronization)));
+    check_png(
+        &std::fs::read(&hist).unwrap(),
+        (1100, 650),
+        rgb(style::gap_color(GapClass::Synchronization)),
+    );
+}
+
+#[test]
+fn gaps_markdown_embeds_both_plot_links() {
+    let dir = tmp();
+    std::fs::create_dir(dir.path().join("img")).unwrap();
+    let tl = dir.path().join("img").join("timeline.png");
+    let hist = dir.path().join("img").join("gaps.svg");
+    let md = dir.path().join("report.md");
+    ok(&[
+        "gaps",
+        CLOVERLEAF,
+        "--plot",
+        s(&tl),
+        "--plot-hist",
+        s(&hist),
+        "--format",
+        "md",
+        "-o",
+        s(&md),
+    ]);
+    assert!(tl.is_file() && hist.is_file());
+    let text = std::fs::read_to_string(&md).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Verdict first (idle 38.6 ms of the 342 ms span, synchronisation
+    // 25.3 ms of it, as in the table), then both images relative to the report.
+    assert_eq!(
+        lines[0],
+        "**GPU idle 11.3 % of 342 ms, 65.5 % synchronisation**"
+    );
+    assert_eq!(lines[2], "![GPU timeline](img/timeline.png)");
+    assert_eq!(lines[4], "![idle-gap histogram](img/gaps.svg)");
+}
+
+#[test]
+fn gaps_plot_with_an_unknown_extension_is_exit_2_before_any_work() {
+    let dir = tmp();
+    let pdf = dir.path().join("t.pdf");
+    // The input does not even exist: the flag is checked first.
+    let missing = dir.path().join("missing.sqlite");
+    for (flag, input) in [
+        ("--plot", CLOVERLEAF),
+        ("--plot-hist", CLOVERLEAF),
+        ("--plot", s(&missing)),
+    ] {
+        let (code, out, err) = common::rooftrace(&["gaps", input, flag, s(&pdf)]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        assert!(out.is_empty(), "{flag} printed a report");
+        let want = format!(
+            "{flag} {}: unknown image type; give a file name ending in .svg or .png",
+            pdf.display()
+        );
+        assert!(err.contains(&want), "{flag}: {err}");
+    }
+    assert!(!pdf.exists());
 }
