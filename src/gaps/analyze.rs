@@ -74,14 +74,20 @@ impl Default for GapConfig {
 }
 
 /// Why the GPU idled over `[g0, g1)`, judged from `next` (the op whose start
-/// ends the gap) and its launching call `api`:
+/// ends the gap) and its launching call `api` (`blocking`: the call is a
+/// blocking copy such as `cudaMemcpy`):
 ///
 /// 1. no API row → unattributed (graph replay, device-side launch, trimmed export);
 /// 2. the call started at or after `g0` (the GPU was idle before the host
-///    even asked): synchronisation if the process was blocked in a sync call
-///    overlapping the gap that began no later than the launch call, else
-///    host-bound;
-/// 3. the call started before `g0` and returned after it → launch in flight;
+///    even asked): synchronisation if the host spent that lateness blocked —
+///    the process's latest sync call starting no later than the launch call
+///    overlaps `[g0, call start)` and the host time between the sync's end
+///    and the launch call is at most `max(latency_ns, time in the sync)` —
+///    else host-bound (the host was busy elsewhere, e.g. `cudaMalloc` after a
+///    sync);
+/// 3. the call started before `g0` and returned after it → synchronisation
+///    when the call is a blocking copy (it waited for earlier work: an
+///    implicit sync), else launch in flight;
 /// 4. the call had returned by `g0` (work queued, GPU idle anyway) → launch
 ///    latency when the gap is shorter than `latency_ns`, else
 ///    queued/dependency.
@@ -89,6 +95,7 @@ pub fn classify(
     g0: i64,
     g1: i64,
     api: Option<&ApiCall>,
+    blocking: bool,
     syncs: &[SyncCall],
     latency_ns: i64,
 ) -> GapClass {
@@ -96,18 +103,27 @@ pub fn classify(
         return GapClass::Unattributed;
     };
     if a.start_ns >= g0 {
-        // syncs: merged, sorted by (pid, start); find the first whose end is after g0.
-        let i = syncs.partition_point(|s| (s.pid, s.end_ns) <= (a.pid, g0));
-        let blocked = syncs
-            .get(i)
-            .is_some_and(|s| s.pid == a.pid && s.start_ns < g1 && s.start_ns <= a.start_ns);
+        // syncs: merged per process, sorted by (pid, start), disjoint: the
+        // latest one starting at or before the launch call is the only one
+        // that can cover the end of the host's lateness [g0, a.start).
+        let j = syncs.partition_point(|s| (s.pid, s.start_ns) <= (a.pid, a.start_ns));
+        let blocked = j > 0 && {
+            let s = &syncs[j - 1];
+            let in_sync = overlap(s.start_ns, s.end_ns, g0, a.start_ns);
+            let after_sync = a.start_ns - s.end_ns;
+            s.pid == a.pid && in_sync > 0 && after_sync <= latency_ns.max(in_sync)
+        };
         if blocked {
             GapClass::Synchronization
         } else {
             GapClass::HostBound
         }
     } else if a.end_ns > g0 {
-        GapClass::LaunchInFlight
+        if blocking {
+            GapClass::Synchronization
+        } else {
+            GapClass::LaunchInFlight
+        }
     } else if g1 - g0 < latency_ns {
         GapClass::LaunchLatency
     } else {
@@ -419,13 +435,9 @@ fn analyze_device(
     let mut heap = BinaryHeap::new();
     let (busy, span_start, span_end) = sweep(dev_ops, |g| {
         let next = &dev_ops[g.after];
-        let class = classify(
-            g.start,
-            g.end,
-            tl.api_of(next),
-            syncs,
-            cfg.launch_latency_ns,
-        );
+        let api = tl.api_of(next);
+        let blocking = api.is_some_and(|a| tl.is_blocking(a));
+        let class = classify(g.start, g.end, api, blocking, syncs, cfg.launch_latency_ns);
         let d = g.end - g.start;
         classes.add(class, d);
         gap_count += 1;
@@ -534,7 +546,9 @@ fn stream_view(
         if op.start_ns > s.run_end {
             let (g0, g1) = (s.run_end, op.start_ns);
             s.busy += s.run_end - s.run_start;
-            let class = classify(g0, g1, tl.api_of(op), syncs, cfg.launch_latency_ns);
+            let api = tl.api_of(op);
+            let blocking = api.is_some_and(|a| tl.is_blocking(a));
+            let class = classify(g0, g1, api, blocking, syncs, cfg.launch_latency_ns);
             s.classes.add(class, g1 - g0);
             s.gaps += 1;
             s.run_start = op.start_ns;
@@ -609,7 +623,11 @@ fn launch_stats(tl: &Timeline, ops: &[GpuOp], cfg: &GapConfig) -> LaunchStats {
             Some(a) => {
                 ops_with_api += 1;
                 used[o.api as usize] = true;
-                buf.push(o.start_ns - a.end_ns);
+                // A blocking copy returns after its op started (it waits for
+                // it): its "queue delay" is not a queue delay.
+                if !tl.is_blocking(a) {
+                    buf.push(o.start_ns - a.end_ns);
+                }
             }
             None => ops_without_api += 1,
         }
@@ -814,12 +832,13 @@ fn window_gaps(tl: &Timeline, cfg: &GapConfig, start_ns: i64, end_ns: i64) -> Ve
         sweep(dev_ops, |g| {
             if g.start < end_ns && g.end > start_ns {
                 let api = tl.api_of(&dev_ops[g.after]);
+                let blocking = api.is_some_and(|a| tl.is_blocking(a));
                 gaps.push(ClassifiedGap {
                     pid,
                     device,
                     start_ns: g.start,
                     end_ns: g.end,
-                    class: classify(g.start, g.end, api, &syncs, cfg.launch_latency_ns),
+                    class: classify(g.start, g.end, api, blocking, &syncs, cfg.launch_latency_ns),
                 });
             }
         });
@@ -883,31 +902,67 @@ mod tests {
 
     #[test]
     fn classes_follow_the_documented_rules() {
-        // Gap [100, 200).
+        // Gap [100, 200); a sync from 50 to 150 (the host was blocked for 50
+        // ns of the gap).
         let sync = [SyncCall {
             pid: 1,
             start_ns: 50,
             end_ns: 150,
         }];
-        assert_eq!(classify(100, 200, None, &[], 5), GapClass::Unattributed);
         assert_eq!(
-            classify(100, 200, Some(&api(120, 130)), &[], 5),
+            classify(100, 200, None, false, &[], 5),
+            GapClass::Unattributed
+        );
+        assert_eq!(
+            classify(100, 200, Some(&api(120, 130)), false, &[], 5),
+            GapClass::HostBound
+        );
+        // Launch 10 ns after the sync returned: 10 <= max(5, 50 in sync).
+        assert_eq!(
+            classify(100, 200, Some(&api(160, 170)), false, &sync, 5),
+            GapClass::Synchronization
+        );
+        // Launch 60 ns after the sync returned: the host was busy elsewhere
+        // for longer than it was blocked (60 > max(5, 50)).
+        assert_eq!(
+            classify(100, 200, Some(&api(210, 220)), false, &sync, 5),
+            GapClass::HostBound
+        );
+        // A sync that ended before the gap began explains nothing.
+        let early = [SyncCall {
+            pid: 1,
+            start_ns: 50,
+            end_ns: 99,
+        }];
+        assert_eq!(
+            classify(100, 200, Some(&api(101, 110)), false, &early, 5),
+            GapClass::HostBound
+        );
+        // Another process's sync explains nothing.
+        let other = [SyncCall {
+            pid: 2,
+            start_ns: 50,
+            end_ns: 150,
+        }];
+        assert_eq!(
+            classify(100, 200, Some(&api(160, 170)), false, &other, 5),
             GapClass::HostBound
         );
         assert_eq!(
-            classify(100, 200, Some(&api(160, 170)), &sync, 5),
+            classify(100, 200, Some(&api(90, 130)), false, &sync, 5),
+            GapClass::LaunchInFlight
+        );
+        // The same call as a blocking cudaMemcpy: it waited for earlier work.
+        assert_eq!(
+            classify(100, 200, Some(&api(90, 130)), true, &sync, 5),
             GapClass::Synchronization
         );
         assert_eq!(
-            classify(100, 200, Some(&api(90, 130)), &sync, 5),
-            GapClass::LaunchInFlight
-        );
-        assert_eq!(
-            classify(100, 200, Some(&api(10, 20)), &sync, 5),
+            classify(100, 200, Some(&api(10, 20)), false, &sync, 5),
             GapClass::QueuedDependency
         );
         assert_eq!(
-            classify(100, 104, Some(&api(10, 20)), &[], 5),
+            classify(100, 104, Some(&api(10, 20)), false, &[], 5),
             GapClass::LaunchLatency
         );
     }

@@ -262,9 +262,21 @@ pub struct Timeline {
     /// Warnings found while reading.
     pub diagnostics: Vec<String>,
     strings: HashMap<u32, String>,
+    /// Bitmap over `StringIds` ids: names of blocking copies (`cudaMemcpy`).
+    blocking_names: Vec<bool>,
 }
 
 impl Timeline {
+    /// True when `call` blocks the host until its GPU work and all work
+    /// queued before it completes (`cudaMemcpy` and other non-`Async`
+    /// copies): an implicit synchronisation.
+    pub fn is_blocking(&self, call: &ApiCall) -> bool {
+        self.blocking_names
+            .get(call.name.0 as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
     /// The text of a name.
     pub fn name(&self, n: NameRef) -> &str {
         match n {

@@ -269,6 +269,7 @@ pub fn read_timeline(
         nested_api_rows,
         diagnostics,
         strings: host.strings,
+        blocking_names: host.blocking_names.0,
     })
 }
 
@@ -557,6 +558,16 @@ fn read_api(
             });
             continue;
         }
+        if host.blocking_names.contains(&name) {
+            // A blocking copy (`cudaMemcpy`) holds the host until the copy and
+            // all work before it on the stream are done: it is a sync *and* a
+            // launch.
+            syncs.push(SyncCall {
+                pid: pid_of(gtid),
+                start_ns: start,
+                end_ns: end.max(start),
+            });
+        }
         let correlation_id = row.int_or_zero(3) as u32;
         if correlation_id == 0 {
             continue;
@@ -586,6 +597,7 @@ struct HostRead {
     nvtx: Vec<NvtxRange>,
     strings: HashMap<u32, String>,
     sync_names: NameSet,
+    blocking_names: NameSet,
     graph_launch_names: NameSet,
     diagnostics: Vec<String>,
 }
@@ -612,6 +624,7 @@ fn read_host_small(
         }
     }
     h.sync_names = NameSet::matching(&h.strings, is_sync_name);
+    h.blocking_names = NameSet::matching(&h.strings, is_blocking_copy_name);
     h.graph_launch_names = NameSet::matching(&h.strings, |v| {
         v.starts_with("cu") && v.contains("GraphLaunch")
     });
@@ -671,6 +684,13 @@ impl NameSet {
 /// `cudaDeviceSynchronize`, `cudaStreamSynchronize_v3020`, `cuCtxSynchronize`, …
 fn is_sync_name(name: &str) -> bool {
     name.starts_with("cu") && name.contains("Synchronize")
+}
+
+/// Copies that block the host until they (and the work queued before them)
+/// complete: `cudaMemcpy`, `cudaMemcpy2D`, `cuMemcpyDtoH_v2`, … — every
+/// runtime/driver copy without `Async` in its name.
+pub fn is_blocking_copy_name(name: &str) -> bool {
+    (name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy")) && !name.contains("Async")
 }
 
 fn read_nvtx(

@@ -87,12 +87,27 @@ pub fn verdict(r: &GapReport) -> String {
 }
 
 fn with_reason(head: String, idle: i64, classes: &ClassTotals) -> String {
+    let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
     match classes.dominant() {
-        Some(c) if idle > 0 => format!(
-            "{head}, {} {}",
-            percent(classes.get(c).total_ns as f64 / idle as f64),
-            c.label()
-        ),
+        // "Unattributed" says the export cannot tell; when it leads, also
+        // name the largest class among the gaps that can be explained.
+        Some(GapClass::Unattributed) if idle > 0 => {
+            let mut explained = *classes;
+            explained.0[GapClass::Unattributed as usize] = Default::default();
+            match explained.dominant() {
+                Some(c) => format!(
+                    "{head}, {} unattributed (no launch row), then {} {}",
+                    share(GapClass::Unattributed),
+                    share(c),
+                    c.label()
+                ),
+                None => format!(
+                    "{head}, {} unattributed (no launch row)",
+                    share(GapClass::Unattributed)
+                ),
+            }
+        }
+        Some(c) if idle > 0 => format!("{head}, {} {}", share(c), c.label()),
         _ => head,
     }
 }

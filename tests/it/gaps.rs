@@ -710,3 +710,85 @@ fn nsys_rep_is_converted_into_the_cache_with_the_given_nsys() {
     beside.sort();
     assert_eq!(beside, vec!["cache", "decode.nsys-rep", "fake-nsys"]);
 }
+
+#[test]
+fn host_work_after_a_sync_is_host_bound() {
+    // CloverLeaf (2024.5): the longest gap starts when the GPU drains under a
+    // `cudaDeviceSynchronize`; the sync returns microseconds later, then the
+    // host spends milliseconds in other calls (`cudaMalloc`, ...) before the
+    // next launch. That lateness is host time, not sync time. Checked here
+    // from the raw rows: the latest sync starting before the launch call ends
+    // within 10 µs of the gap start, and the launch call comes > 1 ms later.
+    let path = fixture(CORPUS[1]);
+    let r = analyze(&read(&path, false), &GapConfig::default());
+    let g = &r.top_gaps[0];
+    let api = g
+        .api
+        .as_ref()
+        .expect("the longest gap's op has a launch call");
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let sync_end: i64 = c
+        .query_row(
+            "SELECT r.\"end\" FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId
+             WHERE s.value LIKE 'cuda%Synchronize%' AND r.start <= ?1 ORDER BY r.start DESC LIMIT 1",
+            [api.start_ns],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert!(
+        sync_end > g.start_ns && sync_end - g.start_ns < 10_000,
+        "sync ends {} ns into the gap",
+        sync_end - g.start_ns
+    );
+    assert!(
+        api.start_ns - sync_end > 1_000_000,
+        "host work after the sync: {} ns",
+        api.start_ns - sync_end
+    );
+    assert_eq!(g.class, GapClass::HostBound);
+}
+
+#[test]
+fn gaps_ended_by_a_blocking_copy_are_synchronisation() {
+    // saxpy (2022.2): each DtoH `cudaMemcpy` is called while the kernel runs
+    // and blocks until the copy is done; the GPU idles between the kernel and
+    // the copy while the call is still blocked. That is an implicit sync, not
+    // a slow launch. Every gap whose op was launched by a blocking copy that
+    // started before the gap must be synchronisation, and the blocking copies
+    // are left out of the queue delay (they would make it -17.7 ms).
+    let path = fixture(CORPUS[0]);
+    let t = read(&path, false);
+    let r = analyze(
+        &t,
+        &GapConfig {
+            top: 0,
+            ..GapConfig::default()
+        },
+    );
+    let blocking: Vec<_> = r
+        .top_gaps
+        .iter()
+        .filter(|g| {
+            g.api.as_ref().is_some_and(|a| {
+                a.name.starts_with("cudaMemcpy")
+                    && !a.name.contains("Async")
+                    && a.start_ns < g.start_ns
+            })
+        })
+        .collect();
+    assert!(
+        !blocking.is_empty(),
+        "the saxpy export has gaps before blocking copies"
+    );
+    for g in &blocking {
+        assert_eq!(g.class, GapClass::Synchronization, "gap at {}", g.start_ns);
+    }
+    // The blocking copies started 17.7 ms before their op; without them the
+    // most negative queue delay is a kernel starting a few µs before its
+    // `cudaLaunchKernel` returned.
+    assert!(
+        r.launch.queue_delay.min_ns > -1_000_000,
+        "{:?}",
+        r.launch.queue_delay
+    );
+}
