@@ -84,6 +84,9 @@ pub fn run(args: GapsArgs) -> anyhow::Result<()> {
     let timeline = read_timeline(&sqlite, cfg.nvtx.is_some(), &progress)?;
     bar.finish_and_clear();
 
+    if cfg.device.is_some() || cfg.stream.is_some() {
+        check_filters_match(&timeline, &cfg, &args.input)?;
+    }
     let report = analyze(&timeline, &cfg);
     let title = args
         .input
@@ -284,4 +287,39 @@ pub fn histogram_input(tl: &Timeline, cfg: &GapConfig, title: &str) -> Histogram
             .collect(),
         bins_per_decade: HIST_BINS_PER_DECADE,
     }
+}
+
+/// `--device`/`--stream` that select no GPU op are a usage error: say which
+/// devices and streams the export has instead of printing an empty report.
+fn check_filters_match(
+    timeline: &crate::nsys::Timeline,
+    cfg: &GapConfig,
+    input: &std::path::Path,
+) -> Result<(), InputError> {
+    let selected = |o: &&crate::nsys::GpuOp| {
+        cfg.device.is_none_or(|d| d == o.device) && cfg.stream.is_none_or(|s| s == o.stream)
+    };
+    if timeline.ops.iter().any(|o| selected(&o)) {
+        return Ok(());
+    }
+    let mut pairs: Vec<(u16, u32)> = timeline.ops.iter().map(|o| (o.device, o.stream)).collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    let listed: Vec<String> = pairs
+        .iter()
+        .take(20)
+        .map(|(d, s)| format!("device {d} stream {s}"))
+        .collect();
+    Err(InputError::new(format!(
+        "{}: no GPU op matches {}{}; the export has: {}{}",
+        input.display(),
+        cfg.device
+            .map(|d| format!("--device {d} "))
+            .unwrap_or_default(),
+        cfg.stream
+            .map(|s| format!("--stream {s}"))
+            .unwrap_or_default(),
+        listed.join(", "),
+        if pairs.len() > 20 { ", …" } else { "" }
+    )))
 }

@@ -792,3 +792,19 @@ fn gaps_ended_by_a_blocking_copy_are_synchronisation() {
         r.launch.queue_delay
     );
 }
+
+#[test]
+fn filters_that_match_nothing_name_what_exists() {
+    // The 2026.2 export has device 0 stream 7 (pid 111) and device 1 stream
+    // 15 (pid 112); stream 99 selects nothing and must not print an empty report.
+    let f = fixture(CORPUS[2]);
+    let (code, out, err) = rooftrace(&["gaps", f.to_str().unwrap(), "--stream", "99"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains(
+            "no GPU op matches --stream 99; the export has: device 0 stream 7, device 1 stream 15"
+        ),
+        "{err}"
+    );
+}
