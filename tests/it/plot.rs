@@ -851,12 +851,13 @@ fn gaps_plot_applies_device_and_stream_filters() {
     assert!(std::fs::read_to_string(&hist)
         .unwrap()
         .contains(&format!("{n} idle gaps")));
-    // A stream with no op: nothing to draw is a bad-input error (exit 2).
+    // A stream with no op: a bad-input error (exit 2) naming what exists,
+    // before anything is drawn.
     for flag in ["--plot", "--plot-hist"] {
         let (code, _, err) =
             common::rooftrace(&["gaps", H100_2GPU, "--stream", "99", flag, s(&svg)]);
         assert_eq!(code, 2, "{flag}: {err}");
-        assert!(err.contains("check --device/--stream"), "{flag}: {err}");
+        assert!(err.contains("no GPU op matches --stream 99"), "{flag}: {err}");
     }
 }
 
