@@ -5,12 +5,14 @@ use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
 Examples:
-  rooftrace calibrate -o roofs.json               build and run the reference kernels, write the roofs
+  # build and run the reference kernels, write the roofs
+  rooftrace calibrate -o roofs.json
+  # roofs from a saved harness run (on any machine)
   rooftrace calibrate --from results.jsonl -o roofs.json
-                                                  roofs from a saved harness run (any machine)
-  rooftrace ncu report.csv --roofs roofs.json     use the measured roofs
+  # use the measured roofs
+  rooftrace ncu report.csv --roofs roofs.json
+  # the roofline shape traced by the sweeps, as a PR comment
   rooftrace calibrate --from results.jsonl --plot roofs.png --format md
-                                                  the roofline shape traced by the sweeps
 
 Needs nvcc and cuBLASLt to build the kernels. Without a CUDA toolkit:
   pip install nvidia-cuda-nvcc nvidia-cuda-cccl nvidia-cublas nvidia-cuda-runtime
