@@ -110,6 +110,14 @@ pub enum NcuError {
         /// What was expected.
         expected: &'static str,
     },
+    /// The file ends inside a quoted field: it was cut short.
+    #[error("{file} ends inside a quoted field (line {line}): the file looks truncated, and its last value cannot be trusted; export it again (e.g. `ncu --import run.ncu-rep --csv --page raw > report.csv`)")]
+    Truncated {
+        /// The file.
+        file: String,
+        /// 1-based line of the last record.
+        line: u64,
+    },
     /// Malformed CSV (unbalanced quotes, ...).
     #[error("{file}, line {line}: malformed CSV: {detail}")]
     Csv {

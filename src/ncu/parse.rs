@@ -60,11 +60,19 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
     let crlf = header_line.ends_with(b"\r\n");
     let lines_before = preamble_lines - 1;
 
+    // Every field ncu writes is quoted, so a complete file has an even
+    // number of `"` from the header on; an odd count means the file ends
+    // inside a field (truncated), where the csv crate would silently yield
+    // e.g. `134,957,158` for `134,957,158,144`: 1000x off.
+    let quotes = std::rc::Rc::new(std::cell::Cell::new(0u64));
     let mut csv = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .buffer_capacity(1 << 16)
-        .from_reader(std::io::Cursor::new(header_line).chain(reader));
+        .from_reader(CountQuotes {
+            inner: std::io::Cursor::new(header_line).chain(reader),
+            quotes: quotes.clone(),
+        });
     let mut header = csv::ByteRecord::new();
     let csv_err = |e: csv::Error, line: u64| match e.into_kind() {
         csv::ErrorKind::Io(source) => NcuError::Io {
@@ -146,6 +154,12 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
                 st.raw_row(&rec, &ident, &slots, &units, &columns)?;
             }
         }
+    }
+    if quotes.get() % 2 == 1 {
+        return Err(NcuError::Truncated {
+            file: file.to_string(),
+            line: st.line_of(&rec),
+        });
     }
     st.finish(page, header_line_no)
 }
@@ -736,5 +750,20 @@ mod tests {
         assert!(matches!(e, NcuError::NoCsv { lines: 0, .. }), "{e}");
         let e = parse(&b"==PROF== x\n==ERROR== boom\n"[..], "e.log").unwrap_err();
         assert!(e.to_string().contains("  ==ERROR== boom"), "{e}");
+    }
+}
+
+/// A reader that counts the `"` bytes passing through it.
+struct CountQuotes<R> {
+    inner: R,
+    quotes: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for CountQuotes<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let q = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
+        self.quotes.set(self.quotes.get() + q);
+        Ok(n)
     }
 }

@@ -916,7 +916,9 @@ mod tests {
         let mut x: u64 = 12345;
         let mut ops: Vec<GpuOp> = (0..5000)
             .map(|i| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 GpuOp {
                     start_ns: (x >> 20) as i64 % 1_000_000 - 500_000,
                     end_ns: 0,

@@ -857,7 +857,10 @@ fn gaps_plot_applies_device_and_stream_filters() {
         let (code, _, err) =
             common::rooftrace(&["gaps", H100_2GPU, "--stream", "99", flag, s(&svg)]);
         assert_eq!(code, 2, "{flag}: {err}");
-        assert!(err.contains("no GPU op matches --stream 99"), "{flag}: {err}");
+        assert!(
+            err.contains("no GPU op matches --stream 99"),
+            "{flag}: {err}"
+        );
     }
 }
 
