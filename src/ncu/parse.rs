@@ -671,6 +671,21 @@ fn finalize(r: RawLaunch) -> LaunchMetrics {
     }
 }
 
+/// A reader that counts the `"` bytes passing through it.
+struct CountQuotes<R> {
+    inner: R,
+    quotes: std::rc::Rc<std::cell::Cell<u64>>,
+}
+
+impl<R: Read> Read for CountQuotes<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        let q = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
+        self.quotes.set(self.quotes.get() + q);
+        Ok(n)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -750,20 +765,5 @@ mod tests {
         assert!(matches!(e, NcuError::NoCsv { lines: 0, .. }), "{e}");
         let e = parse(&b"==PROF== x\n==ERROR== boom\n"[..], "e.log").unwrap_err();
         assert!(e.to_string().contains("  ==ERROR== boom"), "{e}");
-    }
-}
-
-/// A reader that counts the `"` bytes passing through it.
-struct CountQuotes<R> {
-    inner: R,
-    quotes: std::rc::Rc<std::cell::Cell<u64>>,
-}
-
-impl<R: Read> Read for CountQuotes<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let q = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
-        self.quotes.set(self.quotes.get() + q);
-        Ok(n)
     }
 }
