@@ -368,6 +368,26 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     if n_ops == 0 {
         diagnostics.push("no GPU ops left after --device/--stream".to_string());
     }
+    if let (Some(re), Some(rr)) = (&cfg.nvtx, &ranges) {
+        if rr.instances.is_empty() {
+            // Name a few range texts so the user can fix the pattern.
+            let mut texts: Vec<&str> = tl.nvtx.iter().map(|r| r.text.as_str()).collect();
+            texts.sort_unstable();
+            texts.dedup();
+            let shown: Vec<String> = texts.iter().take(5).map(|t| format!("`{t}`")).collect();
+            diagnostics.push(if texts.is_empty() {
+                format!(
+                    "--nvtx `{re}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
+                )
+            } else {
+                format!(
+                    "--nvtx `{re}` matches none of the {} distinct NVTX range texts, e.g. {}",
+                    texts.len(),
+                    shown.join(", ")
+                )
+            });
+        }
+    }
 
     GapReport {
         schema: SCHEMA,

@@ -808,3 +808,23 @@ fn filters_that_match_nothing_name_what_exists() {
         "{err}"
     );
 }
+
+#[test]
+fn nvtx_pattern_matching_nothing_is_diagnosed_with_examples() {
+    // The 2026.2 export's NVTX texts are PyTorch/FSDP op names
+    // ("FSDP::inputs_to_device, op_id = ..."); none starts with "forward".
+    let path = fixture(CORPUS[2]);
+    let t = read(&path, true);
+    let cfg = GapConfig {
+        nvtx: Some(regex::Regex::new("^forward").unwrap()),
+        ..GapConfig::default()
+    };
+    let r = analyze(&t, &cfg);
+    assert!(r.ranges.as_ref().unwrap().instances.is_empty());
+    let d = r
+        .diagnostics
+        .iter()
+        .find(|d| d.starts_with("--nvtx `^forward` matches none"))
+        .expect("a diagnostic for the empty match");
+    assert!(d.contains("`FSDP::inputs_to_device, op_id = "), "{d}");
+}
