@@ -151,15 +151,7 @@ pub(crate) fn log_log_frame<DB: DrawingBackend>(
     for t in x_ticks {
         let x = frame.px_x(t.value).round() as i32;
         line(area, vec![(x, p.top), (x, p.bottom)], style::GRID, 1)?;
-        line(area, vec![(x, p.bottom), (x, p.bottom + 6)], style::INK, 1)?;
-        text(
-            area,
-            &t.label,
-            (x, p.bottom + 10),
-            style::TICK_FONT,
-            style::INK,
-            (HPos::Center, VPos::Top),
-        )?;
+        x_tick(area, x, p.bottom, &t.label)?;
     }
     for t in y_ticks {
         let y = frame.px_y(t.value).round() as i32;
@@ -176,6 +168,24 @@ pub(crate) fn log_log_frame<DB: DrawingBackend>(
     }
     outline_rect(area, p, style::INK, 1)?;
     axis_titles(area, p, x_title, y_title)
+}
+
+/// A tick mark below the x axis at `x` and its label under it.
+pub(crate) fn x_tick<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    x: i32,
+    bottom: i32,
+    label: &str,
+) -> Result<(), PlotError> {
+    line(area, vec![(x, bottom), (x, bottom + 6)], style::INK, 1)?;
+    text(
+        area,
+        label,
+        (x, bottom + 10),
+        style::TICK_FONT,
+        style::INK,
+        (HPos::Center, VPos::Top),
+    )
 }
 
 /// Axis titles: below the frame, and rotated left of it.

@@ -233,15 +233,7 @@ impl Chart for GapHistogram {
         }
         for t in &self.x_ticks {
             let x = p.left + (self.x.fraction(t.value) * p.width() as f64).round() as i32;
-            draw::line(area, vec![(x, p.bottom), (x, p.bottom + 6)], style::INK, 1)?;
-            draw::text(
-                area,
-                &t.label,
-                (x, p.bottom + 10),
-                style::TICK_FONT,
-                style::INK,
-                (HPos::Center, VPos::Top),
-            )?;
+            draw::x_tick(area, x, p.bottom, &t.label)?;
         }
         for s in &self.segments {
             draw::fill_rect(area, s.rect, style::gap_color(s.class), 1.0)?;

@@ -519,15 +519,7 @@ impl Chart for TimelineChart {
         for t in &self.ticks {
             let x = p.left + (self.axis.fraction(t.value) * p.width() as f64).round() as i32;
             draw::line(area, vec![(x, p.top), (x, p.bottom)], style::GRID, 1)?;
-            draw::line(area, vec![(x, p.bottom), (x, p.bottom + 6)], style::INK, 1)?;
-            draw::text(
-                area,
-                &t.label,
-                (x, p.bottom + 10),
-                style::TICK_FONT,
-                style::INK,
-                (HPos::Center, VPos::Top),
-            )?;
+            draw::x_tick(area, x, p.bottom, &t.label)?;
         }
         for (i, lane) in self.lanes.iter().enumerate() {
             if i % 2 == 1 {
