@@ -160,9 +160,13 @@ pub fn select_roofs(results: &Results) -> Calibration {
         ),
         (
             MemoryLevel::L2,
-            best(bandwidth().filter(|p| working_set(p).is_some_and(|w| w <= d.l2_bytes / 2))),
+            // A sample after an L2 flush starts cold: its working set comes
+            // from DRAM, so it says nothing about L2 bandwidth.
+            best(bandwidth().filter(|p| {
+                !p.l2_flush && working_set(p).is_some_and(|w| w <= d.l2_bytes / 2)
+            })),
             format!(
-                "no stable bandwidth point with a working set <= L2/2 ({} bytes): no L2 roof",
+                "no stable bandwidth point without --l2-flush with a working set <= L2/2 ({} bytes): no L2 roof",
                 d.l2_bytes / 2
             ),
         ),
@@ -273,6 +277,24 @@ mod tests {
     }
 
     #[test]
+    fn flushed_points_give_no_l2_roof() {
+        // L2 = 1000 bytes. A 500-byte working set (<= L2/2) read in 1 ns is
+        // 500 GB/s, but with --l2-flush each sample starts with L2 cold, so
+        // the bytes come from DRAM: no L2 roof. The 4000-byte point (4 x L2)
+        // in 2 ns stays the DRAM roof, 2000 GB/s.
+        let flushed =
+            |ws, ns| bw("copy", ws, ns).replace(r#""flop":0"#, r#""flop":0,"l2_flush":true"#);
+        let text = [flushed(500, "[1,1,1]"), flushed(4000, "[2,2,2]")].join("\n");
+        let cal = select_roofs(&crate::calibrate::results::parse(&text, "t").unwrap());
+        assert_eq!(cal.roofs.memory[&MemoryLevel::Dram].bytes_per_s, 2e12);
+        assert!(!cal.roofs.memory.contains_key(&MemoryLevel::L2));
+        assert_eq!(
+            cal.notes,
+            ["no stable bandwidth point without --l2-flush with a working set <= L2/2 (500 bytes): no L2 roof"]
+        );
+    }
+
+    #[test]
     fn packed_fp16_roof_is_per_instruction() {
         // 1000 half2 lanes x R = 1024: the harness counts 2 x 1024 x 1000 =
         // 2,048,000 lane FLOP in 1000 ns, i.e. 2.048 TFLOP/s of lanes. ncu and the FP16-cores path count an HFMA2
@@ -284,10 +306,7 @@ mod tests {
                     r#""copy","kind":"bandwidth","dtype":"fp32""#,
                     &format!(r#""{kernel}","kind":"fma","dtype":"{dtype}""#),
                 )
-                .replace(
-                    r#""working_set_bytes":4000"#,
-                    r#""r":1024,"elements":1000"#,
-                )
+                .replace(r#""working_set_bytes":4000"#, r#""r":1024,"elements":1000"#)
                 .replace(r#""flop":0"#, r#""flop":2048000"#)
         };
         let text = [fma("fma_fp16x2", "fp16"), fma("fma_fp32", "fp32")].join("\n");
