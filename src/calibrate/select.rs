@@ -3,7 +3,8 @@
 //! * DRAM bandwidth: the best stable data-moving kernel (`read_sum`, `copy`,
 //!   `triad`) whose working set is at least [`DRAM_MIN_L2_MULTIPLE`] x L2.
 //! * L2 bandwidth: the best stable data-moving kernel whose working set is at
-//!   most half of L2 (so it stays resident between launches).
+//!   most half of L2 (so it stays resident between launches), never from an
+//!   `--l2-flush` sample.
 //! * Compute, per path: the best *stable* point (IQR / median ≤
 //!   [`STABLE_MAX_IQR_FRACTION`]) of the kernels on that path.
 //!
