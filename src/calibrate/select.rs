@@ -3,7 +3,8 @@
 //! * DRAM bandwidth: the best stable data-moving kernel (`read_sum`, `copy`,
 //!   `triad`) whose working set is at least [`DRAM_MIN_L2_MULTIPLE`] x L2.
 //! * L2 bandwidth: the best stable data-moving kernel whose working set is at
-//!   most half of L2 (so it stays resident between launches).
+//!   most half of L2 (so it stays resident between launches), never from an
+//!   `--l2-flush` sample.
 //! * Compute, per path: the best *stable* point (IQR / median ≤
 //!   [`STABLE_MAX_IQR_FRACTION`]) of the kernels on that path.
 //!
@@ -48,6 +49,19 @@ pub fn compute_path(kernel: &str) -> Option<ComputePath> {
     })
 }
 
+/// Factor from a harness kernel's FLOP (lanes: an `HFMA2` does 2 FMAs =
+/// 4 FLOP) to FLOP on its rooftrace compute path. The FP16-cores path counts
+/// thread *instructions*, as ncu's SASS counters and half-precision roofline
+/// do (an `HFMA2` = 2 FLOP, docs/ncu.md), and the built-in FP16 roofs are
+/// halved to match; the packed FMA kernels' lane rates are halved here so a
+/// measured FP16 roof is in the same convention. 1 for every other kernel.
+pub fn path_flop_per_harness_flop(kernel: &str) -> f64 {
+    match kernel {
+        "fma_fp16x2" | "fma_bf16x2" => 0.5,
+        _ => 1.0,
+    }
+}
+
 fn is_stable(p: &Point) -> bool {
     p.rate.iqr_fraction() <= STABLE_MAX_IQR_FRACTION
 }
@@ -72,11 +86,12 @@ pub fn round_sig(v: f64) -> f64 {
 }
 
 fn measurement(p: &Point, d: &Device) -> Measurement {
+    let scale = path_flop_per_harness_flop(&p.kernel);
     Measurement {
         kernel: p.kernel.clone(),
         shape: p.shape.describe(),
-        median: round_sig(p.rate.median),
-        iqr: round_sig(p.rate.iqr()),
+        median: round_sig(p.rate.median * scale),
+        iqr: round_sig(p.rate.iqr() * scale),
         samples: p.rate.samples,
         sm_clock_hz: Some(d.sm_clock_hz),
         mem_clock_hz: Some(d.mem_clock_hz),
@@ -146,9 +161,13 @@ pub fn select_roofs(results: &Results) -> Calibration {
         ),
         (
             MemoryLevel::L2,
-            best(bandwidth().filter(|p| working_set(p).is_some_and(|w| w <= d.l2_bytes / 2))),
+            // A sample after an L2 flush starts cold: its working set comes
+            // from DRAM, so it says nothing about L2 bandwidth.
+            best(bandwidth().filter(|p| {
+                !p.l2_flush && working_set(p).is_some_and(|w| w <= d.l2_bytes / 2)
+            })),
             format!(
-                "no stable bandwidth point with a working set <= L2/2 ({} bytes): no L2 roof",
+                "no stable bandwidth point without --l2-flush with a working set <= L2/2 ({} bytes): no L2 roof",
                 d.l2_bytes / 2
             ),
         ),
@@ -183,7 +202,9 @@ pub fn select_roofs(results: &Results) -> Calibration {
                 roofs.compute.insert(
                     path,
                     ComputeRoof {
-                        flop_per_s: round_sig(p.rate.median),
+                        flop_per_s: round_sig(
+                            p.rate.median * path_flop_per_harness_flop(&p.kernel),
+                        ),
                         origin: Origin::Measured,
                         source: roofs.source.clone(),
                         measurement: Some(measurement(p, d)),
@@ -254,6 +275,47 @@ mod tests {
             ]
         );
         assert!(cal.roofs.compute.is_empty());
+    }
+
+    #[test]
+    fn flushed_points_give_no_l2_roof() {
+        // L2 = 1000 bytes. A 500-byte working set (<= L2/2) read in 1 ns is
+        // 500 GB/s, but with --l2-flush each sample starts with L2 cold, so
+        // the bytes come from DRAM: no L2 roof. The 4000-byte point (4 x L2)
+        // in 2 ns stays the DRAM roof, 2000 GB/s.
+        let flushed =
+            |ws, ns| bw("copy", ws, ns).replace(r#""flop":0"#, r#""flop":0,"l2_flush":true"#);
+        let text = [flushed(500, "[1,1,1]"), flushed(4000, "[2,2,2]")].join("\n");
+        let cal = select_roofs(&crate::calibrate::results::parse(&text, "t").unwrap());
+        assert_eq!(cal.roofs.memory[&MemoryLevel::Dram].bytes_per_s, 2e12);
+        assert!(!cal.roofs.memory.contains_key(&MemoryLevel::L2));
+        assert_eq!(
+            cal.notes,
+            ["no stable bandwidth point without --l2-flush with a working set <= L2/2 (500 bytes): no L2 roof"]
+        );
+    }
+
+    #[test]
+    fn packed_fp16_roof_is_per_instruction() {
+        // 1000 half2 lanes x R = 1024: the harness counts 2 x 1024 x 1000 =
+        // 2,048,000 lane FLOP in 1000 ns, i.e. 2.048 TFLOP/s of lanes. ncu and the FP16-cores path count an HFMA2
+        // as one FMA = 2 FLOP, so the roof is half: 1.024 TFLOP/s. FP32 keeps
+        // its rate: 2 x 1024 x 1000 FLOP in 1000 ns = 2.048 TFLOP/s.
+        let fma = |kernel: &str, dtype: &str| {
+            bw("copy", 4000, "[1000,1000,1000]")
+                .replace(
+                    r#""copy","kind":"bandwidth","dtype":"fp32""#,
+                    &format!(r#""{kernel}","kind":"fma","dtype":"{dtype}""#),
+                )
+                .replace(r#""working_set_bytes":4000"#, r#""r":1024,"elements":1000"#)
+                .replace(r#""flop":0"#, r#""flop":2048000"#)
+        };
+        let text = [fma("fma_fp16x2", "fp16"), fma("fma_fp32", "fp32")].join("\n");
+        let cal = select_roofs(&crate::calibrate::results::parse(&text, "t").unwrap());
+        let fp16 = &cal.roofs.compute[&ComputePath::Fp16];
+        assert_eq!(fp16.flop_per_s, 1.024e12);
+        assert_eq!(fp16.measurement.as_ref().unwrap().median, 1.024e12);
+        assert_eq!(cal.roofs.compute[&ComputePath::Fp32].flop_per_s, 2.048e12);
     }
 
     #[test]
