@@ -56,14 +56,17 @@ pub struct GpuSpec {
     pub measured: &'static [TableRoof],
 }
 
-const T: f64 = 1e12;
+// TFLOP/s to FLOP/s in two steps: `66.9 * 1e12` is 66900000000000.01 in
+// binary floating point, `66.9 * 1e3` rounds back to exactly 66900, and the
+// integer times 1e9 is exact, so JSON and CSV print clean values.
+const T_IN_G: f64 = 1e3;
 const G: f64 = 1e9;
 const MIB: u64 = 1 << 20;
 
 const fn c(path: ComputePath, tflop_per_s: f64, source: &'static str) -> TableRoof {
     TableRoof {
         roof: RoofKey::Compute(path),
-        value: tflop_per_s * T,
+        value: tflop_per_s * T_IN_G * G,
         source,
     }
 }
