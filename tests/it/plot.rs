@@ -969,9 +969,12 @@ fn gaps_markdown_embeds_both_plot_links() {
     assert!(tl.is_file() && hist.is_file());
     let text = std::fs::read_to_string(&md).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    // Verdict first (idle 38.6 ms of the 342 ms span, host-bound 19.4 ms
+    // Verdict first (idle 38.6 ms of the 342 ms span, synchronisation 21.5 ms
     // of it, as in the table), then both images relative to the report.
-    assert_eq!(lines[0], "**GPU idle 11.3 % of 342 ms, 50.2 % host-bound**");
+    assert_eq!(
+        lines[0],
+        "**GPU idle 11.3 % of 342 ms, 55.6 % synchronisation**"
+    );
     assert_eq!(lines[2], "![GPU timeline](img/timeline.png)");
     assert_eq!(lines[4], "![idle-gap histogram](img/gaps.svg)");
 }
