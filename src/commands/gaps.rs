@@ -7,7 +7,7 @@ use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
 use crate::gaps::{analyze, classified_gaps, window, GapConfig, GapReport};
 use crate::nsys::{export::resolve_export, read_timeline, OpKind, Timeline};
-use crate::plot::timeline::{choose_window, OpKind as BarKind};
+use crate::plot::timeline::{choose_window, drawn_end_ns, OpKind as BarKind};
 use crate::plot::{
     GapBar, GapHistogram, GapSample, HistogramInput, Lane, OpBar, TimelineChart, TimelineInput,
     WindowChoice,
@@ -197,7 +197,8 @@ pub fn timeline_input(
             }
         })
     })?;
-    let win = window(tl, cfg, w0, w1);
+    // The chart's axis runs on to a round tick after w1: gather that too.
+    let win = window(tl, cfg, w0, drawn_end_ns(w0, w1));
     if win.lanes.is_empty() {
         return Err(InputError::new(format!(
             "no GPU op in the timeline window {:.6} s to {:.6} s on the trace clock ({how}); \

@@ -80,7 +80,7 @@ impl Default for GapConfig {
 /// 1. no API row → unattributed (graph replay, device-side launch, trimmed export);
 /// 2. the call started at or after `g0` (the GPU was idle before the host
 ///    even asked): synchronisation if the host spent that lateness blocked —
-///    the process's latest sync call starting no later than the launch call
+///    the process's latest sync call starting before the launch call
 ///    overlaps `[g0, call start)` and the host time between the sync's end
 ///    and the launch call is at most `max(latency_ns, time in the sync)` —
 ///    else host-bound (the host was busy elsewhere, e.g. `cudaMalloc` after a
@@ -104,9 +104,12 @@ pub fn classify(
     };
     if a.start_ns >= g0 {
         // syncs: merged per process, sorted by (pid, start), disjoint: the
-        // latest one starting at or before the launch call is the only one
-        // that can cover the end of the host's lateness [g0, a.start).
-        let j = syncs.partition_point(|s| (s.pid, s.start_ns) <= (a.pid, a.start_ns));
+        // latest one starting strictly before the launch call is the only one
+        // that can cover the end of the host's lateness [g0, a.start). Not
+        // "at or before": a blocking copy (`cudaMemcpy`) is itself in `syncs`
+        // and would hide the `cudaDeviceSynchronize` that returned just
+        // before it, while covering nothing of [g0, a.start) itself.
+        let j = syncs.partition_point(|s| (s.pid, s.start_ns) < (a.pid, a.start_ns));
         let blocked = j > 0 && {
             let s = &syncs[j - 1];
             let in_sync = overlap(s.start_ns, s.end_ns, g0, a.start_ns);
@@ -984,6 +987,40 @@ mod tests {
         assert_eq!(
             classify(100, 104, Some(&api(10, 20)), false, &[], 5),
             GapClass::LaunchLatency
+        );
+    }
+
+    #[test]
+    fn a_blocking_copy_after_a_sync_is_synchronisation() {
+        // `cudaDeviceSynchronize` 30..1000, then `cudaMemcpy` 1001..1600
+        // whose copy starts at 1500; the last kernel ended at 900, so the gap
+        // is [900, 1500). The host was blocked in the sync for 100 ns of the
+        // gap and called the copy 1 ns after the sync returned (1 <= max(5000,
+        // 100)): synchronisation. The copy is itself a sync interval (it
+        // blocks); it must not hide the earlier sync (it used to: the gap
+        // read as host-bound).
+        let syncs = merge_syncs(&[
+            SyncCall {
+                pid: 1,
+                start_ns: 30,
+                end_ns: 1000,
+            },
+            SyncCall {
+                pid: 1,
+                start_ns: 1001,
+                end_ns: 1600,
+            },
+        ]);
+        assert_eq!(syncs.len(), 2);
+        assert_eq!(
+            classify(900, 1500, Some(&api(1001, 1600)), true, &syncs, 5000),
+            GapClass::Synchronization
+        );
+        // Without the earlier sync the same copy is host-bound: the host
+        // called it 101 ns after the GPU went idle and was not blocked.
+        assert_eq!(
+            classify(900, 1500, Some(&api(1001, 1600)), true, &syncs[1..], 5000),
+            GapClass::HostBound
         );
     }
 

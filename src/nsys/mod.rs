@@ -171,7 +171,8 @@ pub struct ApiCall {
 
 /// A host interval during which a thread was blocked in a synchronisation
 /// call (`cuda*Synchronize`, `cu*Synchronize`, or a
-/// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` row).
+/// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` row other than a
+/// `cudaStreamWaitEvent`, which does not block the host).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SyncCall {
     /// Process id.

@@ -638,8 +638,17 @@ fn read_host_small(
 
     if schema.has_table(SYNC) {
         schema.require(path, SYNC, &["start", "end"])?;
+        // syncType 2 (CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT)
+        // is `cudaStreamWaitEvent`: a GPU-side dependency, the host does not
+        // wait in it (it returns in ~2 µs), so it cannot explain host
+        // lateness. Types 1, 3, 4 (event, stream, context synchronize) block.
+        let not_wait_event = if schema.has_column(SYNC, "syncType") {
+            "WHERE syncType IS NOT 2"
+        } else {
+            ""
+        };
         let sql = format!(
-            "SELECT start, \"end\", {} FROM \"{SYNC}\"",
+            "SELECT start, \"end\", {} FROM \"{SYNC}\" {not_wait_event}",
             col_or_null(schema, SYNC, "globalPid")
         );
         let err = sql_err(path, SYNC);

@@ -308,6 +308,16 @@ pub fn default_busy_width(intervals: &[(i64, i64)]) -> i64 {
     }
 }
 
+/// End of the time axis drawn for the window `[w0, w1)`, ns: the axis runs
+/// on to the next "nice" tick, so the chart shows `[w0, drawn_end_ns)`.
+/// Whoever gathers the ops and gaps must cover that whole span, or the
+/// stretch after `w1` is drawn empty although the GPU was busy there.
+pub fn drawn_end_ns(w0: i64, w1: i64) -> i64 {
+    let (unit_ns, _) = time_unit(w1 - w0);
+    let axis = LinearAxis::nice(0.0, (w1 - w0) as f64 / unit_ns, 8);
+    w0 + (axis.max * unit_ns).round() as i64
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 {
         ""

@@ -828,3 +828,48 @@ fn nvtx_pattern_matching_nothing_is_diagnosed_with_examples() {
         .expect("a diagnostic for the empty match");
     assert!(d.contains("`FSDP::inputs_to_device, op_id = "), "{d}");
 }
+
+#[test]
+fn stream_wait_event_rows_are_not_host_syncs() {
+    // Two kernels on pid 1 ([100, 900) and [1500, 1600)); the second is
+    // launched at 908, after the GPU went idle at 900, so the gap [900, 1500)
+    // is host-bound unless the host was blocked in a sync. The only
+    // SYNCHRONIZATION row, 905..907, is a `cudaStreamWaitEvent` (syncType 2,
+    // as in the 2026.2 corpus export): it returns at once and blocks no one.
+    // Read as a host sync it would cover 2 ns of the gap with the launch 1 ns
+    // after it (1 <= max(5 us, 2 ns)) and turn the gap into synchronisation.
+    // The same row as a stream synchronize (syncType 3) does block the host:
+    // synchronisation.
+    let sql = |sync_type: u32| {
+        format!(
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+             INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000'),
+               (3, 'cudaStreamWaitEvent_v3020');
+             CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,
+               streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);
+             INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+               (100, 900, 0, 7, 1, 16777216, 1), (1500, 1600, 0, 7, 3, 16777216, 1);
+             CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,
+               correlationId INTEGER, nameId INTEGER);
+             INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+               (10, 20, 16777217, 1, 2), (905, 907, 16777217, 2, 3), (908, 918, 16777217, 3, 2);
+             CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER,
+               deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
+               syncType INTEGER);
+             INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
+               (905, 907, 0, 7, 2, 16777216, {sync_type});"
+        )
+    };
+    for (sync_type, class) in [(2, GapClass::HostBound), (3, GapClass::Synchronization)] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("wait.sqlite");
+        Connection::open(&db)
+            .unwrap()
+            .execute_batch(&sql(sync_type))
+            .unwrap();
+        let r = analyze(&read(&db, false), &GapConfig::default());
+        assert_eq!(r.devices[0].idle_ns, 600);
+        assert_eq!(r.top_gaps.len(), 1);
+        assert_eq!(r.top_gaps[0].class, class, "syncType {sync_type}");
+    }
+}

@@ -915,6 +915,52 @@ fn gaps_timeline_window_and_nvtx_choices() {
 }
 
 #[test]
+fn gaps_timeline_draws_every_op_up_to_the_axis_end() {
+    // `--window 100ms..147ms` on CloverLeaf: the axis runs to the next round
+    // tick, 50 ms (ticks every 10 ms), so the chart shows
+    // [first + 100 ms, first + 150 ms). Every kernel and memcpy overlapping
+    // that span must be handed to the chart, counted straight from the
+    // export; before the fix only ops up to 147 ms were, and the last 3 ms
+    // were drawn empty although the GPU was busy there.
+    let path = common::root().join(CLOVERLEAF);
+    let t = rooftrace::nsys::read_timeline(&path, false, &|_, _| {}).unwrap();
+    let cfg = rooftrace::gaps::GapConfig::default();
+    let report = rooftrace::gaps::analyze(&t, &cfg);
+    let input = rooftrace::commands::gaps::timeline_input(
+        &t,
+        &cfg,
+        &report,
+        Some((100_000_000, 147_000_000)),
+        "x",
+    )
+    .unwrap();
+    let chart = TimelineChart::build(&input).unwrap();
+    let first = sql_i64(
+        CLOVERLEAF,
+        "SELECT min(s) FROM (SELECT min(start) AS s FROM CUPTI_ACTIVITY_KIND_KERNEL
+         UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY)",
+    );
+    let (w0, w1) = (first + 100_000_000, first + 150_000_000);
+    assert_eq!(chart.window_ns, (w0, w1));
+    let q = |t: &str| {
+        sql_i64(
+            CLOVERLEAF,
+            &format!("SELECT count(*) FROM {t} WHERE start < {w1} AND \"end\" > {w0}"),
+        )
+    };
+    let expected = q("CUPTI_ACTIVITY_KIND_KERNEL") + q("CUPTI_ACTIVITY_KIND_MEMCPY");
+    let late = sql_i64(
+        CLOVERLEAF,
+        &format!(
+            "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE start >= {} AND start < {w1}",
+            first + 147_000_000
+        ),
+    );
+    assert!(late > 0, "kernels start between 147 and 150 ms");
+    assert_eq!(input.ops.len() as i64, expected);
+}
+
+#[test]
 fn gaps_plot_pngs_decode_and_are_not_blank() {
     let dir = tmp();
     let tl = dir.path().join("t.png");
@@ -969,9 +1015,12 @@ fn gaps_markdown_embeds_both_plot_links() {
     assert!(tl.is_file() && hist.is_file());
     let text = std::fs::read_to_string(&md).unwrap();
     let lines: Vec<&str> = text.lines().collect();
-    // Verdict first (idle 38.6 ms of the 342 ms span, host-bound 19.4 ms
+    // Verdict first (idle 38.6 ms of the 342 ms span, synchronisation 21.5 ms
     // of it, as in the table), then both images relative to the report.
-    assert_eq!(lines[0], "**GPU idle 11.3 % of 342 ms, 50.2 % host-bound**");
+    assert_eq!(
+        lines[0],
+        "**GPU idle 11.3 % of 342 ms, 55.6 % synchronisation**"
+    );
     assert_eq!(lines[2], "![GPU timeline](img/timeline.png)");
     assert_eq!(lines[4], "![idle-gap histogram](img/gaps.svg)");
 }
