@@ -10,7 +10,9 @@ constexpr int RT_BW_UNROLL = 4;  // independent 16-byte loads in flight per thre
 
 __device__ __forceinline__ float rt_sum4(float4 v) { return (v.x + v.y) + (v.z + v.w); }
 
-// Sums n float4 into *out (one atomic per warp).
+// Sums n float4 into *out: one atomic per block, so that at small (L2-sized)
+// working sets the same-address atomics do not set the time instead of the
+// reads. Launched with RT_BW_THREADS threads per block.
 __global__ void __launch_bounds__(RT_BW_THREADS) read_sum_kernel(const float4* __restrict__ in,
                                                                  size_t n, float* out) {
   const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
@@ -25,7 +27,14 @@ __global__ void __launch_bounds__(RT_BW_THREADS) read_sum_kernel(const float4* _
   }
   for (; i < n; i += stride) acc += rt_sum4(in[i]);
   for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
-  if ((threadIdx.x & 31) == 0) atomicAdd(out, acc);
+  __shared__ float warp_sums[RT_BW_THREADS / 32];
+  if ((threadIdx.x & 31) == 0) warp_sums[threadIdx.x >> 5] = acc;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    acc = threadIdx.x < RT_BW_THREADS / 32 ? warp_sums[threadIdx.x] : 0.0f;
+    for (int o = 16; o > 0; o >>= 1) acc += __shfl_down_sync(0xffffffffu, acc, o);
+    if (threadIdx.x == 0) atomicAdd(out, acc);
+  }
 }
 
 __global__ void __launch_bounds__(RT_BW_THREADS) copy_kernel(const float4* __restrict__ in,
