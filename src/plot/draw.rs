@@ -103,13 +103,16 @@ pub(crate) fn dot<DB: DrawingBackend>(
         .or_plot()
 }
 
-/// Title (bold size) and subtitle centred above the plot frame.
-pub(crate) fn titles<DB: DrawingBackend>(
+/// Fills the canvas with the background, then draws the title (bold size)
+/// and subtitle centred above the plot frame: the start of every chart.
+pub(crate) fn canvas<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
     subtitle: &str,
     center_x: i32,
 ) -> Result<(), PlotError> {
+    area.fill(&style::BACKGROUND)
+        .map_err(|e| PlotError::Draw(e.to_string()))?;
     let c = (HPos::Center, VPos::Top);
     text(
         area,

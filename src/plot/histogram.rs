@@ -205,8 +205,9 @@ impl GapHistogram {
     }
 }
 
+/// Position of `c` in [`GapClass::ALL`] (the enum is declared in that order).
 fn class_index(c: GapClass) -> usize {
-    GapClass::ALL.iter().position(|k| *k == c).unwrap_or(0)
+    c as usize
 }
 
 impl Chart for GapHistogram {
@@ -215,10 +216,8 @@ impl Chart for GapHistogram {
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        area.fill(&style::BACKGROUND)
-            .map_err(|e| PlotError::Draw(e.to_string()))?;
         let p = self.plot;
-        draw::titles(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
+        draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
         for t in &self.y_ticks {
             let y = p.bottom - (self.y.fraction(t.value) * p.height() as f64).round() as i32;
             draw::line(area, vec![(p.left, y), (p.right, y)], style::GRID, 1)?;

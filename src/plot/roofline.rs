@@ -762,10 +762,8 @@ impl Chart for RooflineChart {
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        area.fill(&style::BACKGROUND)
-            .map_err(|e| PlotError::Draw(e.to_string()))?;
         let f = &self.frame;
-        draw::titles(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
+        draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
         draw::log_log_frame(
             area,
             f,

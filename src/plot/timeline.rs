@@ -522,10 +522,8 @@ impl Chart for TimelineChart {
     }
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
-        area.fill(&style::BACKGROUND)
-            .map_err(|e| PlotError::Draw(e.to_string()))?;
         let p = self.plot;
-        draw::titles(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
+        draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
         for t in &self.ticks {
             let x = p.left + (self.axis.fraction(t.value) * p.width() as f64).round() as i32;
             draw::line(area, vec![(x, p.top), (x, p.bottom)], style::GRID, 1)?;
