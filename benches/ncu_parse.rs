@@ -133,7 +133,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         base = base.min(t.elapsed().as_secs_f64());
     }
 
-    let g = rooftrace::roofline::gpus::by_key("h100-sxm").expect("in table");
+    let g = rooftrace::roofs::gpus::by_key("h100-sxm").expect("in table");
     let roofs = g.default_roofs();
     let mut best = f64::INFINITY;
     let mut rows = 0;

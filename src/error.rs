@@ -36,7 +36,7 @@ fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
     e.is::<InputError>()
         || e.is::<crate::ncu::NcuError>()
         || e.is::<crate::nsys::NsysError>()
-        || e.is::<crate::roofline::RoofsError>()
+        || e.is::<crate::roofs::RoofsError>()
         || e.is::<crate::calibrate::CalibrateInputError>()
 }
 

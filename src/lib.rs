@@ -17,3 +17,5 @@ pub mod nsys;
 pub mod plot;
 pub mod report;
 pub mod roofline;
+pub mod roofs;
+pub mod units;

@@ -1,8 +1,8 @@
 //! Measured roofs vs the datasheet: one row per roof with the fraction of
 //! the datasheet reached, and the ridge points of both. Pure functions; the
-//! datasheet roofs come from `crate::roofline::gpus` when the GPU is known.
+//! datasheet roofs come from `crate::roofs::gpus` when the GPU is known.
 
-use crate::roofline::roofs::{ComputePath, MemoryLevel, Roofs};
+use crate::roofs::model::{ComputePath, MemoryLevel, Roofs};
 
 /// Which roof a row describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -126,7 +126,7 @@ fn row(
     roof: RoofKey,
     measured: f64,
     datasheet: Option<f64>,
-    m: Option<&crate::roofline::roofs::Measurement>,
+    m: Option<&crate::roofs::model::Measurement>,
 ) -> RoofRow {
     RoofRow {
         roof,

@@ -8,7 +8,7 @@
 use super::results::{Results, Sweep};
 use super::select::{compute_path, path_flop_per_harness_flop, STABLE_MAX_IQR_FRACTION};
 use crate::plot::{CalibrationInput, CalibrationPoint, SweepKind};
-use crate::roofline::Roofs;
+use crate::roofs::Roofs;
 
 fn stable(median: f64, iqr: f64) -> bool {
     median > 0.0 && iqr / median <= STABLE_MAX_IQR_FRACTION
@@ -60,7 +60,7 @@ pub fn plot_input(results: &Results, roofs: &Roofs) -> CalibrationInput {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::roofline::ComputePath;
+    use crate::roofs::ComputePath;
 
     #[test]
     fn fma_dtypes_map_to_their_harness_kernels() {

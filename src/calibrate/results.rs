@@ -105,7 +105,7 @@ pub enum Shape {
 }
 
 impl Shape {
-    /// Compact text for tables and [`crate::roofline::roofs::Measurement::shape`].
+    /// Compact text for tables and [`crate::roofs::model::Measurement::shape`].
     pub fn describe(&self) -> String {
         match *self {
             Shape::Bandwidth { working_set_bytes } => format!("working_set={working_set_bytes}"),

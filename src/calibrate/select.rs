@@ -11,7 +11,7 @@
 //! Each roof records the kernel, shape, median, IQR and clocks that gave it.
 
 use super::results::{Device, Kind, Point, Results, Shape};
-use crate::roofline::roofs::{
+use crate::roofs::model::{
     ComputePath, ComputeRoof, Measurement, MemoryLevel, MemoryRoof, Origin, Roofs,
 };
 

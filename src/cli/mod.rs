@@ -42,6 +42,18 @@ pub enum FormatArg {
     Md,
 }
 
+impl From<FormatArg> for crate::report::Format {
+    fn from(f: FormatArg) -> crate::report::Format {
+        use crate::report::Format;
+        match f {
+            FormatArg::Table => Format::Table,
+            FormatArg::Json => Format::Json,
+            FormatArg::Csv => Format::Csv,
+            FormatArg::Md => Format::Markdown,
+        }
+    }
+}
+
 /// Flags every report-producing subcommand shares.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {

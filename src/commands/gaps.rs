@@ -13,7 +13,7 @@ use crate::plot::{
     WindowChoice,
 };
 use crate::report::gaps::{render, RenderOptions};
-use crate::report::units::duration_ns;
+use crate::units::duration_ns;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;

@@ -4,7 +4,7 @@
 //! Every metric name seen in a CSV is classified once into a [`Slot`]; rows
 //! and columns whose metric maps to no slot are skipped without parsing.
 
-use crate::roofline::ComputePath;
+use crate::roofs::ComputePath;
 
 /// A per-launch quantity rooftrace reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -2,7 +2,7 @@
 //! launch, in SI-style units named in each field, plus device facts and the
 //! peak metrics behind `--roofs ncu`.
 
-use crate::roofline::ComputePath;
+use crate::roofs::ComputePath;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -6,7 +6,7 @@ use super::metrics::{classify, scalar_dimension, Dst, Peak, Scalar, Slot, Tensor
 use super::model::{LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, PeakKey};
 use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
 use super::NcuError;
-use crate::roofline::ComputePath;
+use crate::roofs::ComputePath;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read};
 use std::sync::Arc;

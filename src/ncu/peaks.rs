@@ -5,7 +5,7 @@
 use super::metrics::Peak;
 use super::model::NcuCsv;
 use super::NcuError;
-use crate::roofline::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
+use crate::roofs::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
 
 impl NcuCsv {
     /// Roofs from ncu's peak metrics (first launch that carries them).

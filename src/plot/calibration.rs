@@ -6,7 +6,7 @@ use super::axis::{LogLogFrame, Tick};
 use super::labels::{Legend, LegendItem, Obstacles, Rect, Swatch};
 use super::roofline::{roof_axes, roof_ticks, roofline_plot_rect, roofs_and_legend, RoofSet};
 use super::{draw, style, Chart, PlotError};
-use crate::roofline::{ComputePath, Roofs};
+use crate::roofs::{ComputePath, Roofs};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

@@ -5,7 +5,7 @@ use super::axis::{decade_si, LinearAxis, LogAxis, Tick};
 use super::labels::{Legend, LegendItem, Rect, Swatch};
 use super::{draw, style, Chart, PlotError};
 use crate::gaps::GapClass;
-use crate::report::units::duration_ns;
+use crate::units::duration_ns;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};

@@ -12,9 +12,9 @@ use super::labels::{
     Swatch,
 };
 use super::{draw, style, Chart, PlotError};
-use crate::report::table::ellipsize;
-use crate::report::units::{duration_ns, si};
-use crate::roofline::{ComputePath, MemoryLevel, MemoryRoof, Origin, Roofs};
+use crate::roofs::{ComputePath, MemoryLevel, MemoryRoof, Origin, Roofs};
+use crate::units::ellipsize;
+use crate::units::{duration_ns, si};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 

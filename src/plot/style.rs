@@ -2,7 +2,7 @@
 //! font sizes, colours per compute path / memory level / gap class / op kind.
 
 use crate::gaps::GapClass;
-use crate::roofline::{ComputePath, MemoryLevel};
+use crate::roofs::{ComputePath, MemoryLevel};
 use plotters::style::RGBColor;
 
 /// Canvas of the roofline and calibration charts, in pixels (width, height).

@@ -9,7 +9,7 @@ use super::axis::{decimals_for_step, LinearAxis, Tick};
 use super::labels::{text_size_px, Legend, LegendItem, Rect, Swatch};
 use super::{draw, style, Chart, PlotError};
 use crate::gaps::GapClass;
-use crate::report::table::ellipsize;
+use crate::units::ellipsize;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -494,7 +494,7 @@ impl TimelineChart {
             "{how}: {:.6} s to {:.6} s on the trace clock ({})",
             w0 as f64 / 1e9,
             w1 as f64 / 1e9,
-            crate::report::units::duration_ns((w1 - w0) as f64)
+            crate::units::duration_ns((w1 - w0) as f64)
         );
         if hidden_lanes > 0 {
             subtitle.push_str(&format!(", {hidden_lanes} more lanes not shown"));

@@ -2,10 +2,10 @@
 //! notes, as a table, Markdown, CSV or JSON. Returns bytes.
 
 use super::table::Table;
-use super::units::{percent, si};
 use super::{Format, MARKDOWN_LIMIT_CHARS};
 use crate::calibrate::compare::Comparison;
 use crate::calibrate::select::Calibration;
+use crate::units::{percent, si};
 use serde_json::json;
 
 /// Schema tag of `rooftrace calibrate --format json`.

@@ -1,10 +1,11 @@
 //! Renderers of the gap report: aligned table, CSV, Markdown (verdict first,
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
-use super::table::{ellipsize, Table};
-use super::units::{duration_ns, percent};
+use super::table::Table;
 use super::{Format, MARKDOWN_LIMIT_CHARS};
 use crate::gaps::{ClassTotals, GapClass, GapReport, TopGap};
+use crate::units::ellipsize;
+use crate::units::{duration_ns, percent};
 
 /// At most this many longest gaps in Markdown (the JSON has them all).
 const MARKDOWN_TOP_GAPS: usize = 50;

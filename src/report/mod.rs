@@ -7,7 +7,6 @@ pub mod calibrate;
 pub mod gaps;
 pub mod roofline;
 pub mod table;
-pub mod units;
 
 /// Output format of a report (the plain-config twin of the CLI's `--format`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,15 +21,25 @@ pub enum Format {
     Markdown,
 }
 
-impl From<crate::cli::FormatArg> for Format {
-    fn from(f: crate::cli::FormatArg) -> Format {
-        match f {
-            crate::cli::FormatArg::Table => Format::Table,
-            crate::cli::FormatArg::Json => Format::Json,
-            crate::cli::FormatArg::Csv => Format::Csv,
-            crate::cli::FormatArg::Md => Format::Markdown,
-        }
-    }
+/// Options every report renderer takes. A renderer ignores what does not
+/// apply to it (e.g. `images` outside Markdown).
+#[derive(Debug, Clone, Default)]
+pub struct RenderOptions {
+    /// Rows of each main table in table and Markdown output (0 = all; CSV
+    /// and JSON always carry every row). Markdown is still capped by
+    /// [`MARKDOWN_LIMIT_CHARS`].
+    pub top: usize,
+    /// Markdown only: images to link under the verdict, as (alt text,
+    /// link), in order.
+    pub images: Vec<(String, String)>,
+}
+
+/// The one renderer shape: every report (roofline, gaps, calibration, and
+/// any later one) turns itself into bytes in each [`Format`] through this
+/// trait, so a new report is one implementation, not a new pattern.
+pub trait Render {
+    /// The report in `format`, newline-terminated.
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8>;
 }
 
 /// The largest Markdown report that fits a GitHub PR comment (65,536 chars

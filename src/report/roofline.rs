@@ -2,10 +2,12 @@
 //! JSON, each returning bytes. Table and Markdown show the top N rows; CSV
 //! and JSON carry every row.
 
-use super::table::{ellipsize, Table};
-use super::units::{duration_ns, percent, si};
+use super::table::Table;
 use super::MARKDOWN_LIMIT_CHARS;
-use crate::roofline::{Bound, ComputePath, KernelRoofline, RooflineReport};
+use crate::roofline::{Bound, KernelRoofline, RooflineReport};
+use crate::roofs::ComputePath;
+use crate::units::ellipsize;
+use crate::units::{duration_ns, percent, si};
 
 /// Longest kernel name in table and Markdown cells.
 const NAME_CHARS: usize = 48;
@@ -404,8 +406,8 @@ pub fn render_markdown(r: &RooflineReport, opts: &MarkdownOptions) -> Vec<u8> {
 /// The built-in GPU table (`--list-gpus`): default roofs per GPU, measured
 /// values marked `*`; JSON lists every roof with its origin and source.
 pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
-    use crate::roofline::gpus;
-    use crate::roofline::Origin;
+    use crate::roofs::gpus;
+    use crate::roofs::Origin;
     if format == super::Format::Json {
         let list: Vec<serde_json::Value> = gpus::all()
             .iter()

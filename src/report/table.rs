@@ -114,21 +114,6 @@ impl Table {
     }
 }
 
-/// Shortens a long kernel name for a table cell: keeps the start and the end,
-/// joined by `…`, at most `max` chars.
-pub fn ellipsize(name: &str, max: usize) -> String {
-    let n = name.chars().count();
-    if n <= max || max < 5 {
-        return name.to_string();
-    }
-    let head = (max - 1) * 2 / 3;
-    let tail = max - 1 - head;
-    let mut s: String = name.chars().take(head).collect();
-    s.push('…');
-    s.extend(name.chars().skip(n - tail));
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -149,11 +134,5 @@ mod tests {
         let mut t = Table::new(&["k"], &[0]);
         t.push(vec!["a|b".into()]);
         assert_eq!(t.to_markdown(), "| k |\n|---|\n| a\\|b |\n");
-    }
-
-    #[test]
-    fn ellipsize_keeps_both_ends() {
-        assert_eq!(ellipsize("abcdefghij", 7), "abcd…ij");
-        assert_eq!(ellipsize("short", 7), "short");
     }
 }

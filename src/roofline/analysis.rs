@@ -8,8 +8,8 @@
 //! path(s) and above-roof flag; [`RooflineReport::roofs_used`] names the
 //! roofs actually needed.
 
-use super::roofs::{ComputePath, MemoryLevel, Roofs};
 use crate::ncu::{LaunchMetrics, NcuCsv};
+use crate::roofs::{ComputePath, MemoryLevel, Roofs};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -208,7 +208,7 @@ pub struct RooflineReport {
 
 impl RooflineReport {
     /// The memory roofs used, slowest level first (for plots: one slope each).
-    pub fn used_memory_roofs(&self) -> Vec<(MemoryLevel, &super::roofs::MemoryRoof)> {
+    pub fn used_memory_roofs(&self) -> Vec<(MemoryLevel, &crate::roofs::MemoryRoof)> {
         self.roofs_used
             .memory
             .iter()
@@ -262,7 +262,7 @@ impl RooflineReport {
     }
 
     /// The compute roofs used, in display order (for plots: one flat roof each).
-    pub fn used_compute_roofs(&self) -> Vec<(ComputePath, &super::roofs::ComputeRoof)> {
+    pub fn used_compute_roofs(&self) -> Vec<(ComputePath, &crate::roofs::ComputeRoof)> {
         self.roofs_used
             .compute
             .iter()
@@ -352,7 +352,7 @@ impl Diags {
 fn example(l: &LaunchMetrics) -> String {
     format!(
         "{} (ID {}, line {})",
-        crate::report::table::ellipsize(&l.name, 60),
+        crate::units::ellipsize(&l.name, 60),
         l.id,
         l.line
     )
@@ -436,12 +436,12 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         .collect();
     for k in &kernels {
         if k.bandwidth_only {
-            d.note(BandwidthOnly, || format!("{} (ID {})", crate::report::table::ellipsize(&k.name, 60), k.id), || {
+            d.note(BandwidthOnly, || format!("{} (ID {})", crate::units::ellipsize(&k.name, 60), k.id), || {
                 "rows without FLOP counters are analysed against the DRAM roof alone; add the SASS and tensor counters from `rooftrace ncu --print-metrics`".into()
             });
         }
         if k.above_roof {
-            d.note(AboveRoof, || format!("{} (ID {}): {:.0} % of roof", crate::report::table::ellipsize(&k.name, 60), k.id, k.fraction_of_roof * 100.0), || {
+            d.note(AboveRoof, || format!("{} (ID {}): {:.0} % of roof", crate::units::ellipsize(&k.name, 60), k.id, k.fraction_of_roof * 100.0), || {
                 "rows above the roof by more than 5 %: likely an L2-resident working set (DRAM bytes below the algorithmic minimum) or roofs below this GPU's real peaks (check --gpu / --roofs)".into()
             });
         }

@@ -10,9 +10,7 @@ use rooftrace::calibrate::read_results;
 use rooftrace::calibrate::results::Sweep;
 use rooftrace::calibrate::select::select_roofs;
 use rooftrace::calibrate::toolchain::{self, Search};
-use rooftrace::roofline::roofs::{
-    ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs,
-};
+use rooftrace::roofs::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
 
 const H100: &str = "calibrate/h100-published.jsonl";
 

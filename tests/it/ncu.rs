@@ -6,9 +6,8 @@ use crate::common::{corpus, fixture, rooftrace};
 use rooftrace::ncu::{self, NcuCsv, NcuError, Page};
 use rooftrace::report::roofline::{render_markdown, MarkdownOptions};
 use rooftrace::report::MARKDOWN_LIMIT_CHARS;
-use rooftrace::roofline::{
-    analyze, gpus, Bound, ComputePath, DiagnosticKind, GpuInfo, GroupBy, Roofs,
-};
+use rooftrace::roofline::{analyze, Bound, DiagnosticKind, GpuInfo, GroupBy};
+use rooftrace::roofs::{gpus, ComputePath, Roofs};
 use std::path::Path;
 
 fn parse(path: &Path) -> Result<NcuCsv, NcuError> {
@@ -277,19 +276,19 @@ fn above_roof_and_bandwidth_only_are_diagnosed() {
     let csv = fx("ncu/bf16_gemm_ncu2025.1_import_details20.csv");
     let mut roofs = Roofs::new("slow roofs", "test");
     roofs.memory.insert(
-        rooftrace::roofline::MemoryLevel::Dram,
-        rooftrace::roofline::MemoryRoof {
+        rooftrace::roofs::MemoryLevel::Dram,
+        rooftrace::roofs::MemoryRoof {
             bytes_per_s: 3e12,
-            origin: rooftrace::roofline::Origin::File,
+            origin: rooftrace::roofs::Origin::File,
             source: "test".into(),
             measurement: None,
         },
     );
     roofs.compute.insert(
         ComputePath::TensorBf16,
-        rooftrace::roofline::ComputeRoof {
+        rooftrace::roofs::ComputeRoof {
             flop_per_s: 100e12,
-            origin: rooftrace::roofline::Origin::File,
+            origin: rooftrace::roofs::Origin::File,
             source: "test".into(),
             measurement: None,
         },

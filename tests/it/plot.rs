@@ -10,7 +10,7 @@ use rooftrace::plot::{
     Chart, GapBar, GapHistogram, GapSample, HistogramInput, ImageFormat, KernelPoint, Lane, OpBar,
     OpKind, RooflineInput, SweepKind, TimelineChart, TimelineInput, WindowChoice, FONT_FAMILY,
 };
-use rooftrace::roofline::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
+use rooftrace::roofs::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
 use std::path::Path;
 
 const REF: &str = "../shared/reference/roofline-from-measured-data.txt";

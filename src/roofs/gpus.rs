@@ -13,7 +13,7 @@
 //!   in ../shared/reference); only numbers the text states, or that follow
 //!   from it by the arithmetic written in the source string.
 
-use super::roofs::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
+use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
 
 /// The public measurement the measured values come from.
 pub const MEASURED_DOC: &str = "\"The Roofline Model, Starting from Measured Data\"";

@@ -73,6 +73,21 @@ fn three_digits(v: f64) -> String {
     }
 }
 
+/// Shortens a long kernel name for a table cell: keeps the start and the end,
+/// joined by `…`, at most `max` chars.
+pub fn ellipsize(name: &str, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max || max < 5 {
+        return name.to_string();
+    }
+    let head = (max - 1) * 2 / 3;
+    let tail = max - 1 - head;
+    let mut s: String = name.chars().take(head).collect();
+    s.push('…');
+    s.extend(name.chars().skip(n - tail));
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,5 +103,11 @@ mod tests {
         assert_eq!(duration_ns(22.765e9), "22.8 s");
         assert_eq!(duration_ns(850.0), "850 ns");
         assert_eq!(percent(0.8734), "87.3 %");
+    }
+
+    #[test]
+    fn ellipsize_keeps_both_ends() {
+        assert_eq!(ellipsize("abcdefghij", 7), "abcd…ij");
+        assert_eq!(ellipsize("short", 7), "short");
     }
 }
