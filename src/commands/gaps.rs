@@ -58,7 +58,7 @@ pub fn run(args: GapsArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let sqlite = resolve_export(&args.input, args.nsys.as_deref())?;
+    let sqlite = resolve_export(&args.input, args.nsys.as_deref()).map_err(InputError::from)?;
 
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
@@ -81,7 +81,8 @@ pub fn run(args: GapsArgs) -> anyhow::Result<()> {
         bar.set_position(done);
     };
     // NsysError names the file and table already.
-    let timeline = read_timeline(&sqlite, cfg.nvtx.is_some(), &progress)?;
+    let timeline =
+        read_timeline(&sqlite, cfg.nvtx.is_some(), &progress).map_err(InputError::from)?;
     bar.finish_and_clear();
 
     if cfg.device.is_some() || cfg.stream.is_some() {

@@ -98,6 +98,9 @@ pub enum NsysError {
     },
 }
 
+/// Every nsys export error is the input's (exit code 2).
+impl crate::error::BadInput for NsysError {}
+
 /// Kind of a GPU operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
