@@ -8,11 +8,10 @@
 //! (process, correlationId). `export` turns an `.nsys-rep` into an export by
 //! running `nsys export`.
 
-pub mod export;
+pub mod convert;
 mod raw;
 mod read;
 mod schema;
-pub mod synth;
 
 pub use read::{read_timeline, ReadProgress};
 pub use schema::{Schema, SchemaFlavor};
