@@ -191,33 +191,8 @@ impl TimelineChart {
         let decimals = decimals_for_step(axis.step);
         let ticks = axis.ticks(|v| format!("{v:.decimals$}"));
 
-        // Legend right of the frame: the kinds and classes that appear.
         let in_window = |s: i64, e: i64| e > w0 && s < w1;
-        let mut items = Vec::new();
-        for kind in [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset] {
-            if input
-                .ops
-                .iter()
-                .any(|o| drawn_kind(o.kind) == kind && in_window(o.start_ns, o.end_ns))
-            {
-                items.push(LegendItem {
-                    swatch: Swatch::Bar(kind_color(kind)),
-                    text: kind_label(kind).to_string(),
-                });
-            }
-        }
-        for class in GapClass::ALL {
-            if input
-                .gaps
-                .iter()
-                .any(|g| g.class == class && in_window(g.start_ns, g.end_ns))
-            {
-                items.push(LegendItem {
-                    swatch: Swatch::Bar(style::gap_color(class)),
-                    text: format!("gap: {}", class.label()),
-                });
-            }
-        }
+        let items = legend_items(input, &in_window);
         let shown = input.lanes.len().min(MAX_LANES);
         let w = style::TIMELINE_WIDTH_PX;
         let mut legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
@@ -240,95 +215,14 @@ impl TimelineChart {
         } else {
             plot.height() / shown as i32
         };
-        let mut lanes = Vec::with_capacity(shown);
-        for (i, lane) in input.lanes.iter().take(shown).enumerate() {
-            let mut label = lane.label.clone();
-            let mut max_chars = label.chars().count();
-            while max_chars > 5
-                && text_size_px(&label, style::TICK_FONT)?.0 > style::LANE_LABEL_WIDTH_PX
-            {
-                max_chars -= 1;
-                label = ellipsize(&lane.label, max_chars);
-            }
-            lanes.push(LaneRow {
-                label,
-                rect: Rect::at(
-                    plot.left,
-                    plot.top + i as i32 * lane_h,
-                    plot.width(),
-                    lane_h,
-                ),
-            });
-        }
+        let lanes = lane_rows(input, plot, shown, lane_h)?;
 
         let px = |t: i64| -> i32 {
             let f = (t.clamp(w0, w1) - w0) as f64 / (w1 - w0) as f64;
             plot.left + (f * plot.width() as f64).round() as i32
         };
-        let mut bars = Vec::new();
-        // Gaps first (under the ops), in the middle 60 % of the lane.
-        let mut gaps: Vec<&GapBar> = input
-            .gaps
-            .iter()
-            .filter(|g| g.lane < shown && in_window(g.start_ns, g.end_ns))
-            .collect();
-        gaps.sort_by_key(|g| (g.lane, g.start_ns, g.end_ns, g.class));
-        for g in gaps {
-            let row = lanes[g.lane].rect;
-            let (l, r) = (px(g.start_ns), px(g.end_ns));
-            bars.push(BarMark {
-                rect: Rect {
-                    left: l,
-                    right: r.max(l + 1),
-                    top: row.top + row.height() / 5,
-                    bottom: row.bottom - row.height() / 5,
-                },
-                what: BarWhat::Gap(g.class),
-            });
-        }
-        // Ops, merged per lane and kind when they touch at pixel resolution.
-        let mut ops: Vec<&OpBar> = input
-            .ops
-            .iter()
-            .filter(|o| o.lane < shown && in_window(o.start_ns, o.end_ns))
-            .collect();
-        ops.sort_by_key(|o| (o.lane, drawn_kind(o.kind), o.start_ns, o.end_ns));
-        let mut current: Option<(usize, OpKind, i32, i32)> = None;
-        let flush = |c: Option<(usize, OpKind, i32, i32)>, bars: &mut Vec<BarMark>| {
-            if let Some((lane, kind, l, r)) = c {
-                let row: Rect = lanes[lane].rect;
-                // Copies and sets may overlap kernels of the same stream:
-                // they take the lower third, drawn over the kernels.
-                let top = match kind {
-                    OpKind::Kernel => row.top + 3,
-                    _ => row.bottom - row.height() / 3,
-                };
-                bars.push(BarMark {
-                    rect: Rect {
-                        left: l,
-                        right: r,
-                        top,
-                        bottom: row.bottom - 3,
-                    },
-                    what: BarWhat::Op(kind),
-                });
-            }
-        };
-        for o in ops {
-            let kind = drawn_kind(o.kind);
-            let (l, r) = (px(o.start_ns), px(o.end_ns));
-            let r = r.max(l + 1);
-            current = match current {
-                Some((lane, k, cl, cr)) if lane == o.lane && k == kind && l <= cr => {
-                    Some((lane, k, cl, cr.max(r)))
-                }
-                other => {
-                    flush(other, &mut bars);
-                    Some((o.lane, kind, l, r))
-                }
-            };
-        }
-        flush(current, &mut bars);
+        let mut bars = gap_bars(input, &lanes, &px, &in_window);
+        bars.extend(op_bars(input, &lanes, &px, &in_window));
 
         let hidden_lanes = input.lanes.len() - shown;
         let mut subtitle = format!(
@@ -355,6 +249,155 @@ impl TimelineChart {
             hidden_lanes,
         })
     }
+}
+
+/// The legend: the op kinds and gap classes that appear in the window.
+fn legend_items(input: &TimelineInput, in_window: &dyn Fn(i64, i64) -> bool) -> Vec<LegendItem> {
+    let mut items = Vec::new();
+    for kind in [OpKind::Kernel, OpKind::Memcpy, OpKind::Memset] {
+        if input
+            .ops
+            .iter()
+            .any(|o| drawn_kind(o.kind) == kind && in_window(o.start_ns, o.end_ns))
+        {
+            items.push(LegendItem {
+                swatch: Swatch::Bar(kind_color(kind)),
+                text: kind_label(kind).to_string(),
+            });
+        }
+    }
+    for class in GapClass::ALL {
+        if input
+            .gaps
+            .iter()
+            .any(|g| g.class == class && in_window(g.start_ns, g.end_ns))
+        {
+            items.push(LegendItem {
+                swatch: Swatch::Bar(style::gap_color(class)),
+                text: format!("gap: {}", class.label()),
+            });
+        }
+    }
+    items
+}
+
+/// One row per shown lane, labels ellipsized to fit the label column.
+fn lane_rows(
+    input: &TimelineInput,
+    plot: Rect,
+    shown: usize,
+    lane_h: i32,
+) -> Result<Vec<LaneRow>, PlotError> {
+    let mut lanes = Vec::with_capacity(shown);
+    for (i, lane) in input.lanes.iter().take(shown).enumerate() {
+        let mut label = lane.label.clone();
+        let mut max_chars = label.chars().count();
+        while max_chars > 5
+            && text_size_px(&label, style::TICK_FONT)?.0 > style::LANE_LABEL_WIDTH_PX
+        {
+            max_chars -= 1;
+            label = ellipsize(&lane.label, max_chars);
+        }
+        lanes.push(LaneRow {
+            label,
+            rect: Rect::at(
+                plot.left,
+                plot.top + i as i32 * lane_h,
+                plot.width(),
+                lane_h,
+            ),
+        });
+    }
+    Ok(lanes)
+}
+
+/// The gaps in the window, in the middle 60 % of their lane (drawn under
+/// the ops).
+fn gap_bars(
+    input: &TimelineInput,
+    lanes: &[LaneRow],
+    px: &dyn Fn(i64) -> i32,
+    in_window: &dyn Fn(i64, i64) -> bool,
+) -> Vec<BarMark> {
+    let shown = lanes.len();
+    let mut bars = Vec::new();
+    // Gaps first (under the ops), in the middle 60 % of the lane.
+    let mut gaps: Vec<&GapBar> = input
+        .gaps
+        .iter()
+        .filter(|g| g.lane < shown && in_window(g.start_ns, g.end_ns))
+        .collect();
+    gaps.sort_by_key(|g| (g.lane, g.start_ns, g.end_ns, g.class));
+    for g in gaps {
+        let row = lanes[g.lane].rect;
+        let (l, r) = (px(g.start_ns), px(g.end_ns));
+        bars.push(BarMark {
+            rect: Rect {
+                left: l,
+                right: r.max(l + 1),
+                top: row.top + row.height() / 5,
+                bottom: row.bottom - row.height() / 5,
+            },
+            what: BarWhat::Gap(g.class),
+        });
+    }
+    bars
+}
+
+/// The ops in the window, merged per lane and kind when they touch at
+/// pixel resolution.
+fn op_bars(
+    input: &TimelineInput,
+    lanes: &[LaneRow],
+    px: &dyn Fn(i64) -> i32,
+    in_window: &dyn Fn(i64, i64) -> bool,
+) -> Vec<BarMark> {
+    let shown = lanes.len();
+    let mut bars = Vec::new();
+    // Ops, merged per lane and kind when they touch at pixel resolution.
+    let mut ops: Vec<&OpBar> = input
+        .ops
+        .iter()
+        .filter(|o| o.lane < shown && in_window(o.start_ns, o.end_ns))
+        .collect();
+    ops.sort_by_key(|o| (o.lane, drawn_kind(o.kind), o.start_ns, o.end_ns));
+    let mut current: Option<(usize, OpKind, i32, i32)> = None;
+    let flush = |c: Option<(usize, OpKind, i32, i32)>, bars: &mut Vec<BarMark>| {
+        if let Some((lane, kind, l, r)) = c {
+            let row: Rect = lanes[lane].rect;
+            // Copies and sets may overlap kernels of the same stream:
+            // they take the lower third, drawn over the kernels.
+            let top = match kind {
+                OpKind::Kernel => row.top + 3,
+                _ => row.bottom - row.height() / 3,
+            };
+            bars.push(BarMark {
+                rect: Rect {
+                    left: l,
+                    right: r,
+                    top,
+                    bottom: row.bottom - 3,
+                },
+                what: BarWhat::Op(kind),
+            });
+        }
+    };
+    for o in ops {
+        let kind = drawn_kind(o.kind);
+        let (l, r) = (px(o.start_ns), px(o.end_ns));
+        let r = r.max(l + 1);
+        current = match current {
+            Some((lane, k, cl, cr)) if lane == o.lane && k == kind && l <= cr => {
+                Some((lane, k, cl, cr.max(r)))
+            }
+            other => {
+                flush(other, &mut bars);
+                Some((o.lane, kind, l, r))
+            }
+        };
+    }
+    flush(current, &mut bars);
+    bars
 }
 
 impl Chart for TimelineChart {
