@@ -3,7 +3,7 @@
 //!
 //! By phase: [`config`] (plain config and the one `--device`/`--stream`
 //! filter), `sweep` (one pass per device: busy union, gaps, their
-//! [`class`], histogram bins from [`hist`], longest gaps), [`ranges`]
+//! [`class`], histogram bins from [`hist`], longest gaps), `ranges`
 //! (`--nvtx` instances), [`analyze`] (the phases in order) and [`window`]
 //! (which stretch a timeline shows).
 

@@ -1,8 +1,8 @@
 //! Reading an export into a [`Timeline`], by phase: open read-only and probe
 //! the schema (here), the small host tables on this thread
 //! ([`super::host`]), the big activity and API tables in parallel rowid
-//! chunks ([`super::chunks`]), then the sorts and the launch join in Rust
-//! ([`super::join`]). Names stay `StringIds` ids until displayed.
+//! chunks (`chunks`), then the sorts and the launch join in Rust
+//! (`join`). Names stay `StringIds` ids until displayed.
 
 use super::chunks::read_big_tables;
 use super::host::read_host_small;
@@ -30,8 +30,8 @@ pub(super) const PROGRESS_EVERY: u64 = 1 << 16;
 /// Opens `path` read-only and immutable (SQLite writes nothing, not even a
 /// journal), probes its schema and reads it. NVTX ranges are loaded only when
 /// `want_nvtx`. Phases: the schema and the tables to read, the small host
-/// tables, the big tables in parallel ([`super::chunks`]), then the sort and
-/// the launch join ([`super::join`]).
+/// tables, the big tables in parallel (`chunks`), then the sort and
+/// the launch join (`join`).
 pub fn read_timeline(
     path: &Path,
     want_nvtx: bool,
