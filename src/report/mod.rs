@@ -5,6 +5,8 @@
 
 pub mod calibrate;
 pub mod gaps;
+pub mod multi;
+pub mod parquet;
 pub mod roofline;
 pub mod table;
 

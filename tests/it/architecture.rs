@@ -24,6 +24,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("roofline", &["units", "error", "roofs", "ncu"]),
     ("gaps", &["units", "error", "nsys"]),
     (
+        "multi",
+        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+    ),
+    (
         "report",
         &[
             "units",
@@ -34,6 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "multi",
         ],
     ),
     (
@@ -61,6 +66,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "multi",
             "report",
             "plot",
             "cli",
