@@ -7,7 +7,7 @@ use crate::calibrate::compare::compare;
 use crate::calibrate::plot::plot_input;
 use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
-use crate::calibrate::{read_results, results};
+use crate::calibrate::{read_results, results, CalibrateInputError};
 use crate::cli::calibrate::CalibrateArgs;
 use crate::commands::output::write_output;
 use crate::commands::plot::PlotTarget;
@@ -39,8 +39,8 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|p| PlotTarget::from_flag("--plot", p))
         .transpose()?;
-    let results_path = match &args.from {
-        Some(p) => p.clone(),
+    let (results_path, run_notes) = match &args.from {
+        Some(p) => (p.clone(), Vec::new()),
         None => {
             let mut harness_args = vec!["--samples".to_string(), args.samples.to_string()];
             if args.l2_flush {
@@ -61,13 +61,25 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         }
     };
     let results = read_results(&results_path)?;
-    let calibration = select_roofs(&results);
+    let mut calibration = select_roofs(&results);
+    calibration.notes.extend(run_notes);
     let datasheet = match &args.datasheet {
         Some(p) => Some(Roofs::from_file(p)?),
         None => gpus::by_device_name(&results.device.name).map(|g| g.datasheet_roofs()),
     };
     let comparison = compare(&calibration.roofs, datasheet.as_ref());
-    if let Some(out) = &args.output {
+    // A roofs file without DRAM would be refused by `ncu --roofs`: write
+    // none, show what was measured, then fail (exit 2 for a --from file).
+    let no_dram = args.output.as_ref().and_then(|out| {
+        calibration
+            .missing_dram()
+            .map(|reason| CalibrateInputError::NoDramRoof {
+                path: results_path.display().to_string(),
+                reason: reason.to_string(),
+                output: out.display().to_string(),
+            })
+    });
+    if let (Some(out), None) = (&args.output, &no_dram) {
         std::fs::write(out, calibration.roofs.to_json())
             .with_context(|| format!("writing roofs to {}", out.display()))?;
         eprintln!("wrote roofs to {}", out.display());
@@ -88,7 +100,12 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
         (Format::Markdown, Some(t)) => render_markdown(&report, Some(&t.markdown_link(None))),
         _ => render(&report, format),
     };
-    write_output(None, &bytes)
+    write_output(None, &bytes)?;
+    match no_dram {
+        Some(e) if args.from.is_some() => Err(e.into()),
+        Some(e) => bail!("{e}"),
+        None => Ok(()),
+    }
 }
 
 /// True when this machine shows an NVIDIA driver (Linux device nodes or
@@ -110,7 +127,9 @@ fn nvidia_driver_present() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
+/// Builds and runs the harness; returns the results file and notes on the
+/// run itself (a harness that stopped early).
+fn live_run(cfg: &LiveConfig) -> anyhow::Result<(PathBuf, Vec<String>)> {
     if let Some(p) = &cfg.nvcc {
         if !p.is_file() {
             return Err(InputError::new(format!(
@@ -135,13 +154,9 @@ fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
     };
     if tc.cublaslt.is_none() {
         bail!(
-            "found {} but no cuBLASLt library beside it (looked in {}); install it with `{PIP_INSTALL}`",
+            "found {} but no cuBLASLt library (libcublasLt.so*; looked in: {}); install it with `{PIP_INSTALL}`, or add its directory to LD_LIBRARY_PATH",
             tc.nvcc.display(),
-            tc.lib_dirs
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            tc.cublaslt_looked.join(", ")
         );
     }
     let dir = cfg.cache_dir.join(format!(
@@ -153,8 +168,8 @@ fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
         .save_results
         .clone()
         .unwrap_or_else(|| dir.join("results.jsonl"));
-    run_harness(&harness, &cfg.harness_args, &results)?;
-    Ok(results)
+    let notes = run_harness(&harness, &cfg.harness_args, &results)?;
+    Ok((results, notes))
 }
 
 fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
@@ -186,7 +201,9 @@ fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// Runs the harness, copying its JSON lines to `results` and showing
 /// progress on stderr (a bar on a terminal, one line per point otherwise).
-fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Result<()> {
+/// A harness that stops early after writing some lines is not an error: the
+/// roofs are selected from what it measured, and the returned note says so.
+fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Result<Vec<String>> {
     let count = Command::new(harness)
         .args(args)
         .arg("--count")
@@ -227,7 +244,9 @@ fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Resul
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    let mut written = 0u64;
     for (i, line) in BufReader::new(stdout).lines().enumerate() {
+        written += 1;
         let line = line.context("reading harness output")?;
         writeln!(file, "{line}").with_context(|| format!("writing {}", results.display()))?;
         let what = results::parse(&line, "harness output")
@@ -244,13 +263,19 @@ fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Resul
     }
     bar.finish_and_clear();
     let status = child.wait().context("waiting for the harness")?;
+    let mut notes = Vec::new();
     if !status.success() {
-        bail!(
-            "the harness failed (exit {}); partial results are in {}",
-            status.code().unwrap_or(-1),
-            results.display()
-        );
+        if written == 0 {
+            bail!(
+                "the harness failed (exit {}) before measuring anything; its messages are above",
+                status.code().unwrap_or(-1)
+            );
+        }
+        notes.push(format!(
+            "the harness stopped early (exit {}) after {written} of {total} points; roofs come from what it measured (its messages are above)",
+            status.code().unwrap_or(-1)
+        ));
     }
     eprintln!("harness results saved to {}", results.display());
-    Ok(())
+    Ok(notes)
 }
