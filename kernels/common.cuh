@@ -105,6 +105,7 @@ struct Options {
   double warmup_ms = 25.0;  // per point: launch untimed for at least this long
   double start_warmup_ms = 1000.0;  // once, before the first point: an idle GPU ramps its clocks
   bool once = false;        // launch every point once, untimed, print nothing (for ncu)
+  std::vector<int> fma_r;   // --fma-r: only these R values in the FMA sweep (empty = all)
 };
 
 // NVML, loaded at run time (dlopen), so that building the harness needs no

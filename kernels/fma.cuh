@@ -74,7 +74,14 @@ FmaFn<L> fma_fn(int r, int* reps) {
   }
 }
 
+// R values fma_fn can run: 1, 2, 4, 8, 16, or a positive multiple of 32.
+inline bool fma_r_ok(int r) {
+  return r == 1 || r == 2 || r == 4 || r == 8 || r == 16 ||
+         (r > 0 && r % RT_FMA_MAX_UNROLL == 0 && r <= 65536);
+}
+
 inline std::vector<int> fma_rs(const Options& opt) {
+  if (!opt.fma_r.empty()) return opt.fma_r;
   if (opt.quick) return {1, 64, 2048};
   std::vector<int> rs;
   for (int r = 1; r <= 2048; r *= 2) rs.push_back(r);

@@ -4,7 +4,8 @@
 // to stderr.
 //
 //   rooftrace-harness [--samples N] [--l2-flush] [--quick] [--warmup-ms MS]
-//                     [--start-warmup-ms MS] [--only bandwidth,fma,gemm]
+//                     [--start-warmup-ms MS] [--fma-r R,R,...]
+//                     [--only bandwidth,fma,gemm]
 //                     [--count] [--once]
 //
 // A point that fails (a cuBLAS error, no algorithm) is written as a line
@@ -25,8 +26,8 @@
 static void usage() {
   std::fprintf(stderr,
                "usage: rooftrace-harness [--samples N>=7] [--l2-flush] [--quick] "
-               "[--warmup-ms MS] [--start-warmup-ms MS] [--only bandwidth,fma,gemm] "
-               "[--count] [--once]\n");
+               "[--warmup-ms MS] [--start-warmup-ms MS] [--fma-r R,R,...] "
+               "[--only bandwidth,fma,gemm] [--count] [--once]\n");
   std::exit(RT_EXIT_USAGE);
 }
 
@@ -72,6 +73,17 @@ int main(int argc, char** argv) {
       opt.l2_flush = true;
     } else if (!std::strcmp(argv[i], "--quick")) {
       opt.quick = true;
+    } else if (!std::strcmp(argv[i], "--fma-r") && i + 1 < argc) {
+      // Comma-separated R values, e.g. 1,16,256,2048 (for a short ncu run).
+      for (const char* p = argv[++i]; *p != '\0';) {
+        char* end = nullptr;
+        const long r = std::strtol(p, &end, 10);
+        if (end == p || !fma_r_ok(static_cast<int>(r)) || r > 65536) usage();
+        opt.fma_r.push_back(static_cast<int>(r));
+        p = *end == ',' ? end + 1 : end;
+        if (*end != ',' && *end != '\0') usage();
+      }
+      if (opt.fma_r.empty()) usage();
     } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
       only = argv[++i];
     } else if (!std::strcmp(argv[i], "--once")) {

@@ -2,6 +2,7 @@
 //! live in `tests/it/snapshots/`.
 
 mod calibrate;
+mod calibrate_failures;
 mod common;
 mod gaps;
 mod ncu;
