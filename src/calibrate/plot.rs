@@ -46,7 +46,7 @@ pub fn plot_input(results: &Results, roofs: &Roofs) -> CalibrationInput {
         .filter_map(|p| {
             Some(CalibrationPoint {
                 sweep: SweepKind::MSweep,
-                path: compute_path(&format!("gemm_{}", p.dtype))?,
+                path: compute_path(&p.kernel)?,
                 flop_per_byte: p.intensity_flop_per_byte,
                 flop_per_s: p.flop_per_s,
             })

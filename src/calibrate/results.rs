@@ -301,6 +301,9 @@ pub struct FmaPoint {
 /// One GEMM point, for plotting the M sweep.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GemmPoint {
+    /// Harness kernel (`gemm_fp8_e4m3` and `gemm_fp8_e4m3_fast_accum` share
+    /// a dtype).
+    pub kernel: String,
     /// `fp16`, `bf16`, `tf32`, `fp64`, `fp8_e4m3`.
     pub dtype: String,
     /// Shape family.
@@ -342,13 +345,14 @@ impl Results {
         v
     }
 
-    /// GEMM points, sorted by dtype, sweep, then M.
+    /// GEMM points, sorted by dtype, kernel, sweep, then M.
     pub fn gemm_points(&self) -> Vec<GemmPoint> {
         let mut v: Vec<GemmPoint> = self
             .points
             .iter()
             .filter_map(|p| match p.shape {
                 Shape::Gemm { sweep, m, n, k } => Some(GemmPoint {
+                    kernel: p.kernel.clone(),
                     dtype: p.dtype.clone(),
                     sweep,
                     m,
@@ -362,7 +366,14 @@ impl Results {
                 _ => None,
             })
             .collect();
-        v.sort_by(|a, b| (a.dtype.as_str(), a.sweep, a.m).cmp(&(b.dtype.as_str(), b.sweep, b.m)));
+        v.sort_by(|a, b| {
+            (a.dtype.as_str(), a.kernel.as_str(), a.sweep, a.m).cmp(&(
+                b.dtype.as_str(),
+                b.kernel.as_str(),
+                b.sweep,
+                b.m,
+            ))
+        });
         v
     }
 }

@@ -590,55 +590,6 @@ mod tests {
     }
 
     #[test]
-    fn failed_points_are_skipped_and_missing_roofs_listed() {
-        // Line 2: the only FP8 GEMM failed; line 3: a BF16 GEMM measured
-        // (2 x 8192^3 = 1.0995e12 FLOP in 1.375 ms = 799.6 TFLOP/s).
-        let failed = format!(
-            r#"{{"schema":"rooftrace.calib/1","kernel":"gemm_fp8_e4m3","kind":"gemm","dtype":"fp8_e4m3","sweep":"square","m":8192,"n":8192,"k":8192,"fast_accum":false,"error":"cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED (status 15)",{DEV}}}"#
-        );
-        let bf16 = format!(
-            r#"{{"schema":"rooftrace.calib/1","kernel":"gemm_bf16","kind":"gemm","dtype":"bf16","sweep":"square","m":8192,"n":8192,"k":8192,"bytes":402653184,"flop":1099511627776,"sample_ns":[1375000,1375000,1375000],"algo":{{"id":66,"tile":20,"stages":8,"splitk":1,"reduction":0,"swizzle":0,"custom":0,"waves":1.2}},"clocks":{{"sm_clock_hz":1755e6,"sm_clock_min_hz":1700e6,"mem_clock_hz":2619e6,"power_w":690,"throttle_reasons":5}},{DEV}}}"#
-        );
-        let cal = select(&[bw("copy", 4000, "[2,2,2]"), failed, bf16]);
-        assert_eq!(
-            cal.notes[0],
-            "line 2: gemm_fp8_e4m3 m=8192,n=8192,k=8192 failed, skipped: cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED (status 15)"
-        );
-        let bf = &cal.roofs.compute[&ComputePath::TensorBf16];
-        // 1099511627776 / 1.375e-3 = 7.99645e14, 6 significant digits.
-        assert_eq!(bf.flop_per_s, 7.99645e14);
-        let m = bf.measurement.as_ref().unwrap();
-        assert_eq!(m.sm_clock_hz, Some(1.755e9));
-        assert_eq!(m.mem_clock_hz, Some(2.619e9));
-        // Bits 0x1 (gpu_idle, left out) and 0x4 (sw_power_cap).
-        assert_eq!(m.throttle_reasons, ["sw_power_cap"]);
-        assert_eq!(
-            m.cublaslt_algo.as_deref(),
-            Some("id=66,tile=20,stages=8,splitk=1,reduction=0,swizzle=0,custom=0")
-        );
-        let missing: Vec<&str> = cal.missing.iter().map(|m| m.roof.as_str()).collect();
-        assert_eq!(
-            missing,
-            [
-                "l2",
-                "fp64",
-                "fp32",
-                "fp16",
-                "tensor_fp64",
-                "tensor_tf32",
-                "tensor_fp16",
-                "tensor_fp8"
-            ]
-        );
-        assert_eq!(
-            note(&cal, "no tensor_fp8 roof"),
-            Some("no tensor_fp8 roof: every gemm_fp8_e4m3/gemm_fp8_e4m3_fast_accum point failed (1 failed; line 2: cublasLtMatmul: CUBLAS_STATUS_NOT_SUPPORTED (status 15))")
-        );
-        // The DRAM point has no clocks: the roofs say so.
-        assert!(note(&cal, "clocks during the run were not recorded").is_some());
-    }
-
-    #[test]
     fn fp8_is_not_missing_before_cc_8_9() {
         let text = bw("copy", 4000, "[2,2,2]").replace(r#""cc":"9.0""#, r#""cc":"8.0""#);
         let cal = select(&[text]);

@@ -333,7 +333,7 @@ fn missing_nvcc_says_how_to_get_it() {
     );
 }
 
-/// CI compile check: every kernel source builds for sm_80 and sm_90, and no
+/// CI compile check: every kernel source builds for sm_80, sm_90 and sm_100, and no
 /// FMA-sweep kernel spills registers. Skips without nvcc unless
 /// `ROOFTRACE_REQUIRE_NVCC=1`.
 #[test]
