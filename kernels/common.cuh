@@ -172,7 +172,7 @@ struct RunClocks {
     if (nvml->power != nullptr && nvml->power(nvml->dev, &v) == 0) power_w.push_back(v * 1e-3);
     unsigned long long r = 0;
     if (nvml->reasons != nullptr && nvml->reasons(nvml->dev, &r) == 0) reasons |= r;
-    any = !sm_mhz.empty();
+    any = !sm_mhz.empty() && !mem_mhz.empty();
   }
 };
 

@@ -98,7 +98,7 @@ METRICS=""
 if [ -s "$OUT/query-metrics.out" ]; then
   for m in $(tr ',' ' ' < "$OUT/print-metrics.out"); do
     base=${m%%.*}
-    if grep -q -E "^${base}[[:space:]]" "$OUT/query-metrics.out"; then
+    if grep -q -E "^[[:space:]]*${base}[[:space:]]" "$OUT/query-metrics.out"; then
       METRICS="$METRICS${METRICS:+,}$m"
     else
       echo "$m" >> "$OUT/metrics-dropped.txt"
