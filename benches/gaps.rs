@@ -6,7 +6,7 @@
 //! `cargo bench --bench gaps` (env ROOFTRACE_BENCH_KERNELS to change the size,
 //! ROOFTRACE_BENCH_FILE to reuse a file). Needs `sqlite3` and `/usr/bin/time`.
 
-use rooftrace::nsys::synth::{write_synthetic, SynthSpec};
+use rooftrace::synth::nsys::{write_synthetic, SynthSpec};
 use std::path::PathBuf;
 use std::process::Command;
 use std::time::Instant;

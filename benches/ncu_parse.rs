@@ -140,7 +140,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..3 {
         let t = Instant::now();
         let csv = rooftrace::ncu::parse(std::fs::File::open(&path)?, "bench")?;
-        let info = rooftrace::roofline::GpuInfo {
+        let info = rooftrace::roofs::GpuInfo {
             key: Some(g.key.into()),
             name: g.name.into(),
             chosen_by: "bench".into(),

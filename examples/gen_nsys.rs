@@ -1,7 +1,7 @@
 //! Writes a synthetic Nsight Systems export in the real schema:
 //! `cargo run --release --example gen_nsys -- OUT.sqlite [KERNELS] [DEVICES] [STREAMS]`.
 
-use rooftrace::nsys::synth::{write_synthetic, SynthSpec};
+use rooftrace::synth::nsys::{write_synthetic, SynthSpec};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,20 +1,48 @@
-//! Exit codes and the error types that mean "the input is bad".
+//! Exit codes and the error type that means "the input is bad".
 //!
-//! Parsers return their own `thiserror` enums; commands add file context with
-//! `anyhow`. Any error whose chain contains one of the input-error types below
-//! exits with code 2, everything else (I/O, a failed `nvcc`) with 1.
+//! Parsers return their own `thiserror` enums; each enum that describes bad
+//! input says so itself by implementing [`BadInput`] next to its definition.
+//! At the boundary (the commands' `?`) such an error converts into
+//! [`InputError`], which keeps the original (its message and its source
+//! chain print unchanged). [`exit_code`] looks for that one type in the chain:
+//! exit code 2 when it is there, 1 for everything else (I/O on outputs, a
+//! failed `nvcc`). No list of parser error types lives here.
 
-/// A problem with what the user gave us: a file, a flag value, a roofs file.
-/// The message names the file, row/column or table, what is wrong and how to
-/// fix it.
+use std::error::Error;
+
+/// Marks an error type whose every value means "the input is bad" (a file,
+/// a flag value, a roofs file): its message names the file, row/column or
+/// table, what is wrong and how to fix it. Such errors convert into
+/// [`InputError`] with `?`.
+pub trait BadInput: Error + Send + Sync + 'static {}
+
+/// A problem with what the user gave us, from a message or from any
+/// [`BadInput`] error (kept whole: it displays as itself, its source chain is
+/// the original's, and [`InputError::inner`] returns it).
+#[derive(Debug, thiserror::Error)]
+#[error(transparent)]
+pub struct InputError(Box<dyn Error + Send + Sync + 'static>);
+
+/// The error of [`InputError::new`]: a message and nothing under it.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
-pub struct InputError(pub String);
+struct Message(String);
 
 impl InputError {
     /// Builds an input error from any message.
     pub fn new(msg: impl Into<String>) -> Self {
-        InputError(msg.into())
+        InputError(Box::new(Message(msg.into())))
+    }
+
+    /// The original error (a parser's enum, or the message).
+    pub fn inner(&self) -> &(dyn Error + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl<E: BadInput> From<E> for InputError {
+    fn from(e: E) -> Self {
+        InputError(Box::new(e))
     }
 }
 
@@ -25,19 +53,11 @@ pub const EXIT_FAILURE: u8 = 1;
 
 /// Maps an error chain to the process exit code.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err.chain().any(is_input_error) {
+    if err.chain().any(|e| e.is::<InputError>()) {
         EXIT_BAD_INPUT
     } else {
         EXIT_FAILURE
     }
-}
-
-fn is_input_error(e: &(dyn std::error::Error + 'static)) -> bool {
-    e.is::<InputError>()
-        || e.is::<crate::ncu::NcuError>()
-        || e.is::<crate::nsys::NsysError>()
-        || e.is::<crate::roofs::RoofsError>()
-        || e.is::<crate::calibrate::CalibrateInputError>()
 }
 
 /// True when the error is a broken pipe (e.g. `rooftrace ... | head`), which
@@ -47,4 +67,35 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("t.csv, line 3: bad")]
+    struct Bad {
+        #[source]
+        io: std::io::Error,
+    }
+    impl BadInput for Bad {}
+
+    #[test]
+    fn a_bad_input_error_keeps_its_message_and_chain_and_exits_2() {
+        let io = std::io::Error::other("disk");
+        let e: anyhow::Error = InputError::from(Bad { io }).into();
+        let e = e.context("reading t.csv");
+        assert_eq!(format!("{e:#}"), "reading t.csv: t.csv, line 3: bad: disk");
+        assert_eq!(exit_code(&e), EXIT_BAD_INPUT);
+    }
+
+    #[test]
+    fn other_errors_exit_1() {
+        let e = anyhow::Error::from(std::io::Error::other("disk"));
+        assert_eq!(exit_code(&e), EXIT_FAILURE);
+        let e: anyhow::Error = InputError::new("--top: bad").into();
+        assert_eq!(format!("{e:#}"), "--top: bad");
+        assert_eq!(exit_code(&e), EXIT_BAD_INPUT);
+    }
 }

@@ -18,4 +18,5 @@ pub mod plot;
 pub mod report;
 pub mod roofline;
 pub mod roofs;
+pub mod synth;
 pub mod units;

@@ -1,18 +1,21 @@
 //! Reference-kernel results -> measured roofs.
 //!
 //! `results` parses the harness's JSON lines, `stats` gives medians and
-//! IQRs, `select` picks the roofs, `compare` sets them beside the datasheet;
-//! `toolchain` finds nvcc and `build` holds the embedded kernel sources and
-//! the nvcc command lines, `plot` turns the sweeps into the calibration
-//! chart's input. Running the harness is `commands::calibrate`'s job.
+//! IQRs, `select` picks the roofs, `compare` sets them beside the datasheet,
+//! `report` holds both for the renderers; `toolchain` finds nvcc and `build`
+//! holds the embedded kernel sources and the nvcc command lines. The chart's
+//! input is `plot::CalibrationInput::from_results`; running the harness is
+//! `commands::calibrate`'s job.
 
 pub mod build;
 pub mod compare;
-pub mod plot;
+pub mod report;
 pub mod results;
 pub mod select;
 pub mod stats;
 pub mod toolchain;
+
+pub use report::CalibrateReport;
 
 /// Errors in a harness results file (exit code 2).
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +70,9 @@ pub enum CalibrateInputError {
         expected: String,
     },
 }
+
+/// A bad harness results file is the input's fault (exit code 2).
+impl crate::error::BadInput for CalibrateInputError {}
 
 /// Reads and parses a harness results file.
 pub fn read_results(path: &std::path::Path) -> Result<results::Results, CalibrateInputError> {

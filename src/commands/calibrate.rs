@@ -3,18 +3,15 @@
 //! select the roofs, write them (`-o`) and print the comparison report.
 
 use crate::calibrate::build::{self, HARNESS_BIN};
-use crate::calibrate::compare::compare;
-use crate::calibrate::plot::plot_input;
 use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
-use crate::calibrate::{read_results, results, CalibrateInputError};
+use crate::calibrate::{read_results, results, CalibrateInputError, CalibrateReport};
 use crate::cli::calibrate::CalibrateArgs;
 use crate::commands::output::write_output;
 use crate::commands::plot::PlotTarget;
 use crate::error::InputError;
-use crate::plot::CalibrationChart;
-use crate::report::calibrate::{render, render_markdown, CalibrateReport};
-use crate::report::Format;
+use crate::plot::{CalibrationChart, CalibrationInput};
+use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::gpus;
 use crate::roofs::Roofs;
 use anyhow::{bail, Context};
@@ -22,55 +19,118 @@ use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-/// Plain config for a live run.
-struct LiveConfig {
-    nvcc: Option<PathBuf>,
-    cache_dir: PathBuf,
-    save_results: Option<PathBuf>,
-    harness_args: Vec<String>,
+/// Where the harness results come from.
+#[derive(Debug, Clone)]
+pub enum ResultsSource {
+    /// A saved harness run (`--from`).
+    File(PathBuf),
+    /// Build and run the harness on this machine.
+    Live(LiveConfig),
 }
 
-/// Runs `rooftrace calibrate`.
+/// Plain config for a live run.
+#[derive(Debug, Clone)]
+pub struct LiveConfig {
+    /// The nvcc given with `--nvcc` (else searched).
+    pub nvcc: Option<PathBuf>,
+    /// Where the harness is built.
+    pub cache_dir: PathBuf,
+    /// Where the raw results go (default: in the build directory).
+    pub save_results: Option<PathBuf>,
+    /// Arguments passed to the harness (`--samples N`, `--l2-flush`, `--quick`).
+    pub harness_args: Vec<String>,
+}
+
+/// Plain config of one `rooftrace calibrate` run.
+#[derive(Debug, Clone)]
+pub struct CalibrateConfig {
+    /// The harness results.
+    pub source: ResultsSource,
+    /// Where to write the measured roofs (`-o`).
+    pub roofs_output: Option<PathBuf>,
+    /// Roofs to compare with instead of the built-in datasheet table.
+    pub datasheet: Option<PathBuf>,
+    /// Calibration plot to write as well.
+    pub plot: Option<PlotTarget>,
+    /// Format of the report on stdout.
+    pub format: Format,
+}
+
+impl CalibrateConfig {
+    /// Resolves the arguments (the plot file is checked here, before a
+    /// multi-minute run, not after).
+    pub fn from_args(args: CalibrateArgs) -> anyhow::Result<CalibrateConfig> {
+        let plot = args
+            .plot
+            .as_deref()
+            .map(|p| PlotTarget::from_flag("--plot", p))
+            .transpose()?;
+        let source = match args.from {
+            Some(p) => ResultsSource::File(p),
+            None => {
+                let mut harness_args = vec!["--samples".to_string(), args.samples.to_string()];
+                if args.l2_flush {
+                    harness_args.push("--l2-flush".into());
+                }
+                if args.quick {
+                    harness_args.push("--quick".into());
+                }
+                ResultsSource::Live(LiveConfig {
+                    nvcc: args.nvcc,
+                    cache_dir: args.cache_dir.unwrap_or_else(build::default_cache_dir),
+                    save_results: args.save_results,
+                    harness_args,
+                })
+            }
+        };
+        Ok(CalibrateConfig {
+            source,
+            roofs_output: args.output,
+            datasheet: args.datasheet,
+            plot,
+            format: Format::from(args.format),
+        })
+    }
+}
+
+/// Runs `rooftrace calibrate`. The report is printed even when no roofs
+/// file could be written (no DRAM roof); the failure comes after it.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
-    let format = Format::from(args.format);
-    // Checked before a multi-minute run, not after.
-    let plot = args
-        .plot
-        .as_deref()
-        .map(|p| PlotTarget::from_flag("--plot", p))
-        .transpose()?;
-    let (results_path, run_notes) = match &args.from {
-        Some(p) => (p.clone(), Vec::new()),
-        None => {
-            let mut harness_args = vec!["--samples".to_string(), args.samples.to_string()];
-            if args.l2_flush {
-                harness_args.push("--l2-flush".into());
-            }
-            if args.quick {
-                harness_args.push("--quick".into());
-            }
-            live_run(&LiveConfig {
-                nvcc: args.nvcc.clone(),
-                cache_dir: args
-                    .cache_dir
-                    .clone()
-                    .unwrap_or_else(build::default_cache_dir),
-                save_results: args.save_results.clone(),
-                harness_args,
-            })?
-        }
+    let config = CalibrateConfig::from_args(args)?;
+    let out = report_bytes(&config)?;
+    write_output(None, &out.report)?;
+    out.failure.map_or(Ok(()), Err)
+}
+
+/// What one calibrate run produced.
+#[derive(Debug)]
+pub struct CalibrateOutput {
+    /// The report for stdout.
+    pub report: Vec<u8>,
+    /// The failure to raise after printing the report: no DRAM roof, so the
+    /// roofs file (`-o`) was not written (exit 2 for a `--from` file, 1 for
+    /// a live run).
+    pub failure: Option<anyhow::Error>,
+}
+
+/// Gets the results (running the harness when asked), selects the roofs,
+/// writes them (unless there is no DRAM roof) and the plot, and returns the
+/// report bytes with any failure to raise after printing them.
+pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput> {
+    let (results_path, run_notes) = match &config.source {
+        ResultsSource::File(p) => (p.clone(), Vec::new()),
+        ResultsSource::Live(live) => live_run(live)?,
     };
-    let results = read_results(&results_path)?;
+    let results = read_results(&results_path).map_err(InputError::from)?;
     let mut calibration = select_roofs(&results);
     calibration.notes.extend(run_notes);
-    let datasheet = match &args.datasheet {
-        Some(p) => Some(Roofs::from_file(p)?),
+    let datasheet = match &config.datasheet {
+        Some(p) => Some(Roofs::from_file(p).map_err(InputError::from)?),
         None => gpus::by_device_name(&results.device.name).map(|g| g.datasheet_roofs()),
     };
-    let comparison = compare(&calibration.roofs, datasheet.as_ref());
     // A roofs file without DRAM would be refused by `ncu --roofs`: write
-    // none, show what was measured, then fail (exit 2 for a --from file).
-    let no_dram = args.output.as_ref().and_then(|out| {
+    // none, show what was measured, then fail.
+    let no_dram = config.roofs_output.as_ref().and_then(|out| {
         calibration
             .missing_dram()
             .map(|reason| CalibrateInputError::NoDramRoof {
@@ -79,33 +139,36 @@ pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
                 output: out.display().to_string(),
             })
     });
-    if let (Some(out), None) = (&args.output, &no_dram) {
+    if let (Some(out), None) = (&config.roofs_output, &no_dram) {
         std::fs::write(out, calibration.roofs.to_json())
             .with_context(|| format!("writing roofs to {}", out.display()))?;
         eprintln!("wrote roofs to {}", out.display());
     }
-    if let Some(target) = &plot {
-        let chart = CalibrationChart::build(&plot_input(&results, &calibration.roofs))
+    if let Some(target) = &config.plot {
+        let input = CalibrationInput::from_results(&results, &calibration.roofs);
+        let chart = CalibrationChart::build(&input)
             .with_context(|| format!("drawing the roofs of {}", results_path.display()))?;
         target.write(&chart)?;
     }
-    let report = CalibrateReport {
-        calibration,
-        comparison,
-        datasheet_source: datasheet.map(|d| format!("{} ({})", d.gpu, d.source)),
-    };
+    let report = CalibrateReport::new(calibration, datasheet.as_ref());
     // The report always goes to stdout (`-o` is the roofs file), so the
     // image link is the path as given.
-    let bytes = match (format, &plot) {
-        (Format::Markdown, Some(t)) => render_markdown(&report, Some(&t.markdown_link(None))),
-        _ => render(&report, format),
+    let opts = RenderOptions {
+        top: 0,
+        images: config
+            .plot
+            .iter()
+            .map(|t| ("measured roofs".to_string(), t.markdown_link(None)))
+            .collect(),
     };
-    write_output(None, &bytes)?;
-    match no_dram {
-        Some(e) if args.from.is_some() => Err(e.into()),
-        Some(e) => bail!("{e}"),
-        None => Ok(()),
-    }
+    let failure = no_dram.map(|e| match config.source {
+        ResultsSource::File(_) => InputError::from(e).into(),
+        ResultsSource::Live(_) => anyhow::anyhow!("{e}"),
+    });
+    Ok(CalibrateOutput {
+        report: report.render(config.format, &opts),
+        failure,
+    })
 }
 
 /// True when this machine shows an NVIDIA driver (Linux device nodes or

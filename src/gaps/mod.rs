@@ -1,13 +1,24 @@
 //! Timeline -> gap report: busy/idle per (process, device) and per stream,
 //! each idle gap classified by why the GPU idled.
+//!
+//! By phase: [`config`] (plain config and the one `--device`/`--stream`
+//! filter), `sweep` (one pass per device: busy union, gaps, their
+//! [`class`], histogram bins from [`hist`], longest gaps), `ranges`
+//! (`--nvtx` instances), [`analyze`] (the phases in order) and [`window`]
+//! (which stretch a timeline shows).
 
 mod analyze;
 pub mod class;
+pub mod config;
+pub mod hist;
 pub mod model;
+mod ranges;
+mod stats;
+mod sweep;
+pub mod window;
 
-pub use analyze::{
-    analyze, classified_gaps, classify, merge_syncs, window, GapConfig, DEFAULT_LAUNCH_LATENCY_NS,
-    HIST_EDGES_NS,
-};
-pub use class::GapClass;
+pub use analyze::analyze;
+pub use class::{classify, merge_syncs, GapClass};
+pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
+pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;

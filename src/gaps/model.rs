@@ -348,9 +348,16 @@ pub struct GapReport {
     pub top_gaps: Vec<TopGap>,
     /// Warnings, each once.
     pub diagnostics: Vec<String>,
+    /// Every classified device gap (after `--device`/`--stream`), by (pid,
+    /// device, start): what the timeline and histogram charts draw. `None`
+    /// unless the analysis was asked to keep them
+    /// ([`GapConfig::keep_gaps`](super::GapConfig::keep_gaps)). Not in the
+    /// JSON.
+    #[serde(skip)]
+    pub gaps: Option<Vec<ClassifiedGap>>,
 }
 
-/// A classified device gap, for drawing.
+/// A classified device gap.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct ClassifiedGap {
     /// Process id.
@@ -365,42 +372,12 @@ pub struct ClassifiedGap {
     pub class: GapClass,
 }
 
-/// One op bar in a timeline lane.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct OpBar {
-    /// Kind (colour).
-    pub kind: OpKind,
-    /// Name (label).
-    pub name: String,
-    /// Start, ns.
-    pub start_ns: i64,
-    /// End, ns.
-    pub end_ns: i64,
-}
-
-/// One lane of a timeline: a (process, device, stream).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Lane {
-    /// Process id.
-    pub pid: u32,
-    /// Device id.
-    pub device: u16,
-    /// Stream id.
-    pub stream: u32,
-    /// Ops overlapping the window, by start.
-    pub ops: Vec<OpBar>,
-}
-
-/// The ops and classified gaps overlapping a time window: what a timeline
-/// drawer needs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TimelineWindow {
-    /// Window start, ns.
-    pub start_ns: i64,
-    /// Window end, ns.
-    pub end_ns: i64,
-    /// Lanes sorted by (pid, device, stream).
-    pub lanes: Vec<Lane>,
-    /// Device gaps overlapping the window (unclipped), by (pid, device, start).
-    pub gaps: Vec<ClassifiedGap>,
+impl SettingsEcho {
+    /// The `--device`/`--stream` filter the report was made with.
+    pub fn scope(&self) -> super::Scope {
+        super::Scope {
+            device: self.device,
+            stream: self.stream,
+        }
+    }
 }

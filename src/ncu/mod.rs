@@ -5,6 +5,7 @@
 //! launches, not with the file. Numbers and units are converted at this
 //! boundary (`number`); metric names are classified once (`metrics`).
 
+mod finalize;
 pub mod metrics;
 pub mod model;
 pub mod number;
@@ -154,6 +155,9 @@ pub enum NcuError {
     },
 }
 
+/// Every ncu CSV error is the input's (exit code 2).
+impl crate::error::BadInput for NcuError {}
+
 fn quote(lines: &[String]) -> String {
     lines
         .iter()
@@ -163,6 +167,16 @@ fn quote(lines: &[String]) -> String {
 }
 
 impl NcuCsv {
+    /// What the file says about its device, for choosing the roofs
+    /// ([`crate::roofs::choose`]).
+    pub fn device_hints(&self) -> crate::roofs::DeviceHints {
+        crate::roofs::DeviceHints {
+            file: self.file.clone(),
+            device_names: self.device_names.clone(),
+            compute_capabilities: self.compute_capabilities.clone(),
+        }
+    }
+
     /// Checks that the file can be analysed at all: some launch has a
     /// duration and some launch has DRAM bytes.
     pub fn check_analysable(&self) -> Result<(), NcuError> {

@@ -2,42 +2,91 @@
 //! 12/15/20/21 columns, ragged rule rows) or the raw page (wide format with
 //! a units row), into [`NcuCsv`].
 
-use super::metrics::{classify, scalar_dimension, Dst, Peak, Scalar, Slot, TensorKey, N_SCALARS};
-use super::model::{LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, PeakKey};
+use super::finalize::{finalize, RawLaunch};
+use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
+use super::model::{NcuCsv, NcuPeaks, Page, PeakKey};
 use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
 use super::NcuError;
-use crate::roofs::ComputePath;
+use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
 use std::io::{BufRead, BufReader, Read};
+use std::rc::Rc;
 use std::sync::Arc;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// Parses an ncu CSV from `input`; `file` names it in messages.
+/// Parses an ncu CSV from `input`; `file` names it in messages. Phases:
+/// the preamble before the header, the header (which page, which columns),
+/// the rows of that page, then each launch finalized.
 pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
     let mut reader = BufReader::with_capacity(1 << 16, input);
+    let pre = read_preamble(&mut reader, file)?;
+    let crlf = pre.header_line.ends_with(b"\r\n");
+    // Every field ncu writes is quoted, so a complete file has an even
+    // number of `"` from the header on; an odd count means the file ends
+    // inside a field (truncated), where the csv crate would silently yield
+    // e.g. `134,957,158` for `134,957,158,144`: 1000x off.
+    let quotes = Rc::new(Cell::new(0u64));
+    let mut csv = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .buffer_capacity(1 << 16)
+        .from_reader(CountQuotes {
+            inner: std::io::Cursor::new(pre.header_line).chain(reader),
+            quotes: quotes.clone(),
+        });
+    let header = read_header(&mut csv, file, pre.line_no)?;
+    let mut st = State::new(file, pre.line_no - 1, pre.log);
+    st.crlf = crlf;
+    st.columns = header.columns.len();
+    let mut rec = csv::ByteRecord::new();
+    match &header.details {
+        Some(d) => st.read_details(&mut csv, &mut rec, &header.ident, d)?,
+        None => st.read_raw(&mut csv, &mut rec, &header.ident, &header.columns)?,
+    }
+    if quotes.get() % 2 == 1 {
+        return Err(NcuError::Truncated {
+            file: file.to_string(),
+            line: st.line_of(&rec),
+        });
+    }
+    let page = if header.details.is_some() {
+        Page::Details
+    } else {
+        Page::Raw
+    };
+    st.finish(page, pre.line_no)
+}
+
+/// What comes before the CSV header.
+struct Preamble {
+    /// The header line, BOM stripped, line end kept.
+    header_line: Vec<u8>,
+    /// Its 1-based line number.
+    line_no: u64,
+    /// ncu's `==ERROR==`/`==WARNING==` lines seen before it.
+    log: Vec<String>,
+}
+
+/// Skips application output and ncu log lines (kept) up to the header; a
+/// file without a header is an error that quotes ncu's errors, if any.
+fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuError> {
     let io = |source| NcuError::Io {
         file: file.to_string(),
         source,
     };
-
-    // Preamble: application output and ncu log lines before the header.
     let mut log = Vec::new();
-    let mut preamble_lines = 0u64;
+    let mut lines = 0u64;
     let mut line = Vec::new();
-    let header_line = loop {
+    loop {
         line.clear();
         let n = reader.read_until(b'\n', &mut line).map_err(io)?;
         if n == 0 {
-            let errors: Vec<String> = log
-                .iter()
-                .filter(|l: &&String| l.starts_with("==ERROR=="))
-                .cloned()
-                .collect();
-            if errors.is_empty() {
+            let errors = log.iter().any(|l: &String| l.starts_with("==ERROR=="));
+            if !errors {
                 return Err(NcuError::NoCsv {
                     file: file.to_string(),
-                    lines: preamble_lines,
+                    lines,
                 });
             }
             return Err(NcuError::NcuFailed {
@@ -45,36 +94,26 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
                 errors: log,
             });
         }
-        preamble_lines += 1;
+        lines += 1;
         let body = line.strip_prefix(UTF8_BOM).unwrap_or(&line);
         if body.starts_with(b"\"ID\",") || body.starts_with(b"ID,") {
-            break body.to_vec();
+            return Ok(Preamble {
+                header_line: body.to_vec(),
+                line_no: lines,
+                log,
+            });
         }
         let text = String::from_utf8_lossy(body);
         let text = text.trim_end();
         if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
             log.push(text.to_string());
         }
-    };
-    let header_line_no = preamble_lines;
-    let crlf = header_line.ends_with(b"\r\n");
-    let lines_before = preamble_lines - 1;
+    }
+}
 
-    // Every field ncu writes is quoted, so a complete file has an even
-    // number of `"` from the header on; an odd count means the file ends
-    // inside a field (truncated), where the csv crate would silently yield
-    // e.g. `134,957,158` for `134,957,158,144`: 1000x off.
-    let quotes = std::rc::Rc::new(std::cell::Cell::new(0u64));
-    let mut csv = csv::ReaderBuilder::new()
-        .has_headers(false)
-        .flexible(true)
-        .buffer_capacity(1 << 16)
-        .from_reader(CountQuotes {
-            inner: std::io::Cursor::new(header_line).chain(reader),
-            quotes: quotes.clone(),
-        });
-    let mut header = csv::ByteRecord::new();
-    let csv_err = |e: csv::Error, line: u64| match e.into_kind() {
+/// The csv crate's error as an [`NcuError`] at `line`.
+fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
+    match e.into_kind() {
         csv::ErrorKind::Io(source) => NcuError::Io {
             file: file.to_string(),
             source,
@@ -84,9 +123,26 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
             line,
             detail: format!("{kind:?}"),
         },
-    };
+    }
+}
+
+/// The header: its columns, where the identity columns are, and (details
+/// page only) where the metric name, unit and value are.
+struct Header {
+    columns: Vec<String>,
+    ident: Identity,
+    /// `Some` on the details page, `None` on the raw page.
+    details: Option<Details>,
+}
+
+fn read_header<R: Read>(
+    csv: &mut csv::Reader<R>,
+    file: &str,
+    line: u64,
+) -> Result<Header, NcuError> {
+    let mut header = csv::ByteRecord::new();
     csv.read_byte_record(&mut header)
-        .map_err(|e| csv_err(e, header_line_no))?;
+        .map_err(|e| csv_err(e, file, line))?;
     let columns: Vec<String> = header
         .iter()
         .map(|c| String::from_utf8_lossy(c).trim().to_string())
@@ -95,7 +151,7 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
     let need = |name: &str| {
         col(name).ok_or_else(|| NcuError::MissingColumn {
             file: file.to_string(),
-            line: header_line_no,
+            line,
             column: name.to_string(),
         })
     };
@@ -105,63 +161,21 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         kernel: need("Kernel Name")?,
         cc: col("CC"),
     };
-    let page = if col("Metric Name").is_some() || col("Metric Value").is_some() {
-        Page::Details
+    let details = if col("Metric Name").is_some() || col("Metric Value").is_some() {
+        Some(Details {
+            section: col("Section Name"),
+            name: need("Metric Name")?,
+            unit: need("Metric Unit")?,
+            value: need("Metric Value")?,
+        })
     } else {
-        Page::Raw
+        None
     };
-    let mut st = State::new(file, lines_before, log);
-    st.crlf = crlf;
-    st.columns = columns.len();
-    let mut rec = csv::ByteRecord::new();
-    match page {
-        Page::Details => {
-            let d = Details {
-                section: col("Section Name"),
-                name: need("Metric Name")?,
-                unit: need("Metric Unit")?,
-                value: need("Metric Value")?,
-            };
-            loop {
-                let more = csv
-                    .read_byte_record(&mut rec)
-                    .map_err(|e| csv_err(e, st.line_of(&rec)))?;
-                if !more {
-                    break;
-                }
-                st.details_row(&rec, &ident, &d)?;
-            }
-        }
-        Page::Raw => {
-            let slots: Vec<Option<Slot>> = columns.iter().map(|c| classify(c, "")).collect();
-            let mut units: Vec<Vec<u8>> = Vec::new();
-            let mut first = true;
-            loop {
-                let more = csv
-                    .read_byte_record(&mut rec)
-                    .map_err(|e| csv_err(e, st.line_of(&rec)))?;
-                if !more {
-                    break;
-                }
-                if first {
-                    first = false;
-                    // The units row: identity columns empty, one unit per metric.
-                    if rec.get(ident.id).is_none_or(|c| c.is_empty()) {
-                        units = rec.iter().map(<[u8]>::to_vec).collect();
-                        continue;
-                    }
-                }
-                st.raw_row(&rec, &ident, &slots, &units, &columns)?;
-            }
-        }
-    }
-    if quotes.get() % 2 == 1 {
-        return Err(NcuError::Truncated {
-            file: file.to_string(),
-            line: st.line_of(&rec),
-        });
-    }
-    st.finish(page, header_line_no)
+    Ok(Header {
+        columns,
+        ident,
+        details,
+    })
 }
 
 struct Identity {
@@ -176,19 +190,6 @@ struct Details {
     name: usize,
     unit: usize,
     value: usize,
-}
-
-/// A launch while its rows are being read.
-struct RawLaunch {
-    pid: u64,
-    id: u64,
-    name: Arc<str>,
-    line: u64,
-    /// NaN = not collected.
-    scalars: [f64; N_SCALARS],
-    tensor: Vec<(TensorKey, f64)>,
-    tensor_inst: f64,
-    nan_metrics: u32,
 }
 
 struct State<'a> {
@@ -223,6 +224,56 @@ impl<'a> State<'a> {
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
             peaks: NcuPeaks::default(),
+        }
+    }
+
+    /// Reads every row of the details page (one row per metric per launch).
+    fn read_details<R: Read>(
+        &mut self,
+        csv: &mut csv::Reader<R>,
+        rec: &mut csv::ByteRecord,
+        ident: &Identity,
+        d: &Details,
+    ) -> Result<(), NcuError> {
+        loop {
+            let more = csv
+                .read_byte_record(rec)
+                .map_err(|e| csv_err(e, self.file, self.line_of(rec)))?;
+            if !more {
+                return Ok(());
+            }
+            self.details_row(rec, ident, d)?;
+        }
+    }
+
+    /// Reads every row of the raw page (one row per launch, after an
+    /// optional units row).
+    fn read_raw<R: Read>(
+        &mut self,
+        csv: &mut csv::Reader<R>,
+        rec: &mut csv::ByteRecord,
+        ident: &Identity,
+        columns: &[String],
+    ) -> Result<(), NcuError> {
+        let slots: Vec<Option<Slot>> = columns.iter().map(|c| classify(c, "")).collect();
+        let mut units: Vec<Vec<u8>> = Vec::new();
+        let mut first = true;
+        loop {
+            let more = csv
+                .read_byte_record(rec)
+                .map_err(|e| csv_err(e, self.file, self.line_of(rec)))?;
+            if !more {
+                return Ok(());
+            }
+            if first {
+                first = false;
+                // The units row: identity columns empty, one unit per metric.
+                if rec.get(ident.id).is_none_or(|c| c.is_empty()) {
+                    units = rec.iter().map(<[u8]>::to_vec).collect();
+                    continue;
+                }
+            }
+            self.raw_row(rec, ident, &slots, &units, columns)?;
         }
     }
 
@@ -542,139 +593,10 @@ fn is_metric_name(name: &[u8]) -> bool {
     name.windows(2).any(|w| w == b"__")
 }
 
-fn get(r: &RawLaunch, s: Scalar) -> Option<f64> {
-    let v = r.scalars[s as usize];
-    (!v.is_nan()).then_some(v)
-}
-
-/// Turns the raw per-metric values of one launch into its model, choosing
-/// one source per quantity so nothing is counted twice.
-fn finalize(r: RawLaunch) -> LaunchMetrics {
-    use Scalar::*;
-    let ratio = |c, f| match (get(&r, c), get(&r, f)) {
-        (Some(c), Some(f)) if f > 0.0 => Some(c / f * 1e9),
-        _ => None,
-    };
-    let (duration_ns, duration_source) = if let Some(d) = get(&r, GpuTimeDuration) {
-        (Some(d), Some("gpu__time_duration.sum"))
-    } else if let Some(d) = ratio(SmCycles, SmCyclesPerSecond) {
-        (
-            Some(d),
-            Some("sm__cycles_elapsed.avg / sm__cycles_elapsed.avg.per_second"),
-        )
-    } else if let Some(d) = ratio(SmspCycles, SmspCyclesPerSecond) {
-        (
-            Some(d),
-            Some("smsp__cycles_elapsed.avg / smsp__cycles_elapsed.avg.per_second"),
-        )
-    } else if let Some(d) = get(&r, DurationLabel) {
-        (Some(d), Some("Duration (Speed Of Light section)"))
-    } else {
-        (None, None)
-    };
-
-    let pair = |a, b| match (get(&r, a), get(&r, b)) {
-        (None, None) => None,
-        (x, y) => Some((
-            x.unwrap_or(0.0) + y.unwrap_or(0.0),
-            x.is_none() || y.is_none(),
-        )),
-    };
-    let (dram_bytes, dram_source, dram_partial) = if let Some(b) = get(&r, DramBytes) {
-        (Some(b), Some("dram__bytes.sum"), false)
-    } else if let Some((b, p)) = pair(DramBytesRead, DramBytesWrite) {
-        (
-            Some(b),
-            Some("dram__bytes_read.sum + dram__bytes_write.sum"),
-            p,
-        )
-    } else if let Some((b, p)) = pair(DramBytesOpRead, DramBytesOpWrite) {
-        (
-            Some(b),
-            Some("dram__bytes_op_read.sum + dram__bytes_op_write.sum"),
-            p,
-        )
-    } else if let Some(s) = get(&r, DramSectors) {
-        (Some(s * 32.0), Some("dram__sectors.sum x 32"), false)
-    } else if let Some((s, p)) = pair(DramSectorsRead, DramSectorsWrite) {
-        (
-            Some(s * 32.0),
-            Some("(dram__sectors_read.sum + dram__sectors_write.sum) x 32"),
-            p,
-        )
-    } else {
-        (None, None, false)
-    };
-    let l2_bytes = get(&r, L2Bytes).or_else(|| get(&r, L2Sectors).map(|s| s * 32.0));
-    let l1_bytes = get(&r, L1Bytes).or_else(|| get(&r, L1Sectors).map(|s| s * 32.0));
-
-    let mut flop = PathFlop::default();
-    // CUDA cores: an add or a mul is 1 FLOP, an FMA 2, per thread
-    // instruction. For half precision this is ncu's own convention: a packed
-    // HFMA2 counts as one instruction (see docs/ncu.md).
-    for (path, add, mul, fma) in [
-        (ComputePath::Fp64, Dadd, Dmul, Dfma),
-        (ComputePath::Fp32, Fadd, Fmul, Ffma),
-        (ComputePath::Fp16, Hadd, Hmul, Hfma),
-    ] {
-        let (a, m, f) = (get(&r, add), get(&r, mul), get(&r, fma));
-        if a.is_some() || m.is_some() || f.is_some() {
-            flop.set(
-                path,
-                a.unwrap_or(0.0) + m.unwrap_or(0.0) + 2.0 * f.unwrap_or(0.0),
-            );
-        }
-    }
-    // Tensor cores: per dtype from the ops counters. A dst-less counter is
-    // the total over output dtypes; a plain counter is the total over the
-    // sparsity split. Take the most aggregate one present, never both.
-    let mut tensor = r.tensor;
-    tensor.sort_by_key(|e| e.0);
-    for path in ComputePath::ALL.into_iter().filter(|p| p.is_tensor()) {
-        let of_path: Vec<&(TensorKey, f64)> =
-            tensor.iter().filter(|(k, _)| k.path == path).collect();
-        if of_path.is_empty() {
-            continue;
-        }
-        let dsts: BTreeSet<Dst> = if of_path.iter().any(|(k, _)| k.dst == Dst::None) {
-            [Dst::None].into()
-        } else {
-            of_path.iter().map(|(k, _)| k.dst).collect()
-        };
-        let mut total = 0.0;
-        for dst in dsts {
-            let of_dst: Vec<&&(TensorKey, f64)> =
-                of_path.iter().filter(|(k, _)| k.dst == dst).collect();
-            total += match of_dst.iter().find(|(k, _)| k.sparsity.is_none()) {
-                Some((_, v)) => *v,
-                None => of_dst.iter().fold(0.0, |a, (_, v)| a + v),
-            };
-        }
-        flop.add(path, total);
-    }
-
-    LaunchMetrics {
-        process_id: r.pid,
-        id: r.id,
-        name: r.name,
-        line: r.line,
-        duration_ns,
-        duration_source,
-        dram_bytes,
-        dram_source,
-        dram_partial,
-        l2_bytes,
-        l1_bytes,
-        flop,
-        tensor_inst: (!r.tensor_inst.is_nan()).then_some(r.tensor_inst),
-        nan_metrics: r.nan_metrics,
-    }
-}
-
 /// A reader that counts the `"` bytes passing through it.
 struct CountQuotes<R> {
     inner: R,
-    quotes: std::rc::Rc<std::cell::Cell<u64>>,
+    quotes: Rc<Cell<u64>>,
 }
 
 impl<R: Read> Read for CountQuotes<R> {
@@ -689,6 +611,7 @@ impl<R: Read> Read for CountQuotes<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::roofs::ComputePath;
 
     fn raw(cols: &[(&str, &str)]) -> NcuCsv {
         let mut header =

@@ -5,14 +5,16 @@
 //! over the years), loads GPU activity (kernels, memcpys, memsets, whole-graph
 //! rows), CUDA runtime calls, synchronisation calls and NVTX ranges into
 //! compact structs, and joins each GPU op to the API call that launched it on
-//! (process, correlationId). `export` turns an `.nsys-rep` into an export by
+//! (process, correlationId). `convert` turns an `.nsys-rep` into an export by
 //! running `nsys export`.
 
-pub mod export;
+mod chunks;
+pub mod convert;
+mod host;
+mod join;
 mod raw;
 mod read;
 mod schema;
-pub mod synth;
 
 pub use read::{read_timeline, ReadProgress};
 pub use schema::{Schema, SchemaFlavor};
@@ -97,6 +99,9 @@ pub enum NsysError {
         stderr: String,
     },
 }
+
+/// Every nsys export error is the input's (exit code 2).
+impl crate::error::BadInput for NsysError {}
 
 /// Kind of a GPU operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]

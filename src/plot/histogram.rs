@@ -1,5 +1,6 @@
 //! The gap histogram (`rooftrace gaps --plot-hist`): idle-gap durations in
-//! log-spaced bins, each bar stacked by gap class.
+//! the bins the caller gives (for `gaps`, the report's 1-2-5 bins) on a log
+//! axis, each bar stacked by gap class.
 
 use super::axis::{decade_si, LinearAxis, LogAxis, Tick};
 use super::labels::{Legend, LegendItem, Rect, Swatch};
@@ -26,16 +27,19 @@ pub struct HistogramInput {
     pub title: String,
     /// The gaps.
     pub gaps: Vec<GapSample>,
-    /// Bins per decade of duration (e.g. 4: edges at 1, 1.78, 3.16, 5.62 × 10^k).
-    pub bins_per_decade: u32,
+    /// Bin edges, ns, increasing: bin `i` is `[edges_ns[i], edges_ns[i + 1])`,
+    /// the last one open (e.g. [`crate::gaps::HIST_EDGES_NS`]).
+    pub edges_ns: Vec<i64>,
 }
 
 /// One bin: `[lo_ns, hi_ns)` and its count per class.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bin {
-    /// Lower edge, in ns.
+    /// Lower edge as drawn, in ns (a bin starting at 0 is drawn from the
+    /// axis start).
     pub lo_ns: f64,
-    /// Upper edge (exclusive), in ns.
+    /// Upper edge (exclusive) as drawn, in ns (the open last bin ends at
+    /// the axis end).
     pub hi_ns: f64,
     /// Gap count per class, in [`GapClass::ALL`] order.
     pub counts: [u64; 6],
@@ -89,18 +93,17 @@ pub struct GapHistogram {
 /// Least height of a non-empty stacked segment, in pixels.
 pub const MIN_SEGMENT_PX: i32 = 3;
 
-/// Bin index of `d_ns` on an axis starting at `10^lo_exp` with `per_decade`
-/// bins per decade.
-pub fn bin_index(d_ns: f64, lo_exp: i32, per_decade: u32) -> usize {
-    let pos = (d_ns.log10() - lo_exp as f64) * per_decade as f64;
-    // A hair of tolerance so exact edges (1000 ns) land in the bin they start.
-    (pos + 1e-9).floor().max(0.0) as usize
+/// Index of the bin of `edges_ns` holding `d_ns` (an edge starts its bin;
+/// below the first edge is the first bin).
+pub fn bin_index(d_ns: f64, edges_ns: &[i64]) -> usize {
+    edges_ns
+        .partition_point(|&e| e as f64 <= d_ns)
+        .saturating_sub(1)
 }
 
 impl GapHistogram {
     /// Computes bins, stacks and axes.
     pub fn build(input: &HistogramInput) -> Result<GapHistogram, PlotError> {
-        let per = input.bins_per_decade.max(1);
         let valid: Vec<GapSample> = input
             .gaps
             .iter()
@@ -111,23 +114,29 @@ impl GapHistogram {
         let (lo, hi) = valid.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), g| {
             (lo.min(g.duration_ns), hi.max(g.duration_ns))
         });
-        if valid.is_empty() {
+        if valid.is_empty() || input.edges_ns.is_empty() {
             return Err(PlotError::Empty(
                 "no idle gap with a positive duration".into(),
             ));
         }
         let x = LogAxis::covering(lo, hi, 1.0);
-        let n_bins = ((x.hi_exp - x.lo_exp) as u32 * per) as usize;
-        let mut bins: Vec<Bin> = (0..n_bins)
+        let (axis_lo, axis_hi) = (10f64.powi(x.lo_exp), 10f64.powi(x.hi_exp));
+        // The bins from the shortest gap's to the longest's, clipped to the axis.
+        let (first, last) = (
+            bin_index(lo, &input.edges_ns),
+            bin_index(hi, &input.edges_ns),
+        );
+        let edge = |i: usize| input.edges_ns.get(i).map(|&e| e as f64);
+        let mut bins: Vec<Bin> = (first..=last)
             .map(|i| Bin {
-                lo_ns: 10f64.powf(x.lo_exp as f64 + i as f64 / per as f64),
-                hi_ns: 10f64.powf(x.lo_exp as f64 + (i + 1) as f64 / per as f64),
+                lo_ns: edge(i).map_or(axis_lo, |e| e.max(axis_lo)),
+                hi_ns: edge(i + 1).map_or(axis_hi, |e| e.min(axis_hi)),
                 counts: [0; 6],
             })
             .collect();
         let mut per_class = [(0u64, 0.0f64); 6];
         for g in &valid {
-            let i = bin_index(g.duration_ns, x.lo_exp, per).min(n_bins - 1);
+            let i = bin_index(g.duration_ns, &input.edges_ns) - first;
             let c = class_index(g.class);
             bins[i].counts[c] += 1;
             per_class[c].0 += 1;
@@ -188,7 +197,7 @@ impl GapHistogram {
             size_px: style::HISTOGRAM_SIZE_PX,
             title: input.title.clone(),
             subtitle: format!(
-                "{} idle gaps, {} idle in total, {per} bins per decade",
+                "{} idle gaps, {} idle in total",
                 valid.len(),
                 duration_ns(total)
             ),
@@ -248,7 +257,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn bins_are_log_spaced_and_stack_by_class() {
+    fn bins_follow_the_given_edges() {
         let g = |d: f64, class| GapSample {
             duration_ns: d,
             class,
@@ -262,26 +271,49 @@ mod tests {
                 g(40_000.0, GapClass::HostBound),
                 g(0.0, GapClass::Unattributed),
             ],
-            bins_per_decade: 2,
+            // Edges 0, 1, 2, 5, 10, 20, 50 µs.
+            edges_ns: vec![0, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000],
         };
         let h = GapHistogram::build(&input).unwrap();
-        // 1.5 µs .. 40 µs covers 10^3 .. 10^5 ns: 2 decades × 2 bins.
+        // 1.5 µs .. 40 µs covers 10^3 .. 10^5 ns.
         assert_eq!((h.x.lo_exp, h.x.hi_exp), (3, 5));
-        assert_eq!(h.bins.len(), 4);
-        // Edges 1000, 3162, 10000, 31623 ns: 1.5, 1.9 and 2.5 µs share bin 0,
-        // 40 µs falls in bin 3.
+        // Bins from [1, 2) µs (1.5 µs) to [20, 50) µs (40 µs): 5 bins, the
+        // last drawn up to 50 µs.
+        assert_eq!(h.bins.len(), 5);
+        assert_eq!((h.bins[0].lo_ns, h.bins[4].hi_ns), (1_000.0, 50_000.0));
+        // 1.5 and 1.9 µs share bin 0, 2.5 µs is in [2, 5) µs, 40 µs in the last.
         assert_eq!(h.bins[0].counts[class_index(GapClass::LaunchLatency)], 2);
-        assert_eq!(h.bins[0].counts[class_index(GapClass::HostBound)], 1);
-        assert_eq!(h.bins[3].total(), 1);
+        assert_eq!(h.bins[1].counts[class_index(GapClass::HostBound)], 1);
+        assert_eq!(h.bins[4].total(), 1);
         assert_eq!(h.skipped, 1);
-        // Two stacked segments in bin 0, host-bound (first class) at the
-        // bottom, launch latency on top of it.
-        let s: Vec<&Segment> = h.segments.iter().take(2).collect();
-        assert_eq!(s[0].class, GapClass::HostBound);
-        assert_eq!(s[1].class, GapClass::LaunchLatency);
-        assert_eq!(s[1].rect.bottom, s[0].rect.top);
+        // Bin 0 holds only launch latency; bin 1 only host-bound.
+        assert_eq!(h.segments[0].class, GapClass::LaunchLatency);
+        assert_eq!(h.segments[1].class, GapClass::HostBound);
         assert_eq!(h.legend.items.len(), 2);
-        assert_eq!(bin_index(1000.0, 3, 4), 0);
-        assert_eq!(bin_index(10_000.0, 3, 4), 4);
+        let edges = [0, 1_000, 2_000];
+        assert_eq!(bin_index(999.0, &edges), 0);
+        assert_eq!(bin_index(1000.0, &edges), 1);
+        assert_eq!(bin_index(5_000.0, &edges), 2);
+    }
+
+    #[test]
+    fn classes_stack_in_one_bin() {
+        let g = |d: f64, class| GapSample {
+            duration_ns: d,
+            class,
+        };
+        let input = HistogramInput {
+            title: "t".into(),
+            gaps: vec![
+                g(1_500.0, GapClass::LaunchLatency),
+                g(1_900.0, GapClass::HostBound),
+            ],
+            edges_ns: vec![0, 1_000, 2_000],
+        };
+        let h = GapHistogram::build(&input).unwrap();
+        // Host-bound (first class) at the bottom, launch latency on top.
+        assert_eq!(h.segments[0].class, GapClass::HostBound);
+        assert_eq!(h.segments[1].class, GapClass::LaunchLatency);
+        assert_eq!(h.segments[1].rect.bottom, h.segments[0].rect.top);
     }
 }

@@ -22,6 +22,7 @@
 pub mod axis;
 pub mod calibration;
 mod draw;
+mod from_gaps;
 pub mod histogram;
 pub mod labels;
 pub mod roofline;

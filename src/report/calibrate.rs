@@ -2,25 +2,13 @@
 //! notes, as a table, Markdown, CSV or JSON. Returns bytes.
 
 use super::table::Table;
-use super::{Format, MARKDOWN_LIMIT_CHARS};
-use crate::calibrate::compare::Comparison;
-use crate::calibrate::select::Calibration;
+use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
+use crate::calibrate::CalibrateReport;
 use crate::units::{percent, si};
 use serde_json::json;
 
 /// Schema tag of `rooftrace calibrate --format json`.
 pub const CALIBRATE_REPORT_SCHEMA: &str = "rooftrace.calibrate-report/1";
-
-/// Everything `rooftrace calibrate` shows.
-#[derive(Debug, Clone)]
-pub struct CalibrateReport {
-    /// Roofs selected from the harness results.
-    pub calibration: Calibration,
-    /// The same roofs beside the datasheet.
-    pub comparison: Comparison,
-    /// Where the datasheet roofs came from; `None` when there are none.
-    pub datasheet_source: Option<String>,
-}
 
 fn opt_si(v: Option<f64>, unit: &str) -> String {
     v.map(|v| si(v, unit)).unwrap_or_else(|| "-".to_string())
@@ -161,16 +149,16 @@ pub fn verdict(r: &CalibrateReport) -> String {
     v
 }
 
-/// Markdown for a pull-request comment: the verdict line, the plot (when
-/// `image` gives its link), the roofs beside the datasheet, the ridge
-/// points and the notes; notes are cut, with a count, so the whole stays
-/// within [`MARKDOWN_LIMIT_CHARS`].
-pub fn render_markdown(r: &CalibrateReport, image: Option<&str>) -> Vec<u8> {
+/// Markdown for a pull-request comment: the verdict line, the plots
+/// (`images`), the roofs beside the datasheet, the ridge points and the
+/// notes; notes are cut, with a count, so the whole stays within
+/// [`MARKDOWN_LIMIT_CHARS`].
+fn render_markdown(r: &CalibrateReport, images: &[(String, String)]) -> Vec<u8> {
     let (roofs, ridges) = tables(r);
     let mut s = verdict(r);
     s.push_str("\n\n");
-    if let Some(img) = image {
-        s.push_str(&format!("![measured roofs]({img})\n\n"));
+    for (alt, link) in images {
+        s.push_str(&format!("![{alt}]({link})\n\n"));
     }
     s.push_str("## Measured roofs\n\n");
     for h in header(r) {
@@ -203,103 +191,111 @@ pub fn render_markdown(r: &CalibrateReport, image: Option<&str>) -> Vec<u8> {
     s.into_bytes()
 }
 
-/// Renders the report in `format` (Markdown without a plot link; see
-/// [`render_markdown`]).
-pub fn render(r: &CalibrateReport, format: Format) -> Vec<u8> {
-    match format {
-        Format::Table => {
-            let (roofs, ridges) = tables(r);
-            let mut s = header(r).join("\n");
-            s.push_str("\n\n");
-            s.push_str(&roofs.to_text());
-            s.push('\n');
-            s.push_str(&ridges.to_text());
-            if !r.calibration.notes.is_empty() {
-                s.push_str("\nNotes:\n");
-                for n in &r.calibration.notes {
-                    s.push_str(&format!("  {n}\n"));
-                }
-            }
-            s.into_bytes()
-        }
-        Format::Markdown => render_markdown(r, None),
-        Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            let _ = w.write_record([
-                "roof",
-                "unit",
-                "measured",
-                "datasheet",
-                "fraction_of_datasheet",
-                "iqr_fraction",
-                "kernel",
-                "shape",
-                "sm_clock_hz",
-            ]);
-            let num = |v: Option<f64>| v.map(|v| format!("{v:.6e}")).unwrap_or_default();
-            for row in &r.comparison.roofs {
-                let _ = w.write_record([
-                    row.roof.key().to_string(),
-                    row.roof.unit().to_string(),
-                    format!("{:.6e}", row.measured),
-                    num(row.datasheet),
-                    row.fraction_of_datasheet
-                        .map(|f| format!("{f:.4}"))
-                        .unwrap_or_default(),
-                    row.iqr_fraction
-                        .map(|f| format!("{f:.4}"))
-                        .unwrap_or_default(),
-                    row.kernel.clone(),
-                    row.shape.clone(),
-                    num(row.sm_clock_hz),
-                ]);
-            }
-            w.into_inner().unwrap_or_default()
-        }
-        Format::Json => {
-            let rows: Vec<_> = r
-                .comparison
-                .roofs
-                .iter()
-                .map(|row| {
-                    json!({
-                        "roof": row.roof.key(),
-                        "unit": row.roof.unit(),
-                        "measured": row.measured,
-                        "datasheet": row.datasheet,
-                        "fraction_of_datasheet": row.fraction_of_datasheet,
-                        "iqr_fraction": row.iqr_fraction,
-                        "kernel": row.kernel,
-                        "shape": row.shape,
-                        "sm_clock_hz": row.sm_clock_hz,
-                        "throttle_reasons": row.throttle_reasons,
-                    })
-                })
-                .collect();
-            let ridges: Vec<_> = r
-                .comparison
-                .ridges
-                .iter()
-                .map(|row| {
-                    json!({
-                        "path": row.path.key(),
-                        "measured_flop_per_byte": row.measured_flop_per_byte,
-                        "datasheet_flop_per_byte": row.datasheet_flop_per_byte,
-                    })
-                })
-                .collect();
-            let v = json!({
-                "schema": CALIBRATE_REPORT_SCHEMA,
-                "gpu": r.calibration.device.name,
-                "roofs": r.calibration.roofs,
-                "comparison": rows,
-                "ridges": ridges,
-                "notes": r.calibration.notes,
-                "missing": r.calibration.missing,
-            });
-            let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
-            s.push('\n');
-            s.into_bytes()
+impl Render for CalibrateReport {
+    /// Every roof in every format (`opts.top` does not apply); Markdown
+    /// embeds `opts.images` under the verdict.
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        match format {
+            Format::Table => render_table(self),
+            Format::Markdown => render_markdown(self, &opts.images),
+            Format::Csv => render_csv(self),
+            Format::Json => render_json(self),
         }
     }
+}
+
+fn render_table(r: &CalibrateReport) -> Vec<u8> {
+    let (roofs, ridges) = tables(r);
+    let mut s = header(r).join("\n");
+    s.push_str("\n\n");
+    s.push_str(&roofs.to_text());
+    s.push('\n');
+    s.push_str(&ridges.to_text());
+    if !r.calibration.notes.is_empty() {
+        s.push_str("\nNotes:\n");
+        for n in &r.calibration.notes {
+            s.push_str(&format!("  {n}\n"));
+        }
+    }
+    s.into_bytes()
+}
+
+fn render_csv(r: &CalibrateReport) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record([
+        "roof",
+        "unit",
+        "measured",
+        "datasheet",
+        "fraction_of_datasheet",
+        "iqr_fraction",
+        "kernel",
+        "shape",
+        "sm_clock_hz",
+    ]);
+    let num = |v: Option<f64>| v.map(|v| format!("{v:.6e}")).unwrap_or_default();
+    for row in &r.comparison.roofs {
+        let _ = w.write_record([
+            row.roof.key().to_string(),
+            row.roof.unit().to_string(),
+            format!("{:.6e}", row.measured),
+            num(row.datasheet),
+            row.fraction_of_datasheet
+                .map(|f| format!("{f:.4}"))
+                .unwrap_or_default(),
+            row.iqr_fraction
+                .map(|f| format!("{f:.4}"))
+                .unwrap_or_default(),
+            row.kernel.clone(),
+            row.shape.clone(),
+            num(row.sm_clock_hz),
+        ]);
+    }
+    w.into_inner().unwrap_or_default()
+}
+
+fn render_json(r: &CalibrateReport) -> Vec<u8> {
+    let rows: Vec<_> = r
+        .comparison
+        .roofs
+        .iter()
+        .map(|row| {
+            json!({
+                "roof": row.roof.key(),
+                "unit": row.roof.unit(),
+                "measured": row.measured,
+                "datasheet": row.datasheet,
+                "fraction_of_datasheet": row.fraction_of_datasheet,
+                "iqr_fraction": row.iqr_fraction,
+                "kernel": row.kernel,
+                "shape": row.shape,
+                "sm_clock_hz": row.sm_clock_hz,
+                "throttle_reasons": row.throttle_reasons,
+            })
+        })
+        .collect();
+    let ridges: Vec<_> = r
+        .comparison
+        .ridges
+        .iter()
+        .map(|row| {
+            json!({
+                "path": row.path.key(),
+                "measured_flop_per_byte": row.measured_flop_per_byte,
+                "datasheet_flop_per_byte": row.datasheet_flop_per_byte,
+            })
+        })
+        .collect();
+    let v = json!({
+        "schema": CALIBRATE_REPORT_SCHEMA,
+        "gpu": r.calibration.device.name,
+        "roofs": r.calibration.roofs,
+        "comparison": rows,
+        "ridges": ridges,
+        "notes": r.calibration.notes,
+        "missing": r.calibration.missing,
+    });
+    let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
+    s.push('\n');
+    s.into_bytes()
 }

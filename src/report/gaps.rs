@@ -2,7 +2,7 @@
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
 use super::table::Table;
-use super::{Format, MARKDOWN_LIMIT_CHARS};
+use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::gaps::{ClassTotals, GapClass, GapReport, TopGap};
 use crate::units::ellipsize;
 use crate::units::{duration_ns, percent};
@@ -10,23 +10,16 @@ use crate::units::{duration_ns, percent};
 /// At most this many longest gaps in Markdown (the JSON has them all).
 const MARKDOWN_TOP_GAPS: usize = 50;
 
-/// Options of the renderers.
-#[derive(Debug, Clone, Default)]
-pub struct RenderOptions {
-    /// Rows to show in the stream, range and top-gap tables (0 = all).
-    pub rows: usize,
-    /// Markdown only: images to link under the verdict, as (alt text,
-    /// link), in order (e.g. the timeline, then the gap histogram).
-    pub images: Vec<(String, String)>,
-}
-
-/// Renders `r` in `format`.
-pub fn render(r: &GapReport, format: Format, opts: &RenderOptions) -> Vec<u8> {
-    match format {
-        Format::Table => table(r, opts).into_bytes(),
-        Format::Csv => csv(r).into_bytes(),
-        Format::Markdown => markdown(r, opts).into_bytes(),
-        Format::Json => json(r),
+/// Renders the report; `opts.top` is the rows of the stream, range and
+/// top-gap tables (0 = all).
+impl Render for GapReport {
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        match format {
+            Format::Table => table(self, opts).into_bytes(),
+            Format::Csv => csv(self).into_bytes(),
+            Format::Markdown => markdown(self, opts).into_bytes(),
+            Format::Json => json(self),
+        }
     }
 }
 
@@ -339,7 +332,7 @@ fn histogram_table(r: &GapReport) -> Table {
 
 fn table(r: &GapReport, o: &RenderOptions) -> String {
     let mut s = format!("{}\n\nDevices\n{}", verdict(r), devices_table(r).to_text());
-    let (st, more) = streams_table(r, o.rows);
+    let (st, more) = streams_table(r, o.top);
     s.push_str(&format!("\nStreams (busiest first)\n{}", st.to_text()));
     if more > 0 {
         s.push_str(&format!("… {more} more streams (--top 0 shows all)\n"));
@@ -353,7 +346,7 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
         "\nGap histogram\n{}",
         histogram_table(r).to_text()
     ));
-    if let Some((t, more)) = ranges_table(r, o.rows) {
+    if let Some((t, more)) = ranges_table(r, o.top) {
         s.push_str(&format!(
             "\nNVTX ranges (* = no launch found, host window used)\n{}",
             t.to_text()
@@ -494,7 +487,7 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
         ct.to_markdown(),
         format!("### Devices\n\n{}", devices_table(r).to_markdown()),
     ];
-    if let Some((t, more)) = ranges_table(r, if o.rows == 0 { 50 } else { o.rows.min(50) }) {
+    if let Some((t, more)) = ranges_table(r, if o.top == 0 { 50 } else { o.top.min(50) }) {
         let note = if more > 0 {
             format!("\n_{more} more ranges in the JSON report._\n")
         } else {

@@ -3,7 +3,7 @@
 //! and JSON carry every row.
 
 use super::table::Table;
-use super::MARKDOWN_LIMIT_CHARS;
+use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::roofline::{Bound, KernelRoofline, RooflineReport};
 use crate::roofs::ComputePath;
 use crate::units::ellipsize;
@@ -11,15 +11,6 @@ use crate::units::{duration_ns, percent, si};
 
 /// Longest kernel name in table and Markdown cells.
 const NAME_CHARS: usize = 48;
-
-/// Options of the Markdown renderer.
-#[derive(Debug, Clone, Default)]
-pub struct MarkdownOptions<'a> {
-    /// Rows of the main table (0 = all, still capped by the size limit).
-    pub top: usize,
-    /// Path or URL of a roofline plot to embed under the verdict.
-    pub image: Option<&'a str>,
-}
 
 fn paths_label(k: &KernelRoofline) -> String {
     if k.bandwidth_only {
@@ -183,8 +174,21 @@ pub fn verdict(r: &RooflineReport) -> String {
     )
 }
 
+impl Render for RooflineReport {
+    /// Table and Markdown show the top `opts.top` rows (Markdown embeds
+    /// `opts.images` under the verdict); CSV and JSON carry every row.
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        match format {
+            Format::Table => render_table(self, opts.top),
+            Format::Json => render_json(self),
+            Format::Csv => render_csv(self),
+            Format::Markdown => render_markdown(self, opts),
+        }
+    }
+}
+
 /// Aligned text with human units.
-pub fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
+fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
     let n = shown(r, top);
     let mut out = header_lines(r);
     out.push('\n');
@@ -219,7 +223,7 @@ fn opt_num(v: Option<f64>) -> String {
 }
 
 /// CSV, one row per kernel (all rows), SI units in the column names.
-pub fn render_csv(r: &RooflineReport) -> Vec<u8> {
+fn render_csv(r: &RooflineReport) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut header: Vec<String> = [
         "rank",
@@ -325,7 +329,7 @@ pub fn render_csv(r: &RooflineReport) -> Vec<u8> {
 
 /// Pretty JSON (schema `rooftrace.ncu/1`, documented in
 /// docs/json-schema-ncu.md), newline-terminated.
-pub fn render_json(r: &RooflineReport) -> Vec<u8> {
+fn render_json(r: &RooflineReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
     v.push(b'\n');
     v
@@ -334,11 +338,11 @@ pub fn render_json(r: &RooflineReport) -> Vec<u8> {
 /// Markdown for a pull-request comment: the verdict line first, an optional
 /// plot, the top-N table, the roofs used and the diagnostics; never longer
 /// than [`MARKDOWN_LIMIT_CHARS`] (rows are dropped, with a note).
-pub fn render_markdown(r: &RooflineReport, opts: &MarkdownOptions) -> Vec<u8> {
+fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
     let mut head = verdict(r);
     head.push_str("\n\n");
-    if let Some(img) = opts.image {
-        head.push_str(&format!("![roofline]({img})\n\n"));
+    for (alt, link) in &opts.images {
+        head.push_str(&format!("![{alt}]({link})\n\n"));
     }
     let mut tail = String::from("\n**Roofs used** (");
     tail.push_str(&r.roofs.source.replace('|', "\\|"));

@@ -9,7 +9,7 @@
 //! roofs actually needed.
 
 use crate::ncu::{LaunchMetrics, NcuCsv};
-use crate::roofs::{ComputePath, MemoryLevel, Roofs};
+use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -48,18 +48,6 @@ impl Bound {
             Bound::Compute => "compute",
         }
     }
-}
-
-/// How the GPU (and so the roofs) was chosen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GpuInfo {
-    /// Built-in table key (`h100-sxm`), when the table was used.
-    pub key: Option<String>,
-    /// Name shown to the user.
-    pub name: String,
-    /// How it was chosen: `--gpu`, `device name in the CSV`, `compute
-    /// capability in the CSV`, `--roofs FILE`, `--roofs ncu`.
-    pub chosen_by: String,
 }
 
 /// One row of the report: a launch, or all launches of one kernel name.
@@ -233,34 +221,6 @@ impl RooflineReport {
             .map(|(p, _)| *p)
     }
 
-    /// The roofline chart's input (`rooftrace ncu --plot`): one point per
-    /// row (rows without FLOPs are skipped by the chart, which cannot place
-    /// I = 0 on a log axis), the memory roofs used and every compute roof
-    /// (the chart keeps those of the points' paths), `top_n` labels.
-    pub fn plot_input(&self, top_n: usize) -> crate::plot::RooflineInput {
-        let mut roofs = self.roofs.clone();
-        roofs
-            .memory
-            .retain(|level, _| self.roofs_used.memory.contains(level));
-        crate::plot::RooflineInput {
-            roofs,
-            points: self
-                .kernels
-                .iter()
-                .map(|k| crate::plot::KernelPoint {
-                    name: k.name.clone(),
-                    flop_per_byte: k.intensity.unwrap_or(0.0),
-                    flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
-                    duration_ns: k.duration_ns,
-                    time_lost_ns: k.time_lost_ns,
-                    path: self.dominant_path(k),
-                    above_roof: k.above_roof,
-                })
-                .collect(),
-            top_n,
-        }
-    }
-
     /// The compute roofs used, in display order (for plots: one flat roof each).
     pub fn used_compute_roofs(&self) -> Vec<(ComputePath, &crate::roofs::ComputeRoof)> {
         self.roofs_used
@@ -358,83 +318,135 @@ fn example(l: &LaunchMetrics) -> String {
     )
 }
 
-/// Analyses every launch of `csv` against `roofs`.
+/// Analyses every launch of `csv` against `roofs`: group the launches
+/// (diagnosing those that cannot be analysed), compute each row, then
+/// summarise (diagnostics, order, roofs used, totals).
 pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> RooflineReport {
-    use DiagnosticKind::*;
     let mut d = Diags::default();
-    let mut groups: Vec<Acc> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut analysed = 0u64;
-    for l in &csv.launches {
-        if l.nan_metrics > 0 {
-            d.note(NanMetrics, || example(l), || {
-                "launches with metrics read as `nan` (ncu could not read the counters; did the kernel fail?); those metrics are treated as missing".into()
-            });
-        }
-        if l.dram_partial {
-            d.note(PartialDram, || example(l), || {
-                "launches with only one of DRAM read/write bytes: DRAM traffic is undercounted; collect both dram__bytes_read.sum and dram__bytes_write.sum".into()
-            });
-        }
-        if l.tensor_inst.is_some_and(|t| t > 0.0)
-            && !ComputePath::ALL
-                .iter()
-                .any(|p| p.is_tensor() && l.flop.get(*p).is_some())
-        {
-            d.note(TensorNotCounted, || example(l), || {
-                "launches executed tensor-core instructions but no sm__ops_path_tensor_* counter was collected: their tensor FLOPs are not counted (FLOPs per instruction depend on the MMA shape); add e.g. --metrics sm__ops_path_tensor_src_fp16_dst_fp32.sum".into()
-            });
-        }
-        let Some(duration) = l.duration_ns else {
-            d.note(
-                MissingDuration,
-                || example(l),
-                || {
-                    "launches without a duration were skipped; add --metrics gpu__time_duration.sum"
-                        .into()
-                },
-            );
-            continue;
-        };
-        if duration <= 0.0 {
-            d.note(
-                ZeroDuration,
-                || example(l),
-                || "launches with a zero duration were skipped".into(),
-            );
-            continue;
-        }
-        let Some(dram) = l.dram_bytes else {
-            d.note(MissingDram, || example(l), || {
-                "launches without DRAM bytes were skipped; add --metrics dram__bytes_read.sum,dram__bytes_write.sum".into()
-            });
-            continue;
-        };
-        analysed += 1;
-        let key: &str = match group_by {
-            GroupBy::Kernel => &l.name,
-            GroupBy::Launch => "",
-        };
-        let gi = match group_by {
-            GroupBy::Launch => {
-                groups.push(Acc::new(l));
-                groups.len() - 1
-            }
-            GroupBy::Kernel => *index.entry(key).or_insert_with(|| {
-                groups.push(Acc::new(l));
-                groups.len() - 1
-            }),
-        };
-        groups[gi].add(l, duration, dram);
-    }
-
+    let (groups, analysed) = group_launches(csv, group_by, &mut d);
     let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
     let mut unroofed: BTreeSet<ComputePath> = BTreeSet::new();
     let mut kernels: Vec<KernelRoofline> = groups
         .into_iter()
         .map(|g| row(g, roofs, dram_bw, &mut unroofed))
         .collect();
-    for k in &kernels {
+    let diagnostics = diagnose_rows(csv, roofs, &kernels, &unroofed, d);
+    kernels.sort_by(|a, b| {
+        b.time_lost_ns
+            .total_cmp(&a.time_lost_ns)
+            .then(b.duration_ns.total_cmp(&a.duration_ns))
+            .then_with(|| a.name.cmp(&b.name))
+            .then(a.process_id.cmp(&b.process_id))
+            .then(a.id.cmp(&b.id))
+    });
+    RooflineReport {
+        schema: NCU_SCHEMA,
+        input: csv.file.clone(),
+        page: format!("{}, {} columns", csv.page.key(), csv.columns),
+        group_by,
+        gpu,
+        roofs: roofs.clone(),
+        roofs_used: roofs_used(roofs, &kernels),
+        launches_total: csv.launches.len() as u64,
+        launches_analysed: analysed,
+        total_duration_ns: kernels.iter().fold(0.0, |a, k| a + k.duration_ns),
+        total_time_lost_ns: kernels.iter().fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
+        kernels,
+        diagnostics,
+    }
+}
+
+/// Notes what is wrong with one launch's counters; returns its duration
+/// and DRAM bytes when it can be analysed (otherwise it is skipped, and
+/// diagnosed).
+fn check_launch(l: &LaunchMetrics, d: &mut Diags) -> Option<(f64, f64)> {
+    use DiagnosticKind::*;
+    if l.nan_metrics > 0 {
+        d.note(NanMetrics, || example(l), || {
+            "launches with metrics read as `nan` (ncu could not read the counters; did the kernel fail?); those metrics are treated as missing".into()
+        });
+    }
+    if l.dram_partial {
+        d.note(PartialDram, || example(l), || {
+            "launches with only one of DRAM read/write bytes: DRAM traffic is undercounted; collect both dram__bytes_read.sum and dram__bytes_write.sum".into()
+        });
+    }
+    if l.tensor_inst.is_some_and(|t| t > 0.0)
+        && !ComputePath::ALL
+            .iter()
+            .any(|p| p.is_tensor() && l.flop.get(*p).is_some())
+    {
+        d.note(TensorNotCounted, || example(l), || {
+            "launches executed tensor-core instructions but no sm__ops_path_tensor_* counter was collected: their tensor FLOPs are not counted (FLOPs per instruction depend on the MMA shape); add e.g. --metrics sm__ops_path_tensor_src_fp16_dst_fp32.sum".into()
+        });
+    }
+    let Some(duration) = l.duration_ns else {
+        d.note(
+            MissingDuration,
+            || example(l),
+            || {
+                "launches without a duration were skipped; add --metrics gpu__time_duration.sum"
+                    .into()
+            },
+        );
+        return None;
+    };
+    if duration <= 0.0 {
+        d.note(
+            ZeroDuration,
+            || example(l),
+            || "launches with a zero duration were skipped".into(),
+        );
+        return None;
+    }
+    let Some(dram) = l.dram_bytes else {
+        d.note(MissingDram, || example(l), || {
+            "launches without DRAM bytes were skipped; add --metrics dram__bytes_read.sum,dram__bytes_write.sum".into()
+        });
+        return None;
+    };
+    Some((duration, dram))
+}
+
+/// Groups the analysable launches into rows (one per launch, or one per
+/// kernel name in order of first appearance); returns the rows and the
+/// number of launches in them.
+fn group_launches(csv: &NcuCsv, group_by: GroupBy, d: &mut Diags) -> (Vec<Acc>, u64) {
+    let mut groups: Vec<Acc> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut analysed = 0u64;
+    for l in &csv.launches {
+        let Some((duration, dram)) = check_launch(l, d) else {
+            continue;
+        };
+        analysed += 1;
+        let gi = match group_by {
+            GroupBy::Launch => {
+                groups.push(Acc::new(l));
+                groups.len() - 1
+            }
+            GroupBy::Kernel => *index.entry(&*l.name).or_insert_with(|| {
+                groups.push(Acc::new(l));
+                groups.len() - 1
+            }),
+        };
+        groups[gi].add(l, duration, dram);
+    }
+    (groups, analysed)
+}
+
+/// The diagnostics of the report, one per kind: the launch-level ones in
+/// `d`, then those about rows, paths without a roof and several devices;
+/// ncu's own log lines first.
+fn diagnose_rows(
+    csv: &NcuCsv,
+    roofs: &Roofs,
+    kernels: &[KernelRoofline],
+    unroofed: &BTreeSet<ComputePath>,
+    mut d: Diags,
+) -> Vec<Diagnostic> {
+    use DiagnosticKind::*;
+    for k in kernels {
         if k.bandwidth_only {
             d.note(BandwidthOnly, || format!("{} (ID {})", crate::units::ellipsize(&k.name, 60), k.id), || {
                 "rows without FLOP counters are analysed against the DRAM roof alone; add the SASS and tensor counters from `rooftrace ncu --print-metrics`".into()
@@ -446,7 +458,7 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
             });
         }
     }
-    for p in &unroofed {
+    for p in unroofed {
         d.note(NoRoofForPath, || p.label().to_string(), || {
             format!("FLOPs on paths the roofs ({}) have no value for were left out of the compute time; give a roofs file with them (--roofs FILE)", roofs.gpu)
         });
@@ -482,20 +494,16 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
             },
         );
     }
+    diagnostics
+}
 
-    kernels.sort_by(|a, b| {
-        b.time_lost_ns
-            .total_cmp(&a.time_lost_ns)
-            .then(b.duration_ns.total_cmp(&a.duration_ns))
-            .then_with(|| a.name.cmp(&b.name))
-            .then(a.process_id.cmp(&b.process_id))
-            .then(a.id.cmp(&b.id))
-    });
-
+/// The roofs the rows need: DRAM always, L2/L1 when the roofs have them and
+/// some row has bytes for them; compute paths with FLOPs and a roof.
+fn roofs_used(roofs: &Roofs, kernels: &[KernelRoofline]) -> RoofsUsed {
     let mut compute_used: BTreeSet<ComputePath> = BTreeSet::new();
     let mut l2 = false;
     let mut l1 = false;
-    for k in &kernels {
+    for k in kernels {
         compute_used.extend(
             k.flop_by_path
                 .keys()
@@ -511,24 +519,9 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
     if l1 && roofs.memory.contains_key(&MemoryLevel::L1) {
         memory.push(MemoryLevel::L1);
     }
-
-    RooflineReport {
-        schema: NCU_SCHEMA,
-        input: csv.file.clone(),
-        page: format!("{}, {} columns", csv.page.key(), csv.columns),
-        group_by,
-        gpu,
-        roofs: roofs.clone(),
-        roofs_used: RoofsUsed {
-            memory,
-            compute: compute_used.into_iter().collect(),
-        },
-        launches_total: csv.launches.len() as u64,
-        launches_analysed: analysed,
-        total_duration_ns: kernels.iter().fold(0.0, |a, k| a + k.duration_ns),
-        total_time_lost_ns: kernels.iter().fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
-        kernels,
-        diagnostics,
+    RoofsUsed {
+        memory,
+        compute: compute_used.into_iter().collect(),
     }
 }
 

@@ -7,6 +7,6 @@
 pub mod analysis;
 
 pub use analysis::{
-    analyze, Bound, Diagnostic, DiagnosticKind, GpuInfo, GroupBy, KernelRoofline, RooflineReport,
-    RoofsUsed, NCU_SCHEMA,
+    analyze, Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RooflineReport, RoofsUsed,
+    NCU_SCHEMA,
 };

@@ -241,7 +241,7 @@ pub struct Roofs {
     pub compute: BTreeMap<ComputePath, ComputeRoof>,
 }
 
-/// Errors reading a roofs file.
+/// Errors reading a roofs file or choosing the roofs of a run.
 #[derive(Debug, thiserror::Error)]
 pub enum RoofsError {
     /// The file could not be read.
@@ -270,7 +270,34 @@ pub enum RoofsError {
         /// The value found.
         value: f64,
     },
+    /// `--gpu KEY` names no GPU of the built-in table.
+    #[error("unknown GPU {key:?} for --gpu; choose one of: {choices} (or give measured roofs with --roofs FILE)")]
+    UnknownGpu {
+        /// The key given.
+        key: String,
+        /// The keys of the table, comma-separated.
+        choices: String,
+    },
+    /// The input does not say which GPU of the table it ran on.
+    #[error("cannot tell which GPU {file} ran on ({seen}); pass --gpu with one of: {choices}, or --roofs FILE, or --roofs ncu")]
+    UnknownDevice {
+        /// The input file.
+        file: String,
+        /// What the input says about its device.
+        seen: String,
+        /// The keys of the table, comma-separated.
+        choices: String,
+    },
+    /// The chosen roofs have no DRAM bandwidth.
+    #[error("the roofs for {gpu} have no DRAM bandwidth (memory.dram); add it to the roofs file")]
+    NoDram {
+        /// The GPU the roofs are for.
+        gpu: String,
+    },
 }
+
+/// A bad roofs file or roofs choice is the input's fault (exit code 2).
+impl crate::error::BadInput for RoofsError {}
 
 impl Roofs {
     /// An empty set of roofs for `gpu`.

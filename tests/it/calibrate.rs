@@ -529,8 +529,9 @@ fn live_run_without_a_device_says_so() {
 
 #[test]
 fn markdown_fits_a_pr_comment_with_many_notes() {
-    use rooftrace::report::calibrate::{render_markdown, verdict, CalibrateReport};
-    use rooftrace::report::MARKDOWN_LIMIT_CHARS;
+    use rooftrace::calibrate::CalibrateReport;
+    use rooftrace::report::calibrate::verdict;
+    use rooftrace::report::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
     let results = read_results(&fixture(H100)).unwrap();
     let mut calibration = select_roofs(&results);
     // 2000 notes of ~100 chars each: ~200,000 chars, three times the limit.
@@ -539,13 +540,12 @@ fn markdown_fits_a_pr_comment_with_many_notes() {
             .notes
             .push(format!("line {i}: {}", "x".repeat(90)));
     }
-    let comparison = compare(&calibration.roofs, None);
-    let report = CalibrateReport {
-        calibration,
-        comparison,
-        datasheet_source: None,
+    let report = CalibrateReport::new(calibration, None);
+    let opts = RenderOptions {
+        top: 0,
+        images: vec![("measured roofs".into(), "roofs.png".into())],
     };
-    let md = String::from_utf8(render_markdown(&report, Some("roofs.png"))).unwrap();
+    let md = String::from_utf8(report.render(Format::Markdown, &opts)).unwrap();
     let chars = md.chars().count();
     assert!(chars <= MARKDOWN_LIMIT_CHARS, "{chars} chars");
     // Cut notes are counted, not dropped silently: kept + left out = all.

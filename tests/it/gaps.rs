@@ -364,13 +364,13 @@ fn graphs_traced_as_graphs_are_busy_and_launches_count_once() {
 fn synthetic_export_matches_the_reference() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("synth.sqlite");
-    let spec = rooftrace::nsys::synth::SynthSpec {
+    let spec = rooftrace::synth::nsys::SynthSpec {
         kernels: 3_000,
         devices: 2,
         streams: 3,
         seed: 7,
     };
-    rooftrace::nsys::synth::write_synthetic(&db, &spec).unwrap();
+    rooftrace::synth::nsys::write_synthetic(&db, &spec).unwrap();
     let t = read(&db, true);
     let r = analyze(
         &t,
@@ -513,24 +513,40 @@ fn stream_filter_analyses_one_stream() {
 }
 
 #[test]
-fn timeline_window_has_lanes_and_classified_gaps() {
+fn timeline_input_has_lanes_and_classified_gaps() {
     let (_d, db) = build("classes");
     let t = read(&db, false);
-    let cfg = GapConfig::default();
-    let w = rooftrace::gaps::window(&t, &cfg, 5_000, 32_000);
-    assert_eq!(w.lanes.len(), 1);
-    // Ops overlapping [5000, 32000): K3 [6000,7000), K4, K5.
-    let starts: Vec<i64> = w.lanes[0].ops.iter().map(|o| o.start_ns).collect();
-    assert_eq!(starts, vec![6_000, 9_000, 30_000]);
-    // Gaps overlapping it, unclipped, with the same classes as the report.
-    let gaps: Vec<(i64, GapClass)> = w.gaps.iter().map(|g| (g.start_ns, g.class)).collect();
+    let cfg = GapConfig {
+        keep_gaps: true,
+        ..GapConfig::default()
+    };
+    let r = analyze(&t, &cfg);
+    // The first op starts at 1000: `--window 4us..31us` is [5000, 32000);
+    // the axis (27 µs, ticks every 5 µs) runs on to 30 µs, so the chart
+    // shows [5000, 35000).
+    let input =
+        rooftrace::plot::TimelineInput::from_gaps(&t, &r, Some((4_000, 31_000)), "x").unwrap();
+    let chart = rooftrace::plot::TimelineChart::build(&input).unwrap();
+    assert_eq!(chart.window_ns, (5_000, 35_000));
+    let labels: Vec<&str> = input.lanes.iter().map(|l| l.label.as_str()).collect();
+    assert_eq!(labels, vec!["GPU 0 idle gaps", "GPU 0 stream 7"]);
+    // Ops overlapping [5000, 35000): K3 [6000,7000), K4, K5, on the stream lane.
+    let starts: Vec<(usize, i64)> = input.ops.iter().map(|o| (o.lane, o.start_ns)).collect();
+    assert_eq!(starts, vec![(1, 6_000), (1, 9_000), (1, 30_000)]);
+    // Gaps overlapping it, unclipped, with the same classes as the report,
+    // on the idle-gap lane.
+    let gaps: Vec<(usize, i64, GapClass)> = input
+        .gaps
+        .iter()
+        .map(|g| (g.lane, g.start_ns, g.class))
+        .collect();
     assert_eq!(
         gaps,
         vec![
-            (4_000, GapClass::LaunchInFlight),
-            (7_000, GapClass::LaunchLatency),
-            (10_000, GapClass::QueuedDependency),
-            (31_000, GapClass::Synchronization),
+            (0, 4_000, GapClass::LaunchInFlight),
+            (0, 7_000, GapClass::LaunchLatency),
+            (0, 10_000, GapClass::QueuedDependency),
+            (0, 31_000, GapClass::Synchronization),
         ]
     );
 }
@@ -579,9 +595,18 @@ fn markdown_links_the_image() {
 #[test]
 fn classified_gaps_agree_with_the_report_totals() {
     let t = read(&fixture(CORPUS[2]), false);
-    let cfg = GapConfig::default();
-    let r = analyze(&t, &cfg);
-    let gaps = rooftrace::gaps::classified_gaps(&t, &cfg);
+    let r = analyze(&t, &GapConfig::default());
+    let mut kept = analyze(
+        &t,
+        &GapConfig {
+            keep_gaps: true,
+            ..GapConfig::default()
+        },
+    );
+    let gaps = kept.gaps.take().unwrap();
+    // Keeping the gaps changes nothing else in the report.
+    assert_eq!(r.gaps, None);
+    assert_eq!(kept, r);
     for d in &r.devices {
         for c in GapClass::ALL {
             let mine: i64 = gaps

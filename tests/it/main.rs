@@ -1,6 +1,7 @@
 //! The one integration-test binary. Each area has its own module; snapshots
 //! live in `tests/it/snapshots/`.
 
+mod architecture;
 mod calibrate;
 mod calibrate_failures;
 mod common;

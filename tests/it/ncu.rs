@@ -4,10 +4,10 @@
 
 use crate::common::{corpus, fixture, rooftrace};
 use rooftrace::ncu::{self, NcuCsv, NcuError, Page};
-use rooftrace::report::roofline::{render_markdown, MarkdownOptions};
-use rooftrace::report::MARKDOWN_LIMIT_CHARS;
-use rooftrace::roofline::{analyze, Bound, DiagnosticKind, GpuInfo, GroupBy};
-use rooftrace::roofs::{gpus, ComputePath, Roofs};
+use rooftrace::plot::RooflineInput;
+use rooftrace::report::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
+use rooftrace::roofline::{analyze, Bound, DiagnosticKind, GroupBy};
+use rooftrace::roofs::{gpus, ComputePath, GpuInfo, Roofs};
 use std::path::Path;
 
 fn parse(path: &Path) -> Result<NcuCsv, NcuError> {
@@ -379,11 +379,11 @@ fn markdown_starts_with_the_verdict_and_fits_a_pr_comment() {
     let csv = ncu::parse(text.as_bytes(), "many.csv").unwrap();
     let (roofs, info) = gpu("h100-sxm");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
-    let md = String::from_utf8(render_markdown(
-        &r,
-        &MarkdownOptions {
+    let md = String::from_utf8(r.render(
+        Format::Markdown,
+        &RenderOptions {
             top: 0,
-            image: Some("roofline.svg"),
+            images: vec![("roofline".into(), "roofline.svg".into())],
         },
     ))
     .unwrap();
@@ -692,7 +692,7 @@ fn report_turns_into_a_roofline_chart() {
     let csv = fx("ncu/gpp_ncu2024.2_details15.csv");
     let (roofs, info) = gpu("rtx4090");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
-    let input = r.plot_input(5);
+    let input = RooflineInput::from_report(&r, 5);
     let p = &input.points[0];
     // FP64 dominates the compute time: 1.9638e12/1.29e12 s >> 4.9e10/82.6e12 s.
     assert_eq!(p.path, Some(ComputePath::Fp64));

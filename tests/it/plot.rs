@@ -232,7 +232,7 @@ fn small_histogram() -> HistogramInput {
             g(15_000.0, GapClass::HostBound),
             g(120_000.0, GapClass::Synchronization),
         ],
-        bins_per_decade: 4,
+        edges_ns: rooftrace::gaps::HIST_EDGES_NS.to_vec(),
     }
 }
 
@@ -540,7 +540,7 @@ fn empty_inputs_are_errors_not_panics() {
     let h = HistogramInput {
         title: "t".into(),
         gaps: vec![],
-        bins_per_decade: 4,
+        edges_ns: rooftrace::gaps::HIST_EDGES_NS.to_vec(),
     };
     assert!(GapHistogram::build(&h).is_err());
     let mut t = small_timeline();
@@ -821,6 +821,37 @@ fn gaps_histogram_svg_snapshot_respects_min_gap() {
 }
 
 #[test]
+fn gaps_histogram_bins_are_the_report_bins() {
+    // One binning: each bar of the chart counts exactly the gaps of the
+    // report's histogram row with the same lower edge (the row [0, 1 µs)
+    // is drawn from the axis start), computed by the report's own sweep.
+    let path = common::root().join(H100_2GPU);
+    let t = rooftrace::nsys::read_timeline(&path, false, &|_, _| {}).unwrap();
+    let cfg = rooftrace::gaps::GapConfig {
+        min_gap_ns: 5_000,
+        keep_gaps: true,
+        ..Default::default()
+    };
+    let report = rooftrace::gaps::analyze(&t, &cfg);
+    let chart = GapHistogram::build(&HistogramInput::from_gaps(&report, "x").unwrap()).unwrap();
+    let rows: Vec<(f64, u64)> = report
+        .distribution
+        .histogram
+        .iter()
+        .filter(|b| b.count > 0)
+        .map(|b| (b.lo_ns as f64, b.count))
+        .collect();
+    let bars: Vec<(f64, u64)> = chart
+        .bins
+        .iter()
+        .filter(|b| b.total() > 0)
+        .map(|b| (b.lo_ns, b.total()))
+        .collect();
+    assert!(rows.len() > 1);
+    assert_eq!(bars, rows);
+}
+
+#[test]
 fn gaps_plot_applies_device_and_stream_filters() {
     let dir = tmp();
     let svg = dir.path().join("t.svg");
@@ -924,16 +955,13 @@ fn gaps_timeline_draws_every_op_up_to_the_axis_end() {
     // were drawn empty although the GPU was busy there.
     let path = common::root().join(CLOVERLEAF);
     let t = rooftrace::nsys::read_timeline(&path, false, &|_, _| {}).unwrap();
-    let cfg = rooftrace::gaps::GapConfig::default();
+    let cfg = rooftrace::gaps::GapConfig {
+        keep_gaps: true,
+        ..Default::default()
+    };
     let report = rooftrace::gaps::analyze(&t, &cfg);
-    let input = rooftrace::commands::gaps::timeline_input(
-        &t,
-        &cfg,
-        &report,
-        Some((100_000_000, 147_000_000)),
-        "x",
-    )
-    .unwrap();
+    let input =
+        TimelineInput::from_gaps(&t, &report, Some((100_000_000, 147_000_000)), "x").unwrap();
     let chart = TimelineChart::build(&input).unwrap();
     let first = sql_i64(
         CLOVERLEAF,
@@ -977,9 +1005,12 @@ fn gaps_plot_pngs_decode_and_are_not_blank() {
     // built through the library for the same input.
     let path = common::root().join(CLOVERLEAF);
     let t = rooftrace::nsys::read_timeline(&path, false, &|_, _| {}).unwrap();
-    let cfg = rooftrace::gaps::GapConfig::default();
+    let cfg = rooftrace::gaps::GapConfig {
+        keep_gaps: true,
+        ..Default::default()
+    };
     let report = rooftrace::gaps::analyze(&t, &cfg);
-    let input = rooftrace::commands::gaps::timeline_input(&t, &cfg, &report, None, "x").unwrap();
+    let input = TimelineInput::from_gaps(&t, &report, None, "x").unwrap();
     let size = TimelineChart::build(&input).unwrap().size_px();
     assert_eq!(size.0, 1400);
     // Kernels fill the stream lane; synchronisation is the main gap class.

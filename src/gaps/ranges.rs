@@ -1,0 +1,161 @@
+//! `--nvtx`: one row per instance of the matching NVTX ranges, projected
+//! onto the GPU through the ops they launched, with the idle time and its
+//! classes inside each instance's GPU window.
+
+use super::class::overlap;
+use super::model::*;
+use super::stats::dist;
+use super::sweep::DeviceDetail;
+use crate::nsys::{GpuOp, OpKind, Timeline};
+use regex::Regex;
+
+/// Sum of the overlaps of sorted disjoint intervals with `[w0, w1)`.
+fn clipped<T>(
+    items: &[T],
+    w0: i64,
+    w1: i64,
+    iv: impl Fn(&T) -> (i64, i64),
+    mut each: impl FnMut(&T, i64),
+) {
+    let i = items.partition_point(|x| iv(x).1 <= w0);
+    for x in &items[i..] {
+        let (s, e) = iv(x);
+        if s >= w1 {
+            break;
+        }
+        each(x, overlap(s, e, w0, w1));
+    }
+}
+
+/// The `--nvtx` report over the analysed ops (in scope, grouped by
+/// (pid, device), sorted by start), each device's detail and every
+/// classified gap.
+pub(crate) fn range_report(
+    tl: &Timeline,
+    ops: &[GpuOp],
+    details: &[DeviceDetail],
+    gaps: &[ClassifiedGap],
+    re: &Regex,
+) -> RangeReport {
+    // Ops by (pid, tid, launch start) to project host ranges onto the GPU.
+    let mut launched: Vec<(u32, u32, i64, usize)> = ops
+        .iter()
+        .enumerate()
+        .filter_map(|(i, o)| tl.api_of(o).map(|a| (a.pid, a.tid, a.start_ns, i)))
+        .collect();
+    launched.sort_unstable();
+    let mut instances = Vec::new();
+    for r in tl.nvtx.iter().filter(|r| re.is_match(&r.text)) {
+        let lo = launched.partition_point(|x| (x.0, x.1, x.2) < (r.pid, r.tid, r.start_ns));
+        let hi = launched.partition_point(|x| (x.0, x.1, x.2) <= (r.pid, r.tid, r.end_ns));
+        let mine = &launched[lo..hi];
+        let (projected, w0, w1) = if mine.is_empty() {
+            (false, r.start_ns, r.end_ns)
+        } else {
+            let s = mine
+                .iter()
+                .map(|x| ops[x.3].start_ns)
+                .min()
+                .unwrap_or(r.start_ns);
+            let e = mine
+                .iter()
+                .map(|x| ops[x.3].end_ns)
+                .max()
+                .unwrap_or(r.end_ns);
+            (true, s, e)
+        };
+        let mut devs: Vec<u16> = if projected {
+            mine.iter().map(|x| ops[x.3].device).collect()
+        } else {
+            details
+                .iter()
+                .filter(|d| d.pid == r.pid)
+                .map(|d| d.device)
+                .collect()
+        };
+        devs.sort_unstable();
+        devs.dedup();
+        let (mut idle, mut in_span, mut kbusy) = (0i64, 0i64, 0i64);
+        let mut classes = ClassTotals::default();
+        for d in details
+            .iter()
+            .filter(|d| d.pid == r.pid && devs.contains(&d.device))
+        {
+            in_span += overlap(d.span.0, d.span.1, w0, w1);
+            clipped(
+                &gaps[d.gaps_at.0..d.gaps_at.1],
+                w0,
+                w1,
+                |g| (g.start_ns, g.end_ns),
+                |g, len| {
+                    if len > 0 {
+                        idle += len;
+                        classes.add(g.class, len);
+                    }
+                },
+            );
+            clipped(&d.kernel_runs, w0, w1, |k| *k, |_, len| kbusy += len);
+        }
+        let kernels = if projected {
+            mine.iter()
+                .filter(|x| ops[x.3].kind == OpKind::Kernel)
+                .count() as u64
+        } else {
+            // Kernels starting in the window: binary search in each device's ops.
+            details
+                .iter()
+                .filter(|d| d.pid == r.pid && devs.contains(&d.device))
+                .map(|d| {
+                    let dev = &ops[d.ops_at.0..d.ops_at.1];
+                    let lo = dev.partition_point(|o| o.start_ns < w0);
+                    let hi = dev.partition_point(|o| o.start_ns < w1);
+                    dev[lo..hi]
+                        .iter()
+                        .filter(|o| o.kind == OpKind::Kernel)
+                        .count() as u64
+                })
+                .sum()
+        };
+        instances.push(RangeRow {
+            text: r.text.clone(),
+            pid: r.pid,
+            tid: r.tid,
+            start_ns: r.start_ns,
+            end_ns: r.end_ns,
+            wall_ns: r.end_ns - r.start_ns,
+            projected,
+            gpu_start_ns: w0,
+            gpu_end_ns: w1,
+            busy_ns: in_span - idle,
+            kernel_busy_ns: kbusy,
+            idle_ns: idle,
+            kernels,
+            classes,
+        });
+    }
+    let mp = |f: &dyn Fn(&RangeRow) -> i64| {
+        let mut v: Vec<i64> = instances.iter().map(f).collect();
+        let d = dist(&mut v);
+        MedianP90 {
+            median: d.p50_ns,
+            p90: d.p90_ns,
+        }
+    };
+    let mut classes = ClassTotals::default();
+    for r in &instances {
+        for (i, t) in r.classes.0.iter().enumerate() {
+            classes.0[i].count += t.count;
+            classes.0[i].total_ns += t.total_ns;
+        }
+    }
+    RangeReport {
+        pattern: re.as_str().to_string(),
+        wall_ns: mp(&|r| r.wall_ns),
+        gpu_window_ns: mp(&|r| r.gpu_end_ns - r.gpu_start_ns),
+        kernel_busy_ns: mp(&|r| r.kernel_busy_ns),
+        idle_ns: mp(&|r| r.idle_ns),
+        kernels: mp(&|r| r.kernels as i64),
+        classes,
+        instances,
+    }
+}

@@ -1,0 +1,288 @@
+//! The sweep: one pass per (process, device) over its ops sorted by start
+//! gives the busy union, every gap with its class, the histogram, the
+//! top-N heap and the per-stream view.
+
+use super::class::classify;
+use super::hist::{hist_bin, HIST_EDGES_NS};
+use super::model::*;
+use super::GapConfig;
+use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
+use std::collections::BinaryHeap;
+
+/// A top-gap candidate in the min-heap: (duration, reverse (pid, device,
+/// start) so earlier gaps win ties, index of the op before, index of the op
+/// after, class index).
+pub(crate) type TopEntry =
+    std::cmp::Reverse<(i64, std::cmp::Reverse<(u32, u16, i64)>, usize, usize, usize)>;
+
+/// A device gap as found by the sweep: `[start, end)`, the index (in the
+/// device slice) of the op that ended last before it and of the op after it.
+#[derive(Debug, Clone, Copy)]
+struct RawGap {
+    start: i64,
+    end: i64,
+    before: usize,
+    after: usize,
+}
+
+/// Sweeps ops sorted by start: returns (busy_ns, span_start, span_end) and
+/// calls `on_gap` for each gap.
+fn sweep(ops: &[GpuOp], mut on_gap: impl FnMut(RawGap)) -> (i64, i64, i64) {
+    let Some(first) = ops.first() else {
+        return (0, 0, 0);
+    };
+    let (mut run_start, mut run_end, mut last) = (first.start_ns, first.end_ns, 0usize);
+    let mut busy = 0i64;
+    for (i, op) in ops.iter().enumerate().skip(1) {
+        if op.start_ns > run_end {
+            busy += run_end - run_start;
+            on_gap(RawGap {
+                start: run_end,
+                end: op.start_ns,
+                before: last,
+                after: i,
+            });
+            run_start = op.start_ns;
+            run_end = op.end_ns;
+            last = i;
+        } else if op.end_ns > run_end {
+            run_end = op.end_ns;
+            last = i;
+        }
+    }
+    busy += run_end - run_start;
+    (busy, first.start_ns, run_end)
+}
+
+/// Union length of sorted-by-start intervals of the given kinds.
+fn union_of(ops: &[GpuOp], keep: impl Fn(&GpuOp) -> bool) -> i64 {
+    let (mut busy, mut cur): (i64, Option<(i64, i64)>) = (0, None);
+    for op in ops.iter().filter(|o| keep(o)) {
+        cur = match cur {
+            Some((s, e)) if op.start_ns <= e => Some((s, e.max(op.end_ns))),
+            Some((s, e)) => {
+                busy += e - s;
+                Some((op.start_ns, op.end_ns))
+            }
+            None => Some((op.start_ns, op.end_ns)),
+        };
+    }
+    busy + cur.map_or(0, |(s, e)| e - s)
+}
+
+/// Per-device data kept for `--nvtx`.
+pub(crate) struct DeviceDetail {
+    pub(crate) pid: u32,
+    pub(crate) device: u16,
+    pub(crate) span: (i64, i64),
+    /// This device's gaps are `gaps[gaps_at.0..gaps_at.1]` of every
+    /// classified gap, sorted by start (set when the devices are merged).
+    pub(crate) gaps_at: (usize, usize),
+    pub(crate) kernel_runs: Vec<(i64, i64)>,
+    /// This device's ops are `ops[ops_at.0..ops_at.1]`, sorted by start.
+    pub(crate) ops_at: (usize, usize),
+}
+
+#[derive(Default)]
+struct StreamAcc {
+    start: i64,
+    run_start: i64,
+    run_end: i64,
+    busy: i64,
+    gaps: u64,
+    ops: u64,
+    classes: ClassTotals,
+}
+/// What one (process, device) contributes to the report.
+pub(crate) struct DeviceOut {
+    pub(crate) device: DeviceGaps,
+    pub(crate) streams: Vec<StreamGaps>,
+    pub(crate) detail: Option<DeviceDetail>,
+    /// Every gap with its class, by start (empty unless kept).
+    pub(crate) gaps: Vec<ClassifiedGap>,
+    /// Durations of the gaps of at least `min_gap_ns`, ns.
+    pub(crate) durations: Vec<i64>,
+    /// (count, total ns) per histogram bin.
+    pub(crate) hist: [(u64, i64); HIST_EDGES_NS.len()],
+    pub(crate) heap: BinaryHeap<TopEntry>,
+}
+
+/// Keeps the `top` longest gaps (all when `top` is 0) in a min-heap.
+pub(crate) fn push_bounded(heap: &mut BinaryHeap<TopEntry>, e: TopEntry, top: usize) {
+    heap.push(e);
+    if top > 0 && heap.len() > top {
+        heap.pop();
+    }
+}
+
+/// The sweep, classes, stream view and details of one (process, device);
+/// `offset` is the index of `dev_ops[0]` in the analysed ops. Keeps every
+/// classified gap when `keep_gaps`, the `--nvtx` detail when `keep_detail`.
+pub(crate) fn analyze_device(
+    tl: &Timeline,
+    dev_ops: &[GpuOp],
+    offset: usize,
+    syncs: &[SyncCall],
+    cfg: &GapConfig,
+    keep_gaps: bool,
+) -> DeviceOut {
+    let keep_detail = cfg.nvtx.is_some();
+    let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
+    let mut classes = ClassTotals::default();
+    let mut gap_count = 0u64;
+    let mut gaps = Vec::new();
+    let mut durations = Vec::new();
+    let mut hist = [(0u64, 0i64); HIST_EDGES_NS.len()];
+    let mut heap = BinaryHeap::new();
+    let (busy, span_start, span_end) = sweep(dev_ops, |g| {
+        let next = &dev_ops[g.after];
+        let api = tl.api_of(next);
+        let blocking = api.is_some_and(|a| tl.is_blocking(a));
+        let class = classify(g.start, g.end, api, blocking, syncs, cfg.launch_latency_ns);
+        let d = g.end - g.start;
+        classes.add(class, d);
+        gap_count += 1;
+        if keep_gaps {
+            gaps.push(ClassifiedGap {
+                pid,
+                device,
+                start_ns: g.start,
+                end_ns: g.end,
+                class,
+            });
+        }
+        if d >= cfg.min_gap_ns {
+            durations.push(d);
+            let bin = hist_bin(d);
+            hist[bin].0 += 1;
+            hist[bin].1 += d;
+            let entry = std::cmp::Reverse((
+                d,
+                std::cmp::Reverse((pid, device, g.start)),
+                offset + g.before,
+                offset + g.after,
+                class as usize,
+            ));
+            push_bounded(&mut heap, entry, cfg.top);
+        }
+    });
+    let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
+    let mut by_kind = [0u64; 4];
+    for o in dev_ops {
+        by_kind[o.kind as usize] += 1;
+    }
+    DeviceOut {
+        device: DeviceGaps {
+            pid,
+            device,
+            start_ns: span_start,
+            end_ns: span_end,
+            span_ns: span_end - span_start,
+            busy_ns: busy,
+            kernel_busy_ns: union_of(dev_ops, kernel_like),
+            idle_ns: span_end - span_start - busy,
+            gap_count,
+            kernels: by_kind[OpKind::Kernel as usize],
+            memcpys: by_kind[OpKind::Memcpy as usize],
+            memsets: by_kind[OpKind::Memset as usize],
+            graphs: by_kind[OpKind::Graph as usize],
+            classes,
+        },
+        streams: stream_view(tl, dev_ops, syncs, cfg),
+        detail: keep_detail.then(|| DeviceDetail {
+            pid,
+            device,
+            span: (span_start, span_end),
+            gaps_at: (0, 0),
+            kernel_runs: runs(dev_ops, kernel_like),
+            ops_at: (offset, offset + dev_ops.len()),
+        }),
+        gaps,
+        durations,
+        hist,
+        heap,
+    }
+}
+
+/// Merged busy runs of the ops passing `keep`.
+fn runs(ops: &[GpuOp], keep: impl Fn(&GpuOp) -> bool) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for op in ops.iter().filter(|o| keep(o)) {
+        match out.last_mut() {
+            Some(l) if op.start_ns <= l.1 => l.1 = l.1.max(op.end_ns),
+            _ => out.push((op.start_ns, op.end_ns)),
+        }
+    }
+    out
+}
+/// The printed reference to an op.
+pub(crate) fn op_ref(tl: &Timeline, op: &GpuOp) -> OpRef {
+    OpRef {
+        kind: op.kind,
+        name: tl.name(op.name).to_string(),
+        stream: op.stream,
+        start_ns: op.start_ns,
+        end_ns: op.end_ns,
+    }
+}
+
+/// The per-stream sweep over one device's ops (sorted by start).
+fn stream_view(
+    tl: &Timeline,
+    dev_ops: &[GpuOp],
+    syncs: &[SyncCall],
+    cfg: &GapConfig,
+) -> Vec<StreamGaps> {
+    // Sorted by stream id; few streams, so a binary search beats hashing.
+    let mut acc: Vec<(u32, StreamAcc)> = Vec::new();
+    for op in dev_ops {
+        let k = match acc.binary_search_by_key(&op.stream, |a| a.0) {
+            Ok(k) => k,
+            Err(k) => {
+                let fresh = StreamAcc {
+                    start: op.start_ns,
+                    run_start: op.start_ns,
+                    run_end: op.end_ns,
+                    ..StreamAcc::default()
+                };
+                acc.insert(k, (op.stream, fresh));
+                k
+            }
+        };
+        let s = &mut acc[k].1;
+        s.ops += 1;
+        if op.start_ns > s.run_end {
+            let (g0, g1) = (s.run_end, op.start_ns);
+            s.busy += s.run_end - s.run_start;
+            let api = tl.api_of(op);
+            let blocking = api.is_some_and(|a| tl.is_blocking(a));
+            let class = classify(g0, g1, api, blocking, syncs, cfg.launch_latency_ns);
+            s.classes.add(class, g1 - g0);
+            s.gaps += 1;
+            s.run_start = op.start_ns;
+            s.run_end = op.end_ns;
+        } else if op.end_ns > s.run_end {
+            s.run_end = op.end_ns;
+        }
+    }
+    let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
+    acc.into_iter()
+        .map(|(stream, s)| {
+            let busy = s.busy + s.run_end - s.run_start;
+            let span = s.run_end - s.start;
+            StreamGaps {
+                pid,
+                device,
+                stream,
+                start_ns: s.start,
+                end_ns: s.run_end,
+                span_ns: span,
+                busy_ns: busy,
+                idle_ns: span - busy,
+                gap_count: s.gaps,
+                ops: s.ops,
+                classes: s.classes,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,471 @@
+//! The big tables, read in parallel: every GPU activity table and API table
+//! is cut into rowid ranges ([`Chunk`]); a pool of threads, each with its own
+//! read-only connection, reads them straight into two buffers sized by
+//! rowid span, compacted afterwards.
+
+use super::host::HostRead;
+use super::raw::RawStmt;
+use super::read::{col_or_null, open, sql_err, ReadProgress, PROGRESS_EVERY};
+use super::schema::Schema;
+use super::*;
+use rusqlite::Connection;
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+/// What a worker reports for one chunk: (chunk index, rows kept, rows
+/// skipped, sync calls found).
+pub(super) type ChunkResult = (usize, usize, u64, Vec<SyncCall>);
+
+/// A chunk's place in the output buffers.
+pub(super) enum Slot<'a> {
+    Ops(&'a mut [GpuOp]),
+    Api(&'a mut [ApiCall]),
+}
+
+pub(super) const EMPTY_OP: GpuOp = GpuOp {
+    start_ns: 0,
+    end_ns: 0,
+    pid: 0,
+    stream: 0,
+    correlation_id: 0,
+    name: NameRef::UNKNOWN,
+    api: NO_API,
+    device: 0,
+    kind: OpKind::Kernel,
+};
+
+pub(super) const EMPTY_API: ApiCall = ApiCall {
+    start_ns: 0,
+    end_ns: 0,
+    pid: 0,
+    tid: 0,
+    correlation_id: 0,
+    name: NameRef::UNKNOWN,
+};
+
+/// Rows per chunk handed to one reader thread.
+pub(super) const CHUNK_ROWS: i64 = 1 << 19;
+
+/// A rowid range `[lo, hi)` of one table.
+pub(super) struct Chunk {
+    pub(super) table: &'static str,
+    /// `Some` for GPU activity tables, `None` for API tables.
+    pub(super) kind: Option<OpKind>,
+    pub(super) lo: i64,
+    pub(super) hi: i64,
+}
+
+pub(super) fn push_chunks(
+    out: &mut Vec<Chunk>,
+    table: &'static str,
+    kind: Option<OpKind>,
+    lo: i64,
+    hi: i64,
+) {
+    let mut a = lo;
+    while a < hi {
+        let b = (a + CHUNK_ROWS).min(hi);
+        out.push(Chunk {
+            table,
+            kind,
+            lo: a,
+            hi: b,
+        });
+        a = b;
+    }
+}
+
+/// `[min rowid, max rowid + 1)` of a table (empty for an empty table). Two
+/// queries: `min` and `max` together would scan the table, each alone is a
+/// b-tree lookup.
+pub(super) fn rowid_range(
+    conn: &Connection,
+    path: &Path,
+    table: &str,
+) -> Result<(i64, i64), NsysError> {
+    let one = |f: &str| {
+        conn.query_row(&format!("SELECT {f}(rowid) FROM \"{table}\""), [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .map_err(sql_err(path, table))
+    };
+    Ok(match (one("min")?, one("max")?) {
+        (Some(lo), Some(hi)) => (lo, hi + 1),
+        _ => (0, 0),
+    })
+}
+
+pub(super) fn read_ops(
+    conn: &Connection,
+    path: &Path,
+    schema: &Schema,
+    ch: &Chunk,
+    kind: OpKind,
+    buf: &mut [GpuOp],
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<(usize, u64), NsysError> {
+    let table = ch.table;
+    let name_col = match kind {
+        OpKind::Kernel if schema.has_column(table, "shortName") => "shortName".to_string(),
+        OpKind::Kernel => col_or_null(schema, table, "demangledName"),
+        OpKind::Memcpy => col_or_null(schema, table, "copyKind"),
+        _ => "NULL".to_string(),
+    };
+    let zero_if_absent = |c: &str| {
+        if schema.has_column(table, c) {
+            format!("\"{c}\"")
+        } else {
+            "0".to_string()
+        }
+    };
+    // Plain columns: SQL expressions (packing ids, coalesce) cost more VDBE
+    // time per row than the extra column reads they would save.
+    let sql = format!(
+        "SELECT start, \"end\", deviceId, streamId, {}, {}, {} FROM \"{table}\" \
+         WHERE rowid >= ?1 AND rowid < ?2",
+        zero_if_absent("globalPid"),
+        zero_if_absent("correlationId"),
+        name_col,
+    );
+    let err = sql_err(path, table);
+    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    row.bind(1, ch.lo).map_err(&err)?;
+    row.bind(2, ch.hi).map_err(&err)?;
+    let (mut n, mut kept, mut bad) = (0u64, 0usize, 0u64);
+    let bad_value = |ordinal: u64, what: &str| {
+        // The rowid is looked up only for the error message.
+        let rowid = conn
+            .query_row(
+                &format!(
+                    "SELECT rowid FROM \"{table}\" WHERE rowid >= ?1 LIMIT 1 OFFSET {}",
+                    ordinal.saturating_sub(1)
+                ),
+                [ch.lo],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap_or(-1);
+        NsysError::BadValue {
+            path: path.to_path_buf(),
+            table: table.to_string(),
+            rowid,
+            what: what.to_string(),
+        }
+    };
+    while row.step().map_err(&err)? {
+        n += 1;
+        if n % PROGRESS_EVERY == 0 {
+            tick(PROGRESS_EVERY);
+        }
+        let (Some(start), Some(end)) = (row.int(0), row.int(1)) else {
+            bad += 1;
+            continue;
+        };
+        if end < start {
+            bad += 1;
+            continue;
+        }
+        let device = row.int(2).ok_or_else(|| bad_value(n, "deviceId is NULL"))?;
+        let device = u16::try_from(device)
+            .map_err(|_| bad_value(n, &format!("deviceId {device} out of range")))?;
+        // NULL stream, globalPid or correlationId read as 0 (none).
+        let stream = row.int_or_zero(3) as u32;
+        let pid = pid_of(row.int_or_zero(4));
+        let correlation_id = row.int_or_zero(5) as u32;
+        let name = match kind {
+            OpKind::Kernel => row
+                .int(6)
+                .map(|v| NameRef(v as u32))
+                .unwrap_or(NameRef::UNKNOWN),
+            OpKind::Memcpy => NameRef::memcpy(row.int(6).unwrap_or(0).clamp(0, 15) as u8),
+            OpKind::Memset => NameRef::MEMSET,
+            OpKind::Graph => NameRef::GRAPH,
+        };
+        let Some(slot) = buf.get_mut(kept) else {
+            break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
+        };
+        kept += 1;
+        *slot = GpuOp {
+            start_ns: start,
+            end_ns: end,
+            pid,
+            stream,
+            correlation_id,
+            name,
+            api: NO_API,
+            device,
+            kind,
+        };
+    }
+    tick(n % PROGRESS_EVERY);
+    Ok((kept, bad))
+}
+
+/// Runtime/driver rows of one chunk: launches go to `api`, sync calls to `syncs`.
+pub(super) fn read_api(
+    conn: &Connection,
+    path: &Path,
+    schema: &Schema,
+    ch: &Chunk,
+    host: &HostRead,
+    buf: &mut [ApiCall],
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<(usize, Vec<SyncCall>), NsysError> {
+    let table = ch.table;
+    let gtid = if schema.has_column(table, "globalTid") {
+        "globalTid"
+    } else {
+        "0"
+    };
+    let sql = format!(
+        "SELECT start, \"end\", {gtid}, correlationId, nameId \
+         FROM \"{table}\" WHERE rowid >= ?1 AND rowid < ?2"
+    );
+    let err = sql_err(path, table);
+    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    row.bind(1, ch.lo).map_err(&err)?;
+    row.bind(2, ch.hi).map_err(&err)?;
+    let (mut n, mut kept) = (0u64, 0usize);
+    let mut syncs = Vec::new();
+    while row.step().map_err(&err)? {
+        n += 1;
+        if n % PROGRESS_EVERY == 0 {
+            tick(PROGRESS_EVERY);
+        }
+        let (Some(start), Some(end)) = (row.int(0), row.int(1)) else {
+            continue;
+        };
+        let gtid = row.int_or_zero(2);
+        let name = row.int(4).map_or(u32::MAX, |v| v as u32);
+        if host.sync_names.contains(&name) {
+            syncs.push(SyncCall {
+                pid: pid_of(gtid),
+                start_ns: start,
+                end_ns: end.max(start),
+            });
+            continue;
+        }
+        if host.blocking_names.contains(&name) {
+            // A blocking copy (`cudaMemcpy`) holds the host until the copy and
+            // all work before it on the stream are done: it is a sync *and* a
+            // launch.
+            syncs.push(SyncCall {
+                pid: pid_of(gtid),
+                start_ns: start,
+                end_ns: end.max(start),
+            });
+        }
+        let correlation_id = row.int_or_zero(3) as u32;
+        if correlation_id == 0 {
+            continue;
+        }
+        let Some(slot) = buf.get_mut(kept) else {
+            break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
+        };
+        kept += 1;
+        *slot = ApiCall {
+            start_ns: start,
+            end_ns: end.max(start),
+            pid: pid_of(gtid),
+            tid: tid_of(gtid),
+            correlation_id,
+            name: NameRef(name),
+        };
+    }
+    tick(n % PROGRESS_EVERY);
+    Ok((kept, syncs))
+}
+
+/// The rows of the big tables, compacted, in table and rowid order.
+pub(super) struct BigRows {
+    /// GPU ops, unsorted.
+    pub(super) ops: Vec<GpuOp>,
+    /// API calls, unsorted, nested rows included.
+    pub(super) api: Vec<ApiCall>,
+    /// Sync calls found among the API rows.
+    pub(super) syncs: Vec<SyncCall>,
+    /// Rows of the whole-graph table.
+    pub(super) graph_rows: u64,
+    /// Rows skipped per table.
+    pub(super) diagnostics: Vec<String>,
+}
+
+/// Reads every GPU activity and API table in parallel rowid chunks.
+pub(super) fn read_big_tables(
+    conn: &Connection,
+    path: &Path,
+    schema: &Schema,
+    op_tables: &[(&'static str, OpKind)],
+    api_tables: &[&'static str],
+    host: &HostRead,
+    progress: ReadProgress,
+) -> Result<BigRows, NsysError> {
+    let mut chunks = Vec::new();
+    for (t, kind) in op_tables {
+        let (lo, hi) = rowid_range(conn, path, t)?;
+        push_chunks(&mut chunks, t, Some(*kind), lo, hi);
+    }
+    for t in api_tables {
+        let (lo, hi) = rowid_range(conn, path, t)?;
+        push_chunks(&mut chunks, t, None, lo, hi);
+    }
+    // Rows land directly in two buffers sized by rowid span, one slot per
+    // chunk, and are compacted afterwards: no per-chunk vectors, no copy of
+    // the whole, a peak of one op and one call struct per row.
+    let op_rows: usize = chunks
+        .iter()
+        .filter(|c| c.kind.is_some())
+        .map(slot_len)
+        .sum();
+    let api_rows: usize = chunks
+        .iter()
+        .filter(|c| c.kind.is_none())
+        .map(slot_len)
+        .sum();
+    let mut ops = vec![EMPTY_OP; op_rows];
+    let mut api = vec![EMPTY_API; api_rows];
+    let (filled, syncs) = read_pool(path, schema, &chunks, host, &mut ops, &mut api, progress)?;
+    let (graph_rows, diagnostics) = compact(&chunks, &filled, &mut ops, &mut api);
+    Ok(BigRows {
+        ops,
+        api,
+        syncs,
+        graph_rows,
+        diagnostics,
+    })
+}
+
+/// Rows of the output buffer reserved for a chunk.
+fn slot_len(c: &Chunk) -> usize {
+    (c.hi - c.lo) as usize
+}
+
+/// (rows kept, rows skipped) per chunk, and the sync calls found.
+type PoolResult = (Vec<(usize, u64)>, Vec<SyncCall>);
+
+/// Reads the chunks on a pool of threads (each with its own connection) into
+/// their slots of `ops_buf` / `api_buf`. Returns (rows kept, rows skipped)
+/// per chunk and the sync calls found.
+fn read_pool(
+    path: &Path,
+    schema: &Schema,
+    chunks: &[Chunk],
+    host: &HostRead,
+    ops_buf: &mut [GpuOp],
+    api_buf: &mut [ApiCall],
+    progress: ReadProgress,
+) -> Result<PoolResult, NsysError> {
+    let expected: u64 = chunks.iter().map(|c| c.hi - c.lo).sum::<i64>().max(0) as u64;
+    let done = AtomicU64::new(0);
+    let tick = |n: u64| {
+        let d = done.fetch_add(n, Ordering::Relaxed) + n;
+        progress(d.min(expected), expected);
+    };
+    let mut op_rest: &mut [GpuOp] = ops_buf;
+    let mut api_rest: &mut [ApiCall] = api_buf;
+    let mut slots: Vec<Mutex<Slot>> = Vec::with_capacity(chunks.len());
+    for c in chunks {
+        let n = slot_len(c);
+        if c.kind.is_some() {
+            let (a, b) = std::mem::take(&mut op_rest).split_at_mut(n);
+            slots.push(Mutex::new(Slot::Ops(a)));
+            op_rest = b;
+        } else {
+            let (a, b) = std::mem::take(&mut api_rest).split_at_mut(n);
+            slots.push(Mutex::new(Slot::Api(a)));
+            api_rest = b;
+        }
+    }
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<ChunkResult>> = Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8)
+        .min(chunks.len().max(1));
+    let worker = || -> Result<(), NsysError> {
+        let c = open(path)?;
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(ch) = chunks.get(i) else {
+                return Ok(());
+            };
+            let mut slot = slots[i].lock().unwrap_or_else(|p| p.into_inner());
+            let (n, bad, syncs) = match &mut *slot {
+                Slot::Ops(buf) => {
+                    let kind = ch.kind.unwrap_or(OpKind::Kernel);
+                    let (n, bad) = read_ops(&c, path, schema, ch, kind, buf, &tick)?;
+                    (n, bad, Vec::new())
+                }
+                Slot::Api(buf) => {
+                    let (n, syncs) = read_api(&c, path, schema, ch, host, buf, &tick)?;
+                    (n, 0, syncs)
+                }
+            };
+            results
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push((i, n, bad, syncs));
+        }
+    };
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect::<Result<Vec<()>, NsysError>>()
+    })?;
+    let mut filled: Vec<(usize, u64)> = vec![(0, 0); chunks.len()];
+    let mut chunk_syncs: Vec<SyncCall> = Vec::new();
+    for (i, n, bad, syncs) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        filled[i] = (n, bad);
+        chunk_syncs.extend(syncs);
+    }
+    Ok((filled, chunk_syncs))
+}
+
+/// Moves each chunk's kept rows down over the unused tail of its slot and
+/// truncates both buffers. Returns the whole-graph row count and one
+/// diagnostic per table with skipped rows.
+fn compact(
+    chunks: &[Chunk],
+    filled: &[(usize, u64)],
+    ops: &mut Vec<GpuOp>,
+    api: &mut Vec<ApiCall>,
+) -> (u64, Vec<String>) {
+    let (mut op_at, mut op_to, mut api_at, mut api_to) = (0usize, 0usize, 0usize, 0usize);
+    let mut graph_rows = 0u64;
+    let mut skipped: Vec<(&str, u64)> = Vec::new();
+    for (c, &(n, bad)) in chunks.iter().zip(filled) {
+        if c.kind.is_some() {
+            if op_at != op_to {
+                ops.copy_within(op_at..op_at + n, op_to);
+            }
+            op_at += slot_len(c);
+            op_to += n;
+            if c.kind == Some(OpKind::Graph) {
+                graph_rows += n as u64;
+            }
+        } else {
+            if api_at != api_to {
+                api.copy_within(api_at..api_at + n, api_to);
+            }
+            api_at += slot_len(c);
+            api_to += n;
+        }
+        if bad > 0 {
+            match skipped.iter_mut().find(|s| s.0 == c.table) {
+                Some(s) => s.1 += bad,
+                None => skipped.push((c.table, bad)),
+            }
+        }
+    }
+    ops.truncate(op_to);
+    api.truncate(api_to);
+    let diagnostics = skipped
+        .into_iter()
+        .map(|(table, bad)| {
+            format!("{table}: skipped {bad} rows with a NULL start/end or end before start")
+        })
+        .collect();
+    (graph_rows, diagnostics)
+}

@@ -1,0 +1,241 @@
+//! The house rules of `docs/architecture.md`, checked on the source: which
+//! top-level module may use which, and the size limits (no file over 700
+//! lines, no function over 150 lines, outside tests and data tables).
+//!
+//! A new module (a new report, a new parser) adds its row to `ALLOWED` and to
+//! the table in `docs/architecture.md`, in the same commit.
+
+use crate::common::root;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module and the modules of ours it may use. Lower layers
+/// never name higher ones: ground floor (`units`, `error`, `roofs`,
+/// `synth`) ← parsers (`ncu`, `nsys`, `calibrate`) ← analysis (`roofline`,
+/// `gaps`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
+const ALLOWED: &[(&str, &[&str])] = &[
+    ("units", &[]),
+    ("error", &[]),
+    ("synth", &[]),
+    ("roofs", &["units", "error"]),
+    ("ncu", &["units", "error", "roofs"]),
+    ("nsys", &["units", "error"]),
+    ("calibrate", &["units", "error", "roofs"]),
+    ("roofline", &["units", "error", "roofs", "ncu"]),
+    ("gaps", &["units", "error", "nsys"]),
+    (
+        "report",
+        &[
+            "units",
+            "error",
+            "roofs",
+            "ncu",
+            "nsys",
+            "calibrate",
+            "roofline",
+            "gaps",
+        ],
+    ),
+    (
+        "plot",
+        &[
+            "units",
+            "error",
+            "roofs",
+            "ncu",
+            "nsys",
+            "calibrate",
+            "roofline",
+            "gaps",
+        ],
+    ),
+    ("cli", &["report"]),
+    (
+        "commands",
+        &[
+            "units",
+            "error",
+            "roofs",
+            "ncu",
+            "nsys",
+            "calibrate",
+            "roofline",
+            "gaps",
+            "report",
+            "plot",
+            "cli",
+            "synth",
+        ],
+    ),
+];
+
+/// Files that are data tables, exempt from the size limits.
+const DATA_TABLES: &[&str] = &["src/roofs/gpus.rs"];
+
+const MAX_FILE_LINES: usize = 700;
+const MAX_FN_LINES: usize = 150;
+
+fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).expect("src is readable") {
+        let p = e.expect("dir entry").path();
+        if p.is_dir() {
+            rs_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The top-level module a file under `src/` belongs to (`None` for
+/// `lib.rs`/`main.rs`).
+fn module_of(rel: &Path) -> Option<String> {
+    let mut parts = rel.components().skip(1); // "src"
+    let first = parts.next()?.as_os_str().to_string_lossy().into_owned();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_string();
+    (name != "lib" && name != "main").then_some(name)
+}
+
+/// The file's code without its `#[cfg(test)]` module (by convention the
+/// last item of a file).
+fn without_tests(text: &str) -> &str {
+    text.find("#[cfg(test)]").map_or(text, |i| &text[..i])
+}
+
+/// `crate::NAME` paths used in `code`, including `use crate::{a, b}`.
+fn crate_refs(code: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        rest = &rest[i + "crate::".len()..];
+        if let Some(group) = rest.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            for item in group[..end].split(',') {
+                let name: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    out.insert(name);
+                }
+            }
+        } else {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// (first line, length) of each `fn` whose body is longer than `max` lines:
+/// from the line with `fn name(` to the line that closes its indentation.
+fn long_fns(code: &str, max: usize) -> Vec<(usize, usize, String)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        let is_fn = [
+            "fn ",
+            "pub fn ",
+            "pub(crate) fn ",
+            "pub(super) fn ",
+            "const fn ",
+        ]
+        .iter()
+        .any(|p| t.starts_with(p));
+        if !is_fn || t.ends_with(';') {
+            continue;
+        }
+        let indent = l.len() - t.len();
+        let close = lines[i + 1..].iter().position(|m| {
+            let mt = m.trim_start();
+            m.len() - mt.len() == indent && mt.starts_with('}')
+        });
+        if let Some(n) = close {
+            if n + 2 > max {
+                out.push((i + 1, n + 2, t.chars().take(60).collect()));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn layers_only_use_what_is_below_them() {
+    let root = root();
+    let mut files = Vec::new();
+    rs_files(&root.join("src"), &mut files);
+    let mut problems = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under root");
+        let Some(m) = module_of(rel) else { continue };
+        let Some((_, allowed)) = ALLOWED.iter().find(|(n, _)| *n == m) else {
+            problems.push(format!(
+                "{}: module `{m}` has no row in ALLOWED (tests/it/architecture.rs) and docs/architecture.md",
+                rel.display()
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(f).expect("readable");
+        for r in crate_refs(without_tests(&text)) {
+            if r != m && !allowed.contains(&r.as_str()) {
+                problems.push(format!("{}: `{m}` uses `crate::{r}`", rel.display()));
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "layer rule broken:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn files_and_functions_stay_readable() {
+    let root = root();
+    let mut files = Vec::new();
+    rs_files(&root.join("src"), &mut files);
+    let mut problems = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under root");
+        if DATA_TABLES.iter().any(|d| Path::new(d) == rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).expect("readable");
+        let code = without_tests(&text);
+        let n = code.lines().count();
+        if n > MAX_FILE_LINES {
+            problems.push(format!(
+                "{}: {n} lines (max {MAX_FILE_LINES})",
+                rel.display()
+            ));
+        }
+        for (line, len, sig) in long_fns(code, MAX_FN_LINES) {
+            problems.push(format!(
+                "{}:{line}: `{sig}` is {len} lines (max {MAX_FN_LINES})",
+                rel.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_checker_sees_what_it_checks() {
+    // The checks above pass vacuously if the helpers see nothing: feed them
+    // code that breaks each rule.
+    let refs = crate_refs("use crate::{gaps::X, nsys};\nlet a = crate::plot::f();");
+    assert_eq!(
+        refs.into_iter().collect::<Vec<_>>(),
+        ["gaps", "nsys", "plot"]
+    );
+    let body = "    x;\n".repeat(200);
+    let code = format!("fn short() {{\n}}\n\npub fn long() {{\n{body}}}\n");
+    let long = long_fns(&code, MAX_FN_LINES);
+    assert_eq!(long.len(), 1);
+    assert_eq!((long[0].0, long[0].1), (4, 202));
+    assert_eq!(without_tests("a\n#[cfg(test)]\nmod t {}"), "a\n");
+}
