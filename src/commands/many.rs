@@ -272,3 +272,73 @@ pub fn parquet_dir(output: Option<&Path>) -> Result<PathBuf, InputError> {
     }
     Ok(dir.to_path_buf())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    fn config(jobs: usize, mem_budget: Option<u64>) -> ManyConfig {
+        ManyConfig {
+            jobs,
+            mem_budget,
+            rank: RankRule::default(),
+            parquet: None,
+        }
+    }
+
+    /// Runs `inputs` with work that records how many run at once and which
+    /// ran beside the big one.
+    fn peak(inputs: &[PathBuf], c: &ManyConfig, big: Option<&Path>) -> (usize, bool) {
+        let now = AtomicUsize::new(0);
+        let max = AtomicUsize::new(0);
+        let big_running = AtomicUsize::new(0);
+        let overlap = AtomicUsize::new(0);
+        let work = |j: &Job| -> anyhow::Result<usize> {
+            let is_big = big == Some(j.path.as_path());
+            if is_big {
+                big_running.store(1, Ordering::SeqCst);
+            }
+            let n = now.fetch_add(1, Ordering::SeqCst) + 1;
+            max.fetch_max(n, Ordering::SeqCst);
+            if n > 1 && big_running.load(Ordering::SeqCst) == 1 {
+                overlap.store(1, Ordering::SeqCst);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            now.fetch_sub(1, Ordering::SeqCst);
+            if is_big {
+                big_running.store(0, Ordering::SeqCst);
+            }
+            Ok(n)
+        };
+        let r = run_all(inputs, c, &work);
+        assert!(r.iter().all(|x| x.is_ok()));
+        (max.into_inner(), overlap.into_inner() == 1)
+    }
+
+    #[test]
+    fn the_budget_bounds_how_many_run_at_once() {
+        let d = tempfile::tempdir().unwrap();
+        let small: Vec<PathBuf> = (0..6)
+            .map(|i| {
+                let p = d.path().join(format!("r{i}.sqlite"));
+                std::fs::write(&p, vec![0u8; 1000]).unwrap();
+                p
+            })
+            .collect();
+        let one = estimate_bytes(&small[0]);
+        // Budget for two: never three at once, though 4 jobs are allowed.
+        let (m, _) = peak(&small, &config(4, Some(2 * one)), None);
+        assert!((1..=2).contains(&m), "{m} at once");
+        // The default budget (the largest input's estimate, all equal here)
+        // runs them one by one.
+        assert_eq!(peak(&small, &config(4, None), None).0, 1);
+        // An input over the budget runs alone.
+        let big = d.path().join("big.sqlite");
+        std::fs::write(&big, vec![0u8; 4 << 20]).unwrap();
+        let mut all = small.clone();
+        all.insert(2, big.clone());
+        let (_, overlapped) = peak(&all, &config(4, Some(2 * one)), Some(&big));
+        assert!(!overlapped, "the big input ran beside another");
+    }
+}
