@@ -3,7 +3,7 @@
 //! and `kernels` (per-kernel totals). Class totals become two columns per
 //! class: `<class>_count`, `<class>_ns`.
 
-use super::{Builder, Dataset};
+use super::{Builder, Column, Dataset};
 use crate::gaps::{ClassTotals, GapClass, GapReport};
 use crate::multi::{InputTag, KernelTotal};
 
@@ -29,55 +29,78 @@ fn classes<T, F: Fn(&T) -> &ClassTotals>(b: &mut Builder, rows: &[T], f: F) {
 /// Every dataset of one input's gap report: `devices`, `streams`,
 /// `kernels`, `gaps` when the report kept its classified gaps, `nvtx` when
 /// it has `--nvtx` results.
-pub fn datasets(tag: &InputTag, r: &GapReport, kernels: &[KernelTotal]) -> Vec<Dataset> {
-    let mut out = vec![devices(tag, r), streams(tag, r), kernel_rows(tag, kernels)];
+pub fn datasets<'a>(
+    tag: &'a InputTag,
+    r: &'a GapReport,
+    kernels: &'a [KernelTotal],
+) -> Vec<Dataset<'a>> {
+    let mut out = vec![
+        Dataset::new("gaps", "devices", r.devices.len(), move |rg| {
+            devices(tag, &r.devices[rg])
+        }),
+        Dataset::new("gaps", "streams", r.streams.len(), move |rg| {
+            streams(tag, &r.streams[rg])
+        }),
+        Dataset::new("gaps", "kernels", kernels.len(), move |rg| {
+            kernel_rows(tag, &kernels[rg])
+        }),
+    ];
     if let Some(g) = &r.gaps {
-        let mut b = Builder::new("gaps", "gaps", tag, g.len());
-        b.i64("pid", false, ints(g, |x| i64::from(x.pid)))
-            .i64("device", false, ints(g, |x| i64::from(x.device)))
-            .i64("start_ns", false, ints(g, |x| x.start_ns))
-            .i64("end_ns", false, ints(g, |x| x.end_ns))
-            .i64("duration_ns", false, ints(g, |x| x.end_ns - x.start_ns))
-            .str(
-                "class",
-                false,
-                g.iter().map(|x| Some(x.class.key().to_string())).collect(),
-            );
-        out.push(b.finish());
+        out.push(Dataset::new("gaps", "gaps", g.len(), move |rg| {
+            let g = &g[rg];
+            let mut b = Builder::new(tag, g.len());
+            b.i64("pid", false, ints(g, |x| i64::from(x.pid)))
+                .i64("device", false, ints(g, |x| i64::from(x.device)))
+                .i64("start_ns", false, ints(g, |x| x.start_ns))
+                .i64("end_ns", false, ints(g, |x| x.end_ns))
+                .i64("duration_ns", false, ints(g, |x| x.end_ns - x.start_ns))
+                .str(
+                    "class",
+                    false,
+                    g.iter().map(|x| Some(x.class.key().to_string())).collect(),
+                );
+            b.finish()
+        }));
     }
     if let Some(rr) = &r.ranges {
-        let v = &rr.instances;
-        let mut b = Builder::new("gaps", "nvtx", tag, v.len());
-        b.str(
-            "text",
-            false,
-            v.iter().map(|x| Some(x.text.clone())).collect(),
-        )
-        .i64("pid", false, ints(v, |x| i64::from(x.pid)))
-        .i64("tid", false, ints(v, |x| i64::from(x.tid)))
-        .i64("start_ns", false, ints(v, |x| x.start_ns))
-        .i64("end_ns", false, ints(v, |x| x.end_ns))
-        .i64("wall_ns", false, ints(v, |x| x.wall_ns))
-        .bool(
-            "projected",
-            false,
-            v.iter().map(|x| Some(x.projected)).collect(),
-        )
-        .i64("gpu_start_ns", false, ints(v, |x| x.gpu_start_ns))
-        .i64("gpu_end_ns", false, ints(v, |x| x.gpu_end_ns))
-        .i64("busy_ns", false, ints(v, |x| x.busy_ns))
-        .i64("kernel_busy_ns", false, ints(v, |x| x.kernel_busy_ns))
-        .i64("idle_ns", false, ints(v, |x| x.idle_ns))
-        .i64("kernels", false, ints(v, |x| x.kernels as i64));
-        classes(&mut b, v, |x| &x.classes);
-        out.push(b.finish());
+        out.push(Dataset::new(
+            "gaps",
+            "nvtx",
+            rr.instances.len(),
+            move |rg| {
+                let v = &rr.instances[rg];
+                let mut b = Builder::new(tag, v.len());
+                b.str(
+                    "text",
+                    false,
+                    v.iter().map(|x| Some(x.text.clone())).collect(),
+                )
+                .i64("pid", false, ints(v, |x| i64::from(x.pid)))
+                .i64("tid", false, ints(v, |x| i64::from(x.tid)))
+                .i64("start_ns", false, ints(v, |x| x.start_ns))
+                .i64("end_ns", false, ints(v, |x| x.end_ns))
+                .i64("wall_ns", false, ints(v, |x| x.wall_ns))
+                .bool(
+                    "projected",
+                    false,
+                    v.iter().map(|x| Some(x.projected)).collect(),
+                )
+                .i64("gpu_start_ns", false, ints(v, |x| x.gpu_start_ns))
+                .i64("gpu_end_ns", false, ints(v, |x| x.gpu_end_ns))
+                .i64("busy_ns", false, ints(v, |x| x.busy_ns))
+                .i64("kernel_busy_ns", false, ints(v, |x| x.kernel_busy_ns))
+                .i64("idle_ns", false, ints(v, |x| x.idle_ns))
+                .i64("kernels", false, ints(v, |x| x.kernels as i64));
+                classes(&mut b, v, |x| &x.classes);
+                b.finish()
+            },
+        ));
     }
     out
 }
 
-fn devices(tag: &InputTag, r: &GapReport) -> Dataset {
-    let v = &r.devices;
-    let mut b = Builder::new("gaps", "devices", tag, v.len());
+fn devices(tag: &InputTag, v: &[crate::gaps::DeviceGaps]) -> Vec<Column> {
+    let mut b = Builder::new(tag, v.len());
     b.i64("pid", false, ints(v, |x| i64::from(x.pid)))
         .i64("device", false, ints(v, |x| i64::from(x.device)))
         .i64("start_ns", false, ints(v, |x| x.start_ns))
@@ -95,9 +118,8 @@ fn devices(tag: &InputTag, r: &GapReport) -> Dataset {
     b.finish()
 }
 
-fn streams(tag: &InputTag, r: &GapReport) -> Dataset {
-    let v = &r.streams;
-    let mut b = Builder::new("gaps", "streams", tag, v.len());
+fn streams(tag: &InputTag, v: &[crate::gaps::StreamGaps]) -> Vec<Column> {
+    let mut b = Builder::new(tag, v.len());
     b.i64("pid", false, ints(v, |x| i64::from(x.pid)))
         .i64("device", false, ints(v, |x| i64::from(x.device)))
         .i64("stream", false, ints(v, |x| i64::from(x.stream)))
@@ -112,8 +134,8 @@ fn streams(tag: &InputTag, r: &GapReport) -> Dataset {
     b.finish()
 }
 
-fn kernel_rows(tag: &InputTag, v: &[KernelTotal]) -> Dataset {
-    let mut b = Builder::new("gaps", "kernels", tag, v.len());
+fn kernel_rows(tag: &InputTag, v: &[KernelTotal]) -> Vec<Column> {
+    let mut b = Builder::new(tag, v.len());
     b.i64("pid", false, ints(v, |x| i64::from(x.pid)))
         .i64("device", false, ints(v, |x| i64::from(x.device)))
         .str(

@@ -43,6 +43,8 @@ pub enum Values {
     Str(Vec<Option<String>>),
     /// Booleans.
     Bool(Vec<Option<bool>>),
+    /// One string (or null) repeated on every row: the tag columns.
+    Repeat(Option<String>, usize),
 }
 
 impl Values {
@@ -52,6 +54,7 @@ impl Values {
             Values::F64(v) => v.len(),
             Values::Str(v) => v.len(),
             Values::Bool(v) => v.len(),
+            Values::Repeat(_, n) => *n,
         }
     }
 }
@@ -67,54 +70,71 @@ pub struct Column {
     pub values: Values,
 }
 
-/// The rows of one entity of one input.
-#[derive(Debug, Clone)]
-pub struct Dataset {
+/// Builds the columns of a range of rows (one row group).
+pub type ColumnsOf<'a> = Box<dyn Fn(std::ops::Range<usize>) -> Vec<Column> + Send + Sync + 'a>;
+
+/// The rows of one entity of one input, built one row group at a time, so
+/// a big entity (millions of gaps) never exists as columns all at once.
+pub struct Dataset<'a> {
     /// The entity: the directory under the output (`devices`).
     pub entity: &'static str,
     /// The subcommand that made it (`gaps`, `ncu`).
     pub command: &'static str,
-    /// Columns, all of the same length.
-    pub columns: Vec<Column>,
+    /// Rows in all.
+    pub rows: usize,
+    /// The columns of a range of rows (`0..0` gives the schema).
+    pub columns: ColumnsOf<'a>,
 }
 
-/// Builds a [`Dataset`] column by column, the tag columns first.
+impl<'a> Dataset<'a> {
+    /// A dataset of `rows` rows whose row groups `columns` builds.
+    pub fn new(
+        command: &'static str,
+        entity: &'static str,
+        rows: usize,
+        columns: impl Fn(std::ops::Range<usize>) -> Vec<Column> + Send + Sync + 'a,
+    ) -> Dataset<'a> {
+        Dataset {
+            entity,
+            command,
+            rows,
+            columns: Box::new(columns),
+        }
+    }
+}
+
+/// Builds the columns of a row group, the tag columns first.
 pub struct Builder {
-    ds: Dataset,
+    columns: Vec<Column>,
     rows: usize,
 }
 
 impl Builder {
-    /// A dataset of `rows` rows for `tag`'s input, starting with the tag
+    /// Columns for `rows` rows of `tag`'s input, starting with the tag
     /// columns: `input_path`, `host`, `rank`, `rank_source`.
-    pub fn new(
-        command: &'static str,
-        entity: &'static str,
-        tag: &InputTag,
-        rows: usize,
-    ) -> Builder {
+    pub fn new(tag: &InputTag, rows: usize) -> Builder {
         let mut b = Builder {
-            ds: Dataset {
-                entity,
-                command,
-                columns: Vec::new(),
-            },
+            columns: Vec::new(),
             rows,
         };
-        b.str("input_path", false, vec![Some(tag.input.clone()); rows]);
-        b.str("host", true, vec![tag.host.clone(); rows]);
+        b.push(
+            "input_path",
+            false,
+            Values::Repeat(Some(tag.input.clone()), rows),
+        );
+        b.push("host", true, Values::Repeat(tag.host.clone(), rows));
         b.i64("rank", true, vec![tag.rank.map(i64::from); rows]);
-        b.str(
+        b.push(
             "rank_source",
             false,
-            vec![Some(tag.rank_source.text()); rows],
+            Values::Repeat(Some(tag.rank_source.text()), rows),
         );
         b
     }
 
     fn push(&mut self, name: &str, nullable: bool, values: Values) -> &mut Self {
         debug_assert_eq!(values.len(), self.rows, "column {name}");
-        self.ds.columns.push(Column {
+        self.columns.push(Column {
             name: name.to_string(),
             nullable,
             values,
@@ -142,21 +162,20 @@ impl Builder {
         self.push(name, nullable, Values::Bool(v))
     }
 
-    /// The dataset.
-    pub fn finish(self) -> Dataset {
-        self.ds
+    /// The columns.
+    pub fn finish(self) -> Vec<Column> {
+        self.columns
     }
 }
 
-fn schema_of(ds: &Dataset) -> Result<Type, ParquetError> {
-    let fields = ds
-        .columns
+fn schema_of(columns: &[Column]) -> Result<Type, ParquetError> {
+    let fields = columns
         .iter()
         .map(|c| {
             let (physical, logical) = match c.values {
                 Values::I64(_) => (Physical::INT64, None),
                 Values::F64(_) => (Physical::DOUBLE, None),
-                Values::Str(_) => (
+                Values::Str(_) | Values::Repeat(..) => (
                     Physical::BYTE_ARRAY,
                     Some(parquet::basic::LogicalType::String),
                 ),
@@ -193,18 +212,19 @@ pub fn write_dataset<W: Write + Send>(out: W, ds: &Dataset) -> Result<W, Parquet
             KeyValue::new("rooftrace.command".into(), ds.command.to_string()),
         ]))
         .build();
-    let mut w = SerializedFileWriter::new(out, Arc::new(schema_of(ds)?), Arc::new(props))?;
-    let rows = ds.columns.first().map(|c| c.values.len()).unwrap_or(0);
+    let schema = schema_of(&(ds.columns)(0..0))?;
+    let mut w = SerializedFileWriter::new(out, Arc::new(schema), Arc::new(props))?;
+    let rows = ds.rows;
     let mut start = 0;
     // At least one row group, so a zero-row file still carries the schema.
     loop {
         let end = (start + ROW_GROUP_ROWS).min(rows);
         let mut rg = w.next_row_group()?;
-        for c in &ds.columns {
+        for c in (ds.columns)(start..end) {
             let Some(mut cw) = rg.next_column()? else {
                 break;
             };
-            write_column(&mut cw, &c.values, start..end, c.nullable)?;
+            write_column(&mut cw, &c.values, c.nullable)?;
             cw.close()?;
         }
         rg.close()?;
@@ -238,12 +258,11 @@ fn split<T: Clone>(v: &[Option<T>]) -> (Vec<T>, Vec<i16>) {
 fn write_column(
     cw: &mut parquet::file::writer::SerializedColumnWriter<'_>,
     values: &Values,
-    range: std::ops::Range<usize>,
     nullable: bool,
 ) -> Result<(), ParquetError> {
     macro_rules! put {
         ($ty:ty, $v:expr, $map:expr) => {{
-            let (vals, defs) = split(&$v[range.clone()]);
+            let (vals, defs) = split(&$v[..]);
             let vals: Vec<_> = vals.into_iter().map($map).collect();
             if !nullable && defs.contains(&0) {
                 return Err(ParquetError::General("null in a required column".into()));
@@ -259,6 +278,11 @@ fn write_column(
         Values::Str(v) => put!(ByteArrayType, v, |s: String| ByteArray::from(
             s.into_bytes()
         )),
+        Values::Repeat(v, n) => {
+            let one = v.as_ref().map(|s| ByteArray::from(s.as_bytes().to_vec()));
+            // The clones share one buffer.
+            put!(ByteArrayType, vec![one; *n], |b| b)
+        }
     }
     Ok(())
 }

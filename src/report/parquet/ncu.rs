@@ -2,7 +2,7 @@
 //! roofline report (a launch, or a kernel name with `--group-by kernel`),
 //! with the roofs' GPU and how it was chosen.
 
-use super::{Builder, Dataset};
+use super::{Builder, Column, Dataset};
 use crate::multi::InputTag;
 use crate::roofline::{KernelRoofline, RooflineReport};
 
@@ -15,10 +15,15 @@ fn fo<F: Fn(&KernelRoofline) -> Option<f64>>(v: &[KernelRoofline], g: F) -> Vec<
 }
 
 /// The `kernels` dataset of one input's roofline report.
-pub fn datasets(tag: &InputTag, r: &RooflineReport) -> Vec<Dataset> {
-    let v = &r.kernels;
+pub fn datasets<'a>(tag: &'a InputTag, r: &'a RooflineReport) -> Vec<Dataset<'a>> {
+    vec![Dataset::new("ncu", "kernels", r.kernels.len(), move |rg| {
+        kernel_rows(tag, r, &r.kernels[rg])
+    })]
+}
+
+fn kernel_rows(tag: &InputTag, r: &RooflineReport, v: &[KernelRoofline]) -> Vec<Column> {
     let n = v.len();
-    let mut b = Builder::new("ncu", "kernels", tag, n);
+    let mut b = Builder::new(tag, n);
     b.str("gpu", false, vec![Some(r.gpu.name.clone()); n])
         .str(
             "gpu_chosen_by",
@@ -89,5 +94,5 @@ pub fn datasets(tag: &InputTag, r: &RooflineReport) -> Vec<Dataset> {
             false,
             v.iter().map(|k| Some(k.bandwidth_only)).collect(),
         );
-    vec![b.finish()]
+    b.finish()
 }
