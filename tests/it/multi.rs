@@ -324,6 +324,37 @@ fn gaps_parquet_totals_equal_the_json_per_entity() {
             );
         }
     }
+    // The straggler table: DuckDB's per-rank lower median (quantile_disc,
+    // the query of docs/scale.md) and counts equal the report's.
+    let mut json_args = args[..args.len() - 4].to_vec();
+    json_args.extend(["--format", "json", "--top", "0"]);
+    let multi = json_of(&json_args);
+    let ranges = duckdb(&format!(
+        "with per_rank as (select text, input, count(*) as n, quantile_disc(wall_ns, 0.5) as med from read_parquet('{}/nvtx/*/*.parquet', hive_partitioning=true) group by text, input) select text, count(*), sum(n), max(med), min(med), max(med) - min(med) from per_rank group by text order by text",
+        out.display()
+    ))
+    .expect("nvtx");
+    let ours = multi["ranges"].as_array().expect("ranges");
+    assert_eq!(ranges.as_array().map(Vec::len), Some(ours.len()));
+    for row in ranges.as_array().expect("rows") {
+        let r = ours
+            .iter()
+            .find(|r| r["name"] == row[0])
+            .expect("range name");
+        assert_eq!(
+            [&row[1], &row[2], &row[3], &row[4], &row[5]].map(|x| x.as_i64()),
+            [
+                &r["inputs"],
+                &r["instances"],
+                &r["slowest"]["median_wall_ns"],
+                &r["fastest"]["median_wall_ns"],
+                &r["spread_ns"]
+            ]
+            .map(|x| x.as_i64()),
+            "{}",
+            row[0]
+        );
+    }
     let meta = duckdb(&format!(
         "select distinct decode(key), decode(value) from parquet_kv_metadata('{}/devices/*/*.parquet') where decode(key) = 'rooftrace.schema_version'",
         out.display()
