@@ -110,10 +110,46 @@ pub enum Scalar {
     Hmul,
     /// `..._op_hfma_pred_on.sum`.
     Hfma,
+    /// `dram__bytes.sum.per_second`, byte/s.
+    DramBytesPerSecond,
+    /// `Memory Throughput` display label of the Memory Workload Analysis
+    /// section (the same quantity as `dram__bytes.sum.per_second`), byte/s.
+    MemThroughputLabel,
+    /// DRAM throughput in percent of peak: `dram__throughput.avg.pct_of_peak_sustained_elapsed`,
+    /// `gpu__dram_throughput...`, or the Speed Of Light labels `DRAM Throughput`
+    /// / `SOL FB`, %.
+    DramPercentOfPeak,
+    /// `lts__t_sectors_op_read.sum`, sectors.
+    L2SectorsRead,
+    /// `lts__t_sectors_op_write.sum`, sectors.
+    L2SectorsWrite,
+    /// `lts__t_sectors_op_atom.sum`, sectors.
+    L2SectorsAtom,
+    /// `lts__t_sectors_op_red.sum`, sectors.
+    L2SectorsRed,
+    /// `*__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed`
+    /// (ncu's roofline sections), thread instructions per cycle.
+    DaddPerCycle,
+    /// `..._op_dmul_pred_on.sum.per_cycle_elapsed`.
+    DmulPerCycle,
+    /// `..._op_dfma_pred_on.sum.per_cycle_elapsed`.
+    DfmaPerCycle,
+    /// `..._op_fadd_pred_on.sum.per_cycle_elapsed`.
+    FaddPerCycle,
+    /// `..._op_fmul_pred_on.sum.per_cycle_elapsed`.
+    FmulPerCycle,
+    /// `..._op_ffma_pred_on.sum.per_cycle_elapsed`.
+    FfmaPerCycle,
+    /// `..._op_hadd_pred_on.sum.per_cycle_elapsed`.
+    HaddPerCycle,
+    /// `..._op_hmul_pred_on.sum.per_cycle_elapsed`.
+    HmulPerCycle,
+    /// `..._op_hfma_pred_on.sum.per_cycle_elapsed`.
+    HfmaPerCycle,
 }
 
 /// Number of [`Scalar`] slots.
-pub const N_SCALARS: usize = Scalar::Hfma as usize + 1;
+pub const N_SCALARS: usize = Scalar::HfmaPerCycle as usize + 1;
 
 /// What dimension a scalar must have.
 pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
@@ -128,6 +164,17 @@ pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
         | Scalar::DramBytesOpWrite
         | Scalar::L2Bytes
         | Scalar::L1Bytes => Dimension::Bytes,
+        Scalar::DramBytesPerSecond | Scalar::MemThroughputLabel => Dimension::BytesPerSecond,
+        Scalar::DramPercentOfPeak => Dimension::Percent,
+        Scalar::DaddPerCycle
+        | Scalar::DmulPerCycle
+        | Scalar::DfmaPerCycle
+        | Scalar::FaddPerCycle
+        | Scalar::FmulPerCycle
+        | Scalar::FfmaPerCycle
+        | Scalar::HaddPerCycle
+        | Scalar::HmulPerCycle
+        | Scalar::HfmaPerCycle => Dimension::PerCycle,
         _ => Dimension::Count,
     }
 }
@@ -164,9 +211,7 @@ pub enum Peak {
 pub fn classify(name: &str, section: &str) -> Option<Slot> {
     use Scalar::*;
     if !name.contains("__") {
-        // Display labels: only the Speed Of Light duration is trusted.
-        let sol = section.contains("Speed Of Light") || section.starts_with("SpeedOfLight");
-        return (sol && name == "Duration").then_some(Slot::Scalar(DurationLabel));
+        return classify_label(name, section);
     }
     let scalar = match name {
         "gpu__time_duration.sum" => Some(GpuTimeDuration),
@@ -185,6 +230,13 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         "lts__t_sectors.sum" => Some(L2Sectors),
         "l1tex__t_bytes.sum" => Some(L1Bytes),
         "l1tex__t_sectors.sum" => Some(L1Sectors),
+        "dram__bytes.sum.per_second" => Some(DramBytesPerSecond),
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+        | "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed" => Some(DramPercentOfPeak),
+        "lts__t_sectors_op_read.sum" => Some(L2SectorsRead),
+        "lts__t_sectors_op_write.sum" => Some(L2SectorsWrite),
+        "lts__t_sectors_op_atom.sum" => Some(L2SectorsAtom),
+        "lts__t_sectors_op_red.sum" => Some(L2SectorsRed),
         _ => None,
     };
     if let Some(s) = scalar {
@@ -222,6 +274,7 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         };
         return match (tail, s) {
             ("", s) => Some(Slot::Scalar(s)),
+            (".per_cycle_elapsed", s) => Some(Slot::Scalar(per_cycle(s))),
             (".peak_sustained", Dfma) => Some(Slot::Peak(Peak::DfmaPerCycle)),
             (".peak_sustained", Ffma) => Some(Slot::Peak(Peak::FfmaPerCycle)),
             (".peak_sustained", Hfma) => Some(Slot::Peak(Peak::HfmaPerCycle)),
@@ -280,6 +333,43 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         return Some(Slot::TensorInst);
     }
     None
+}
+
+/// Display labels of the details page (sections other than the command-line
+/// metrics): only those whose meaning is fixed are read. `Duration` of the
+/// Speed Of Light section; its DRAM percentage (`DRAM Throughput`, `SOL FB`
+/// before 2020); `Memory Throughput` of the Memory Workload Analysis section,
+/// which is `dram__bytes.sum.per_second` in byte/s (the Speed Of Light
+/// section's `Memory Throughput` is a percentage over all memory units and
+/// is not read).
+fn classify_label(name: &str, section: &str) -> Option<Slot> {
+    use Scalar::*;
+    let sol = section.contains("Speed Of Light") || section.starts_with("SpeedOfLight");
+    let mwa =
+        section.starts_with("Memory Workload Analysis") || section == "MemoryWorkloadAnalysis";
+    let s = match name {
+        "Duration" if sol => DurationLabel,
+        "DRAM Throughput" | "SOL FB" if sol => DramPercentOfPeak,
+        "Memory Throughput" if mwa => MemThroughputLabel,
+        _ => return None,
+    };
+    Some(Slot::Scalar(s))
+}
+
+/// The per-cycle rate slot of a SASS counter slot.
+fn per_cycle(s: Scalar) -> Scalar {
+    use Scalar::*;
+    match s {
+        Dadd => DaddPerCycle,
+        Dmul => DmulPerCycle,
+        Dfma => DfmaPerCycle,
+        Fadd => FaddPerCycle,
+        Fmul => FmulPerCycle,
+        Ffma => FfmaPerCycle,
+        Hadd => HaddPerCycle,
+        Hmul => HmulPerCycle,
+        _ => HfmaPerCycle,
+    }
 }
 
 /// Maps the `src` dtype of a tensor op counter to its compute path.

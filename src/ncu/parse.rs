@@ -393,9 +393,15 @@ impl<'a> State<'a> {
                     s
                 }
             }
-        } else if name == b"Duration" {
+        } else if matches!(
+            name,
+            b"Duration" | b"DRAM Throughput" | b"SOL FB" | b"Memory Throughput"
+        ) {
             let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
-            classify("Duration", &String::from_utf8_lossy(section))
+            classify(
+                &String::from_utf8_lossy(name),
+                &String::from_utf8_lossy(section),
+            )
         } else {
             None
         };
@@ -516,6 +522,14 @@ impl<'a> State<'a> {
                     }
                     Dimension::Rate => {
                         convert(Dimension::Rate, "a rate (hz, Ghz, cycle/second, ...)")?
+                    }
+                    Dimension::BytesPerSecond => convert(
+                        Dimension::BytesPerSecond,
+                        "bytes per second (byte/second, Gbyte/second, ...)",
+                    )?,
+                    Dimension::Percent => convert(Dimension::Percent, "a percentage (%)")?,
+                    Dimension::PerCycle => {
+                        convert(Dimension::PerCycle, "a rate per cycle (inst/cycle, ...)")?
                     }
                     _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
                 };

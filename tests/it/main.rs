@@ -6,4 +6,5 @@ mod calibrate;
 mod common;
 mod gaps;
 mod ncu;
+mod ncu_derived;
 mod plot;

@@ -1,0 +1,247 @@
+//! `rooftrace ncu` on files without our metric list (issue 9): every other
+//! form of DRAM bytes, L2 bytes and FLOPs, checked against the counter it
+//! replaces (fixtures derived from the real GPP file by
+//! fixtures/ncu/derive.py, section 6); unknown is not zero; refusals.
+
+use crate::common::{fixture, rooftrace};
+use rooftrace::ncu::{self, FlopGroup, NcuCsv, NcuError, Source};
+use rooftrace::roofline::{analyze, Bound, DiagnosticKind, GroupBy};
+use rooftrace::roofs::{gpus, ComputePath, GpuInfo, Roofs};
+
+fn fx(rel: &str) -> NcuCsv {
+    let path = fixture(rel);
+    let f = std::fs::File::open(&path).expect("fixture exists");
+    ncu::parse(f, &path.display().to_string()).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+fn gpu(key: &str) -> (Roofs, GpuInfo) {
+    let g = gpus::by_key(key).unwrap();
+    (
+        g.default_roofs(),
+        GpuInfo {
+            key: Some(key.into()),
+            name: g.name.into(),
+            chosen_by: "test".into(),
+        },
+    )
+}
+
+/// The directly collected GPP counters every derived figure is checked
+/// against (fixtures/ncu/gpp_ncu2024.2_details15.csv).
+const GPP_DRAM: f64 = 134_957_158_144.0;
+const GPP_L2: f64 = 225_714_841_568.0;
+const GPP_CYCLES: f64 = 36_873_068_823.0;
+const GPP_FP64: f64 = 1_963_812_210_336.0;
+const GPP_FP32: f64 = 49_082_724_716.0;
+
+#[test]
+fn roofline_section_rates_give_the_counted_figures() {
+    let direct = fx("ncu/gpp_ncu2024.2_details15.csv");
+    let csv = fx("ncu/gpp_roofline_section_rates.csv");
+    let (d, l) = (&direct.launches[0], &csv.launches[0]);
+    // DRAM: 5,928,273,731.81 byte/s x (36,873,068,823 / 1,619,726,202.90) s
+    // = 134,957,158,144 B; the rate was printed to 0.01 B/s, so the product
+    // agrees to ~1e-12.
+    assert_eq!(l.dram_derivation, Some(Source::RateTimesDuration));
+    assert!(((l.dram_bytes.unwrap() - GPP_DRAM) / GPP_DRAM).abs() < 1e-9);
+    // L2: 7,053,588,799 sectors x 32 = 225,714,841,568 B, exactly.
+    assert_eq!(l.l2_bytes, Some(GPP_L2));
+    assert_eq!(l.l2_derivation, Some(Source::Sectors));
+    assert_eq!(d.l2_derivation, Some(Source::Counter));
+    // FP64: (dadd 3.32 + dmul 10.09 + 2 x dfma 19.93) inst/cycle x
+    // 36,873,068,823 cycles = 53.27 x 36,873,068,823 = 1,964,228,376,201.2;
+    // each rate is rounded to 0.01, so it may be off the counted
+    // 1,963,812,210,336 by at most (1 + 1 + 2) x 0.005 x cycles = 737.5e6.
+    let fp64 = l.flop.get(ComputePath::Fp64).unwrap();
+    assert!((fp64 - 53.27 * GPP_CYCLES).abs() < 1.0);
+    assert!((fp64 - GPP_FP64).abs() <= 4.0 * 0.005 * GPP_CYCLES);
+    assert_eq!(d.flop.get(ComputePath::Fp64), Some(GPP_FP64));
+    // FP32: 2 x ffma 0.67 x cycles = 49,409,912,222.8 vs 49,082,724,716
+    // counted: within 2 x 0.005 x cycles = 368.7e6.
+    let fp32 = l.flop.get(ComputePath::Fp32).unwrap();
+    assert!((fp32 - GPP_FP32).abs() <= 2.0 * 0.005 * GPP_CYCLES);
+    assert_eq!(l.flop_derivation, Some(Source::RateTimesCycles));
+    assert!(l.flop_unknown.is_empty());
+
+    // Both sides known and complete: the same bound as the counters.
+    let (roofs, info) = gpu("rtx4090");
+    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let k = &r.kernels[0];
+    assert_eq!(k.bound, Some(Bound::Compute));
+    assert!(!k.lower_bound);
+    assert_eq!(k.flop_source, Some(Source::RateTimesCycles));
+    assert!(r
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::Derived));
+}
+
+#[test]
+fn memory_throughput_times_duration_is_the_dram_bytes() {
+    let csv = fx("ncu/gpp_full_set_memory_throughput.csv");
+    let l = &csv.launches[0];
+    // Duration row: 22,765,001,120 ns. Memory Workload Analysis "Memory
+    // Throughput": 5,928,273,731.81 byte/s. Product: 134,957,158,347 B, off
+    // the counted 134,957,158,144 by the rounding of the duration to whole
+    // ns in derive.py (35 ns of 22.8 s: 1.5e-9).
+    assert_eq!(l.duration_ns, Some(22_765_001_120.0));
+    assert_eq!(l.dram_derivation, Some(Source::RateTimesDuration));
+    assert!(((l.dram_bytes.unwrap() - GPP_DRAM) / GPP_DRAM).abs() < 1e-8);
+    // The Speed Of Light "Memory Throughput" (%) is not DRAM bytes; the
+    // DRAM Throughput % is kept but the rate wins.
+    assert_eq!(l.dram_percent_of_peak, Some(0.59));
+    // No FLOP counter: unknown, never zero.
+    assert!(!l.flop.any_counted());
+    assert_eq!(l.flop_unknown.iter().count(), 4);
+}
+
+#[test]
+fn corpus_2019_5_memory_throughput_is_whole_sectors() {
+    // The real 2019.5 default-sections file (tested in place, no licence to
+    // copy): 21,608,695,652.17 byte/s x 6,624 ns = 143,136.0000 B
+    // = 4,473 sectors of 32 B exactly.
+    let Some(dir) = crate::common::corpus("ncu") else {
+        return;
+    };
+    let path = dir.join("ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log");
+    let csv = ncu::parse(std::fs::File::open(&path).unwrap(), "hotspot").unwrap();
+    let b = csv.launches[0].dram_bytes.unwrap();
+    assert!((b - 143_136.0).abs() < 1e-3, "{b}");
+    assert!((b / 32.0 - 4_473.0).abs() < 1e-4);
+    // SOL FB (the 2019.5 name of DRAM Throughput): 3.36 %.
+    assert_eq!(csv.launches[0].dram_percent_of_peak, Some(3.36));
+}
+
+#[test]
+fn basic_set_percent_of_peak_gives_approximate_bytes() {
+    let csv = fx("ncu/gpp_basic_set_percent.csv");
+    let l = &csv.launches[0];
+    assert_eq!((l.dram_bytes, l.dram_percent_of_peak), (None, Some(0.59)));
+    let (roofs, info) = gpu("rtx4090");
+    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let k = &r.kernels[0];
+    // 0.59 % x 1008 GB/s (the reference derive.py used) x 22.765001120 s
+    // = 135,390,842,... B; the percentage was printed to 0.01 of 0.588 %,
+    // so within 0.005 / 0.588 = 0.85 % of the counted 134,957,158,144 B.
+    let q = k.dram_bytes.unwrap();
+    assert!((q - 0.0059 * 1008e9 * 22.765_001_12).abs() < 1.0);
+    assert!(((q - GPP_DRAM) / GPP_DRAM).abs() <= 0.005 / 0.588);
+    assert_eq!(k.dram_source, Some(Source::PercentOfPeak));
+    // Memory side only: fraction = Q/B / T = 0.59 % exactly, a lower bound;
+    // compute unknown, so no bound is claimed.
+    assert!((k.fraction_of_roof - 0.0059).abs() < 1e-12);
+    assert!(k.lower_bound && k.bound.is_none() && k.flop.is_none());
+    assert!(k.intensity.is_none() && k.roof_flop_per_s.is_none());
+    let kinds: Vec<_> = r.diagnostics.iter().map(|d| d.kind).collect();
+    assert!(
+        kinds.contains(&DiagnosticKind::DramFromPercent),
+        "{kinds:?}"
+    );
+    assert!(kinds.contains(&DiagnosticKind::BandwidthOnly), "{kinds:?}");
+}
+
+#[test]
+fn compute_only_file_gives_a_compute_side_bound() {
+    let csv = fx("ncu/gpp_no_dram_compute_only.csv");
+    let (roofs, info) = gpu("rtx4090");
+    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let k = &r.kernels[0];
+    // No DRAM: compute side only, 1.9638e12/1.29e12 + 4.908e10/82.6e12 s
+    // = 1.52292 s of 22.765 s (6.69 %), a lower bound; bound not claimed.
+    assert_eq!(k.dram_bytes, None);
+    assert!(k.bound.is_none() && k.lower_bound);
+    assert!((k.fraction_of_roof - 1.52292 / 22.765).abs() < 1e-5);
+    assert!(r
+        .diagnostics
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::DramUnknown));
+}
+
+#[test]
+fn only_dram_counters_never_read_as_memory_bound() {
+    // A GEMM at high SM throughput with only DRAM counters: "memory, 0.8 %"
+    // was the old answer. Now the compute side is unknown.
+    let text = "\"ID\",\"Process ID\",\"Process Name\",\"Host Name\",\"Kernel Name\",\"dram__bytes.sum\",\"gpu__time_duration.sum\"\n\
+                \"\",\"\",\"\",\"\",\"\",\"byte\",\"ns\"\n\
+                \"0\",\"1\",\"p\",\"h\",\"gemm\",\"24680000\",\"1000000\"\n";
+    let csv = ncu::parse(text.as_bytes(), "inline.csv").unwrap();
+    let (roofs, info) = gpu("h100-sxm");
+    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let k = &r.kernels[0];
+    // 24.68 MB / 3085 GB/s = 8.0 us of 1 ms: at least 0.8 % of the roof.
+    assert!((k.fraction_of_roof - 0.008).abs() < 1e-12);
+    assert_eq!((k.bound, k.flop, k.intensity), (None, None, None));
+    assert_eq!(k.flop_unknown, FlopGroup::ALL.to_vec());
+    let md = String::from_utf8(rooftrace::report::Render::render(
+        &r,
+        rooftrace::report::Format::Markdown,
+        &rooftrace::report::RenderOptions::default(),
+    ))
+    .unwrap();
+    let first = md.lines().next().unwrap();
+    assert!(
+        first.contains("at least 0.8 % of the DRAM roof (compute unknown"),
+        "{first}"
+    );
+    assert!(!first.contains("memory-bound"), "{first}");
+    // The missing metrics are named exactly.
+    assert!(md.contains("sm__sass_thread_inst_executed_op_ffma_pred_on.sum"));
+}
+
+#[test]
+fn launch_failed_quotes_ncus_error() {
+    let csv = fx("ncu/bad/launch_failed_nan.csv");
+    let e = csv.check_analysable().unwrap_err();
+    assert!(matches!(e, NcuError::LaunchFailed { nan: 1, .. }), "{e}");
+    let text = e.to_string();
+    assert!(text.contains("  ==ERROR== LaunchFailed"), "{text}");
+    assert!(!text.contains("--metrics"), "{text}");
+}
+
+#[test]
+fn derived_figures_say_how_in_every_format() {
+    let args = [
+        "ncu",
+        "fixtures/ncu/gpp_roofline_section_rates.csv",
+        "--gpu",
+        "rtx4090",
+    ];
+    let run = |fmt: &str| {
+        let mut a = args.to_vec();
+        a.extend(["--format", fmt]);
+        let (code, out, err) = rooftrace(&a);
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let v: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
+    assert_eq!(v["schema"], "rooftrace.ncu/2");
+    let k = &v["kernels"][0];
+    assert_eq!(k["dram_source"], "rate_times_duration");
+    assert_eq!(k["l2_source"], "sectors");
+    assert_eq!(k["flop_source"], "rate_times_cycles");
+    assert_eq!(k["flop_unknown"], serde_json::json!([]));
+    let csv = run("csv");
+    assert!(csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .contains(",rate_times_duration,"));
+    let table = run("table");
+    assert!(
+        table.contains(
+            "marks: c: ncu's per-cycle rate x elapsed cycles; r: ncu's per-second rate x duration"
+        ),
+        "{table}"
+    );
+    insta::assert_snapshot!("ncu_table_gpp_rates", table);
+    let md = run("md");
+    assert!(md.contains("marks: c:"), "{md}");
+    let basic = rooftrace(&[
+        "ncu",
+        "fixtures/ncu/gpp_basic_set_percent.csv",
+        "--gpu",
+        "rtx4090",
+    ])
+    .1;
+    insta::assert_snapshot!("ncu_table_gpp_basic_set", basic);
+}
