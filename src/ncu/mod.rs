@@ -5,6 +5,7 @@
 //! launches, not with the file. Numbers and units are converted at this
 //! boundary (`number`); metric names are classified once (`metrics`).
 
+pub mod convert;
 mod finalize;
 pub mod metrics;
 pub mod model;
@@ -159,6 +160,26 @@ pub enum NcuError {
         nan: usize,
         /// ncu's `==ERROR==` lines, verbatim.
         errors: Vec<String>,
+    },
+    /// A `.ncu-rep` report and no `ncu` to import it.
+    #[error("{file} is an Nsight Compute report and `ncu` is not on PATH (nor in $ROOFTRACE_NCU); export it where ncu is installed:\n  {command}\nthen run rooftrace on the CSV")]
+    NcuNotFound {
+        /// The report.
+        file: String,
+        /// The command to run by hand.
+        command: String,
+    },
+    /// `ncu --import` failed.
+    #[error("`{command}` failed ({status}) for {file}:\n{stderr}")]
+    ImportFailed {
+        /// The report.
+        file: String,
+        /// The command (as a user would type it).
+        command: String,
+        /// Exit status or why it did not start.
+        status: String,
+        /// The end of ncu's stderr.
+        stderr: String,
     },
     /// `--roofs ncu` without the peak metrics.
     #[error("--roofs ncu needs ncu's peak metrics, and {file} lacks {missing}; collect them with `--metrics \"$(rooftrace ncu --print-metrics)\"`, or pick roofs with --gpu or --roofs FILE")]

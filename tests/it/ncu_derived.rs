@@ -245,3 +245,73 @@ fn derived_figures_say_how_in_every_format() {
     .1;
     insta::assert_snapshot!("ncu_table_gpp_basic_set", basic);
 }
+
+/// Runs rooftrace with `PATH` set to `path` only (and no `$ROOFTRACE_NCU`).
+fn rooftrace_with_path(args: &[&str], path: &std::path::Path) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rooftrace"))
+        .args(args)
+        .current_dir(crate::common::root())
+        .env("PATH", path)
+        .env_remove("ROOFTRACE_NCU")
+        .output()
+        .expect("run rooftrace");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[cfg(unix)]
+#[test]
+fn ncu_rep_is_imported_with_ncu_on_path() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("run.ncu-rep");
+    std::fs::write(&rep, b"not read by rooftrace").unwrap();
+    let rep_s = rep.to_str().unwrap();
+
+    // Without ncu: the exact command to run by hand, exit 2.
+    let (code, out, err) = rooftrace_with_path(&["ncu", rep_s, "--gpu", "h100-sxm"], dir.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    let csv_s = rep.with_extension("csv");
+    assert!(
+        err.contains(&format!(
+            "ncu --import {rep_s} --csv --page raw --print-units base > {}",
+            csv_s.display()
+        )),
+        "{err}"
+    );
+
+    // A fake ncu that checks its argument vector and prints the raw-page
+    // fixture, as `ncu --import ... --page raw` would.
+    let fixture = fixture("ncu/bf16_gemm_raw_page_units.csv");
+    let script = format!(
+        "#!/bin/sh\n[ \"$1 $3 $4 $5 $6 $7\" = \"--import --csv --page raw --print-units base\" ] || {{ echo \"bad args: $*\" >&2; exit 3; }}\n[ \"$2\" = \"{rep_s}\" ] || exit 4\ncat '{}'\n",
+        fixture.display()
+    );
+    let ncu = dir.path().join("ncu");
+    std::fs::write(&ncu, script).unwrap();
+    std::fs::set_permissions(&ncu, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let with_sh = std::path::PathBuf::from(format!("{}:/usr/bin:/bin", dir.path().display()));
+    let (code, out, err) = rooftrace_with_path(
+        &["ncu", rep_s, "--gpu", "h100-sxm", "--format", "json"],
+        &with_sh,
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // The same two launches as the CSV itself: 17.5 MB and 61.44 MB.
+    assert_eq!(v["launches_total"], 2);
+    assert_eq!(v["page"], "raw, 20 columns");
+
+    // ncu failing: its status and stderr are quoted.
+    std::fs::write(
+        &ncu,
+        "#!/bin/sh\necho '==ERROR== cannot open report' >&2\nexit 1\n",
+    )
+    .unwrap();
+    let (code, _, err) = rooftrace_with_path(&["ncu", rep_s, "--gpu", "h100-sxm"], &with_sh);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("==ERROR== cannot open report"), "{err}");
+}
