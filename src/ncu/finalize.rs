@@ -183,7 +183,8 @@ fn cuda_core_flop(
     use Scalar::*;
     // Elapsed SM cycles: the denominator of `.per_cycle_elapsed` (sm and
     // smsp run on the same clock), else duration x SM clock.
-    let cycles = get(r, SmCycles).or_else(|| get(r, SmspCycles)).or_else(|| {
+    let counted_cycles = get(r, SmCycles).or_else(|| get(r, SmspCycles));
+    let cycles = counted_cycles.or_else(|| {
         Some(
             duration_ns?
                 * 1e-9
@@ -224,7 +225,10 @@ fn cuda_core_flop(
     ] {
         let weights = [1.0, 1.0, 2.0];
         let counts = ops.map(|(c, _)| get(r, c));
-        let rates = ops.map(|(_, p)| get(r, p));
+        let mut rates = ops.map(|(_, p)| get(r, p));
+        // The charts' FMA item counts operations (2 per FMA): halve it.
+        let fma_ops = [DfmaOpsPerCycle, FfmaOpsPerCycle, HfmaOpsPerCycle][path_rank(path)];
+        rates[2] = rates[2].or_else(|| get(r, fma_ops).map(|o| o / 2.0));
         if counts.iter().any(Option::is_some) {
             let w = counts
                 .iter()
@@ -238,12 +242,26 @@ fn cuda_core_flop(
                 .zip(weights)
                 .fold(0.0, |a, (p, w)| a + w * p.unwrap_or(0.0));
             flop.set(path, w * cyc);
-            source = source.max(Some(Source::RateTimesCycles));
+            let how = if counted_cycles.is_some() {
+                Source::RateTimesCycles
+            } else {
+                Source::RateTimesDuration
+            };
+            source = source.max(Some(how));
         } else {
             unknown.insert(group);
         }
     }
     (flop, source, unknown)
+}
+
+/// 0, 1, 2 for FP64, FP32, FP16 cores.
+fn path_rank(p: ComputePath) -> usize {
+    match p {
+        ComputePath::Fp64 => 0,
+        ComputePath::Fp32 => 1,
+        _ => 2,
+    }
 }
 
 /// Tensor-core FLOPs per dtype from the op counters (these count executed

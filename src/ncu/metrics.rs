@@ -19,6 +19,9 @@ pub enum Slot {
     Peak(Peak),
     /// `device__attribute_display_name` (text).
     DeviceName,
+    /// A theoretical peak printed as FLOP per cycle (2 per FMA) by ncu's
+    /// roofline-chart body items; stored halved as the FMA peak.
+    PeakOps(Peak),
 }
 
 /// A tensor op counter: its path, output dtype and sparsity split.
@@ -146,10 +149,17 @@ pub enum Scalar {
     HmulPerCycle,
     /// `..._op_hfma_pred_on.sum.per_cycle_elapsed`.
     HfmaPerCycle,
+    /// `Predicated-On DFMA Operations Per Cycle` of ncu's roofline-chart body
+    /// items (`--print-details all`): 2 x DFMA thread instructions per cycle.
+    DfmaOpsPerCycle,
+    /// `Predicated-On FFMA Operations Per Cycle` (2 FLOP per FFMA).
+    FfmaOpsPerCycle,
+    /// `Predicated-On HFMA Operations Per Cycle` (2 FLOP per HFMA).
+    HfmaOpsPerCycle,
 }
 
 /// Number of [`Scalar`] slots.
-pub const N_SCALARS: usize = Scalar::HfmaPerCycle as usize + 1;
+pub const N_SCALARS: usize = Scalar::HfmaOpsPerCycle as usize + 1;
 
 /// What dimension a scalar must have.
 pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
@@ -174,7 +184,10 @@ pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
         | Scalar::FfmaPerCycle
         | Scalar::HaddPerCycle
         | Scalar::HmulPerCycle
-        | Scalar::HfmaPerCycle => Dimension::PerCycle,
+        | Scalar::HfmaPerCycle
+        | Scalar::DfmaOpsPerCycle
+        | Scalar::FfmaOpsPerCycle
+        | Scalar::HfmaOpsPerCycle => Dimension::PerCycle,
         _ => Dimension::Count,
     }
 }
@@ -347,11 +360,61 @@ fn classify_label(name: &str, section: &str) -> Option<Slot> {
     let sol = section.contains("Speed Of Light") || section.starts_with("SpeedOfLight");
     let mwa =
         section.starts_with("Memory Workload Analysis") || section == "MemoryWorkloadAnalysis";
+    let chart = section.contains("Roofline Chart");
     let s = match name {
-        "Duration" if sol => DurationLabel,
-        "DRAM Throughput" | "SOL FB" if sol => DramPercentOfPeak,
+        "Duration" if sol && !chart => DurationLabel,
+        "DRAM Throughput" | "SOL FB" if sol && !chart => DramPercentOfPeak,
         "Memory Throughput" if mwa => MemThroughputLabel,
+        // sm__cycles_elapsed.avg.per_second and dram__cycles_elapsed.avg.per_second
+        // under their display names (Speed Of Light and roofline charts).
+        "SM Frequency" if sol => SmCyclesPerSecond,
+        "DRAM Frequency" if sol => return Some(Slot::Peak(Peak::DramClock)),
+        _ if chart => return classify_chart_item(name),
         _ => return None,
+    };
+    Some(Slot::Scalar(s))
+}
+
+/// Body items of ncu's roofline charts (`--print-details all`): achieved
+/// rates per cycle and the theoretical peaks behind the chart.
+fn classify_chart_item(name: &str) -> Option<Slot> {
+    use Scalar::*;
+    if name == "DRAM Bandwidth" {
+        // dram__bytes.sum.per_second.
+        return Some(Slot::Scalar(DramBytesPerSecond));
+    }
+    if name == "Theoretical DRAM Bytes Accessible" {
+        return Some(Slot::Peak(Peak::DramBytesPerCycle));
+    }
+    if let Some(op) = name
+        .strip_prefix("Theoretical Predicated-On ")
+        .and_then(|r| r.strip_suffix(" Operations"))
+    {
+        return match op {
+            "DFMA" => Some(Slot::PeakOps(Peak::DfmaPerCycle)),
+            "FFMA" => Some(Slot::PeakOps(Peak::FfmaPerCycle)),
+            "HFMA" => Some(Slot::PeakOps(Peak::HfmaPerCycle)),
+            _ => None,
+        };
+    }
+    let rest = name.strip_prefix("Predicated-On ")?;
+    let s = if let Some(op) = rest.strip_suffix(" Operations Per Cycle") {
+        match op {
+            "DFMA" => DfmaOpsPerCycle,
+            "FFMA" => FfmaOpsPerCycle,
+            "HFMA" => HfmaOpsPerCycle,
+            _ => return None,
+        }
+    } else {
+        match rest.strip_suffix(" Thread Instructions Executed Per Cycle")? {
+            "DADD" => DaddPerCycle,
+            "DMUL" => DmulPerCycle,
+            "FADD" => FaddPerCycle,
+            "FMUL" => FmulPerCycle,
+            "HADD" => HaddPerCycle,
+            "HMUL" => HmulPerCycle,
+            _ => return None,
+        }
     };
     Some(Slot::Scalar(s))
 }
@@ -473,6 +536,26 @@ mod tests {
             Some(Slot::Scalar(Scalar::DurationLabel))
         );
         assert_eq!(classify("Duration", "Launch Statistics"), None);
+        let chart = "GPU Speed Of Light Roofline Chart";
+        assert_eq!(
+            classify("Predicated-On FFMA Operations Per Cycle", chart),
+            Some(Slot::Scalar(Scalar::FfmaOpsPerCycle))
+        );
+        assert_eq!(
+            classify(
+                "Predicated-On DADD Thread Instructions Executed Per Cycle",
+                chart
+            ),
+            Some(Slot::Scalar(Scalar::DaddPerCycle))
+        );
+        assert_eq!(
+            classify("Theoretical Predicated-On DFMA Operations", chart),
+            Some(Slot::PeakOps(Peak::DfmaPerCycle))
+        );
+        assert_eq!(
+            classify("Memory Throughput", "GPU Speed Of Light Throughput"),
+            None
+        );
         assert_eq!(
             classify("sm__throughput.avg.pct_of_peak_sustained_elapsed", ""),
             None

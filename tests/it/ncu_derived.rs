@@ -315,3 +315,58 @@ fn ncu_rep_is_imported_with_ncu_on_path() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("==ERROR== cannot open report"), "{err}");
 }
+
+#[test]
+fn roofline_chart_body_items_give_rates_and_ncus_roofs() {
+    let csv = fx("ncu/gpp_roofline_chart_body_items.csv");
+    assert_eq!(csv.columns, 21);
+    let l = &csv.launches[0];
+    // SOL Duration 22,765,001,120 ns x SM Frequency 1,619,726,202.90 Hz
+    // = 36,873,068,880 elapsed cycles (the counter says 36,873,068,823; the
+    // duration was rounded to whole ns).
+    let t = 22.765_001_12;
+    let cycles = t * 1_619_726_202.90;
+    assert_eq!(l.duration_ns, Some(22_765_001_120.0));
+    // FP64: (DFMA 39.85 ops + DADD 3.32 + DMUL 10.09) per cycle x cycles
+    // = 53.26 x 36,873,068,880 = 1,963,859,648,... FLOP; three rates rounded
+    // to 0.01: within 3 x 0.005 x cycles = 553e6 of the counted
+    // 1,963,812,210,336 (plus 57 cycles x 53.26 from the duration).
+    let fp64 = l.flop.get(ComputePath::Fp64).unwrap();
+    assert!((fp64 - 53.26 * cycles).abs() < 1.0, "{fp64}");
+    assert!((fp64 - GPP_FP64).abs() <= 3.0 * 0.005 * GPP_CYCLES + 57.0 * 53.26);
+    // FP32: FFMA 1.33 ops/cycle x cycles = 49,041,181,610 vs 49,082,724,716.
+    let fp32 = l.flop.get(ComputePath::Fp32).unwrap();
+    assert!((fp32 - GPP_FP32).abs() <= 3.0 * 0.005 * GPP_CYCLES);
+    // Rates x duration (no elapsed-cycle counter in the file).
+    assert_eq!(l.flop_derivation, Some(Source::RateTimesDuration));
+    // DRAM Bandwidth 5,928,273,731.81 byte/s x 22.76500112 s = Q to 2e-9.
+    assert_eq!(l.dram_derivation, Some(Source::RateTimesDuration));
+    assert!(((l.dram_bytes.unwrap() - GPP_DRAM) / GPP_DRAM).abs() < 1e-8);
+    // No half-precision or tensor items: those FLOPs are unknown.
+    assert_eq!(
+        l.flop_unknown.iter().collect::<Vec<_>>(),
+        vec![FlopGroup::Fp16, FlopGroup::Tensor]
+    );
+
+    // ncu's theoretical roofs from the same items: DRAM 96 byte/cycle x
+    // 10.501 GHz = 1.008096 TB/s; FP64 512 ops/cycle x 1.6197 GHz =
+    // 829.3 GFLOP/s; FP32 32,768 ops/cycle x 1.6197 GHz = 53.075 TFLOP/s.
+    let roofs = csv.roofs_from_peaks().unwrap();
+    assert!((roofs.dram().unwrap().bytes_per_s - 96.0 * 10.501e9).abs() < 1.0);
+    let f64_roof = roofs.compute[&ComputePath::Fp64].flop_per_s;
+    assert!((f64_roof - 512.0 * 1_619_726_202.90).abs() < 1.0);
+    let info = GpuInfo {
+        key: None,
+        name: roofs.gpu.clone(),
+        chosen_by: "--roofs ncu".into(),
+    };
+    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let k = &r.kernels[0];
+    // The fraction needs no duration: achieved per cycle over peak per cycle,
+    // 53.26 / 512 + 1.33 / 32,768 = 0.104063 (FP64 dominates; memory
+    // 5.93 GB/s / 1008 GB/s = 0.0059). A lower bound (FP16/tensor unknown),
+    // compute-bound for certain.
+    assert!((k.fraction_of_roof - (53.26 / 512.0 + 1.33 / 32_768.0)).abs() < 1e-9);
+    assert_eq!(k.bound, Some(Bound::Compute));
+    assert!(k.lower_bound);
+}
