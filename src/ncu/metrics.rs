@@ -19,6 +19,22 @@ pub enum Slot {
     Peak(Peak),
     /// `device__attribute_display_name` (text).
     DeviceName,
+    /// A fact about the device, for telling which GPU ran the profile.
+    Device(DeviceAttr),
+}
+
+/// Device facts read as hints for choosing the roofs (never analysed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceAttr {
+    /// `device__attribute_multiprocessor_count`, `launch__sm_count`, or the
+    /// Launch Statistics label `# SMs`.
+    SmCount,
+    /// `device__attribute_l2_cache_size`, bytes.
+    L2Bytes,
+    /// `device__attribute_max_mem_frequency_khz`, kHz.
+    MemClockKhz,
+    /// The Speed Of Light labels `Memory Frequency` / `DRAM Frequency`, 1/s.
+    MemClock,
 }
 
 /// A tensor op counter: its path, output dtype and sparsity split.
@@ -164,9 +180,17 @@ pub enum Peak {
 pub fn classify(name: &str, section: &str) -> Option<Slot> {
     use Scalar::*;
     if !name.contains("__") {
-        // Display labels: only the Speed Of Light duration is trusted.
+        // Display labels: only the Speed Of Light duration is trusted, and a
+        // few device facts (hints for choosing the roofs).
         let sol = section.contains("Speed Of Light") || section.starts_with("SpeedOfLight");
-        return (sol && name == "Duration").then_some(Slot::Scalar(DurationLabel));
+        return match name {
+            "Duration" if sol => Some(Slot::Scalar(DurationLabel)),
+            "Memory Frequency" | "DRAM Frequency" if sol => {
+                Some(Slot::Device(DeviceAttr::MemClock))
+            }
+            "# SMs" => Some(Slot::Device(DeviceAttr::SmCount)),
+            _ => None,
+        };
     }
     let scalar = match name {
         "gpu__time_duration.sum" => Some(GpuTimeDuration),
@@ -201,6 +225,13 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         "l1tex__t_bytes.sum.peak_sustained" => return Some(Slot::Peak(Peak::L1BytesPerCycle)),
         "l1tex__cycles_elapsed.avg.per_second" => return Some(Slot::Peak(Peak::L1Clock)),
         "device__attribute_display_name" => return Some(Slot::DeviceName),
+        "device__attribute_multiprocessor_count" | "launch__sm_count" => {
+            return Some(Slot::Device(DeviceAttr::SmCount))
+        }
+        "device__attribute_l2_cache_size" => return Some(Slot::Device(DeviceAttr::L2Bytes)),
+        "device__attribute_max_mem_frequency_khz" => {
+            return Some(Slot::Device(DeviceAttr::MemClockKhz))
+        }
         _ => {}
     }
     let unit_prefix = name

@@ -4,7 +4,7 @@
 
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
-use super::model::{NcuCsv, NcuPeaks, Page, PeakKey};
+use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
 use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
 use super::NcuError;
 use std::cell::Cell;
@@ -205,6 +205,7 @@ struct State<'a> {
     metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
+    facts: DeviceFacts,
     peaks: NcuPeaks,
 }
 
@@ -223,6 +224,7 @@ impl<'a> State<'a> {
             metric_cache: HashMap::new(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
+            facts: DeviceFacts::default(),
             peaks: NcuPeaks::default(),
         }
     }
@@ -393,9 +395,15 @@ impl<'a> State<'a> {
                     s
                 }
             }
-        } else if name == b"Duration" {
+        } else if matches!(
+            name,
+            b"Duration" | b"# SMs" | b"Memory Frequency" | b"DRAM Frequency"
+        ) {
             let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
-            classify("Duration", &String::from_utf8_lossy(section))
+            classify(
+                &String::from_utf8_lossy(name),
+                &String::from_utf8_lossy(section),
+            )
         } else {
             None
         };
@@ -453,6 +461,11 @@ impl<'a> State<'a> {
             if !v.is_empty() && v != "n/a" {
                 self.devices.insert(v);
             }
+            return Ok(());
+        }
+        if let Slot::Device(attr) = slot {
+            // A hint, never an error: a value that does not read is ignored.
+            self.facts.note(attr, unit, value);
             return Ok(());
         }
         let metric_s = || String::from_utf8_lossy(metric).into_owned();
@@ -558,7 +571,7 @@ impl<'a> State<'a> {
                 };
                 self.peak(p, v);
             }
-            Slot::DeviceName => {}
+            Slot::DeviceName | Slot::Device(_) => {}
         }
         Ok(())
     }
@@ -582,6 +595,7 @@ impl<'a> State<'a> {
             launches,
             device_names: self.devices.into_iter().collect(),
             compute_capabilities: self.ccs.into_iter().collect(),
+            facts: self.facts,
             peaks: self.peaks,
             log: self.log,
         })

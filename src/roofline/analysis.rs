@@ -138,6 +138,8 @@ pub enum DiagnosticKind {
     AboveRoof,
     /// Several devices in one file; roofs of one GPU applied to all.
     SeveralDevices,
+    /// The input disagrees with the chosen GPU (SM count, device name).
+    GpuMismatch,
 }
 
 /// A warning carried as data and shown once.
@@ -330,7 +332,15 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         .into_iter()
         .map(|g| row(g, roofs, dram_bw, &mut unroofed))
         .collect();
-    let diagnostics = diagnose_rows(csv, roofs, &kernels, &unroofed, d);
+    let mut diagnostics = diagnose_rows(csv, roofs, &kernels, &unroofed, d);
+    for note in &gpu.notes {
+        diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::GpuMismatch,
+            count: 1,
+            message: note.clone(),
+            examples: Vec::new(),
+        });
+    }
     kernels.sort_by(|a, b| {
         b.time_lost_ns
             .total_cmp(&a.time_lost_ns)

@@ -692,8 +692,7 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
         .filter(|w| !w.is_empty())
         .collect();
     let word = |s: &str| words.contains(&s);
-    if has("laptop") || has("super") || has("nvl") || has("mobile") || has("max-q") || word("mig")
-    {
+    if has("laptop") || has("super") || has("nvl") || has("mobile") || has("max-q") || word("mig") {
         return None;
     }
     let key = if has("gh200") {
@@ -887,7 +886,10 @@ mod tests {
         // FP8 is measured now (1318 TFLOP/s, two thirds of the 1979 datasheet).
         assert_eq!(r.compute[&ComputePath::TensorFp8].origin, Origin::Measured);
         // INT8 has no measurement: datasheet stays.
-        assert_eq!(r.compute[&ComputePath::TensorInt8].origin, Origin::Datasheet);
+        assert_eq!(
+            r.compute[&ComputePath::TensorInt8].origin,
+            Origin::Datasheet
+        );
         // H200 and H100 cross where 3.0848 TB/s x I = 755.65 TFLOP/s,
         // I = 245 (section 3 of the note).
         let h200 = by_key("h200").unwrap().default_roofs();

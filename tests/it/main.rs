@@ -4,6 +4,7 @@
 mod architecture;
 mod calibrate;
 mod common;
+mod detect;
 mod gaps;
 mod ncu;
 mod plot;

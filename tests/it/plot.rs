@@ -593,14 +593,15 @@ fn s(p: &Path) -> &str {
 fn ncu_plot_svg_snapshot() {
     let dir = tmp();
     let svg = dir.path().join("x.svg");
-    let with = ok(&["ncu", BF16_GEMM, "--gpu", "h100-sxm", "--plot", s(&svg)]);
+    let with = ok(&["ncu", BF16_GEMM, "--gpu", "rtx5090", "--plot", s(&svg)]);
     // The plot is a side output: the table on stdout is the same without it.
-    assert_eq!(with, ok(&["ncu", BF16_GEMM, "--gpu", "h100-sxm"]));
+    assert_eq!(with, ok(&["ncu", BF16_GEMM, "--gpu", "rtx5090"]));
     let text = std::fs::read_to_string(&svg).unwrap();
-    // One kernel: the CUTLASS BF16 GEMM at I = 716 FLOP/byte, labelled with
-    // its time lost (111.81 µs × (1 − 112.1 / 802) = 96.2 µs).
-    assert!(text.contains("(96.2 µs lost)"), "label missing");
-    insta::assert_snapshot!("ncu_plot_bf16_gemm_h100_svg", text);
+    // One kernel: the CUTLASS BF16 GEMM at I = 716 FLOP/byte on the CC 12.0
+    // RTX 5090 (BF16 tensor 209.5 TFLOP/s), labelled with its time lost:
+    // 111.81 µs − 12,532,580,352 FLOP / 209.5e12 FLOP/s = 111.81 − 59.82 = 52.0 µs.
+    assert!(text.contains("(52.0 µs lost)"), "label missing");
+    insta::assert_snapshot!("ncu_plot_bf16_gemm_rtx5090_svg", text);
 }
 
 #[test]
@@ -646,7 +647,7 @@ fn markdown_embeds_the_plot_link() {
         "ncu",
         BF16_GEMM,
         "--gpu",
-        "h100-sxm",
+        "rtx5090",
         "--plot",
         s(&png),
         "--format",
@@ -668,7 +669,7 @@ fn markdown_embeds_the_plot_link() {
             "ncu",
             s(&common::root().join(BF16_GEMM)),
             "--gpu",
-            "h100-sxm",
+            "rtx5090",
         ])
         .args(["--plot", "plots/r.svg", "--format", "md"])
         .current_dir(dir.path())
@@ -705,7 +706,7 @@ fn plot_with_an_unknown_extension_is_exit_2_before_any_work() {
     let dir = tmp();
     let pdf = dir.path().join("roof.pdf");
     for args in [
-        vec!["ncu", BF16_GEMM, "--gpu", "h100-sxm", "--plot", s(&pdf)],
+        vec!["ncu", BF16_GEMM, "--gpu", "rtx5090", "--plot", s(&pdf)],
         vec!["calibrate", "--from", H100_RESULTS, "--plot", s(&pdf)],
         // Checked before the (long) live run: no nvcc is looked for.
         vec!["calibrate", "--plot", s(&pdf)],
