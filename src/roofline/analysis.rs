@@ -59,6 +59,9 @@ pub struct KernelRoofline {
     pub process_id: Option<u64>,
     /// Kernel name.
     pub name: String,
+    /// Readable label, unique among the report's kernels
+    /// ([`super::names::labels`]); what tables and plots show.
+    pub label: String,
     /// Number of launches in this row.
     pub launches: u64,
     /// Measured time T, ns.
@@ -332,6 +335,10 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         .into_iter()
         .map(|g| row(g, roofs, dram_bw, &mut unroofed))
         .collect();
+    let labels = super::names::labels(kernels.iter().map(|k| k.name.as_str()));
+    for (k, label) in kernels.iter_mut().zip(labels) {
+        k.label = label;
+    }
     let mut diagnostics = diagnose_rows(csv, roofs, &kernels, &unroofed, d);
     for note in &gpu.notes {
         diagnostics.push(Diagnostic {
@@ -572,6 +579,7 @@ fn row(
     KernelRoofline {
         id: g.id,
         process_id: if g.mixed_pid { None } else { g.pid },
+        label: String::new(),
         name: g.name,
         launches: g.launches,
         duration_ns: t,

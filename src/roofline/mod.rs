@@ -2,9 +2,11 @@
 //!
 //! `analysis` is the math that turns parsed launches into a
 //! [`RooflineReport`]; the roofs it measures against come from
-//! [`crate::roofs`].
+//! [`crate::roofs`]. `names` gives each kernel its readable label, unique in
+//! the report, for every renderer and the plot.
 
 pub mod analysis;
+pub mod names;
 
 pub use analysis::{
     analyze, Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RooflineReport, RoofsUsed,

@@ -6,5 +6,6 @@ mod calibrate;
 mod common;
 mod detect;
 mod gaps;
+mod names;
 mod ncu;
 mod plot;

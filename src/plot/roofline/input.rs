@@ -8,7 +8,7 @@ use crate::roofs::{ComputePath, Roofs};
 /// One kernel (or kernel group) to plot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelPoint {
-    /// Kernel name as shown in reports (ellipsized in the label).
+    /// Kernel label as shown in reports (unique in the report).
     pub name: String,
     /// Arithmetic intensity, in FLOP/byte (x).
     pub flop_per_byte: f64,
@@ -51,7 +51,7 @@ impl RooflineInput {
                 .kernels
                 .iter()
                 .map(|k| KernelPoint {
-                    name: k.name.clone(),
+                    name: k.label.clone(),
                     flop_per_byte: k.intensity.unwrap_or(0.0),
                     flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
                     duration_ns: k.duration_ns,
