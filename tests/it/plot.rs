@@ -67,6 +67,7 @@ fn bf16_gemm() -> KernelPoint {
         time_lost_ns: 111_810.0 * (1.0 - 12_532_580_352.0 / 111.81e-6 / 802e12),
         path: Some(ComputePath::TensorBf16),
         above_roof: false,
+        not_drawn: None,
     }
 }
 
@@ -108,6 +109,7 @@ fn decode_step() -> Vec<KernelPoint> {
             time_lost_ns: duration_ns * (1.0 - frac),
             path: Some(path),
             above_roof: false,
+            not_drawn: None,
         });
     }
     // A point above its roof (e.g. L2 hits counted as DRAM misses).
@@ -119,6 +121,7 @@ fn decode_step() -> Vec<KernelPoint> {
         time_lost_ns: 0.0,
         path: Some(ComputePath::Fp32),
         above_roof: true,
+        not_drawn: None,
     });
     pts
 }
@@ -169,6 +172,7 @@ fn small_roofline() -> RooflineInput {
         time_lost_ns: 26_000.0,
         path: Some(ComputePath::Fp32),
         above_roof: false,
+        not_drawn: None,
     });
     RooflineInput {
         roofs: h100_roofs(),
@@ -439,6 +443,74 @@ fn calibration_svg_snapshot() {
         assert!(f.label_rect.is_some() != in_legend, "{}", f.label);
     }
     insta::assert_snapshot!("calibration_h100_svg", render_svg(&chart).unwrap());
+}
+
+/// Equal roofs are one line with one label; kernels that cannot be placed
+/// are counted in the caption, with the top ones by time lost named.
+#[test]
+fn equal_roofs_drawn_once_and_undrawn_kernels_captioned() {
+    // GH200 (96 GB) has datasheet values only: FP16 and BF16 tensor are both
+    // 989.5 TFLOP/s.
+    let roofs = rooftrace::roofs::gpus::by_key("gh200")
+        .unwrap()
+        .default_roofs();
+    let b = 4000e9;
+    let point = |name: &str, path, i: f64, lost: f64| KernelPoint {
+        name: name.into(),
+        flop_per_byte: i,
+        flop_per_s: 0.5 * b * i,
+        duration_ns: 100e3,
+        time_lost_ns: lost,
+        path: Some(path),
+        above_roof: false,
+        not_drawn: None,
+    };
+    let mut points = vec![
+        point("fp16_gemm", ComputePath::TensorFp16, 300.0, 50e3),
+        point("bf16_gemm", ComputePath::TensorBf16, 400.0, 40e3),
+    ];
+    // Two kernels without FLOP counters lose the most time; one with 0 DRAM
+    // bytes the least.
+    for (name, lost, why) in [
+        ("gemv_no_flops", 90e3, "no FLOP counters"),
+        ("softmax_no_flops", 80e3, "no FLOP counters"),
+        ("l2_resident", 1e3, "0 DRAM bytes"),
+    ] {
+        points.push(KernelPoint {
+            name: name.into(),
+            flop_per_byte: 0.0,
+            flop_per_s: 0.0,
+            duration_ns: 100e3,
+            time_lost_ns: lost,
+            path: None,
+            above_roof: false,
+            not_drawn: Some(why),
+        });
+    }
+    let chart = RooflineChart::build(&RooflineInput {
+        roofs,
+        points,
+        top_n: 3,
+    })
+    .unwrap();
+    assert_eq!(chart.roofs.flat.len(), 1, "{:?}", chart.roofs.flat);
+    let f = &chart.roofs.flat[0];
+    assert_eq!(f.same_as, vec![ComputePath::TensorBf16]);
+    // Ridge 989.5e12 / 4000e9 = 247.4 FLOP/byte.
+    assert_eq!(
+        f.label,
+        "FP16 tensor = BF16 tensor 990 TFLOP/s (datasheet), ridge 247 FLOP/B"
+    );
+    assert_eq!(chart.roofs.ridges.len(), 1);
+    // Top 3 by time lost: gemv (90 µs), softmax (80 µs), fp16_gemm (50 µs).
+    assert_eq!(
+        chart.caption.as_deref(),
+        Some(
+            "3 of 5 kernels not drawn: 0 DRAM bytes (1), no FLOP counters (2); of the top 3 by time lost: gemv_no_flops, softmax_no_flops"
+        )
+    );
+    let svg = render_svg(&chart).unwrap();
+    assert!(svg.contains("3 of 5 kernels not drawn"), "caption drawn");
 }
 
 /// Decodes a PNG and checks its size and that it holds a drawing: mostly
