@@ -17,7 +17,8 @@ prints as unknown with the --metrics to add.
 
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
 rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
-GPU comes from the CSV's device name or compute capability. Every output
+GPU comes from what the CSV says about its device: name, compute capability,
+SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every output
 names the roofs it used and their source. Details: docs/ncu.md
 
 Plot and pull-request comment:
@@ -37,7 +38,7 @@ pub struct NcuArgs {
     /// Print the built-in GPU table with its roofs and exit.
     #[arg(long, conflicts_with = "input")]
     pub list_gpus: bool,
-    /// GPU of the built-in table (v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, gh200, b200, l40s, rtx4080, rtx4090).
+    /// GPU of the built-in table (`--list-gpus`: v100, t4, a100-80gb, a10, h100-sxm, h200, b200, b300, gb200, l4, l40s, rtx4090, rtx5090, rtx-pro-6000, ...).
     #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
     pub gpu: Option<String>,
     /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the CSV.

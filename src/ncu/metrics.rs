@@ -22,6 +22,22 @@ pub enum Slot {
     /// A theoretical peak printed as FLOP per cycle (2 per FMA) by ncu's
     /// roofline-chart body items; stored halved as the FMA peak.
     PeakOps(Peak),
+    /// A fact about the device, for telling which GPU ran the profile.
+    Device(DeviceAttr),
+}
+
+/// Device facts read as hints for choosing the roofs (never analysed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceAttr {
+    /// `device__attribute_multiprocessor_count`, `launch__sm_count`, or the
+    /// Launch Statistics label `# SMs`.
+    SmCount,
+    /// `device__attribute_l2_cache_size`, bytes.
+    L2Bytes,
+    /// `device__attribute_max_mem_frequency_khz`, kHz.
+    MemClockKhz,
+    /// The Speed Of Light labels `Memory Frequency` / `DRAM Frequency`, 1/s.
+    MemClock,
 }
 
 /// A tensor op counter: its path, output dtype and sparsity split.
@@ -266,6 +282,13 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         "l1tex__t_bytes.sum.peak_sustained" => return Some(Slot::Peak(Peak::L1BytesPerCycle)),
         "l1tex__cycles_elapsed.avg.per_second" => return Some(Slot::Peak(Peak::L1Clock)),
         "device__attribute_display_name" => return Some(Slot::DeviceName),
+        "device__attribute_multiprocessor_count" | "launch__sm_count" => {
+            return Some(Slot::Device(DeviceAttr::SmCount))
+        }
+        "device__attribute_l2_cache_size" => return Some(Slot::Device(DeviceAttr::L2Bytes)),
+        "device__attribute_max_mem_frequency_khz" => {
+            return Some(Slot::Device(DeviceAttr::MemClockKhz))
+        }
         _ => {}
     }
     let unit_prefix = name
@@ -349,7 +372,8 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
 }
 
 /// Display labels of the details page (sections other than the command-line
-/// metrics): only those whose meaning is fixed are read. `Duration` of the
+/// metrics): only those whose meaning is fixed are read, and a few device
+/// facts (`# SMs`, `Memory Frequency` / `DRAM Frequency`). `Duration` of the
 /// Speed Of Light section; its DRAM percentage (`DRAM Throughput`, `SOL FB`
 /// before 2020); `Memory Throughput` of the Memory Workload Analysis section,
 /// which is `dram__bytes.sum.per_second` in byte/s (the Speed Of Light
@@ -368,7 +392,12 @@ fn classify_label(name: &str, section: &str) -> Option<Slot> {
         // sm__cycles_elapsed.avg.per_second and dram__cycles_elapsed.avg.per_second
         // under their display names (Speed Of Light and roofline charts).
         "SM Frequency" if sol => SmCyclesPerSecond,
-        "DRAM Frequency" if sol => return Some(Slot::Peak(Peak::DramClock)),
+        "DRAM Frequency" if chart => return Some(Slot::Peak(Peak::DramClock)),
+        // Device facts (hints for choosing the roofs).
+        "Memory Frequency" | "DRAM Frequency" if sol => {
+            return Some(Slot::Device(DeviceAttr::MemClock))
+        }
+        "# SMs" => return Some(Slot::Device(DeviceAttr::SmCount)),
         _ if chart => return classify_chart_item(name),
         _ => return None,
     };

@@ -13,7 +13,9 @@ pub mod number;
 mod parse;
 mod peaks;
 
-pub use model::{FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, Source};
+pub use model::{
+    DeviceFacts, FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, Source,
+};
 pub use parse::parse;
 
 /// Errors in an ncu CSV. Every message names the file, the line and the
@@ -214,10 +216,23 @@ impl NcuCsv {
     /// What the file says about its device, for choosing the roofs
     /// ([`crate::roofs::choose`]).
     pub fn device_hints(&self) -> crate::roofs::DeviceHints {
+        let mut memory_clocks_mhz: Vec<u64> =
+            self.facts.memory_clocks_mhz.iter().copied().collect();
+        // ncu's own roofline metric `dram__cycles_elapsed.avg.per_second`.
+        if let Some(hz) = self.peaks.get(metrics::Peak::DramClock) {
+            if hz.is_finite() && hz > 0.0 {
+                memory_clocks_mhz.push((hz / 1e6).round() as u64);
+            }
+        }
+        memory_clocks_mhz.sort_unstable();
+        memory_clocks_mhz.dedup();
         crate::roofs::DeviceHints {
             file: self.file.clone(),
             device_names: self.device_names.clone(),
             compute_capabilities: self.compute_capabilities.clone(),
+            sm_counts: self.facts.sm_counts.iter().copied().collect(),
+            l2_bytes: self.facts.l2_bytes.iter().copied().collect(),
+            memory_clocks_mhz,
         }
     }
 

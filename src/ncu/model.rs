@@ -314,6 +314,55 @@ impl NcuPeaks {
     }
 }
 
+/// What a file states about its device besides name and compute
+/// capability: hints for telling which GPU ran it (distinct values, sorted).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeviceFacts {
+    /// SM counts (`device__attribute_multiprocessor_count`,
+    /// `launch__sm_count`, `# SMs`).
+    pub sm_counts: std::collections::BTreeSet<u32>,
+    /// L2 sizes in bytes (`device__attribute_l2_cache_size`).
+    pub l2_bytes: std::collections::BTreeSet<u64>,
+    /// Memory clocks in MHz (`device__attribute_max_mem_frequency_khz`,
+    /// `Memory Frequency`, `DRAM Frequency`).
+    pub memory_clocks_mhz: std::collections::BTreeSet<u64>,
+}
+
+impl DeviceFacts {
+    /// Records one value of `attr` (unit and value as in the file); values
+    /// that are not positive finite numbers are ignored.
+    pub(crate) fn note(&mut self, attr: super::metrics::DeviceAttr, unit: &[u8], value: &[u8]) {
+        use super::metrics::DeviceAttr;
+        use super::number::{parse_unit, parse_value, Dimension, Value};
+        let Ok(Value::Number(v)) = parse_value(value) else {
+            return;
+        };
+        if !(v.is_finite() && v > 0.0 && v < 1e15) {
+            return;
+        }
+        let u = parse_unit(std::str::from_utf8(unit).unwrap_or("").trim());
+        let scaled = |dim: Dimension| if u.dimension == dim { v * u.factor } else { v };
+        match attr {
+            DeviceAttr::SmCount => {
+                if v.fract() == 0.0 && v < 1e6 {
+                    self.sm_counts.insert(v as u32);
+                }
+            }
+            DeviceAttr::L2Bytes => {
+                self.l2_bytes
+                    .insert(scaled(Dimension::Bytes).round() as u64);
+            }
+            DeviceAttr::MemClockKhz => {
+                self.memory_clocks_mhz.insert((v / 1e3).round() as u64);
+            }
+            DeviceAttr::MemClock => {
+                self.memory_clocks_mhz
+                    .insert((scaled(Dimension::Rate) / 1e6).round() as u64);
+            }
+        }
+    }
+}
+
 /// A parsed ncu CSV.
 #[derive(Debug, Clone)]
 pub struct NcuCsv {
@@ -329,6 +378,8 @@ pub struct NcuCsv {
     pub device_names: Vec<String>,
     /// Distinct `CC` (compute capability) values, sorted.
     pub compute_capabilities: Vec<String>,
+    /// SM counts, L2 sizes and memory clocks the file states.
+    pub facts: DeviceFacts,
     /// Peak metrics for `--roofs ncu`.
     pub peaks: NcuPeaks,
     /// `==WARNING==` and `==ERROR==` lines ncu printed into the file.

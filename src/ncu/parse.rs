@@ -4,7 +4,7 @@
 
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
-use super::model::{NcuCsv, NcuPeaks, Page, PeakKey};
+use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
 use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
 use super::NcuError;
 use std::cell::Cell;
@@ -206,6 +206,7 @@ struct State<'a> {
     label_cache: HashMap<Box<[u8]>, Option<Slot>>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
+    facts: DeviceFacts,
     peaks: NcuPeaks,
 }
 
@@ -225,6 +226,7 @@ impl<'a> State<'a> {
             label_cache: HashMap::new(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
+            facts: DeviceFacts::default(),
             peaks: NcuPeaks::default(),
         }
     }
@@ -474,6 +476,11 @@ impl<'a> State<'a> {
             }
             return Ok(());
         }
+        if let Slot::Device(attr) = slot {
+            // A hint, never an error: a value that does not read is ignored.
+            self.facts.note(attr, unit, value);
+            return Ok(());
+        }
         let metric_s = || String::from_utf8_lossy(metric).into_owned();
         let column_s = || {
             if column == "Metric Value" {
@@ -592,7 +599,7 @@ impl<'a> State<'a> {
                 let v = v * parse_unit(unit_s.trim_end_matches("/cycle")).factor / 2.0;
                 self.peak(p, v);
             }
-            Slot::DeviceName => {}
+            Slot::DeviceName | Slot::Device(_) => {}
         }
         Ok(())
     }
@@ -616,6 +623,7 @@ impl<'a> State<'a> {
             launches,
             device_names: self.devices.into_iter().collect(),
             compute_capabilities: self.ccs.into_iter().collect(),
+            facts: self.facts,
             peaks: self.peaks,
             log: self.log,
         })
@@ -634,6 +642,8 @@ fn is_read_label(name: &[u8]) -> bool {
             | b"SM Frequency"
             | b"DRAM Frequency"
             | b"DRAM Bandwidth"
+            | b"# SMs"
+            | b"Memory Frequency"
     ) || name.starts_with(b"Predicated-On ")
         || name.starts_with(b"Theoretical ")
 }

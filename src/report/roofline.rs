@@ -7,11 +7,7 @@ use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::ncu::Source;
 use crate::roofline::{Bound, KernelRoofline, RooflineReport};
 use crate::roofs::ComputePath;
-use crate::units::ellipsize;
 use crate::units::{duration_ns, percent, si};
-
-/// Longest kernel name in table and Markdown cells.
-const NAME_CHARS: usize = 48;
 
 fn paths_label(k: &KernelRoofline) -> String {
     if k.bandwidth_only {
@@ -138,7 +134,7 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
     for (i, k) in rows.iter().enumerate() {
         t.push(vec![
             (i + 1).to_string(),
-            ellipsize(&k.name, NAME_CHARS),
+            k.label.clone(),
             k.launches.to_string(),
             duration_ns(k.duration_ns),
             marked(k.dram_bytes, "B", k.dram_source, false),
@@ -241,7 +237,7 @@ pub fn verdict(r: &RooflineReport) -> String {
     };
     format!(
         "{}: {what}; {} of {} lost to the roofline over {} row{} ({} on {})",
-        ellipsize(&k.name, 80),
+        k.label,
         duration_ns(r.total_time_lost_ns),
         duration_ns(r.total_duration_ns),
         r.kernels.len(),

@@ -12,7 +12,7 @@
 //! path(s) and above-roof flag; [`RooflineReport::roofs_used`] names the
 //! roofs actually needed.
 
-use super::diagnose::{self, Diagnostic, Diags};
+use super::diagnose::{self, Diagnostic, DiagnosticKind, Diags};
 use crate::ncu::{FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
 use serde::Serialize;
@@ -64,6 +64,9 @@ pub struct KernelRoofline {
     pub process_id: Option<u64>,
     /// Kernel name.
     pub name: String,
+    /// Readable label, unique among the report's kernels
+    /// ([`super::names::labels`]); what tables and plots show.
+    pub label: String,
     /// Number of launches in this row.
     pub launches: u64,
     /// Measured time T, ns.
@@ -297,7 +300,19 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         .into_iter()
         .map(|g| row(g, roofs, dram_bw, &mut unroofed))
         .collect();
-    let diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
+    let labels = super::names::labels(kernels.iter().map(|k| k.name.as_str()));
+    for (k, label) in kernels.iter_mut().zip(labels) {
+        k.label = label;
+    }
+    let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
+    for note in &gpu.notes {
+        diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::GpuMismatch,
+            count: 1,
+            message: note.clone(),
+            examples: Vec::new(),
+        });
+    }
     kernels.sort_by(|a, b| {
         b.time_lost_ns
             .total_cmp(&a.time_lost_ns)
@@ -444,6 +459,7 @@ fn row(
     KernelRoofline {
         id: g.id,
         process_id: if g.mixed_pid { None } else { g.pid },
+        label: String::new(),
         name: g.name,
         launches: g.launches,
         duration_ns: t,

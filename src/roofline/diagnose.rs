@@ -45,6 +45,8 @@ pub enum DiagnosticKind {
     AboveRoof,
     /// Several devices in one file; roofs of one GPU applied to all.
     SeveralDevices,
+    /// The input disagrees with the chosen GPU (SM count, device name).
+    GpuMismatch,
 }
 
 /// A warning carried as data and shown once.

@@ -3,10 +3,12 @@
 //! `analysis` is the math that turns parsed launches into a
 //! [`RooflineReport`]; `diagnose` says, as data, what could not be analysed
 //! or is only partly known; the roofs it measures against come from
-//! [`crate::roofs`].
+//! [`crate::roofs`]. `names` gives each kernel its readable label, unique in
+//! the report, for every renderer and the plot.
 
 pub mod analysis;
 pub mod diagnose;
+pub mod names;
 
 pub use analysis::{
     analyze, Bound, GroupBy, KernelRoofline, RooflineReport, RoofsUsed, NCU_SCHEMA,
