@@ -42,7 +42,7 @@ pub struct Bin {
     /// the axis end).
     pub hi_ns: f64,
     /// Gap count per class, in [`GapClass::ALL`] order.
-    pub counts: [u64; 6],
+    pub counts: [u64; crate::gaps::class::N_CLASSES],
 }
 
 impl Bin {
@@ -131,10 +131,10 @@ impl GapHistogram {
             .map(|i| Bin {
                 lo_ns: edge(i).map_or(axis_lo, |e| e.max(axis_lo)),
                 hi_ns: edge(i + 1).map_or(axis_hi, |e| e.min(axis_hi)),
-                counts: [0; 6],
+                counts: [0; crate::gaps::class::N_CLASSES],
             })
             .collect();
-        let mut per_class = [(0u64, 0.0f64); 6];
+        let mut per_class = [(0u64, 0.0f64); crate::gaps::class::N_CLASSES];
         for g in &valid {
             let i = bin_index(g.duration_ns, &input.edges_ns) - first;
             let c = class_index(g.class);

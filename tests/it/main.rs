@@ -5,5 +5,6 @@ mod architecture;
 mod calibrate;
 mod common;
 mod gaps;
+mod gaps_host;
 mod ncu;
 mod plot;
