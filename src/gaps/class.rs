@@ -148,7 +148,9 @@ pub struct Evidence<'a> {
 ///    `latency_ns`. Otherwise host-bound;
 /// 3. `a` started before `g0` and returned after it → a blocking copy
 ///    waited for earlier work (pageable-copy staging when pageable, else
-///    synchronisation); any other call: a slow launch call;
+///    synchronisation); any other call: a slow launch call when it lasted at
+///    least [`SLOW_CALL_LATENCIES`] × `latency_ns`, else host-bound (launch
+///    overhead: the host issues one launch at a time);
 /// 4. `a` had returned by `g0` (work queued, GPU idle anyway) → launch
 ///    latency below `latency_ns`; else queued/dependency when there is
 ///    evidence of a dependency (the op before ran on another stream, or a
@@ -182,7 +184,12 @@ pub fn classify(g0: i64, g1: i64, next: &NextOp, ev: &Evidence) -> GapClass {
         match (next.blocking, next.pageable) {
             (true, true) => GapClass::PageableCopy,
             (true, false) => GapClass::Synchronization,
-            _ => GapClass::LaunchInFlight,
+            _ if a.end_ns - a.start_ns >= SLOW_CALL_LATENCIES * ev.latency_ns => {
+                GapClass::LaunchInFlight
+            }
+            // An ordinary launch still running when the GPU ran dry: the
+            // host issues work no faster than one launch at a time.
+            _ => GapClass::HostBound,
         }
     } else if g1 - g0 < ev.latency_ns {
         GapClass::LaunchLatency
@@ -329,8 +336,10 @@ mod tests {
             c(api(160, 170), &[sync(1, NO_TID, 50, 150)]),
             GapClass::Synchronization
         );
-        // A call in flight over g0.
-        assert_eq!(c(api(90, 130), &s), GapClass::LaunchInFlight);
+        // A call in flight over g0: slow when it lasts 10 x 5 ns or more,
+        // else ordinary launch overhead (host-bound).
+        assert_eq!(c(api(90, 140), &s), GapClass::LaunchInFlight);
+        assert_eq!(c(api(90, 130), &s), GapClass::HostBound);
         // The same call as a blocking cudaMemcpy: it waited for earlier work.
         let a = api(90, 130);
         let blocking = NextOp {

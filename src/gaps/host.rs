@@ -15,6 +15,8 @@ use serde::{Serialize, Serializer};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum HostDetail {
+    /// The launch call itself (launch overhead): the host issues one op at a time.
+    LaunchCall,
     /// `cudaMalloc`/`cudaMallocAsync`/`cudaFree` and other allocation calls.
     Alloc,
     /// Other CUDA runtime/driver calls.
@@ -30,11 +32,12 @@ pub enum HostDetail {
 }
 
 /// Number of [`HostDetail`]s.
-pub const N_DETAILS: usize = 6;
+pub const N_DETAILS: usize = 7;
 
 impl HostDetail {
     /// All details in display order.
     pub const ALL: [HostDetail; N_DETAILS] = [
+        HostDetail::LaunchCall,
         HostDetail::Alloc,
         HostDetail::CudaApi,
         HostDetail::OsRuntime,
@@ -46,6 +49,7 @@ impl HostDetail {
     /// The snake_case key used in JSON.
     pub fn key(self) -> &'static str {
         match self {
+            HostDetail::LaunchCall => "launch_call",
             HostDetail::Alloc => "alloc",
             HostDetail::CudaApi => "cuda_api",
             HostDetail::OsRuntime => "os_runtime",
@@ -58,6 +62,7 @@ impl HostDetail {
     /// A short human label.
     pub fn label(self) -> &'static str {
         match self {
+            HostDetail::LaunchCall => "the launch call itself",
             HostDetail::Alloc => "cudaMalloc/cudaFree",
             HostDetail::CudaApi => "other CUDA API calls",
             HostDetail::OsRuntime => "OS runtime calls",
@@ -70,6 +75,7 @@ impl HostDetail {
     /// What to do about it.
     pub fn fix(self) -> &'static str {
         match self {
+            HostDetail::LaunchCall => "CUDA graphs, or fewer, larger kernels (launch overhead)",
             HostDetail::Alloc => "pre-allocate, or use a caching allocator / memory pool",
             HostDetail::CudaApi => "move these calls out of the hot loop",
             HostDetail::OsRuntime => "overlap I/O with GPU work (prefetch, async I/O)",
@@ -180,11 +186,12 @@ impl NvtxIndex {
 const MAX_SCAN: usize = 4096;
 
 /// What the thread of the call `tl.api[call]` did over `[w0, w1)` (`syncs`
-/// merged per thread): the CUDA
-/// calls (allocation or other), OS runtime calls and profiler overhead of
-/// that thread that overlap the window, each summed; the largest wins, and
-/// the rest of the window is CPU work — named by the innermost NVTX range
-/// around the window's end when there is one.
+/// merged per thread; the window runs from the gap start to the launch
+/// call's end or the gap end): the launch call itself, the other CUDA calls
+/// (allocation or other), OS runtime calls and profiler overhead of that
+/// thread that overlap the window, each summed; the largest wins, and the
+/// rest of the window is CPU work — named by the innermost NVTX range
+/// around the launch call's start when there is one.
 pub(crate) fn host_verdict(
     tl: &Timeline,
     syncs: &[SyncCall],
@@ -203,6 +210,11 @@ pub(crate) fn host_verdict(
     };
     if call != NO_API && w1 > w0 {
         let a = &tl.api[call as usize];
+        note(
+            HostDetail::LaunchCall,
+            overlap(a.start_ns, a.end_ns, w0, w1),
+            What::Name(a.name),
+        );
         // Correlation ids grow with call start within a process: walk back
         // until this thread's first call starting before the window (calls
         // on one thread do not overlap, so none earlier can reach into it).
@@ -255,7 +267,7 @@ pub(crate) fn host_verdict(
     }
     let called: i64 = sums.iter().sum();
     let cpu = (w1 - w0 - called).max(0);
-    let best = HostDetail::ALL[..4]
+    let best = HostDetail::ALL[..5]
         .iter()
         .copied()
         .max_by_key(|d| (sums[*d as usize], std::cmp::Reverse(*d as usize)))
@@ -269,7 +281,7 @@ pub(crate) fn host_verdict(
         None => {
             let range = (call != NO_API)
                 .then(|| &tl.api[call as usize])
-                .and_then(|a| nvtx.innermost(a.pid, a.tid, w1.max(w0 + 1) - 1));
+                .and_then(|a| nvtx.innermost(a.pid, a.tid, a.start_ns.min(w1)));
             HostVerdict {
                 detail: if range.is_some() {
                     HostDetail::Nvtx
@@ -339,7 +351,7 @@ pub(crate) fn describe(
     };
     let host = match class {
         GapClass::HostBound => {
-            let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.start_ns.min(g1));
+            let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1));
             let what = match v.what {
                 Some(What::Name(n)) => format!("{} ", tl.name(n)),
                 Some(What::Range(i)) => format!("`{}` ", tl.nvtx[i].text),

@@ -149,7 +149,7 @@ pub(crate) fn analyze_device(
         class = drain.attribute(class, &g, &next, &ev);
         if let (GapClass::HostBound, Some(a)) = (class, next.api) {
             let call = dev_ops[g.after].api;
-            let v = host_verdict(tl, syncs, nvtx, call, g.start, a.start_ns.min(g.end));
+            let v = host_verdict(tl, syncs, nvtx, call, g.start, a.end_ns.min(g.end));
             host_detail.add(v.detail, d);
         }
         classes.add(class, d);
