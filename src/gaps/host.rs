@@ -242,6 +242,9 @@ pub(crate) fn host_verdict(
             if s.start_ns >= w1 {
                 break;
             }
+            if tl.is_blocking_name(s.name) {
+                continue; // a blocking copy is also a launch: counted above
+            }
             note(
                 HostDetail::CudaApi,
                 overlap(s.start_ns, s.end_ns, w0, w1),

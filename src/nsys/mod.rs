@@ -344,8 +344,13 @@ impl Timeline {
     /// queued before it completes (`cudaMemcpy` and other non-`Async`
     /// copies): an implicit synchronisation.
     pub fn is_blocking(&self, call: &ApiCall) -> bool {
+        self.is_blocking_name(call.name)
+    }
+
+    /// True when `name` is a blocking copy (see [`Timeline::is_blocking`]).
+    pub fn is_blocking_name(&self, name: NameRef) -> bool {
         self.blocking_names
-            .get(call.name.0 as usize)
+            .get(name.0 as usize)
             .copied()
             .unwrap_or(false)
     }

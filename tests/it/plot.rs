@@ -1048,12 +1048,13 @@ fn gaps_markdown_embeds_both_plot_links() {
     let lines: Vec<&str> = text.lines().collect();
     // Verdict first (idle 38.6 ms of the 342 ms span; host-bound 13.1 ms of
     // it, the largest class now that pageable staging (8.59 ms) and the
-    // gaps after a draining sync (3.66 ms) are their own classes; 12.8 ms of
-    // the host-bound time had no API call on the launching thread), then
-    // both images relative to the report.
+    // gaps after a draining sync (3.66 ms) are their own classes; in 10.2 ms
+    // of the host-bound time the launching thread was in OS runtime calls,
+    // `write` of CloverLeaf's output), then both images relative to the
+    // report.
     assert_eq!(
         lines[0],
-        "**GPU idle 11.3 % of 342 ms, 33.9 % host-bound; fix first: CUDA graphs, or fewer, larger kernels (CPU work (no API call): 12.8 ms of 13.1 ms host-bound)**"
+        "**GPU idle 11.3 % of 342 ms, 33.9 % host-bound; fix first: overlap I/O with GPU work (prefetch, async I/O) (OS runtime calls: 10.2 ms of 13.1 ms host-bound)**"
     );
     assert_eq!(lines[2], "![GPU timeline](img/timeline.png)");
     assert_eq!(lines[4], "![idle-gap histogram](img/gaps.svg)");
