@@ -595,3 +595,45 @@ fn host_bound_detail_matches_an_independent_query() {
         d.classes.get(GapClass::HostBound).total_ns
     );
 }
+
+#[test]
+fn profiler_overhead_inside_a_gap_is_the_profilers() {
+    // No corpus export has profiler overhead inside a gap (its rows are
+    // start-up and buffer flushes), so a hand-written one: kernels [100, 900)
+    // and [1500, 1600) on pid 1; the second launched by a call at 1400..1410
+    // on thread 1. A PROFILER_OVERHEAD row 950..1350 on that thread ("CUPTI
+    // buffer flush"). Window [900, 1410): launch call 10 ns, overhead 400 ns,
+    // CPU work 100 ns: the gap is host-bound, and the profiler's.
+    let sql = "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+         INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000'), (3, 'CUPTI buffer flush');
+         CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,
+           streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);
+         INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+           (100, 900, 0, 7, 1, 16777216, 1), (1500, 1600, 0, 7, 2, 16777216, 1);
+         CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,
+           correlationId INTEGER, nameId INTEGER);
+         INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+           (10, 20, 16777217, 1, 2), (1400, 1410, 16777217, 2, 2);
+         CREATE TABLE PROFILER_OVERHEAD (start INTEGER, end INTEGER, globalTid INTEGER,
+           nameId INTEGER, returnValue INTEGER);
+         INSERT INTO PROFILER_OVERHEAD VALUES (950, 1350, 16777217, 3, 0);";
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("overhead.sqlite");
+    Connection::open(&db).unwrap().execute_batch(sql).unwrap();
+    let r = analyze(
+        &read_timeline(&db, false, &no_progress).unwrap(),
+        &GapConfig::default(),
+    );
+    let d = &r.devices[0];
+    assert_eq!(d.classes.get(GapClass::HostBound).total_ns, 600);
+    assert_eq!(
+        d.host_detail
+            .get(rooftrace::gaps::HostDetail::ProfilerOverhead)
+            .total_ns,
+        600
+    );
+    assert_eq!(
+        r.top_gaps[0].host.as_deref(),
+        Some("CUPTI buffer flush (profiler overhead, 400 ns)")
+    );
+}
