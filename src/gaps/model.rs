@@ -1,4 +1,4 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/1`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/2`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
