@@ -28,8 +28,9 @@ pub(super) const NVTX: &str = "NVTX_EVENTS";
 pub(super) const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Opens `path` read-only and immutable (SQLite writes nothing, not even a
-/// journal), probes its schema and reads it. NVTX ranges are loaded only when
-/// `want_nvtx`. Phases: the schema and the tables to read, the small host
+/// journal), probes its schema and reads it. NVTX ranges are loaded whenever
+/// the export has them (they say what a launching thread was doing);
+/// `want_nvtx` only adds a diagnostic when it has none. Phases: the schema and the tables to read, the small host
 /// tables, the big tables in parallel (`chunks`), then the sort and
 /// the launch join (`join`).
 pub fn read_timeline(
