@@ -637,3 +637,46 @@ fn profiler_overhead_inside_a_gap_is_the_profilers() {
         Some("CUPTI buffer flush (profiler overhead, 400 ns)")
     );
 }
+
+#[test]
+fn the_pageable_memory_kind_comes_from_the_enum_table() {
+    // Every corpus export codes pageable host memory as 0; the code is read
+    // from ENUM_CUDA_MEM_KIND where the export has it, here a hand-written
+    // table that puts PAGEABLE at 5 (and PINNED at 0). A kernel [100, 900),
+    // then a blocking `cudaMemcpy` called at 800 (straddling the gap start
+    // 900) whose copy runs [1500, 1600): staging when its srcKind is the
+    // pageable code, synchronisation otherwise.
+    let sql = |src_kind: u32| {
+        format!(
+            "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
+             INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000'), (3, 'cudaMemcpy_v3020');
+             CREATE TABLE ENUM_CUDA_MEM_KIND (id INTEGER, name TEXT, label TEXT);
+             INSERT INTO ENUM_CUDA_MEM_KIND VALUES (0, 'CUDA_MEMOPR_MEMORY_KIND_PINNED', 'Pinned'),
+               (5, 'CUDA_MEMOPR_MEMORY_KIND_PAGEABLE', 'Pageable');
+             CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,
+               streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);
+             INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 900, 0, 7, 1, 16777216, 1);
+             CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER, end INTEGER, deviceId INTEGER,
+               streamId INTEGER, correlationId INTEGER, globalPid INTEGER, copyKind INTEGER,
+               srcKind INTEGER, dstKind INTEGER);
+             INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1500, 1600, 0, 7, 2, 16777216, 1, {src_kind}, 2);
+             CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,
+               correlationId INTEGER, nameId INTEGER);
+             INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
+               (10, 20, 16777217, 1, 2), (800, 1700, 16777217, 2, 3);"
+        )
+    };
+    for (src_kind, class) in [(5, GapClass::PageableCopy), (0, GapClass::Synchronization)] {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("kinds.sqlite");
+        Connection::open(&db)
+            .unwrap()
+            .execute_batch(&sql(src_kind))
+            .unwrap();
+        let r = analyze(
+            &read_timeline(&db, false, &no_progress).unwrap(),
+            &GapConfig::default(),
+        );
+        assert_eq!(r.top_gaps[0].class, class, "srcKind {src_kind}");
+    }
+}
