@@ -62,7 +62,7 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     if args.list_gpus {
         return write_output(args.output.output.as_deref(), &render_gpu_list(format));
     }
-    let inputs = super::inputs::expand(&args.input, &["csv"]);
+    let inputs = super::inputs::expand(&args.input, &["csv", "ncu-rep"]);
     let parquet = match report_format {
         None => Some(many::parquet_dir(args.output.output.as_deref())?),
         Some(_) => None,
@@ -144,11 +144,16 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
     let work = |job: &Job| -> anyhow::Result<crate::multi::NcuInput> {
         let path = &job.path;
         let shown = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
-            file: shown.clone(),
-            source,
-        })?;
-        let csv = ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?;
+        // No per-file progress bar: several would garble the terminal.
+        let csv = if ncu::convert::is_report(path) {
+            ncu::convert::parse_report(path, &shown).map_err(InputError::from)?
+        } else {
+            let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
+                file: shown.clone(),
+                source,
+            })?;
+            ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
+        };
         csv.check_analysable().map_err(InputError::from)?;
         let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
             Ok(csv.roofs_from_peaks()?)
@@ -197,9 +202,13 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
     many::outcome(inputs.len(), &failures)
 }
 
-/// Reads and parses an ncu CSV, with a byte progress bar on a terminal.
+/// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a
+/// `.ncu-rep` report is imported with `ncu` first.
 pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     let shown = path.display().to_string();
+    if ncu::convert::is_report(path) {
+        return Ok(ncu::convert::parse_report(path, &shown)?);
+    }
     let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
         file: shown.clone(),
         source,

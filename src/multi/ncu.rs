@@ -39,8 +39,12 @@ pub struct NcuKernelAcross {
     pub fraction_of_roof: Option<f64>,
     /// `duration_ns - bound_time_ns`, ns.
     pub time_lost_ns: f64,
-    /// DRAM bytes summed.
-    pub dram_bytes: f64,
+    /// DRAM bytes summed; `None` when unknown for some row.
+    pub dram_bytes: Option<f64>,
+    /// True when some row's T* is a lower bound (a side unknown): then
+    /// `bound_time_ns` and the fractions are lower bounds, `time_lost_ns` an
+    /// upper bound.
+    pub lower_bound: bool,
     /// The lowest per-input fraction of the roof (T*/T of that input).
     pub min_fraction_of_roof: Option<f64>,
     /// The input with that lowest fraction.
@@ -67,7 +71,8 @@ struct Acc {
     launches: u64,
     t: f64,
     tstar: f64,
-    dram: f64,
+    dram: Option<f64>,
+    lower_bound: bool,
 }
 
 /// Builds the summary. `inputs` in input order.
@@ -83,7 +88,8 @@ pub fn summarize_ncu(inputs: Vec<NcuInput>, failures: Vec<InputFailure>) -> Mult
             a.launches += k.launches;
             a.t += k.duration_ns;
             a.tstar += k.bound_time_ns;
-            a.dram += k.dram_bytes;
+            a.dram = a.dram.zip(k.dram_bytes).map(|(x, y)| x + y);
+            a.lower_bound |= k.lower_bound;
         }
     }
     let frac = |a: &Acc| (a.t > 0.0).then(|| a.tstar / a.t);
@@ -107,6 +113,7 @@ pub fn summarize_ncu(inputs: Vec<NcuInput>, failures: Vec<InputFailure>) -> Mult
                 fraction_of_roof: (t > 0.0).then(|| tstar / t),
                 time_lost_ns: t - tstar,
                 dram_bytes: per.values().map(|a| a.dram).sum(),
+                lower_bound: per.values().any(|a| a.lower_bound),
                 min_fraction_of_roof: min.map(|m| m.1),
                 min_input: min
                     .map(|m| inputs[m.0].tag.input.clone())

@@ -342,7 +342,12 @@ fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Table)> {
             x.inputs.to_string(),
             x.launches.to_string(),
             duration_ns(x.duration_ns),
-            pct(x.fraction_of_roof),
+            // A side unknown somewhere: T* and the fraction are lower bounds.
+            format!(
+                "{}{}",
+                if x.lower_bound { "≥ " } else { "" },
+                pct(x.fraction_of_roof)
+            ),
             duration_ns(x.time_lost_ns),
             pct(x.min_fraction_of_roof),
             ellipsize(&x.min_input, 30),

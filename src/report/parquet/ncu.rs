@@ -10,6 +10,14 @@ fn f<F: Fn(&KernelRoofline) -> f64>(v: &[KernelRoofline], g: F) -> Vec<Option<f6
     v.iter().map(|k| Some(g(k))).collect()
 }
 
+/// The snake_case name of a derivation source, as in the JSON.
+fn source(s: crate::ncu::Source) -> String {
+    serde_json::to_value(s)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 fn fo<F: Fn(&KernelRoofline) -> Option<f64>>(v: &[KernelRoofline], g: F) -> Vec<Option<f64>> {
     v.iter().map(g).collect()
 }
@@ -58,10 +66,20 @@ fn kernel_rows(tag: &InputTag, r: &RooflineReport, v: &[KernelRoofline]) -> Vec<
             v.iter().map(|k| Some(k.launches as i64)).collect(),
         )
         .f64("duration_ns", false, f(v, |k| k.duration_ns))
-        .f64("dram_bytes", false, f(v, |k| k.dram_bytes))
+        .f64("dram_bytes", true, fo(v, |k| k.dram_bytes))
+        .str(
+            "dram_source",
+            true,
+            v.iter().map(|k| k.dram_source.map(source)).collect(),
+        )
         .f64("l2_bytes", true, fo(v, |k| k.l2_bytes))
         .f64("l1_bytes", true, fo(v, |k| k.l1_bytes))
-        .f64("flop", false, f(v, |k| k.flop))
+        .f64("flop", true, fo(v, |k| k.flop))
+        .str(
+            "flop_source",
+            true,
+            v.iter().map(|k| k.flop_source.map(source)).collect(),
+        )
         .f64("intensity_flop_per_byte", true, fo(v, |k| k.intensity))
         .f64(
             "achieved_flop_per_s",
@@ -70,16 +88,18 @@ fn kernel_rows(tag: &InputTag, r: &RooflineReport, v: &[KernelRoofline]) -> Vec<
         )
         .f64(
             "achieved_dram_bytes_per_s",
-            false,
-            f(v, |k| k.achieved_dram_bytes_per_s),
+            true,
+            fo(v, |k| k.achieved_dram_bytes_per_s),
         )
-        .f64("compute_time_ns", false, f(v, |k| k.compute_time_ns))
-        .f64("memory_time_ns", false, f(v, |k| k.memory_time_ns))
+        .f64("compute_time_ns", true, fo(v, |k| k.compute_time_ns))
+        .f64("memory_time_ns", true, fo(v, |k| k.memory_time_ns))
         .f64("bound_time_ns", false, f(v, |k| k.bound_time_ns))
         .str(
             "bound",
-            false,
-            v.iter().map(|k| Some(k.bound.key().to_string())).collect(),
+            true,
+            v.iter()
+                .map(|k| k.bound.map(|b| b.key().to_string()))
+                .collect(),
         )
         .f64("roof_flop_per_s", true, fo(v, |k| k.roof_flop_per_s))
         .f64("fraction_of_roof", false, f(v, |k| k.fraction_of_roof))
@@ -93,6 +113,11 @@ fn kernel_rows(tag: &InputTag, r: &RooflineReport, v: &[KernelRoofline]) -> Vec<
             "bandwidth_only",
             false,
             v.iter().map(|k| Some(k.bandwidth_only)).collect(),
+        )
+        .bool(
+            "lower_bound",
+            false,
+            v.iter().map(|k| Some(k.lower_bound)).collect(),
         );
     b.finish()
 }
