@@ -59,7 +59,7 @@ pub const MARKER_MIN_RADIUS_PX: f64 = 3.0;
 /// Padding kept around every label box, in pixels.
 pub const LABEL_PAD_PX: i32 = 3;
 /// Longest kernel name shown in a label, in characters (ellipsized).
-pub const LABEL_MAX_CHARS: usize = 36;
+pub const LABEL_MAX_CHARS: usize = crate::roofline::names::LABEL_CHARS;
 
 /// Colour of a compute path's roof and points (colour-blind-safe Okabe–Ito
 /// and Tableau hues; tensor paths darker than CUDA-core paths).
