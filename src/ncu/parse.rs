@@ -672,6 +672,27 @@ type BytesMap<V> = HashMap<Box<[u8]>, V>;
 /// file cannot grow the cache past this.
 const UNIT_CACHE_MAX: usize = 256;
 
+/// The number of `"` bytes in `bytes`. Counted in 64-byte blocks into a
+/// byte-wide sum, a shape the compiler turns into SIMD compares (the
+/// byte-at-a-time filter took about a sixth of the parse).
+fn count_quotes(bytes: &[u8]) -> u64 {
+    let mut blocks = bytes.chunks_exact(64);
+    let mut total = 0u64;
+    for block in &mut blocks {
+        let mut c = 0u8;
+        for &b in block {
+            c += u8::from(b == b'"');
+        }
+        total += u64::from(c);
+    }
+    total
+        + blocks
+            .remainder()
+            .iter()
+            .filter(|&&b| b == b'"')
+            .count() as u64
+}
+
 /// A reader that counts the `"` bytes passing through it.
 struct CountQuotes<R> {
     inner: R,
@@ -681,8 +702,7 @@ struct CountQuotes<R> {
 impl<R: Read> Read for CountQuotes<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
-        let q = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
-        self.quotes.set(self.quotes.get() + q);
+        self.quotes.set(self.quotes.get() + count_quotes(&buf[..n]));
         Ok(n)
     }
 }
@@ -788,6 +808,17 @@ mod tests {
         // A rate without a duration gives no bytes.
         let csv = raw(&[("dram__bytes.sum.per_second", "2000000000")]);
         assert_eq!(csv.launches[0].dram_bytes, None);
+    }
+
+    #[test]
+    fn quotes_are_counted_in_blocks_and_the_tail() {
+        let mut text = vec![b'x'; 200];
+        for i in [0, 5, 63, 64, 127, 128, 191, 192, 199] {
+            text[i] = b'"';
+        }
+        assert_eq!(count_quotes(&text), 9);
+        assert_eq!(count_quotes(&[b'"'; 64]), 64);
+        assert_eq!(count_quotes(b""), 0);
     }
 
     #[test]
