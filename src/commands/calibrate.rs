@@ -7,13 +7,13 @@ use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
 use crate::calibrate::{read_results, results, CalibrateReport};
 use crate::cli::calibrate::CalibrateArgs;
-use crate::commands::output::write_output;
+use crate::commands::output::{refuse_inputs, write_atomic, write_output};
 use crate::commands::plot::PlotTarget;
 use crate::error::InputError;
 use crate::plot::{CalibrationChart, CalibrationInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::gpus;
-use crate::roofs::Roofs;
+use crate::roofs::{MemoryLevel, Roofs};
 use anyhow::{bail, Context};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -96,6 +96,18 @@ impl CalibrateConfig {
 /// Runs `rooftrace calibrate`.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let config = CalibrateConfig::from_args(args)?;
+    let mut targets: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &config.roofs_output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    let mut inputs: Vec<&Path> = config.datasheet.iter().map(PathBuf::as_path).collect();
+    if let ResultsSource::File(f) = &config.source {
+        inputs.push(f);
+    }
+    refuse_inputs(&targets, &inputs)?;
     let bytes = report_bytes(&config)?;
     write_output(None, &bytes)
 }
@@ -113,15 +125,38 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<Vec<u8>> {
         Some(p) => Some(Roofs::from_file(p).map_err(InputError::from)?),
         None => gpus::by_device_name(&results.device.name).map(|g| g.datasheet_roofs()),
     };
-    if let Some(out) = &config.roofs_output {
-        std::fs::write(out, calibration.roofs.to_json())
+    // Everything that can fail is checked before anything is written: a
+    // roofs file without a DRAM roof (which `ncu --roofs` would refuse), a
+    // chart that cannot be drawn. Then both files are written atomically.
+    let roofs_json = match &config.roofs_output {
+        Some(out) => {
+            if !calibration.roofs.memory.contains_key(&MemoryLevel::Dram) {
+                return Err(InputError::new(format!(
+                    "{}: no DRAM roof could be measured from these results, so no roofs file was written to {} (`ncu --roofs` needs a DRAM roof); rerun the calibration on the whole suite (without --quick) and check the notes above",
+                    results_path.display(),
+                    out.display()
+                ))
+                .into());
+            }
+            Some((out, calibration.roofs.to_json()))
+        }
+        None => None,
+    };
+    let chart = match &config.plot {
+        Some(target) => {
+            let input = CalibrationInput::from_results(&results, &calibration.roofs);
+            let chart = CalibrationChart::build(&input)
+                .with_context(|| format!("drawing the roofs of {}", results_path.display()))?;
+            Some((target, chart))
+        }
+        None => None,
+    };
+    if let Some((out, json)) = roofs_json {
+        write_atomic(out, json.as_bytes())
             .with_context(|| format!("writing roofs to {}", out.display()))?;
         eprintln!("wrote roofs to {}", out.display());
     }
-    if let Some(target) = &config.plot {
-        let input = CalibrationInput::from_results(&results, &calibration.roofs);
-        let chart = CalibrationChart::build(&input)
-            .with_context(|| format!("drawing the roofs of {}", results_path.display()))?;
+    if let Some((target, chart)) = chart {
         target.write(&chart)?;
     }
     let report = CalibrateReport::new(calibration, datasheet.as_ref());

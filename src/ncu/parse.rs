@@ -2,6 +2,7 @@
 //! 12/15/20/21 columns, ragged rule rows) or the raw page (wide format with
 //! a units row), into [`NcuCsv`].
 
+use super::bounds::{echo, implausible, is_too_long, read_line, Guard};
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
 use super::model::{NcuCsv, NcuPeaks, Page, PeakKey};
@@ -31,10 +32,10 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         .has_headers(false)
         .flexible(true)
         .buffer_capacity(1 << 16)
-        .from_reader(CountQuotes {
-            inner: std::io::Cursor::new(pre.header_line).chain(reader),
-            quotes: quotes.clone(),
-        });
+        .from_reader(Guard::new(
+            std::io::Cursor::new(pre.header_line).chain(reader),
+            quotes.clone(),
+        ));
     let header = read_header(&mut csv, file, pre.line_no)?;
     let mut st = State::new(file, pre.line_no - 1, pre.log);
     st.crlf = crlf;
@@ -80,7 +81,17 @@ fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuE
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
+        let n = read_line(reader, &mut line).map_err(|e| {
+            if is_too_long(&e) {
+                NcuError::TooLong {
+                    file: file.to_string(),
+                    line: lines + 1,
+                    limit: super::bounds::MAX_RECORD_BYTES,
+                }
+            } else {
+                io(e)
+            }
+        })?;
         if n == 0 {
             let errors = log.iter().any(|l: &String| l.starts_with("==ERROR=="));
             if !errors {
@@ -114,6 +125,11 @@ fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuE
 /// The csv crate's error as an [`NcuError`] at `line`.
 fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
     match e.into_kind() {
+        csv::ErrorKind::Io(source) if is_too_long(&source) => NcuError::TooLong {
+            file: file.to_string(),
+            line,
+            limit: super::bounds::MAX_RECORD_BYTES,
+        },
         csv::ErrorKind::Io(source) => NcuError::Io {
             file: file.to_string(),
             source,
@@ -302,15 +318,15 @@ impl<'a> State<'a> {
     fn launch_index(&mut self, rec: &csv::ByteRecord, ident: &Identity) -> Result<usize, NcuError> {
         let pid = self.parse_id(rec, ident.pid, "Process ID")?;
         let id = self.parse_id(rec, ident.id, "ID")?;
+        let raw_name = rec.get(ident.kernel).unwrap_or_default();
         if let Some((k, i)) = self.last {
             if k == (pid, id) {
-                return Ok(i);
+                return self.same_kernel(i, raw_name, rec);
             }
         }
         let i = match self.by_key.get(&(pid, id)) {
-            Some(&i) => i,
+            Some(&i) => self.same_kernel(i, raw_name, rec)?,
             None => {
-                let raw_name = rec.get(ident.kernel).unwrap_or_default();
                 let name = match self.names.get(raw_name) {
                     Some(n) => n.clone(),
                     None => {
@@ -344,6 +360,24 @@ impl<'a> State<'a> {
         Ok(i)
     }
 
+    /// `i` when row `rec` names the same kernel as launch `i`; two kernels
+    /// under one (ID, Process ID) are an error, never merged.
+    fn same_kernel(&self, i: usize, raw: &[u8], rec: &csv::ByteRecord) -> Result<usize, NcuError> {
+        let l = &self.launches[i];
+        if l.name.as_bytes() == raw || *l.name == *String::from_utf8_lossy(raw) {
+            return Ok(i);
+        }
+        Err(NcuError::DuplicateLaunch {
+            file: self.file.to_string(),
+            line: self.line_of(rec),
+            first_line: l.line,
+            id: l.id,
+            pid: l.pid,
+            first: echo(l.name.as_bytes()),
+            second: echo(raw),
+        })
+    }
+
     fn parse_id(&self, rec: &csv::ByteRecord, col: usize, what: &str) -> Result<u64, NcuError> {
         let cell = rec.get(col).unwrap_or_default();
         let mut v: u64 = 0;
@@ -364,7 +398,7 @@ impl<'a> State<'a> {
                 file: self.file.to_string(),
                 line: self.line_of(rec),
                 column: what.to_string(),
-                value: String::from_utf8_lossy(cell).into_owned(),
+                value: echo(cell),
             })
         }
     }
@@ -475,15 +509,18 @@ impl<'a> State<'a> {
                     file: self.file.to_string(),
                     line: self.line_of(rec),
                     column: column_s(),
-                    value: String::from_utf8_lossy(value).into_owned(),
+                    value: echo(value),
                 })
+            }
+            Err(NumberError::Overflow) => {
+                return Err(self.implausible(rec, column_s(), value, implausible(f64::INFINITY)))
             }
             Err(NumberError::NotANumber) => {
                 return Err(NcuError::BadNumber {
                     file: self.file.to_string(),
                     line: self.line_of(rec),
                     column: column_s(),
-                    value: String::from_utf8_lossy(value).into_owned(),
+                    value: echo(value),
                 })
             }
         };
@@ -519,6 +556,7 @@ impl<'a> State<'a> {
                     }
                     _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
                 };
+                self.check(v, rec, &column_s, value)?;
                 self.launches[i].scalars[s as usize] = v;
                 if s == Scalar::SmCyclesPerSecond {
                     self.peak(Peak::SmClock, v);
@@ -526,6 +564,7 @@ impl<'a> State<'a> {
             }
             Slot::Tensor(k) => {
                 let v = convert(Dimension::Count, "a count (inst or none)")?;
+                self.check(v, rec, &column_s, value)?;
                 let l = &mut self.launches[i];
                 match l.tensor.iter_mut().find(|(key, _)| *key == k) {
                     Some(e) => e.1 = v,
@@ -534,6 +573,7 @@ impl<'a> State<'a> {
             }
             Slot::TensorInst => {
                 let v = convert(Dimension::Count, "a count (inst or none)")?;
+                self.check(v, rec, &column_s, value)?;
                 let l = &mut self.launches[i];
                 // The instruction families overlap; keep the largest.
                 if l.tensor_inst.is_nan() || l.tensor_inst < v {
@@ -556,11 +596,43 @@ impl<'a> State<'a> {
                     }
                     _ => v * parse_unit(unit_s.trim_end_matches("/cycle")).factor,
                 };
+                self.check(v, rec, &column_s, value)?;
                 self.peak(p, v);
             }
             Slot::DeviceName => {}
         }
         Ok(())
+    }
+
+    /// A value that is not finite or beyond [`super::bounds::MAX_MAGNITUDE`]
+    /// once its unit is applied is bad input, named by line and column.
+    fn check(
+        &self,
+        v: f64,
+        rec: &csv::ByteRecord,
+        column: &dyn Fn() -> String,
+        cell: &[u8],
+    ) -> Result<(), NcuError> {
+        match implausible(v) {
+            None => Ok(()),
+            why => Err(self.implausible(rec, column(), cell, why)),
+        }
+    }
+
+    fn implausible(
+        &self,
+        rec: &csv::ByteRecord,
+        column: String,
+        cell: &[u8],
+        why: Option<&'static str>,
+    ) -> NcuError {
+        NcuError::Implausible {
+            file: self.file.to_string(),
+            line: self.line_of(rec),
+            column,
+            value: echo(cell),
+            why: why.unwrap_or("is not a measurement"),
+        }
     }
 
     fn peak(&mut self, p: Peak, v: f64) {
@@ -591,21 +663,6 @@ impl<'a> State<'a> {
 /// True when the metric name contains `__` (a real metric, not a label).
 fn is_metric_name(name: &[u8]) -> bool {
     name.windows(2).any(|w| w == b"__")
-}
-
-/// A reader that counts the `"` bytes passing through it.
-struct CountQuotes<R> {
-    inner: R,
-    quotes: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for CountQuotes<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let q = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
-        self.quotes.set(self.quotes.get() + q);
-        Ok(n)
-    }
 }
 
 #[cfg(test)]

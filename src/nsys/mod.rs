@@ -10,6 +10,7 @@
 
 mod chunks;
 pub mod convert;
+pub mod guard;
 mod host;
 mod join;
 mod raw;
@@ -77,6 +78,36 @@ pub enum NsysError {
         table: String,
         /// The SQLite error.
         source: rusqlite::Error,
+    },
+    /// Reading took longer than the deadline allows (a view or schema that
+    /// asks for endless work, or a corrupt file).
+    #[error("{path}: reading table {table} exceeded the time allowed for a file of this size (see docs/reliability.md); the export is corrupt or was edited (e.g. an endless view) — export it again with `nsys export --type=sqlite`")]
+    Deadline {
+        /// The input file.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+    },
+    /// SQLite hit its memory ceiling or a size limit.
+    #[error("{path}: reading table {table} needs more memory than rooftrace allows for SQLite ({detail}); the export is corrupt or was edited — export it again with `nsys export --type=sqlite`")]
+    TooBig {
+        /// The input file.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+        /// What SQLite said.
+        detail: String,
+    },
+    /// A name the reader uses is a view, a virtual table or something else
+    /// than a plain table.
+    #[error("{path}: {table} is a {kind}, not a table; nsys exports only plain tables, so this export was edited — export it again with `nsys export --type=sqlite`")]
+    NotATable {
+        /// The input file.
+        path: PathBuf,
+        /// The name.
+        table: String,
+        /// What it is (`view`, `virtual table`).
+        kind: String,
     },
     /// An `.nsys-rep` was given but `nsys` cannot be found.
     #[error("{path}: converting an .nsys-rep needs Nsight Systems' `nsys`, which was not found (looked for --nsys, $ROOFTRACE_NSYS, PATH); run `{command}` where nsys is installed and pass the .sqlite")]
@@ -268,8 +299,8 @@ pub struct Timeline {
     /// Warnings found while reading.
     pub diagnostics: Vec<String>,
     strings: HashMap<u32, String>,
-    /// Bitmap over `StringIds` ids: names of blocking copies (`cudaMemcpy`).
-    blocking_names: Vec<bool>,
+    /// `StringIds` ids of blocking copies (`cudaMemcpy`).
+    blocking_names: host::NameSet,
 }
 
 impl Timeline {
@@ -277,10 +308,7 @@ impl Timeline {
     /// queued before it completes (`cudaMemcpy` and other non-`Async`
     /// copies): an implicit synchronisation.
     pub fn is_blocking(&self, call: &ApiCall) -> bool {
-        self.blocking_names
-            .get(call.name.0 as usize)
-            .copied()
-            .unwrap_or(false)
+        self.blocking_names.contains(&call.name.0)
     }
 
     /// The text of a name.

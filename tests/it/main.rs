@@ -5,5 +5,7 @@ mod architecture;
 mod calibrate;
 mod common;
 mod gaps;
+mod hostile_inputs;
+mod hostile_nsys;
 mod ncu;
 mod plot;
