@@ -5,6 +5,7 @@ mod architecture;
 mod calibrate;
 mod common;
 mod gaps;
+mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
 mod ncu;
