@@ -4,6 +4,7 @@
 mod architecture;
 mod calibrate;
 mod common;
+mod fuzz_replay;
 mod gaps;
 mod hostile_convert;
 mod hostile_inputs;
