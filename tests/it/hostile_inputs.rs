@@ -179,6 +179,16 @@ fn case11_calibrate_writes_nothing_without_dram() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(r.exists() && c.exists());
+    // A roofs file without DRAM (edited by hand) is refused by name.
+    let text = std::fs::read_to_string(&r).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["memory"].as_object_mut().unwrap().remove("dram");
+    std::fs::write(&r, v.to_string()).unwrap();
+    let csv = fixture(RAW);
+    let (code, _, err) = run(&["ncu", csv.to_str().unwrap(), "--roofs", r.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&format!("--roofs {}", r.display())), "{err}");
+    assert!(err.contains("no DRAM bandwidth"), "{err}");
 }
 
 #[cfg(unix)]
