@@ -130,6 +130,14 @@ pub(super) fn int(row: &Row, i: usize) -> Option<i64> {
     }
 }
 
+/// A text cell cut to [`super::guard::MAX_NAME_BYTES`]; `None` unless text.
+fn text_capped(r: &Row) -> rusqlite::Result<Option<String>> {
+    Ok(match r.get_ref(0)? {
+        ValueRef::Text(t) => Some(super::guard::cap_name(t)),
+        _ => None,
+    })
+}
+
 fn meta_value(conn: &Connection, schema: &Schema, name: &str) -> Option<String> {
     let table = ["META_DATA_EXPORT", "EXPORT_META_DATA"]
         .into_iter()
@@ -137,7 +145,7 @@ fn meta_value(conn: &Connection, schema: &Schema, name: &str) -> Option<String> 
     conn.query_row(
         &format!("SELECT value FROM {table} WHERE name = ?1"),
         [name],
-        |r| r.get::<_, Option<String>>(0),
+        text_capped,
     )
     .ok()
     .flatten()
@@ -152,7 +160,7 @@ fn capture_value(conn: &Connection, schema: &Schema, name: &str) -> Option<Strin
     conn.query_row(
         "SELECT value FROM META_DATA_CAPTURE WHERE name = ?1",
         [name],
-        |r| r.get::<_, Option<String>>(0),
+        text_capped,
     )
     .ok()
     .flatten()
