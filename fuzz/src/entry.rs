@@ -23,8 +23,8 @@ fn render_all<R: Render>(r: &R) {
     }
 }
 
-/// ncu CSV: parse, check, analyse against the H100 datasheet roofs (and
-/// the file's own peaks when it has them), render.
+/// ncu CSV: parse, check, analyse against the roofs the file detects, the
+/// H100 datasheet roofs and the file's own peaks (each when it applies), render.
 pub fn ncu_csv(data: &[u8]) {
     let Ok(csv) = rooftrace::ncu::parse(data, "fuzz.csv") else {
         return;
@@ -33,6 +33,7 @@ pub fn ncu_csv(data: &[u8]) {
         return;
     }
     for choice in [
+        rooftrace::roofs::RoofsChoice::FromCsv,
         rooftrace::roofs::RoofsChoice::Gpu("h100-sxm".into()),
         rooftrace::roofs::RoofsChoice::Ncu,
     ] {

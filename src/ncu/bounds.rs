@@ -104,6 +104,41 @@ pub fn echo(cell: &[u8]) -> String {
     format!("{cut}… ({} bytes)", cell.len())
 }
 
+/// The error for a cell that did not read as a number, at `line`, `column`.
+pub fn number_error(
+    e: super::number::NumberError,
+    file: &str,
+    line: u64,
+    column: String,
+    cell: &[u8],
+) -> super::NcuError {
+    use super::number::NumberError as E;
+    use super::NcuError;
+    let file = file.to_string();
+    let value = echo(cell);
+    match e {
+        E::CommaDecimal => NcuError::CommaDecimal {
+            file,
+            line,
+            column,
+            value,
+        },
+        E::Overflow => NcuError::Implausible {
+            file,
+            line,
+            column,
+            value,
+            why: implausible(f64::INFINITY).unwrap_or("overflows"),
+        },
+        E::NotANumber => NcuError::BadNumber {
+            file,
+            line,
+            column,
+            value,
+        },
+    }
+}
+
 /// Why a parsed metric value is not a measurement, or `None` when it is.
 pub fn implausible(v: f64) -> Option<&'static str> {
     if !v.is_finite() {

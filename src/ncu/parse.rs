@@ -2,19 +2,18 @@
 //! 12/15/20/21 columns, ragged rule rows) or the raw page (wide format with
 //! a units row), into [`NcuCsv`].
 
-use super::bounds::{echo, implausible, is_too_long, read_line, Guard};
+use super::bounds::{echo, implausible, number_error, Guard};
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
-use super::model::{NcuCsv, NcuPeaks, Page, PeakKey};
-use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
+use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
+use super::number::{parse_unit, parse_value, Dimension, Value};
+use super::preamble::{csv_err, read_preamble};
 use super::NcuError;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::rc::Rc;
 use std::sync::Arc;
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Parses an ncu CSV from `input`; `file` names it in messages. Phases:
 /// the preamble before the header, the header (which page, which columns),
@@ -57,89 +56,6 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         Page::Raw
     };
     st.finish(page, pre.line_no)
-}
-
-/// What comes before the CSV header.
-struct Preamble {
-    /// The header line, BOM stripped, line end kept.
-    header_line: Vec<u8>,
-    /// Its 1-based line number.
-    line_no: u64,
-    /// ncu's `==ERROR==`/`==WARNING==` lines seen before it.
-    log: Vec<String>,
-}
-
-/// Skips application output and ncu log lines (kept) up to the header; a
-/// file without a header is an error that quotes ncu's errors, if any.
-fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuError> {
-    let io = |source| NcuError::Io {
-        file: file.to_string(),
-        source,
-    };
-    let mut log = Vec::new();
-    let mut lines = 0u64;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = read_line(reader, &mut line).map_err(|e| {
-            if is_too_long(&e) {
-                NcuError::TooLong {
-                    file: file.to_string(),
-                    line: lines + 1,
-                    limit: super::bounds::MAX_RECORD_BYTES,
-                }
-            } else {
-                io(e)
-            }
-        })?;
-        if n == 0 {
-            let errors = log.iter().any(|l: &String| l.starts_with("==ERROR=="));
-            if !errors {
-                return Err(NcuError::NoCsv {
-                    file: file.to_string(),
-                    lines,
-                });
-            }
-            return Err(NcuError::NcuFailed {
-                file: file.to_string(),
-                errors: log,
-            });
-        }
-        lines += 1;
-        let body = line.strip_prefix(UTF8_BOM).unwrap_or(&line);
-        if body.starts_with(b"\"ID\",") || body.starts_with(b"ID,") {
-            return Ok(Preamble {
-                header_line: body.to_vec(),
-                line_no: lines,
-                log,
-            });
-        }
-        let text = String::from_utf8_lossy(body);
-        let text = text.trim_end();
-        if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
-            log.push(text.to_string());
-        }
-    }
-}
-
-/// The csv crate's error as an [`NcuError`] at `line`.
-fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
-    match e.into_kind() {
-        csv::ErrorKind::Io(source) if is_too_long(&source) => NcuError::TooLong {
-            file: file.to_string(),
-            line,
-            limit: super::bounds::MAX_RECORD_BYTES,
-        },
-        csv::ErrorKind::Io(source) => NcuError::Io {
-            file: file.to_string(),
-            source,
-        },
-        kind => NcuError::Csv {
-            file: file.to_string(),
-            line,
-            detail: format!("{kind:?}"),
-        },
-    }
 }
 
 /// The header: its columns, where the identity columns are, and (details
@@ -219,8 +135,10 @@ struct State<'a> {
     last: Option<((u64, u64), usize)>,
     names: HashMap<Box<[u8]>, Arc<str>>,
     metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
+    label_cache: HashMap<Box<[u8]>, Option<Slot>>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
+    facts: DeviceFacts,
     peaks: NcuPeaks,
 }
 
@@ -237,8 +155,10 @@ impl<'a> State<'a> {
             last: None,
             names: HashMap::new(),
             metric_cache: HashMap::new(),
+            label_cache: HashMap::new(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
+            facts: DeviceFacts::default(),
             peaks: NcuPeaks::default(),
         }
     }
@@ -291,6 +211,23 @@ impl<'a> State<'a> {
             }
             self.raw_row(rec, ident, &slots, &units, columns)?;
         }
+    }
+
+    /// The slot of a display label in its section, cached by (section, label).
+    fn label_slot(&mut self, name: &[u8], section: &[u8]) -> Option<Slot> {
+        let mut key = Vec::with_capacity(section.len() + name.len() + 1);
+        key.extend_from_slice(section);
+        key.push(0);
+        key.extend_from_slice(name);
+        if let Some(s) = self.label_cache.get(key.as_slice()) {
+            return *s;
+        }
+        let s = classify(
+            &String::from_utf8_lossy(name),
+            &String::from_utf8_lossy(section),
+        );
+        self.label_cache.insert(key.into(), s);
+        s
     }
 
     fn line_of(&self, rec: &csv::ByteRecord) -> u64 {
@@ -427,9 +364,9 @@ impl<'a> State<'a> {
                     s
                 }
             }
-        } else if name == b"Duration" {
+        } else if is_read_label(name) {
             let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
-            classify("Duration", &String::from_utf8_lossy(section))
+            self.label_slot(name, section)
         } else {
             None
         };
@@ -489,6 +426,11 @@ impl<'a> State<'a> {
             }
             return Ok(());
         }
+        if let Slot::Device(attr) = slot {
+            // A hint, never an error: a value that does not read is ignored.
+            self.facts.note(attr, unit, value);
+            return Ok(());
+        }
         let metric_s = || String::from_utf8_lossy(metric).into_owned();
         let column_s = || {
             if column == "Metric Value" {
@@ -504,24 +446,9 @@ impl<'a> State<'a> {
                 self.launches[i].nan_metrics += 1;
                 return Ok(());
             }
-            Err(NumberError::CommaDecimal) => {
-                return Err(NcuError::CommaDecimal {
-                    file: self.file.to_string(),
-                    line: self.line_of(rec),
-                    column: column_s(),
-                    value: echo(value),
-                })
-            }
-            Err(NumberError::Overflow) => {
-                return Err(self.implausible(rec, column_s(), value, implausible(f64::INFINITY)))
-            }
-            Err(NumberError::NotANumber) => {
-                return Err(NcuError::BadNumber {
-                    file: self.file.to_string(),
-                    line: self.line_of(rec),
-                    column: column_s(),
-                    value: echo(value),
-                })
+            Err(e) => {
+                let line = self.line_of(rec);
+                return Err(number_error(e, self.file, line, column_s(), value));
             }
         };
         let unit_s = std::str::from_utf8(unit).unwrap_or("").trim();
@@ -553,6 +480,16 @@ impl<'a> State<'a> {
                     }
                     Dimension::Rate => {
                         convert(Dimension::Rate, "a rate (hz, Ghz, cycle/second, ...)")?
+                    }
+                    Dimension::BytesPerSecond => convert(
+                        Dimension::BytesPerSecond,
+                        "bytes per second (byte/second, Gbyte/second, ...)",
+                    )?,
+                    Dimension::Percent => convert(Dimension::Percent, "a percentage (%)")?,
+                    // Chart body items print some per-cycle rates as `inst`.
+                    Dimension::PerCycle if u.dimension == Dimension::Count => v * u.factor,
+                    Dimension::PerCycle => {
+                        convert(Dimension::PerCycle, "a rate per cycle (inst/cycle, ...)")?
                     }
                     _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
                 };
@@ -599,7 +536,12 @@ impl<'a> State<'a> {
                 self.check(v, rec, &column_s, value)?;
                 self.peak(p, v);
             }
-            Slot::DeviceName => {}
+            Slot::PeakOps(p) => {
+                // FLOP per cycle, 2 per FMA: the FMA peak is half.
+                let v = v * parse_unit(unit_s.trim_end_matches("/cycle")).factor / 2.0;
+                self.peak(p, v);
+            }
+            Slot::DeviceName | Slot::Device(_) => {}
         }
         Ok(())
     }
@@ -654,10 +596,29 @@ impl<'a> State<'a> {
             launches,
             device_names: self.devices.into_iter().collect(),
             compute_capabilities: self.ccs.into_iter().collect(),
+            facts: self.facts,
             peaks: self.peaks,
             log: self.log,
         })
     }
+}
+
+/// True for the display labels [`classify`] may read (the rest are skipped
+/// without looking at their section).
+fn is_read_label(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"Duration"
+            | b"DRAM Throughput"
+            | b"SOL FB"
+            | b"Memory Throughput"
+            | b"SM Frequency"
+            | b"DRAM Frequency"
+            | b"DRAM Bandwidth"
+            | b"# SMs"
+            | b"Memory Frequency"
+    ) || name.starts_with(b"Predicated-On ")
+        || name.starts_with(b"Theoretical ")
 }
 
 /// True when the metric name contains `__` (a real metric, not a label).
@@ -737,6 +698,35 @@ mod tests {
             ("smsp__cycles_elapsed.avg.per_second", "1000000000"),
         ]);
         assert_eq!(csv.launches[0].duration_ns, Some(2000.0));
+    }
+
+    #[test]
+    fn l2_from_operation_sectors_and_dram_from_a_rate() {
+        use crate::ncu::Source;
+        // (10 read + 5 write + 1 atom + 2 red) sectors x 32 B = 576 B.
+        let csv = raw(&[
+            ("lts__t_sectors_op_read.sum", "10"),
+            ("lts__t_sectors_op_write.sum", "5"),
+            ("lts__t_sectors_op_atom.sum", "1"),
+            ("lts__t_sectors_op_red.sum", "2"),
+            // 2e9 byte/s x 1,500 ns = 3,000 B.
+            ("dram__bytes.sum.per_second", "2000000000"),
+            ("gpu__time_duration.sum", "1500"),
+        ]);
+        let l = &csv.launches[0];
+        assert_eq!(l.l2_bytes, Some(576.0));
+        assert_eq!(l.l2_derivation, Some(Source::Sectors));
+        assert_eq!(l.dram_bytes, Some(3000.0));
+        assert_eq!(l.dram_derivation, Some(Source::RateTimesDuration));
+        // The total sector counter wins over the per-operation ones.
+        let csv = raw(&[
+            ("lts__t_sectors.sum", "100"),
+            ("lts__t_sectors_op_read.sum", "10"),
+        ]);
+        assert_eq!(csv.launches[0].l2_bytes, Some(3200.0));
+        // A rate without a duration gives no bytes.
+        let csv = raw(&[("dram__bytes.sum.per_second", "2000000000")]);
+        assert_eq!(csv.launches[0].dram_bytes, None);
     }
 
     #[test]

@@ -80,7 +80,7 @@ fn case8_one_id_two_kernels_is_an_error_not_a_merge() {
         str::to_string,
         &line5_with(4, "other_kernel"),
     );
-    let (code, _, err) = run(&["ncu", &p, "--gpu", "h100-sxm"]);
+    let (code, _, err) = run(&["ncu", &p, "--gpu", "rtx5090"]);
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("line 7: launch ID 0 of process 1742833 is kernel \"other_kernel\""),
@@ -95,7 +95,7 @@ fn case8_one_id_two_kernels_is_an_error_not_a_merge() {
         str::to_string,
         &line5_with(0, "0"),
     );
-    let (code, _, err) = run(&["ncu", &same, "--gpu", "h100-sxm"]);
+    let (code, _, err) = run(&["ncu", &same, "--gpu", "rtx5090"]);
     assert_eq!(code, 0, "{err}");
 }
 
@@ -110,7 +110,7 @@ fn case9_numbers_that_overflow_or_are_absurd_are_bad_input() {
         ("e308.csv", "1e308", "is beyond 1e30 in base units"),
     ] {
         let p = raw_edited(dir.path(), name, 5, |_| line5_with(12, v), "");
-        let (code, out, err) = run(&["ncu", &p, "--gpu", "h100-sxm"]);
+        let (code, out, err) = run(&["ncu", &p, "--gpu", "rtx5090"]);
         assert_eq!(code, 2, "{name}: {out}{err}");
         assert!(err.contains("line 5"), "{name}: {err}");
         assert!(err.contains("dram__bytes_write.sum"), "{name}: {err}");
@@ -124,14 +124,14 @@ fn case10_long_fields_are_bounded_and_not_echoed() {
     // A 1 MB non-number in a metric cell: the message quotes 120 characters.
     let junk = "x".repeat(1 << 20);
     let p = raw_edited(dir.path(), "junk.csv", 5, |_| line5_with(12, &junk), "");
-    let (code, _, err) = run(&["ncu", &p, "--gpu", "h100-sxm"]);
+    let (code, _, err) = run(&["ncu", &p, "--gpu", "rtx5090"]);
     assert_eq!(code, 2, "{}", &err[..err.len().min(300)]);
     assert!(err.len() < 2000, "{} bytes of stderr", err.len());
     assert!(err.contains("(1048576 bytes)"), "{err}");
     // A 10 MB field: the record limit (4 MiB) stops it.
     let big = "7".repeat(10 << 20);
     let p = raw_edited(dir.path(), "big.csv", 5, |_| line5_with(12, &big), "");
-    let (code, _, err) = run(&["ncu", &p, "--gpu", "h100-sxm"]);
+    let (code, _, err) = run(&["ncu", &p, "--gpu", "rtx5090"]);
     assert_eq!(code, 2);
     assert!(err.len() < 2000, "{} bytes of stderr", err.len());
     assert!(err.contains("longer than 4194304 bytes"), "{err}");
@@ -214,12 +214,12 @@ fn case12_an_output_that_is_an_input_is_refused() {
     std::os::unix::fs::symlink(&csv, &svg).unwrap();
     let c = csv.to_str().unwrap();
     for args in [
-        vec!["ncu", c, "--gpu", "h100-sxm", "-o", c],
+        vec!["ncu", c, "--gpu", "rtx5090", "-o", c],
         vec![
             "ncu",
             c,
             "--gpu",
-            "h100-sxm",
+            "rtx5090",
             "--plot",
             svg.to_str().unwrap(),
         ],
@@ -252,13 +252,13 @@ fn case12_an_output_that_is_an_input_is_refused() {
 fn dash_reads_stdin_or_is_refused() {
     let csv = std::fs::read(fixture(RAW)).unwrap();
     let (code, from_stdin, err) =
-        run_stdin(&["ncu", "-", "--gpu", "h100-sxm", "--format", "csv"], &csv);
+        run_stdin(&["ncu", "-", "--gpu", "rtx5090", "--format", "csv"], &csv);
     assert_eq!(code, 0, "{err}");
     let (code, from_file, _) = run(&[
         "ncu",
         fixture(RAW).to_str().unwrap(),
         "--gpu",
-        "h100-sxm",
+        "rtx5090",
         "--format",
         "csv",
     ]);
