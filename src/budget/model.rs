@@ -141,10 +141,11 @@ pub struct KernelBudget {
     pub per_name: u64,
     /// Time charged to the kernel inside the steps, ns.
     pub time_ns: i64,
-    /// Its bound part, ns.
-    pub bound_ns: i64,
-    /// Its shortfall part, ns.
-    pub shortfall_ns: i64,
+    /// Its bound part, ns; `None` (unknown) when no launch of the name has
+    /// a counter (or the bound is the step's weights bound).
+    pub bound_ns: Option<i64>,
+    /// Its shortfall part, ns; `None` when the bound is unknown.
+    pub shortfall_ns: Option<i64>,
     /// `memory` or `compute`: the larger term of its first ncu launch.
     pub bound_by: Option<&'static str>,
 }

@@ -91,8 +91,8 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             matched: a.matched,
             per_name: a.per_name,
             time_ns: a.time_ns,
-            bound_ns: a.bound_ns,
-            shortfall_ns: a.shortfall_ns,
+            bound_ns: (a.matched + a.per_name > 0).then_some(a.bound_ns),
+            shortfall_ns: (a.matched + a.per_name > 0).then_some(a.shortfall_ns),
             bound_by: a.bound_by,
         })
         .collect();
@@ -169,14 +169,20 @@ fn fix_first(
         }
     }
     if matches!(source, BoundSource::Ncu { .. }) && n > 0 {
-        for k in kernels.iter().filter(|k| k.shortfall_ns > 0) {
-            let per_step = k.shortfall_ns as f64 / n as f64;
+        for k in kernels.iter() {
+            let (Some(bound), Some(short)) = (k.bound_ns, k.shortfall_ns) else {
+                continue;
+            };
+            if short <= 0 {
+                continue;
+            }
+            let per_step = short as f64 / n as f64;
             let how = match k.bound_by {
                 Some("compute") => "compute-bound: a faster path (tensor cores, lower precision) or less padding",
                 _ => "memory-bound: fewer bytes (fusion, smaller types) or a kernel that streams at full bandwidth for this shape",
             };
             let of_roof = if k.time_ns > 0 {
-                percent(k.bound_ns as f64 / k.time_ns as f64)
+                percent(bound as f64 / k.time_ns as f64)
             } else {
                 "-".to_string()
             };

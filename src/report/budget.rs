@@ -124,28 +124,16 @@ fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) 
         rows.min(r.kernels.len())
     };
     for k in &r.kernels[..shown] {
-        let counted = k.matched + k.per_name > 0;
         t.push(vec![
             ellipsize(&k.name, width),
             k.launches.to_string(),
             k.matched.to_string(),
             k.per_name.to_string(),
             dur(k.time_ns as f64),
-            if counted {
-                dur(k.bound_ns as f64)
-            } else {
-                "unknown".into()
-            },
-            if counted {
-                dur(k.shortfall_ns as f64)
-            } else {
-                "unknown".into()
-            },
-            if counted {
-                share(k.bound_ns as f64, k.time_ns as f64)
-            } else {
-                "-".into()
-            },
+            k.bound_ns.map_or("unknown".into(), |b| dur(b as f64)),
+            k.shortfall_ns.map_or("unknown".into(), |b| dur(b as f64)),
+            k.bound_ns
+                .map_or("-".into(), |b| share(b as f64, k.time_ns as f64)),
             k.bound_by.unwrap_or("-").to_string(),
         ]);
     }
