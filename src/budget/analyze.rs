@@ -103,7 +103,10 @@ pub fn analyze(
             .iter()
             .filter(|d| d.pid == r.pid && d.overlaps(r.gpu_start_ns, r.gpu_end_ns))
             .collect();
-        if on.len() > 1 {
+        // Unprojected, the gap analysis clipped the gaps of every device of
+        // the process: one device only, or the idle parts would mix devices.
+        let pid_devices = devices.iter().filter(|d| d.pid == r.pid).count();
+        if on.len() > 1 || (!r.projected && pid_devices > 1) {
             multi += 1;
             continue;
         }
@@ -146,6 +149,14 @@ pub fn analyze(
                 shown.join(", ")
             ));
         }
+    }
+    let capped: Vec<&StepBudget> = steps.iter().filter(|s| s.bound_capped_ns > 0).collect();
+    if !capped.is_empty() {
+        diagnostics.push(format!(
+            "{} steps have kernels faster than their bound (capped at their time, {} ns in all): the bound's bytes or roofs are too high, or the data came from L2",
+            capped.len(),
+            capped.iter().map(|s| s.bound_capped_ns).sum::<i64>()
+        ));
     }
     if matches!(bound_source, BoundSource::Unknown) {
         diagnostics.push(

@@ -17,13 +17,17 @@ use super::model::BoundBasis;
 use crate::roofline::{KernelRoofline, RooflineReport};
 use std::collections::HashMap;
 
-/// The base of a kernel name: without a leading `void `, the parameter
-/// list and template arguments, trimmed.
+/// The base of a kernel name: without a leading `void `, `(anonymous
+/// namespace)::`, the parameter list, template arguments and namespaces,
+/// trimmed (nsys' short name is the bare function name; ncu's may be the
+/// full demangled one).
 pub fn kernel_key(name: &str) -> &str {
     let n = name.trim();
     let n = n.strip_prefix("void ").unwrap_or(n);
+    let n = n.rsplit("(anonymous namespace)::").next().unwrap_or(n);
     let cut = n.find(['(', '<']).unwrap_or(n.len());
-    n[..cut].trim()
+    let n = &n[..cut];
+    n.rsplit("::").next().unwrap_or(n).trim()
 }
 
 /// The profiled launches of one kernel name.

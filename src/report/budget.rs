@@ -176,8 +176,8 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
         }
     }
     if !r.kernels.is_empty() {
-        let (t, more) = kernels_table(r, o.top, 48);
-        out.push_str("\nkernels, largest shortfall first (all steps):\n");
+        let (t, more) = kernels_table(r, o.top, 64);
+        out.push_str("\nkernels in the steps, largest shortfall first, then by time:\n");
         out.push_str(&t.to_text());
         if more > 0 {
             out.push_str(&format!("({more} more kernels; --top 0 shows all)\n"));
@@ -249,7 +249,7 @@ fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
             String::new()
         };
         sections.push(format!(
-            "### Kernels, largest shortfall first\n\n{}{note}\n{}\n",
+            "### Kernels in the steps, largest shortfall first, then by time\n\n{}{note}\n{}\n",
             t.to_markdown(),
             coverage_line(r)
         ));
