@@ -174,6 +174,12 @@ fn fixture_pair_parts_by_hand() {
         r.fix_first
     );
     assert!(r.fix_first[0].text.contains("below its roof"));
+    // Every profiled name is on the timeline.
+    assert!(
+        !r.diagnostics.iter().any(|d| d.contains("match no kernel")),
+        "{:?}",
+        r.diagnostics
+    );
 }
 
 #[test]
@@ -247,6 +253,64 @@ fn identity_on_every_export_with_nvtx() {
         }
     }
     assert!(steps > 100, "{steps} steps checked");
+}
+
+/// The synthetic export (`rooftrace::synth`): 4 streams per device, an HtoD
+/// copy every 50th op, `step` ranges of 100 kernels: the identity holds and
+/// the copies are their own part.
+#[test]
+fn identity_on_the_synthetic_export_with_copies_and_streams() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("synth.sqlite");
+    let spec = rooftrace::synth::nsys::SynthSpec {
+        kernels: 20_000,
+        devices: 2,
+        streams: 4,
+        seed: 7,
+    };
+    rooftrace::synth::nsys::write_synthetic(&db, &spec).unwrap();
+    let tl = read_timeline(&db, true, &no_progress).unwrap();
+    let (roofs, gpu) = roofs_of("h100-sxm");
+    let r = budget_of(&tl, "^step$", None, Some(1e6), &roofs, &gpu);
+    check_identity(&r, "synthetic");
+    // 10,000 kernels per device, a range closing every 100: ~100 per device.
+    assert!(r.steps.len() >= 190, "{}", r.steps.len());
+    assert!(r.steps.iter().any(|s| s.part(MEMCPY) > 0));
+    // Every step is projected: the ranges launched their kernels.
+    assert!(r.steps.iter().all(|s| s.projected));
+}
+
+/// ncu counters of other kernels: nothing matches, every kernel is
+/// "without counters", coverage 0, and the mismatch is diagnosed.
+#[test]
+fn counters_of_other_kernels_are_stated_not_hidden() {
+    let tl = read_timeline(
+        &fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite"),
+        true,
+        &no_progress,
+    )
+    .unwrap();
+    let (roofs, gpu) = roofs_of("a100-80gb");
+    let ncu = ncu_report(&roofs, &gpu);
+    let r = budget_of(&tl, "^saxpy$", Some(&ncu), None, &roofs, &gpu);
+    check_identity(&r, "saxpy");
+    assert_eq!(r.steps.len(), 5);
+    for s in &r.steps {
+        // One saxpy kernel per range, the whole step: 17,704,808 ns for the
+        // first (SELECT end - start FROM CUPTI_ACTIVITY_KIND_KERNEL).
+        assert_eq!(s.part(NO_COUNTERS), s.step_ns);
+        assert_eq!(s.part(BOUND), 0);
+    }
+    assert_eq!(r.steps[0].step_ns, 17_704_808);
+    assert_eq!(r.coverage.fraction, 0.0);
+    assert!(
+        r.diagnostics
+            .iter()
+            .any(|d| d.contains("match no kernel in the steps")),
+        "{:?}",
+        r.diagnostics
+    );
+    assert!(r.kernels.iter().all(|k| k.bound_ns.is_none()));
 }
 
 fn fixture_report() -> BudgetReport {
@@ -325,4 +389,19 @@ fn cli_errors_are_bad_input() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().count(), 4, "{out}");
+    // --device that selects nothing is bad input, naming what the export has.
+    let (code, _, err) = rooftrace(&[
+        "budget",
+        db,
+        "--nvtx",
+        "^step$",
+        "--gpu",
+        "h100-sxm",
+        "--bytes-per-step",
+        "1GB",
+        "--device",
+        "3",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("device 0 stream 7"), "{err}");
 }
