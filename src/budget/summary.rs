@@ -47,21 +47,41 @@ fn idle_fix(c: GapClass) -> &'static str {
     }
 }
 
-/// The fix sentence for a part (not a kernel's shortfall).
-fn part_fix(name: &str) -> Option<String> {
+/// What a part is called in "fix first" and its fix (not a kernel's
+/// shortfall).
+fn part_fix(name: &str) -> Option<(String, &'static str)> {
     if let Some(key) = name.strip_prefix(IDLE_PREFIX) {
         let c = GapClass::ALL.into_iter().find(|c| c.key() == key)?;
-        return Some(format!("{} gaps: {}", c.label(), idle_fix(c)));
+        return Some((format!("{} gaps", c.label()), idle_fix(c)));
     }
-    Some(match name {
-        SHORTFALL => "kernels above the weights bound: profile the step with ncu (--ncu) to split this per kernel".to_string(),
-        NO_COUNTERS => "kernel time without counters: profile these kernels with ncu (--nvtx-include on the step range) to bound them".to_string(),
-        GRAPH => "CUDA graph rows without kernel rows: re-profile with --cuda-graph-trace=node to match the graph's kernels".to_string(),
-        MEMCPY => "copies inside the step: keep the data on the GPU, or overlap the copies with compute on another stream".to_string(),
-        MEMSET => "memsets inside the step: fold the zeroing into the kernels that write the buffer".to_string(),
-        OUTSIDE => "window time beyond the device's ops: the range launched nothing; budget a range that launches the step".to_string(),
+    let (what, fix) = match name {
+        SHORTFALL => (
+            "kernel time above the weights bound",
+            "profile the step with ncu (--ncu) to split it per kernel",
+        ),
+        NO_COUNTERS => (
+            "kernel time without counters",
+            "profile these kernels with ncu (--nvtx-include on the step range) to bound them",
+        ),
+        GRAPH => (
+            "CUDA graph rows without kernel rows",
+            "re-profile with --cuda-graph-trace=node to match the graph's kernels",
+        ),
+        MEMCPY => (
+            "copies",
+            "keep the data on the GPU, or overlap the copies with compute on another stream",
+        ),
+        MEMSET => (
+            "memsets",
+            "fold the zeroing into the kernels that write the buffer",
+        ),
+        OUTSIDE => (
+            "window time beyond the device's ops",
+            "the range launched nothing; budget a range that launches the step",
+        ),
         _ => return None,
-    })
+    };
+    Some((what.to_string(), fix))
 }
 
 /// Builds the report from the decomposed steps.
@@ -155,13 +175,13 @@ fn fix_first(
         if s.name == SHORTFALL && matches!(source, BoundSource::Ncu { .. }) {
             continue; // split per kernel below
         }
-        if let Some(fix) = part_fix(&s.name).filter(|_| s.mean_ns > 0.0) {
+        if let Some((what, fix)) = part_fix(&s.name).filter(|_| s.mean_ns > 0.0) {
             lines.push(FixLine {
                 what: s.name.clone(),
                 ns_per_step: s.mean_ns,
                 share_of_step: s.mean_ns / step.mean_ns,
                 text: format!(
-                    "{} per step of {}: {fix}",
+                    "{what} {} per step of {}: {fix}",
                     duration_ns(s.mean_ns),
                     duration_ns(step.mean_ns)
                 ),
