@@ -4,7 +4,10 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
-use crate::budget::{part_label, BoundSource, BudgetReport, StepBudget, BOUND};
+use crate::budget::{
+    part_label, BoundSource, BudgetReport, StepBudget, BOUND, IDLE_PREFIX, MEMCPY, MEMSET,
+    SHORTFALL,
+};
 use crate::units::{duration_ns, ellipsize, percent};
 
 /// Renders the report; `opts.top` is the rows of the kernel and step
@@ -140,6 +143,56 @@ fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) 
     (t, r.kernels.len() - shown)
 }
 
+/// One row per step (the first `rows`; 0 = all): the parts grouped as
+/// bound, shortfall, idle (every class), copies (memcpy + memset) and the
+/// rest (kernels without counters, graph rows, outside the GPU span).
+fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
+    let mut t = Table::new(
+        &[
+            "#",
+            "step",
+            "bound",
+            "shortfall",
+            "idle",
+            "copies",
+            "other",
+            "kernels",
+        ],
+        &[],
+    );
+    let shown = if rows == 0 {
+        r.steps.len()
+    } else {
+        rows.min(r.steps.len())
+    };
+    for (i, s) in r.steps[..shown].iter().enumerate() {
+        let idle: i64 = s
+            .parts
+            .iter()
+            .filter(|p| p.name.starts_with(IDLE_PREFIX))
+            .map(|p| p.ns)
+            .sum();
+        let copies = s.part(MEMCPY) + s.part(MEMSET);
+        let other = s.step_ns - s.part(BOUND) - s.part(SHORTFALL) - idle - copies;
+        let mark = if r.median_step == Some(i) {
+            " (median)"
+        } else {
+            ""
+        };
+        t.push(vec![
+            format!("{}{mark}", i + 1),
+            dur(s.step_ns as f64),
+            dur(s.part(BOUND) as f64),
+            dur(s.part(SHORTFALL) as f64),
+            dur(idle as f64),
+            dur(copies as f64),
+            dur(other as f64),
+            s.kernels.to_string(),
+        ]);
+    }
+    (t, r.steps.len() - shown)
+}
+
 fn coverage_line(r: &BudgetReport) -> String {
     let c = &r.coverage;
     let k = c.kernel_ns as f64;
@@ -169,6 +222,16 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
         r.gpu.chosen_by
     );
     out.push_str(&parts_table(r).to_text());
+    if !r.steps.is_empty() {
+        let (t, more) = steps_table(r, o.top);
+        out.push_str("\nsteps:\n");
+        out.push_str(&t.to_text());
+        if more > 0 {
+            out.push_str(&format!(
+                "({more} more steps; --top 0 shows all, CSV and JSON have every part)\n"
+            ));
+        }
+    }
     if !r.fix_first.is_empty() {
         out.push_str("\nfix first:\n");
         for l in fix_lines(r) {
@@ -241,6 +304,15 @@ fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
         "### Median step and spread\n\n{}",
         parts_table(r).to_markdown()
     )];
+    if !r.steps.is_empty() {
+        let (t, more) = steps_table(r, if o.top == 0 { 50 } else { o.top.min(50) });
+        let note = if more > 0 {
+            format!("\n_{more} more steps in the CSV and JSON reports._\n")
+        } else {
+            String::new()
+        };
+        sections.push(format!("### Steps\n\n{}{note}", t.to_markdown()));
+    }
     if !r.kernels.is_empty() {
         let (t, more) = kernels_table(r, if o.top == 0 { 50 } else { o.top.min(50) }, 40);
         let note = if more > 0 {
