@@ -43,6 +43,7 @@ pub(crate) struct KernelAcc {
     pub(crate) matched_ns: i64,
     pub(crate) per_name_ns: i64,
     pub(crate) bound_by: Option<&'static str>,
+    pub(crate) lower_bound_launches: u64,
 }
 
 /// Everything the steps share.
@@ -150,6 +151,12 @@ pub fn analyze(
             ));
         }
     }
+    let lower: u64 = ctx.kernels.values().map(|a| a.lower_bound_launches).sum();
+    if lower > 0 {
+        diagnostics.push(format!(
+            "the bound of {lower} launches is a lower bound (their ncu row has an unknown or incomplete side: FLOPs or bytes not collected), so their shortfall is an upper bound: collect the missing counters (see `rooftrace ncu`)"
+        ));
+    }
     let capped: Vec<&StepBudget> = steps.iter().filter(|s| s.bound_capped_ns > 0).collect();
     if !capped.is_empty() {
         diagnostics.push(format!(
@@ -209,6 +216,7 @@ struct Sums {
     concurrent: i64,
     capped: i64,
     kernels: u64,
+    lower: u64,
 }
 
 /// Decomposes one instance on its device (`None`: no op in the window).
@@ -246,6 +254,8 @@ fn step(ctx: &mut Ctx, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
                         acc.bound_ns += b;
                         acc.shortfall_ns += c.charged_ns - b;
                         acc.bound_by = acc.bound_by.or(kb.bound_by);
+                        acc.lower_bound_launches += u64::from(kb.lower);
+                        s.lower += u64::from(kb.lower);
                         if kb.basis == BoundBasis::Matched {
                             acc.matched += 1;
                             acc.matched_ns += c.charged_ns;
@@ -298,6 +308,7 @@ fn step(ctx: &mut Ctx, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
         kernels: s.kernels,
         concurrent_ns: s.concurrent,
         bound_capped_ns: s.capped,
+        lower_bound_launches: s.lower,
     }
 }
 

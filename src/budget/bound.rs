@@ -50,8 +50,11 @@ pub(crate) struct KernelBound {
     pub(crate) bound_ns: f64,
     /// How it was found.
     pub(crate) basis: BoundBasis,
-    /// `memory`/`compute` of the launch used.
+    /// `memory`/`compute` of the launch used (`None` when not certain).
     pub(crate) bound_by: Option<&'static str>,
+    /// The `T*` used is a lower bound (a side of the roofline unknown or
+    /// incomplete), so the shortfall is an upper bound.
+    pub(crate) lower: bool,
 }
 
 impl<'a> Counters<'a> {
@@ -90,19 +93,22 @@ impl<'a> Counters<'a> {
                 bound_ns: 0.0,
                 basis: BoundBasis::None,
                 bound_by: None,
+                lower: false,
             };
         };
-        let by = |k: &KernelRoofline| Some(k.bound.key());
+        let by = |k: &KernelRoofline| k.bound.map(|b| b.key());
         match c.launches.get(occurrence) {
             Some(k) => KernelBound {
                 bound_ns: k.bound_time_ns.max(0.0),
                 basis: BoundBasis::Matched,
                 bound_by: by(k),
+                lower: k.lower_bound,
             },
             None => KernelBound {
                 bound_ns: c.fraction * duration_ns as f64,
                 basis: BoundBasis::PerName,
                 bound_by: c.launches.first().and_then(|k| by(k)),
+                lower: c.launches.iter().any(|k| k.lower_bound),
             },
         }
     }

@@ -99,6 +99,7 @@ mod tests {
             api: NO_API,
             device: 0,
             kind: OpKind::Kernel,
+            flags: 0,
         }
     }
 

@@ -88,6 +88,10 @@ pub struct StepBudget {
     /// Bound that exceeded a kernel's own time and was capped to it (the
     /// kernel ran above its roof: L2 hits or wrong roofs), ns. Not a part.
     pub bound_capped_ns: i64,
+    /// Launches whose bound is a lower bound (an unknown or incomplete side
+    /// of their ncu row): when nonzero, `bound` is a lower bound and
+    /// `shortfall` an upper bound.
+    pub lower_bound_launches: u64,
 }
 
 impl StepBudget {
@@ -146,8 +150,12 @@ pub struct KernelBudget {
     pub bound_ns: Option<i64>,
     /// Its shortfall part, ns; `None` when the bound is unknown.
     pub shortfall_ns: Option<i64>,
-    /// `memory` or `compute`: the larger term of its first ncu launch.
+    /// `memory` or `compute`: the larger term of its first ncu launch
+    /// (`None` when unknown or not certain).
     pub bound_by: Option<&'static str>,
+    /// Launches whose bound is a lower bound (an unknown or incomplete side
+    /// of their ncu row): their shortfall is an upper bound.
+    pub lower_bound_launches: u64,
 }
 
 /// Share of kernel time backed by a counter.

@@ -33,17 +33,13 @@ fn spread(name: &str, mut v: Vec<i64>) -> Spread {
     }
 }
 
-/// The fix for an idle class.
+/// The fix for an idle class: the gap analysis' own fix, with host-bound
+/// gaps inside a step spelled out (the step's kernels are issued one by
+/// one faster than the host can).
 fn idle_fix(c: GapClass) -> &'static str {
     match c {
         GapClass::HostBound => "the CPU issues kernels slower than the GPU runs them: launch fewer, larger kernels (fuse) or capture the step in a CUDA graph",
-        GapClass::LaunchInFlight => "launch calls outlast the kernels before them: CUDA graphs, or fewer launches per step",
-        GapClass::LaunchLatency => "back-to-back tiny kernels pay launch latency: fuse them or use a CUDA graph",
-        GapClass::QueuedDependency => "queued work waited on events or other streams: check the cross-stream waits in the step",
-        GapClass::Synchronization => "the host blocked in a sync: remove .item(), cudaDeviceSynchronize and blocking copies from the step",
-        GapClass::Unattributed => "no launch row explains these gaps: profile with --trace=cuda (graph replays need --cuda-graph-trace=node)",
-        #[allow(unreachable_patterns)]
-        _ => "see `rooftrace gaps` for what this class means",
+        _ => c.fix(),
     }
 }
 
@@ -114,6 +110,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             bound_ns: (a.matched + a.per_name > 0).then_some(a.bound_ns),
             shortfall_ns: (a.matched + a.per_name > 0).then_some(a.shortfall_ns),
             bound_by: a.bound_by,
+            lower_bound_launches: a.lower_bound_launches,
         })
         .collect();
     kernels.sort_by(|a, b| {
@@ -211,10 +208,20 @@ fn fix_first(
                 ns_per_step: per_step,
                 share_of_step: per_step / step.mean_ns,
                 text: format!(
-                    "{} {} per step below its roof ({} launches, at {of_roof} of roof): {how}",
+                    "{} {}{} per step below its roof ({} launches, at {}{of_roof} of roof): {how}",
                     k.name,
+                    if k.lower_bound_launches > 0 {
+                        "up to "
+                    } else {
+                        ""
+                    },
                     duration_ns(per_step),
-                    k.launches
+                    k.launches,
+                    if k.lower_bound_launches > 0 {
+                        "≥"
+                    } else {
+                        ""
+                    }
                 ),
             });
         }

@@ -127,16 +127,26 @@ fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) 
         rows.min(r.kernels.len())
     };
     for k in &r.kernels[..shown] {
+        // A lower bound on the bound (an unknown side in ncu) makes the
+        // shortfall an upper bound.
+        let (lo, hi) = if k.lower_bound_launches > 0 {
+            ("≥", "≤")
+        } else {
+            ("", "")
+        };
         t.push(vec![
             ellipsize(&k.name, width),
             k.launches.to_string(),
             k.matched.to_string(),
             k.per_name.to_string(),
             dur(k.time_ns as f64),
-            k.bound_ns.map_or("unknown".into(), |b| dur(b as f64)),
-            k.shortfall_ns.map_or("unknown".into(), |b| dur(b as f64)),
             k.bound_ns
-                .map_or("-".into(), |b| share(b as f64, k.time_ns as f64)),
+                .map_or("unknown".into(), |b| format!("{lo}{}", dur(b as f64))),
+            k.shortfall_ns
+                .map_or("unknown".into(), |b| format!("{hi}{}", dur(b as f64))),
+            k.bound_ns.map_or("-".into(), |b| {
+                format!("{lo}{}", share(b as f64, k.time_ns as f64))
+            }),
             k.bound_by.unwrap_or("-").to_string(),
         ]);
     }
@@ -182,8 +192,24 @@ fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
         t.push(vec![
             format!("{}{mark}", i + 1),
             dur(s.step_ns as f64),
-            dur(s.part(BOUND) as f64),
-            dur(s.part(SHORTFALL) as f64),
+            format!(
+                "{}{}",
+                if s.lower_bound_launches > 0 {
+                    "≥"
+                } else {
+                    ""
+                },
+                dur(s.part(BOUND) as f64)
+            ),
+            format!(
+                "{}{}",
+                if s.lower_bound_launches > 0 {
+                    "≤"
+                } else {
+                    ""
+                },
+                dur(s.part(SHORTFALL) as f64)
+            ),
             dur(idle as f64),
             dur(copies as f64),
             dur(other as f64),
@@ -264,7 +290,7 @@ fn csv(r: &BudgetReport) -> String {
     for n in &names {
         out.push_str(&format!(",{n}_ns"));
     }
-    out.push_str(",concurrent_ns,bound_capped_ns\n");
+    out.push_str(",concurrent_ns,bound_capped_ns,lower_bound_launches\n");
     for (i, s) in r.steps.iter().enumerate() {
         out.push_str(&csv_row(i, s, &names));
     }
@@ -284,7 +310,10 @@ fn csv_row(i: usize, s: &StepBudget, names: &[&str]) -> String {
     for n in names {
         row.push_str(&format!(",{}", s.part(n)));
     }
-    row.push_str(&format!(",{},{}\n", s.concurrent_ns, s.bound_capped_ns));
+    row.push_str(&format!(
+        ",{},{},{}\n",
+        s.concurrent_ns, s.bound_capped_ns, s.lower_bound_launches
+    ));
     row
 }
 
