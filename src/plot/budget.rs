@@ -34,6 +34,8 @@ pub struct BudgetInput {
     pub title: String,
     /// The bars, the median step first.
     pub bars: Vec<BudgetBar>,
+    /// The median step's bound is a lower bound (an unknown side in ncu).
+    pub bound_is_lower: bool,
 }
 
 impl BudgetInput {
@@ -57,6 +59,7 @@ impl BudgetInput {
         Ok(BudgetInput {
             title: format!("`{}` step budget on {}", r.pattern, r.gpu.name),
             bars,
+            bound_is_lower: m.lower_bound_launches > 0,
         })
     }
 }
@@ -188,8 +191,9 @@ impl BudgetChart {
             size_px: style::HISTOGRAM_SIZE_PX,
             title: input.title.clone(),
             subtitle: format!(
-                "median step {}, bound {}; stacked from the bound (bottom) to the measured step (top)",
+                "median step {}, bound {}{}; stacked from the bound (bottom) to the measured step (top)",
                 duration_ns(total(first) as f64),
+                if input.bound_is_lower { "≥" } else { "" },
                 duration_ns(bound as f64)
             ),
             plot,
@@ -254,6 +258,7 @@ mod tests {
                 bar(&[(BOUND, 400), (SHORTFALL, 100), ("idle_host_bound", 500)]),
                 bar(&[(BOUND, 400), (SHORTFALL, 0), ("idle_host_bound", 600)]),
             ],
+            bound_is_lower: false,
         };
         let c = BudgetChart::build(&input).unwrap();
         // Zero parts are not drawn: 3 + 2 segments.
