@@ -24,11 +24,12 @@ pub struct BudgetConfig {
 }
 
 /// The one-sentence definitions carried in every report.
-pub const METHOD: [&str; 4] = [
+pub const METHOD: [&str; 5] = [
     "step = GPU window of the NVTX instance (first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
     "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
     "a kernel's bound is its T* scaled by its charged share, rounded to the nearest ns and capped at its charged time (the excess is reported as bound_capped_ns); shortfall = charged time - bound",
     "idle parts are the gaps `rooftrace gaps` classified, clipped to the window; outside_gpu_span is window time beyond the device's ops (host-range windows only)",
+    "ncu launches match timeline kernels by base name (no namespace, template or parameters) and order within the step; a launch beyond the profiled ones of its name gets the name's fraction of roof (sum T* / sum T) times its time; T* with an unknown side is a lower bound (lower_bound_launches)",
 ];
 
 /// Per-name accumulator.
