@@ -148,7 +148,7 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
 }
 
 /// Reads the export, with a progress bar on a terminal.
-fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Timeline> {
+pub(crate) fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Timeline> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         b.set_style(
@@ -218,7 +218,7 @@ fn write_plots(
 
 /// `--device`/`--stream` that select no GPU op are a usage error: say which
 /// devices and streams the export has instead of printing an empty report.
-fn check_filters_match(
+pub(crate) fn check_filters_match(
     timeline: &crate::nsys::Timeline,
     cfg: &GapConfig,
     input: &std::path::Path,

@@ -2,6 +2,7 @@
 //! live in `tests/it/snapshots/`.
 
 mod architecture;
+mod budget;
 mod calibrate;
 mod calibrate_failures;
 mod common;
