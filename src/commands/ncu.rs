@@ -14,7 +14,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::many::{self, Job, ManyConfig};
-use super::output::write_output;
+use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 
 /// Most kernels labelled on the roofline plot: more labels than this no
@@ -98,6 +98,18 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         output: args.output.output,
         plot,
     };
+    let mut targets: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &config.output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    let mut refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    if let RoofsChoice::File(f) = &config.roofs {
+        refs.push(f);
+    }
+    refuse_inputs(&targets, &refs)?;
     if inputs.len() > 1 || many_config.parquet.is_some() {
         return run_many(&config, &inputs, &many_config);
     }
@@ -203,8 +215,11 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
 }
 
 /// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a
-/// `.ncu-rep` report is imported with `ncu` first.
+/// `.ncu-rep` report is imported with `ncu` first; `-` reads standard input.
 pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
+    if path.as_os_str() == "-" {
+        return Ok(ncu::parse(std::io::stdin().lock(), "<stdin>")?);
+    }
     let shown = path.display().to_string();
     if ncu::convert::is_report(path) {
         return Ok(ncu::convert::parse_report(path, &shown)?);
