@@ -223,11 +223,7 @@ pub(crate) fn analyze_device(
             copy_busy_ns: copy,
             memset_busy_ns: memset,
             comm_busy_ns: comm,
-            comm_compute_overlap_ns: if comm > 0 {
-                comm + compute - kbusy
-            } else {
-                0
-            },
+            comm_compute_overlap_ns: if comm > 0 { comm + compute - kbusy } else { 0 },
             idle_ns: span_end - span_start - busy,
             gap_count,
             kernels: by_kind[OpKind::Kernel as usize],
