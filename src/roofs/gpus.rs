@@ -363,7 +363,12 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA H200 SXM 141GB",
         compute_capability: "9.0",
         sm_count: Some(132),
-        // roofline/data/devices.csv of the measurement: l2_mib 60.0.
+        // 60 MiB, not the H100 SXM5's 50: the H200 enables the whole L2 of
+        // the GH100 die, 60 MB in NVIDIA's "NVIDIA H100 Tensor Core GPU
+        // Architecture" whitepaper (full GH100 implementation), and
+        // `cudaDeviceProp::l2CacheSize` on an H200 reads 62914560 bytes
+        // (issue 14's review; also l2_mib 60.0 in roofline/data/devices.csv
+        // of the measurement). A device check records the value it reads.
         l2_bytes: 60 * MIB,
         memory_clock_mhz: None,
         datasheet: &[
