@@ -10,6 +10,10 @@ Producing the input:
   ncu --csv --page raw --print-units base \\
       --metrics \"$(rooftrace ncu --print-metrics)\" ./app > report.csv
   ncu --import run.ncu-rep --csv --page details > report.csv
+  rooftrace ncu run.ncu-rep     (runs ncu --import ... --csv --page raw itself)
+Files without this metric list (the basic set, --set full, roofline sections)
+work as far as they go: derived figures are marked, what was not collected
+prints as unknown with the --metrics to add.
 
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
 rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
@@ -24,7 +28,8 @@ Plot and pull-request comment:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct NcuArgs {
-    /// The ncu CSV (details or raw page, with or without ncu's log lines).
+    /// The ncu CSV (details or raw page, with or without ncu's log lines), or
+    /// a `.ncu-rep` report (imported with `ncu` from PATH or $ROOFTRACE_NCU).
     #[arg(required_unless_present_any = ["print_metrics", "list_gpus"])]
     pub input: Option<PathBuf>,
     /// Print the comma-separated metric list rooftrace reads, for `ncu --metrics`, and exit.

@@ -203,6 +203,7 @@ struct State<'a> {
     last: Option<((u64, u64), usize)>,
     names: HashMap<Box<[u8]>, Arc<str>>,
     metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
+    label_cache: HashMap<Box<[u8]>, Option<Slot>>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
     facts: DeviceFacts,
@@ -222,6 +223,7 @@ impl<'a> State<'a> {
             last: None,
             names: HashMap::new(),
             metric_cache: HashMap::new(),
+            label_cache: HashMap::new(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
             facts: DeviceFacts::default(),
@@ -277,6 +279,23 @@ impl<'a> State<'a> {
             }
             self.raw_row(rec, ident, &slots, &units, columns)?;
         }
+    }
+
+    /// The slot of a display label in its section, cached by (section, label).
+    fn label_slot(&mut self, name: &[u8], section: &[u8]) -> Option<Slot> {
+        let mut key = Vec::with_capacity(section.len() + name.len() + 1);
+        key.extend_from_slice(section);
+        key.push(0);
+        key.extend_from_slice(name);
+        if let Some(s) = self.label_cache.get(key.as_slice()) {
+            return *s;
+        }
+        let s = classify(
+            &String::from_utf8_lossy(name),
+            &String::from_utf8_lossy(section),
+        );
+        self.label_cache.insert(key.into(), s);
+        s
     }
 
     fn line_of(&self, rec: &csv::ByteRecord) -> u64 {
@@ -395,15 +414,9 @@ impl<'a> State<'a> {
                     s
                 }
             }
-        } else if matches!(
-            name,
-            b"Duration" | b"# SMs" | b"Memory Frequency" | b"DRAM Frequency"
-        ) {
+        } else if is_read_label(name) {
             let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
-            classify(
-                &String::from_utf8_lossy(name),
-                &String::from_utf8_lossy(section),
-            )
+            self.label_slot(name, section)
         } else {
             None
         };
@@ -530,6 +543,16 @@ impl<'a> State<'a> {
                     Dimension::Rate => {
                         convert(Dimension::Rate, "a rate (hz, Ghz, cycle/second, ...)")?
                     }
+                    Dimension::BytesPerSecond => convert(
+                        Dimension::BytesPerSecond,
+                        "bytes per second (byte/second, Gbyte/second, ...)",
+                    )?,
+                    Dimension::Percent => convert(Dimension::Percent, "a percentage (%)")?,
+                    // Chart body items print some per-cycle rates as `inst`.
+                    Dimension::PerCycle if u.dimension == Dimension::Count => v * u.factor,
+                    Dimension::PerCycle => {
+                        convert(Dimension::PerCycle, "a rate per cycle (inst/cycle, ...)")?
+                    }
                     _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
                 };
                 self.launches[i].scalars[s as usize] = v;
@@ -571,6 +594,11 @@ impl<'a> State<'a> {
                 };
                 self.peak(p, v);
             }
+            Slot::PeakOps(p) => {
+                // FLOP per cycle, 2 per FMA: the FMA peak is half.
+                let v = v * parse_unit(unit_s.trim_end_matches("/cycle")).factor / 2.0;
+                self.peak(p, v);
+            }
             Slot::DeviceName | Slot::Device(_) => {}
         }
         Ok(())
@@ -600,6 +628,24 @@ impl<'a> State<'a> {
             log: self.log,
         })
     }
+}
+
+/// True for the display labels [`classify`] may read (the rest are skipped
+/// without looking at their section).
+fn is_read_label(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"Duration"
+            | b"DRAM Throughput"
+            | b"SOL FB"
+            | b"Memory Throughput"
+            | b"SM Frequency"
+            | b"DRAM Frequency"
+            | b"DRAM Bandwidth"
+            | b"Memory Frequency"
+            | b"# SMs"
+    ) || name.starts_with(b"Predicated-On ")
+        || name.starts_with(b"Theoretical ")
 }
 
 /// True when the metric name contains `__` (a real metric, not a label).

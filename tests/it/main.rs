@@ -9,4 +9,5 @@ mod detect;
 mod gaps;
 mod names;
 mod ncu;
+mod ncu_derived;
 mod plot;

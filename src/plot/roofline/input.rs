@@ -2,7 +2,7 @@
 //! [`RooflineInput::from_report`] turns a [`RooflineReport`] into points
 //! and roofs (`rooftrace ncu --plot`).
 
-use crate::roofline::RooflineReport;
+use crate::roofline::{KernelRoofline, RooflineReport};
 use crate::roofs::{ComputePath, Roofs};
 
 /// One kernel (or kernel group) to plot.
@@ -38,6 +38,23 @@ pub struct RooflineInput {
     pub top_n: usize,
 }
 
+/// Why a row cannot be placed on log axes, when it cannot.
+fn not_drawn(k: &KernelRoofline) -> Option<&'static str> {
+    if k.bandwidth_only || k.flop.is_none() {
+        Some("no FLOP counters")
+    } else if k.flop.is_some_and(|f| f <= 0.0) {
+        Some("0 FLOP counted")
+    } else if k.dram_bytes.is_none() {
+        Some("DRAM bytes unknown")
+    } else if k.dram_bytes.is_some_and(|q| q <= 0.0) {
+        Some("0 DRAM bytes")
+    } else if k.intensity.is_none() || k.achieved_flop_per_s.is_none() {
+        Some("intensity unknown")
+    } else {
+        None
+    }
+}
+
 impl RooflineInput {
     /// The chart's input for `report`: one point per row (rows without
     /// FLOPs or without DRAM bytes cannot be placed on log axes; each says
@@ -62,15 +79,7 @@ impl RooflineInput {
                     time_lost_ns: k.time_lost_ns,
                     path: report.dominant_path(k),
                     above_roof: k.above_roof,
-                    not_drawn: if k.bandwidth_only {
-                        Some("no FLOP counters")
-                    } else if k.flop <= 0.0 {
-                        Some("0 FLOP counted")
-                    } else if k.intensity.is_none() {
-                        Some("0 DRAM bytes")
-                    } else {
-                        None
-                    },
+                    not_drawn: not_drawn(k),
                 })
                 .collect(),
             top_n,
