@@ -25,17 +25,31 @@ fn paths_label(k: &KernelRoofline) -> String {
 }
 
 fn notes(k: &KernelRoofline) -> String {
-    let mut n = Vec::new();
+    let mut n: Vec<String> = Vec::new();
     if k.above_roof {
-        n.push("above roof");
+        n.push("above roof".into());
     }
     if k.bandwidth_only {
-        n.push("FLOPs unknown");
+        n.push("FLOPs unknown".into());
     } else if k.flop_incomplete() {
-        n.push("FLOPs partial");
+        n.push("FLOPs partial".into());
     }
     if k.dram_bytes.is_none() {
-        n.push("DRAM unknown");
+        n.push("DRAM unknown".into());
+    }
+    if let Some(u) = &k.useful {
+        n.push(format!(
+            "useful (--useful-flops): {}, {} of roof",
+            u.intensity
+                .map_or("FLOP/B unknown".into(), |i| format!("{i:.2} FLOP/B")),
+            percent(u.fraction_of_roof)
+        ));
+    } else if let Some(p) = &k.padding {
+        n.push(if p.certain {
+            "GEMV: tensor FLOPs padded".into()
+        } else {
+            format!("padding? {:.0} rows", p.implied_rows)
+        });
     }
     n.join(", ")
 }

@@ -42,6 +42,9 @@ pub struct RooflineInput {
 fn not_drawn(k: &KernelRoofline) -> Option<&'static str> {
     if k.bandwidth_only || k.flop.is_none() {
         Some("no FLOP counters")
+    } else if k.flop.is_some_and(|f| f <= 0.0) && !k.flop_unknown.is_empty() {
+        // 0 on the counters collected, the others not collected.
+        Some("no FLOP counters for its path")
     } else if k.flop.is_some_and(|f| f <= 0.0) {
         Some("0 FLOP counted")
     } else if k.dram_bytes.is_none() {
