@@ -372,7 +372,8 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
 }
 
 /// Display labels of the details page (sections other than the command-line
-/// metrics): only those whose meaning is fixed are read. `Duration` of the
+/// metrics): only those whose meaning is fixed are read, and a few device
+/// facts (`# SMs`, `Memory Frequency` / `DRAM Frequency`). `Duration` of the
 /// Speed Of Light section; its DRAM percentage (`DRAM Throughput`, `SOL FB`
 /// before 2020); `Memory Throughput` of the Memory Workload Analysis section,
 /// which is `dram__bytes.sum.per_second` in byte/s (the Speed Of Light

@@ -743,6 +743,35 @@ mod tests {
     }
 
     #[test]
+    fn l2_from_operation_sectors_and_dram_from_a_rate() {
+        use crate::ncu::Source;
+        // (10 read + 5 write + 1 atom + 2 red) sectors x 32 B = 576 B.
+        let csv = raw(&[
+            ("lts__t_sectors_op_read.sum", "10"),
+            ("lts__t_sectors_op_write.sum", "5"),
+            ("lts__t_sectors_op_atom.sum", "1"),
+            ("lts__t_sectors_op_red.sum", "2"),
+            // 2e9 byte/s x 1,500 ns = 3,000 B.
+            ("dram__bytes.sum.per_second", "2000000000"),
+            ("gpu__time_duration.sum", "1500"),
+        ]);
+        let l = &csv.launches[0];
+        assert_eq!(l.l2_bytes, Some(576.0));
+        assert_eq!(l.l2_derivation, Some(Source::Sectors));
+        assert_eq!(l.dram_bytes, Some(3000.0));
+        assert_eq!(l.dram_derivation, Some(Source::RateTimesDuration));
+        // The total sector counter wins over the per-operation ones.
+        let csv = raw(&[
+            ("lts__t_sectors.sum", "100"),
+            ("lts__t_sectors_op_read.sum", "10"),
+        ]);
+        assert_eq!(csv.launches[0].l2_bytes, Some(3200.0));
+        // A rate without a duration gives no bytes.
+        let csv = raw(&[("dram__bytes.sum.per_second", "2000000000")]);
+        assert_eq!(csv.launches[0].dram_bytes, None);
+    }
+
+    #[test]
     fn no_input_and_log_only_input() {
         let e = parse(&b""[..], "e.csv").unwrap_err();
         assert!(matches!(e, NcuError::NoCsv { lines: 0, .. }), "{e}");

@@ -167,7 +167,7 @@ fn only_dram_counters_never_read_as_memory_bound() {
                 \"0\",\"1\",\"p\",\"h\",\"gemm\",\"24680000\",\"1000000\"\n";
     let csv = ncu::parse(text.as_bytes(), "inline.csv").unwrap();
     let (roofs, info) = gpu("h100-sxm");
-    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    let r = analyze(&csv, &roofs.clone(), info, GroupBy::Launch);
     let k = &r.kernels[0];
     // 24.68 MB / 3084.8 GB/s (measured, roofs.csv) = 8.0005 us of 1 ms: at
     // least 0.8 % of the roof.
@@ -274,7 +274,7 @@ fn ncu_rep_is_imported_with_ncu_on_path() {
     let rep_s = rep.to_str().unwrap();
 
     // Without ncu: the exact command to run by hand, exit 2.
-    let (code, out, err) = rooftrace_with_path(&["ncu", rep_s, "--gpu", "h100-sxm"], dir.path());
+    let (code, out, err) = rooftrace_with_path(&["ncu", rep_s, "--gpu", "rtx5090"], dir.path());
     assert_eq!(code, 2, "{err}");
     assert!(out.is_empty());
     let csv_s = rep.with_extension("csv");
