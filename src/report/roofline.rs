@@ -354,6 +354,12 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "time_lost_ns",
             "above_roof",
             "bandwidth_only",
+            "label",
+            "padding_implied_rows",
+            "useful_flop",
+            "useful_intensity_flop_per_byte",
+            "useful_fraction_of_roof",
+            "useful_source",
             "gpu",
             "roofs",
         ]
@@ -421,6 +427,15 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             num(k.time_lost_ns),
             k.above_roof.to_string(),
             k.bandwidth_only.to_string(),
+            k.label.clone(),
+            opt_num(k.padding.as_ref().map(|p| p.implied_rows)),
+            opt_num(k.useful.as_ref().map(|u| u.flop)),
+            opt_num(k.useful.as_ref().and_then(|u| u.intensity)),
+            opt_num(k.useful.as_ref().map(|u| u.fraction_of_roof)),
+            k.useful
+                .as_ref()
+                .map(|u| u.source.clone())
+                .unwrap_or_default(),
             gpu.clone(),
             roofs.clone(),
         ]);

@@ -136,3 +136,30 @@ fn decode_plot_caption_names_what_is_not_drawn() {
         "caption missing"
     );
 }
+
+/// The CSV carries the label, the padding mark and the useful figures.
+#[test]
+fn csv_carries_padding_and_useful_columns() {
+    let (code, out, err) = rooftrace(&[
+        "ncu",
+        DECODE,
+        "--useful-flops",
+        "tilesize64x64x64=2*1*18944*3584",
+        "--format",
+        "csv",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let h = rd.headers().unwrap().clone();
+    let col = |name: &str| h.iter().position(|c| c == name).unwrap();
+    let gate = rd
+        .records()
+        .map(|r| r.unwrap())
+        .find(|r| &r[col("id")] == "38")
+        .unwrap();
+    assert_eq!(&gate[col("useful_flop")], "135790592");
+    // 8,690,597,888 / 140,538,880 = 61.8379... rows per weight read.
+    let rows: f64 = gate[col("padding_implied_rows")].parse().unwrap();
+    assert!((rows - 61.8379).abs() < 1e-3, "{rows}");
+    assert_eq!(&gate[col("label")], "sm90_xmma_ge…off_kernel__5x_cublas");
+}
