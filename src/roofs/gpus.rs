@@ -440,6 +440,8 @@ static TABLE: &[GpuSpec] = &[
             c(TensorFp16, 772.37, roofs_csv!("gh200", "fp16", "cuBLAS GEMM 2048x8192x8192")),
             c(TensorBf16, 758.96, roofs_csv!("gh200", "bf16", "cuBLAS GEMM 2048x8192x8192")),
             c(TensorFp8, 1238.2, roofs_csv!("gh200", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 8192x8192x8192")),
+            c(Fp32, 62.463, "measured: FMA sweep flat part (fp32, R = 2048, iqr/median 7e-5), github.com/RealZST/llm-infra-notes roofline/data/summary.csv @ 272851c, family fma, target gh200; above its CUDA-core SGEMM 51.57"),
+            c(Fp64, 32.853, "measured: FMA sweep flat part (fp64, R = 2048, iqr/median 6e-5), github.com/RealZST/llm-infra-notes roofline/data/summary.csv @ 272851c, family fma, target gh200"),
         ],
     },
     GpuSpec {
