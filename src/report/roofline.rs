@@ -39,10 +39,12 @@ fn notes(k: &KernelRoofline) -> String {
     }
     if let Some(u) = &k.useful {
         n.push(format!(
-            "useful (--useful-flops): {}, {} of roof",
+            "useful (--useful-flops): {}, {} of roof{}",
             u.intensity
                 .map_or("FLOP/B unknown".into(), |i| format!("{i:.2} FLOP/B")),
-            percent(u.fraction_of_roof)
+            percent(u.fraction_of_roof),
+            u.bound
+                .map_or(String::new(), |b| format!(", {}-bound", b.key()))
         ));
     } else if let Some(p) = &k.padding {
         n.push(if p.certain {

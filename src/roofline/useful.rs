@@ -71,6 +71,8 @@ pub struct UsefulWork {
     pub bound_time_ns: f64,
     /// `bound_time_ns / T`.
     pub fraction_of_roof: f64,
+    /// Which side bounds the useful work, when both are known.
+    pub bound: Option<super::analysis::Bound>,
     /// `T - bound_time_ns`, ns.
     pub time_lost_ns: f64,
     /// Executed FLOPs over useful ones (how much the counters overstate).
@@ -232,6 +234,11 @@ pub fn apply_useful(report: &mut RooflineReport, rules: &[UsefulRule]) -> Vec<us
                 flop_per_s: flop / (t * 1e-9),
                 bound_time_ns,
                 fraction_of_roof: bound_time_ns / t,
+                bound: match (compute_ns, memory_ns) {
+                    (Some(c), Some(m)) if c > m => Some(super::analysis::Bound::Compute),
+                    (Some(_), Some(_)) => Some(super::analysis::Bound::Memory),
+                    _ => None,
+                },
                 time_lost_ns: t - bound_time_ns,
                 executed_over_useful: k.flop.map(|w| w / flop),
             },

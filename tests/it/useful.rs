@@ -76,6 +76,8 @@ fn useful_flops_give_the_useful_intensity_and_fraction() {
     assert!((u.bound_time_ns - q_over_b_ns).abs() < 1e-6);
     assert!((u.fraction_of_roof - q_over_b_ns / 52_640.0).abs() < 1e-12);
     assert!((u.flop_per_s - 135_790_592.0 / 52.64e-6).abs() < 1.0);
+    // Both sides known from the stated work: memory-bound (45.558 > 0.169 us).
+    assert_eq!(u.bound, Some(rooftrace::roofline::Bound::Memory));
     // The rule that matched nothing is reported.
     assert!(r
         .diagnostics
