@@ -7,6 +7,7 @@ mod calibrate_failures;
 mod common;
 mod detect;
 mod gaps;
+mod gaps_host;
 mod names;
 mod ncu;
 mod ncu_derived;
