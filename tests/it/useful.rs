@@ -165,3 +165,28 @@ fn csv_carries_padding_and_useful_columns() {
     assert!((rows - 61.8379).abs() < 1e-3, "{rows}");
     assert_eq!(&gate[col("label")], "sm90_xmma_ge…off_kernel__5x_cublas");
 }
+
+/// With useful work stated, the plot puts the GEMMs where their work is
+/// (I ~ 1 FLOP/B on the slope) and says so in their labels.
+#[test]
+fn plot_draws_useful_work_where_stated() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("u.svg");
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        DECODE,
+        "--useful-flops",
+        "tilesize64x64x64=2*1*18944*3584",
+        "--top",
+        "10",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(
+        text.matches("[useful work]").count(),
+        3,
+        "three useful points labelled"
+    );
+}

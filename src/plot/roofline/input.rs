@@ -22,6 +22,10 @@ pub struct KernelPoint {
     pub path: Option<ComputePath>,
     /// True when the point lies above its roof (drawn with a red ring).
     pub above_roof: bool,
+    /// True when the point is at the useful work stated with
+    /// `--useful-flops` (intensity and FLOP/s of the useful FLOPs, time
+    /// lost against the useful bound), not at the executed counts.
+    pub useful: bool,
     /// Why the point cannot be placed (`no FLOP counters`), when it cannot:
     /// the chart's caption says so instead of dropping it silently.
     pub not_drawn: Option<&'static str>,
@@ -74,16 +78,35 @@ impl RooflineInput {
             points: report
                 .kernels
                 .iter()
-                .map(|k| KernelPoint {
-                    name: k.label.clone(),
-                    flop_per_byte: k.intensity.unwrap_or(0.0),
-                    flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
-                    duration_ns: k.duration_ns,
-                    time_lost_ns: k.time_lost_ns,
-                    path: report.dominant_path(k),
-                    above_roof: k.above_roof,
-                    not_drawn: not_drawn(k),
-                })
+                .map(
+                    |k| match k.useful.as_ref().filter(|u| u.intensity.is_some()) {
+                        // Stated useful work: the point where the work really is
+                        // (padded tensor FLOPs overstate I and FLOP/s).
+                        Some(u) => KernelPoint {
+                            name: k.label.clone(),
+                            flop_per_byte: u.intensity.unwrap_or(0.0),
+                            flop_per_s: u.flop_per_s,
+                            duration_ns: k.duration_ns,
+                            time_lost_ns: u.time_lost_ns,
+                            path: u.path.or_else(|| report.dominant_path(k)),
+                            above_roof: u.fraction_of_roof
+                                > 1.0 + crate::roofline::analysis::ABOVE_ROOF_TOLERANCE,
+                            useful: true,
+                            not_drawn: None,
+                        },
+                        None => KernelPoint {
+                            name: k.label.clone(),
+                            flop_per_byte: k.intensity.unwrap_or(0.0),
+                            flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
+                            duration_ns: k.duration_ns,
+                            time_lost_ns: k.time_lost_ns,
+                            path: report.dominant_path(k),
+                            above_roof: k.above_roof,
+                            useful: false,
+                            not_drawn: not_drawn(k),
+                        },
+                    },
+                )
                 .collect(),
             top_n,
         }
