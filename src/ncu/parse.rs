@@ -5,7 +5,7 @@
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
 use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
-use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
+use super::number::{parse_unit, parse_value, Dimension, NumberError, Unit, Value};
 use super::NcuError;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
@@ -202,8 +202,9 @@ struct State<'a> {
     by_key: HashMap<(u64, u64), usize>,
     last: Option<((u64, u64), usize)>,
     names: HashMap<Box<[u8]>, Arc<str>>,
-    metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
-    label_cache: HashMap<Box<[u8]>, Option<Slot>>,
+    metric_cache: BytesMap<Option<Slot>>,
+    label_cache: BytesMap<Option<Slot>>,
+    unit_cache: BytesMap<Unit>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
     facts: DeviceFacts,
@@ -222,8 +223,9 @@ impl<'a> State<'a> {
             by_key: HashMap::new(),
             last: None,
             names: HashMap::new(),
-            metric_cache: HashMap::new(),
-            label_cache: HashMap::new(),
+            metric_cache: BytesMap::default(),
+            label_cache: BytesMap::default(),
+            unit_cache: BytesMap::default(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
             facts: DeviceFacts::default(),
@@ -514,7 +516,16 @@ impl<'a> State<'a> {
             }
         };
         let unit_s = std::str::from_utf8(unit).unwrap_or("").trim();
-        let u = parse_unit(unit_s);
+        let u = match self.unit_cache.get(unit) {
+            Some(u) => *u,
+            None => {
+                let u = parse_unit(unit_s);
+                if self.unit_cache.len() < UNIT_CACHE_MAX {
+                    self.unit_cache.insert(unit.into(), u);
+                }
+                u
+            }
+        };
         let bad_unit = |expected| NcuError::BadUnit {
             file: self.file.to_string(),
             line: self.line_of(rec),
@@ -652,6 +663,14 @@ fn is_read_label(name: &[u8]) -> bool {
 fn is_metric_name(name: &[u8]) -> bool {
     name.windows(2).any(|w| w == b"__")
 }
+
+/// A map keyed by the bytes of a metric name, label or unit (std's
+/// SipHash: the keys come from an untrusted file).
+type BytesMap<V> = HashMap<Box<[u8]>, V>;
+
+/// Most distinct units remembered; ncu prints a few dozen, and a hostile
+/// file cannot grow the cache past this.
+const UNIT_CACHE_MAX: usize = 256;
 
 /// A reader that counts the `"` bytes passing through it.
 struct CountQuotes<R> {
