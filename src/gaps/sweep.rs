@@ -2,10 +2,12 @@
 //! gives the busy union, every gap with its class, the histogram, the
 //! top-N heap and the per-stream view.
 
-use super::class::classify;
+use super::class::{blocking_sync, classify, Evidence, NextOp};
 use super::hist::{hist_bin, HIST_EDGES_NS};
+use super::host::{host_verdict, NvtxIndex};
 use super::model::*;
 use super::GapConfig;
+use super::{DetailTotals, GapClass};
 use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use std::collections::BinaryHeap;
 
@@ -54,20 +56,47 @@ fn sweep(ops: &[GpuOp], mut on_gap: impl FnMut(RawGap)) -> (i64, i64, i64) {
     (busy, first.start_ns, run_end)
 }
 
-/// Union length of sorted-by-start intervals of the given kinds.
-fn union_of(ops: &[GpuOp], keep: impl Fn(&GpuOp) -> bool) -> i64 {
-    let (mut busy, mut cur): (i64, Option<(i64, i64)>) = (0, None);
-    for op in ops.iter().filter(|o| keep(o)) {
-        cur = match cur {
-            Some((s, e)) if op.start_ns <= e => Some((s, e.max(op.end_ns))),
-            Some((s, e)) => {
-                busy += e - s;
-                Some((op.start_ns, op.end_ns))
+/// A running union of sorted-by-start intervals.
+#[derive(Default, Clone, Copy)]
+struct Union {
+    busy: i64,
+    cur: Option<(i64, i64)>,
+}
+
+impl Union {
+    fn add(&mut self, s: i64, e: i64) {
+        self.cur = match self.cur {
+            Some((cs, ce)) if s <= ce => Some((cs, ce.max(e))),
+            Some((cs, ce)) => {
+                self.busy += ce - cs;
+                Some((s, e))
             }
-            None => Some((op.start_ns, op.end_ns)),
+            None => Some((s, e)),
         };
     }
-    busy + cur.map_or(0, |(s, e)| e - s)
+
+    fn total(&self) -> i64 {
+        self.busy + self.cur.map_or(0, |(s, e)| e - s)
+    }
+}
+
+/// Busy time by kind in one pass over a device's ops (sorted by start):
+/// (kernels and graph rows, memcpys, memsets, communication kernels, other
+/// kernels and graph rows), each a union, ns.
+fn busy_by_kind(tl: &Timeline, ops: &[GpuOp]) -> [i64; 5] {
+    let mut u = [Union::default(); 5];
+    for o in ops {
+        let (s, e) = (o.start_ns, o.end_ns);
+        match o.kind {
+            OpKind::Memcpy => u[1].add(s, e),
+            OpKind::Memset => u[2].add(s, e),
+            _ => {
+                u[0].add(s, e);
+                u[if tl.is_comm(o) { 3 } else { 4 }].add(s, e);
+            }
+        }
+    }
+    u.map(|x| x.total())
 }
 
 /// Per-device data kept for `--nvtx`.
@@ -92,6 +121,8 @@ struct StreamAcc {
     gaps: u64,
     ops: u64,
     classes: ClassTotals,
+    /// Index of the op whose end is `run_end`.
+    last: usize,
 }
 /// What one (process, device) contributes to the report.
 pub(crate) struct DeviceOut {
@@ -123,6 +154,7 @@ pub(crate) fn analyze_device(
     dev_ops: &[GpuOp],
     offset: usize,
     syncs: &[SyncCall],
+    nvtx: &NvtxIndex,
     cfg: &GapConfig,
     keep_gaps: bool,
 ) -> DeviceOut {
@@ -134,12 +166,19 @@ pub(crate) fn analyze_device(
     let mut durations = Vec::new();
     let mut hist = [(0u64, 0i64); HIST_EDGES_NS.len()];
     let mut heap = BinaryHeap::new();
+    let ev = evidence(tl, syncs, cfg);
+    let mut host_detail = DetailTotals::default();
+    let mut drain = Drain::default();
     let (busy, span_start, span_end) = sweep(dev_ops, |g| {
-        let next = &dev_ops[g.after];
-        let api = tl.api_of(next);
-        let blocking = api.is_some_and(|a| tl.is_blocking(a));
-        let class = classify(g.start, g.end, api, blocking, syncs, cfg.launch_latency_ns);
+        let next = next_op(tl, &dev_ops[g.before], &dev_ops[g.after]);
+        let mut class = classify(g.start, g.end, &next, &ev);
         let d = g.end - g.start;
+        class = drain.attribute(class, &g, &next, &ev);
+        if let (GapClass::HostBound, Some(a)) = (class, next.api) {
+            let call = dev_ops[g.after].api;
+            let v = host_verdict(tl, syncs, nvtx, call, g.start, a.end_ns.min(g.end));
+            host_detail.add(v.detail, d);
+        }
         classes.add(class, d);
         gap_count += 1;
         if keep_gaps {
@@ -167,6 +206,7 @@ pub(crate) fn analyze_device(
         }
     });
     let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
+    let [kbusy, copy, memset, comm, compute] = busy_by_kind(tl, dev_ops);
     let mut by_kind = [0u64; 4];
     for o in dev_ops {
         by_kind[o.kind as usize] += 1;
@@ -179,7 +219,11 @@ pub(crate) fn analyze_device(
             end_ns: span_end,
             span_ns: span_end - span_start,
             busy_ns: busy,
-            kernel_busy_ns: union_of(dev_ops, kernel_like),
+            kernel_busy_ns: kbusy,
+            copy_busy_ns: copy,
+            memset_busy_ns: memset,
+            comm_busy_ns: comm,
+            comm_compute_overlap_ns: if comm > 0 { comm + compute - kbusy } else { 0 },
             idle_ns: span_end - span_start - busy,
             gap_count,
             kernels: by_kind[OpKind::Kernel as usize],
@@ -187,8 +231,9 @@ pub(crate) fn analyze_device(
             memsets: by_kind[OpKind::Memset as usize],
             graphs: by_kind[OpKind::Graph as usize],
             classes,
+            host_detail,
         },
-        streams: stream_view(tl, dev_ops, syncs, cfg),
+        streams: stream_view(tl, dev_ops, &ev),
         detail: keep_detail.then(|| DeviceDetail {
             pid,
             device,
@@ -226,16 +271,83 @@ pub(crate) fn op_ref(tl: &Timeline, op: &GpuOp) -> OpRef {
     }
 }
 
+/// Which host-bound gaps a sync caused: a sync (or blocking copy) that
+/// drained the queue held the host for `budget_ns`, the GPU work that was
+/// queued; the host-bound gaps after it are the sync's cost while they fit
+/// in that budget and the host has not got ahead again (a busy run of more
+/// than one op, or a queued gap).
+#[derive(Default)]
+struct Drain {
+    budget_ns: i64,
+    /// Index of the op after the previous gap.
+    prev_after: usize,
+}
+
+impl Drain {
+    /// The class of gap `g`, given the class `c` from [`classify`].
+    fn attribute(&mut self, c: GapClass, g: &RawGap, next: &NextOp, ev: &Evidence) -> GapClass {
+        let d = g.end - g.start;
+        if g.after - self.prev_after > 1 {
+            self.budget_ns = 0; // the host got ahead: several ops queued in one run
+        }
+        self.prev_after = g.after;
+        match (c, next.api) {
+            (GapClass::Synchronization | GapClass::PageableCopy, Some(a)) => {
+                self.budget_ns = match blocking_sync(ev, a, g.start) {
+                    Some(s) => s.end_ns.min(g.start) - s.start_ns,
+                    None => g.start - a.start_ns, // a blocking copy waiting over g0
+                }
+                .max(0);
+                c
+            }
+            (GapClass::HostBound, _) if d <= self.budget_ns => {
+                self.budget_ns -= d;
+                GapClass::SyncDrain
+            }
+            (GapClass::HostBound, _) => {
+                self.budget_ns = 0;
+                c
+            }
+            (
+                GapClass::LaunchLatency | GapClass::QueuedDependency | GapClass::CopyScheduling,
+                _,
+            ) => {
+                self.budget_ns = 0;
+                c
+            }
+            _ => c,
+        }
+    }
+}
+
+/// The host rows [`classify`] consults.
+fn evidence<'a>(tl: &'a Timeline, syncs: &'a [SyncCall], cfg: &GapConfig) -> Evidence<'a> {
+    Evidence {
+        syncs,
+        waits: &tl.waits,
+        latency_ns: cfg.launch_latency_ns,
+    }
+}
+
+/// What [`classify`] needs to know of the op `next` that ends a gap and
+/// the op `before` whose end began it.
+pub(crate) fn next_op<'a>(tl: &'a Timeline, before: &GpuOp, next: &GpuOp) -> NextOp<'a> {
+    let api = tl.api_of(next);
+    NextOp {
+        api,
+        blocking: api.is_some_and(|a| tl.is_blocking(a)),
+        pageable: next.is_pageable(),
+        copy: matches!(next.kind, OpKind::Memcpy | OpKind::Memset),
+        cross_stream: before.stream != next.stream,
+        before_call_ns: tl.api_of(before).map(|a| a.start_ns),
+    }
+}
+
 /// The per-stream sweep over one device's ops (sorted by start).
-fn stream_view(
-    tl: &Timeline,
-    dev_ops: &[GpuOp],
-    syncs: &[SyncCall],
-    cfg: &GapConfig,
-) -> Vec<StreamGaps> {
+fn stream_view(tl: &Timeline, dev_ops: &[GpuOp], ev: &Evidence) -> Vec<StreamGaps> {
     // Sorted by stream id; few streams, so a binary search beats hashing.
     let mut acc: Vec<(u32, StreamAcc)> = Vec::new();
-    for op in dev_ops {
+    for (i, op) in dev_ops.iter().enumerate() {
         let k = match acc.binary_search_by_key(&op.stream, |a| a.0) {
             Ok(k) => k,
             Err(k) => {
@@ -243,6 +355,7 @@ fn stream_view(
                     start: op.start_ns,
                     run_start: op.start_ns,
                     run_end: op.end_ns,
+                    last: i,
                     ..StreamAcc::default()
                 };
                 acc.insert(k, (op.stream, fresh));
@@ -254,15 +367,15 @@ fn stream_view(
         if op.start_ns > s.run_end {
             let (g0, g1) = (s.run_end, op.start_ns);
             s.busy += s.run_end - s.run_start;
-            let api = tl.api_of(op);
-            let blocking = api.is_some_and(|a| tl.is_blocking(a));
-            let class = classify(g0, g1, api, blocking, syncs, cfg.launch_latency_ns);
+            let class = classify(g0, g1, &next_op(tl, &dev_ops[s.last], op), ev);
             s.classes.add(class, g1 - g0);
             s.gaps += 1;
             s.run_start = op.start_ns;
             s.run_end = op.end_ns;
+            s.last = i;
         } else if op.end_ns > s.run_end {
             s.run_end = op.end_ns;
+            s.last = i;
         }
     }
     let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);

@@ -1,16 +1,17 @@
-//! Reading an export into a [`Timeline`], by phase: open read-only and probe
-//! the schema (here), the small host tables on this thread
+//! Reading an export into a [`Timeline`], by phase: open with every defence
+//! ([`super::guard`]) and probe the schema (here), the small host tables on this thread
 //! ([`super::host`]), the big activity and API tables in parallel rowid
 //! chunks (`chunks`), then the sorts and the launch join in Rust
 //! (`join`). Names stay `StringIds` ids until displayed.
 
 use super::chunks::read_big_tables;
-use super::host::read_host_small;
+use super::guard::Deadline;
+use super::host::{read_host_small, resolve_sync_rows};
 use super::join::sort_and_join;
-use super::schema::{classify_open_error, Schema};
+use super::schema::Schema;
 use super::*;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::{Connection, Row};
 use std::path::Path;
 
 /// Progress callback: `(rows read so far, rows expected)`, called from the
@@ -28,8 +29,9 @@ pub(super) const NVTX: &str = "NVTX_EVENTS";
 pub(super) const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Opens `path` read-only and immutable (SQLite writes nothing, not even a
-/// journal), probes its schema and reads it. NVTX ranges are loaded only when
-/// `want_nvtx`. Phases: the schema and the tables to read, the small host
+/// journal), probes its schema and reads it. NVTX ranges are loaded whenever
+/// the export has them (they say what a launching thread was doing);
+/// `want_nvtx` only adds a diagnostic when it has none. Phases: the schema and the tables to read, the small host
 /// tables, the big tables in parallel (`chunks`), then the sort and
 /// the launch join (`join`).
 pub fn read_timeline(
@@ -37,7 +39,8 @@ pub fn read_timeline(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
-    let conn = open(path)?;
+    let deadline = Deadline::for_file(path);
+    let conn = open(path, deadline)?;
     let schema = Schema::probe(&conn, path)?;
     if !schema.is_nsys() {
         return Err(NsysError::NotNsysExport {
@@ -50,10 +53,10 @@ pub fn read_timeline(
         &conn,
         path,
         &schema,
-        &op_tables,
-        &api_tables,
+        (&op_tables, &api_tables),
         &host,
         progress,
+        deadline,
     )?;
     if rows.ops.is_empty() {
         return Err(NsysError::NoGpuActivity {
@@ -69,9 +72,18 @@ pub fn read_timeline(
     diagnostics.extend(host.diagnostics.iter().cloned());
     let joined = sort_and_join(rows.ops, rows.api, rows.graph_rows, &host);
     diagnostics.extend(joined.diagnostics);
-    let mut syncs = host.syncs;
-    syncs.extend(rows.syncs);
+    let mut syncs = rows.syncs;
+    mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
+    let table_syncs = resolve_sync_rows(&host.sync_rows, host.sync_decode, &joined.api, &syncs);
+    syncs.extend(table_syncs);
     syncs.sort_unstable();
+    let mut waits: Vec<(u32, i64)> = joined
+        .api
+        .iter()
+        .filter(|a| host.wait_event_names.contains(&a.name.0))
+        .map(|a| (a.pid, a.start_ns))
+        .collect();
+    waits.sort_unstable();
     let mut nvtx = host.nvtx;
     nvtx.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
     Ok(Timeline {
@@ -79,14 +91,45 @@ pub fn read_timeline(
         ops: joined.ops,
         api: joined.api,
         syncs,
+        waits,
+        host_spans: host.host_spans,
         nvtx,
         graph_trace: joined.graph_trace,
         graph_launches: joined.graph_launches,
         nested_api_rows: joined.nested_api_rows,
         diagnostics,
         strings: host.strings,
-        blocking_names: host.blocking_names.0,
+        blocking_names: host.blocking_names,
+        comm_names: host.comm_names,
+        alloc_names: host.alloc_names,
     })
+}
+
+/// Marks the blocking copies that moved pageable memory: the syncs whose
+/// (pid, correlation id) launched a pageable memcpy.
+fn mark_pageable_syncs(syncs: &mut [SyncCall], ops: &[GpuOp], api: &[ApiCall]) {
+    let mut pageable: Vec<(u32, u32)> = ops
+        .iter()
+        .filter(|o| o.is_pageable() && o.api != NO_API)
+        .map(|o| (o.pid, api[o.api as usize].correlation_id))
+        .collect();
+    if pageable.is_empty() {
+        return;
+    }
+    pageable.sort_unstable();
+    for s in syncs.iter_mut() {
+        s.pageable = pageable.binary_search(&(s.pid, s.correlation_id)).is_ok();
+    }
+}
+
+/// The year of the nsys release that wrote the export
+/// (`EXPORT_PRODUCT_VERSION` `2024.5.1.113` → 2024), when recorded.
+pub(super) fn export_year(conn: &Connection, schema: &Schema) -> Option<u32> {
+    meta_value(conn, schema, "EXPORT_PRODUCT_VERSION")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// GPU activity tables with their op kind, and API tables.
@@ -117,47 +160,7 @@ fn tables_to_read(schema: &Schema, path: &Path) -> Result<Tables, NsysError> {
     Ok((op_tables, api_tables))
 }
 
-/// Opens read-only with `immutable=1`: no locks, no journal, no writes.
-pub(super) fn open(path: &Path) -> Result<Connection, NsysError> {
-    let uri = format!("file:{}?immutable=1", uri_escape(&path.to_string_lossy()));
-    let conn = Connection::open_with_flags(
-        uri,
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| classify_open_error(e, path))?;
-    // Larger page cache and memory-mapped reads; both only affect this
-    // connection.
-    let _ = conn.execute_batch("PRAGMA cache_size = -16384;");
-    Ok(conn)
-}
-
-/// Percent-encodes what a SQLite URI path may not contain literally
-/// (`?`, `#`, `%` and non-ASCII bytes).
-pub(super) fn uri_escape(p: &str) -> String {
-    let mut s = String::with_capacity(p.len());
-    for b in p.bytes() {
-        if b.is_ascii() && !matches!(b, b'?' | b'#' | b'%') {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("%{b:02X}"));
-        }
-    }
-    s
-}
-
-pub(super) fn sql_err<'a>(
-    path: &'a Path,
-    table: &str,
-) -> impl Fn(rusqlite::Error) -> NsysError + 'a {
-    let table = table.to_string();
-    move |source| NsysError::Sqlite {
-        path: path.to_path_buf(),
-        table: table.clone(),
-        source,
-    }
-}
+pub(super) use super::guard::{open, sql_err};
 
 /// An integer cell, `None` for NULL (and for non-integer values).
 pub(super) fn int(row: &Row, i: usize) -> Option<i64> {
@@ -168,6 +171,14 @@ pub(super) fn int(row: &Row, i: usize) -> Option<i64> {
     }
 }
 
+/// A text cell cut to [`super::guard::MAX_NAME_BYTES`]; `None` unless text.
+fn text_capped(r: &Row) -> rusqlite::Result<Option<String>> {
+    Ok(match r.get_ref(0)? {
+        ValueRef::Text(t) => Some(super::guard::cap_name(t)),
+        _ => None,
+    })
+}
+
 fn meta_value(conn: &Connection, schema: &Schema, name: &str) -> Option<String> {
     let table = ["META_DATA_EXPORT", "EXPORT_META_DATA"]
         .into_iter()
@@ -175,7 +186,7 @@ fn meta_value(conn: &Connection, schema: &Schema, name: &str) -> Option<String> 
     conn.query_row(
         &format!("SELECT value FROM {table} WHERE name = ?1"),
         [name],
-        |r| r.get::<_, Option<String>>(0),
+        text_capped,
     )
     .ok()
     .flatten()
@@ -190,7 +201,7 @@ fn capture_value(conn: &Connection, schema: &Schema, name: &str) -> Option<Strin
     conn.query_row(
         "SELECT value FROM META_DATA_CAPTURE WHERE name = ?1",
         [name],
-        |r| r.get::<_, Option<String>>(0),
+        text_capped,
     )
     .ok()
     .flatten()

@@ -97,7 +97,10 @@ pub fn gap_color(class: GapClass) -> RGBColor {
         GapClass::LaunchInFlight => RGBColor(230, 159, 0),
         GapClass::LaunchLatency => RGBColor(240, 228, 66),
         GapClass::QueuedDependency => RGBColor(86, 180, 233),
+        GapClass::CopyScheduling => RGBColor(188, 189, 34),
         GapClass::Synchronization => RGBColor(204, 121, 167),
+        GapClass::SyncDrain => RGBColor(230, 170, 205),
+        GapClass::PageableCopy => RGBColor(140, 86, 75),
         GapClass::Unattributed => RGBColor(160, 160, 160),
     }
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and the modules of ours it may use. Lower layers
 /// never name higher ones: ground floor (`units`, `error`, `roofs`,
 /// `synth`) ← parsers (`ncu`, `nsys`, `calibrate`) ← analysis (`roofline`,
-/// `gaps`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
+/// `gaps`, `budget`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("error", &[]),
@@ -24,6 +24,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("roofline", &["units", "error", "roofs", "ncu"]),
     ("gaps", &["units", "error", "nsys"]),
     (
+        "budget",
+        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+    ),
+    (
         "report",
         &[
             "units",
@@ -34,6 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "budget",
         ],
     ),
     (
@@ -47,6 +52,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "budget",
         ],
     ),
     ("cli", &["report"]),
@@ -61,6 +67,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "budget",
             "report",
             "plot",
             "cli",
