@@ -81,7 +81,7 @@ impl BudgetRunConfig {
             plot,
             format: args.output.format.report().ok_or_else(|| {
                 InputError::new(
-                    "budget writes table, json, csv or md; --format parquet is for gaps and ncu",
+                    "budget writes a report (--format table, json, csv or md); --format parquet is for gaps and ncu",
                 )
             })?,
             top: args.output.top,

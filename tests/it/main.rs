@@ -18,3 +18,4 @@ mod names;
 mod ncu;
 mod ncu_derived;
 mod plot;
+mod useful;
