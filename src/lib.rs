@@ -13,6 +13,7 @@ pub mod cli;
 pub mod commands;
 pub mod error;
 pub mod gaps;
+pub mod multi;
 pub mod ncu;
 pub mod nsys;
 pub mod plot;

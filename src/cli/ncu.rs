@@ -1,6 +1,6 @@
 //! Arguments of `rooftrace ncu`.
 
-use super::OutputArgs;
+use super::{ManyArgs, OutputArgs};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -22,16 +22,22 @@ SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every 
 names the roofs it used and their source. Details: docs/ncu.md
 
 Plot and pull-request comment:
-  rooftrace ncu report.csv --plot roofline.png --format md -o report.md";
+  rooftrace ncu report.csv --plot roofline.png --format md -o report.md
+
+Many inputs:
+  rooftrace ncu profiles/*.csv --group-by kernel
+  rooftrace ncu profiles/ --format parquet -o ncu.parquet/";
 
 /// `rooftrace ncu`: roofline analysis of an Nsight Compute CSV.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct NcuArgs {
-    /// The ncu CSV (details or raw page, with or without ncu's log lines), or
-    /// a `.ncu-rep` report (imported with `ncu` from PATH or $ROOFTRACE_NCU).
-    #[arg(required_unless_present_any = ["print_metrics", "list_gpus"])]
-    pub input: Option<PathBuf>,
+    /// The ncu CSVs (details or raw page, with or without ncu's log lines),
+    /// or `.ncu-rep` reports (imported with `ncu` from PATH or
+    /// $ROOFTRACE_NCU): files, directories (searched for `.csv`) or glob
+    /// patterns. Several inputs give one table across them (docs/scale.md).
+    #[arg(required_unless_present_any = ["print_metrics", "list_gpus"], num_args = 1..)]
+    pub input: Vec<PathBuf>,
     /// Print the comma-separated metric list rooftrace reads, for `ncu --metrics`, and exit.
     #[arg(long, conflicts_with_all = ["input", "list_gpus"])]
     pub print_metrics: bool,
@@ -47,12 +53,21 @@ pub struct NcuArgs {
     /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
     #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
     pub group_by: GroupByArg,
+    /// Useful FLOPs per launch of the kernels whose name matches REGEX (e.g.
+    /// `gemv=2*1*18944*3584`, 2·M·N·K): tensor counters count padded tiles,
+    /// so a skinny GEMM's executed FLOPs overstate its work. Rows matched get
+    /// their useful intensity and fraction of roof beside the executed ones.
+    /// Repeatable; the first matching rule applies.
+    #[arg(long, value_name = "REGEX=FLOP")]
+    pub useful_flops: Vec<String>,
     /// Also draw the roofline chart to FILE (.svg or .png); the top `--top` kernels by time
     /// lost are labelled (at most 10). With `--format md` the report embeds it.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["print_metrics", "list_gpus"])]
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub many: ManyArgs,
 }
 
 /// `--group-by` values.

@@ -6,6 +6,8 @@ use crate::cli::{Cli, Command};
 pub mod budget;
 pub mod calibrate;
 pub mod gaps;
+pub mod inputs;
+pub mod many;
 pub mod ncu;
 pub mod output;
 pub mod plot;

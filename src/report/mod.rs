@@ -6,6 +6,8 @@
 pub mod budget;
 pub mod calibrate;
 pub mod gaps;
+pub mod multi;
+pub mod parquet;
 pub mod roofline;
 pub mod table;
 

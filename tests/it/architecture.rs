@@ -28,6 +28,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
     ),
     (
+        "multi",
+        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+    ),
+    (
         "report",
         &[
             "units",
@@ -39,6 +43,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "multi",
         ],
     ),
     (
@@ -68,6 +73,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "multi",
             "report",
             "plot",
             "cli",
