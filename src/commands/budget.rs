@@ -5,7 +5,7 @@
 
 use super::gaps::{check_filters_match, read_with_progress};
 use super::ncu::read_csv;
-use super::output::write_output;
+use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 use crate::budget::{analyze, BudgetConfig, BudgetReport};
 use crate::cli::budget::BudgetArgs;
@@ -93,6 +93,19 @@ impl BudgetRunConfig {
 /// Runs `rooftrace budget`.
 pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     let config = BudgetRunConfig::from_args(args)?;
+    let mut targets: Vec<(&str, &std::path::Path)> = Vec::new();
+    if let Some(o) = &config.output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    let mut inputs: Vec<&std::path::Path> = vec![&config.input];
+    inputs.extend(config.ncu.as_deref());
+    if let RoofsChoice::File(f) = &config.roofs {
+        inputs.push(f);
+    }
+    refuse_inputs(&targets, &inputs)?;
     let report = budget(&config)?;
     let mut images = Vec::new();
     if let Some(target) = &config.plot {

@@ -206,6 +206,18 @@ fn case12_an_output_that_is_an_input_is_refused() {
     assert!(err.contains("this is the input"), "{err}");
     let (code, _, err) = run(&["gaps", s.to_str().unwrap(), "-o", s.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run(&[
+        "budget",
+        s.to_str().unwrap(),
+        "--nvtx",
+        ".",
+        "--gpu",
+        "h100-sxm",
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("this is the input"), "{err}");
     assert_eq!(std::fs::read(&s).unwrap(), before);
 
     let csv = d.join("in.csv");
