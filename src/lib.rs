@@ -10,6 +10,7 @@
 pub mod calibrate;
 pub mod cli;
 pub mod commands;
+pub mod diff;
 pub mod error;
 pub mod gaps;
 pub mod ncu;

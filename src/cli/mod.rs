@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 pub mod calibrate;
+pub mod diff;
 pub mod gaps;
 pub mod ncu;
 
@@ -26,6 +27,8 @@ pub enum Command {
     Gaps(gaps::GapsArgs),
     /// Measure this GPU's roofs with the bundled reference kernels.
     Calibrate(calibrate::CalibrateArgs),
+    /// Before → after of two profiles (kernels vs roofs, or idle and why), with a regression gate.
+    Diff(diff::DiffArgs),
 }
 
 /// Output format of a report.

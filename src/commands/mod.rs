@@ -4,6 +4,7 @@
 use crate::cli::{Cli, Command};
 
 pub mod calibrate;
+pub mod diff;
 pub mod gaps;
 pub mod ncu;
 pub mod output;
@@ -15,5 +16,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Ncu(args) => ncu::run(args),
         Command::Gaps(args) => gaps::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Diff(args) => diff::run(args),
     }
 }

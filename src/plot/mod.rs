@@ -21,6 +21,7 @@
 
 pub mod axis;
 pub mod calibration;
+pub mod diff;
 mod draw;
 mod from_gaps;
 pub mod histogram;
@@ -35,6 +36,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, SweepKind};
+pub use diff::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 pub use histogram::{GapHistogram, GapSample, HistogramInput};
 pub use roofline::{KernelPoint, RooflineChart, RooflineInput};
 pub use timeline::{

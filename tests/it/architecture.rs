@@ -24,6 +24,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("roofline", &["units", "error", "roofs", "ncu"]),
     ("gaps", &["units", "error", "nsys"]),
     (
+        "diff",
+        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+    ),
+    (
         "report",
         &[
             "units",
@@ -34,6 +38,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "diff",
         ],
     ),
     (
@@ -47,6 +52,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "diff",
         ],
     ),
     ("cli", &["report"]),
@@ -61,6 +67,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "diff",
             "report",
             "plot",
             "cli",
