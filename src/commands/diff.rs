@@ -309,7 +309,7 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
         }
     }
     let rules: &[Rule] = &config.rules;
-    let mut report = diff::finish(report, rules)?;
+    let mut report = diff::finish(report, rules).map_err(InputError::from)?;
     if !config.gate {
         report.gate.enabled = false;
         report.gate.failed = false;

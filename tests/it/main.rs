@@ -4,6 +4,7 @@
 mod architecture;
 mod calibrate;
 mod common;
+mod diff;
 mod gaps;
 mod ncu;
 mod plot;
