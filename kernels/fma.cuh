@@ -4,8 +4,10 @@
 //
 // Packed types (half2, bf16x2): an *element* is one 16-bit scalar (one lane).
 // One HFMA2 instruction does one FMA on each of its two lanes, so R HFMA2s on
-// a pair give each of the two elements R FMAs: still 2R FLOP per element and
-// 4 bytes moved per element, I = R/2 FLOP/byte.
+// a pair give each of the two elements R FMAs: 2R lane FLOP per element and
+// 4 bytes moved per element, I = R/2 in lane FLOP. rooftrace's FP16 path
+// (and ncu) count an HFMA2 as one FMA = 2 FLOP, i.e. R HFMA2 per 8 bytes:
+// I = R/4 in that convention (src/calibrate/select.rs halves the rate).
 #pragma once
 
 #include <cuda_bf16.h>
@@ -55,20 +57,31 @@ __global__ void __launch_bounds__(RT_FMA_THREADS)
 }
 
 template <typename L>
-void launch_fma(int grid, int r, const uint4* in, uint4* out, size_t n, L a, L b) {
+using FmaFn = void (*)(const uint4*, uint4*, size_t, L, L, int);
+
+// The kernel instance for R dependent FMAs and its trip count: R < 32 fully
+// unrolled, else R / 32 trips of the 32-FMA body.
+template <typename L>
+FmaFn<L> fma_fn(int r, int* reps) {
+  *reps = 1;
   switch (r) {
-    case 1: fma_kernel<L, 1><<<grid, RT_FMA_THREADS>>>(in, out, n, a, b, 1); break;
-    case 2: fma_kernel<L, 2><<<grid, RT_FMA_THREADS>>>(in, out, n, a, b, 1); break;
-    case 4: fma_kernel<L, 4><<<grid, RT_FMA_THREADS>>>(in, out, n, a, b, 1); break;
-    case 8: fma_kernel<L, 8><<<grid, RT_FMA_THREADS>>>(in, out, n, a, b, 1); break;
-    case 16: fma_kernel<L, 16><<<grid, RT_FMA_THREADS>>>(in, out, n, a, b, 1); break;
-    default:
-      fma_kernel<L, RT_FMA_MAX_UNROLL>
-          <<<grid, RT_FMA_THREADS>>>(in, out, n, a, b, r / RT_FMA_MAX_UNROLL);
+    case 1: return fma_kernel<L, 1>;
+    case 2: return fma_kernel<L, 2>;
+    case 4: return fma_kernel<L, 4>;
+    case 8: return fma_kernel<L, 8>;
+    case 16: return fma_kernel<L, 16>;
+    default: *reps = r / RT_FMA_MAX_UNROLL; return fma_kernel<L, RT_FMA_MAX_UNROLL>;
   }
 }
 
+// R values fma_fn can run: 1, 2, 4, 8, 16, or a positive multiple of 32.
+inline bool fma_r_ok(int r) {
+  return r == 1 || r == 2 || r == 4 || r == 8 || r == 16 ||
+         (r > 0 && r % RT_FMA_MAX_UNROLL == 0 && r <= 65536);
+}
+
 inline std::vector<int> fma_rs(const Options& opt) {
+  if (!opt.fma_r.empty()) return opt.fma_r;
   if (opt.quick) return {1, 64, 2048};
   std::vector<int> rs;
   for (int r = 1; r <= 2048; r *= 2) rs.push_back(r);
@@ -80,24 +93,31 @@ inline int count_fma(const Options& opt) { return 4 * static_cast<int>(fma_rs(op
 // a = b = 0.5 keeps every value in [-1, 1] for any R (v -> 0.5 v + 0.5
 // contracts towards 1), so no type overflows or goes subnormal.
 template <typename L>
-void run_fma_type(const DeviceInfo& dev, const Options& opt, const char* kernel,
-                  const char* dtype, int scalar_bytes, const uint4* in, uint4* out, size_t n_vec,
-                  L half) {
-  const int grid = grid_for(dev, 2048 / RT_FMA_THREADS);
+void run_fma_type(const DeviceInfo& dev, const Options& opt, const Nvml* nvml,
+                  const char* kernel, const char* dtype, int scalar_bytes, const uint4* in,
+                  uint4* out, size_t n_vec, L half) {
   const double elements = static_cast<double>(n_vec) * (sizeof(uint4) / scalar_bytes);
-  char shape[128];
+  char shape[128], extra[64];
   for (int r : fma_rs(opt)) {
-    int launches = 0;
-    auto t = time_launches([&] { launch_fma<L>(grid, r, in, out, n_vec, half, half); }, opt,
-                           nullptr, &launches);
+    int reps = 1;
+    FmaFn<L> fn = fma_fn<L>(r, &reps);
+    const int grid = occupancy_grid(dev, fn, RT_FMA_THREADS);
+    Timing t = time_launches(
+        [&] {
+          fn<<<grid, RT_FMA_THREADS>>>(in, out, n_vec, half, half, reps);
+          return rt_launch_error();
+        },
+        opt, nullptr, nvml);
     std::snprintf(shape, sizeof shape, "\"r\":%d,\"elements\":%.0f", r, elements);
-    emit(dev, opt, kernel, "fma", dtype, shape, 2.0 * scalar_bytes * elements,
-         2.0 * r * elements, launches, t);
+    std::snprintf(extra, sizeof extra, "\"grid\":%d", grid);
+    emit(dev, opt, kernel, "fma", dtype, shape, extra, 2.0 * scalar_bytes * elements,
+         2.0 * r * elements, t);
+    if (!t.ok()) rt_stop_if_sticky(kernel);
   }
 }
 
 // 512 MiB in total: 256 MiB read, 256 MiB written, far above any L2.
-inline void run_fma(const DeviceInfo& dev, const Options& opt) {
+inline void run_fma(const DeviceInfo& dev, const Options& opt, const Nvml* nvml) {
   const size_t bytes = size_t(256) << 20;
   const size_t n_vec = bytes / sizeof(uint4);
   uint4 *in = nullptr, *out = nullptr;
@@ -106,18 +126,18 @@ inline void run_fma(const DeviceInfo& dev, const Options& opt) {
   // Refill before each type so the lanes hold real values of that type in [-1, 1].
   rt_fill<double><<<grid_for(dev), 256>>>(reinterpret_cast<double*>(in), bytes / 8, 1.0f);
   RT_CUDA(cudaDeviceSynchronize());
-  run_fma_type<double>(dev, opt, "fma_fp64", "fp64", 8, in, out, n_vec, 0.5);
+  run_fma_type<double>(dev, opt, nvml, "fma_fp64", "fp64", 8, in, out, n_vec, 0.5);
   rt_fill<float><<<grid_for(dev), 256>>>(reinterpret_cast<float*>(in), bytes / 4, 1.0f);
   RT_CUDA(cudaDeviceSynchronize());
-  run_fma_type<float>(dev, opt, "fma_fp32", "fp32", 4, in, out, n_vec, 0.5f);
+  run_fma_type<float>(dev, opt, nvml, "fma_fp32", "fp32", 4, in, out, n_vec, 0.5f);
   rt_fill<__half><<<grid_for(dev), 256>>>(reinterpret_cast<__half*>(in), bytes / 2, 1.0f);
   RT_CUDA(cudaDeviceSynchronize());
-  run_fma_type<__half2>(dev, opt, "fma_fp16x2", "fp16", 2, in, out, n_vec,
+  run_fma_type<__half2>(dev, opt, nvml, "fma_fp16x2", "fp16", 2, in, out, n_vec,
                         __float2half2_rn(0.5f));
   rt_fill<__nv_bfloat16><<<grid_for(dev), 256>>>(reinterpret_cast<__nv_bfloat16*>(in), bytes / 2,
                                                  1.0f);
   RT_CUDA(cudaDeviceSynchronize());
-  run_fma_type<__nv_bfloat162>(dev, opt, "fma_bf16x2", "bf16", 2, in, out, n_vec,
+  run_fma_type<__nv_bfloat162>(dev, opt, nvml, "fma_bf16x2", "bf16", 2, in, out, n_vec,
                                __float2bfloat162_rn(0.5f));
   cudaFree(in);
   cudaFree(out);

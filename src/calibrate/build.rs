@@ -1,7 +1,7 @@
 //! The reference-kernel sources, embedded in the binary so that an installed
 //! rooftrace carries them; writing them to a cache directory; the nvcc
 //! command lines that build the harness (for this GPU) or only compile it
-//! (CI check for sm_80 and sm_90); and reading ptxas's register/spill report.
+//! (CI check for sm_80, sm_90 and sm_100); and reading ptxas's register/spill report.
 
 use super::toolchain::Toolchain;
 use std::ffi::OsString;
@@ -23,7 +23,7 @@ pub const MAIN_SOURCE: &str = "harness.cu";
 pub const HARNESS_BIN: &str = "rooftrace-harness";
 
 /// Architectures the CI compile check builds for.
-pub const CHECK_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
+pub const CHECK_ARCHS: [&str; 3] = ["sm_80", "sm_90", "sm_100"];
 
 /// A 16-hex-digit FNV-1a hash of the sources and `salt` (e.g. the nvcc
 /// path), naming the cache directory so that a changed source or compiler

@@ -56,6 +56,10 @@ pub struct RoofRow {
     pub shape: String,
     /// IQR / median of that point.
     pub iqr_fraction: Option<f64>,
+    /// SM clock the point ran at, in Hz; `None` when not recorded.
+    pub sm_clock_hz: Option<f64>,
+    /// NVML reasons the clock was held down (`sw_power_cap` ...).
+    pub throttle_reasons: Vec<String>,
 }
 
 /// Ridge point of one compute path, I* = F / B_dram.
@@ -136,5 +140,7 @@ fn row(
         kernel: m.map(|m| m.kernel.clone()).unwrap_or_default(),
         shape: m.map(|m| m.shape.clone()).unwrap_or_default(),
         iqr_fraction: m.map(|m| m.iqr / m.median),
+        sm_clock_hz: m.and_then(|m| m.sm_clock_hz),
+        throttle_reasons: m.map(|m| m.throttle_reasons.clone()).unwrap_or_default(),
     }
 }

@@ -44,6 +44,17 @@ pub enum CalibrateInputError {
         /// The file.
         path: String,
     },
+    /// No DRAM roof could be selected, so no roofs file is written
+    /// (`rooftrace ncu --roofs` needs one).
+    #[error("{path}: no DRAM roof ({reason}), so the roofs file {output} was not written: `rooftrace ncu --roofs` needs a DRAM roof. Rerun `rooftrace calibrate` on an idle GPU (read_sum/copy/triad at working sets >= 4 x L2 give it)")]
+    NoDramRoof {
+        /// The results file.
+        path: String,
+        /// Why selection found none.
+        reason: String,
+        /// The roofs file that was not written.
+        output: String,
+    },
     /// Lines from two different GPUs.
     #[error("{path}, line {line}: measured on {found:?}, but line {first_line} on {expected:?}; a results file must come from one GPU, split it per device")]
     MixedDevices {

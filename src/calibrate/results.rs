@@ -83,6 +83,9 @@ pub enum Shape {
     Bandwidth {
         /// Working set, in bytes.
         working_set_bytes: u64,
+        /// Passes over the working set per launch (1 in files written before
+        /// the harness made L2 samples multi-pass).
+        passes: u32,
     },
     /// One FMA-sweep point.
     Fma {
@@ -108,11 +111,121 @@ impl Shape {
     /// Compact text for tables and [`crate::roofs::model::Measurement::shape`].
     pub fn describe(&self) -> String {
         match *self {
-            Shape::Bandwidth { working_set_bytes } => format!("working_set={working_set_bytes}"),
+            Shape::Bandwidth {
+                working_set_bytes,
+                passes: 1,
+            } => format!("working_set={working_set_bytes}"),
+            Shape::Bandwidth {
+                working_set_bytes,
+                passes,
+            } => format!("working_set={working_set_bytes},passes={passes}"),
             Shape::Fma { r, elements } => format!("r={r},elements={elements}"),
             Shape::Gemm { m, n, k, .. } => format!("m={m},n={n},k={k}"),
         }
     }
+}
+
+/// NVML's clock-event (throttle) reasons, by bit (`nvmlClocksEventReasons`).
+pub const THROTTLE_REASONS: [(u64, &str); 9] = [
+    (0x1, "gpu_idle"),
+    (0x2, "applications_clocks_setting"),
+    (0x4, "sw_power_cap"),
+    (0x8, "hw_slowdown"),
+    (0x10, "sync_boost"),
+    (0x20, "sw_thermal_slowdown"),
+    (0x40, "hw_thermal_slowdown"),
+    (0x80, "hw_power_brake_slowdown"),
+    (0x100, "display_clock_setting"),
+];
+
+/// Clocks and power read through NVML while a point's samples ran (one read
+/// per sample, while its launches were queued).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct RunClocks {
+    /// Median SM clock over the samples, in Hz.
+    pub sm_clock_hz: f64,
+    /// Lowest SM clock over the samples, in Hz.
+    pub sm_clock_min_hz: f64,
+    /// Median memory clock over the samples, in Hz.
+    pub mem_clock_hz: f64,
+    /// Median board power, in W (0 when NVML gave none).
+    #[serde(default)]
+    pub power_w: f64,
+    /// OR of the NVML clock-event reason bits seen during the samples.
+    #[serde(default)]
+    pub throttle_reasons: u64,
+}
+
+impl RunClocks {
+    /// The reasons that lowered the clock, by name, `gpu_idle` left out (the
+    /// GPU idles between samples); unknown bits as hex.
+    pub fn throttle_names(&self) -> Vec<String> {
+        let mut left = self.throttle_reasons & !0x1;
+        let mut v = Vec::new();
+        for (bit, name) in THROTTLE_REASONS {
+            if left & bit != 0 {
+                v.push(name.to_string());
+                left &= !bit;
+            }
+        }
+        if left != 0 {
+            v.push(format!("{left:#x}"));
+        }
+        v
+    }
+}
+
+/// The cuBLASLt algorithm a GEMM point ran (`cublasLtMatmulAlgoConfigGetAttribute`).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GemmAlgo {
+    /// `CUBLASLT_ALGO_CONFIG_ID`.
+    pub id: i64,
+    /// `CUBLASLT_ALGO_CONFIG_TILE_ID`.
+    #[serde(default)]
+    pub tile: i64,
+    /// `CUBLASLT_ALGO_CONFIG_STAGES_ID`.
+    #[serde(default)]
+    pub stages: i64,
+    /// `CUBLASLT_ALGO_CONFIG_SPLITK_NUM`.
+    #[serde(default)]
+    pub splitk: i64,
+    /// `CUBLASLT_ALGO_CONFIG_REDUCTION_SCHEME`.
+    #[serde(default)]
+    pub reduction: i64,
+    /// `CUBLASLT_ALGO_CONFIG_CTA_SWIZZLING`.
+    #[serde(default)]
+    pub swizzle: i64,
+    /// `CUBLASLT_ALGO_CONFIG_CUSTOM_OPTION`.
+    #[serde(default)]
+    pub custom: i64,
+    /// The heuristic's `wavesCount` (1.0 fills the GPU once).
+    #[serde(default)]
+    pub waves: f64,
+}
+
+impl GemmAlgo {
+    /// Compact text: `id=66,tile=20,stages=8,splitk=1,reduction=0,swizzle=0,custom=0`.
+    pub fn describe(&self) -> String {
+        format!(
+            "id={},tile={},stages={},splitk={},reduction={},swizzle={},custom={}",
+            self.id, self.tile, self.stages, self.splitk, self.reduction, self.swizzle, self.custom
+        )
+    }
+}
+
+/// A point the harness could not measure (a line with an `error` member).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// 1-based line in the results file.
+    pub line: usize,
+    /// Reference kernel.
+    pub kernel: String,
+    /// What it exercises.
+    pub kind: Kind,
+    /// Its shape.
+    pub shape: Shape,
+    /// What failed, as the harness reported it.
+    pub error: String,
 }
 
 /// One measured point: a kernel at one shape.
@@ -140,6 +253,11 @@ pub struct Point {
     pub sample_ns: Vec<f64>,
     /// Statistics of the rate (bytes/s for bandwidth, FLOP/s otherwise).
     pub rate: RateStats,
+    /// Clocks during the samples; `None` when the harness had no NVML (or
+    /// the file predates it).
+    pub clocks: Option<RunClocks>,
+    /// The cuBLASLt algorithm, for GEMM points that logged it.
+    pub algo: Option<GemmAlgo>,
 }
 
 impl Point {
@@ -159,8 +277,10 @@ impl Point {
 pub struct Results {
     /// The GPU, from the first line (every line must agree).
     pub device: Device,
-    /// Every point, in file order.
+    /// Every measured point, in file order.
     pub points: Vec<Point>,
+    /// Every point the harness could not measure, in file order.
+    pub failures: Vec<Failure>,
 }
 
 /// One FMA-sweep point, for plotting the sweep under the roofs.
@@ -181,6 +301,9 @@ pub struct FmaPoint {
 /// One GEMM point, for plotting the M sweep.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GemmPoint {
+    /// Harness kernel (`gemm_fp8_e4m3` and `gemm_fp8_e4m3_fast_accum` share
+    /// a dtype).
+    pub kernel: String,
     /// `fp16`, `bf16`, `tf32`, `fp64`, `fp8_e4m3`.
     pub dtype: String,
     /// Shape family.
@@ -222,13 +345,14 @@ impl Results {
         v
     }
 
-    /// GEMM points, sorted by dtype, sweep, then M.
+    /// GEMM points, sorted by dtype, kernel, sweep, then M.
     pub fn gemm_points(&self) -> Vec<GemmPoint> {
         let mut v: Vec<GemmPoint> = self
             .points
             .iter()
             .filter_map(|p| match p.shape {
                 Shape::Gemm { sweep, m, n, k } => Some(GemmPoint {
+                    kernel: p.kernel.clone(),
                     dtype: p.dtype.clone(),
                     sweep,
                     m,
@@ -242,7 +366,14 @@ impl Results {
                 _ => None,
             })
             .collect();
-        v.sort_by(|a, b| (a.dtype.as_str(), a.sweep, a.m).cmp(&(b.dtype.as_str(), b.sweep, b.m)));
+        v.sort_by(|a, b| {
+            (a.dtype.as_str(), a.kernel.as_str(), a.sweep, a.m).cmp(&(
+                b.dtype.as_str(),
+                b.kernel.as_str(),
+                b.sweep,
+                b.m,
+            ))
+        });
         v
     }
 }
@@ -260,13 +391,18 @@ struct RawLine {
     m: Option<u64>,
     n: Option<u64>,
     k: Option<u64>,
-    bytes: f64,
-    flop: f64,
+    #[serde(default)]
+    passes: Option<u32>,
+    bytes: Option<f64>,
+    flop: Option<f64>,
     #[serde(default)]
     l2_flush: bool,
     #[serde(default = "one")]
     launches_per_sample: u32,
-    sample_ns: Vec<f64>,
+    sample_ns: Option<Vec<f64>>,
+    clocks: Option<RunClocks>,
+    algo: Option<GemmAlgo>,
+    error: Option<String>,
     device: Device,
 }
 
@@ -275,10 +411,13 @@ fn one() -> u32 {
 }
 
 /// Parses a harness results file; `path` is used in error messages only.
-/// Blank lines are skipped; every other line must be one measurement.
+/// Blank lines are skipped; every other line must be one measurement or one
+/// failed point (a line with an `error` member, kept in
+/// [`Results::failures`]).
 pub fn parse(text: &str, path: &str) -> Result<Results, CalibrateInputError> {
     let mut device: Option<(Device, usize)> = None;
     let mut points = Vec::new();
+    let mut failures = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {
@@ -315,9 +454,14 @@ pub fn parse(text: &str, path: &str) -> Result<Results, CalibrateInputError> {
         let shape = match r.kind {
             Kind::Bandwidth => Shape::Bandwidth {
                 working_set_bytes: need(r.working_set_bytes, "working_set_bytes")?,
+                passes: match r.passes {
+                    None => 1,
+                    Some(0) => return Err(bad("`passes` is 0; it must be at least 1".to_string())),
+                    Some(p) => p,
+                },
             },
             Kind::Fma => Shape::Fma {
-                r: need(r.r.map(u64::from), "r")? as u32,
+                r: u32::try_from(need(r.r.map(u64::from), "r")?).unwrap_or(u32::MAX),
                 elements: need(r.elements, "elements")?,
             },
             Kind::Gemm => Shape::Gemm {
@@ -329,20 +473,36 @@ pub fn parse(text: &str, path: &str) -> Result<Results, CalibrateInputError> {
                 k: need(r.k, "k")?,
             },
         };
-        if r.sample_ns.len() < MIN_SAMPLES {
+        if let Some(error) = r.error {
+            failures.push(Failure {
+                line,
+                kernel: r.kernel,
+                kind: r.kind,
+                shape,
+                error,
+            });
+            continue;
+        }
+        let (Some(bytes), Some(flop), Some(sample_ns)) = (r.bytes, r.flop, r.sample_ns) else {
+            return Err(bad(
+                "a measurement needs `bytes`, `flop` and `sample_ns` (or an `error` for a failed point)"
+                    .to_string(),
+            ));
+        };
+        if sample_ns.len() < MIN_SAMPLES {
             return Err(bad(format!(
                 "{} samples in `sample_ns`, need at least {MIN_SAMPLES} (the harness takes 9 by default)",
-                r.sample_ns.len()
+                sample_ns.len()
             )));
         }
-        if let Some(t) = r.sample_ns.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
+        if let Some(t) = sample_ns.iter().find(|t| !(t.is_finite() && **t > 0.0)) {
             return Err(bad(format!(
                 "`sample_ns` holds {t}; every time must be a positive number of nanoseconds"
             )));
         }
         let work = match r.kind {
-            Kind::Bandwidth => r.bytes,
-            Kind::Fma | Kind::Gemm => r.flop,
+            Kind::Bandwidth => bytes,
+            Kind::Fma | Kind::Gemm => flop,
         };
         let work_field = if r.kind == Kind::Bandwidth {
             "bytes"
@@ -354,24 +514,37 @@ pub fn parse(text: &str, path: &str) -> Result<Results, CalibrateInputError> {
                 "`{work_field}` is {work}; it must be a positive number"
             )));
         }
-        if !(r.bytes.is_finite() && r.bytes > 0.0 && r.flop.is_finite() && r.flop >= 0.0) {
+        if !(bytes.is_finite() && bytes > 0.0 && flop.is_finite() && flop >= 0.0) {
             return Err(bad(
                 "`bytes` must be positive and `flop` non-negative".to_string()
             ));
         }
-        let rate = RateStats::from_times_ns(work, &r.sample_ns);
+        if let Some(c) = &r.clocks {
+            let hz = [c.sm_clock_hz, c.sm_clock_min_hz, c.mem_clock_hz];
+            if hz.iter().any(|v| !(v.is_finite() && *v > 0.0))
+                || !(c.power_w.is_finite() && c.power_w >= 0.0)
+            {
+                return Err(bad(
+                    "`clocks` needs positive `sm_clock_hz`, `sm_clock_min_hz`, `mem_clock_hz` and a non-negative `power_w`"
+                        .to_string(),
+                ));
+            }
+        }
+        let rate = RateStats::from_times_ns(work, &sample_ns);
         points.push(Point {
             line,
             kernel: r.kernel,
             kind: r.kind,
             dtype: r.dtype,
             shape,
-            bytes: r.bytes,
-            flop: r.flop,
+            bytes,
+            flop,
             l2_flush: r.l2_flush,
             launches_per_sample: r.launches_per_sample,
-            sample_ns: r.sample_ns,
+            sample_ns,
             rate,
+            clocks: r.clocks,
+            algo: r.algo,
         });
     }
     let Some((device, _)) = device else {
@@ -379,7 +552,11 @@ pub fn parse(text: &str, path: &str) -> Result<Results, CalibrateInputError> {
             path: path.to_string(),
         });
     };
-    Ok(Results { device, points })
+    Ok(Results {
+        device,
+        points,
+        failures,
+    })
 }
 
 /// Counts points per kernel (for progress and summaries), sorted by kernel.

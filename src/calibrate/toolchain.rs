@@ -9,6 +9,15 @@
 //! * CUDA 12 wheels (`nvidia-cuda-nvcc-cu12`, ...) use one prefix per
 //!   package: `nvidia/cuda_nvcc/bin/nvcc`, `nvidia/cublas/{include,lib}`,
 //!   `nvidia/cuda_runtime/{include,lib}`.
+//!
+//! cuBLASLt (`libcublasLt.so*`) is looked for on its own, because a
+//! toolkit's nvcc often comes without it: beside nvcc (`<prefix>/lib64`,
+//! `<prefix>/lib`, the CUDA 12 wheels' sibling `nvidia/cublas/lib`), then in
+//! the pip wheels of every site-packages directory (`nvidia/cu13/lib`,
+//! `nvidia/cublas/lib`), then `LD_LIBRARY_PATH`, then the system library
+//! path (`/etc/ld.so.conf.d/*.conf` and the usual lib directories). The
+//! first hit wins; its `../include` is added when `cublasLt.h` is there, and
+//! [`Toolchain::cublaslt_looked`] lists every place searched.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -28,6 +37,10 @@ pub struct Search {
     pub cuda_homes: Vec<PathBuf>,
     /// Python site-packages directories (pip wheels).
     pub site_packages: Vec<PathBuf>,
+    /// The `LD_LIBRARY_PATH` variable (searched for cuBLASLt).
+    pub ld_library_path: Option<OsString>,
+    /// The system library directories (searched for cuBLASLt last).
+    pub system_lib_dirs: Vec<PathBuf>,
 }
 
 impl Search {
@@ -47,8 +60,51 @@ impl Search {
             path_var: std::env::var_os("PATH"),
             cuda_homes,
             site_packages: python_site_packages(),
+            ld_library_path: std::env::var_os("LD_LIBRARY_PATH"),
+            system_lib_dirs: system_lib_dirs(),
         }
     }
+}
+
+/// The directories the dynamic linker searches: those listed in
+/// `/etc/ld.so.conf.d/*.conf` (sorted, as ldconfig reads them), then the
+/// usual defaults. Only existing directories, each once.
+fn system_lib_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let mut confs: Vec<PathBuf> = std::fs::read_dir("/etc/ld.so.conf.d")
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "conf"))
+                .collect()
+        })
+        .unwrap_or_default();
+    confs.sort();
+    for conf in confs {
+        let text = std::fs::read_to_string(&conf).unwrap_or_default();
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('/') {
+                dirs.push(PathBuf::from(line));
+            }
+        }
+    }
+    for d in [
+        "/usr/local/lib",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib/aarch64-linux-gnu",
+        "/usr/lib64",
+        "/usr/lib",
+        "/lib64",
+        "/lib",
+    ] {
+        dirs.push(PathBuf::from(d));
+    }
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in dirs {
+        if d.is_dir() && !out.contains(&d) {
+            out.push(d);
+        }
+    }
+    out
 }
 
 fn python_site_packages() -> Vec<PathBuf> {
@@ -89,6 +145,11 @@ pub struct Toolchain {
     /// How to link cuBLASLt: `-lcublasLt` or `-l:libcublasLt.so.13`; `None`
     /// when no cuBLASLt library was found (compiling still works).
     pub cublaslt: Option<String>,
+    /// The directory cuBLASLt was found in.
+    pub cublaslt_dir: Option<PathBuf>,
+    /// Every place searched for cuBLASLt, in order, up to the hit
+    /// (`beside nvcc: DIR`, `pip: DIR`, `LD_LIBRARY_PATH: DIR`, `system: DIR`).
+    pub cublaslt_looked: Vec<String>,
 }
 
 impl Toolchain {
@@ -104,6 +165,8 @@ impl Toolchain {
         if let Some(l) = &self.cublaslt {
             v.push(l.into());
         }
+        // The harness dlopens NVML; glibc < 2.34 keeps dlopen in libdl.
+        v.push("-ldl".into());
         v
     }
 
@@ -133,7 +196,7 @@ pub fn find(search: &Search) -> Result<Toolchain, NotFound> {
     let mut looked = Vec::new();
     if let Some(p) = &search.explicit {
         if is_file(p) {
-            return Ok(around(p));
+            return Ok(around(p, search));
         }
         looked.push(format!("--nvcc {}", p.display()));
         return Err(NotFound { looked });
@@ -142,7 +205,7 @@ pub fn find(search: &Search) -> Result<Toolchain, NotFound> {
         for dir in std::env::split_paths(path) {
             let p = dir.join("nvcc");
             if is_file(&p) {
-                return Ok(around(&p));
+                return Ok(around(&p, search));
             }
         }
     }
@@ -150,7 +213,7 @@ pub fn find(search: &Search) -> Result<Toolchain, NotFound> {
     for home in &search.cuda_homes {
         let p = home.join("bin").join("nvcc");
         if is_file(&p) {
-            return Ok(around(&p));
+            return Ok(around(&p, search));
         }
         looked.push(home.join("bin").display().to_string());
     }
@@ -158,7 +221,7 @@ pub fn find(search: &Search) -> Result<Toolchain, NotFound> {
         for rel in ["nvidia/cu13/bin/nvcc", "nvidia/cuda_nvcc/bin/nvcc"] {
             let p = sp.join(rel);
             if is_file(&p) {
-                return Ok(around(&p));
+                return Ok(around(&p, search));
             }
         }
         looked.push(format!("{}/nvidia/{{cu13,cuda_nvcc}}/bin", sp.display()));
@@ -167,8 +230,9 @@ pub fn find(search: &Search) -> Result<Toolchain, NotFound> {
 }
 
 /// The toolchain around a found nvcc: `<prefix>/lib{,64}` for a toolkit or
-/// CUDA 13 wheels, the sibling `nvidia/*` packages for CUDA 12 wheels.
-fn around(nvcc: &Path) -> Toolchain {
+/// CUDA 13 wheels, the sibling `nvidia/*` packages for CUDA 12 wheels; then
+/// cuBLASLt wherever [`find_cublaslt`] finds it.
+fn around(nvcc: &Path, search: &Search) -> Toolchain {
     let prefix = nvcc
         .parent()
         .and_then(Path::parent)
@@ -195,12 +259,58 @@ fn around(nvcc: &Path) -> Toolchain {
             }
         }
     }
-    let cublaslt = lib_dirs.iter().find_map(|d| cublaslt_flag(d));
-    Toolchain {
+    let mut tc = Toolchain {
         nvcc: nvcc.to_path_buf(),
         include_dirs,
         lib_dirs,
-        cublaslt,
+        cublaslt: None,
+        cublaslt_dir: None,
+        cublaslt_looked: Vec::new(),
+    };
+    find_cublaslt(&mut tc, search);
+    tc
+}
+
+/// Looks for cuBLASLt beside nvcc (the toolchain's library directories),
+/// in the pip wheels, on `LD_LIBRARY_PATH`, then on the system library
+/// path; records where it looked, and on a hit adds the directory (and its
+/// `../include` when `cublasLt.h` is there) to the toolchain.
+fn find_cublaslt(tc: &mut Toolchain, search: &Search) {
+    let mut candidates: Vec<(&str, PathBuf)> = tc
+        .lib_dirs
+        .iter()
+        .map(|d| ("beside nvcc", d.clone()))
+        .collect();
+    for sp in &search.site_packages {
+        for rel in ["nvidia/cu13/lib", "nvidia/cublas/lib"] {
+            candidates.push(("pip", sp.join(rel)));
+        }
+    }
+    if let Some(v) = &search.ld_library_path {
+        for d in std::env::split_paths(v).filter(|d| !d.as_os_str().is_empty()) {
+            candidates.push(("LD_LIBRARY_PATH", d));
+        }
+    }
+    for d in &search.system_lib_dirs {
+        candidates.push(("system", d.clone()));
+    }
+    for (origin, dir) in candidates {
+        tc.cublaslt_looked
+            .push(format!("{origin}: {}", dir.display()));
+        let Some(flag) = cublaslt_flag(&dir) else {
+            continue;
+        };
+        if let Some(inc) = dir.parent().map(|p| p.join("include")) {
+            if inc.join("cublasLt.h").is_file() && !tc.include_dirs.contains(&inc) {
+                tc.include_dirs.push(inc);
+            }
+        }
+        if !tc.lib_dirs.contains(&dir) {
+            tc.lib_dirs.push(dir.clone());
+        }
+        tc.cublaslt = Some(flag);
+        tc.cublaslt_dir = Some(dir);
+        return;
     }
 }
 

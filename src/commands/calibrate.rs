@@ -5,7 +5,7 @@
 use crate::calibrate::build::{self, HARNESS_BIN};
 use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
-use crate::calibrate::{read_results, results, CalibrateReport};
+use crate::calibrate::{read_results, results, CalibrateInputError, CalibrateReport};
 use crate::cli::calibrate::CalibrateArgs;
 use crate::commands::output::write_output;
 use crate::commands::plot::PlotTarget;
@@ -93,27 +93,53 @@ impl CalibrateConfig {
     }
 }
 
-/// Runs `rooftrace calibrate`.
+/// Runs `rooftrace calibrate`. The report is printed even when no roofs
+/// file could be written (no DRAM roof); the failure comes after it.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let config = CalibrateConfig::from_args(args)?;
-    let bytes = report_bytes(&config)?;
-    write_output(None, &bytes)
+    let out = report_bytes(&config)?;
+    write_output(None, &out.report)?;
+    out.failure.map_or(Ok(()), Err)
+}
+
+/// What one calibrate run produced.
+#[derive(Debug)]
+pub struct CalibrateOutput {
+    /// The report for stdout.
+    pub report: Vec<u8>,
+    /// The failure to raise after printing the report: no DRAM roof, so the
+    /// roofs file (`-o`) was not written (exit 2 for a `--from` file, 1 for
+    /// a live run).
+    pub failure: Option<anyhow::Error>,
 }
 
 /// Gets the results (running the harness when asked), selects the roofs,
-/// writes them and the plot, and returns the report bytes.
-pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<Vec<u8>> {
-    let results_path = match &config.source {
-        ResultsSource::File(p) => p.clone(),
+/// writes them (unless there is no DRAM roof) and the plot, and returns the
+/// report bytes with any failure to raise after printing them.
+pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput> {
+    let (results_path, run_notes) = match &config.source {
+        ResultsSource::File(p) => (p.clone(), Vec::new()),
         ResultsSource::Live(live) => live_run(live)?,
     };
     let results = read_results(&results_path).map_err(InputError::from)?;
-    let calibration = select_roofs(&results);
+    let mut calibration = select_roofs(&results);
+    calibration.notes.extend(run_notes);
     let datasheet = match &config.datasheet {
         Some(p) => Some(Roofs::from_file(p).map_err(InputError::from)?),
         None => gpus::by_device_name(&results.device.name).map(|g| g.datasheet_roofs()),
     };
-    if let Some(out) = &config.roofs_output {
+    // A roofs file without DRAM would be refused by `ncu --roofs`: write
+    // none, show what was measured, then fail.
+    let no_dram = config.roofs_output.as_ref().and_then(|out| {
+        calibration
+            .missing_dram()
+            .map(|reason| CalibrateInputError::NoDramRoof {
+                path: results_path.display().to_string(),
+                reason: reason.to_string(),
+                output: out.display().to_string(),
+            })
+    });
+    if let (Some(out), None) = (&config.roofs_output, &no_dram) {
         std::fs::write(out, calibration.roofs.to_json())
             .with_context(|| format!("writing roofs to {}", out.display()))?;
         eprintln!("wrote roofs to {}", out.display());
@@ -135,7 +161,14 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<Vec<u8>> {
             .map(|t| ("measured roofs".to_string(), t.markdown_link(None)))
             .collect(),
     };
-    Ok(report.render(config.format, &opts))
+    let failure = no_dram.map(|e| match config.source {
+        ResultsSource::File(_) => InputError::from(e).into(),
+        ResultsSource::Live(_) => anyhow::anyhow!("{e}"),
+    });
+    Ok(CalibrateOutput {
+        report: report.render(config.format, &opts),
+        failure,
+    })
 }
 
 /// True when this machine shows an NVIDIA driver (Linux device nodes or
@@ -157,7 +190,9 @@ fn nvidia_driver_present() -> bool {
         .is_ok_and(|s| s.success())
 }
 
-fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
+/// Builds and runs the harness; returns the results file and notes on the
+/// run itself (a harness that stopped early).
+fn live_run(cfg: &LiveConfig) -> anyhow::Result<(PathBuf, Vec<String>)> {
     if let Some(p) = &cfg.nvcc {
         if !p.is_file() {
             return Err(InputError::new(format!(
@@ -182,13 +217,9 @@ fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
     };
     if tc.cublaslt.is_none() {
         bail!(
-            "found {} but no cuBLASLt library beside it (looked in {}); install it with `{PIP_INSTALL}`",
+            "found {} but no cuBLASLt library (libcublasLt.so*; looked in: {}); install it with `{PIP_INSTALL}`, or add its directory to LD_LIBRARY_PATH",
             tc.nvcc.display(),
-            tc.lib_dirs
-                .iter()
-                .map(|d| d.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
+            tc.cublaslt_looked.join(", ")
         );
     }
     let dir = cfg.cache_dir.join(format!(
@@ -200,8 +231,8 @@ fn live_run(cfg: &LiveConfig) -> anyhow::Result<PathBuf> {
         .save_results
         .clone()
         .unwrap_or_else(|| dir.join("results.jsonl"));
-    run_harness(&harness, &cfg.harness_args, &results)?;
-    Ok(results)
+    let notes = run_harness(&harness, &cfg.harness_args, &results)?;
+    Ok((results, notes))
 }
 
 fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
@@ -233,7 +264,9 @@ fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
 
 /// Runs the harness, copying its JSON lines to `results` and showing
 /// progress on stderr (a bar on a terminal, one line per point otherwise).
-fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Result<()> {
+/// A harness that stops early after writing some lines is not an error: the
+/// roofs are selected from what it measured, and the returned note says so.
+fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Result<Vec<String>> {
     let count = Command::new(harness)
         .args(args)
         .arg("--count")
@@ -274,7 +307,9 @@ fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Resul
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
+    let mut written = 0u64;
     for (i, line) in BufReader::new(stdout).lines().enumerate() {
+        written += 1;
         let line = line.context("reading harness output")?;
         writeln!(file, "{line}").with_context(|| format!("writing {}", results.display()))?;
         let what = results::parse(&line, "harness output")
@@ -291,13 +326,19 @@ fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Resul
     }
     bar.finish_and_clear();
     let status = child.wait().context("waiting for the harness")?;
+    let mut notes = Vec::new();
     if !status.success() {
-        bail!(
-            "the harness failed (exit {}); partial results are in {}",
-            status.code().unwrap_or(-1),
-            results.display()
-        );
+        if written == 0 {
+            bail!(
+                "the harness failed (exit {}) before measuring anything; its messages are above",
+                status.code().unwrap_or(-1)
+            );
+        }
+        notes.push(format!(
+            "the harness stopped early (exit {}) after {written} of {total} points; roofs come from what it measured (its messages are above)",
+            status.code().unwrap_or(-1)
+        ));
     }
     eprintln!("harness results saved to {}", results.display());
-    Ok(())
+    Ok(notes)
 }

@@ -259,7 +259,7 @@ impl CalibrationInput {
             .filter_map(|p| {
                 Some(CalibrationPoint {
                     sweep: SweepKind::MSweep,
-                    path: compute_path(&format!("gemm_{}", p.dtype))?,
+                    path: compute_path(&p.kernel)?,
                     flop_per_byte: p.intensity_flop_per_byte,
                     flop_per_s: p.flop_per_s,
                 })

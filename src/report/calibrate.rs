@@ -23,6 +23,19 @@ fn ridge_cell(v: Option<f64>) -> String {
         .unwrap_or_else(|| "-".to_string())
 }
 
+/// The SM clock a roof ran at, with any throttle reason: `1755 MHz
+/// (sw_power_cap)`; `unknown` when the run did not record it.
+fn clock_cell(row: &crate::calibrate::compare::RoofRow) -> String {
+    let Some(hz) = row.sm_clock_hz else {
+        return "unknown".to_string();
+    };
+    let mut s = format!("{:.0} MHz", hz / 1e6);
+    if !row.throttle_reasons.is_empty() {
+        s.push_str(&format!(" ({})", row.throttle_reasons.join(", ")));
+    }
+    s
+}
+
 fn tables(r: &CalibrateReport) -> (Table, Table) {
     let mut roofs = Table::new(
         &[
@@ -33,8 +46,9 @@ fn tables(r: &CalibrateReport) -> (Table, Table) {
             "IQR",
             "kernel",
             "shape",
+            "SM clock",
         ],
-        &[0, 5, 6],
+        &[0, 5, 6, 7],
     );
     for row in &r.comparison.roofs {
         let unit = row.roof.unit();
@@ -46,6 +60,7 @@ fn tables(r: &CalibrateReport) -> (Table, Table) {
             opt_pct(row.iqr_fraction),
             row.kernel.clone(),
             row.shape.clone(),
+            clock_cell(row),
         ]);
     }
     let mut ridges = Table::new(
@@ -216,6 +231,7 @@ fn render_csv(r: &CalibrateReport) -> Vec<u8> {
         "iqr_fraction",
         "kernel",
         "shape",
+        "sm_clock_hz",
     ]);
     let num = |v: Option<f64>| v.map(|v| format!("{v:.6e}")).unwrap_or_default();
     for row in &r.comparison.roofs {
@@ -232,6 +248,7 @@ fn render_csv(r: &CalibrateReport) -> Vec<u8> {
                 .unwrap_or_default(),
             row.kernel.clone(),
             row.shape.clone(),
+            num(row.sm_clock_hz),
         ]);
     }
     w.into_inner().unwrap_or_default()
@@ -252,6 +269,8 @@ fn render_json(r: &CalibrateReport) -> Vec<u8> {
                 "iqr_fraction": row.iqr_fraction,
                 "kernel": row.kernel,
                 "shape": row.shape,
+                "sm_clock_hz": row.sm_clock_hz,
+                "throttle_reasons": row.throttle_reasons,
             })
         })
         .collect();
@@ -274,6 +293,7 @@ fn render_json(r: &CalibrateReport) -> Vec<u8> {
         "comparison": rows,
         "ridges": ridges,
         "notes": r.calibration.notes,
+        "missing": r.calibration.missing,
     });
     let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
     s.push('\n');

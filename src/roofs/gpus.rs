@@ -197,7 +197,12 @@ static TABLE: &[GpuSpec] = &[
         key: "h200",
         name: "NVIDIA H200 SXM 141GB",
         compute_capability: "9.0",
-        l2_bytes: 50 * MIB,
+        // 60 MiB, not the H100 SXM5's 50: the H200 enables the whole L2 of
+        // the GH100 die, 60 MB in NVIDIA's "NVIDIA H100 Tensor Core GPU
+        // Architecture" whitepaper (full GH100 implementation), and
+        // `cudaDeviceProp::l2CacheSize` on an H200 reads 62914560 bytes
+        // (issue 14's review). A device check records the value it reads.
+        l2_bytes: 60 * MIB,
         datasheet: &[
             m(Dram, 4800.0, H200_DS),
             c(Fp64, 34.0, H200_DS),

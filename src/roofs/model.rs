@@ -184,6 +184,13 @@ pub struct Measurement {
     /// Memory clock during the run, in Hz, when recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_clock_hz: Option<f64>,
+    /// Why the clock was held down during the run (NVML clock-event reasons,
+    /// e.g. `sw_power_cap`); empty when none or not recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub throttle_reasons: Vec<String>,
+    /// The cuBLASLt algorithm of a GEMM roof (`id=..,tile=..,stages=..`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cublaslt_algo: Option<String>,
 }
 
 /// A flat roof: attainable FLOP/s of one compute path.
@@ -396,6 +403,8 @@ mod tests {
                     samples: 9,
                     sm_clock_hz: Some(1.98e9),
                     mem_clock_hz: None,
+                    throttle_reasons: vec!["sw_power_cap".into()],
+                    cublaslt_algo: None,
                 }),
             },
         );

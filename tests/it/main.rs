@@ -3,6 +3,7 @@
 
 mod architecture;
 mod calibrate;
+mod calibrate_failures;
 mod common;
 mod diff;
 mod gaps;
