@@ -355,6 +355,25 @@ enum NcuRead {
     Side(NcuSide),
 }
 
+/// A CSV side with its roofs chosen, ready to analyse.
+enum NcuReady {
+    Csv(crate::ncu::NcuCsv, Roofs, GpuInfo),
+    Side(NcuSide),
+}
+
+impl NcuReady {
+    fn into_side(self) -> NcuSide {
+        match self {
+            NcuReady::Side(s) => s,
+            NcuReady::Csv(csv, roofs, gpu) => {
+                NcuSide::from_report(&analyze(&csv, &roofs, gpu, GroupBy::Launch), "ncu csv")
+            }
+        }
+    }
+}
+
+/// Reads both sides at once, chooses the roofs (the base side's for both
+/// unless `--own-roofs`), then analyses both at once.
 fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSide, NcuSide)> {
     let (rb, ra) = both(
         |path, input| match input {
@@ -375,42 +394,43 @@ fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSi
         ia,
     )?;
     let mut shared: Option<(Roofs, GpuInfo)> = None;
-    let mut side = |r: NcuRead| -> anyhow::Result<NcuSide> {
-        match r {
-            NcuRead::Side(s) => {
-                if config.roofs_given {
-                    return Err(InputError::new(format!(
-                        "{}: --gpu/--roofs apply to ncu CSVs; a JSON report carries the roofs it was analysed with (re-run `rooftrace ncu` with the roofs you want)",
-                        s.info.input
-                    ))
-                    .into());
-                }
-                Ok(s)
+    let mut ready = |r: NcuRead| -> anyhow::Result<NcuReady> {
+        let csv = match r {
+            NcuRead::Side(s) if config.roofs_given => {
+                return Err(InputError::new(format!(
+                    "{}: --gpu/--roofs apply to ncu CSVs; a JSON report carries the roofs it was analysed with (re-run `rooftrace ncu` with the roofs you want)",
+                    s.info.input
+                ))
+                .into())
             }
-            NcuRead::Csv(csv) => {
-                let (roofs, gpu) = match (&config.roofs, &shared) {
-                    (DiffRoofs::Shared(_), Some(rg)) => rg.clone(),
-                    (how, _) => {
-                        let choice = match how {
-                            DiffRoofs::Shared(c) => c.clone(),
-                            DiffRoofs::Own => RoofsChoice::FromCsv,
-                        };
-                        let rg = roofs::choose::<InputError>(&choice, &csv.device_hints(), || {
-                            Ok(csv.roofs_from_peaks()?)
-                        })?;
-                        if matches!(how, DiffRoofs::Shared(_)) {
-                            shared = Some(rg.clone());
-                        }
-                        rg
-                    }
+            NcuRead::Side(s) => return Ok(NcuReady::Side(s)),
+            NcuRead::Csv(csv) => csv,
+        };
+        let (roofs, gpu) = match (&config.roofs, &shared) {
+            (DiffRoofs::Shared(_), Some(rg)) => rg.clone(),
+            (how, _) => {
+                let choice = match how {
+                    DiffRoofs::Shared(c) => c.clone(),
+                    DiffRoofs::Own => RoofsChoice::FromCsv,
                 };
-                let report = analyze(&csv, &roofs, gpu, GroupBy::Launch);
-                Ok(NcuSide::from_report(&report, "ncu csv"))
+                let rg = roofs::choose::<InputError>(&choice, &csv.device_hints(), || {
+                    Ok(csv.roofs_from_peaks()?)
+                })?;
+                if matches!(how, DiffRoofs::Shared(_)) {
+                    shared = Some(rg.clone());
+                }
+                rg
             }
-        }
+        };
+        Ok(NcuReady::Csv(csv, roofs, gpu))
     };
-    let b = side(rb)?;
-    let a = side(ra)?;
+    let (xb, xa) = (ready(rb)?, ready(ra)?);
+    let (b, a) = std::thread::scope(|s| {
+        let hb = s.spawn(|| xb.into_side());
+        let a = xa.into_side();
+        hb.join().map(|b| (b, a))
+    })
+    .map_err(|_| anyhow::anyhow!("analysing {} panicked", config.base.display()))?;
     if b.roofs_json != a.roofs_json && !matches!(config.roofs, DiffRoofs::Own) {
         return Err(InputError::new(format!(
             "{} and {} were analysed against different roofs ({} vs {}): re-run `rooftrace ncu` on both with one --gpu/--roofs, or pass --own-roofs to compare anyway",

@@ -39,8 +39,9 @@ pub struct DeviceSample {
     pub span_ns: f64,
     /// Union of all GPU ops, ns.
     pub busy_ns: f64,
-    /// Union of kernels only, ns (`None` when the report lacks it).
-    pub kernel_busy_ns: Option<f64>,
+    /// Busy by kind, ns: every `<kind>_busy_ns` figure the report has
+    /// (`kernel`, and `copy`, `memset`, `comm`, … where a report splits them).
+    pub busy_by_kind: BTreeMap<String, f64>,
     /// Idle, ns.
     pub idle_ns: f64,
     /// Idle per class key: (count, ns).
@@ -111,7 +112,17 @@ fn device_from_json(d: &Value) -> Option<DeviceSample> {
         device: d.get("device")?.as_u64()?,
         span_ns: f(d, "span_ns")?,
         busy_ns: f(d, "busy_ns")?,
-        kernel_busy_ns: f(d, "kernel_busy_ns"),
+        busy_by_kind: d
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| {
+                        let kind = k.strip_suffix("_busy_ns")?;
+                        Some((kind.to_string(), v.as_f64()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
         idle_ns: f(d, "idle_ns")?,
         classes,
     })
@@ -233,12 +244,24 @@ pub struct DeviceDiff {
     pub span_ns: Change,
     /// Busy (all op kinds), ns.
     pub busy_ns: Change,
-    /// Busy running kernels, ns.
-    pub kernel_busy_ns: Change,
+    /// Busy by kind (`kernel`, and whatever kinds the reports split busy
+    /// into), ns, by kind name.
+    pub busy_by_kind: Vec<KindDiff>,
     /// Idle, ns (higher is worse).
     pub idle_ns: Change,
     /// Idle per class, in the order the reports list them (unknown classes last, by name).
     pub classes: Vec<ClassDiff>,
+    /// Which class moved the idle most, and what to do about it.
+    pub why: String,
+}
+
+/// Busy time of one kind of GPU work before → after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindDiff {
+    /// `kernel`, `copy`, `memset`, `comm`, …
+    pub kind: String,
+    /// Busy time of that kind, ns (a kind one side lacks is unknown there).
+    pub busy_ns: Change,
 }
 
 /// One NVTX range name before → after.
@@ -351,7 +374,7 @@ fn device_row(
         .collect();
     keys.sort_by_key(|k| (class_order(k), (*k).clone()));
     keys.dedup();
-    let classes = keys
+    let classes: Vec<ClassDiff> = keys
         .into_iter()
         .map(|k| {
             let get =
@@ -371,7 +394,9 @@ fn device_row(
             }
         })
         .collect();
+    let why = device_why(idle_ns.verdict, &classes);
     DeviceDiff {
+        why,
         device,
         pid_before: b.map(|d| d.pid),
         pid_after: a.map(|d| d.pid),
@@ -382,10 +407,70 @@ fn device_row(
         },
         span_ns: j(|d| Some(d.span_ns)),
         busy_ns: j(|d| Some(d.busy_ns)),
-        kernel_busy_ns: j(|d| d.kernel_busy_ns),
+        busy_by_kind: busy_kinds(b, a, t),
         idle_ns,
         classes,
     }
+}
+
+fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds) -> Vec<KindDiff> {
+    let mut kinds: Vec<&String> = b
+        .iter()
+        .chain(a.iter())
+        .flat_map(|d| d.busy_by_kind.keys())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|k| KindDiff {
+            kind: k.clone(),
+            busy_ns: Change::judge(
+                b.and_then(|d| d.busy_by_kind.get(k).copied()),
+                a.and_then(|d| d.busy_by_kind.get(k).copied()),
+                tl(t),
+                0.0,
+                Worse::Neither,
+            ),
+        })
+        .collect()
+}
+
+/// What to look at for idle that grew (or shrank) in `class`.
+pub fn class_hint(class: &str) -> &'static str {
+    match class {
+        "host_bound" => "the host was late to launch: less work between launches, CUDA graphs, no per-step allocations",
+        "launch_in_flight" => "the launch call itself was slow (lazy module loading, JIT): warm up or load modules eagerly",
+        "launch_latency" => "many short gaps of launch overhead: fuse kernels or use CUDA graphs",
+        "queued_dependency" => "work was queued but waited on events or other streams: check cross-stream dependencies",
+        "synchronization" => "the host blocked in a sync: remove .item()/cudaStreamSynchronize from the step",
+        "unattributed" => "no API row explains the op (graph replay, device launch, trimmed export)",
+        _ => "see `rooftrace gaps` for what this class means",
+    }
+}
+
+/// The class with the largest idle change in the direction of `verdict`.
+fn device_why(verdict: Verdict, classes: &[ClassDiff]) -> String {
+    let sign = match verdict {
+        Verdict::Regression => 1.0,
+        Verdict::Improvement => -1.0,
+        _ => return String::new(),
+    };
+    classes
+        .iter()
+        .filter_map(|c| Some((c, c.total_ns.delta? * sign)))
+        .filter(|(_, d)| *d > 0.0)
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+        .map(|(c, d)| {
+            format!(
+                "{} {}{}: {}",
+                c.class,
+                if sign > 0.0 { "+" } else { "-" },
+                crate::units::duration_ns(d),
+                class_hint(&c.class)
+            )
+        })
+        .unwrap_or_default()
 }
 
 /// Known classes in `rooftrace gaps` display order; others after them.
@@ -397,15 +482,14 @@ fn class_order(k: &str) -> usize {
 }
 
 fn summed(devs: &[DeviceSample]) -> DeviceSample {
-    let mut s = DeviceSample {
-        kernel_busy_ns: Some(0.0),
-        ..DeviceSample::default()
-    };
+    let mut s = DeviceSample::default();
     for d in devs {
         s.span_ns += d.span_ns;
         s.busy_ns += d.busy_ns;
         s.idle_ns += d.idle_ns;
-        s.kernel_busy_ns = s.kernel_busy_ns.zip(d.kernel_busy_ns).map(|(x, y)| x + y);
+        for (k, ns) in &d.busy_by_kind {
+            *s.busy_by_kind.entry(k.clone()).or_insert(0.0) += ns;
+        }
         for (k, (c, ns)) in &d.classes {
             let e = s.classes.entry(k.clone()).or_insert((0, 0.0));
             e.0 += c;

@@ -89,10 +89,25 @@ fn num(v: &Value, key: &str) -> Option<f64> {
     }
 }
 
+/// The messages of a report's `diagnostics` array (objects with a
+/// `message`, or plain strings).
+fn messages(v: &Value) -> Vec<String> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|d| d.get("message").unwrap_or(d).as_str())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 impl KernelSample {
     /// Reads one `kernels[]` row; unknown fields are ignored, a row without
-    /// a name or a positive duration is skipped (`None`).
-    pub fn from_json(row: &Value) -> Option<KernelSample> {
+    /// a name or a positive duration is skipped (`None`). `keys` caches the
+    /// normalised name of each distinct name (a profile repeats a few names
+    /// many times).
+    pub fn from_json(row: &Value, keys: &mut HashMap<String, String>) -> Option<KernelSample> {
         let name = row.get("name")?.as_str()?.to_string();
         let duration_ns = num(row, "duration_ns").filter(|d| *d > 0.0)?;
         // A report without FLOP counters writes 0 and flags the row; 0 is
@@ -109,7 +124,14 @@ impl KernelSample {
                     .and_then(|(k, _)| serde_json::from_value(Value::String(k.clone())).ok())
             });
         Some(KernelSample {
-            key: normalize(&name),
+            key: match keys.get(&name) {
+                Some(k) => k.clone(),
+                None => {
+                    let k = normalize(&name);
+                    keys.insert(name.clone(), k.clone());
+                    k
+                }
+            },
             name,
             process_id: row.get("process_id").and_then(Value::as_u64),
             id: row.get("id").and_then(Value::as_u64).unwrap_or(0),
@@ -130,23 +152,13 @@ impl NcuSide {
     /// The side of an analysed CSV (rows read through their JSON shape, one
     /// at a time).
     pub fn from_report(report: &RooflineReport, source: &str) -> NcuSide {
-        let mut names: HashMap<String, String> = HashMap::new();
+        let mut keys = HashMap::new();
         let kernels = report
             .kernels
             .iter()
-            .filter_map(|k| {
-                let mut s = KernelSample::from_json(&serde_json::to_value(k).ok()?)?;
-                // One normalisation per distinct name.
-                let key = names.entry(s.name.clone()).or_insert_with(|| s.key.clone());
-                s.key = key.clone();
-                Some(s)
-            })
+            .filter_map(|k| KernelSample::from_json(&serde_json::to_value(k).ok()?, &mut keys))
             .collect();
-        let diagnostics = report
-            .diagnostics
-            .iter()
-            .map(|d| d.message.clone())
-            .collect();
+        let diagnostics = messages(&serde_json::to_value(&report.diagnostics).unwrap_or_default());
         NcuSide {
             info: SideInfo {
                 input: report.input.clone(),
@@ -174,7 +186,11 @@ impl NcuSide {
             .get("kernels")
             .and_then(Value::as_array)
             .ok_or_else(|| shape("no `kernels` array"))?;
-        let kernels = rows.iter().filter_map(KernelSample::from_json).collect();
+        let mut keys = HashMap::new();
+        let kernels = rows
+            .iter()
+            .filter_map(|r| KernelSample::from_json(r, &mut keys))
+            .collect();
         let roofs_json = doc.get("roofs").cloned().unwrap_or(Value::Null);
         Ok(NcuSide {
             info: SideInfo {
@@ -193,16 +209,7 @@ impl NcuSide {
                 .unwrap_or("launch")
                 .to_string(),
             kernels,
-            diagnostics: doc
-                .get("diagnostics")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|d| d.get("message").and_then(Value::as_str))
-                        .map(str::to_string)
-                        .collect()
-                })
-                .unwrap_or_default(),
+            diagnostics: messages(doc.get("diagnostics").unwrap_or(&Value::Null)),
         })
     }
 }

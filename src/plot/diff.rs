@@ -79,13 +79,21 @@ impl DiffRooflineInput {
         };
         let mut points: Vec<KernelPoint> = Vec::new();
         for (i, m) in moves.iter().enumerate() {
+            let before_ns = m.duration_ns - m.delta_ns;
+            let change = if before_ns > 0.0 {
+                format!("{:+.1} %", m.delta_ns / before_ns * 100.0)
+            } else {
+                String::new()
+            };
             points.push(KernelPoint {
-                name: m.name.clone(),
+                name: format!("{} {change}", m.name),
                 flop_per_byte: m.after.0,
                 flop_per_s: m.after.1,
                 duration_ns: m.duration_ns,
-                // Labels go to the largest changes first.
-                time_lost_ns: (moves.len() - i) as f64,
+                // The roofline chart labels the largest "time lost" first
+                // and prints it only when positive: a negative rank puts
+                // the largest changes first with no "lost" suffix.
+                time_lost_ns: -(i as f64) - 1.0,
                 path: path(&m.name),
                 above_roof: false,
             });
@@ -96,8 +104,9 @@ impl DiffRooflineInput {
                 flop_per_byte: m.before.0,
                 flop_per_s: m.before.1,
                 duration_ns: m.duration_ns,
-                time_lost_ns: -1.0,
-                path: None,
+                time_lost_ns: -1e18,
+                // Same path as the new point, so the legend lists no extra path.
+                path: path(&m.name),
                 above_roof: false,
             });
         }
@@ -127,6 +136,17 @@ impl DiffRooflineChart {
         let mut chart = RooflineChart::build(&input.roofline)?;
         chart.points.retain(|p| !p.name.starts_with(BASE_MARK));
         chart.title = format!("Roofline before → after: {}", input.roofline.roofs.gpu);
+        let labelled = chart.points.iter().filter(|p| p.label.is_some()).count();
+        chart.subtitle = super::labels::fit_middle(
+            "roofs: ",
+            &input.roofline.roofs.source,
+            &format!(
+                " · {} kernels, arrow from base to new point, top {labelled} by time change labelled",
+                input.moves.len()
+            ),
+            style::SUBTITLE_FONT,
+            style::ROOFLINE_SIZE_PX.0 as i32 - 40,
+        )?;
         let f = chart.frame;
         let arrows = input
             .moves

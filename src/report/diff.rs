@@ -25,6 +25,7 @@ enum Unit {
 fn value(v: Option<f64>, u: Unit) -> String {
     match v {
         None => "unknown".to_string(),
+        Some(0.0) if !matches!(u, Unit::Plain) => "0".to_string(),
         Some(x) => match u {
             Unit::Ns => duration_ns(x),
             Unit::Bytes => si(x, "B"),
@@ -36,6 +37,24 @@ fn value(v: Option<f64>, u: Unit) -> String {
 
 fn arrow(c: &Change, u: Unit) -> String {
     format!("{} → {}", value(c.before, u), value(c.after, u))
+}
+
+/// Like [`arrow`], with `—` for the side a one-sided row is absent from.
+fn arrow_row(c: &Change, u: Unit, v: Verdict) -> String {
+    match v {
+        Verdict::Added => format!("— → {}", value(c.after, u)),
+        Verdict::Removed => format!("{} → —", value(c.before, u)),
+        _ => arrow(c, u),
+    }
+}
+
+/// `kind a → b` for each kind of busy time.
+fn busy_kinds(d: &DeviceDiff) -> String {
+    d.busy_by_kind
+        .iter()
+        .map(|k| format!("{} {}", k.kind, arrow_row(&k.busy_ns, Unit::Ns, d.verdict)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn rel(c: &Change, u: Unit) -> String {
@@ -69,10 +88,10 @@ fn kernel_table(rows: &[&KernelDiff]) -> Table {
         t.push(vec![
             k.verdict.key().to_string(),
             name_cell(k),
-            arrow(&k.duration_ns, Unit::Ns),
+            arrow_row(&k.duration_ns, Unit::Ns, k.verdict),
             rel(&k.duration_ns, Unit::Ns),
             rel(&k.dram_bytes, Unit::Bytes),
-            arrow(&k.fraction_of_roof, Unit::Plain),
+            arrow_row(&k.fraction_of_roof, Unit::Plain, k.verdict),
             k.why.clone(),
         ]);
     }
@@ -128,21 +147,23 @@ fn device_table(g: &GapsDiff) -> Table {
             "device",
             "span",
             "busy",
-            "kernel busy",
             "idle",
             "Δ idle",
+            "busy by kind",
+            "why",
         ],
-        &[0, 1],
+        &[0, 1, 6, 7],
     );
     for d in g.devices.iter().chain(std::iter::once(&g.total)) {
         t.push(vec![
             d.verdict.key().to_string(),
             device_label(d),
-            arrow(&d.span_ns, Unit::Ns),
-            arrow(&d.busy_ns, Unit::Ns),
-            arrow(&d.kernel_busy_ns, Unit::Ns),
-            arrow(&d.idle_ns, Unit::Ns),
+            arrow_row(&d.span_ns, Unit::Ns, d.verdict),
+            arrow_row(&d.busy_ns, Unit::Ns, d.verdict),
+            arrow_row(&d.idle_ns, Unit::Ns, d.verdict),
             rel(&d.idle_ns, Unit::Ns),
+            busy_kinds(d),
+            d.why.clone(),
         ]);
     }
     t
@@ -431,18 +452,17 @@ fn render_csv(r: &DiffReport) -> Vec<u8> {
                 .unwrap_or_else(|| "all".into())
         };
         for d in g.devices.iter().chain(std::iter::once(&g.total)) {
-            for (name, c) in [
-                ("span", &d.span_ns),
-                ("busy", &d.busy_ns),
-                ("kernel_busy", &d.kernel_busy_ns),
-                ("idle", &d.idle_ns),
-            ] {
-                let mut rec = vec![
-                    "device".to_string(),
-                    dev(d),
-                    name.to_string(),
-                    c.verdict.key().into(),
-                ];
+            let kinds = d
+                .busy_by_kind
+                .iter()
+                .map(|k| (format!("busy.{}", k.kind), &k.busy_ns));
+            let figures = [
+                ("span".to_string(), &d.span_ns),
+                ("busy".to_string(), &d.busy_ns),
+                ("idle".to_string(), &d.idle_ns),
+            ];
+            for (name, c) in figures.into_iter().chain(kinds) {
+                let mut rec = vec!["device".to_string(), dev(d), name, c.verdict.key().into()];
                 rec.extend(cells(c));
                 write(rec);
             }

@@ -278,6 +278,11 @@ fn one_lengthened_gap_shows_as_that_gap_its_class_and_idle() {
         assert_eq!(d["idle_ns"]["delta"], 100_000_000.0);
         assert_eq!(d["busy_ns"]["delta"], 0.0);
         assert_eq!(d["span_ns"]["delta"], 100_000_000.0);
+        assert!(
+            d["why"].as_str().unwrap().starts_with("host_bound +100 ms"),
+            "{}",
+            d["why"]
+        );
         for c in d["classes"].as_array().unwrap() {
             let want = if c["class"] == "host_bound" {
                 100_000_000.0
@@ -385,4 +390,36 @@ fn markdown_comment_for_the_changed_sgemm() {
     assert_eq!(code, 3);
     assert!(out.starts_with("🔴 **regression:"), "{out}");
     insta::assert_snapshot!("diff_md_sgemm", out);
+}
+
+#[test]
+fn plots_draw_arrows_and_idle_bars() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("roof.svg");
+    let (code, _, err) = rooftrace(&[
+        "diff",
+        SGEMM,
+        SGEMM_NEW,
+        "--gpu",
+        "a100-40gb",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg"), "{}", &text[..40]);
+    assert!(text.contains("Roofline before → after"));
+    let new = lengthened(dir.path());
+    let png = dir.path().join("idle.png");
+    let (code, _, err) = rooftrace(&[
+        "diff",
+        SAXPY,
+        new.to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));
+    let (code, _, err) = rooftrace(&["diff", SAXPY, SAXPY, "--plot", "x.gif"]);
+    assert_eq!(code, 2, "{err}");
 }
