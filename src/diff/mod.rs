@@ -5,10 +5,12 @@
 //! By phase: each side becomes a plain *side model* — [`ncu::NcuSide`]
 //! (from a [`RooflineReport`](crate::roofline::RooflineReport) or a
 //! `rooftrace.ncu/…` JSON) or [`gaps::GapsSide`] (from a
-//! [`GapReport`](crate::gaps::GapReport) or a `rooftrace.gaps/…` JSON). Both
-//! constructors go through the report's JSON shape and read only the fields
-//! they need, so fields added to those reports later are ignored and new idle
-//! classes are compared by name. Then [`ncu::diff`] / [`gaps::diff`] match
+//! [`GapReport`](crate::gaps::GapReport) or a `rooftrace.gaps/…` JSON). The
+//! constructors read only the fields they need (the ncu report's figures
+//! through [`ncu::Figure`], which takes a plain or an optional number; the
+//! gaps report through its JSON shape), so fields added to those reports
+//! later are ignored and new idle classes and busy kinds are compared by
+//! name. Then [`ncu::diff`] / [`gaps::diff`] match
 //! the rows and judge every change, and [`gate::evaluate`] applies
 //! `--fail-on` rules. The result is a [`DiffReport`], serialised as
 //! `rooftrace.diff/1` (docs/json-schema-diff.md).

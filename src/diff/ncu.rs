@@ -1,6 +1,7 @@
 //! Kernels before → after: the ncu side model, built from a
-//! [`RooflineReport`] or a `rooftrace.ncu/…` JSON through the same reader,
-//! kernels matched by normalised name ([`super::name`]) and occurrence,
+//! [`RooflineReport`] (field by field through [`Figure`], so a figure that
+//! becomes optional in a later report still reads) or a `rooftrace.ncu/…`
+//! JSON (unknown fields ignored), kernels matched by normalised name ([`super::name`]) and occurrence,
 //! every figure judged ([`super::noise`]), totals.
 
 use super::name::normalize;
@@ -11,7 +12,7 @@ use crate::roofline::RooflineReport;
 use crate::roofs::{ComputePath, Roofs};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 /// A side that is not a usable ncu report.
 #[derive(Debug, thiserror::Error)]
@@ -89,6 +90,36 @@ fn num(v: &Value, key: &str) -> Option<f64> {
     }
 }
 
+/// A report figure that is a plain number in one version of a report and
+/// optional (unknown-able) in another: both read as `Option<f64>`, non-finite
+/// values as unknown.
+pub trait Figure {
+    /// The value, `None` when unknown.
+    fn figure(&self) -> Option<f64>;
+}
+
+impl Figure for f64 {
+    fn figure(&self) -> Option<f64> {
+        Some(*self).filter(|x| x.is_finite())
+    }
+}
+
+impl Figure for Option<f64> {
+    fn figure(&self) -> Option<f64> {
+        self.filter(|x| x.is_finite())
+    }
+}
+
+/// The matching key of `name`, normalised once per distinct name.
+fn cached_key(keys: &mut HashMap<String, String>, name: &str) -> String {
+    if let Some(k) = keys.get(name) {
+        return k.clone();
+    }
+    let k = normalize(name);
+    keys.insert(name.to_string(), k.clone());
+    k
+}
+
 /// The messages of a report's `diagnostics` array (objects with a
 /// `message`, or plain strings).
 fn messages(v: &Value) -> Vec<String> {
@@ -124,14 +155,7 @@ impl KernelSample {
                     .and_then(|(k, _)| serde_json::from_value(Value::String(k.clone())).ok())
             });
         Some(KernelSample {
-            key: match keys.get(&name) {
-                Some(k) => k.clone(),
-                None => {
-                    let k = normalize(&name);
-                    keys.insert(name.clone(), k.clone());
-                    k
-                }
-            },
+            key: cached_key(keys, &name),
             name,
             process_id: row.get("process_id").and_then(Value::as_u64),
             id: row.get("id").and_then(Value::as_u64).unwrap_or(0),
@@ -149,14 +173,32 @@ impl KernelSample {
 }
 
 impl NcuSide {
-    /// The side of an analysed CSV (rows read through their JSON shape, one
-    /// at a time).
+    /// The side of an analysed CSV. Rows are read field by field through
+    /// [`Figure`], so a figure that is a plain number in one version of the
+    /// report and optional (unknown-able) in another reads the same.
     pub fn from_report(report: &RooflineReport, source: &str) -> NcuSide {
-        let mut keys = HashMap::new();
+        let mut keys: HashMap<String, String> = HashMap::new();
         let kernels = report
             .kernels
             .iter()
-            .filter_map(|k| KernelSample::from_json(&serde_json::to_value(k).ok()?, &mut keys))
+            .filter_map(|k| {
+                let flop = k.flop.figure().filter(|_| !k.bandwidth_only);
+                Some(KernelSample {
+                    key: cached_key(&mut keys, &k.name),
+                    name: k.name.clone(),
+                    process_id: k.process_id,
+                    id: k.id,
+                    launches: k.launches,
+                    duration_ns: k.duration_ns.figure().filter(|d| *d > 0.0)?,
+                    dram_bytes: k.dram_bytes.figure(),
+                    intensity: k.intensity.figure().filter(|_| flop.is_some()),
+                    achieved_flop_per_s: k.achieved_flop_per_s.figure().filter(|_| flop.is_some()),
+                    flop,
+                    fraction_of_roof: k.fraction_of_roof.figure(),
+                    time_lost_ns: k.time_lost_ns.figure(),
+                    path: report.dominant_path(k),
+                })
+            })
             .collect();
         let diagnostics = messages(&serde_json::to_value(&report.diagnostics).unwrap_or_default());
         NcuSide {
@@ -305,8 +347,8 @@ struct Group {
     spread: [f64; 3],
 }
 
-fn groups(side: &NcuSide) -> BTreeMap<&str, Group> {
-    let mut g: BTreeMap<&str, Group> = BTreeMap::new();
+fn groups(side: &NcuSide) -> HashMap<&str, Group> {
+    let mut g: HashMap<&str, Group> = HashMap::new();
     for (i, k) in side.kernels.iter().enumerate() {
         g.entry(k.key.as_str())
             .or_insert(Group {
