@@ -144,6 +144,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             key: Some(g.key.into()),
             name: g.name.into(),
             chosen_by: "bench".into(),
+            notes: Vec::new(),
         };
         let report =
             rooftrace::roofline::analyze(&csv, &roofs, info, rooftrace::roofline::GroupBy::Launch);

@@ -10,10 +10,15 @@ Producing the input:
   ncu --csv --page raw --print-units base \\
       --metrics \"$(rooftrace ncu --print-metrics)\" ./app > report.csv
   ncu --import run.ncu-rep --csv --page details > report.csv
+  rooftrace ncu run.ncu-rep     (runs ncu --import ... --csv --page raw itself)
+Files without this metric list (the basic set, --set full, roofline sections)
+work as far as they go: derived figures are marked, what was not collected
+prints as unknown with the --metrics to add.
 
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
 rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
-GPU comes from the CSV's device name or compute capability. Every output
+GPU comes from what the CSV says about its device: name, compute capability,
+SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every output
 names the roofs it used and their source. Details: docs/ncu.md
 
 Plot and pull-request comment:
@@ -23,7 +28,8 @@ Plot and pull-request comment:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct NcuArgs {
-    /// The ncu CSV (details or raw page, with or without ncu's log lines).
+    /// The ncu CSV (details or raw page, with or without ncu's log lines), or
+    /// a `.ncu-rep` report (imported with `ncu` from PATH or $ROOFTRACE_NCU).
     #[arg(required_unless_present_any = ["print_metrics", "list_gpus"])]
     pub input: Option<PathBuf>,
     /// Print the comma-separated metric list rooftrace reads, for `ncu --metrics`, and exit.
@@ -32,7 +38,7 @@ pub struct NcuArgs {
     /// Print the built-in GPU table with its roofs and exit.
     #[arg(long, conflicts_with = "input")]
     pub list_gpus: bool,
-    /// GPU of the built-in table (v100, a100-40gb, a100-80gb, h100-sxm, h100-pcie, h200, gh200, b200, l40s, rtx4080, rtx4090).
+    /// GPU of the built-in table (`--list-gpus`: v100, t4, a100-80gb, a10, h100-sxm, h200, b200, b300, gb200, l4, l40s, rtx4090, rtx5090, rtx-pro-6000, ...).
     #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
     pub gpu: Option<String>,
     /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the CSV.

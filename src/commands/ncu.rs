@@ -120,9 +120,13 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     Ok(report.render(config.format, &opts))
 }
 
-/// Reads and parses an ncu CSV, with a byte progress bar on a terminal.
+/// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a
+/// `.ncu-rep` report is imported with `ncu` first.
 pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     let shown = path.display().to_string();
+    if ncu::convert::is_report(path) {
+        return Ok(ncu::convert::parse_report(path, &shown)?);
+    }
     let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
         file: shown.clone(),
         source,

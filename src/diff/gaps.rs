@@ -436,17 +436,15 @@ fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds
         .collect()
 }
 
-/// What to look at for idle that grew (or shrank) in `class`.
+/// What to do about idle in `class`: the fix `rooftrace gaps` gives for a
+/// class it knows, else a pointer to it.
 pub fn class_hint(class: &str) -> &'static str {
-    match class {
-        "host_bound" => "the host was late to launch: less work between launches, CUDA graphs, no per-step allocations",
-        "launch_in_flight" => "the launch call itself was slow (lazy module loading, JIT): warm up or load modules eagerly",
-        "launch_latency" => "many short gaps of launch overhead: fuse kernels or use CUDA graphs",
-        "queued_dependency" => "work was queued but waited on events or other streams: check cross-stream dependencies",
-        "synchronization" => "the host blocked in a sync: remove .item()/cudaStreamSynchronize from the step",
-        "unattributed" => "no API row explains the op (graph replay, device launch, trimmed export)",
-        _ => "see `rooftrace gaps` for what this class means",
-    }
+    crate::gaps::GapClass::ALL
+        .iter()
+        .find(|c| c.key() == class)
+        .map_or("see `rooftrace gaps` for what this class means", |c| {
+            c.fix()
+        })
 }
 
 /// The class with the largest idle change in the direction of `verdict`.

@@ -7,12 +7,13 @@
 use super::class::merge_syncs;
 use super::config::GapConfig;
 use super::hist::{hist_range, HIST_EDGES_NS};
+use super::host::{describe, NvtxIndex};
 use super::model::*;
 use super::ranges::range_report;
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
 use super::GapClass;
-use crate::nsys::{GpuOp, Timeline};
+use crate::nsys::{GpuOp, SyncCall, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
 
@@ -21,9 +22,11 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let ops = ops_in_scope(tl, cfg);
     let groups = device_groups(&ops);
     let n_ops = ops.len() as u64;
-    let outs = sweep_devices(tl, &groups, cfg);
+    let syncs = merge_syncs(&tl.syncs);
+    let nvtx = NvtxIndex::new(tl);
+    let outs = sweep_devices(tl, &groups, &syncs, &nvtx, cfg);
     let merged = merge_devices(outs, cfg);
-    let top_gaps = top_gaps(tl, &ops, merged.heap);
+    let top_gaps = top_gaps(tl, &ops, &syncs, &nvtx, merged.heap);
     let mut gap_durations = merged.durations;
     let distribution = GapDistribution {
         duration: dist(&mut gap_durations),
@@ -94,14 +97,19 @@ fn device_groups(ops: &[GpuOp]) -> Vec<(usize, &[GpuOp])> {
 
 /// Sweeps each device; devices are independent, so on parallel threads.
 /// The result is in `groups` order.
-fn sweep_devices(tl: &Timeline, groups: &[(usize, &[GpuOp])], cfg: &GapConfig) -> Vec<DeviceOut> {
-    let syncs = merge_syncs(&tl.syncs);
+fn sweep_devices(
+    tl: &Timeline,
+    groups: &[(usize, &[GpuOp])],
+    syncs: &[SyncCall],
+    nvtx: &NvtxIndex,
+    cfg: &GapConfig,
+) -> Vec<DeviceOut> {
     let keep_gaps = cfg.keep_gaps || cfg.nvtx.is_some();
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(groups.len())
         .max(1);
-    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, &syncs, cfg, keep_gaps);
+    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, syncs, nvtx, cfg, keep_gaps);
     if threads == 1 {
         return groups.iter().map(one).collect();
     }
@@ -189,19 +197,27 @@ fn merge_devices(outs: Vec<DeviceOut>, cfg: &GapConfig) -> Merged {
 }
 
 /// The heap's gaps, longest first, with the ops around them.
-fn top_gaps(tl: &Timeline, ops: &[GpuOp], heap: BinaryHeap<TopEntry>) -> Vec<TopGap> {
+fn top_gaps(
+    tl: &Timeline,
+    ops: &[GpuOp],
+    syncs: &[SyncCall],
+    nvtx: &NvtxIndex,
+    heap: BinaryHeap<TopEntry>,
+) -> Vec<TopGap> {
     heap.into_sorted_vec()
         .into_iter()
         .map(
             |std::cmp::Reverse((d, std::cmp::Reverse((pid, device, start)), b, a, c))| {
                 let after = &ops[a];
+                let class = GapClass::ALL[c];
+                let (host, context) = describe(tl, syncs, nvtx, class, after, start, start + d);
                 TopGap {
                     pid,
                     device,
                     start_ns: start,
                     end_ns: start + d,
                     duration_ns: d,
-                    class: GapClass::ALL[c],
+                    class,
                     before: op_ref(tl, &ops[b]),
                     after: op_ref(tl, after),
                     api: tl.api_of(after).map(|x| ApiRef {
@@ -210,6 +226,8 @@ fn top_gaps(tl: &Timeline, ops: &[GpuOp], heap: BinaryHeap<TopEntry>) -> Vec<Top
                         start_ns: x.start_ns,
                         end_ns: x.end_ns,
                     }),
+                    host,
+                    nvtx: context,
                 }
             },
         )

@@ -1,36 +1,57 @@
 //! Why the GPU idled: the classes of an idle gap and the rules that assign
 //! them ([`classify`], documented in `docs/gaps.md`).
 
-use crate::nsys::{ApiCall, SyncCall};
+use crate::nsys::{ApiCall, SyncCall, NO_TID};
 use serde::{Deserialize, Serialize};
 
 /// The reason a gap happened, judged from the GPU op that ends it and the API
-/// call that launched that op.
+/// call that launched that op. Each class names its fix ([`GapClass::fix`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GapClass {
     /// The launch call started after the GPU went idle: the CPU could not keep up.
     HostBound,
-    /// The launch call started before the idle began but returned after it.
+    /// The launch call itself lasted most of the gap (or had started before
+    /// it and returned after it): lazy module loading, JIT, a slow driver call.
     LaunchInFlight,
     /// The work was already queued and the gap is below the launch-latency threshold.
     LaunchLatency,
-    /// The work was already queued yet the GPU idled: stream/event waits, cross-stream dependencies.
+    /// The work was already queued yet the GPU idled, with evidence of a
+    /// dependency (a `cudaStreamWaitEvent`, or the op before on another stream).
     QueuedDependency,
-    /// The host was blocked in a synchronisation call over the gap.
+    /// A queued copy or memset on the stream of the op before, with no
+    /// dependency in sight: copy-engine scheduling.
+    CopyScheduling,
+    /// The launching thread was blocked in a synchronisation call over the gap.
     Synchronization,
+    /// Host-bound, but after a sync drained the queue and before the host
+    /// got ahead again: the sync's cost, not the host's.
+    SyncDrain,
+    /// The host was staging a copy from or to pageable memory over the gap.
+    PageableCopy,
     /// No API row explains the op: graph replay, device-side launch, trimmed export.
     Unattributed,
 }
 
+/// A launch call lasting at least this many `--latency` (50 µs by default;
+/// a `cudaLaunchKernel` takes 2-10 µs) that covers most of a gap is a slow
+/// launch call (lazy module loading, JIT).
+pub const SLOW_CALL_LATENCIES: i64 = 10;
+
+/// Number of [`GapClass`]es.
+pub const N_CLASSES: usize = 9;
+
 impl GapClass {
     /// All classes in display order.
-    pub const ALL: [GapClass; 6] = [
+    pub const ALL: [GapClass; N_CLASSES] = [
         GapClass::HostBound,
         GapClass::LaunchInFlight,
         GapClass::LaunchLatency,
         GapClass::QueuedDependency,
+        GapClass::CopyScheduling,
         GapClass::Synchronization,
+        GapClass::SyncDrain,
+        GapClass::PageableCopy,
         GapClass::Unattributed,
     ];
 
@@ -41,7 +62,10 @@ impl GapClass {
             GapClass::LaunchInFlight => "launch_in_flight",
             GapClass::LaunchLatency => "launch_latency",
             GapClass::QueuedDependency => "queued_dependency",
+            GapClass::CopyScheduling => "copy_scheduling",
             GapClass::Synchronization => "synchronization",
+            GapClass::SyncDrain => "sync_drain",
+            GapClass::PageableCopy => "pageable_copy",
             GapClass::Unattributed => "unattributed",
         }
     }
@@ -50,84 +74,176 @@ impl GapClass {
     pub fn label(self) -> &'static str {
         match self {
             GapClass::HostBound => "host-bound",
-            GapClass::LaunchInFlight => "launch in flight",
+            GapClass::LaunchInFlight => "slow launch call",
             GapClass::LaunchLatency => "launch latency",
             GapClass::QueuedDependency => "queued/dependency",
+            GapClass::CopyScheduling => "copy-engine scheduling",
             GapClass::Synchronization => "synchronisation",
+            GapClass::SyncDrain => "after a sync (queue drained)",
+            GapClass::PageableCopy => "pageable-copy staging",
             GapClass::Unattributed => "unattributed",
         }
     }
-}
 
-/// Why the GPU idled over `[g0, g1)`, judged from `next` (the op whose start
-/// ends the gap) and its launching call `api` (`blocking`: the call is a
-/// blocking copy such as `cudaMemcpy`):
-///
-/// 1. no API row → unattributed (graph replay, device-side launch, trimmed export);
-/// 2. the call started at or after `g0` (the GPU was idle before the host
-///    even asked): synchronisation if the host spent that lateness blocked —
-///    the process's latest sync call starting before the launch call
-///    overlaps `[g0, call start)` and the host time between the sync's end
-///    and the launch call is at most `max(latency_ns, time in the sync)` —
-///    else host-bound (the host was busy elsewhere, e.g. `cudaMalloc` after a
-///    sync);
-/// 3. the call started before `g0` and returned after it → synchronisation
-///    when the call is a blocking copy (it waited for earlier work: an
-///    implicit sync), else launch in flight;
-/// 4. the call had returned by `g0` (work queued, GPU idle anyway) → launch
-///    latency when the gap is shorter than `latency_ns`, else
-///    queued/dependency.
-pub fn classify(
-    g0: i64,
-    g1: i64,
-    api: Option<&ApiCall>,
-    blocking: bool,
-    syncs: &[SyncCall],
-    latency_ns: i64,
-) -> GapClass {
-    let Some(a) = api else {
-        return GapClass::Unattributed;
-    };
-    if a.start_ns >= g0 {
-        // syncs: merged per process, sorted by (pid, start), disjoint: the
-        // latest one starting strictly before the launch call is the only one
-        // that can cover the end of the host's lateness [g0, a.start). Not
-        // "at or before": a blocking copy (`cudaMemcpy`) is itself in `syncs`
-        // and would hide the `cudaDeviceSynchronize` that returned just
-        // before it, while covering nothing of [g0, a.start) itself.
-        let j = syncs.partition_point(|s| (s.pid, s.start_ns) < (a.pid, a.start_ns));
-        let blocked = j > 0 && {
-            let s = &syncs[j - 1];
-            let in_sync = overlap(s.start_ns, s.end_ns, g0, a.start_ns);
-            let after_sync = a.start_ns - s.end_ns;
-            s.pid == a.pid && in_sync > 0 && after_sync <= latency_ns.max(in_sync)
-        };
-        if blocked {
-            GapClass::Synchronization
-        } else {
-            GapClass::HostBound
+    /// What to do about it, in a few words.
+    pub fn fix(self) -> &'static str {
+        match self {
+            GapClass::HostBound => "feed the GPU faster (see what the host did)",
+            GapClass::LaunchInFlight => {
+                "warm up, or set CUDA_MODULE_LOADING=EAGER (lazy module loading / JIT in the launch)"
+            }
+            GapClass::LaunchLatency => "fewer, larger kernels or CUDA graphs",
+            GapClass::QueuedDependency => "overlap the dependency (more streams, earlier events)",
+            GapClass::CopyScheduling => "batch small copies, or use pinned async copies",
+            GapClass::Synchronization => "remove or defer the sync",
+            GapClass::SyncDrain => {
+                "remove the sync that drained the queue (the host then runs ahead of the GPU)"
+            }
+            GapClass::PageableCopy => "pin the host buffer (cudaHostAlloc / pin_memory)",
+            GapClass::Unattributed => "trace the launches (`--trace=cuda`, the whole run)",
         }
-    } else if a.end_ns > g0 {
-        if blocking {
-            GapClass::Synchronization
-        } else {
-            GapClass::LaunchInFlight
-        }
-    } else if g1 - g0 < latency_ns {
-        GapClass::LaunchLatency
-    } else {
-        GapClass::QueuedDependency
     }
 }
 
-/// Merges each process's sync intervals so that ends are monotonic within a
-/// process (needed by [`classify`]'s binary search).
+/// What the gap-ending op brings to [`classify`].
+#[derive(Debug, Clone, Copy)]
+pub struct NextOp<'a> {
+    /// The call that launched the op, if in the export.
+    pub api: Option<&'a ApiCall>,
+    /// The call is a blocking copy (`cudaMemcpy`).
+    pub blocking: bool,
+    /// The op is a memcpy from or to pageable host memory.
+    pub pageable: bool,
+    /// The op is a memcpy or memset.
+    pub copy: bool,
+    /// The op before the gap ran on another stream (a cross-stream dependency is possible).
+    pub cross_stream: bool,
+    /// Start of the call that launched the op before the gap, when known.
+    pub before_call_ns: Option<i64>,
+}
+
+/// The host-side rows [`classify`] looks up, and the threshold.
+#[derive(Debug, Clone, Copy)]
+pub struct Evidence<'a> {
+    /// Sync intervals merged per (pid, tid) by [`merge_syncs`], sorted.
+    pub syncs: &'a [SyncCall],
+    /// `cudaStreamWaitEvent` calls as (pid, start), sorted.
+    pub waits: &'a [(u32, i64)],
+    /// Queued gaps shorter than this are launch latency, ns.
+    pub latency_ns: i64,
+}
+
+/// Why the GPU idled over `[g0, g1)`, judged from `next` (the op whose start
+/// ends the gap, and its launching call `a`). Rules, top to bottom:
+///
+/// 1. no API row → unattributed (graph replay, device-side launch, trimmed export);
+/// 2. `a` started at or after `g0` (the GPU was idle before the host asked):
+///    the latest sync of the *launching thread* that started before `a`
+///    explains the gap when it overlaps `[g0, a.start)` and the host time
+///    between its end and `a` is at most `max(latency_ns, time in the sync)`:
+///    pageable-copy staging when that sync is a pageable blocking copy, else
+///    synchronisation. Otherwise, when `a` itself covers more than half the
+///    gap, the call is the cause: pageable-copy staging for a pageable copy,
+///    a slow launch call when it lasted at least [`SLOW_CALL_LATENCIES`] ×
+///    `latency_ns`. Otherwise host-bound;
+/// 3. `a` started before `g0` and returned after it → a blocking copy
+///    waited for earlier work (pageable-copy staging when pageable, else
+///    synchronisation); any other call: a slow launch call when it lasted at
+///    least [`SLOW_CALL_LATENCIES`] × `latency_ns`, else host-bound (launch
+///    overhead: the host issues one launch at a time);
+/// 4. `a` had returned by `g0` (work queued, GPU idle anyway) → launch
+///    latency below `latency_ns`; else queued/dependency when there is
+///    evidence of a dependency (the op before ran on another stream, or a
+///    `cudaStreamWaitEvent` in the process between the two launches);
+///    without evidence a copy or memset is copy-engine scheduling, a kernel
+///    queued/dependency.
+pub fn classify(g0: i64, g1: i64, next: &NextOp, ev: &Evidence) -> GapClass {
+    let Some(a) = next.api else {
+        return GapClass::Unattributed;
+    };
+    if a.start_ns >= g0 {
+        if let Some(s) = blocking_sync(ev, a, g0) {
+            return if s.pageable {
+                GapClass::PageableCopy
+            } else {
+                GapClass::Synchronization
+            };
+        }
+        if 2 * overlap(a.start_ns, a.end_ns, g0, g1) > g1 - g0 {
+            if next.pageable {
+                return GapClass::PageableCopy;
+            }
+            // A launch of ordinary cost covering a short gap is launch
+            // overhead (host-bound); only an unusually long call is slow.
+            if a.end_ns - a.start_ns >= SLOW_CALL_LATENCIES * ev.latency_ns {
+                return GapClass::LaunchInFlight;
+            }
+        }
+        GapClass::HostBound
+    } else if a.end_ns > g0 {
+        match (next.blocking, next.pageable) {
+            (true, true) => GapClass::PageableCopy,
+            (true, false) => GapClass::Synchronization,
+            _ if a.end_ns - a.start_ns >= SLOW_CALL_LATENCIES * ev.latency_ns => {
+                GapClass::LaunchInFlight
+            }
+            // An ordinary launch still running when the GPU ran dry: the
+            // host issues work no faster than one launch at a time.
+            _ => GapClass::HostBound,
+        }
+    } else if g1 - g0 < ev.latency_ns {
+        GapClass::LaunchLatency
+    } else if next.cross_stream || waited(ev, a, next.before_call_ns) || !next.copy {
+        GapClass::QueuedDependency
+    } else {
+        GapClass::CopyScheduling
+    }
+}
+
+/// True when the process called `cudaStreamWaitEvent` between the launch of
+/// the op before the gap (`from`, when known) and `a`.
+fn waited(ev: &Evidence, a: &ApiCall, from: Option<i64>) -> bool {
+    let from = from.unwrap_or(i64::MIN);
+    let i = ev.waits.partition_point(|w| *w < (a.pid, from));
+    ev.waits
+        .get(i)
+        .is_some_and(|w| w.0 == a.pid && w.1 <= a.start_ns)
+}
+
+/// The sync that kept the launching thread of `a` blocked over the start of
+/// the gap (see [`classify`] rule 2): the thread's own syncs, then the
+/// process's syncs of unknown thread.
+pub fn blocking_sync<'s>(ev: &Evidence<'s>, a: &ApiCall, g0: i64) -> Option<&'s SyncCall> {
+    [a.tid, NO_TID].into_iter().find_map(|tid| {
+        // Merged per (pid, tid), sorted by (pid, tid, start), disjoint: the
+        // latest one starting strictly before the launch call is the only
+        // one that can cover the end of the host's lateness [g0, a.start).
+        // Not "at or before": a blocking copy (`cudaMemcpy`) is itself a
+        // sync and would hide the `cudaDeviceSynchronize` that returned just
+        // before it, while covering nothing of [g0, a.start) itself.
+        let j = ev
+            .syncs
+            .partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, tid, a.start_ns));
+        let s = ev.syncs.get(j.checked_sub(1)?)?;
+        let in_sync = overlap(s.start_ns, s.end_ns, g0, a.start_ns);
+        let after_sync = a.start_ns - s.end_ns;
+        (s.pid == a.pid && s.tid == tid && in_sync > 0 && after_sync <= ev.latency_ns.max(in_sync))
+            .then_some(s)
+    })
+}
+
+/// Merges each thread's sync intervals (sorted by (pid, tid, start)) so that
+/// ends are monotonic within a thread (needed by [`classify`]'s binary
+/// search). Overlaps on one thread are nested rows of one call
+/// (`cudaMemcpy` around `cudaMemcpy_v3020`): the merged interval is
+/// pageable when either is.
 pub fn merge_syncs(syncs: &[SyncCall]) -> Vec<SyncCall> {
     let mut out: Vec<SyncCall> = Vec::with_capacity(syncs.len());
     for s in syncs {
         match out.last_mut() {
-            Some(l) if l.pid == s.pid && s.start_ns <= l.end_ns => {
-                l.end_ns = l.end_ns.max(s.end_ns)
+            Some(l) if (l.pid, l.tid) == (s.pid, s.tid) && s.start_ns <= l.end_ns => {
+                l.end_ns = l.end_ns.max(s.end_ns);
+                l.pageable |= s.pageable;
             }
             _ => out.push(*s),
         }
@@ -143,6 +259,7 @@ pub(crate) fn overlap(a0: i64, a1: i64, b0: i64, b1: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::nsys::NameRef;
 
     fn api(start: i64, end: i64) -> ApiCall {
         ApiCall {
@@ -151,75 +268,183 @@ mod tests {
             pid: 1,
             tid: 1,
             correlation_id: 1,
-            name: crate::nsys::NameRef(0),
+            name: NameRef(0),
+        }
+    }
+
+    fn sync(pid: u32, tid: u32, start: i64, end: i64) -> SyncCall {
+        SyncCall {
+            pid,
+            tid,
+            start_ns: start,
+            end_ns: end,
+            correlation_id: 0,
+            pageable: false,
+            name: NameRef(0),
+        }
+    }
+
+    fn next(a: Option<&ApiCall>) -> NextOp<'_> {
+        NextOp {
+            api: a,
+            blocking: false,
+            pageable: false,
+            copy: false,
+            cross_stream: false,
+            before_call_ns: None,
+        }
+    }
+
+    fn ev(syncs: &[SyncCall]) -> Evidence<'_> {
+        Evidence {
+            syncs,
+            waits: &[],
+            latency_ns: 5,
         }
     }
 
     #[test]
     fn classes_follow_the_documented_rules() {
-        // Gap [100, 200); a sync from 50 to 150 (the host was blocked for 50
-        // ns of the gap).
-        let sync = [SyncCall {
-            pid: 1,
-            start_ns: 50,
-            end_ns: 150,
-        }];
+        // Gap [100, 200); a sync on the launching thread from 50 to 150 (the
+        // host was blocked for 50 ns of the gap).
+        let s = [sync(1, 1, 50, 150)];
+        let c = |a: ApiCall, syncs: &[SyncCall]| classify(100, 200, &next(Some(&a)), &ev(syncs));
         assert_eq!(
-            classify(100, 200, None, false, &[], 5),
+            classify(100, 200, &next(None), &ev(&[])),
             GapClass::Unattributed
         );
-        assert_eq!(
-            classify(100, 200, Some(&api(120, 130)), false, &[], 5),
-            GapClass::HostBound
-        );
+        assert_eq!(c(api(120, 130), &[]), GapClass::HostBound);
         // Launch 10 ns after the sync returned: 10 <= max(5, 50 in sync).
-        assert_eq!(
-            classify(100, 200, Some(&api(160, 170)), false, &sync, 5),
-            GapClass::Synchronization
-        );
+        assert_eq!(c(api(160, 170), &s), GapClass::Synchronization);
         // Launch 60 ns after the sync returned: the host was busy elsewhere
         // for longer than it was blocked (60 > max(5, 50)).
-        assert_eq!(
-            classify(100, 200, Some(&api(210, 220)), false, &sync, 5),
-            GapClass::HostBound
-        );
+        assert_eq!(c(api(210, 220), &s), GapClass::HostBound);
         // A sync that ended before the gap began explains nothing.
-        let early = [SyncCall {
-            pid: 1,
-            start_ns: 50,
-            end_ns: 99,
-        }];
+        assert_eq!(c(api(101, 110), &[sync(1, 1, 50, 99)]), GapClass::HostBound);
+        // Another process's or another thread's sync explains nothing (the
+        // NCCL watchdog thread's syncs do not block the launching thread).
         assert_eq!(
-            classify(100, 200, Some(&api(101, 110)), false, &early, 5),
-            GapClass::HostBound
-        );
-        // Another process's sync explains nothing.
-        let other = [SyncCall {
-            pid: 2,
-            start_ns: 50,
-            end_ns: 150,
-        }];
-        assert_eq!(
-            classify(100, 200, Some(&api(160, 170)), false, &other, 5),
+            c(api(160, 170), &[sync(2, 1, 50, 150)]),
             GapClass::HostBound
         );
         assert_eq!(
-            classify(100, 200, Some(&api(90, 130)), false, &sync, 5),
-            GapClass::LaunchInFlight
+            c(api(160, 170), &[sync(1, 2, 50, 150)]),
+            GapClass::HostBound
         );
-        // The same call as a blocking cudaMemcpy: it waited for earlier work.
+        // A sync row of unknown thread still counts for its process.
         assert_eq!(
-            classify(100, 200, Some(&api(90, 130)), true, &sync, 5),
+            c(api(160, 170), &[sync(1, NO_TID, 50, 150)]),
             GapClass::Synchronization
         );
+        // A call in flight over g0: slow when it lasts 10 x 5 ns or more,
+        // else ordinary launch overhead (host-bound).
+        assert_eq!(c(api(90, 140), &s), GapClass::LaunchInFlight);
+        assert_eq!(c(api(90, 130), &s), GapClass::HostBound);
+        // The same call as a blocking cudaMemcpy: it waited for earlier work.
+        let a = api(90, 130);
+        let blocking = NextOp {
+            blocking: true,
+            ..next(Some(&a))
+        };
         assert_eq!(
-            classify(100, 200, Some(&api(10, 20)), false, &sync, 5),
-            GapClass::QueuedDependency
+            classify(100, 200, &blocking, &ev(&s)),
+            GapClass::Synchronization
         );
+        let pageable = NextOp {
+            pageable: true,
+            ..blocking
+        };
         assert_eq!(
-            classify(100, 104, Some(&api(10, 20)), false, &[], 5),
+            classify(100, 200, &pageable, &ev(&s)),
+            GapClass::PageableCopy
+        );
+        // Queued work.
+        assert_eq!(c(api(10, 20), &s), GapClass::QueuedDependency);
+        let a = api(10, 20);
+        assert_eq!(
+            classify(100, 104, &next(Some(&a)), &ev(&[])),
             GapClass::LaunchLatency
         );
+    }
+
+    #[test]
+    fn a_call_covering_most_of_the_gap_is_the_cause() {
+        // Gap [100, 200): a launch call 110..195 covers 85 of 100 ns.
+        let a = api(110, 195);
+        assert_eq!(
+            classify(100, 200, &next(Some(&a)), &ev(&[])),
+            GapClass::LaunchInFlight
+        );
+        // The same as a pageable copy: the host staged the data.
+        let p = NextOp {
+            pageable: true,
+            blocking: true,
+            ..next(Some(&a))
+        };
+        assert_eq!(classify(100, 200, &p, &ev(&[])), GapClass::PageableCopy);
+        // A call of ordinary cost (20 ns < 10 x 5 ns) covering 20 of 25 ns
+        // is launch overhead: host-bound.
+        let a = api(105, 125);
+        assert_eq!(
+            classify(100, 125, &next(Some(&a)), &ev(&[])),
+            GapClass::HostBound
+        );
+        // A call covering 40 of 100 ns: the host was busy before it.
+        let a = api(160, 240);
+        assert_eq!(
+            classify(100, 200, &next(Some(&a)), &ev(&[])),
+            GapClass::HostBound
+        );
+    }
+
+    #[test]
+    fn a_pageable_copy_before_the_launch_is_staging() {
+        // A DtoH cudaMemcpy from pageable memory 50..150 (its copy ended at
+        // 100, the host copied out of the staging buffer until 150), then a
+        // launch at 155.
+        let mut s = sync(1, 1, 50, 150);
+        s.pageable = true;
+        let a = api(155, 160);
+        assert_eq!(
+            classify(100, 200, &next(Some(&a)), &ev(&[s])),
+            GapClass::PageableCopy
+        );
+    }
+
+    #[test]
+    fn queued_copies_need_evidence_of_a_dependency() {
+        let a = api(10, 20);
+        let copy = NextOp {
+            copy: true,
+            before_call_ns: Some(5),
+            ..next(Some(&a))
+        };
+        assert_eq!(
+            classify(100, 200, &copy, &ev(&[])),
+            GapClass::CopyScheduling
+        );
+        let other_stream = NextOp {
+            cross_stream: true,
+            ..copy
+        };
+        assert_eq!(
+            classify(100, 200, &other_stream, &ev(&[])),
+            GapClass::QueuedDependency
+        );
+        // A cudaStreamWaitEvent at 12, between the two launches (5 and 10..20).
+        let waits = [(1, 8)];
+        let e = Evidence {
+            waits: &waits,
+            ..ev(&[])
+        };
+        assert_eq!(classify(100, 200, &copy, &e), GapClass::QueuedDependency);
+        // One before the earlier launch is no evidence.
+        let waits = [(1, 2)];
+        let e = Evidence {
+            waits: &waits,
+            ..ev(&[])
+        };
+        assert_eq!(classify(100, 200, &copy, &e), GapClass::CopyScheduling);
     }
 
     #[test]
@@ -229,29 +454,29 @@ mod tests {
         // is [900, 1500). The host was blocked in the sync for 100 ns of the
         // gap and called the copy 1 ns after the sync returned (1 <= max(5000,
         // 100)): synchronisation. The copy is itself a sync interval (it
-        // blocks); it must not hide the earlier sync (it used to: the gap
-        // read as host-bound).
-        let syncs = merge_syncs(&[
-            SyncCall {
-                pid: 1,
-                start_ns: 30,
-                end_ns: 1000,
-            },
-            SyncCall {
-                pid: 1,
-                start_ns: 1001,
-                end_ns: 1600,
-            },
-        ]);
+        // blocks); it must not hide the earlier sync.
+        let syncs = merge_syncs(&[sync(1, 1, 30, 1000), sync(1, 1, 1001, 1600)]);
         assert_eq!(syncs.len(), 2);
+        let a = api(1001, 1600);
+        let n = NextOp {
+            blocking: true,
+            ..next(Some(&a))
+        };
+        let e = |s| Evidence {
+            syncs: s,
+            waits: &[],
+            latency_ns: 5000,
+        };
         assert_eq!(
-            classify(900, 1500, Some(&api(1001, 1600)), true, &syncs, 5000),
+            classify(900, 1500, &n, &e(&syncs)),
             GapClass::Synchronization
         );
         // Without the earlier sync the same copy is host-bound: the host
-        // called it 101 ns after the GPU went idle and was not blocked.
+        // called it 101 ns after the GPU went idle and was not blocked; the
+        // call covers 499 of 600 ns but lasts 599 ns, far below 10 x 5 us:
+        // ordinary call cost, not a slow call.
         assert_eq!(
-            classify(900, 1500, Some(&api(1001, 1600)), true, &syncs[1..], 5000),
+            classify(900, 1500, &n, &e(&syncs[1..])),
             GapClass::HostBound
         );
     }

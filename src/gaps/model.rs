@@ -1,14 +1,15 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/1`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/2`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
+use super::class::N_CLASSES;
 use super::GapClass;
 use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.gaps/1";
+pub const SCHEMA: &str = "rooftrace.gaps/2";
 
 /// Count and total duration of the gaps of one class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -22,7 +23,7 @@ pub struct ClassTotal {
 /// Per-class totals, indexed in [`GapClass::ALL`] order; serialised as an
 /// object keyed by [`GapClass::key`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClassTotals(pub [ClassTotal; 6]);
+pub struct ClassTotals(pub [ClassTotal; N_CLASSES]);
 
 impl ClassTotals {
     /// Adds one gap.
@@ -53,7 +54,7 @@ impl ClassTotals {
 
 impl Serialize for ClassTotals {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(6))?;
+        let mut m = s.serialize_map(Some(N_CLASSES))?;
         for c in GapClass::ALL {
             m.serialize_entry(c.key(), &self.get(c))?;
         }
@@ -78,6 +79,16 @@ pub struct DeviceGaps {
     pub busy_ns: i64,
     /// Union of kernels (and graph rows) only, ns.
     pub kernel_busy_ns: i64,
+    /// Union of memcpys only, ns.
+    pub copy_busy_ns: i64,
+    /// Union of memsets only, ns.
+    pub memset_busy_ns: i64,
+    /// Union of communication kernels (NCCL, NVSHMEM: by name), ns; part of
+    /// `kernel_busy_ns`.
+    pub comm_busy_ns: i64,
+    /// Time when communication kernels and other kernels (or graph rows)
+    /// ran at once: `comm ∪ + compute ∪ − (comm ∪ compute) ∪`, ns.
+    pub comm_compute_overlap_ns: i64,
     /// `span_ns - busy_ns`; equals the sum of the class totals.
     pub idle_ns: i64,
     /// Number of gaps (all of them, whatever `--min-gap`).
@@ -92,6 +103,9 @@ pub struct DeviceGaps {
     pub graphs: u64,
     /// Gap count and time per class.
     pub classes: ClassTotals,
+    /// The host-bound gaps by what the launching thread did meanwhile;
+    /// sums to `classes.host_bound`.
+    pub host_detail: super::DetailTotals,
 }
 
 /// The same view for one stream (its gaps are not device idle: another
@@ -227,6 +241,14 @@ pub struct TopGap {
     pub after: OpRef,
     /// The API call that launched `after`, if in the export.
     pub api: Option<ApiRef>,
+    /// What the host did, in words: for host-bound gaps the detail and the
+    /// call or range that covered most of the host's lateness
+    /// (`cudaMalloc_v3020 (cudaMalloc/cudaFree, 1.02 ms)`), for
+    /// synchronisation and staging the sync call, after a drained queue the
+    /// sync before it.
+    pub host: Option<String>,
+    /// The innermost NVTX range of the launching thread around the call start.
+    pub nvtx: Option<String>,
 }
 
 /// One instance of an NVTX range matching `--nvtx`.

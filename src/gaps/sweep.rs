@@ -2,10 +2,12 @@
 //! gives the busy union, every gap with its class, the histogram, the
 //! top-N heap and the per-stream view.
 
-use super::class::classify;
+use super::class::{blocking_sync, classify, Evidence, NextOp};
 use super::hist::{hist_bin, HIST_EDGES_NS};
+use super::host::{host_verdict, NvtxIndex};
 use super::model::*;
 use super::GapConfig;
+use super::{DetailTotals, GapClass};
 use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use std::collections::BinaryHeap;
 
@@ -92,6 +94,8 @@ struct StreamAcc {
     gaps: u64,
     ops: u64,
     classes: ClassTotals,
+    /// Index of the op whose end is `run_end`.
+    last: usize,
 }
 /// What one (process, device) contributes to the report.
 pub(crate) struct DeviceOut {
@@ -123,6 +127,7 @@ pub(crate) fn analyze_device(
     dev_ops: &[GpuOp],
     offset: usize,
     syncs: &[SyncCall],
+    nvtx: &NvtxIndex,
     cfg: &GapConfig,
     keep_gaps: bool,
 ) -> DeviceOut {
@@ -134,12 +139,19 @@ pub(crate) fn analyze_device(
     let mut durations = Vec::new();
     let mut hist = [(0u64, 0i64); HIST_EDGES_NS.len()];
     let mut heap = BinaryHeap::new();
+    let ev = evidence(tl, syncs, cfg);
+    let mut host_detail = DetailTotals::default();
+    let mut drain = Drain::default();
     let (busy, span_start, span_end) = sweep(dev_ops, |g| {
-        let next = &dev_ops[g.after];
-        let api = tl.api_of(next);
-        let blocking = api.is_some_and(|a| tl.is_blocking(a));
-        let class = classify(g.start, g.end, api, blocking, syncs, cfg.launch_latency_ns);
+        let next = next_op(tl, &dev_ops[g.before], &dev_ops[g.after]);
+        let mut class = classify(g.start, g.end, &next, &ev);
         let d = g.end - g.start;
+        class = drain.attribute(class, &g, &next, &ev);
+        if let (GapClass::HostBound, Some(a)) = (class, next.api) {
+            let call = dev_ops[g.after].api;
+            let v = host_verdict(tl, syncs, nvtx, call, g.start, a.end_ns.min(g.end));
+            host_detail.add(v.detail, d);
+        }
         classes.add(class, d);
         gap_count += 1;
         if keep_gaps {
@@ -167,6 +179,8 @@ pub(crate) fn analyze_device(
         }
     });
     let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
+    let comm = union_of(dev_ops, |o| tl.is_comm(o));
+    let kbusy = union_of(dev_ops, kernel_like);
     let mut by_kind = [0u64; 4];
     for o in dev_ops {
         by_kind[o.kind as usize] += 1;
@@ -179,7 +193,15 @@ pub(crate) fn analyze_device(
             end_ns: span_end,
             span_ns: span_end - span_start,
             busy_ns: busy,
-            kernel_busy_ns: union_of(dev_ops, kernel_like),
+            kernel_busy_ns: kbusy,
+            copy_busy_ns: union_of(dev_ops, |o| o.kind == OpKind::Memcpy),
+            memset_busy_ns: union_of(dev_ops, |o| o.kind == OpKind::Memset),
+            comm_busy_ns: comm,
+            comm_compute_overlap_ns: if comm > 0 {
+                comm + union_of(dev_ops, |o| kernel_like(o) && !tl.is_comm(o)) - kbusy
+            } else {
+                0
+            },
             idle_ns: span_end - span_start - busy,
             gap_count,
             kernels: by_kind[OpKind::Kernel as usize],
@@ -187,8 +209,9 @@ pub(crate) fn analyze_device(
             memsets: by_kind[OpKind::Memset as usize],
             graphs: by_kind[OpKind::Graph as usize],
             classes,
+            host_detail,
         },
-        streams: stream_view(tl, dev_ops, syncs, cfg),
+        streams: stream_view(tl, dev_ops, &ev),
         detail: keep_detail.then(|| DeviceDetail {
             pid,
             device,
@@ -226,16 +249,83 @@ pub(crate) fn op_ref(tl: &Timeline, op: &GpuOp) -> OpRef {
     }
 }
 
+/// Which host-bound gaps a sync caused: a sync (or blocking copy) that
+/// drained the queue held the host for `budget_ns`, the GPU work that was
+/// queued; the host-bound gaps after it are the sync's cost while they fit
+/// in that budget and the host has not got ahead again (a busy run of more
+/// than one op, or a queued gap).
+#[derive(Default)]
+struct Drain {
+    budget_ns: i64,
+    /// Index of the op after the previous gap.
+    prev_after: usize,
+}
+
+impl Drain {
+    /// The class of gap `g`, given the class `c` from [`classify`].
+    fn attribute(&mut self, c: GapClass, g: &RawGap, next: &NextOp, ev: &Evidence) -> GapClass {
+        let d = g.end - g.start;
+        if g.after - self.prev_after > 1 {
+            self.budget_ns = 0; // the host got ahead: several ops queued in one run
+        }
+        self.prev_after = g.after;
+        match (c, next.api) {
+            (GapClass::Synchronization | GapClass::PageableCopy, Some(a)) => {
+                self.budget_ns = match blocking_sync(ev, a, g.start) {
+                    Some(s) => s.end_ns.min(g.start) - s.start_ns,
+                    None => g.start - a.start_ns, // a blocking copy waiting over g0
+                }
+                .max(0);
+                c
+            }
+            (GapClass::HostBound, _) if d <= self.budget_ns => {
+                self.budget_ns -= d;
+                GapClass::SyncDrain
+            }
+            (GapClass::HostBound, _) => {
+                self.budget_ns = 0;
+                c
+            }
+            (
+                GapClass::LaunchLatency | GapClass::QueuedDependency | GapClass::CopyScheduling,
+                _,
+            ) => {
+                self.budget_ns = 0;
+                c
+            }
+            _ => c,
+        }
+    }
+}
+
+/// The host rows [`classify`] consults.
+fn evidence<'a>(tl: &'a Timeline, syncs: &'a [SyncCall], cfg: &GapConfig) -> Evidence<'a> {
+    Evidence {
+        syncs,
+        waits: &tl.waits,
+        latency_ns: cfg.launch_latency_ns,
+    }
+}
+
+/// What [`classify`] needs to know of the op `next` that ends a gap and
+/// the op `before` whose end began it.
+pub(crate) fn next_op<'a>(tl: &'a Timeline, before: &GpuOp, next: &GpuOp) -> NextOp<'a> {
+    let api = tl.api_of(next);
+    NextOp {
+        api,
+        blocking: api.is_some_and(|a| tl.is_blocking(a)),
+        pageable: next.is_pageable(),
+        copy: matches!(next.kind, OpKind::Memcpy | OpKind::Memset),
+        cross_stream: before.stream != next.stream,
+        before_call_ns: tl.api_of(before).map(|a| a.start_ns),
+    }
+}
+
 /// The per-stream sweep over one device's ops (sorted by start).
-fn stream_view(
-    tl: &Timeline,
-    dev_ops: &[GpuOp],
-    syncs: &[SyncCall],
-    cfg: &GapConfig,
-) -> Vec<StreamGaps> {
+fn stream_view(tl: &Timeline, dev_ops: &[GpuOp], ev: &Evidence) -> Vec<StreamGaps> {
     // Sorted by stream id; few streams, so a binary search beats hashing.
     let mut acc: Vec<(u32, StreamAcc)> = Vec::new();
-    for op in dev_ops {
+    for (i, op) in dev_ops.iter().enumerate() {
         let k = match acc.binary_search_by_key(&op.stream, |a| a.0) {
             Ok(k) => k,
             Err(k) => {
@@ -243,6 +333,7 @@ fn stream_view(
                     start: op.start_ns,
                     run_start: op.start_ns,
                     run_end: op.end_ns,
+                    last: i,
                     ..StreamAcc::default()
                 };
                 acc.insert(k, (op.stream, fresh));
@@ -254,15 +345,15 @@ fn stream_view(
         if op.start_ns > s.run_end {
             let (g0, g1) = (s.run_end, op.start_ns);
             s.busy += s.run_end - s.run_start;
-            let api = tl.api_of(op);
-            let blocking = api.is_some_and(|a| tl.is_blocking(a));
-            let class = classify(g0, g1, api, blocking, syncs, cfg.launch_latency_ns);
+            let class = classify(g0, g1, &next_op(tl, &dev_ops[s.last], op), ev);
             s.classes.add(class, g1 - g0);
             s.gaps += 1;
             s.run_start = op.start_ns;
             s.run_end = op.end_ns;
+            s.last = i;
         } else if op.end_ns > s.run_end {
             s.run_end = op.end_ns;
+            s.last = i;
         }
     }
     let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);

@@ -19,6 +19,25 @@ pub enum Slot {
     Peak(Peak),
     /// `device__attribute_display_name` (text).
     DeviceName,
+    /// A theoretical peak printed as FLOP per cycle (2 per FMA) by ncu's
+    /// roofline-chart body items; stored halved as the FMA peak.
+    PeakOps(Peak),
+    /// A fact about the device, for telling which GPU ran the profile.
+    Device(DeviceAttr),
+}
+
+/// Device facts read as hints for choosing the roofs (never analysed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceAttr {
+    /// `device__attribute_multiprocessor_count`, `launch__sm_count`, or the
+    /// Launch Statistics label `# SMs`.
+    SmCount,
+    /// `device__attribute_l2_cache_size`, bytes.
+    L2Bytes,
+    /// `device__attribute_max_mem_frequency_khz`, kHz.
+    MemClockKhz,
+    /// The Speed Of Light labels `Memory Frequency` / `DRAM Frequency`, 1/s.
+    MemClock,
 }
 
 /// A tensor op counter: its path, output dtype and sparsity split.
@@ -110,10 +129,53 @@ pub enum Scalar {
     Hmul,
     /// `..._op_hfma_pred_on.sum`.
     Hfma,
+    /// `dram__bytes.sum.per_second`, byte/s.
+    DramBytesPerSecond,
+    /// `Memory Throughput` display label of the Memory Workload Analysis
+    /// section (the same quantity as `dram__bytes.sum.per_second`), byte/s.
+    MemThroughputLabel,
+    /// DRAM throughput in percent of peak: `dram__throughput.avg.pct_of_peak_sustained_elapsed`,
+    /// `gpu__dram_throughput...`, or the Speed Of Light labels `DRAM Throughput`
+    /// / `SOL FB`, %.
+    DramPercentOfPeak,
+    /// `lts__t_sectors_op_read.sum`, sectors.
+    L2SectorsRead,
+    /// `lts__t_sectors_op_write.sum`, sectors.
+    L2SectorsWrite,
+    /// `lts__t_sectors_op_atom.sum`, sectors.
+    L2SectorsAtom,
+    /// `lts__t_sectors_op_red.sum`, sectors.
+    L2SectorsRed,
+    /// `*__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed`
+    /// (ncu's roofline sections), thread instructions per cycle.
+    DaddPerCycle,
+    /// `..._op_dmul_pred_on.sum.per_cycle_elapsed`.
+    DmulPerCycle,
+    /// `..._op_dfma_pred_on.sum.per_cycle_elapsed`.
+    DfmaPerCycle,
+    /// `..._op_fadd_pred_on.sum.per_cycle_elapsed`.
+    FaddPerCycle,
+    /// `..._op_fmul_pred_on.sum.per_cycle_elapsed`.
+    FmulPerCycle,
+    /// `..._op_ffma_pred_on.sum.per_cycle_elapsed`.
+    FfmaPerCycle,
+    /// `..._op_hadd_pred_on.sum.per_cycle_elapsed`.
+    HaddPerCycle,
+    /// `..._op_hmul_pred_on.sum.per_cycle_elapsed`.
+    HmulPerCycle,
+    /// `..._op_hfma_pred_on.sum.per_cycle_elapsed`.
+    HfmaPerCycle,
+    /// `Predicated-On DFMA Operations Per Cycle` of ncu's roofline-chart body
+    /// items (`--print-details all`): 2 x DFMA thread instructions per cycle.
+    DfmaOpsPerCycle,
+    /// `Predicated-On FFMA Operations Per Cycle` (2 FLOP per FFMA).
+    FfmaOpsPerCycle,
+    /// `Predicated-On HFMA Operations Per Cycle` (2 FLOP per HFMA).
+    HfmaOpsPerCycle,
 }
 
 /// Number of [`Scalar`] slots.
-pub const N_SCALARS: usize = Scalar::Hfma as usize + 1;
+pub const N_SCALARS: usize = Scalar::HfmaOpsPerCycle as usize + 1;
 
 /// What dimension a scalar must have.
 pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
@@ -128,6 +190,20 @@ pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
         | Scalar::DramBytesOpWrite
         | Scalar::L2Bytes
         | Scalar::L1Bytes => Dimension::Bytes,
+        Scalar::DramBytesPerSecond | Scalar::MemThroughputLabel => Dimension::BytesPerSecond,
+        Scalar::DramPercentOfPeak => Dimension::Percent,
+        Scalar::DaddPerCycle
+        | Scalar::DmulPerCycle
+        | Scalar::DfmaPerCycle
+        | Scalar::FaddPerCycle
+        | Scalar::FmulPerCycle
+        | Scalar::FfmaPerCycle
+        | Scalar::HaddPerCycle
+        | Scalar::HmulPerCycle
+        | Scalar::HfmaPerCycle
+        | Scalar::DfmaOpsPerCycle
+        | Scalar::FfmaOpsPerCycle
+        | Scalar::HfmaOpsPerCycle => Dimension::PerCycle,
         _ => Dimension::Count,
     }
 }
@@ -164,9 +240,7 @@ pub enum Peak {
 pub fn classify(name: &str, section: &str) -> Option<Slot> {
     use Scalar::*;
     if !name.contains("__") {
-        // Display labels: only the Speed Of Light duration is trusted.
-        let sol = section.contains("Speed Of Light") || section.starts_with("SpeedOfLight");
-        return (sol && name == "Duration").then_some(Slot::Scalar(DurationLabel));
+        return classify_label(name, section);
     }
     let scalar = match name {
         "gpu__time_duration.sum" => Some(GpuTimeDuration),
@@ -185,6 +259,13 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         "lts__t_sectors.sum" => Some(L2Sectors),
         "l1tex__t_bytes.sum" => Some(L1Bytes),
         "l1tex__t_sectors.sum" => Some(L1Sectors),
+        "dram__bytes.sum.per_second" => Some(DramBytesPerSecond),
+        "dram__throughput.avg.pct_of_peak_sustained_elapsed"
+        | "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed" => Some(DramPercentOfPeak),
+        "lts__t_sectors_op_read.sum" => Some(L2SectorsRead),
+        "lts__t_sectors_op_write.sum" => Some(L2SectorsWrite),
+        "lts__t_sectors_op_atom.sum" => Some(L2SectorsAtom),
+        "lts__t_sectors_op_red.sum" => Some(L2SectorsRed),
         _ => None,
     };
     if let Some(s) = scalar {
@@ -201,6 +282,13 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         "l1tex__t_bytes.sum.peak_sustained" => return Some(Slot::Peak(Peak::L1BytesPerCycle)),
         "l1tex__cycles_elapsed.avg.per_second" => return Some(Slot::Peak(Peak::L1Clock)),
         "device__attribute_display_name" => return Some(Slot::DeviceName),
+        "device__attribute_multiprocessor_count" | "launch__sm_count" => {
+            return Some(Slot::Device(DeviceAttr::SmCount))
+        }
+        "device__attribute_l2_cache_size" => return Some(Slot::Device(DeviceAttr::L2Bytes)),
+        "device__attribute_max_mem_frequency_khz" => {
+            return Some(Slot::Device(DeviceAttr::MemClockKhz))
+        }
         _ => {}
     }
     let unit_prefix = name
@@ -222,6 +310,7 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         };
         return match (tail, s) {
             ("", s) => Some(Slot::Scalar(s)),
+            (".per_cycle_elapsed", s) => Some(Slot::Scalar(per_cycle(s))),
             (".peak_sustained", Dfma) => Some(Slot::Peak(Peak::DfmaPerCycle)),
             (".peak_sustained", Ffma) => Some(Slot::Peak(Peak::FfmaPerCycle)),
             (".peak_sustained", Hfma) => Some(Slot::Peak(Peak::HfmaPerCycle)),
@@ -280,6 +369,99 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         return Some(Slot::TensorInst);
     }
     None
+}
+
+/// Display labels of the details page (sections other than the command-line
+/// metrics): only those whose meaning is fixed are read, and a few device
+/// facts (`# SMs`, `Memory Frequency` / `DRAM Frequency`). `Duration` of the
+/// Speed Of Light section; its DRAM percentage (`DRAM Throughput`, `SOL FB`
+/// before 2020); `Memory Throughput` of the Memory Workload Analysis section,
+/// which is `dram__bytes.sum.per_second` in byte/s (the Speed Of Light
+/// section's `Memory Throughput` is a percentage over all memory units and
+/// is not read).
+fn classify_label(name: &str, section: &str) -> Option<Slot> {
+    use Scalar::*;
+    let sol = section.contains("Speed Of Light") || section.starts_with("SpeedOfLight");
+    let mwa =
+        section.starts_with("Memory Workload Analysis") || section == "MemoryWorkloadAnalysis";
+    let chart = section.contains("Roofline Chart");
+    let s = match name {
+        "Duration" if sol && !chart => DurationLabel,
+        "DRAM Throughput" | "SOL FB" if sol && !chart => DramPercentOfPeak,
+        "Memory Throughput" if mwa => MemThroughputLabel,
+        // sm__cycles_elapsed.avg.per_second and dram__cycles_elapsed.avg.per_second
+        // under their display names (Speed Of Light and roofline charts).
+        "SM Frequency" if sol => SmCyclesPerSecond,
+        "DRAM Frequency" if chart => return Some(Slot::Peak(Peak::DramClock)),
+        // Device facts (hints for choosing the roofs).
+        "Memory Frequency" | "DRAM Frequency" if sol => {
+            return Some(Slot::Device(DeviceAttr::MemClock))
+        }
+        "# SMs" => return Some(Slot::Device(DeviceAttr::SmCount)),
+        _ if chart => return classify_chart_item(name),
+        _ => return None,
+    };
+    Some(Slot::Scalar(s))
+}
+
+/// Body items of ncu's roofline charts (`--print-details all`): achieved
+/// rates per cycle and the theoretical peaks behind the chart.
+fn classify_chart_item(name: &str) -> Option<Slot> {
+    use Scalar::*;
+    if name == "DRAM Bandwidth" {
+        // dram__bytes.sum.per_second.
+        return Some(Slot::Scalar(DramBytesPerSecond));
+    }
+    if name == "Theoretical DRAM Bytes Accessible" {
+        return Some(Slot::Peak(Peak::DramBytesPerCycle));
+    }
+    if let Some(op) = name
+        .strip_prefix("Theoretical Predicated-On ")
+        .and_then(|r| r.strip_suffix(" Operations"))
+    {
+        return match op {
+            "DFMA" => Some(Slot::PeakOps(Peak::DfmaPerCycle)),
+            "FFMA" => Some(Slot::PeakOps(Peak::FfmaPerCycle)),
+            "HFMA" => Some(Slot::PeakOps(Peak::HfmaPerCycle)),
+            _ => None,
+        };
+    }
+    let rest = name.strip_prefix("Predicated-On ")?;
+    let s = if let Some(op) = rest.strip_suffix(" Operations Per Cycle") {
+        match op {
+            "DFMA" => DfmaOpsPerCycle,
+            "FFMA" => FfmaOpsPerCycle,
+            "HFMA" => HfmaOpsPerCycle,
+            _ => return None,
+        }
+    } else {
+        match rest.strip_suffix(" Thread Instructions Executed Per Cycle")? {
+            "DADD" => DaddPerCycle,
+            "DMUL" => DmulPerCycle,
+            "FADD" => FaddPerCycle,
+            "FMUL" => FmulPerCycle,
+            "HADD" => HaddPerCycle,
+            "HMUL" => HmulPerCycle,
+            _ => return None,
+        }
+    };
+    Some(Slot::Scalar(s))
+}
+
+/// The per-cycle rate slot of a SASS counter slot.
+fn per_cycle(s: Scalar) -> Scalar {
+    use Scalar::*;
+    match s {
+        Dadd => DaddPerCycle,
+        Dmul => DmulPerCycle,
+        Dfma => DfmaPerCycle,
+        Fadd => FaddPerCycle,
+        Fmul => FmulPerCycle,
+        Ffma => FfmaPerCycle,
+        Hadd => HaddPerCycle,
+        Hmul => HmulPerCycle,
+        _ => HfmaPerCycle,
+    }
 }
 
 /// Maps the `src` dtype of a tensor op counter to its compute path.
@@ -383,6 +565,26 @@ mod tests {
             Some(Slot::Scalar(Scalar::DurationLabel))
         );
         assert_eq!(classify("Duration", "Launch Statistics"), None);
+        let chart = "GPU Speed Of Light Roofline Chart";
+        assert_eq!(
+            classify("Predicated-On FFMA Operations Per Cycle", chart),
+            Some(Slot::Scalar(Scalar::FfmaOpsPerCycle))
+        );
+        assert_eq!(
+            classify(
+                "Predicated-On DADD Thread Instructions Executed Per Cycle",
+                chart
+            ),
+            Some(Slot::Scalar(Scalar::DaddPerCycle))
+        );
+        assert_eq!(
+            classify("Theoretical Predicated-On DFMA Operations", chart),
+            Some(Slot::PeakOps(Peak::DfmaPerCycle))
+        );
+        assert_eq!(
+            classify("Memory Throughput", "GPU Speed Of Light Throughput"),
+            None
+        );
         assert_eq!(
             classify("sm__throughput.avg.pct_of_peak_sustained_elapsed", ""),
             None

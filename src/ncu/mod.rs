@@ -5,6 +5,7 @@
 //! launches, not with the file. Numbers and units are converted at this
 //! boundary (`number`); metric names are classified once (`metrics`).
 
+pub mod convert;
 mod finalize;
 pub mod metrics;
 pub mod model;
@@ -12,7 +13,9 @@ pub mod number;
 mod parse;
 mod peaks;
 
-pub use model::{LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop};
+pub use model::{
+    DeviceFacts, FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, Source,
+};
 pub use parse::parse;
 
 /// Errors in an ncu CSV. Every message names the file, the line and the
@@ -129,13 +132,16 @@ pub enum NcuError {
         /// The csv crate's message.
         detail: String,
     },
-    /// No launch has a DRAM traffic metric.
-    #[error("no DRAM traffic metric in {file} ({launches} launch(es)): add `--metrics dram__bytes_read.sum,dram__bytes_write.sum` (or use `--metrics \"$(rooftrace ncu --print-metrics)\"`)")]
-    NoDram {
+    /// No launch has what a roofline needs: DRAM bytes or FLOPs in any form
+    /// (and, when `no_duration`, a duration).
+    #[error("nothing a roofline can use in {file} ({launches} launch(es)): no DRAM bytes and no FLOPs in any form{}; add `--metrics {}` (or use `--metrics \"$(rooftrace ncu --print-metrics)\"`)", if *.no_duration { ", and no kernel duration" } else { "" }, if *.no_duration { "gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,..." } else { "dram__bytes_read.sum,dram__bytes_write.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum,..." })]
+    NoWork {
         /// The file.
         file: String,
         /// Launches in the file.
         launches: usize,
+        /// True when no launch has a duration either.
+        no_duration: bool,
     },
     /// No launch has a duration.
     #[error("no kernel duration in {file} ({launches} launch(es)): add `--metrics gpu__time_duration.sum` (or `sm__cycles_elapsed.avg,sm__cycles_elapsed.avg.per_second`)")]
@@ -144,6 +150,38 @@ pub enum NcuError {
         file: String,
         /// Launches in the file.
         launches: usize,
+    },
+    /// The profiled launches failed: ncu read every metric as `nan`.
+    #[error("the profiled kernel launches failed in {file}: {nan} of {launches} launch(es) have their metrics read as `nan`, and no launch has a usable value{}\nfix the failing launch (run the application without ncu, e.g. under compute-sanitizer), then profile again", errors_or_nothing(.errors))]
+    LaunchFailed {
+        /// The file.
+        file: String,
+        /// Launches in the file.
+        launches: usize,
+        /// Launches with `nan` metrics.
+        nan: usize,
+        /// ncu's `==ERROR==` lines, verbatim.
+        errors: Vec<String>,
+    },
+    /// A `.ncu-rep` report and no `ncu` to import it.
+    #[error("{file} is an Nsight Compute report and `ncu` is not on PATH (nor in $ROOFTRACE_NCU); export it where ncu is installed:\n  {command}\nthen run rooftrace on the CSV")]
+    NcuNotFound {
+        /// The report.
+        file: String,
+        /// The command to run by hand.
+        command: String,
+    },
+    /// `ncu --import` failed.
+    #[error("`{command}` failed ({status}) for {file}:\n{stderr}")]
+    ImportFailed {
+        /// The report.
+        file: String,
+        /// The command (as a user would type it).
+        command: String,
+        /// Exit status or why it did not start.
+        status: String,
+        /// The end of ncu's stderr.
+        stderr: String,
     },
     /// `--roofs ncu` without the peak metrics.
     #[error("--roofs ncu needs ncu's peak metrics, and {file} lacks {missing}; collect them with `--metrics \"$(rooftrace ncu --print-metrics)\"`, or pick roofs with --gpu or --roofs FILE")]
@@ -158,6 +196,14 @@ pub enum NcuError {
 /// Every ncu CSV error is the input's (exit code 2).
 impl crate::error::BadInput for NcuError {}
 
+fn errors_or_nothing(errors: &[String]) -> String {
+    if errors.is_empty() {
+        String::new()
+    } else {
+        format!("; ncu printed:\n{}", quote(errors))
+    }
+}
+
 fn quote(lines: &[String]) -> String {
     lines
         .iter()
@@ -170,29 +216,69 @@ impl NcuCsv {
     /// What the file says about its device, for choosing the roofs
     /// ([`crate::roofs::choose`]).
     pub fn device_hints(&self) -> crate::roofs::DeviceHints {
+        let mut memory_clocks_mhz: Vec<u64> =
+            self.facts.memory_clocks_mhz.iter().copied().collect();
+        // ncu's own roofline metric `dram__cycles_elapsed.avg.per_second`.
+        if let Some(hz) = self.peaks.get(metrics::Peak::DramClock) {
+            if hz.is_finite() && hz > 0.0 {
+                memory_clocks_mhz.push((hz / 1e6).round() as u64);
+            }
+        }
+        memory_clocks_mhz.sort_unstable();
+        memory_clocks_mhz.dedup();
         crate::roofs::DeviceHints {
             file: self.file.clone(),
             device_names: self.device_names.clone(),
             compute_capabilities: self.compute_capabilities.clone(),
+            sm_counts: self.facts.sm_counts.iter().copied().collect(),
+            l2_bytes: self.facts.l2_bytes.iter().copied().collect(),
+            memory_clocks_mhz,
         }
     }
 
     /// Checks that the file can be analysed at all: some launch has a
-    /// duration and some launch has DRAM bytes.
+    /// duration and DRAM bytes or FLOPs in some form. Otherwise says what is
+    /// missing, or quotes ncu's errors when the launches failed (every
+    /// metric `nan`).
     pub fn check_analysable(&self) -> Result<(), NcuError> {
         let n = self.launches.len();
-        if !self.launches.iter().any(|l| l.dram_bytes.is_some()) {
-            return Err(NcuError::NoDram {
+        let work = |l: &LaunchMetrics| {
+            l.dram_bytes.is_some() || l.dram_percent_of_peak.is_some() || l.flop.any_counted()
+        };
+        if self
+            .launches
+            .iter()
+            .any(|l| l.duration_ns.is_some() && work(l))
+        {
+            return Ok(());
+        }
+        let nan = self.launches.iter().filter(|l| l.nan_metrics > 0).count();
+        let errors: Vec<String> = self
+            .log
+            .iter()
+            .filter(|l| l.starts_with("==ERROR=="))
+            .cloned()
+            .collect();
+        if nan == n || (nan > 0 && !errors.is_empty()) {
+            return Err(NcuError::LaunchFailed {
                 file: self.file.clone(),
                 launches: n,
+                nan,
+                errors,
             });
         }
-        if !self.launches.iter().any(|l| l.duration_ns.is_some()) {
+        let any_work = self.launches.iter().any(work);
+        let any_duration = self.launches.iter().any(|l| l.duration_ns.is_some());
+        if any_work && !any_duration {
             return Err(NcuError::NoDuration {
                 file: self.file.clone(),
                 launches: n,
             });
         }
-        Ok(())
+        Err(NcuError::NoWork {
+            file: self.file.clone(),
+            launches: n,
+            no_duration: !any_duration,
+        })
     }
 }

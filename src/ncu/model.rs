@@ -76,6 +76,161 @@ fn path_index(path: ComputePath) -> usize {
         .expect("every path is in ALL")
 }
 
+/// How a figure (DRAM bytes, L2 bytes, FLOPs) was obtained, from the most
+/// direct to the least. Ordered: a sum over launches or paths carries the
+/// least direct source of its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// A counter of the quantity itself (`dram__bytes.sum`, `..._ffma_pred_on.sum`).
+    Counter,
+    /// Sectors x 32 bytes (`dram__sectors*.sum`, `lts__t_sectors*.sum`).
+    Sectors,
+    /// A per-cycle rate x elapsed cycles (ncu's roofline sections:
+    /// `..._pred_on.sum.per_cycle_elapsed x sm__cycles_elapsed.avg`).
+    RateTimesCycles,
+    /// A per-second rate x the duration (`dram__bytes.sum.per_second`, the
+    /// Memory Workload Analysis `Memory Throughput` in byte/s).
+    RateTimesDuration,
+    /// A percentage of the peak x that peak x the duration (the basic set's
+    /// Speed Of Light `DRAM Throughput` %): approximate.
+    PercentOfPeak,
+}
+
+impl Source {
+    /// Every source, most direct first.
+    pub const ALL: [Source; 5] = [
+        Source::Counter,
+        Source::Sectors,
+        Source::RateTimesCycles,
+        Source::RateTimesDuration,
+        Source::PercentOfPeak,
+    ];
+
+    /// The JSON / CSV key (`counter`, `sectors`, ...).
+    pub fn key(self) -> &'static str {
+        match self {
+            Source::Counter => "counter",
+            Source::Sectors => "sectors",
+            Source::RateTimesCycles => "rate_times_cycles",
+            Source::RateTimesDuration => "rate_times_duration",
+            Source::PercentOfPeak => "percent_of_peak",
+        }
+    }
+
+    /// The short mark after a figure in tables (empty for a counter).
+    pub fn mark(self) -> &'static str {
+        match self {
+            Source::Counter => "",
+            Source::Sectors => "s",
+            Source::RateTimesCycles => "c",
+            Source::RateTimesDuration => "r",
+            Source::PercentOfPeak => "%",
+        }
+    }
+
+    /// What the mark means, for table legends.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Source::Counter => "counted directly",
+            Source::Sectors => "sectors x 32 B",
+            Source::RateTimesCycles => "ncu's per-cycle rate x elapsed cycles",
+            Source::RateTimesDuration => "ncu's per-second rate x duration",
+            Source::PercentOfPeak => {
+                "ncu's DRAM throughput % of peak x the DRAM roof x duration (approximate)"
+            }
+        }
+    }
+}
+
+/// The groups of FLOP counters a roofline needs: CUDA cores per precision
+/// and the tensor cores. A group not collected makes the FLOPs unknown (or,
+/// when another group was collected, a lower bound).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FlopGroup {
+    /// `*__sass_thread_inst_executed_op_d{add,mul,fma}_pred_on.sum`.
+    Fp64,
+    /// `..._op_f{add,mul,fma}_pred_on.sum`.
+    Fp32,
+    /// `..._op_h{add,mul,fma}_pred_on.sum`.
+    Fp16,
+    /// `sm__ops_path_tensor_src_<dtype>...sum` (or a zero tensor-pipe
+    /// instruction count, which proves there is no tensor work).
+    Tensor,
+}
+
+impl FlopGroup {
+    /// Every group.
+    pub const ALL: [FlopGroup; 4] = [
+        FlopGroup::Fp64,
+        FlopGroup::Fp32,
+        FlopGroup::Fp16,
+        FlopGroup::Tensor,
+    ];
+
+    /// The metrics to add to `ncu --metrics` for this group.
+    pub fn metrics(self) -> &'static str {
+        match self {
+            FlopGroup::Fp64 => "sm__sass_thread_inst_executed_op_dadd_pred_on.sum,sm__sass_thread_inst_executed_op_dmul_pred_on.sum,sm__sass_thread_inst_executed_op_dfma_pred_on.sum",
+            FlopGroup::Fp32 => "sm__sass_thread_inst_executed_op_fadd_pred_on.sum,sm__sass_thread_inst_executed_op_fmul_pred_on.sum,sm__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            FlopGroup::Fp16 => "sm__sass_thread_inst_executed_op_hadd_pred_on.sum,sm__sass_thread_inst_executed_op_hmul_pred_on.sum,sm__sass_thread_inst_executed_op_hfma_pred_on.sum",
+            FlopGroup::Tensor => "sm__inst_executed_pipe_tensor.sum,sm__ops_path_tensor_src_fp16_dst_fp32.sum,sm__ops_path_tensor_src_bf16_dst_fp32.sum,sm__ops_path_tensor_src_tf32_dst_fp32.sum,sm__ops_path_tensor_src_fp8_dst_fp32.sum",
+        }
+    }
+
+    /// `fp64`, `fp32`, `fp16`, `tensor`.
+    pub fn key(self) -> &'static str {
+        match self {
+            FlopGroup::Fp64 => "fp64",
+            FlopGroup::Fp32 => "fp32",
+            FlopGroup::Fp16 => "fp16",
+            FlopGroup::Tensor => "tensor",
+        }
+    }
+}
+
+/// A set of [`FlopGroup`]s (the groups whose counters were not collected).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FlopGroups(u8);
+
+impl FlopGroups {
+    /// Adds `g`.
+    pub fn insert(&mut self, g: FlopGroup) {
+        self.0 |= 1 << g as u8;
+    }
+
+    /// True when `g` is in the set.
+    pub fn contains(self, g: FlopGroup) -> bool {
+        self.0 & (1 << g as u8) != 0
+    }
+
+    /// True when the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The union of two sets.
+    pub fn union(self, o: FlopGroups) -> FlopGroups {
+        FlopGroups(self.0 | o.0)
+    }
+
+    /// The groups, in order.
+    pub fn iter(self) -> impl Iterator<Item = FlopGroup> {
+        FlopGroup::ALL
+            .into_iter()
+            .filter(move |g| self.contains(*g))
+    }
+
+    /// The `ncu --metrics` list that collects every group of the set.
+    pub fn metrics(self) -> String {
+        self.iter()
+            .map(FlopGroup::metrics)
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
 /// One profiled kernel launch, keyed by (Process ID, ID).
 #[derive(Debug, Clone, PartialEq)]
 pub struct LaunchMetrics {
@@ -95,15 +250,27 @@ pub struct LaunchMetrics {
     pub dram_bytes: Option<f64>,
     /// The metric(s) the DRAM bytes came from.
     pub dram_source: Option<&'static str>,
+    /// How the DRAM bytes were derived.
+    pub dram_derivation: Option<Source>,
     /// True when only one of read/write DRAM bytes was collected.
     pub dram_partial: bool,
+    /// DRAM throughput in percent of ncu's peak, when the file has it (the
+    /// only DRAM figure of a basic-set export; turned into bytes by the
+    /// analysis, which knows the DRAM roof).
+    pub dram_percent_of_peak: Option<f64>,
     /// L2 (lts) bytes, when collected.
     pub l2_bytes: Option<f64>,
+    /// How the L2 bytes were derived.
+    pub l2_derivation: Option<Source>,
     /// L1/tex bytes, when collected.
     pub l1_bytes: Option<f64>,
     /// FLOPs per compute path (CUDA cores from SASS counters, tensor cores
     /// from `sm__ops_path_tensor_*`).
     pub flop: PathFlop,
+    /// How the FLOPs were derived (the least direct over the counted paths).
+    pub flop_derivation: Option<Source>,
+    /// FLOP counter groups not collected: their FLOPs are unknown.
+    pub flop_unknown: FlopGroups,
     /// Tensor-pipe instructions executed, when collected (not converted to
     /// FLOPs: the FLOPs per instruction depend on the MMA shape).
     pub tensor_inst: Option<f64>,
@@ -147,6 +314,55 @@ impl NcuPeaks {
     }
 }
 
+/// What a file states about its device besides name and compute
+/// capability: hints for telling which GPU ran it (distinct values, sorted).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeviceFacts {
+    /// SM counts (`device__attribute_multiprocessor_count`,
+    /// `launch__sm_count`, `# SMs`).
+    pub sm_counts: std::collections::BTreeSet<u32>,
+    /// L2 sizes in bytes (`device__attribute_l2_cache_size`).
+    pub l2_bytes: std::collections::BTreeSet<u64>,
+    /// Memory clocks in MHz (`device__attribute_max_mem_frequency_khz`,
+    /// `Memory Frequency`, `DRAM Frequency`).
+    pub memory_clocks_mhz: std::collections::BTreeSet<u64>,
+}
+
+impl DeviceFacts {
+    /// Records one value of `attr` (unit and value as in the file); values
+    /// that are not positive finite numbers are ignored.
+    pub(crate) fn note(&mut self, attr: super::metrics::DeviceAttr, unit: &[u8], value: &[u8]) {
+        use super::metrics::DeviceAttr;
+        use super::number::{parse_unit, parse_value, Dimension, Value};
+        let Ok(Value::Number(v)) = parse_value(value) else {
+            return;
+        };
+        if !(v.is_finite() && v > 0.0 && v < 1e15) {
+            return;
+        }
+        let u = parse_unit(std::str::from_utf8(unit).unwrap_or("").trim());
+        let scaled = |dim: Dimension| if u.dimension == dim { v * u.factor } else { v };
+        match attr {
+            DeviceAttr::SmCount => {
+                if v.fract() == 0.0 && v < 1e6 {
+                    self.sm_counts.insert(v as u32);
+                }
+            }
+            DeviceAttr::L2Bytes => {
+                self.l2_bytes
+                    .insert(scaled(Dimension::Bytes).round() as u64);
+            }
+            DeviceAttr::MemClockKhz => {
+                self.memory_clocks_mhz.insert((v / 1e3).round() as u64);
+            }
+            DeviceAttr::MemClock => {
+                self.memory_clocks_mhz
+                    .insert((scaled(Dimension::Rate) / 1e6).round() as u64);
+            }
+        }
+    }
+}
+
 /// A parsed ncu CSV.
 #[derive(Debug, Clone)]
 pub struct NcuCsv {
@@ -162,6 +378,8 @@ pub struct NcuCsv {
     pub device_names: Vec<String>,
     /// Distinct `CC` (compute capability) values, sorted.
     pub compute_capabilities: Vec<String>,
+    /// SM counts, L2 sizes and memory clocks the file states.
+    pub facts: DeviceFacts,
     /// Peak metrics for `--roofs ncu`.
     pub peaks: NcuPeaks,
     /// `==WARNING==` and `==ERROR==` lines ncu printed into the file.

@@ -143,6 +143,10 @@ pub enum Dimension {
     Count,
     /// Bytes per second; factor converts to byte/s.
     BytesPerSecond,
+    /// A percentage (`%`); factor 1 (the value stays in percent).
+    Percent,
+    /// Events per cycle (`inst/cycle`, `sector/cycle`); factor to 1/cycle.
+    PerCycle,
     /// Anything else (`%`, `inst/cycle`, ...), not converted.
     Other,
 }
@@ -238,7 +242,21 @@ pub fn parse_unit(unit: &str) -> Unit {
             factor: f,
         };
     }
+    if u == "%" {
+        return Unit {
+            dimension: Dimension::Percent,
+            factor: 1.0,
+        };
+    }
     if let Some((num, den)) = u.split_once('/') {
+        if den == "cycle" {
+            if let Some((f, _)) = split_prefix(num, &COUNT_BASES) {
+                return Unit {
+                    dimension: Dimension::PerCycle,
+                    factor: f,
+                };
+            }
+        }
         let Some(den_ns) = time_ns(den) else {
             return other;
         };
@@ -325,7 +343,10 @@ mod tests {
         assert_eq!((u.dimension, u.factor), (Dimension::Rate, 1e9));
         let u = parse_unit("Gbyte/second");
         assert_eq!((u.dimension, u.factor), (Dimension::BytesPerSecond, 1e9));
-        assert_eq!(parse_unit("%").dimension, Dimension::Other);
+        assert_eq!(parse_unit("%").dimension, Dimension::Percent);
+        let u = parse_unit("Kinst/cycle");
+        assert_eq!((u.dimension, u.factor), (Dimension::PerCycle, 1e3));
+        assert_eq!(parse_unit("register/thread").dimension, Dimension::Other);
         assert_eq!(parse_unit("Kinst").factor, 1e3);
     }
 }

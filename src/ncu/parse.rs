@@ -4,7 +4,7 @@
 
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
-use super::model::{NcuCsv, NcuPeaks, Page, PeakKey};
+use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
 use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
 use super::NcuError;
 use std::cell::Cell;
@@ -203,8 +203,10 @@ struct State<'a> {
     last: Option<((u64, u64), usize)>,
     names: HashMap<Box<[u8]>, Arc<str>>,
     metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
+    label_cache: HashMap<Box<[u8]>, Option<Slot>>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
+    facts: DeviceFacts,
     peaks: NcuPeaks,
 }
 
@@ -221,8 +223,10 @@ impl<'a> State<'a> {
             last: None,
             names: HashMap::new(),
             metric_cache: HashMap::new(),
+            label_cache: HashMap::new(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
+            facts: DeviceFacts::default(),
             peaks: NcuPeaks::default(),
         }
     }
@@ -275,6 +279,23 @@ impl<'a> State<'a> {
             }
             self.raw_row(rec, ident, &slots, &units, columns)?;
         }
+    }
+
+    /// The slot of a display label in its section, cached by (section, label).
+    fn label_slot(&mut self, name: &[u8], section: &[u8]) -> Option<Slot> {
+        let mut key = Vec::with_capacity(section.len() + name.len() + 1);
+        key.extend_from_slice(section);
+        key.push(0);
+        key.extend_from_slice(name);
+        if let Some(s) = self.label_cache.get(key.as_slice()) {
+            return *s;
+        }
+        let s = classify(
+            &String::from_utf8_lossy(name),
+            &String::from_utf8_lossy(section),
+        );
+        self.label_cache.insert(key.into(), s);
+        s
     }
 
     fn line_of(&self, rec: &csv::ByteRecord) -> u64 {
@@ -393,9 +414,9 @@ impl<'a> State<'a> {
                     s
                 }
             }
-        } else if name == b"Duration" {
+        } else if is_read_label(name) {
             let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
-            classify("Duration", &String::from_utf8_lossy(section))
+            self.label_slot(name, section)
         } else {
             None
         };
@@ -453,6 +474,11 @@ impl<'a> State<'a> {
             if !v.is_empty() && v != "n/a" {
                 self.devices.insert(v);
             }
+            return Ok(());
+        }
+        if let Slot::Device(attr) = slot {
+            // A hint, never an error: a value that does not read is ignored.
+            self.facts.note(attr, unit, value);
             return Ok(());
         }
         let metric_s = || String::from_utf8_lossy(metric).into_owned();
@@ -517,6 +543,16 @@ impl<'a> State<'a> {
                     Dimension::Rate => {
                         convert(Dimension::Rate, "a rate (hz, Ghz, cycle/second, ...)")?
                     }
+                    Dimension::BytesPerSecond => convert(
+                        Dimension::BytesPerSecond,
+                        "bytes per second (byte/second, Gbyte/second, ...)",
+                    )?,
+                    Dimension::Percent => convert(Dimension::Percent, "a percentage (%)")?,
+                    // Chart body items print some per-cycle rates as `inst`.
+                    Dimension::PerCycle if u.dimension == Dimension::Count => v * u.factor,
+                    Dimension::PerCycle => {
+                        convert(Dimension::PerCycle, "a rate per cycle (inst/cycle, ...)")?
+                    }
                     _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
                 };
                 self.launches[i].scalars[s as usize] = v;
@@ -558,7 +594,12 @@ impl<'a> State<'a> {
                 };
                 self.peak(p, v);
             }
-            Slot::DeviceName => {}
+            Slot::PeakOps(p) => {
+                // FLOP per cycle, 2 per FMA: the FMA peak is half.
+                let v = v * parse_unit(unit_s.trim_end_matches("/cycle")).factor / 2.0;
+                self.peak(p, v);
+            }
+            Slot::DeviceName | Slot::Device(_) => {}
         }
         Ok(())
     }
@@ -582,10 +623,29 @@ impl<'a> State<'a> {
             launches,
             device_names: self.devices.into_iter().collect(),
             compute_capabilities: self.ccs.into_iter().collect(),
+            facts: self.facts,
             peaks: self.peaks,
             log: self.log,
         })
     }
+}
+
+/// True for the display labels [`classify`] may read (the rest are skipped
+/// without looking at their section).
+fn is_read_label(name: &[u8]) -> bool {
+    matches!(
+        name,
+        b"Duration"
+            | b"DRAM Throughput"
+            | b"SOL FB"
+            | b"Memory Throughput"
+            | b"SM Frequency"
+            | b"DRAM Frequency"
+            | b"DRAM Bandwidth"
+            | b"# SMs"
+            | b"Memory Frequency"
+    ) || name.starts_with(b"Predicated-On ")
+        || name.starts_with(b"Theoretical ")
 }
 
 /// True when the metric name contains `__` (a real metric, not a label).
@@ -680,6 +740,35 @@ mod tests {
             ("smsp__cycles_elapsed.avg.per_second", "1000000000"),
         ]);
         assert_eq!(csv.launches[0].duration_ns, Some(2000.0));
+    }
+
+    #[test]
+    fn l2_from_operation_sectors_and_dram_from_a_rate() {
+        use crate::ncu::Source;
+        // (10 read + 5 write + 1 atom + 2 red) sectors x 32 B = 576 B.
+        let csv = raw(&[
+            ("lts__t_sectors_op_read.sum", "10"),
+            ("lts__t_sectors_op_write.sum", "5"),
+            ("lts__t_sectors_op_atom.sum", "1"),
+            ("lts__t_sectors_op_red.sum", "2"),
+            // 2e9 byte/s x 1,500 ns = 3,000 B.
+            ("dram__bytes.sum.per_second", "2000000000"),
+            ("gpu__time_duration.sum", "1500"),
+        ]);
+        let l = &csv.launches[0];
+        assert_eq!(l.l2_bytes, Some(576.0));
+        assert_eq!(l.l2_derivation, Some(Source::Sectors));
+        assert_eq!(l.dram_bytes, Some(3000.0));
+        assert_eq!(l.dram_derivation, Some(Source::RateTimesDuration));
+        // The total sector counter wins over the per-operation ones.
+        let csv = raw(&[
+            ("lts__t_sectors.sum", "100"),
+            ("lts__t_sectors_op_read.sum", "10"),
+        ]);
+        assert_eq!(csv.launches[0].l2_bytes, Some(3200.0));
+        // A rate without a duration gives no bytes.
+        let csv = raw(&[("dram__bytes.sum.per_second", "2000000000")]);
+        assert_eq!(csv.launches[0].dram_bytes, None);
     }
 
     #[test]

@@ -33,6 +33,7 @@ pub(super) const EMPTY_OP: GpuOp = GpuOp {
     api: NO_API,
     device: 0,
     kind: OpKind::Kernel,
+    flags: 0,
 };
 
 pub(super) const EMPTY_API: ApiCall = ApiCall {
@@ -96,12 +97,16 @@ pub(super) fn rowid_range(
     })
 }
 
+/// The GPU ops of one chunk; `pageable_kind` is the memory-kind code of
+/// pageable host memory in this export (`ENUM_CUDA_MEM_KIND`).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn read_ops(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
     ch: &Chunk,
     kind: OpKind,
+    pageable_kind: i64,
     buf: &mut [GpuOp],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64), NsysError> {
@@ -121,8 +126,17 @@ pub(super) fn read_ops(
     };
     // Plain columns: SQL expressions (packing ids, coalesce) cost more VDBE
     // time per row than the extra column reads they would save.
+    // Host memory kinds only for copies (NULL reads as "not pageable").
+    let kinds = match kind {
+        OpKind::Memcpy => format!(
+            ", {}, {}",
+            col_or_null(schema, table, "srcKind"),
+            col_or_null(schema, table, "dstKind")
+        ),
+        _ => String::new(),
+    };
     let sql = format!(
-        "SELECT start, \"end\", deviceId, streamId, {}, {}, {} FROM \"{table}\" \
+        "SELECT start, \"end\", deviceId, streamId, {}, {}, {}{kinds} FROM \"{table}\" \
          WHERE rowid >= ?1 AND rowid < ?2",
         zero_if_absent("globalPid"),
         zero_if_absent("correlationId"),
@@ -181,6 +195,8 @@ pub(super) fn read_ops(
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
         };
+        let pageable = kind == OpKind::Memcpy
+            && (row.int(7) == Some(pageable_kind) || row.int(8) == Some(pageable_kind));
         let Some(slot) = buf.get_mut(kept) else {
             break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
         };
@@ -195,6 +211,7 @@ pub(super) fn read_ops(
             api: NO_API,
             device,
             kind,
+            flags: if pageable { OP_PAGEABLE } else { 0 },
         };
     }
     tick(n % PROGRESS_EVERY);
@@ -237,25 +254,26 @@ pub(super) fn read_api(
         };
         let gtid = row.int_or_zero(2);
         let name = row.int(4).map_or(u32::MAX, |v| v as u32);
+        let correlation_id = row.int_or_zero(3) as u32;
+        let sync = SyncCall {
+            pid: pid_of(gtid),
+            tid: tid_of(gtid),
+            start_ns: start,
+            end_ns: end.max(start),
+            correlation_id,
+            pageable: false,
+            name: NameRef(name),
+        };
         if host.sync_names.contains(&name) {
-            syncs.push(SyncCall {
-                pid: pid_of(gtid),
-                start_ns: start,
-                end_ns: end.max(start),
-            });
+            syncs.push(sync);
             continue;
         }
         if host.blocking_names.contains(&name) {
             // A blocking copy (`cudaMemcpy`) holds the host until the copy and
             // all work before it on the stream are done: it is a sync *and* a
             // launch.
-            syncs.push(SyncCall {
-                pid: pid_of(gtid),
-                start_ns: start,
-                end_ns: end.max(start),
-            });
+            syncs.push(sync);
         }
-        let correlation_id = row.int_or_zero(3) as u32;
         if correlation_id == 0 {
             continue;
         }
@@ -393,7 +411,8 @@ fn read_pool(
             let (n, bad, syncs) = match &mut *slot {
                 Slot::Ops(buf) => {
                     let kind = ch.kind.unwrap_or(OpKind::Kernel);
-                    let (n, bad) = read_ops(&c, path, schema, ch, kind, buf, &tick)?;
+                    let (n, bad) =
+                        read_ops(&c, path, schema, ch, kind, host.pageable_kind, buf, &tick)?;
                     (n, bad, Vec::new())
                 }
                 Slot::Api(buf) => {

@@ -1,6 +1,8 @@
 //! The small host-side tables, read on the main thread before the pool:
 //! StringIds (which names are sync calls, blocking copies or graph
-//! launches), the SYNCHRONIZATION table and NVTX ranges.
+//! launches), the memory-kind enum, the SYNCHRONIZATION table (resolved
+//! against the API rows after the join, [`resolve_sync_rows`]) and NVTX
+//! ranges.
 
 use super::read::{col_or_null, int, sql_err, NVTX, SYNC};
 use super::schema::Schema;
@@ -13,15 +15,68 @@ use std::path::Path;
 /// are sync calls or graph launches), the SYNCHRONIZATION table, NVTX.
 #[derive(Default)]
 pub(super) struct HostRead {
-    pub(super) syncs: Vec<SyncCall>,
+    /// Rows of `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`, not yet resolved.
+    pub(super) sync_rows: Vec<SyncRow>,
+    /// How this export codes `syncType`.
+    pub(super) sync_decode: SyncDecode,
+    /// Memory-kind code of pageable host memory (`ENUM_CUDA_MEM_KIND`, 0
+    /// when the export has no enum table).
+    pub(super) pageable_kind: i64,
     pub(super) nvtx: Vec<NvtxRange>,
     pub(super) strings: HashMap<u32, String>,
     pub(super) sync_names: NameSet,
     pub(super) blocking_names: NameSet,
     pub(super) graph_launch_names: NameSet,
+    /// `cudaStreamWaitEvent`, `cuStreamWaitEvent`: evidence of a dependency.
+    pub(super) wait_event_names: NameSet,
+    /// Communication kernels (`nccl`, `nvshmem` in the name, any case).
+    pub(super) comm_names: NameSet,
+    /// Allocation calls (`cudaMalloc*`, `cudaFree*`, `cuMemAlloc*`, …).
+    pub(super) alloc_names: NameSet,
+    /// OS runtime calls and profiler overhead.
+    pub(super) host_spans: Vec<HostSpan>,
     pub(super) diagnostics: Vec<String>,
 }
 
+/// A raw `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` row (the table has a process
+/// but no thread: the thread comes from the call it belongs to).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SyncRow {
+    pid: u32,
+    correlation_id: u32,
+    start_ns: i64,
+    end_ns: i64,
+    sync_type: Option<i64>,
+}
+
+/// How `syncType` is coded. Observed in the corpus (joined to the runtime
+/// call by correlationId): 2023.1 writes 2 for `cudaEventQuery` and 3 for
+/// `cudaStreamSynchronize`, 2024.5 writes 1 for `cudaDeviceSynchronize`
+/// (the legacy 1/2/3 = device/event/stream synchronize, none a wait); from
+/// 2025.5 the CUPTI enum (`ENUM_CUPTI_SYNC_TYPE`: 1 event, 2 stream wait
+/// event, 3 stream, 4 context synchronize) holds, and 2026.2 adds a
+/// `deprecatedSyncType` column beside it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(super) enum SyncDecode {
+    /// Before 2025: every code is a blocking synchronize.
+    #[default]
+    Legacy,
+    /// 2025 and later: the code of `STREAM_WAIT_EVENT` does not block.
+    Cupti {
+        /// `CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT`.
+        wait_event: i64,
+    },
+}
+
+impl SyncDecode {
+    /// True when a row of this `syncType` blocked the host.
+    pub(super) fn blocks(self, sync_type: Option<i64>) -> bool {
+        match (self, sync_type) {
+            (SyncDecode::Cupti { wait_event }, Some(t)) => t != wait_event,
+            _ => true,
+        }
+    }
+}
 pub(super) fn read_host_small(
     conn: &Connection,
     path: &Path,
@@ -48,43 +103,127 @@ pub(super) fn read_host_small(
     h.graph_launch_names = NameSet::matching(&h.strings, |v| {
         v.starts_with("cu") && v.contains("GraphLaunch")
     });
-
-    if schema.has_table(SYNC) {
-        schema.require(path, SYNC, &["start", "end"])?;
-        // syncType 2 (CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT)
-        // is `cudaStreamWaitEvent`: a GPU-side dependency, the host does not
-        // wait in it (it returns in ~2 µs), so it cannot explain host
-        // lateness. Types 1, 3, 4 (event, stream, context synchronize) block.
-        let not_wait_event = if schema.has_column(SYNC, "syncType") {
-            "WHERE syncType IS NOT 2"
-        } else {
-            ""
-        };
-        let sql = format!(
-            "SELECT start, \"end\", {} FROM \"{SYNC}\" {not_wait_event}",
-            col_or_null(schema, SYNC, "globalPid")
-        );
-        let err = sql_err(path, SYNC);
-        let mut st = conn.prepare(&sql).map_err(&err)?;
-        let mut rows = st.query([]).map_err(&err)?;
-        while let Some(row) = rows.next().map_err(&err)? {
-            if let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) {
-                h.syncs.push(SyncCall {
-                    pid: int(row, 2).map(pid_of).unwrap_or(0),
-                    start_ns: start,
-                    end_ns: end.max(start),
-                });
-            }
+    h.wait_event_names = NameSet::matching(&h.strings, |v| {
+        v.starts_with("cu") && v.contains("StreamWaitEvent")
+    });
+    h.comm_names = NameSet::matching(&h.strings, is_comm_kernel_name);
+    h.alloc_names = NameSet::matching(&h.strings, is_alloc_name);
+    for (table, kind) in [
+        ("OSRT_API", HostSpanKind::OsRuntime),
+        ("PROFILER_OVERHEAD", HostSpanKind::ProfilerOverhead),
+    ] {
+        if schema.has_table(table) {
+            read_host_spans(conn, path, schema, table, kind, &mut h.host_spans)?;
         }
     }
+    h.host_spans.sort_unstable();
+    h.pageable_kind = enum_code(conn, schema, "ENUM_CUDA_MEM_KIND", "PAGEABLE").unwrap_or(0);
+    if schema.has_table(SYNC) {
+        read_sync_rows(conn, path, schema, &mut h)?;
+    }
 
-    if want_nvtx && schema.has_table(NVTX) {
+    // NVTX is read whenever present: the ranges on a launching thread say
+    // what the host did during a host-bound gap (`MPI_Recv`, a user range).
+    if schema.has_table(NVTX) {
         read_nvtx(conn, path, schema, &mut h)?;
     } else if want_nvtx {
         h.diagnostics
             .push("no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`".into());
     }
     Ok(h)
+}
+
+/// The code of the `ENUM_*` row whose name ends with `_{suffix}`, when the
+/// export has the enum table (2023 and later).
+fn enum_code(conn: &Connection, schema: &Schema, table: &str, suffix: &str) -> Option<i64> {
+    if !(schema.has_column(table, "id") && schema.has_column(table, "name")) {
+        return None;
+    }
+    conn.query_row(
+        &format!("SELECT id FROM \"{table}\" WHERE name LIKE ?1 LIMIT 1"),
+        [format!("%_{suffix}")],
+        |r| r.get::<_, i64>(0),
+    )
+    .ok()
+}
+
+/// Reads the SYNCHRONIZATION rows raw and decides how their `syncType` is
+/// coded ([`SyncDecode`], from the export version and columns).
+fn read_sync_rows(
+    conn: &Connection,
+    path: &Path,
+    schema: &Schema,
+    h: &mut HostRead,
+) -> Result<(), NsysError> {
+    schema.require(path, SYNC, &["start", "end"])?;
+    let year = super::read::export_year(conn, schema);
+    h.sync_decode = if schema.has_column(SYNC, "deprecatedSyncType") || year >= Some(2025) {
+        SyncDecode::Cupti {
+            wait_event: enum_code(conn, schema, "ENUM_CUPTI_SYNC_TYPE", "STREAM_WAIT_EVENT")
+                .unwrap_or(2),
+        }
+    } else {
+        SyncDecode::Legacy
+    };
+    let sql = format!(
+        "SELECT start, \"end\", {}, {}, {} FROM \"{SYNC}\"",
+        col_or_null(schema, SYNC, "globalPid"),
+        col_or_null(schema, SYNC, "correlationId"),
+        col_or_null(schema, SYNC, "syncType"),
+    );
+    let err = sql_err(path, SYNC);
+    let mut st = conn.prepare(&sql).map_err(&err)?;
+    let mut rows = st.query([]).map_err(&err)?;
+    while let Some(row) = rows.next().map_err(&err)? {
+        if let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) {
+            h.sync_rows.push(SyncRow {
+                pid: int(row, 2).map(pid_of).unwrap_or(0),
+                correlation_id: int(row, 3).unwrap_or(0) as u32,
+                start_ns: start,
+                end_ns: end.max(start),
+                sync_type: int(row, 4),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Turns the SYNCHRONIZATION rows into syncs. A row whose call is in the API
+/// tables takes its meaning from the call's name: a `*Synchronize` or
+/// blocking copy is already a sync (with its thread), a query
+/// (`cudaEventQuery`, which nsys records as an event synchronisation) or
+/// `cudaStreamWaitEvent` never blocks. Only rows without their call are
+/// kept, decoded by `syncType` per export version, thread unknown
+/// ([`NO_TID`]). `api` is sorted by (pid, correlation id); `runtime` holds
+/// the syncs read from the API tables.
+pub(super) fn resolve_sync_rows(
+    rows: &[SyncRow],
+    decode: SyncDecode,
+    api: &[ApiCall],
+    runtime: &[SyncCall],
+) -> Vec<SyncCall> {
+    let mut known: Vec<(u32, u32)> = runtime.iter().map(|s| (s.pid, s.correlation_id)).collect();
+    known.sort_unstable();
+    rows.iter()
+        .filter(|r| {
+            let key = (r.pid, r.correlation_id);
+            let has_call = r.correlation_id != 0
+                && (known.binary_search(&key).is_ok()
+                    || api
+                        .binary_search_by_key(&key, |a| (a.pid, a.correlation_id))
+                        .is_ok());
+            !has_call && decode.blocks(r.sync_type)
+        })
+        .map(|r| SyncCall {
+            pid: r.pid,
+            tid: NO_TID,
+            start_ns: r.start_ns,
+            end_ns: r.end_ns,
+            correlation_id: r.correlation_id,
+            pageable: false,
+            name: NameRef::UNKNOWN,
+        })
+        .collect()
 }
 
 /// A set of `StringIds` ids, as a bitmap: looked up once per runtime row.
@@ -108,6 +247,73 @@ impl NameSet {
     pub(super) fn contains(&self, id: &u32) -> bool {
         self.0.get(*id as usize).copied().unwrap_or(false)
     }
+}
+
+/// `cudaMalloc`, `cudaMallocAsync`, `cudaFree`, `cudaFreeAsync`,
+/// `cudaMallocHost`, `cudaHostAlloc`, `cuMemAlloc_v2`, `cuMemFree_v2`, …
+pub(super) fn is_alloc_name(name: &str) -> bool {
+    [
+        "cudaMalloc",
+        "cudaFree",
+        "cudaHostAlloc",
+        "cuMemAlloc",
+        "cuMemFree",
+        "cuMemHostAlloc",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// Reads an OS-runtime or profiler-overhead table (`start`, `end`,
+/// `globalTid`, `nameId`); nested OS runtime rows (`nestingLevel` > 0) are
+/// left out, their outer call covers them.
+fn read_host_spans(
+    conn: &Connection,
+    path: &Path,
+    schema: &Schema,
+    table: &str,
+    kind: HostSpanKind,
+    out: &mut Vec<HostSpan>,
+) -> Result<(), NsysError> {
+    if !["start", "end", "globalTid"]
+        .iter()
+        .all(|c| schema.has_column(table, c))
+    {
+        return Ok(()); // an old layout: no thread, nothing to attribute
+    }
+    let outer = if schema.has_column(table, "nestingLevel") {
+        "WHERE coalesce(nestingLevel, 0) = 0"
+    } else {
+        ""
+    };
+    let sql = format!(
+        "SELECT start, \"end\", globalTid, {} FROM \"{table}\" {outer}",
+        col_or_null(schema, table, "nameId")
+    );
+    let err = sql_err(path, table);
+    let mut st = conn.prepare(&sql).map_err(&err)?;
+    let mut rows = st.query([]).map_err(&err)?;
+    while let Some(row) = rows.next().map_err(&err)? {
+        let (Some(start), Some(end), Some(gtid)) = (int(row, 0), int(row, 1), int(row, 2)) else {
+            continue;
+        };
+        out.push(HostSpan {
+            pid: pid_of(gtid),
+            tid: tid_of(gtid),
+            start_ns: start,
+            end_ns: end.max(start),
+            kind,
+            name: int(row, 3).map_or(NameRef::UNKNOWN, |v| NameRef(v as u32)),
+        });
+    }
+    Ok(())
+}
+
+/// Communication kernels: NCCL (`ncclDevKernel_AllReduce_Sum_f32_RING_LL`,
+/// `ncclKernel_*`) and NVSHMEM.
+pub(super) fn is_comm_kernel_name(name: &str) -> bool {
+    let l = name.to_ascii_lowercase();
+    l.contains("nccl") || l.contains("nvshmem")
 }
 
 /// `cudaDeviceSynchronize`, `cudaStreamSynchronize_v3020`, `cuCtxSynchronize`, …

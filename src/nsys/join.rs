@@ -240,6 +240,7 @@ mod tests {
                     api: NO_API,
                     device: (x >> 50) as u16 % 2,
                     kind: OpKind::Kernel,
+                    flags: 0,
                 }
             })
             .collect();

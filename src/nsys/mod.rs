@@ -133,6 +133,15 @@ impl OpKind {
 /// "No API call" in [`GpuOp::api`].
 pub const NO_API: u32 = u32::MAX;
 
+/// "Thread unknown" in [`SyncCall::tid`]: a `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`
+/// row whose call is not in the runtime/driver tables (the row has no thread).
+pub const NO_TID: u32 = u32::MAX;
+
+/// [`GpuOp::flags`] bit: a memcpy whose host side is pageable memory
+/// (`srcKind` or `dstKind` is `CUDA_MEMOPR_MEMORY_KIND_PAGEABLE`): the host
+/// stages it through a pinned buffer while the GPU waits.
+pub const OP_PAGEABLE: u8 = 1;
+
 /// One GPU operation, 40 bytes. Times are ns on the export's session
 /// timeline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,6 +164,15 @@ pub struct GpuOp {
     pub device: u16,
     /// Kernel, memcpy, memset or graph.
     pub kind: OpKind,
+    /// Bits: [`OP_PAGEABLE`].
+    pub flags: u8,
+}
+
+impl GpuOp {
+    /// True for a memcpy from or to pageable host memory.
+    pub fn is_pageable(&self) -> bool {
+        self.flags & OP_PAGEABLE != 0
+    }
 }
 
 /// One CUDA runtime/driver API call (the outermost one of a nested group).
@@ -175,17 +193,56 @@ pub struct ApiCall {
 }
 
 /// A host interval during which a thread was blocked in a synchronisation
-/// call (`cuda*Synchronize`, `cu*Synchronize`, or a
-/// `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` row other than a
-/// `cudaStreamWaitEvent`, which does not block the host).
+/// call: `cuda*Synchronize`/`cu*Synchronize` runtime and driver rows,
+/// blocking copies (`cudaMemcpy`), and `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`
+/// rows whose call is in neither API table (decoded per export version,
+/// stream-wait-event rows left out). Queries (`cudaEventQuery`,
+/// `cudaStreamQuery`) never block and are not syncs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SyncCall {
     /// Process id.
     pub pid: u32,
+    /// Thread that was blocked, `globalTid & 0xFFFFFF`, or [`NO_TID`].
+    pub tid: u32,
     /// Start, ns.
     pub start_ns: i64,
     /// End, ns.
     pub end_ns: i64,
+    /// CUPTI correlation id of the call (0 = none).
+    pub correlation_id: u32,
+    /// The call (a blocking copy) moved pageable host memory: the host was
+    /// staging data, not waiting for the GPU.
+    pub pageable: bool,
+    /// Function name, see [`Timeline::name`] ([`NameRef::UNKNOWN`] for a
+    /// synchronisation-table row without its call).
+    pub name: NameRef,
+}
+
+/// Where a [`HostSpan`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HostSpanKind {
+    /// An OS runtime call (`OSRT_API`, traced with `--trace=osrt`).
+    OsRuntime,
+    /// Profiler overhead (`PROFILER_OVERHEAD`: buffer flushes, "command buffer full").
+    ProfilerOverhead,
+}
+
+/// A host interval on one thread that is not a CUDA call: an OS runtime call
+/// or profiler overhead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HostSpan {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// OS runtime call or profiler overhead.
+    pub kind: HostSpanKind,
+    /// Function or overhead name, see [`Timeline::name`].
+    pub name: NameRef,
 }
 
 /// One closed NVTX range (push/pop or start/end).
@@ -255,9 +312,15 @@ pub struct Timeline {
     pub ops: Vec<GpuOp>,
     /// Outermost API calls, sorted by (pid, correlation id).
     pub api: Vec<ApiCall>,
-    /// Synchronisation intervals sorted by (pid, start).
+    /// Synchronisation intervals sorted by (pid, tid, start).
     pub syncs: Vec<SyncCall>,
-    /// Closed NVTX ranges sorted by (pid, start) (only when asked for).
+    /// `cudaStreamWaitEvent`/`cuStreamWaitEvent` calls as (pid, start ns),
+    /// sorted: evidence of a GPU-side dependency.
+    pub waits: Vec<(u32, i64)>,
+    /// OS runtime calls and profiler overhead, sorted by (pid, tid, start);
+    /// empty when the export has neither table.
+    pub host_spans: Vec<HostSpan>,
+    /// Closed NVTX ranges sorted by (pid, start) (whenever the export has them).
     pub nvtx: Vec<NvtxRange>,
     /// How graphs were traced.
     pub graph_trace: GraphTrace,
@@ -270,6 +333,10 @@ pub struct Timeline {
     strings: HashMap<u32, String>,
     /// Bitmap over `StringIds` ids: names of blocking copies (`cudaMemcpy`).
     blocking_names: Vec<bool>,
+    /// Bitmap over `StringIds` ids: communication kernels (NCCL, NVSHMEM).
+    comm_names: Vec<bool>,
+    /// Bitmap over `StringIds` ids: memory allocation calls (`cudaMalloc`, `cudaFree`, …).
+    alloc_names: Vec<bool>,
 }
 
 impl Timeline {
@@ -277,8 +344,33 @@ impl Timeline {
     /// queued before it completes (`cudaMemcpy` and other non-`Async`
     /// copies): an implicit synchronisation.
     pub fn is_blocking(&self, call: &ApiCall) -> bool {
+        self.is_blocking_name(call.name)
+    }
+
+    /// True when `name` is a blocking copy (see [`Timeline::is_blocking`]).
+    pub fn is_blocking_name(&self, name: NameRef) -> bool {
         self.blocking_names
-            .get(call.name.0 as usize)
+            .get(name.0 as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// True for a communication kernel (its name contains `nccl` or
+    /// `nvshmem`, any case: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`).
+    pub fn is_comm(&self, op: &GpuOp) -> bool {
+        op.kind == OpKind::Kernel
+            && self
+                .comm_names
+                .get(op.name.0 as usize)
+                .copied()
+                .unwrap_or(false)
+    }
+
+    /// True for a memory allocation or release call (`cudaMalloc*`,
+    /// `cudaFree*`, `cuMemAlloc*`, `cuMemFree*`, `cudaHostAlloc`, …).
+    pub fn is_alloc(&self, name: NameRef) -> bool {
+        self.alloc_names
+            .get(name.0 as usize)
             .copied()
             .unwrap_or(false)
     }

@@ -5,7 +5,7 @@
 //! (`join`). Names stay `StringIds` ids until displayed.
 
 use super::chunks::read_big_tables;
-use super::host::read_host_small;
+use super::host::{read_host_small, resolve_sync_rows};
 use super::join::sort_and_join;
 use super::schema::{classify_open_error, Schema};
 use super::*;
@@ -28,8 +28,9 @@ pub(super) const NVTX: &str = "NVTX_EVENTS";
 pub(super) const PROGRESS_EVERY: u64 = 1 << 16;
 
 /// Opens `path` read-only and immutable (SQLite writes nothing, not even a
-/// journal), probes its schema and reads it. NVTX ranges are loaded only when
-/// `want_nvtx`. Phases: the schema and the tables to read, the small host
+/// journal), probes its schema and reads it. NVTX ranges are loaded whenever
+/// the export has them (they say what a launching thread was doing);
+/// `want_nvtx` only adds a diagnostic when it has none. Phases: the schema and the tables to read, the small host
 /// tables, the big tables in parallel (`chunks`), then the sort and
 /// the launch join (`join`).
 pub fn read_timeline(
@@ -69,9 +70,18 @@ pub fn read_timeline(
     diagnostics.extend(host.diagnostics.iter().cloned());
     let joined = sort_and_join(rows.ops, rows.api, rows.graph_rows, &host);
     diagnostics.extend(joined.diagnostics);
-    let mut syncs = host.syncs;
-    syncs.extend(rows.syncs);
+    let mut syncs = rows.syncs;
+    mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
+    let table_syncs = resolve_sync_rows(&host.sync_rows, host.sync_decode, &joined.api, &syncs);
+    syncs.extend(table_syncs);
     syncs.sort_unstable();
+    let mut waits: Vec<(u32, i64)> = joined
+        .api
+        .iter()
+        .filter(|a| host.wait_event_names.contains(&a.name.0))
+        .map(|a| (a.pid, a.start_ns))
+        .collect();
+    waits.sort_unstable();
     let mut nvtx = host.nvtx;
     nvtx.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
     Ok(Timeline {
@@ -79,6 +89,8 @@ pub fn read_timeline(
         ops: joined.ops,
         api: joined.api,
         syncs,
+        waits,
+        host_spans: host.host_spans,
         nvtx,
         graph_trace: joined.graph_trace,
         graph_launches: joined.graph_launches,
@@ -86,7 +98,36 @@ pub fn read_timeline(
         diagnostics,
         strings: host.strings,
         blocking_names: host.blocking_names.0,
+        comm_names: host.comm_names.0,
+        alloc_names: host.alloc_names.0,
     })
+}
+
+/// Marks the blocking copies that moved pageable memory: the syncs whose
+/// (pid, correlation id) launched a pageable memcpy.
+fn mark_pageable_syncs(syncs: &mut [SyncCall], ops: &[GpuOp], api: &[ApiCall]) {
+    let mut pageable: Vec<(u32, u32)> = ops
+        .iter()
+        .filter(|o| o.is_pageable() && o.api != NO_API)
+        .map(|o| (o.pid, api[o.api as usize].correlation_id))
+        .collect();
+    if pageable.is_empty() {
+        return;
+    }
+    pageable.sort_unstable();
+    for s in syncs.iter_mut() {
+        s.pageable = pageable.binary_search(&(s.pid, s.correlation_id)).is_ok();
+    }
+}
+
+/// The year of the nsys release that wrote the export
+/// (`EXPORT_PRODUCT_VERSION` `2024.5.1.113` → 2024), when recorded.
+pub(super) fn export_year(conn: &Connection, schema: &Schema) -> Option<u32> {
+    meta_value(conn, schema, "EXPORT_PRODUCT_VERSION")?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// GPU activity tables with their op kind, and API tables.

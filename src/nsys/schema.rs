@@ -40,7 +40,14 @@ impl Schema {
             let interesting = name == "StringIds"
                 || name.starts_with("CUPTI_ACTIVITY_KIND_")
                 || name.starts_with("NVTX_EVENTS")
-                || name.contains("META_DATA");
+                || name.contains("META_DATA")
+                || matches!(
+                    name.as_str(),
+                    "OSRT_API"
+                        | "PROFILER_OVERHEAD"
+                        | "ENUM_CUDA_MEM_KIND"
+                        | "ENUM_CUPTI_SYNC_TYPE"
+                );
             if !interesting {
                 tables.insert(name, BTreeSet::new());
                 continue;

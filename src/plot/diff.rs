@@ -96,6 +96,8 @@ impl DiffRooflineInput {
                 time_lost_ns: -(i as f64) - 1.0,
                 path: path(&m.name),
                 above_roof: false,
+                // Only kernels with a point on both sides are moves.
+                not_drawn: None,
             });
         }
         for m in &moves {
@@ -108,6 +110,7 @@ impl DiffRooflineInput {
                 // Same path as the new point, so the legend lists no extra path.
                 path: path(&m.name),
                 above_roof: false,
+                not_drawn: None,
             });
         }
         Some(DiffRooflineInput {

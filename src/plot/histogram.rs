@@ -1,6 +1,8 @@
 //! The gap histogram (`rooftrace gaps --plot-hist`): idle-gap durations in
 //! the bins the caller gives (for `gaps`, the report's 1-2-5 bins) on a log
-//! axis, each bar stacked by gap class.
+//! axis; each bar is the bin's idle *time*, stacked by gap class, with the
+//! gap count above it (a few long gaps holding most of the idle time stand
+//! out next to thousands of short ones).
 
 use super::axis::{decade_si, LinearAxis, LogAxis, Tick};
 use super::labels::{Legend, LegendItem, Rect, Swatch};
@@ -42,13 +44,20 @@ pub struct Bin {
     /// the axis end).
     pub hi_ns: f64,
     /// Gap count per class, in [`GapClass::ALL`] order.
-    pub counts: [u64; 6],
+    pub counts: [u64; crate::gaps::class::N_CLASSES],
+    /// Idle time per class, ns, in [`GapClass::ALL`] order.
+    pub time_ns: [f64; crate::gaps::class::N_CLASSES],
 }
 
 impl Bin {
     /// Gaps in the bin over all classes.
     pub fn total(&self) -> u64 {
         self.counts.iter().sum()
+    }
+
+    /// Idle time in the bin over all classes, ns.
+    pub fn total_time_ns(&self) -> f64 {
+        self.time_ns.iter().sum()
     }
 }
 
@@ -74,12 +83,14 @@ pub struct GapHistogram {
     pub plot: Rect,
     /// Duration axis, in ns (log).
     pub x: LogAxis,
-    /// Count axis.
+    /// Idle-time axis, ns.
     pub y: LinearAxis,
     /// Duration ticks, one per decade.
     pub x_ticks: Vec<Tick>,
-    /// Count ticks.
+    /// Idle-time ticks.
     pub y_ticks: Vec<Tick>,
+    /// The gap count above each non-empty bar: (x, y) in pixels and the text.
+    pub counts: Vec<((i32, i32), String)>,
     /// Bins from the shortest to the longest gap.
     pub bins: Vec<Bin>,
     /// Stacked segments, bottom class first.
@@ -131,21 +142,23 @@ impl GapHistogram {
             .map(|i| Bin {
                 lo_ns: edge(i).map_or(axis_lo, |e| e.max(axis_lo)),
                 hi_ns: edge(i + 1).map_or(axis_hi, |e| e.min(axis_hi)),
-                counts: [0; 6],
+                counts: [0; crate::gaps::class::N_CLASSES],
+                time_ns: [0.0; crate::gaps::class::N_CLASSES],
             })
             .collect();
-        let mut per_class = [(0u64, 0.0f64); 6];
+        let mut per_class = [(0u64, 0.0f64); crate::gaps::class::N_CLASSES];
         for g in &valid {
             let i = bin_index(g.duration_ns, &input.edges_ns) - first;
             let c = class_index(g.class);
             bins[i].counts[c] += 1;
+            bins[i].time_ns[c] += g.duration_ns;
             per_class[c].0 += 1;
             per_class[c].1 += g.duration_ns;
         }
-        let max_count = bins.iter().map(Bin::total).max().unwrap_or(1);
-        let y = LinearAxis::counts(max_count, 6);
+        let max_time = bins.iter().map(Bin::total_time_ns).fold(0.0, f64::max);
+        let y = LinearAxis::nice(0.0, max_time.max(1.0), 6);
         let x_ticks = x.decade_ticks(|e| decade_si(e - 9, "s"));
-        let y_ticks = y.ticks(|v| format!("{v:.0}"));
+        let y_ticks = y.ticks(|v| if v == 0.0 { "0".into() } else { duration_ns(v) });
 
         let items: Vec<LegendItem> = GapClass::ALL
             .iter()
@@ -167,18 +180,19 @@ impl GapHistogram {
         let x_px = |v: f64| plot.left + (x.fraction(v) * plot.width() as f64).round() as i32;
         let y_px = |v: f64| plot.bottom - (y.fraction(v) * plot.height() as f64).round() as i32;
         let mut segments = Vec::new();
+        let mut counts = Vec::new();
         for b in &bins {
             let (l, r) = (x_px(b.lo_ns) + 1, x_px(b.hi_ns) - 1);
-            let mut below = 0u64;
+            let mut below = 0.0f64;
             let mut bottom = y_px(0.0);
-            for (c, &n) in GapClass::ALL.iter().zip(&b.counts) {
+            for ((c, &n), &t) in GapClass::ALL.iter().zip(&b.counts).zip(&b.time_ns) {
                 if n == 0 {
                     continue;
                 }
-                // A few long gaps can hold most of the idle time: every
-                // non-empty segment gets at least MIN_SEGMENT_PX so it stays
-                // visible next to a bin of thousands.
-                let top = y_px((below + n) as f64).min(bottom - MIN_SEGMENT_PX);
+                // Many short gaps can hold little idle time: every non-empty
+                // segment gets at least MIN_SEGMENT_PX so it stays visible
+                // next to a bin of a few long gaps.
+                let top = y_px(below + t).min(bottom - MIN_SEGMENT_PX);
                 segments.push(Segment {
                     rect: Rect {
                         left: l,
@@ -188,8 +202,11 @@ impl GapHistogram {
                     },
                     class: *c,
                 });
-                below += n;
+                below += t;
                 bottom = top;
+            }
+            if b.total() > 0 {
+                counts.push((((l + r) / 2, bottom - 4), b.total().to_string()));
             }
         }
         let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
@@ -206,6 +223,7 @@ impl GapHistogram {
             y,
             x_ticks,
             y_ticks,
+            counts,
             bins,
             segments,
             legend,
@@ -246,8 +264,23 @@ impl Chart for GapHistogram {
         for s in &self.segments {
             draw::fill_rect(area, s.rect, style::gap_color(s.class), 1.0)?;
         }
+        for (at, n) in &self.counts {
+            draw::text(
+                area,
+                n,
+                *at,
+                style::TICK_FONT,
+                style::INK,
+                (HPos::Center, VPos::Bottom),
+            )?;
+        }
         draw::outline_rect(area, p, style::INK, 1)?;
-        draw::axis_titles(area, p, "idle gap duration (log bins)", "gaps")?;
+        draw::axis_titles(
+            area,
+            p,
+            "idle gap duration (log bins); gap count above each bar",
+            "idle time",
+        )?;
         draw::legend(area, &self.legend)
     }
 }
@@ -315,5 +348,11 @@ mod tests {
         assert_eq!(h.segments[0].class, GapClass::HostBound);
         assert_eq!(h.segments[1].class, GapClass::LaunchLatency);
         assert_eq!(h.segments[1].rect.bottom, h.segments[0].rect.top);
+        // Heights are idle time: 1.9 µs of host-bound, 1.5 µs of latency;
+        // the count (2) sits above the bar.
+        let height = |s: &Segment| s.rect.bottom - s.rect.top;
+        assert!(height(&h.segments[0]) > height(&h.segments[1]));
+        assert_eq!(h.bins[0].total_time_ns(), 3_400.0);
+        assert_eq!(h.counts[0].1, "2");
     }
 }

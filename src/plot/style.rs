@@ -59,7 +59,7 @@ pub const MARKER_MIN_RADIUS_PX: f64 = 3.0;
 /// Padding kept around every label box, in pixels.
 pub const LABEL_PAD_PX: i32 = 3;
 /// Longest kernel name shown in a label, in characters (ellipsized).
-pub const LABEL_MAX_CHARS: usize = 36;
+pub const LABEL_MAX_CHARS: usize = crate::roofline::names::LABEL_CHARS;
 
 /// Colour of a compute path's roof and points (colour-blind-safe Okabe–Ito
 /// and Tableau hues; tensor paths darker than CUDA-core paths).
@@ -97,7 +97,10 @@ pub fn gap_color(class: GapClass) -> RGBColor {
         GapClass::LaunchInFlight => RGBColor(230, 159, 0),
         GapClass::LaunchLatency => RGBColor(240, 228, 66),
         GapClass::QueuedDependency => RGBColor(86, 180, 233),
+        GapClass::CopyScheduling => RGBColor(188, 189, 34),
         GapClass::Synchronization => RGBColor(204, 121, 167),
+        GapClass::SyncDrain => RGBColor(230, 170, 205),
+        GapClass::PageableCopy => RGBColor(140, 86, 75),
         GapClass::Unattributed => RGBColor(160, 160, 160),
     }
 }

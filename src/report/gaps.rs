@@ -3,7 +3,7 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
-use crate::gaps::{ClassTotals, GapClass, GapReport, TopGap};
+use crate::gaps::{ClassTotals, DetailTotals, GapClass, GapReport, HostDetail, TopGap};
 use crate::units::ellipsize;
 use crate::units::{duration_ns, percent};
 
@@ -23,7 +23,7 @@ impl Render for GapReport {
     }
 }
 
-/// The JSON document (`rooftrace.gaps/1`), pretty-printed, newline-terminated.
+/// The JSON document (`rooftrace.gaps/2`), pretty-printed, newline-terminated.
 pub fn json(r: &GapReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
@@ -54,7 +54,7 @@ pub fn verdict(r: &GapReport) -> String {
                 rr.instances.len(),
                 dur(rr.gpu_window_ns.median)
             );
-            return with_reason(head, idle, &rr.classes);
+            return with_reason(head, idle, &rr.classes, None);
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
@@ -64,7 +64,7 @@ pub fn verdict(r: &GapReport) -> String {
     let span: i64 = r.devices.iter().map(|d| d.span_ns).sum();
     let n = r.devices.len();
     let head = format!(
-        "GPU idle {} of {}{}",
+        "GPU idle {} of {}{}{}",
         percent(if span > 0 {
             idle as f64 / span as f64
         } else {
@@ -75,12 +75,47 @@ pub fn verdict(r: &GapReport) -> String {
             format!(" summed over {n} process/device pairs")
         } else {
             String::new()
-        }
+        },
+        busy_note(r)
     );
-    with_reason(head, idle, &classes)
+    with_reason(head, idle, &classes, Some(&host_detail(r)))
 }
 
-fn with_reason(head: String, idle: i64, classes: &ClassTotals) -> String {
+/// The host-bound detail summed over devices.
+fn host_detail(r: &GapReport) -> DetailTotals {
+    let mut t = DetailTotals::default();
+    for d in &r.devices {
+        t.merge(&d.host_detail);
+    }
+    t
+}
+
+/// " (busy: 97.7 % copies)" when copies or memsets, not kernels, kept the
+/// GPU busy: a copy-bound GPU is not "busy computing".
+fn busy_note(r: &GapReport) -> String {
+    let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
+    let kernels: i64 = r.devices.iter().map(|d| d.kernel_busy_ns).sum();
+    let copies: i64 = r.devices.iter().map(|d| d.copy_busy_ns).sum();
+    if busy > 0 && copies > kernels {
+        format!(
+            " (busy {}: {} copies, {} kernels)",
+            dur(busy),
+            frac(copies, busy),
+            frac(kernels, busy)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// The verdict's tail: the largest class and its fix; for host-bound, the
+/// fix of the largest thing the host did.
+fn with_reason(
+    head: String,
+    idle: i64,
+    classes: &ClassTotals,
+    detail: Option<&DetailTotals>,
+) -> String {
     let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
     match classes.dominant() {
         // "Unattributed" says the export cannot tell; when it leads, also
@@ -101,7 +136,28 @@ fn with_reason(head: String, idle: i64, classes: &ClassTotals) -> String {
                 ),
             }
         }
-        Some(c) if idle > 0 => format!("{head}, {} {}", share(c), c.label()),
+        Some(GapClass::HostBound) if idle > 0 => {
+            let hb = classes.get(GapClass::HostBound).total_ns;
+            match detail.and_then(|d| d.dominant().map(|k| (k, d.get(k).total_ns))) {
+                Some((k, ns)) => format!(
+                    "{head}, {} host-bound; fix first: {} ({}: {} of {} host-bound)",
+                    share(GapClass::HostBound),
+                    k.fix(),
+                    k.label(),
+                    dur(ns),
+                    dur(hb)
+                ),
+                None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
+            }
+        }
+        Some(c) if idle > 0 => format!(
+            "{head}, {} {}; fix first: {} ({} of {} idle)",
+            share(c),
+            c.label(),
+            c.fix(),
+            dur(classes.get(c).total_ns),
+            dur(idle)
+        ),
         _ => head,
     }
 }
@@ -131,7 +187,20 @@ fn class_cells(row: &mut Vec<String>, c: &ClassTotals) {
 }
 
 fn devices_table(r: &GapReport) -> Table {
-    let mut h = vec!["pid", "device", "span", "busy", "idle", "idle %", "gaps"];
+    let mut h = vec![
+        "pid",
+        "device",
+        "span",
+        "busy",
+        "kernels",
+        "copies",
+        "memsets",
+        "comm kernels",
+        "comm ∥ compute",
+        "idle",
+        "idle %",
+        "gaps",
+    ];
     class_header(&mut h);
     let mut t = Table::new(&h, &[]);
     for d in &r.devices {
@@ -140,6 +209,11 @@ fn devices_table(r: &GapReport) -> Table {
             d.device.to_string(),
             dur(d.span_ns),
             dur(d.busy_ns),
+            dur(d.kernel_busy_ns),
+            dur(d.copy_busy_ns),
+            dur(d.memset_busy_ns),
+            dur(d.comm_busy_ns),
+            dur(d.comm_compute_overlap_ns),
             dur(d.idle_ns),
             frac(d.idle_ns, d.span_ns),
             d.gap_count.to_string(),
@@ -193,8 +267,11 @@ fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
             "after",
             "API call",
             "call start − gap start",
+            "call duration",
+            "what the host did",
+            "NVTX",
         ],
-        &[5, 6, 7, 8],
+        &[5, 6, 7, 8, 11, 12],
     );
     for (i, g) in gaps.iter().enumerate() {
         t.push(vec![
@@ -220,6 +297,15 @@ fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
             g.api
                 .as_ref()
                 .map_or("-".to_string(), |a| dur(a.start_ns - g.start_ns)),
+            g.api
+                .as_ref()
+                .map_or("-".to_string(), |a| dur(a.end_ns - a.start_ns)),
+            g.host
+                .as_ref()
+                .map_or("-".to_string(), |h| ellipsize(h, name_width + 24)),
+            g.nvtx
+                .as_ref()
+                .map_or("-".to_string(), |n| ellipsize(n, name_width)),
         ]);
     }
     t
@@ -318,20 +404,66 @@ fn launch_lines(r: &GapReport) -> Vec<String> {
     v
 }
 
+/// The host-bound gaps by what the launching thread did, with the fix.
+fn host_table(r: &GapReport) -> Option<Table> {
+    let t = host_detail(r);
+    let hb: i64 = t.0.iter().map(|x| x.total_ns).sum();
+    if hb == 0 {
+        return None;
+    }
+    let mut tab = Table::new(
+        &[
+            "what the host did",
+            "gaps",
+            "time",
+            "share of host-bound",
+            "fix",
+        ],
+        &[0, 4],
+    );
+    for k in HostDetail::ALL {
+        let x = t.get(k);
+        if x.count > 0 {
+            tab.push(vec![
+                k.label().into(),
+                x.count.to_string(),
+                dur(x.total_ns),
+                frac(x.total_ns, hb),
+                k.fix().into(),
+            ]);
+        }
+    }
+    Some(tab)
+}
+
+/// Idle time per gap-length bin (the count beside it): a few long gaps
+/// holding most of the idle time stand out next to many short ones.
 fn histogram_table(r: &GapReport) -> Table {
-    let mut t = Table::new(&["gap length", "count", "total"], &[0]);
+    let mut t = Table::new(&["gap length", "idle time", "share", "gaps"], &[0]);
+    let total: i64 = r.distribution.histogram.iter().map(|b| b.total_ns).sum();
     for b in r.distribution.histogram.iter().filter(|b| b.count > 0) {
         let range = match b.hi_ns {
             Some(h) => format!("{} – {}", dur(b.lo_ns), dur(h)),
             None => format!("≥ {}", dur(b.lo_ns)),
         };
-        t.push(vec![range, b.count.to_string(), dur(b.total_ns)]);
+        t.push(vec![
+            range,
+            dur(b.total_ns),
+            frac(b.total_ns, total),
+            b.count.to_string(),
+        ]);
     }
     t
 }
 
 fn table(r: &GapReport, o: &RenderOptions) -> String {
     let mut s = format!("{}\n\nDevices\n{}", verdict(r), devices_table(r).to_text());
+    if let Some(h) = host_table(r) {
+        s.push_str(&format!(
+            "\nHost-bound gaps: what the host did\n{}",
+            h.to_text()
+        ));
+    }
     let (st, more) = streams_table(r, o.top);
     s.push_str(&format!("\nStreams (busiest first)\n{}", st.to_text()));
     if more > 0 {
@@ -471,8 +603,8 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
     let all = sum_classes(r.devices.iter().map(|d| &d.classes));
     let idle = all.total_ns();
     let mut ct = Table::new(
-        &["why the GPU idled", "gaps", "time", "share of idle"],
-        &[0],
+        &["why the GPU idled", "gaps", "time", "share of idle", "fix"],
+        &[0, 4],
     );
     for c in GapClass::ALL {
         let t = all.get(c);
@@ -481,11 +613,27 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
             t.count.to_string(),
             dur(t.total_ns),
             frac(t.total_ns, idle),
+            if t.count > 0 {
+                c.fix().into()
+            } else {
+                String::new()
+            },
         ]);
     }
+    let mut first = ct.to_markdown();
+    if let Some(h) = host_table(r) {
+        first.push_str(&format!(
+            "\n#### Host-bound gaps: what the host did\n\n{}",
+            h.to_markdown()
+        ));
+    }
     let mut sections = vec![
-        ct.to_markdown(),
+        first,
         format!("### Devices\n\n{}", devices_table(r).to_markdown()),
+        format!(
+            "### Idle time by gap length\n\n{}",
+            histogram_table(r).to_markdown()
+        ),
     ];
     if let Some((t, more)) = ranges_table(r, if o.top == 0 { 50 } else { o.top.min(50) }) {
         let note = if more > 0 {

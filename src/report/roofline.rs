@@ -4,23 +4,23 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
+use crate::ncu::Source;
 use crate::roofline::{Bound, KernelRoofline, RooflineReport};
 use crate::roofs::ComputePath;
-use crate::units::ellipsize;
 use crate::units::{duration_ns, percent, si};
-
-/// Longest kernel name in table and Markdown cells.
-const NAME_CHARS: usize = 48;
 
 fn paths_label(k: &KernelRoofline) -> String {
     if k.bandwidth_only {
-        return "-".into();
+        return UNKNOWN.into();
     }
-    let p = k.paths();
+    let mut p: Vec<&str> = k.paths().iter().map(|p| p.label()).collect();
+    if k.flop_incomplete() {
+        p.push("?");
+    }
     if p.is_empty() {
         "none".into()
     } else {
-        p.iter().map(|p| p.label()).collect::<Vec<_>>().join(" + ")
+        p.join(" + ")
     }
 }
 
@@ -30,20 +30,81 @@ fn notes(k: &KernelRoofline) -> String {
         n.push("above roof");
     }
     if k.bandwidth_only {
-        n.push("no FLOP counters");
+        n.push("FLOPs unknown");
+    } else if k.flop_incomplete() {
+        n.push("FLOPs partial");
+    }
+    if k.dram_bytes.is_none() {
+        n.push("DRAM unknown");
     }
     n.join(", ")
 }
+
+/// How a figure not collected prints.
+const UNKNOWN: &str = "unknown";
 
 fn opt(v: Option<f64>, unit: &str) -> String {
     v.map_or("-".into(), |v| si(v, unit))
 }
 
-/// The roof a row is measured against, in words (`DRAM`, `BF16 tensor`).
+/// `>=` before a lower bound.
+fn at_least(lower: bool) -> &'static str {
+    if lower {
+        "≥"
+    } else {
+        ""
+    }
+}
+
+/// A figure with its derivation mark (`143 kB r`), or `unknown`.
+fn marked(v: Option<f64>, unit: &str, source: Option<Source>, lower: bool) -> String {
+    match v {
+        None => UNKNOWN.into(),
+        Some(v) => {
+            let mark = source.map_or("", Source::mark);
+            let sep = if mark.is_empty() { "" } else { " " };
+            format!("{}{}{sep}{mark}", at_least(lower), si(v, unit))
+        }
+    }
+}
+
+/// The legend of the derivation marks and bounds used in `rows`.
+fn legend(rows: &[KernelRoofline]) -> String {
+    let mut used: Vec<Source> = rows
+        .iter()
+        .flat_map(|k| [k.dram_source, k.flop_source])
+        .flatten()
+        .filter(|s| *s != Source::Counter)
+        .collect();
+    used.sort();
+    used.dedup();
+    let mut parts: Vec<String> = used
+        .iter()
+        .map(|s| format!("{}: {}", s.mark(), s.meaning()))
+        .collect();
+    if rows.iter().any(|k| k.lower_bound) {
+        parts.push(
+            "≥ / ≤: bound over the known side only (a side not collected; see diagnostics)".into(),
+        );
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("marks: {}\n", parts.join("; "))
+    }
+}
+
+/// The roof a row is measured against, in words (`DRAM`, `BF16 tensor`);
+/// `unknown` when the bound is not certain.
 pub fn roof_label(k: &KernelRoofline) -> String {
     match k.bound {
-        Bound::Memory => "DRAM".into(),
-        Bound::Compute => {
+        Some(Bound::Memory) => "DRAM".into(),
+        Some(Bound::Compute) => {
+            let p: Vec<&str> = k.paths().iter().map(|p| p.label()).collect();
+            p.join(" + ")
+        }
+        None if k.memory_time_ns.is_some() => "DRAM".into(),
+        None => {
             let p: Vec<&str> = k.paths().iter().map(|p| p.label()).collect();
             p.join(" + ")
         }
@@ -73,22 +134,26 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
     for (i, k) in rows.iter().enumerate() {
         t.push(vec![
             (i + 1).to_string(),
-            ellipsize(&k.name, NAME_CHARS),
+            k.label.clone(),
             k.launches.to_string(),
             duration_ns(k.duration_ns),
-            si(k.dram_bytes, "B"),
-            if k.bandwidth_only {
-                "-".into()
-            } else {
-                si(k.flop, "FLOP")
-            },
-            k.intensity.map_or("-".into(), |i| format!("{i:.2}")),
-            opt(k.achieved_flop_per_s, "FLOP/s"),
-            si(k.achieved_dram_bytes_per_s, "B/s"),
+            marked(k.dram_bytes, "B", k.dram_source, false),
+            marked(k.flop, "FLOP", k.flop_source, k.flop_incomplete()),
+            k.intensity.map_or("-".into(), |i| {
+                format!("{}{i:.2}", at_least(k.flop_incomplete()))
+            }),
+            k.achieved_flop_per_s.map_or("-".into(), |v| {
+                format!("{}{}", at_least(k.flop_incomplete()), si(v, "FLOP/s"))
+            }),
+            opt(k.achieved_dram_bytes_per_s, "B/s"),
             paths_label(k),
-            k.bound.key().into(),
-            percent(k.fraction_of_roof),
-            duration_ns(k.time_lost_ns),
+            k.bound.map_or(UNKNOWN, Bound::key).into(),
+            format!("{}{}", at_least(k.lower_bound), percent(k.fraction_of_roof)),
+            format!(
+                "{}{}",
+                if k.lower_bound { "≤" } else { "" },
+                duration_ns(k.time_lost_ns)
+            ),
             notes(k),
         ]);
     }
@@ -150,21 +215,29 @@ pub fn verdict(r: &RooflineReport) -> String {
         return "no launch could be analysed (see diagnostics)".into();
     };
     let roof = roof_label(k);
-    let what = if k.bandwidth_only {
-        format!(
-            "{} of the DRAM roof (no FLOP counters)",
-            percent(k.fraction_of_roof)
-        )
-    } else {
-        format!(
-            "{} of the {roof} roof, {}-bound",
+    let what = match (k.bound, k.flop.is_some(), k.dram_bytes.is_some()) {
+        (Some(b), _, _) => format!(
+            "{}{} of the {roof} roof, {}-bound",
+            at_least(k.lower_bound),
             percent(k.fraction_of_roof),
-            k.bound.key()
-        )
+            b.key()
+        ),
+        (None, false, _) => format!(
+            "at least {} of the DRAM roof (compute unknown: no FLOP counters)",
+            percent(k.fraction_of_roof)
+        ),
+        (None, true, false) => format!(
+            "at least {} of the {roof} roof (DRAM bytes unknown)",
+            percent(k.fraction_of_roof)
+        ),
+        (None, true, true) => format!(
+            "at least {} of the {roof} roof (bound unknown: FLOPs of some paths not collected)",
+            percent(k.fraction_of_roof)
+        ),
     };
     format!(
         "{}: {what}; {} of {} lost to the roofline over {} row{} ({} on {})",
-        ellipsize(&k.name, 80),
+        k.label,
         duration_ns(r.total_time_lost_ns),
         duration_ns(r.total_duration_ns),
         r.kernels.len(),
@@ -199,6 +272,7 @@ fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
             r.kernels.len() - n
         ));
     }
+    out.push_str(&legend(&r.kernels[..n]));
     out.push_str("\nroofs used:\n");
     out.push_str(&roofs_table(r).to_text());
     if !r.diagnostics.is_empty() {
@@ -222,6 +296,10 @@ fn opt_num(v: Option<f64>) -> String {
     v.map(num).unwrap_or_default()
 }
 
+fn source_key(s: Option<Source>) -> String {
+    s.map_or("", Source::key).to_string()
+}
+
 /// CSV, one row per kernel (all rows), SI units in the column names.
 fn render_csv(r: &RooflineReport) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -233,9 +311,13 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
         "launches",
         "duration_ns",
         "dram_bytes",
+        "dram_source",
         "l2_bytes",
+        "l2_source",
         "l1_bytes",
         "flop",
+        "flop_source",
+        "flop_unknown",
     ]
     .iter()
     .map(|s| s.to_string())
@@ -251,6 +333,7 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "compute_time_ns",
             "memory_time_ns",
             "bound_time_ns",
+            "lower_bound",
             "bound",
             "roof_flop_per_s",
             "fraction_of_roof",
@@ -290,14 +373,18 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             k.name.clone(),
             k.launches.to_string(),
             num(k.duration_ns),
-            num(k.dram_bytes),
+            opt_num(k.dram_bytes),
+            source_key(k.dram_source),
             opt_num(k.l2_bytes),
+            source_key(k.l2_source),
             opt_num(k.l1_bytes),
-            if k.bandwidth_only {
-                String::new()
-            } else {
-                num(k.flop)
-            },
+            opt_num(k.flop),
+            source_key(k.flop_source),
+            k.flop_unknown
+                .iter()
+                .map(|g| g.key())
+                .collect::<Vec<_>>()
+                .join(" "),
         ];
         row.extend(
             ComputePath::ALL
@@ -309,11 +396,12 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             opt_num(k.intensity_l2),
             opt_num(k.intensity_l1),
             opt_num(k.achieved_flop_per_s),
-            num(k.achieved_dram_bytes_per_s),
-            num(k.compute_time_ns),
-            num(k.memory_time_ns),
+            opt_num(k.achieved_dram_bytes_per_s),
+            opt_num(k.compute_time_ns),
+            opt_num(k.memory_time_ns),
             num(k.bound_time_ns),
-            k.bound.key().to_string(),
+            k.lower_bound.to_string(),
+            k.bound.map_or("", Bound::key).to_string(),
             opt_num(k.roof_flop_per_s),
             num(k.fraction_of_roof),
             num(k.time_lost_ns),
@@ -391,6 +479,11 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
     }
     let mut out = head;
     out.push_str(&table);
+    let legend = legend(&r.kernels[..n]);
+    if !legend.is_empty() {
+        out.push('\n');
+        out.push_str(&legend);
+    }
     if n < r.kernels.len() {
         let why = if n < want {
             "to fit a PR comment"

@@ -1,20 +1,25 @@
 //! Roofs x launches -> [`RooflineReport`]: per kernel (or launch) intensity,
 //! achieved rates, the time bound `T* = max(sum_p W_p / F_p, Q / B)`, the
 //! fraction of the roof `T* / T` and the time lost `T - T*`, plus
-//! diagnostics as data.
+//! diagnostics as data ([`super::diagnose`]).
+//!
+//! Unknown is not zero: a side (DRAM bytes, FLOPs of a path) that was not
+//! collected is `None`, and `T*` is then a lower bound over the known side;
+//! `bound` is claimed only when it is certain.
 //!
 //! The report is the model every renderer and the roofline plot read: each
 //! row carries its intensity, achieved FLOP/s, duration, time lost, compute
 //! path(s) and above-roof flag; [`RooflineReport::roofs_used`] names the
 //! roofs actually needed.
 
-use crate::ncu::{LaunchMetrics, NcuCsv};
+use super::diagnose::{self, Diagnostic, DiagnosticKind, Diags};
+use crate::ncu::{FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Schema tag of the JSON report.
-pub const NCU_SCHEMA: &str = "rooftrace.ncu/1";
+pub const NCU_SCHEMA: &str = "rooftrace.ncu/2";
 
 /// A point is "above the roof" when it beats the bound by more than this
 /// fraction (5 %).
@@ -59,49 +64,70 @@ pub struct KernelRoofline {
     pub process_id: Option<u64>,
     /// Kernel name.
     pub name: String,
+    /// Readable label, unique among the report's kernels
+    /// ([`super::names::labels`]); what tables and plots show.
+    pub label: String,
     /// Number of launches in this row.
     pub launches: u64,
     /// Measured time T, ns.
     pub duration_ns: f64,
-    /// DRAM bytes Q.
-    pub dram_bytes: f64,
+    /// DRAM bytes Q; `None` when not collected in any form (for every
+    /// launch of the row).
+    pub dram_bytes: Option<f64>,
+    /// How the DRAM bytes were derived (the least direct over the launches).
+    pub dram_source: Option<Source>,
     /// L2 bytes, when collected for every launch of the row.
     pub l2_bytes: Option<f64>,
+    /// How the L2 bytes were derived.
+    pub l2_source: Option<Source>,
     /// L1 bytes, when collected for every launch of the row.
     pub l1_bytes: Option<f64>,
-    /// Total FLOPs W over all counted paths (0 when no counter).
-    pub flop: f64,
+    /// Total FLOPs W over the counted paths; `None` when no FLOP counter was
+    /// collected. A lower bound when `flop_unknown` is not empty.
+    pub flop: Option<f64>,
+    /// How the FLOPs were derived (the least direct over paths and launches).
+    pub flop_source: Option<Source>,
+    /// FLOP counter groups not collected (`fp64`, `fp32`, `fp16`,
+    /// `tensor`): their FLOPs are unknown.
+    pub flop_unknown: Vec<FlopGroup>,
     /// FLOPs per compute path with a nonzero count.
     pub flop_by_path: BTreeMap<ComputePath, f64>,
-    /// Intensity on DRAM, FLOP/byte (`None`: no FLOP counters, or Q = 0).
+    /// Intensity on DRAM, FLOP/byte (`None`: FLOPs or DRAM bytes unknown,
+    /// or Q = 0; a lower bound when `flop_unknown` is not empty).
     pub intensity: Option<f64>,
     /// Intensity on L2, FLOP/byte.
     pub intensity_l2: Option<f64>,
     /// Intensity on L1, FLOP/byte.
     pub intensity_l1: Option<f64>,
-    /// W / T, FLOP/s (`None` without FLOP counters).
+    /// W / T, FLOP/s (`None` when the FLOPs are unknown).
     pub achieved_flop_per_s: Option<f64>,
-    /// Q / T, byte/s.
-    pub achieved_dram_bytes_per_s: f64,
-    /// sum_p W_p / F_p, ns (paths without a roof are left out and diagnosed).
-    pub compute_time_ns: f64,
-    /// Q / B_dram, ns.
-    pub memory_time_ns: f64,
-    /// T* = max(compute_time_ns, memory_time_ns), ns.
+    /// Q / T, byte/s (`None` when the DRAM bytes are unknown).
+    pub achieved_dram_bytes_per_s: Option<f64>,
+    /// sum_p W_p / F_p over the counted paths with a roof, ns (`None` when
+    /// the FLOPs are unknown).
+    pub compute_time_ns: Option<f64>,
+    /// Q / B_dram, ns (`None` when the DRAM bytes are unknown).
+    pub memory_time_ns: Option<f64>,
+    /// T* = max(compute_time_ns, memory_time_ns) over the known terms, ns.
     pub bound_time_ns: f64,
-    /// Which term is larger.
-    pub bound: Bound,
+    /// True when a side is unknown or incomplete: `bound_time_ns` and
+    /// `fraction_of_roof` are then lower bounds, `time_lost_ns` an upper bound.
+    pub lower_bound: bool,
+    /// Which term is larger; `None` when that is not certain (a side
+    /// unknown, or incomplete FLOPs whose compute time is below the memory
+    /// time).
+    pub bound: Option<Bound>,
     /// Attainable FLOP/s at this intensity, W / T* (for one path exactly
-    /// min(F, B * I)); `None` without FLOP counters.
+    /// min(F, B * I)); `None` unless both sides are known and complete.
     pub roof_flop_per_s: Option<f64>,
-    /// T* / T (1 = on the roof).
+    /// T* / T (1 = on the roof); a lower bound when `lower_bound`.
     pub fraction_of_roof: f64,
-    /// T - T*, ns (negative above the roof).
+    /// T - T*, ns (negative above the roof); an upper bound when `lower_bound`.
     pub time_lost_ns: f64,
     /// fraction_of_roof > 1 + 5 %.
     pub above_roof: bool,
     /// No FLOP counter was collected: analysed against the bandwidth roof
-    /// alone.
+    /// alone (`flop` is `None`).
     pub bandwidth_only: bool,
 }
 
@@ -110,47 +136,12 @@ impl KernelRoofline {
     pub fn paths(&self) -> Vec<ComputePath> {
         self.flop_by_path.keys().copied().collect()
     }
-}
 
-/// What a diagnostic is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiagnosticKind {
-    /// ncu printed `==ERROR==`/`==WARNING==` lines into the file.
-    NcuLog,
-    /// Launches without a duration (skipped).
-    MissingDuration,
-    /// Launches with a zero duration (skipped).
-    ZeroDuration,
-    /// Launches without DRAM bytes (skipped).
-    MissingDram,
-    /// Only one of DRAM read/write bytes collected (undercounted).
-    PartialDram,
-    /// Metrics read as `nan` (failed launch?).
-    NanMetrics,
-    /// No FLOP counters: analysed against bandwidth only.
-    BandwidthOnly,
-    /// Tensor instructions executed but no tensor op counters collected.
-    TensorNotCounted,
-    /// FLOPs on a path the roofs have no value for.
-    NoRoofForPath,
-    /// Points above the roof by more than 5 %.
-    AboveRoof,
-    /// Several devices in one file; roofs of one GPU applied to all.
-    SeveralDevices,
-}
-
-/// A warning carried as data and shown once.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Diagnostic {
-    /// What it is about.
-    pub kind: DiagnosticKind,
-    /// How many launches (or rows, or lines) it concerns.
-    pub count: u64,
-    /// One sentence with the fix.
-    pub message: String,
-    /// Up to three examples (`name (ID n)`).
-    pub examples: Vec<String>,
+    /// True when some FLOP counter group was not collected, so `flop` is
+    /// a lower bound (or unknown).
+    pub fn flop_incomplete(&self) -> bool {
+        !self.flop_unknown.is_empty()
+    }
 }
 
 /// The roofs a report actually used.
@@ -182,7 +173,8 @@ pub struct RooflineReport {
     pub roofs_used: RoofsUsed,
     /// Launches in the file.
     pub launches_total: u64,
-    /// Launches with a duration and DRAM bytes (the rest are diagnosed).
+    /// Launches with a positive duration and DRAM bytes or FLOPs in some
+    /// form (the rest are diagnosed).
     pub launches_analysed: u64,
     /// Sum of analysed durations, ns.
     pub total_duration_ns: f64,
@@ -239,13 +231,18 @@ struct Acc {
     name: String,
     launches: u64,
     duration_ns: f64,
-    dram: f64,
+    dram: Option<f64>,
+    dram_all: bool,
+    dram_source: Option<Source>,
     l2: Option<f64>,
     l2_all: bool,
+    l2_source: Option<Source>,
     l1: Option<f64>,
     l1_all: bool,
     flop: BTreeMap<ComputePath, f64>,
     counted: bool,
+    flop_source: Option<Source>,
+    flop_unknown: FlopGroups,
 }
 
 impl Acc {
@@ -254,29 +251,34 @@ impl Acc {
             id: l.id,
             pid: Some(l.process_id),
             name: l.name.to_string(),
+            dram_all: true,
             l2_all: true,
             l1_all: true,
             ..Acc::default()
         }
     }
 
-    fn add(&mut self, l: &LaunchMetrics, duration: f64, dram: f64) {
+    fn add(&mut self, l: &LaunchMetrics, duration: f64, dram: Option<(f64, Source)>) {
         if self.pid != Some(l.process_id) {
             self.mixed_pid = true;
         }
         self.id = self.id.min(l.id);
         self.launches += 1;
         self.duration_ns += duration;
-        self.dram += dram;
         let sum = |acc: &mut Option<f64>, all: &mut bool, v: Option<f64>| match v {
             Some(v) => *acc = Some(acc.unwrap_or(0.0) + v),
             None => *all = false,
         };
+        sum(&mut self.dram, &mut self.dram_all, dram.map(|d| d.0));
+        self.dram_source = self.dram_source.max(dram.map(|d| d.1));
         sum(&mut self.l2, &mut self.l2_all, l.l2_bytes);
+        self.l2_source = self.l2_source.max(l.l2_derivation);
         sum(&mut self.l1, &mut self.l1_all, l.l1_bytes);
         if l.flop.any_counted() {
             self.counted = true;
         }
+        self.flop_source = self.flop_source.max(l.flop_derivation);
+        self.flop_unknown = self.flop_unknown.union(l.flop_unknown);
         for (p, f) in l.flop.iter() {
             if f > 0.0 {
                 *self.flop.entry(p).or_insert(0.0) += f;
@@ -285,52 +287,32 @@ impl Acc {
     }
 }
 
-/// Collects diagnostics by kind: count, examples.
-#[derive(Default)]
-struct Diags {
-    by_kind: BTreeMap<DiagnosticKind, (u64, Vec<String>, String)>,
-}
-
-impl Diags {
-    fn note(
-        &mut self,
-        kind: DiagnosticKind,
-        example: impl FnOnce() -> String,
-        message: impl FnOnce() -> String,
-    ) {
-        let e = self
-            .by_kind
-            .entry(kind)
-            .or_insert_with(|| (0, Vec::new(), message()));
-        e.0 += 1;
-        if e.1.len() < 3 {
-            e.1.push(example());
-        }
-    }
-}
-
-fn example(l: &LaunchMetrics) -> String {
-    format!(
-        "{} (ID {}, line {})",
-        crate::units::ellipsize(&l.name, 60),
-        l.id,
-        l.line
-    )
-}
-
 /// Analyses every launch of `csv` against `roofs`: group the launches
 /// (diagnosing those that cannot be analysed), compute each row, then
 /// summarise (diagnostics, order, roofs used, totals).
 pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> RooflineReport {
     let mut d = Diags::default();
-    let (groups, analysed) = group_launches(csv, group_by, &mut d);
     let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
+    let percent_roof = percent_reference(csv, dram_bw);
+    let (groups, analysed) = group_launches(csv, group_by, percent_roof, &mut d);
     let mut unroofed: BTreeSet<ComputePath> = BTreeSet::new();
     let mut kernels: Vec<KernelRoofline> = groups
         .into_iter()
         .map(|g| row(g, roofs, dram_bw, &mut unroofed))
         .collect();
-    let diagnostics = diagnose_rows(csv, roofs, &kernels, &unroofed, d);
+    let labels = super::names::labels(kernels.iter().map(|k| k.name.as_str()));
+    for (k, label) in kernels.iter_mut().zip(labels) {
+        k.label = label;
+    }
+    let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
+    for note in &gpu.notes {
+        diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::GpuMismatch,
+            count: 1,
+            message: note.clone(),
+            examples: Vec::new(),
+        });
+    }
     kernels.sort_by(|a, b| {
         b.time_lost_ns
             .total_cmp(&a.time_lost_ns)
@@ -356,67 +338,33 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
     }
 }
 
-/// Notes what is wrong with one launch's counters; returns its duration
-/// and DRAM bytes when it can be analysed (otherwise it is skipped, and
-/// diagnosed).
-fn check_launch(l: &LaunchMetrics, d: &mut Diags) -> Option<(f64, f64)> {
-    use DiagnosticKind::*;
-    if l.nan_metrics > 0 {
-        d.note(NanMetrics, || example(l), || {
-            "launches with metrics read as `nan` (ncu could not read the counters; did the kernel fail?); those metrics are treated as missing".into()
-        });
+/// The DRAM bandwidth a "DRAM Throughput" percentage refers to: ncu's own
+/// peak when the file carries it (`dram__bytes.sum.peak_sustained x
+/// dram__cycles_elapsed.avg.per_second`), else the DRAM roof in use. With
+/// the name of that reference, for the diagnostic.
+fn percent_reference(csv: &NcuCsv, dram_bw: Option<f64>) -> Option<(f64, &'static str)> {
+    use crate::ncu::metrics::Peak;
+    let p = &csv.peaks;
+    match (p.get(Peak::DramBytesPerCycle), p.get(Peak::DramClock)) {
+        (Some(b), Some(c)) if b > 0.0 && c > 0.0 => Some((b * c, "ncu's DRAM peak in the file")),
+        _ => dram_bw.map(|b| (b, "the DRAM roof in use")),
     }
-    if l.dram_partial {
-        d.note(PartialDram, || example(l), || {
-            "launches with only one of DRAM read/write bytes: DRAM traffic is undercounted; collect both dram__bytes_read.sum and dram__bytes_write.sum".into()
-        });
-    }
-    if l.tensor_inst.is_some_and(|t| t > 0.0)
-        && !ComputePath::ALL
-            .iter()
-            .any(|p| p.is_tensor() && l.flop.get(*p).is_some())
-    {
-        d.note(TensorNotCounted, || example(l), || {
-            "launches executed tensor-core instructions but no sm__ops_path_tensor_* counter was collected: their tensor FLOPs are not counted (FLOPs per instruction depend on the MMA shape); add e.g. --metrics sm__ops_path_tensor_src_fp16_dst_fp32.sum".into()
-        });
-    }
-    let Some(duration) = l.duration_ns else {
-        d.note(
-            MissingDuration,
-            || example(l),
-            || {
-                "launches without a duration were skipped; add --metrics gpu__time_duration.sum"
-                    .into()
-            },
-        );
-        return None;
-    };
-    if duration <= 0.0 {
-        d.note(
-            ZeroDuration,
-            || example(l),
-            || "launches with a zero duration were skipped".into(),
-        );
-        return None;
-    }
-    let Some(dram) = l.dram_bytes else {
-        d.note(MissingDram, || example(l), || {
-            "launches without DRAM bytes were skipped; add --metrics dram__bytes_read.sum,dram__bytes_write.sum".into()
-        });
-        return None;
-    };
-    Some((duration, dram))
 }
 
 /// Groups the analysable launches into rows (one per launch, or one per
 /// kernel name in order of first appearance); returns the rows and the
 /// number of launches in them.
-fn group_launches(csv: &NcuCsv, group_by: GroupBy, d: &mut Diags) -> (Vec<Acc>, u64) {
+fn group_launches(
+    csv: &NcuCsv,
+    group_by: GroupBy,
+    percent_roof: Option<(f64, &'static str)>,
+    d: &mut Diags,
+) -> (Vec<Acc>, u64) {
     let mut groups: Vec<Acc> = Vec::new();
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut analysed = 0u64;
     for l in &csv.launches {
-        let Some((duration, dram)) = check_launch(l, d) else {
+        let Some((duration, dram)) = diagnose::launch(l, percent_roof.map(|p| p.0), d) else {
             continue;
         };
         analysed += 1;
@@ -433,68 +381,6 @@ fn group_launches(csv: &NcuCsv, group_by: GroupBy, d: &mut Diags) -> (Vec<Acc>, 
         groups[gi].add(l, duration, dram);
     }
     (groups, analysed)
-}
-
-/// The diagnostics of the report, one per kind: the launch-level ones in
-/// `d`, then those about rows, paths without a roof and several devices;
-/// ncu's own log lines first.
-fn diagnose_rows(
-    csv: &NcuCsv,
-    roofs: &Roofs,
-    kernels: &[KernelRoofline],
-    unroofed: &BTreeSet<ComputePath>,
-    mut d: Diags,
-) -> Vec<Diagnostic> {
-    use DiagnosticKind::*;
-    for k in kernels {
-        if k.bandwidth_only {
-            d.note(BandwidthOnly, || format!("{} (ID {})", crate::units::ellipsize(&k.name, 60), k.id), || {
-                "rows without FLOP counters are analysed against the DRAM roof alone; add the SASS and tensor counters from `rooftrace ncu --print-metrics`".into()
-            });
-        }
-        if k.above_roof {
-            d.note(AboveRoof, || format!("{} (ID {}): {:.0} % of roof", crate::units::ellipsize(&k.name, 60), k.id, k.fraction_of_roof * 100.0), || {
-                "rows above the roof by more than 5 %: likely an L2-resident working set (DRAM bytes below the algorithmic minimum) or roofs below this GPU's real peaks (check --gpu / --roofs)".into()
-            });
-        }
-    }
-    for p in unroofed {
-        d.note(NoRoofForPath, || p.label().to_string(), || {
-            format!("FLOPs on paths the roofs ({}) have no value for were left out of the compute time; give a roofs file with them (--roofs FILE)", roofs.gpu)
-        });
-    }
-    if csv.device_names.len() > 1 {
-        d.note(
-            SeveralDevices,
-            || csv.device_names.join(", "),
-            || {
-                "the file holds launches from several devices; one GPU's roofs were applied to all"
-                    .into()
-            },
-        );
-    }
-    let mut diagnostics: Vec<Diagnostic> = d
-        .by_kind
-        .into_iter()
-        .map(|(kind, (count, examples, message))| Diagnostic {
-            kind,
-            count,
-            message,
-            examples,
-        })
-        .collect();
-    if !csv.log.is_empty() {
-        diagnostics.insert(
-            0,
-            Diagnostic {
-                kind: NcuLog,
-                count: csv.log.len() as u64,
-                message: "ncu printed warnings or errors into the file".into(),
-                examples: csv.log.iter().take(3).cloned().collect(),
-            },
-        );
-    }
-    diagnostics
 }
 
 /// The roofs the rows need: DRAM always, L2/L1 when the roofs have them and
@@ -525,7 +411,9 @@ fn roofs_used(roofs: &Roofs, kernels: &[KernelRoofline]) -> RoofsUsed {
     }
 }
 
-/// The roofline math of one row.
+/// The roofline math of one row. Each side is `None` when unknown; T* is
+/// the larger known term, a lower bound unless both sides are known and
+/// complete; the bound is claimed only when certain.
 fn row(
     g: Acc,
     roofs: &Roofs,
@@ -533,72 +421,75 @@ fn row(
     unroofed: &mut BTreeSet<ComputePath>,
 ) -> KernelRoofline {
     let t = g.duration_ns;
-    let q = g.dram;
+    let q = g.dram.filter(|_| g.dram_all);
     // fold from +0.0: `Sum for f64` starts at -0.0, which prints as "-0".
-    let w: f64 = g.flop.values().fold(0.0, |a, b| a + b);
+    let w = g.counted.then(|| g.flop.values().fold(0.0, |a, b| a + b));
     // sum_p W_p / F_p: a kernel using several paths is bounded by the sum of
     // their compute times (the units share issue slots and registers).
     let mut compute_s = 0.0;
+    let mut all_roofed = true;
     for (p, f) in &g.flop {
         match roofs.compute.get(p) {
             Some(r) => compute_s += f / r.flop_per_s,
             None => {
                 unroofed.insert(*p);
+                all_roofed = false;
             }
         }
     }
-    let memory_s = dram_bw.map_or(0.0, |b| q / b);
-    let compute_time_ns = compute_s * 1e9;
-    let memory_time_ns = memory_s * 1e9;
-    let bound_time_ns = compute_time_ns.max(memory_time_ns);
-    let bound = if compute_time_ns > memory_time_ns {
-        Bound::Compute
-    } else {
-        Bound::Memory
+    let compute_time_ns = w.map(|_| compute_s * 1e9);
+    let memory_time_ns = match (q, dram_bw) {
+        (Some(q), Some(b)) => Some(q / b * 1e9),
+        _ => None,
     };
-    let counted = g.counted;
+    let compute_complete = w.is_some() && g.flop_unknown.is_empty() && all_roofed;
+    let bound_time_ns = compute_time_ns
+        .unwrap_or(0.0)
+        .max(memory_time_ns.unwrap_or(0.0));
+    let lower_bound = !(compute_complete && memory_time_ns.is_some());
+    let bound = match (compute_time_ns, memory_time_ns) {
+        (Some(c), Some(m)) if c > m => Some(Bound::Compute),
+        (Some(_), Some(_)) if compute_complete => Some(Bound::Memory),
+        _ => None,
+    };
     let per = |x: f64, y: f64| (y > 0.0).then(|| x / y);
     let fraction_of_roof = bound_time_ns / t;
+    let l2 = g.l2.filter(|_| g.l2_all);
+    let l1 = g.l1.filter(|_| g.l1_all);
     KernelRoofline {
         id: g.id,
         process_id: if g.mixed_pid { None } else { g.pid },
+        label: String::new(),
         name: g.name,
         launches: g.launches,
         duration_ns: t,
         dram_bytes: q,
-        l2_bytes: g.l2.filter(|_| g.l2_all),
-        l1_bytes: g.l1.filter(|_| g.l1_all),
+        dram_source: q.and(g.dram_source),
+        l2_bytes: l2,
+        l2_source: l2.and(g.l2_source),
+        l1_bytes: l1,
         flop: w,
-        intensity: if counted { per(w, q) } else { None },
-        intensity_l2: if counted && g.l2_all {
-            g.l2.and_then(|b| per(w, b))
-        } else {
-            None
-        },
-        intensity_l1: if counted && g.l1_all {
-            g.l1.and_then(|b| per(w, b))
-        } else {
-            None
-        },
+        flop_source: w.and(g.flop_source),
+        flop_unknown: g.flop_unknown.iter().collect(),
+        intensity: w.zip(q).and_then(|(w, q)| per(w, q)),
+        intensity_l2: w.zip(l2).and_then(|(w, b)| per(w, b)),
+        intensity_l1: w.zip(l1).and_then(|(w, b)| per(w, b)),
         flop_by_path: g.flop,
-        achieved_flop_per_s: counted.then(|| w / (t * 1e-9)),
-        achieved_dram_bytes_per_s: q / (t * 1e-9),
+        achieved_flop_per_s: w.map(|w| w / (t * 1e-9)),
+        achieved_dram_bytes_per_s: q.map(|q| q / (t * 1e-9)),
         compute_time_ns,
         memory_time_ns,
         bound_time_ns,
+        lower_bound,
         bound,
-        roof_flop_per_s: if counted {
-            Some(if bound_time_ns > 0.0 {
-                w / (bound_time_ns * 1e-9)
-            } else {
-                0.0
-            })
-        } else {
-            None
+        roof_flop_per_s: match w {
+            Some(w) if !lower_bound && bound_time_ns > 0.0 => Some(w / (bound_time_ns * 1e-9)),
+            Some(_) if !lower_bound => Some(0.0),
+            _ => None,
         },
         fraction_of_roof,
         time_lost_ns: t - bound_time_ns,
         above_roof: fraction_of_roof > 1.0 + ABOVE_ROOF_TOLERANCE,
-        bandwidth_only: !counted,
+        bandwidth_only: w.is_none(),
     }
 }

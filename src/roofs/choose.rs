@@ -1,7 +1,10 @@
 //! Choosing the roofs of a run (policy): `--gpu KEY`, `--roofs FILE`,
-//! `--roofs ncu`, else detection from the device name or compute capability
-//! the input carries. Takes plain data ([`DeviceHints`]), so the parsers
-//! fill it and nothing here knows their types.
+//! `--roofs ncu`, else detection from what the input says about its device
+//! (name, compute capability, SM count, L2 size, memory clock). `--gpu` is
+//! checked against the same facts: a compute capability it cannot have is
+//! an error, another SM count or device name a note. Takes plain data
+//! ([`DeviceHints`]), so the parsers fill it and nothing here knows their
+//! types.
 
 use super::gpus::{self, GpuSpec};
 use super::{Roofs, RoofsError};
@@ -30,6 +33,12 @@ pub struct DeviceHints {
     pub device_names: Vec<String>,
     /// Distinct compute capabilities seen (`9.0`), sorted.
     pub compute_capabilities: Vec<String>,
+    /// Distinct SM counts seen, sorted.
+    pub sm_counts: Vec<u32>,
+    /// Distinct L2 sizes seen, bytes, sorted.
+    pub l2_bytes: Vec<u64>,
+    /// Distinct memory clocks seen, MHz, sorted.
+    pub memory_clocks_mhz: Vec<u64>,
 }
 
 /// How the GPU (and so the roofs) was chosen.
@@ -40,8 +49,12 @@ pub struct GpuInfo {
     /// Name shown to the user.
     pub name: String,
     /// How it was chosen: `--gpu`, `device name in the CSV`, `compute
-    /// capability in the CSV`, `--roofs FILE`, `--roofs ncu`.
+    /// capability 8.0 and 108 SMs in the CSV`, `--roofs FILE`, `--roofs ncu`.
     pub chosen_by: String,
+    /// Where the input disagrees with the chosen GPU (another SM count: a
+    /// MIG slice or green context?; another device name), one sentence each.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The keys of the built-in table, comma-separated, for messages.
@@ -53,15 +66,62 @@ fn choices() -> String {
         .join(", ")
 }
 
-fn from_table(g: &GpuSpec, how: String) -> (Roofs, GpuInfo) {
+fn from_table(g: &GpuSpec, how: String, hints: &DeviceHints) -> (Roofs, GpuInfo) {
     (
         g.default_roofs(),
         GpuInfo {
             key: Some(g.key.to_string()),
             name: g.name.to_string(),
             chosen_by: how,
+            notes: disagreements(g, hints),
         },
     )
+}
+
+/// Where `hints` disagree with `g` without ruling it out: another SM count
+/// (a MIG slice or a green context has fewer SMs than the whole GPU, and
+/// the whole GPU's roofs overstate what it can reach), another device name.
+fn disagreements(g: &GpuSpec, hints: &DeviceHints) -> Vec<String> {
+    let mut notes = Vec::new();
+    if let Some(sm) = g.sm_count {
+        let other: Vec<String> = hints
+            .sm_counts
+            .iter()
+            .filter(|&&n| n != sm)
+            .map(u32::to_string)
+            .collect();
+        if !other.is_empty() {
+            notes.push(format!(
+                "{} reports {} SMs where {} has {sm}: a MIG slice, a green context or another GPU? the roofs are the whole {}'s and overstate a part of it; give measured roofs with --roofs FILE",
+                hints.file,
+                other.join(", "),
+                g.key,
+                g.key
+            ));
+        }
+    }
+    for name in &hints.device_names {
+        match gpus::by_device_name(name) {
+            Some(n) if n.key == g.key => {}
+            Some(n) => notes.push(format!(
+                "{} names its device {name:?} ({}), not {}",
+                hints.file, n.key, g.key
+            )),
+            None => notes.push(format!(
+                "{} names its device {name:?}, which the built-in table does not hold; {} was assumed",
+                hints.file, g.key
+            )),
+        }
+    }
+    notes
+}
+
+/// The compute capabilities of `hints` that rule `g` out: every one when
+/// none of them is `g`'s (a file from several devices may include it).
+fn cc_contradiction(g: &GpuSpec, hints: &DeviceHints) -> Option<String> {
+    let ccs = &hints.compute_capabilities;
+    (!ccs.is_empty() && !ccs.iter().any(|c| c.trim() == g.compute_capability))
+        .then(|| ccs.join(", "))
 }
 
 /// Picks the roofs: `--gpu`, `--roofs FILE`, `--roofs ncu` (built by
@@ -79,7 +139,22 @@ pub fn choose<E: From<RoofsError>>(
                 key: key.clone(),
                 choices: choices(),
             })?;
-            from_table(g, "--gpu".into())
+            if let Some(ccs) = cc_contradiction(g, hints) {
+                return Err(RoofsError::GpuContradicted {
+                    key: g.key.to_string(),
+                    gpu_cc: g.compute_capability.to_string(),
+                    file: hints.file.clone(),
+                    file_cc: ccs,
+                    candidates: match_facts(hints)
+                        .0
+                        .iter()
+                        .map(|g| g.key)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+                .into());
+            }
+            from_table(g, "--gpu".into(), hints)
         }
         RoofsChoice::File(path) => {
             let roofs = Roofs::from_file(path)?;
@@ -87,6 +162,7 @@ pub fn choose<E: From<RoofsError>>(
                 key: None,
                 name: roofs.gpu.clone(),
                 chosen_by: format!("--roofs {}", path.display()),
+                notes: Vec::new(),
             };
             (roofs, gpu)
         }
@@ -96,6 +172,7 @@ pub fn choose<E: From<RoofsError>>(
                 key: None,
                 name: roofs.gpu.clone(),
                 chosen_by: "--roofs ncu".into(),
+                notes: Vec::new(),
             };
             (roofs, gpu)
         }
@@ -107,36 +184,91 @@ pub fn choose<E: From<RoofsError>>(
     Ok((roofs, gpu))
 }
 
-/// The GPU named by the device name in `hints`, else by its one compute
-/// capability when exactly one GPU of the table has it.
+/// Memory clocks closer than this fraction to a GPU's match it: the file's
+/// value is measured while the kernel runs (ncu's `Memory Frequency`), the
+/// table's is the CUDA attribute.
+const MEMORY_CLOCK_TOLERANCE: f64 = 0.10;
+
+/// L2 sizes closer than this fraction match (runtime-reported sizes).
+const L2_TOLERANCE: f64 = 0.02;
+
+/// The GPUs of the table consistent with every fact in `hints` but the
+/// device name, and the facts used, in words. A fact with several distinct
+/// values (several devices) is not used. The memory clock only decides
+/// between candidates: it is used when exactly one of them matches it.
+fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
+    let mut used = Vec::new();
+    let mut c: Vec<&'static GpuSpec> = gpus::all().iter().collect();
+    if let [cc] = hints.compute_capabilities.as_slice() {
+        c.retain(|g| g.compute_capability == cc.trim());
+        used.push(format!("compute capability {}", cc.trim()));
+    }
+    if let [sm] = hints.sm_counts.as_slice() {
+        // A GPU whose SM count the table does not know stays a candidate.
+        c.retain(|g| g.sm_count.is_none_or(|n| n == *sm));
+        used.push(format!("{sm} SMs"));
+    }
+    if let [l2] = hints.l2_bytes.as_slice() {
+        let l2f = *l2 as f64;
+        c.retain(|g| ((g.l2_bytes as f64) - l2f).abs() <= L2_TOLERANCE * l2f);
+        used.push(format!("L2 {:.1} MiB", l2f / (1u64 << 20) as f64));
+    }
+    if c.len() > 1 && !hints.memory_clocks_mhz.is_empty() {
+        let fits = |g: &&GpuSpec| {
+            g.memory_clock_mhz.is_some_and(|m| {
+                hints
+                    .memory_clocks_mhz
+                    .iter()
+                    .all(|&f| (f as f64 - m).abs() <= MEMORY_CLOCK_TOLERANCE * m)
+            })
+        };
+        let fitting: Vec<&'static GpuSpec> = c.iter().copied().filter(fits).collect();
+        if fitting.len() == 1 {
+            c = fitting;
+            let clocks: Vec<String> = hints
+                .memory_clocks_mhz
+                .iter()
+                .map(|m| m.to_string())
+                .collect();
+            used.push(format!("memory clock {} MHz", clocks.join("/")));
+        }
+    }
+    (c, used)
+}
+
+/// The GPU named by the device name in `hints`, else the one GPU of the
+/// table consistent with its compute capability, SM count, L2 size and
+/// memory clock ([`match_facts`]).
 fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     for name in &hints.device_names {
         if let Some(g) = gpus::by_device_name(name) {
-            return Ok(from_table(g, format!("device name {name:?} in the CSV")));
-        }
-    }
-    if let [cc] = hints.compute_capabilities.as_slice() {
-        if let [g] = gpus::by_compute_capability(cc).as_slice() {
-            return Ok(from_table(g, format!("compute capability {cc} in the CSV")));
-        }
-    }
-    let seen = match (
-        hints.device_names.first(),
-        hints.compute_capabilities.first(),
-    ) {
-        (Some(n), _) => format!("device {n:?}, which is not in the built-in table"),
-        (None, Some(cc)) => {
-            let c: Vec<&str> = gpus::by_compute_capability(cc)
-                .iter()
-                .map(|g| g.key)
-                .collect();
-            if c.is_empty() {
-                format!("compute capability {cc}, which no GPU of the built-in table has")
-            } else {
-                format!("compute capability {cc}, shared by {}", c.join(", "))
+            if cc_contradiction(g, hints).is_none() {
+                let mut r = from_table(g, format!("device name {name:?} in the CSV"), hints);
+                // The name is the device: only other names are news.
+                r.1.notes.retain(|n| !n.contains(&format!("{name:?}")));
+                return Ok(r);
             }
         }
-        (None, None) => "no device name or compute capability".into(),
+    }
+    let (candidates, used) = match_facts(hints);
+    if hints.device_names.is_empty() && !used.is_empty() {
+        if let [g] = candidates.as_slice() {
+            return Ok(from_table(
+                g,
+                format!("{} in the CSV", used.join(", ")),
+                hints,
+            ));
+        }
+    }
+    let keys: Vec<&str> = candidates.iter().map(|g| g.key).collect();
+    let seen = match (hints.device_names.first(), used.is_empty()) {
+        (Some(n), _) => format!("device {n:?}, which is not in the built-in table"),
+        (None, true) => "no device name, compute capability, SM count or L2 size".into(),
+        (None, false) if keys.is_empty() => format!(
+            "{}, which no GPU of the built-in table has",
+            used.join(", ")
+        ),
+        (None, false) => format!("{}, shared by {}", used.join(", "), keys.join(", ")),
     };
     Err(RoofsError::UnknownDevice {
         file: hints.file.clone(),
@@ -154,6 +286,7 @@ mod tests {
             file: "t.csv".into(),
             device_names: names.iter().map(|s| s.to_string()).collect(),
             compute_capabilities: ccs.iter().map(|s| s.to_string()).collect(),
+            ..DeviceHints::default()
         }
     }
 
@@ -162,19 +295,114 @@ mod tests {
     }
 
     #[test]
-    fn device_name_wins_over_compute_capability() {
-        // 8.9 is shared by the L40S and two GeForce cards; the name decides.
+    fn device_name_decides_when_it_fits_the_compute_capability() {
+        // 8.9 is shared by five GPUs of the table; the name decides.
         let (_, gpu) = choose(
             &RoofsChoice::FromCsv,
-            &hints(&["NVIDIA H100 80GB HBM3"], &["8.9"]),
+            &hints(&["NVIDIA GeForce RTX 4090"], &["8.9"]),
             no_peaks,
         )
         .unwrap();
-        assert_eq!(gpu.key.as_deref(), Some("h100-sxm"));
+        assert_eq!(gpu.key.as_deref(), Some("rtx4090"));
         assert!(
             gpu.chosen_by.starts_with("device name"),
             "{}",
             gpu.chosen_by
+        );
+        assert!(gpu.notes.is_empty(), "{:?}", gpu.notes);
+        // A name whose GPU cannot have the file's compute capability is
+        // not trusted: an H100 is 9.0, not 8.9.
+        let e = choose(
+            &RoofsChoice::FromCsv,
+            &hints(&["NVIDIA H100 80GB HBM3"], &["8.9"]),
+            no_peaks,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cannot tell which GPU"), "{e}");
+    }
+
+    #[test]
+    fn sm_count_splits_a_compute_capability() {
+        // 8.9 with 142 SMs: L40S and RTX 6000 Ada (both 142); 128 SMs: RTX 4090.
+        let mut h = hints(&[], &["8.9"]);
+        h.sm_counts = vec![128];
+        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
+        assert_eq!(gpu.key.as_deref(), Some("rtx4090"));
+        assert_eq!(gpu.chosen_by, "compute capability 8.9, 128 SMs in the CSV");
+        h.sm_counts = vec![142];
+        let e = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("compute capability 8.9, 142 SMs, shared by l40s, rtx6000-ada"),
+            "{e}"
+        );
+        // L2 size splits those two? No: both 96 MiB. It does split CC 12.0.
+        let mut h = hints(&[], &["12.0"]);
+        h.l2_bytes = vec![128 << 20];
+        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
+        assert_eq!(gpu.key.as_deref(), Some("rtx-pro-6000"));
+    }
+
+    #[test]
+    fn memory_clock_splits_the_two_a100s() {
+        // CC 8.0 with 108 SMs fits both A100s; the HBM2 clock of the 40 GB
+        // part is 1215 MHz, the HBM2e of the 80 GB part 1593 MHz.
+        let mut h = hints(&[], &["8.0"]);
+        h.sm_counts = vec![108];
+        let e = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap_err();
+        assert!(
+            e.to_string().contains("shared by a100-40gb, a100-80gb"),
+            "{e}"
+        );
+        h.memory_clocks_mhz = vec![1512];
+        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
+        assert_eq!(gpu.key.as_deref(), Some("a100-80gb"));
+        assert!(
+            gpu.chosen_by.contains("memory clock 1512 MHz"),
+            "{}",
+            gpu.chosen_by
+        );
+        // A clock that fits neither (V100-like 627 MHz) is not used.
+        h.memory_clocks_mhz = vec![627];
+        assert!(choose(&RoofsChoice::FromCsv, &h, no_peaks).is_err());
+    }
+
+    #[test]
+    fn gpu_flag_contradicted_by_the_file() {
+        // --gpu h100-sxm on a CC 8.0 file: not the same GPU.
+        let e = choose(
+            &RoofsChoice::Gpu("h100-sxm".into()),
+            &hints(&[], &["8.0"]),
+            no_peaks,
+        )
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("--gpu h100-sxm is compute capability 9.0"),
+            "{msg}"
+        );
+        assert!(msg.contains("a100-40gb, a100-80gb"), "{msg}");
+        // --gpu h200 on a file with 60 SMs (an H200 MIG 3g slice): a note.
+        let mut h = hints(&[], &["9.0"]);
+        h.sm_counts = vec![60];
+        let (_, gpu) = choose(&RoofsChoice::Gpu("h200".into()), &h, no_peaks).unwrap();
+        assert_eq!(gpu.notes.len(), 1, "{:?}", gpu.notes);
+        assert!(
+            gpu.notes[0].contains("reports 60 SMs where h200 has 132"),
+            "{:?}",
+            gpu.notes
+        );
+        // Another device name: a note.
+        let (_, gpu) = choose(
+            &RoofsChoice::Gpu("h200".into()),
+            &hints(&["NVIDIA H100 80GB HBM3"], &["9.0"]),
+            no_peaks,
+        )
+        .unwrap();
+        assert!(
+            gpu.notes[0].contains("(h100-sxm), not h200"),
+            "{:?}",
+            gpu.notes
         );
     }
 

@@ -1,6 +1,7 @@
 //! Built-in table of common NVIDIA GPUs: datasheet dense peaks per compute
-//! path and memory bandwidth, and measured values where a public measurement
-//! exists, each with its source.
+//! path and memory bandwidth, published measurements where they exist, and
+//! the device facts (compute capability, SM count, L2 size, memory clock)
+//! that identify a GPU from a profile; each value with its source.
 //!
 //! Conventions:
 //! - Datasheet tensor peaks are dense: NVIDIA's "with sparsity" figures are
@@ -9,14 +10,27 @@
 //!   because rooftrace counts half-precision FLOPs the way ncu does (one
 //!   HFMA2 thread instruction = one FMA = 2 FLOP; see docs/ncu.md). Halving
 //!   the roof keeps the fraction of roof right for packed and unpacked code.
-//! - Measured values come from `MEASURED_DOC` (the reference text shipped
-//!   in ../shared/reference); only numbers the text states, or that follow
-//!   from it by the arithmetic written in the source string.
+//! - Measured values come from the data behind `MEASURED_DOC`, published in
+//!   [`MEASURED_REPO`] at [`MEASURED_COMMIT`]: `roofline/data/roofs.csv`
+//!   (bandwidth and the best cuBLAS/cuBLASLt GEMM per dtype), the note's
+//!   Table 5 (FMA-sweep flat parts, CUDA cores) and `roofline/data/summary.csv`
+//!   rows, rounded to 5 significant digits. A CUDA-core roof is the highest
+//!   measured value on that path (FMA sweep, or a GEMM that runs on CUDA
+//!   cores), as the study takes the highest data-moving kernel for B.
+//! - SM count, L2 size and memory clock are what the CUDA runtime reports
+//!   (`device__attribute_multiprocessor_count`, `..._l2_cache_size`,
+//!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
 
 use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
 
 /// The public measurement the measured values come from.
 pub const MEASURED_DOC: &str = "\"The Roofline Model, Starting from Measured Data\"";
+
+/// The repository publishing the measured roofs as data.
+pub const MEASURED_REPO: &str = "github.com/RealZST/llm-infra-notes";
+
+/// The commit of [`MEASURED_REPO`] the measured values were read at.
+pub const MEASURED_COMMIT: &str = "272851cde683d95a205d2f22f129254eaf72e465";
 
 /// A datasheet or measured roof value in the table.
 #[derive(Debug, Clone, Copy)]
@@ -47,8 +61,12 @@ pub struct GpuSpec {
     pub name: &'static str,
     /// Compute capability, `major.minor`.
     pub compute_capability: &'static str,
-    /// L2 size in bytes.
+    /// Streaming multiprocessors, as the CUDA runtime reports them.
+    pub sm_count: Option<u32>,
+    /// L2 size in bytes, as the CUDA runtime reports it.
     pub l2_bytes: u64,
+    /// Memory clock in MHz (`cudaDevAttrMemoryClockRate`), when known.
+    pub memory_clock_mhz: Option<f64>,
     /// Datasheet values (dense), FLOP/s or byte/s.
     pub datasheet: &'static [TableRoof],
     /// Published measurements, FLOP/s or byte/s; preferred by
@@ -62,6 +80,7 @@ pub struct GpuSpec {
 const T_IN_G: f64 = 1e3;
 const G: f64 = 1e9;
 const MIB: u64 = 1 << 20;
+const KIB: u64 = 1 << 10;
 
 const fn c(path: ComputePath, tflop_per_s: f64, source: &'static str) -> TableRoof {
     TableRoof {
@@ -79,6 +98,36 @@ const fn m(level: MemoryLevel, gb_per_s: f64, source: &'static str) -> TableRoof
     }
 }
 
+/// Source of a value in `roofline/data/roofs.csv` of [`MEASURED_REPO`]:
+/// `roofs!("h100", "fp8_e4m3", "1024x8192x8192")` names the row and the
+/// case that produced it.
+macro_rules! roofs_csv {
+    ($target:literal, $dtype:literal, $case:literal) => {
+        concat!(
+            "measured: github.com/RealZST/llm-infra-notes roofline/data/roofs.csv @ 272851c, row ",
+            $target,
+            ",",
+            $dtype,
+            " (",
+            $case,
+            ")"
+        )
+    };
+}
+
+/// Source of a value of Table 5 (FMA sweep flat part) of the note.
+macro_rules! table5 {
+    ($gpu:literal, $what:literal) => {
+        concat!(
+            "measured: FMA sweep flat part, ",
+            $gpu,
+            " ",
+            $what,
+            ", Table 5 of \"The Roofline Model, Starting from Measured Data\" (data: github.com/RealZST/llm-infra-notes roofline/data/summary.csv @ 272851c)"
+        )
+    };
+}
+
 use ComputePath::*;
 use MemoryLevel::{Dram, L2};
 
@@ -89,17 +138,33 @@ const H100P_DS: &str = "NVIDIA H100 Tensor Core GPU datasheet (PCIe), sparse fig
 const H200_DS: &str = "NVIDIA H200 Tensor Core GPU datasheet (SXM), sparse figures / 2";
 const GH200_DS: &str =
     "NVIDIA GH200 Grace Hopper Superchip datasheet (96 GB HBM3), sparse figures / 2";
+const GH200E_DS: &str =
+    "NVIDIA GH200 Grace Hopper Superchip datasheet (144 GB HBM3e), sparse figures / 2";
 const B200_DS: &str = "NVIDIA HGX B200 datasheet (per GPU), sparse figures / 2";
+const B300_DS: &str = "NVIDIA HGX B300 datasheet (8 GPUs, per GPU = / 8), sparse figures / 2";
+const GB200_DS: &str =
+    "NVIDIA GB200 NVL72 datasheet (per Blackwell GPU = rack / 72), sparse figures / 2";
 const L40S_DS: &str = "NVIDIA L40S datasheet, sparse figures / 2";
+const L4_DS: &str = "NVIDIA L4 Tensor Core GPU datasheet, sparse figures / 2";
+const A10_DS: &str = "NVIDIA A10 Tensor Core GPU datasheet, sparse figures / 2";
+const T4_DS: &str = "NVIDIA T4 Tensor Core GPU datasheet (mixed-precision FP16/FP32 tensor)";
 const ADA_WP: &str =
     "NVIDIA Ada GPU Architecture whitepaper (GeForce RTX 40 series), dense, FP32 accumulate";
+const RTX6000ADA_DS: &str = "NVIDIA RTX 6000 Ada Generation datasheet";
+const GA102_WP: &str =
+    "NVIDIA Ampere GA102 GPU Architecture whitepaper, Appendix A (RTX 3090), dense, FP32 accumulate";
+const GB202_WP: &str =
+    "NVIDIA RTX Blackwell GPU Architecture whitepaper (GeForce RTX 5090), dense, FP32 accumulate";
+const RTXPRO6000_DS: &str = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition datasheet";
 
 static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "v100",
-        name: "NVIDIA Tesla V100 SXM2",
+        name: "NVIDIA Tesla V100 SXM2 16GB",
         compute_capability: "7.0",
+        sm_count: Some(80),
         l2_bytes: 6 * MIB,
+        memory_clock_mhz: Some(877.0),
         datasheet: &[
             m(Dram, 900.0, V100_DS),
             c(Fp64, 7.8, V100_DS),
@@ -107,13 +172,58 @@ static TABLE: &[GpuSpec] = &[
             c(Fp16, 15.7, "NVIDIA Tesla V100 GPU Architecture whitepaper: FP16 31.4 TFLOPS packed, / 2 for per-instruction counting"),
             c(TensorFp16, 125.0, V100_DS),
         ],
+        measured: &[
+            m(Dram, 869.84, roofs_csv!("v100-16", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            c(TensorFp16, 100.58, roofs_csv!("v100-16", "fp16", "cuBLAS GEMM 8192x8192x8192")),
+            c(Fp32, 15.333, "measured: FMA sweep flat part (fp32, R = 1024), github.com/RealZST/llm-infra-notes roofline/data/summary.csv @ 272851c, family fma, target v100-16"),
+            c(Fp64, 7.7167, roofs_csv!("v100-16", "fp64", "cuBLAS DGEMM 8192x8192x8192 on CUDA cores, above the FMA sweep's 7.686")),
+        ],
+    },
+    GpuSpec {
+        key: "v100-32gb",
+        name: "NVIDIA Tesla V100 SXM2 32GB",
+        compute_capability: "7.0",
+        sm_count: Some(80),
+        l2_bytes: 6 * MIB,
+        memory_clock_mhz: Some(877.0),
+        datasheet: &[
+            m(Dram, 900.0, V100_DS),
+            c(Fp64, 7.8, V100_DS),
+            c(Fp32, 15.7, V100_DS),
+            c(Fp16, 15.7, "NVIDIA Tesla V100 GPU Architecture whitepaper: FP16 31.4 TFLOPS packed, / 2 for per-instruction counting"),
+            c(TensorFp16, 125.0, V100_DS),
+        ],
+        measured: &[
+            m(Dram, 840.64, roofs_csv!("v100-32", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            c(TensorFp16, 103.43, roofs_csv!("v100-32", "fp16", "cuBLAS GEMM 8192x8192x8192")),
+            c(Fp32, 15.493, roofs_csv!("v100-32", "fp32", "cuBLAS SGEMM 8192x8192x8192 on CUDA cores, above Table 5's FMA sweep 15.3")),
+            c(Fp64, 7.7155, roofs_csv!("v100-32", "fp64", "cuBLAS DGEMM 8192x8192x8192 on CUDA cores; Table 5's FMA sweep: 7.7")),
+        ],
+    },
+    GpuSpec {
+        key: "t4",
+        name: "NVIDIA T4",
+        compute_capability: "7.5",
+        sm_count: Some(40),
+        l2_bytes: 4 * MIB,
+        memory_clock_mhz: Some(5001.0),
+        datasheet: &[
+            m(Dram, 320.0, T4_DS),
+            c(Fp64, 0.25, "Turing whitepaper: FP64 at 1/32 of FP32 (8.1 TFLOPS / 32)"),
+            c(Fp32, 8.1, T4_DS),
+            c(Fp16, 8.1, "T4 FP16 (non-tensor) 16.2 TFLOPS packed (2 x FP32, Turing whitepaper), / 2 for per-instruction counting"),
+            c(TensorFp16, 65.0, T4_DS),
+            c(TensorInt8, 130.0, T4_DS),
+        ],
         measured: &[],
     },
     GpuSpec {
         key: "a100-40gb",
         name: "NVIDIA A100 40GB SXM4",
         compute_capability: "8.0",
+        sm_count: Some(108),
         l2_bytes: 40 * MIB,
+        memory_clock_mhz: Some(1215.0),
         datasheet: &[
             m(Dram, 1555.0, A100_DS),
             c(Fp64, 9.7, A100_DS),
@@ -131,7 +241,9 @@ static TABLE: &[GpuSpec] = &[
         key: "a100-80gb",
         name: "NVIDIA A100 80GB SXM4",
         compute_capability: "8.0",
+        sm_count: Some(108),
         l2_bytes: 40 * MIB,
+        memory_clock_mhz: Some(1593.0),
         datasheet: &[
             m(Dram, 2039.0, A100_DS),
             c(Fp64, 9.7, A100_DS),
@@ -143,13 +255,62 @@ static TABLE: &[GpuSpec] = &[
             c(TensorBf16, 312.0, A100_DS),
             c(TensorInt8, 624.0, A100_DS),
         ],
+        // The study's A100 is "NVIDIA A100-SXM4-80GB" (roofline/data/devices.csv).
+        measured: &[
+            m(Dram, 1682.5, roofs_csv!("a100", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            c(TensorFp64, 19.362, roofs_csv!("a100", "fp64", "cuBLAS DGEMM 8192x8192x8192 on tensor cores")),
+            c(TensorTf32, 147.44, roofs_csv!("a100", "tf32", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorFp16, 295.24, roofs_csv!("a100", "fp16", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorBf16, 293.55, roofs_csv!("a100", "bf16", "cuBLAS GEMM 8192x8192x8192")),
+            c(Fp32, 19.4, table5!("A100", "FP32")),
+            c(Fp64, 9.7, table5!("A100", "FP64")),
+        ],
+    },
+    GpuSpec {
+        key: "a10",
+        name: "NVIDIA A10",
+        compute_capability: "8.6",
+        sm_count: Some(72),
+        l2_bytes: 6 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 600.0, A10_DS),
+            c(Fp64, 0.4875, "GA102 FP64 at 1/64 of FP32 (GA102 whitepaper): 31.2 TFLOPS / 64"),
+            c(Fp32, 31.2, A10_DS),
+            c(Fp16, 15.6, "GA102 FP16 (non-tensor) = FP32 rate 31.2 TFLOPS packed (GA102 whitepaper), / 2 for per-instruction counting"),
+            c(TensorTf32, 62.5, A10_DS),
+            c(TensorFp16, 125.0, A10_DS),
+            c(TensorBf16, 125.0, A10_DS),
+            c(TensorInt8, 250.0, A10_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx3090",
+        name: "NVIDIA GeForce RTX 3090",
+        compute_capability: "8.6",
+        sm_count: Some(82),
+        l2_bytes: 6 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 936.0, GA102_WP),
+            c(Fp64, 0.556, "GA102 whitepaper FP32 35.6 TFLOPS x 1/64 (GA102 FP64 rate)"),
+            c(Fp32, 35.6, GA102_WP),
+            c(Fp16, 17.8, "GA102 whitepaper: FP16 (non-tensor) 35.6 TFLOPS packed, / 2 for per-instruction counting"),
+            c(TensorTf32, 35.6, GA102_WP),
+            c(TensorFp16, 71.0, GA102_WP),
+            c(TensorBf16, 71.0, GA102_WP),
+            c(TensorInt8, 284.0, GA102_WP),
+        ],
         measured: &[],
     },
     GpuSpec {
         key: "h100-sxm",
         name: "NVIDIA H100 SXM5 80GB",
         compute_capability: "9.0",
+        sm_count: Some(132),
         l2_bytes: 50 * MIB,
+        memory_clock_mhz: Some(2619.0),
         datasheet: &[
             m(Dram, 3350.0, H100_DS),
             c(Fp64, 34.0, H100_DS),
@@ -162,23 +323,27 @@ static TABLE: &[GpuSpec] = &[
             c(TensorFp8, 1979.0, H100_DS),
             c(TensorInt8, 1979.0, H100_DS),
         ],
-        // The reference's H100 is the SXM part: its measured 3085 GB/s is
-        // above the PCIe card's 2.0 TB/s datasheet bandwidth.
+        // The study's H100 is "NVIDIA H100 80GB HBM3", the SXM part
+        // (roofline/data/devices.csv): its 3085 GB/s is above the PCIe
+        // card's 2.0 TB/s datasheet bandwidth.
         measured: &[
-            m(Dram, 3085.0, "measured: read-only sum kernel over 512 MiB, section 4 \"Bandwidth\" of \"The Roofline Model, Starting from Measured Data\""),
-            c(TensorFp16, 788.0, "measured: best cuBLAS FP16 GEMM over all shapes, section 4 \"Compute\" of \"The Roofline Model, Starting from Measured Data\""),
-            c(TensorBf16, 802.0, "measured: cuBLAS BF16 GEMM, section 6 of \"The Roofline Model, Starting from Measured Data\""),
-            c(TensorTf32, 418.0, "measured: cuBLAS FP32 GEMM with TF32 on, section 3 (Table 4 discussion) of \"The Roofline Model, Starting from Measured Data\""),
-            c(TensorFp64, 64.2, "measured: cuBLAS FP64 GEMM on tensor cores, section 3 (Table 4 discussion) of \"The Roofline Model, Starting from Measured Data\""),
-            c(Fp32, 61.5, "measured: FP32 FMA sweep flat part, section 3 (Table 4 discussion) of \"The Roofline Model, Starting from Measured Data\""),
-            c(Fp64, 33.0, "derived from measurement: the smallest H100 ridge point, 10.7 FLOP/byte (section 8; FP64 FMA, the slowest path of Table 4), x 3085 GB/s = 33.0 TFLOP/s, \"The Roofline Model, Starting from Measured Data\""),
+            m(Dram, 3084.8, roofs_csv!("h100", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            c(TensorFp16, 787.61, roofs_csv!("h100", "fp16", "cuBLAS GEMM 2048x8192x8192")),
+            c(TensorBf16, 802.42, roofs_csv!("h100", "bf16", "cuBLAS GEMM 2048x8192x8192")),
+            c(TensorFp8, 1318.1, roofs_csv!("h100", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 1024x8192x8192")),
+            c(TensorTf32, 417.95, roofs_csv!("h100", "tf32", "cuBLAS GEMM 1024x8192x8192")),
+            c(TensorFp64, 64.207, roofs_csv!("h100", "fp64", "cuBLAS DGEMM 8192x8192x8192 on tensor cores")),
+            c(Fp32, 61.5, table5!("H100", "FP32")),
+            c(Fp64, 32.9, table5!("H100", "FP64")),
         ],
     },
     GpuSpec {
         key: "h100-pcie",
         name: "NVIDIA H100 PCIe 80GB",
         compute_capability: "9.0",
+        sm_count: Some(114),
         l2_bytes: 50 * MIB,
+        memory_clock_mhz: Some(1593.0),
         datasheet: &[
             m(Dram, 2000.0, H100P_DS),
             c(Fp64, 26.0, H100P_DS),
@@ -202,7 +367,9 @@ static TABLE: &[GpuSpec] = &[
         // Architecture" whitepaper (full GH100 implementation), and
         // `cudaDeviceProp::l2CacheSize` on an H200 reads 62914560 bytes
         // (issue 14's review). A device check records the value it reads.
+        sm_count: Some(132),
         l2_bytes: 60 * MIB,
+        memory_clock_mhz: None,
         datasheet: &[
             m(Dram, 4800.0, H200_DS),
             c(Fp64, 34.0, H200_DS),
@@ -215,16 +382,23 @@ static TABLE: &[GpuSpec] = &[
             c(TensorInt8, 1979.0, H200_DS),
         ],
         measured: &[
-            m(Dram, 4288.0, "derived from measurement: \"39% more bandwidth\" than H100's measured 3085 GB/s (section 3), 3085 x 1.39 = 4288 GB/s (+-0.4 % from the rounding of 39 %), \"The Roofline Model, Starting from Measured Data\""),
-            c(TensorBf16, 815.0, "measured: cuBLAS BF16 GEMM, section 6 of \"The Roofline Model, Starting from Measured Data\""),
-            c(TensorFp16, 756.0, "measured: cuBLAS FP16 GEMM, section 3 (H200/H100 crossing) of \"The Roofline Model, Starting from Measured Data\""),
+            m(Dram, 4295.1, roofs_csv!("h200", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            c(TensorBf16, 814.96, roofs_csv!("h200", "bf16", "cuBLAS GEMM 4096x4096x4096")),
+            c(TensorFp16, 755.65, roofs_csv!("h200", "fp16", "cuBLAS GEMM 1024x8192x8192")),
+            c(TensorFp8, 1298.0, roofs_csv!("h200", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 8192x8192x8192")),
+            c(TensorTf32, 412.27, roofs_csv!("h200", "tf32", "cuBLAS GEMM 1024x8192x8192")),
+            c(TensorFp64, 64.646, roofs_csv!("h200", "fp64", "cuBLAS DGEMM 8192x8192x8192 on tensor cores")),
+            c(Fp32, 62.2, table5!("H200", "FP32")),
+            c(Fp64, 32.9, table5!("H200", "FP64")),
         ],
     },
     GpuSpec {
         key: "gh200",
         name: "NVIDIA GH200 Grace Hopper (H100 96GB HBM3)",
         compute_capability: "9.0",
+        sm_count: Some(132),
         l2_bytes: 50 * MIB,
+        memory_clock_mhz: None,
         datasheet: &[
             m(Dram, 4000.0, GH200_DS),
             c(Fp64, 34.0, GH200_DS),
@@ -239,10 +413,43 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "gh200-144gb",
+        name: "NVIDIA GH200 Grace Hopper (H100 144GB HBM3e)",
+        compute_capability: "9.0",
+        sm_count: Some(132),
+        // roofline/data/devices.csv of the measurement: l2_mib 60.0.
+        l2_bytes: 60 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 4900.0, GH200E_DS),
+            c(Fp64, 34.0, GH200E_DS),
+            c(TensorFp64, 67.0, GH200E_DS),
+            c(Fp32, 67.0, GH200E_DS),
+            c(TensorTf32, 494.5, GH200E_DS),
+            c(TensorFp16, 989.5, GH200E_DS),
+            c(TensorBf16, 989.5, GH200E_DS),
+            c(TensorFp8, 1979.0, GH200E_DS),
+            c(TensorInt8, 1979.0, GH200E_DS),
+        ],
+        // The study's "NVIDIA GH200 144G HBM3e" (roofline/data/devices.csv).
+        measured: &[
+            m(Dram, 4347.4, roofs_csv!("gh200", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            c(TensorFp64, 63.722, roofs_csv!("gh200", "fp64", "cuBLAS DGEMM 8192x8192x8192 on tensor cores")),
+            c(TensorTf32, 401.54, roofs_csv!("gh200", "tf32", "cuBLAS GEMM 2048x8192x8192")),
+            c(TensorFp16, 772.37, roofs_csv!("gh200", "fp16", "cuBLAS GEMM 2048x8192x8192")),
+            c(TensorBf16, 758.96, roofs_csv!("gh200", "bf16", "cuBLAS GEMM 2048x8192x8192")),
+            c(TensorFp8, 1238.2, roofs_csv!("gh200", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 8192x8192x8192")),
+        ],
+    },
+    GpuSpec {
         key: "b200",
         name: "NVIDIA B200 (HGX, 180GB)",
         compute_capability: "10.0",
-        l2_bytes: 126 * MIB,
+        sm_count: Some(148),
+        // device__attribute_l2_cache_size 132644864 in a real B200 ncu CSV
+        // (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv).
+        l2_bytes: 126 * MIB + 512 * KIB,
+        memory_clock_mhz: Some(3996.0),
         datasheet: &[
             m(Dram, 7700.0, B200_DS),
             c(Fp64, 37.0, B200_DS),
@@ -258,10 +465,85 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "gb200",
+        name: "NVIDIA GB200 (Blackwell GPU of GB200 NVL72)",
+        compute_capability: "10.0",
+        sm_count: None,
+        l2_bytes: 126 * MIB + 512 * KIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 8000.0, GB200_DS),
+            c(Fp64, 45.0, GB200_DS),
+            c(TensorFp64, 45.0, GB200_DS),
+            c(Fp32, 90.0, "NVIDIA Blackwell datasheet, GB200 (1200 W) vector FP32: 90 TFLOPS"),
+            c(TensorTf32, 1250.0, GB200_DS),
+            c(TensorFp16, 2500.0, GB200_DS),
+            c(TensorBf16, 2500.0, GB200_DS),
+            c(TensorFp8, 5000.0, GB200_DS),
+            c(TensorInt8, 5000.0, GB200_DS),
+            c(TensorFp4, 10000.0, GB200_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "b300",
+        name: "NVIDIA B300 (HGX, Blackwell Ultra)",
+        compute_capability: "10.3",
+        sm_count: Some(148),
+        // roofline/data/devices.csv of the measurement: 148 SMs, l2_mib 126.5.
+        l2_bytes: 126 * MIB + 512 * KIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 8000.0, B300_DS),
+            c(Fp64, 1.25, B300_DS),
+            c(TensorFp64, 1.25, B300_DS),
+            c(Fp32, 75.0, B300_DS),
+            c(TensorTf32, 1125.0, B300_DS),
+            c(TensorFp16, 2250.0, B300_DS),
+            c(TensorBf16, 2250.0, B300_DS),
+            c(TensorFp8, 4500.0, B300_DS),
+            c(TensorFp4, 13500.0, B300_DS),
+        ],
+        // The study's "NVIDIA B300 SXM6 AC" (roofline/data/devices.csv).
+        measured: &[
+            m(Dram, 6387.0, roofs_csv!("b300", "fp16", "bandwidth: FMA sweep R = 1 over 512 MiB, above read_reduce's 5615 GB/s")),
+            c(TensorFp64, 1.0529, roofs_csv!("b300", "fp64", "cuBLAS DGEMM 8192x8192x8192")),
+            c(TensorTf32, 975.31, roofs_csv!("b300", "tf32", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorFp16, 1783.6, roofs_csv!("b300", "fp16", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorBf16, 1741.0, roofs_csv!("b300", "bf16", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorFp8, 3192.7, roofs_csv!("b300", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 4096x4096x4096")),
+            c(TensorFp4, 4802.7, roofs_csv!("b300", "nvfp4", "cuBLASLt NVFP4 GEMM 1024x8192x8192")),
+            c(Fp32, 70.8, table5!("B300", "FP32")),
+            c(Fp64, 1.19, table5!("B300", "FP64")),
+        ],
+    },
+    GpuSpec {
+        key: "l4",
+        name: "NVIDIA L4",
+        compute_capability: "8.9",
+        sm_count: Some(58),
+        l2_bytes: 48 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 300.0, L4_DS),
+            c(Fp64, 0.473, "L4 datasheet FP32 30.3 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
+            c(Fp32, 30.3, L4_DS),
+            c(Fp16, 15.15, "L4 FP16 (non-tensor) = FP32 rate 30.3 TFLOPS packed (Ada whitepaper), / 2 for per-instruction counting"),
+            c(TensorTf32, 60.0, L4_DS),
+            c(TensorFp16, 121.0, L4_DS),
+            c(TensorBf16, 121.0, L4_DS),
+            c(TensorFp8, 242.5, L4_DS),
+            c(TensorInt8, 242.5, L4_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "l40s",
         name: "NVIDIA L40S",
         compute_capability: "8.9",
+        sm_count: Some(142),
         l2_bytes: 96 * MIB,
+        memory_clock_mhz: None,
         datasheet: &[
             m(Dram, 864.0, L40S_DS),
             c(Fp64, 1.43, "L40S datasheet FP32 91.6 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -276,10 +558,32 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "rtx6000-ada",
+        name: "NVIDIA RTX 6000 Ada Generation",
+        compute_capability: "8.9",
+        sm_count: Some(142),
+        l2_bytes: 96 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 960.0, RTX6000ADA_DS),
+            c(Fp64, 1.42, "RTX 6000 Ada datasheet FP32 91.1 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
+            c(Fp32, 91.1, RTX6000ADA_DS),
+            c(Fp16, 45.55, "RTX 6000 Ada FP16 (non-tensor) = FP32 rate 91.1 TFLOPS packed (Ada whitepaper), / 2 for per-instruction counting"),
+            c(TensorTf32, 182.1, "RTX 6000 Ada datasheet: tensor 1457 TFLOPS (FP8, sparse) / 2 (dense) / 4 (TF32 is a quarter of the FP8 rate on Ada)"),
+            c(TensorFp16, 364.25, "RTX 6000 Ada datasheet: tensor 1457 TFLOPS (FP8, sparse) / 2 (dense) / 2 (FP16 is half the FP8 rate on Ada, FP32 accumulate at full rate on professional cards)"),
+            c(TensorBf16, 364.25, "RTX 6000 Ada datasheet: tensor 1457 TFLOPS (FP8, sparse) / 2 (dense) / 2 (BF16 as FP16)"),
+            c(TensorFp8, 728.5, "RTX 6000 Ada datasheet: tensor 1457 TFLOPS (FP8, sparse) / 2"),
+            c(TensorInt8, 728.5, "RTX 6000 Ada datasheet: tensor 1457 TFLOPS (FP8, sparse) / 2 (INT8 at the FP8 rate on Ada)"),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "rtx4080",
         name: "NVIDIA GeForce RTX 4080",
         compute_capability: "8.9",
+        sm_count: Some(76),
         l2_bytes: 64 * MIB,
+        memory_clock_mhz: None,
         datasheet: &[
             m(Dram, 716.8, ADA_WP),
             c(Fp64, 0.76, "Ada whitepaper FP32 48.7 TFLOPS x 1/64 (Ada FP64 rate)"),
@@ -291,13 +595,27 @@ static TABLE: &[GpuSpec] = &[
             c(TensorFp8, 194.9, ADA_WP),
             c(TensorInt8, 389.9, ADA_WP),
         ],
-        measured: &[m(L2, 2600.0, "measured: copy kernel at a 32 MiB working set (fits the 64 MiB L2), section 4 \"Bandwidth\" (Figure 2) of \"The Roofline Model, Starting from Measured Data\"; a copy kernel is a lower bound")],
+        // Measured GEMM peaks above the GeForce FP32-accumulate datasheet
+        // figures: cuBLAS accumulates FP16/BF16 in FP32 here too (README of
+        // the measurement), so the measured value is the attainable roof.
+        measured: &[
+            m(Dram, 661.42, roofs_csv!("rtx4080", "fp16", "bandwidth: read_reduce over 128 MiB")),
+            m(L2, 2600.0, "measured: copy kernel at a 32 MiB working set (fits the 64 MiB L2), section 4 \"Bandwidth\" (Figure 2) of \"The Roofline Model, Starting from Measured Data\"; a copy kernel is a lower bound"),
+            c(TensorTf32, 53.278, roofs_csv!("rtx4080", "tf32", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorFp16, 104.21, roofs_csv!("rtx4080", "fp16", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorBf16, 103.78, roofs_csv!("rtx4080", "bf16", "cuBLAS GEMM 8192x8192x8192")),
+            c(TensorFp8, 205.78, roofs_csv!("rtx4080", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 8192x8192x8192")),
+            c(Fp32, 49.4, table5!("RTX 4080", "FP32")),
+            c(Fp64, 0.74176, roofs_csv!("rtx4080", "fp64", "cuBLAS DGEMM 8192x8192x8192 on CUDA cores, above Table 5's FMA sweep 0.71")),
+        ],
     },
     GpuSpec {
         key: "rtx4090",
         name: "NVIDIA GeForce RTX 4090",
         compute_capability: "8.9",
+        sm_count: Some(128),
         l2_bytes: 72 * MIB,
+        memory_clock_mhz: None,
         datasheet: &[
             m(Dram, 1008.0, ADA_WP),
             c(Fp64, 1.29, "Ada whitepaper FP32 82.6 TFLOPS x 1/64 (Ada FP64 rate)"),
@@ -308,6 +626,47 @@ static TABLE: &[GpuSpec] = &[
             c(TensorBf16, 165.2, ADA_WP),
             c(TensorFp8, 330.3, ADA_WP),
             c(TensorInt8, 660.6, ADA_WP),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx5090",
+        name: "NVIDIA GeForce RTX 5090",
+        compute_capability: "12.0",
+        sm_count: Some(170),
+        l2_bytes: 96 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 1792.0, GB202_WP),
+            c(Fp64, 1.6375, "RTX Blackwell whitepaper FP32 104.8 TFLOPS x 1/64 (FP64 rate of GB202)"),
+            c(Fp32, 104.8, GB202_WP),
+            c(Fp16, 52.4, "RTX Blackwell whitepaper: FP16 (non-tensor) 104.8 TFLOPS packed, / 2 for per-instruction counting"),
+            c(TensorTf32, 104.8, GB202_WP),
+            c(TensorFp16, 209.5, GB202_WP),
+            c(TensorBf16, 209.5, GB202_WP),
+            c(TensorFp8, 419.0, GB202_WP),
+            c(TensorInt8, 838.0, GB202_WP),
+            c(TensorFp4, 1676.0, "RTX Blackwell whitepaper: FP4 tensor 3352 TFLOPS (\"AI TOPS\", sparse) / 2"),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx-pro-6000",
+        name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+        compute_capability: "12.0",
+        sm_count: Some(188),
+        l2_bytes: 128 * MIB,
+        memory_clock_mhz: None,
+        datasheet: &[
+            m(Dram, 1792.0, RTXPRO6000_DS),
+            c(Fp64, 1.953, "RTX PRO 6000 Blackwell datasheet FP32 125 TFLOPS x 1/64 (FP64 rate of GB202)"),
+            c(Fp32, 125.0, RTXPRO6000_DS),
+            c(Fp16, 62.5, "RTX PRO 6000 Blackwell FP16 (non-tensor) = FP32 rate 125 TFLOPS packed, / 2 for per-instruction counting"),
+            c(TensorTf32, 250.0, "RTX PRO 6000 Blackwell datasheet: 4000 AI TOPS (FP4, sparse) / 2 (dense) / 8 (TF32 is an eighth of the FP4 rate)"),
+            c(TensorFp16, 500.0, "RTX PRO 6000 Blackwell datasheet: 4000 AI TOPS (FP4, sparse) / 2 (dense) / 4 (FP16, FP32 accumulate at full rate on professional cards)"),
+            c(TensorBf16, 500.0, "RTX PRO 6000 Blackwell datasheet: 4000 AI TOPS (FP4, sparse) / 2 (dense) / 4 (BF16 as FP16)"),
+            c(TensorFp8, 1000.0, "RTX PRO 6000 Blackwell datasheet: 4000 AI TOPS (FP4, sparse) / 2 (dense) / 2 (FP8 is half the FP4 rate)"),
+            c(TensorFp4, 2000.0, "RTX PRO 6000 Blackwell datasheet: 4000 AI TOPS (FP4, sparse) / 2"),
         ],
         measured: &[],
     },
@@ -326,16 +685,29 @@ pub fn by_key(key: &str) -> Option<&'static GpuSpec> {
 /// Guesses the GPU from a device name as ncu or the CUDA runtime prints it
 /// (`NVIDIA H200`, `NVIDIA H100 80GB HBM3`, `Tesla V100-SXM2-16GB`).
 /// Returns `None` for variants the table does not hold (H100 NVL, RTX 4080
-/// SUPER, GB200, laptop parts) rather than guessing wrong roofs.
+/// SUPER, A10G, V100 PCIe, MIG slices, Max-Q and laptop parts) rather than
+/// guessing wrong roofs.
 pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
     let n = device_name.to_ascii_lowercase();
     let has = |s: &str| n.contains(s);
-    if has("laptop") || has("super") || has("nvl") || has("mobile") {
+    // Whole words, so that `L4` is not found in `L40S`, nor `A10` in `A100`.
+    let words: Vec<&str> = n
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let word = |s: &str| words.contains(&s);
+    if has("laptop") || has("super") || has("nvl") || has("mobile") || has("max-q") || word("mig") {
         return None;
     }
     let key = if has("gh200") {
-        "gh200"
+        if has("144g") {
+            "gh200-144gb"
+        } else {
+            "gh200"
+        }
     } else if has("gb200") {
+        "gb200"
+    } else if has("gb300") {
         return None;
     } else if has("h200") {
         "h200"
@@ -354,15 +726,37 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
             return None;
         }
     } else if has("v100") {
-        "v100"
+        if has("pcie") {
+            return None;
+        } else if has("32gb") {
+            "v100-32gb"
+        } else {
+            "v100"
+        }
+    } else if has("b300") {
+        "b300"
     } else if has("b200") {
         "b200"
     } else if has("l40s") {
         "l40s"
+    } else if word("l4") {
+        "l4"
+    } else if word("a10") {
+        "a10"
+    } else if word("t4") {
+        "t4"
+    } else if has("rtx 6000 ada") {
+        "rtx6000-ada"
+    } else if has("rtx pro 6000") && has("blackwell") && !has("server") {
+        "rtx-pro-6000"
+    } else if has("rtx 5090") && !has("5090 d") {
+        "rtx5090"
     } else if has("rtx 4090") && !has("4090 d") {
         "rtx4090"
     } else if has("rtx 4080") {
         "rtx4080"
+    } else if has("rtx 3090") && !has("3090 ti") {
+        "rtx3090"
     } else {
         return None;
     };
@@ -422,8 +816,9 @@ impl GpuSpec {
         let mut r = self.datasheet_roofs();
         if !self.measured.is_empty() {
             r.source = format!(
-                "built-in table ({}): measured where published ({MEASURED_DOC}), NVIDIA datasheet otherwise",
-                self.key
+                "built-in table ({}): measured where published ({MEASURED_DOC}; data {MEASURED_REPO} @ {}), NVIDIA datasheet otherwise",
+                self.key,
+                &MEASURED_COMMIT[..7]
             );
         }
         for e in self.measured {
@@ -441,16 +836,27 @@ mod tests {
     fn table_has_the_required_gpus_with_dram_and_fp32() {
         for key in [
             "v100",
+            "v100-32gb",
+            "t4",
             "a100-40gb",
             "a100-80gb",
+            "a10",
+            "rtx3090",
             "h100-sxm",
             "h100-pcie",
             "h200",
             "gh200",
+            "gh200-144gb",
             "b200",
+            "gb200",
+            "b300",
+            "l4",
             "l40s",
+            "rtx6000-ada",
             "rtx4080",
             "rtx4090",
+            "rtx5090",
+            "rtx-pro-6000",
         ] {
             let g = by_key(key).unwrap_or_else(|| panic!("{key}"));
             let r = g.default_roofs();
@@ -460,26 +866,49 @@ mod tests {
                 assert!(e.value > 0.0 && !e.source.is_empty(), "{key}");
             }
         }
+        let mut keys: Vec<&str> = all().iter().map(|g| g.key).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), all().len(), "keys are unique");
     }
 
     #[test]
     fn measured_values_win_and_ridges_match_the_reference() {
         let r = by_key("h100-sxm").unwrap().default_roofs();
         assert_eq!(r.dram().unwrap().origin, Origin::Measured);
-        // The reference's H100 ridge points: FP16 tensor 255, BF16 260, FP32
-        // FMA 19.9 FLOP/byte (788/3.085, 802/3.085, 61.5/3.085).
+        // The ridge_flop_byte column of roofs.csv (272851c), computed there
+        // from unrounded values: h100 fp16 255.316, bf16 260.118, fp8_e4m3
+        // 427.275; tf32 135.485. Ours come from values rounded to 5 digits.
         let ridge = |p| r.ridge_flop_per_byte(p).unwrap();
-        assert!((ridge(ComputePath::TensorFp16) - 255.4).abs() < 0.1);
-        assert!((ridge(ComputePath::TensorBf16) - 260.0).abs() < 0.1);
+        assert!((ridge(ComputePath::TensorFp16) - 255.316).abs() < 0.05);
+        assert!((ridge(ComputePath::TensorBf16) - 260.118).abs() < 0.05);
+        assert!((ridge(ComputePath::TensorFp8) - 427.275).abs() < 0.05);
+        assert!((ridge(ComputePath::TensorTf32) - 135.485).abs() < 0.05);
+        // Table 4 of the note: FP32 FMA ridge 19.9, FP64 FMA 10.7 FLOP/byte.
         assert!((ridge(ComputePath::Fp32) - 19.9).abs() < 0.05);
-        assert!((ridge(ComputePath::Fp64) - 10.7).abs() < 0.01);
-        // FP8 has no measurement: datasheet stays.
-        assert_eq!(r.compute[&ComputePath::TensorFp8].origin, Origin::Datasheet);
-        // H200 and H100 cross where 3.085 TB/s x I = 756 TFLOP/s, I = 245.
+        assert!((ridge(ComputePath::Fp64) - 10.7).abs() < 0.05);
+        // FP8 is measured now (1318 TFLOP/s, two thirds of the 1979 datasheet).
+        assert_eq!(r.compute[&ComputePath::TensorFp8].origin, Origin::Measured);
+        // INT8 has no measurement: datasheet stays.
+        assert_eq!(
+            r.compute[&ComputePath::TensorInt8].origin,
+            Origin::Datasheet
+        );
+        // H200 and H100 cross where 3.0848 TB/s x I = 755.65 TFLOP/s,
+        // I = 245 (section 3 of the note).
         let h200 = by_key("h200").unwrap().default_roofs();
         let crossing =
             h200.compute[&ComputePath::TensorFp16].flop_per_s / r.dram().unwrap().bytes_per_s;
         assert!((crossing - 245.0).abs() < 0.5, "{crossing}");
+        // H200 DRAM is the published measurement (roofs.csv 4295.09 GB/s),
+        // no longer derived from "39 % more".
+        let d = h200.dram().unwrap();
+        assert!((d.bytes_per_s - 4295.1e9).abs() < 1e6);
+        assert!(d.source.contains("roofs.csv"), "{}", d.source);
+        // Table 3: B300 ridge 279 FLOP/byte (1783.6 / 6.387).
+        let b300 = by_key("b300").unwrap().default_roofs();
+        let i = b300.ridge_flop_per_byte(ComputePath::TensorFp16).unwrap();
+        assert!((i - 279.26).abs() < 0.05, "{i}");
     }
 
     #[test]
@@ -488,15 +917,38 @@ mod tests {
         assert_eq!(k("NVIDIA H100 80GB HBM3"), Some("h100-sxm"));
         assert_eq!(k("NVIDIA H100 PCIe"), Some("h100-pcie"));
         assert_eq!(k("NVIDIA H200"), Some("h200"));
+        assert_eq!(k("NVIDIA H200 MIG 3g.71gb"), None);
         assert_eq!(k("NVIDIA GH200 480GB"), Some("gh200"));
+        assert_eq!(k("NVIDIA GH200 144G HBM3e"), Some("gh200-144gb"));
         assert_eq!(k("NVIDIA A100-SXM4-40GB"), Some("a100-40gb"));
         assert_eq!(k("NVIDIA A100 80GB PCIe"), Some("a100-80gb"));
         assert_eq!(k("Tesla V100-SXM2-16GB"), Some("v100"));
+        assert_eq!(k("Tesla V100-SXM2-32GB"), Some("v100-32gb"));
+        assert_eq!(k("Tesla V100-PCIE-32GB"), None);
         assert_eq!(k("NVIDIA B200"), Some("b200"));
+        assert_eq!(k("NVIDIA B300 SXM6 AC"), Some("b300"));
+        assert_eq!(k("NVIDIA GB200"), Some("gb200"));
+        assert_eq!(k("NVIDIA L4"), Some("l4"));
+        assert_eq!(k("NVIDIA L40S"), Some("l40s"));
+        assert_eq!(k("NVIDIA A10"), Some("a10"));
+        assert_eq!(k("NVIDIA A10G"), None);
+        assert_eq!(k("Tesla T4"), Some("t4"));
+        assert_eq!(k("NVIDIA RTX 6000 Ada Generation"), Some("rtx6000-ada"));
+        assert_eq!(
+            k("NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),
+            Some("rtx-pro-6000")
+        );
+        assert_eq!(
+            k("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"),
+            None
+        );
+        assert_eq!(k("NVIDIA GeForce RTX 5090"), Some("rtx5090"));
         assert_eq!(k("NVIDIA GeForce RTX 4090"), Some("rtx4090"));
+        assert_eq!(k("NVIDIA GeForce RTX 3090"), Some("rtx3090"));
+        assert_eq!(k("NVIDIA GeForce RTX 3090 Ti"), None);
         assert_eq!(k("NVIDIA GeForce RTX 4080 SUPER"), None);
-        assert_eq!(k("NVIDIA GB200"), None);
         assert_eq!(k("NVIDIA H100 NVL"), None);
-        assert_eq!(by_compute_capability("8.9").len(), 3);
+        assert_eq!(by_compute_capability("8.9").len(), 5);
+        assert_eq!(by_compute_capability("12.0").len(), 2);
     }
 }

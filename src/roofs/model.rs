@@ -288,6 +288,20 @@ pub enum RoofsError {
         /// The keys of the table, comma-separated.
         choices: String,
     },
+    /// `--gpu KEY` names a GPU whose compute capability the input rules out.
+    #[error("--gpu {key} is compute capability {gpu_cc}, but {file} was recorded on compute capability {file_cc}: not the same GPU. Pick one that fits ({candidates}), or give roofs with --roofs FILE if you mean to compare against another GPU")]
+    GpuContradicted {
+        /// The key given.
+        key: String,
+        /// Its compute capability.
+        gpu_cc: String,
+        /// The input file.
+        file: String,
+        /// The input's compute capabilities, comma-separated.
+        file_cc: String,
+        /// GPUs of the table consistent with the input, comma-separated.
+        candidates: String,
+    },
     /// The chosen roofs have no DRAM bandwidth.
     #[error("the roofs for {gpu} have no DRAM bandwidth (memory.dram); add it to the roofs file")]
     NoDram {

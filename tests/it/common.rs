@@ -13,11 +13,15 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }
 
-/// `../shared/corpus/<sub>` when present (CI has it beside the clone); `None`
-/// otherwise, so corpus tests skip cleanly.
+/// `../shared/corpus/<sub>` when present (CI has it beside the clone), or
+/// `$ROOFTRACE_CORPUS/<sub>` (a checkout elsewhere, e.g. a git worktree);
+/// `None` otherwise, so corpus tests skip cleanly.
 #[allow(dead_code)]
 pub fn corpus(sub: &str) -> Option<PathBuf> {
-    let p = root().join("..").join("shared").join("corpus").join(sub);
+    let base = std::env::var_os("ROOFTRACE_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root().join("..").join("shared").join("corpus"));
+    let p = base.join(sub);
     p.is_dir().then_some(p)
 }
 

@@ -1,6 +1,6 @@
 //! `rooftrace diff` on real fixtures: a file against itself is unchanged
 //! everywhere (exit 0); a copy changed by a committed script
-//! (fixtures/ncu/derive.py step 5, fixtures/nsys/sql/lengthen_gap_saxpy.sql)
+//! (fixtures/ncu/derive.py step 7, fixtures/nsys/sql/lengthen_gap_saxpy.sql)
 //! gives exactly the changes the script made and exit 3; thresholds, the
 //! spread of repeated launches and the gate rules at their edges.
 
@@ -51,7 +51,7 @@ fn a_real_file_against_itself_is_unchanged_everywhere() {
         ("fixtures/ncu/gpp_ncu2024.2_details15.csv", "rtx4090"),
         (
             "fixtures/ncu/bf16_gemm_ncu2025.1_import_details20.csv",
-            "h100-sxm",
+            "rtx5090",
         ),
     ] {
         let (code, v, err) = json(&[f, f, "--gpu", gpu]);

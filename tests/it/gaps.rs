@@ -275,7 +275,10 @@ fn each_gap_class_from_the_hand_written_fixture() {
             (GapClass::LaunchInFlight, 1, 2_000),
             (GapClass::LaunchLatency, 1, 2_000),
             (GapClass::QueuedDependency, 1, 20_000),
+            (GapClass::CopyScheduling, 0, 0),
             (GapClass::Synchronization, 1, 9_000),
+            (GapClass::SyncDrain, 0, 0),
+            (GapClass::PageableCopy, 0, 0),
             (GapClass::Unattributed, 1, 9_000),
         ]
     );
@@ -588,7 +591,7 @@ fn markdown_links_the_image() {
     assert!(lines
         .next()
         .unwrap()
-        .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency**"));
+        .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency; fix first: overlap the dependency (more streams, earlier events) (20.0 µs of 43.0 µs idle)**"));
     assert_eq!(lines.nth(1), Some("![GPU timeline](timeline.png)"));
 }
 
@@ -774,14 +777,24 @@ fn host_work_after_a_sync_is_host_bound() {
 }
 
 #[test]
-fn gaps_ended_by_a_blocking_copy_are_synchronisation() {
+fn gaps_ended_by_a_blocking_copy_are_synchronisation_or_staging() {
     // saxpy (2022.2): each DtoH `cudaMemcpy` is called while the kernel runs
     // and blocks until the copy is done; the GPU idles between the kernel and
     // the copy while the call is still blocked. That is an implicit sync, not
-    // a slow launch. Every gap whose op was launched by a blocking copy that
-    // started before the gap must be synchronisation, and the blocking copies
-    // are left out of the queue delay (they would make it -17.7 ms).
+    // a slow launch — and since every copy here moves pageable memory
+    // (`srcKind` or `dstKind` 0, counted below from the raw rows), the host
+    // was staging: pageable-copy staging. The blocking copies are left out
+    // of the queue delay (they would make it -17.7 ms).
     let path = fixture(CORPUS[0]);
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let (copies, pageable): (i64, i64) = c
+        .query_row(
+            "SELECT count(*), sum(srcKind = 0 OR dstKind = 0) FROM CUPTI_ACTIVITY_KIND_MEMCPY",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((copies, pageable), (15, 15));
     let t = read(&path, false);
     let r = analyze(
         &t,
@@ -806,7 +819,7 @@ fn gaps_ended_by_a_blocking_copy_are_synchronisation() {
         "the saxpy export has gaps before blocking copies"
     );
     for g in &blocking {
-        assert_eq!(g.class, GapClass::Synchronization, "gap at {}", g.start_ns);
+        assert_eq!(g.class, GapClass::PageableCopy, "gap at {}", g.start_ns);
     }
     // The blocking copies started 17.7 ms before their op; without them the
     // most negative queue delay is a kernel starting a few µs before its
@@ -855,21 +868,25 @@ fn nvtx_pattern_matching_nothing_is_diagnosed_with_examples() {
 }
 
 #[test]
-fn stream_wait_event_rows_are_not_host_syncs() {
+fn stream_wait_event_and_query_rows_are_not_host_syncs() {
     // Two kernels on pid 1 ([100, 900) and [1500, 1600)); the second is
     // launched at 908, after the GPU went idle at 900, so the gap [900, 1500)
-    // is host-bound unless the host was blocked in a sync. The only
-    // SYNCHRONIZATION row, 905..907, is a `cudaStreamWaitEvent` (syncType 2,
-    // as in the 2026.2 corpus export): it returns at once and blocks no one.
-    // Read as a host sync it would cover 2 ns of the gap with the launch 1 ns
-    // after it (1 <= max(5 us, 2 ns)) and turn the gap into synchronisation.
-    // The same row as a stream synchronize (syncType 3) does block the host:
-    // synchronisation.
-    let sql = |sync_type: u32| {
+    // is host-bound unless the launching thread was blocked in a sync. The
+    // only SYNCHRONIZATION row, 905..907, belongs to the call with
+    // correlationId `corr`:
+    // * the runtime `cudaStreamWaitEvent` (corr 2, syncType 2 as in the
+    //   2026.2 corpus export): it returns at once and blocks no one;
+    // * a `cudaEventQuery` (corr 4, syncType 1 as in the 2026.2 export):
+    //   a query never blocks;
+    // * a call missing from the runtime table (corr 9), syncType 3 (stream
+    //   synchronize in every version): a sync of the process, thread
+    //   unknown; it covers 2 ns of the gap and the launch comes 1 ns later
+    //   (1 <= max(5 us, 2 ns)): synchronisation.
+    let sql = |corr: u32, sync_type: u32| {
         format!(
             "CREATE TABLE StringIds (id INTEGER PRIMARY KEY, value TEXT);
              INSERT INTO StringIds VALUES (1, 'k'), (2, 'cudaLaunchKernel_v7000'),
-               (3, 'cudaStreamWaitEvent_v3020');
+               (3, 'cudaStreamWaitEvent_v3020'), (4, 'cudaEventQuery_v3020');
              CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER,
                streamId INTEGER, correlationId INTEGER, globalPid INTEGER, shortName INTEGER);
              INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
@@ -877,24 +894,32 @@ fn stream_wait_event_rows_are_not_host_syncs() {
              CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (start INTEGER, end INTEGER, globalTid INTEGER,
                correlationId INTEGER, nameId INTEGER);
              INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES
-               (10, 20, 16777217, 1, 2), (905, 907, 16777217, 2, 3), (908, 918, 16777217, 3, 2);
+               (10, 20, 16777217, 1, 2), (905, 907, 16777218, 2, 3), (908, 918, 16777217, 3, 2),
+               (905, 907, 16777218, 4, 4);
              CREATE TABLE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start INTEGER, end INTEGER,
                deviceId INTEGER, streamId INTEGER, correlationId INTEGER, globalPid INTEGER,
                syncType INTEGER);
              INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION VALUES
-               (905, 907, 0, 7, 2, 16777216, {sync_type});"
+               (905, 907, 0, 7, {corr}, 16777216, {sync_type});"
         )
     };
-    for (sync_type, class) in [(2, GapClass::HostBound), (3, GapClass::Synchronization)] {
+    for (corr, sync_type, class) in [
+        (2, 2, GapClass::HostBound),
+        (4, 1, GapClass::HostBound),
+        (9, 3, GapClass::Synchronization),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let db = dir.path().join("wait.sqlite");
         Connection::open(&db)
             .unwrap()
-            .execute_batch(&sql(sync_type))
+            .execute_batch(&sql(corr, sync_type))
             .unwrap();
         let r = analyze(&read(&db, false), &GapConfig::default());
         assert_eq!(r.devices[0].idle_ns, 600);
         assert_eq!(r.top_gaps.len(), 1);
-        assert_eq!(r.top_gaps[0].class, class, "syncType {sync_type}");
+        assert_eq!(
+            r.top_gaps[0].class, class,
+            "corr {corr}, syncType {sync_type}"
+        );
     }
 }

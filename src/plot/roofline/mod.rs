@@ -83,6 +83,9 @@ pub struct RooflineChart {
     pub unplaced_labels: Vec<String>,
     /// Points left out because intensity or throughput is not a positive number.
     pub skipped_points: usize,
+    /// The bottom line naming what is not drawn and why (`2 of 23 kernels
+    /// not drawn: no FLOP counters (2); …`), when something is not.
+    pub caption: Option<String>,
 }
 
 /// Marker radius for a kernel of `duration_ns` when the longest takes
@@ -108,16 +111,7 @@ struct Plan<'a> {
 
 impl<'a> Plan<'a> {
     fn new(input: &'a RooflineInput) -> Plan<'a> {
-        let valid: Vec<&KernelPoint> = input
-            .points
-            .iter()
-            .filter(|p| {
-                p.flop_per_byte.is_finite()
-                    && p.flop_per_byte > 0.0
-                    && p.flop_per_s.is_finite()
-                    && p.flop_per_s > 0.0
-            })
-            .collect();
+        let valid: Vec<&KernelPoint> = input.points.iter().filter(|p| placeable(p)).collect();
         let mut paths: Vec<ComputePath> = valid.iter().filter_map(|p| p.path).collect();
         paths.sort();
         paths.dedup();
@@ -248,6 +242,87 @@ fn label_top(
     Ok((ranked.len(), unplaced))
 }
 
+/// Placeable on log axes: positive, finite intensity and throughput.
+fn placeable(p: &KernelPoint) -> bool {
+    p.flop_per_byte.is_finite()
+        && p.flop_per_byte > 0.0
+        && p.flop_per_s.is_finite()
+        && p.flop_per_s > 0.0
+}
+
+/// Most names of undrawn top kernels listed in the caption.
+const CAPTION_NAMES: usize = 3;
+
+/// The caption for the points that cannot be drawn: how many, why (count
+/// per reason), and which of the top `top_n` by time lost they include, so
+/// no kernel of the report's top rows vanishes without a word.
+fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
+    let skipped: Vec<&KernelPoint> = input.points.iter().filter(|p| !placeable(p)).collect();
+    if skipped.is_empty() {
+        return Ok(None);
+    }
+    let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
+    for p in &skipped {
+        *reasons
+            .entry(
+                p.not_drawn
+                    .unwrap_or("intensity or FLOP/s not a positive number"),
+            )
+            .or_default() += 1;
+    }
+    let reasons: Vec<String> = reasons
+        .iter()
+        .map(|(why, n)| format!("{why} ({n})"))
+        .collect();
+    let mut text = format!(
+        "{} of {} kernels not drawn: {}",
+        skipped.len(),
+        input.points.len(),
+        reasons.join(", ")
+    );
+    let lost = |p: &KernelPoint| {
+        if p.time_lost_ns.is_finite() {
+            p.time_lost_ns
+        } else {
+            f64::NEG_INFINITY
+        }
+    };
+    let mut ranked: Vec<&KernelPoint> = input.points.iter().collect();
+    ranked.sort_by(|a, b| {
+        lost(b)
+            .total_cmp(&lost(a))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let top = input.top_n.max(1).min(ranked.len());
+    let mut names: Vec<&str> = ranked[..top]
+        .iter()
+        .filter(|p| !placeable(p))
+        .map(|p| p.name.as_str())
+        .collect();
+    names.dedup();
+    if !names.is_empty() {
+        let more = names.len().saturating_sub(CAPTION_NAMES);
+        names.truncate(CAPTION_NAMES);
+        text.push_str(&format!(
+            "; of the top {top} by time lost: {}{}",
+            names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    super::labels::fit_middle(
+        "",
+        &text,
+        "",
+        style::LABEL_FONT,
+        style::ROOFLINE_SIZE_PX.0 as i32 - 20,
+    )
+    .map(Some)
+}
+
 /// The subtitle: the roofs' source (shortened in the middle to fit the
 /// canvas), the kernel count and how many are labelled.
 fn subtitle(
@@ -325,6 +400,7 @@ impl RooflineChart {
             legend,
             unplaced_labels,
             skipped_points: input.points.len() - plan.valid.len(),
+            caption: caption(input)?,
         })
     }
 }
@@ -364,6 +440,19 @@ impl Chart for RooflineChart {
                 draw::fill_rect(area, l.rect, style::BACKGROUND, 0.75)?;
                 draw::text_in(area, &l.text, l.rect, style::LABEL_FONT, style::INK)?;
             }
+        }
+        if let Some(c) = &self.caption {
+            draw::text(
+                area,
+                c,
+                (10, self.size_px.1 as i32 - 6),
+                style::LABEL_FONT,
+                style::INK_SOFT,
+                (
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Bottom,
+                ),
+            )?;
         }
         draw::legend(area, &self.legend)
     }

@@ -32,11 +32,14 @@ pub struct SlopedRoof {
     pub label_rect: Option<Rect>,
 }
 
-/// A flat (compute) roof from its ridge point to the right edge.
+/// A flat (compute) roof from its ridge point to the right edge. Paths
+/// whose roofs have the same value are one line with one combined label.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlatRoof {
-    /// Compute path.
+    /// Compute path (its colour draws the line).
     pub path: ComputePath,
+    /// Other paths with the same value, drawn by this line.
+    pub same_as: Vec<ComputePath>,
     /// Attainable throughput, in FLOP/s.
     pub flop_per_s: f64,
     /// Where the value came from.
@@ -138,6 +141,31 @@ pub fn roof_axes(
     Ok((x, y))
 }
 
+/// Two roof values the chart cannot tell apart (equal to 1 part in 10^9).
+fn same_value(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
+}
+
+/// `FP16 tensor = BF16 tensor`: the paths one flat roof stands for.
+fn group_name(group: &[ComputePath]) -> String {
+    group
+        .iter()
+        .map(|p| p.label())
+        .collect::<Vec<_>>()
+        .join(" = ")
+}
+
+/// The origin of a group's roofs (`datasheet`), or each path's when they
+/// differ (`measured/datasheet`).
+fn group_origin(roofs: &Roofs, group: &[ComputePath]) -> String {
+    let mut origins: Vec<&str> = group
+        .iter()
+        .map(|p| roofs.compute[p].origin.key())
+        .collect();
+    origins.dedup();
+    origins.join("/")
+}
+
 /// The lowest bandwidth among the memory roofs (normally DRAM).
 fn slowest_bandwidth(roofs: &Roofs) -> Option<f64> {
     roofs
@@ -191,8 +219,18 @@ impl RoofSet {
             .map(|(l, m)| (*l, m.bytes_per_s));
         let mut set = RoofSet::default();
 
-        // Flat roofs (they carry the ridges), highest first.
+        // Flat roofs (they carry the ridges), highest first; equal values
+        // (FP16 and BF16 tensor on a datasheet) are one line, one label.
+        let mut groups: Vec<Vec<ComputePath>> = Vec::new();
         for p in &flat_paths {
+            let f = roofs.compute[p].flop_per_s;
+            match groups.last_mut() {
+                Some(g) if same_value(roofs.compute[&g[0]].flop_per_s, f) => g.push(*p),
+                _ => groups.push(vec![*p]),
+            }
+        }
+        for group in groups {
+            let p = &group[0];
             let r = &roofs.compute[p];
             let ridge = slowest.map(|(level, b)| (level, r.flop_per_s / b));
             let from = ridge.map(|(_, i)| i.max(x.min())).unwrap_or(x.min());
@@ -201,9 +239,9 @@ impl RoofSet {
             }
             let mut label = format!(
                 "{} {} ({})",
-                p.label(),
+                group_name(&group),
                 si(r.flop_per_s, "FLOP/s"),
-                r.origin.key()
+                group_origin(roofs, &group)
             );
             if let Some((level, i)) = ridge {
                 label.push_str(&format!(", ridge {}", si(i, "FLOP/B")));
@@ -218,6 +256,7 @@ impl RoofSet {
             }
             set.flat.push(FlatRoof {
                 path: *p,
+                same_as: group[1..].to_vec(),
                 flop_per_s: r.flop_per_s,
                 origin: r.origin,
                 from_flop_per_byte: from,
