@@ -423,3 +423,44 @@ fn plots_draw_arrows_and_idle_bars() {
     let (code, _, err) = rooftrace(&["diff", SAXPY, SAXPY, "--plot", "x.gif"]);
     assert_eq!(code, 2, "{err}");
 }
+
+#[test]
+fn gaps_json_reports_diff_by_class_name_and_ignore_unknown_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = lengthened(dir.path());
+    let write = |src: &str, name: &str, edit: &dyn Fn(&mut Value)| {
+        let (code, out, err) = rooftrace(&["gaps", src, "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        let mut v: Value = serde_json::from_str(&out).unwrap();
+        edit(&mut v);
+        let p = dir.path().join(name);
+        std::fs::write(&p, serde_json::to_vec(&v).unwrap()).unwrap();
+        p
+    };
+    let b = write(SAXPY, "b.json", &|_| {});
+    // A class and a field a later rooftrace might add, in the new side only.
+    let a = write(new.to_str().unwrap(), "a.json", &|v| {
+        let d = &mut v["devices"][0];
+        d["future_field"] = Value::from(1);
+        d["classes"]["future_class"] = serde_json::json!({"count": 2, "total_ns": 30000});
+    });
+    let (code, v, err) = json(&[b.to_str().unwrap(), a.to_str().unwrap()]);
+    assert_eq!(code, 3, "{err}");
+    let classes = v["nsys"]["devices"][0]["classes"].as_array().unwrap();
+    let fut = classes
+        .iter()
+        .find(|c| c["class"] == "future_class")
+        .unwrap();
+    // Absent on the base side: 0 there, 30 us after, beyond the 10 us floor.
+    assert_eq!(
+        (fut["count_before"].as_u64(), fut["count_after"].as_u64()),
+        (Some(0), Some(2))
+    );
+    assert_eq!(fut["total_ns"]["delta"], 30_000.0);
+    let host = classes.iter().find(|c| c["class"] == "host_bound").unwrap();
+    assert_eq!(host["total_ns"]["delta"], 100_000_000.0);
+    // A gaps report against an ncu one is refused.
+    let n = ncu_json(dir.path(), SGEMM, "n.json", |_| {});
+    let (code, _, err) = rooftrace(&["diff", b.to_str().unwrap(), n.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+}
