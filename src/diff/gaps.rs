@@ -46,6 +46,9 @@ pub struct DeviceSample {
     pub idle_ns: f64,
     /// Idle per class key: (count, ns).
     pub classes: BTreeMap<String, (u64, f64)>,
+    /// Host-bound idle by what the host was doing, per key: (count, ns)
+    /// (empty when the report does not split it).
+    pub host_detail: BTreeMap<String, (u64, f64)>,
 }
 
 /// One instance of an NVTX range.
@@ -95,10 +98,9 @@ fn f(v: &Value, key: &str) -> Option<f64> {
     v.get(key)?.as_f64().filter(|x| x.is_finite())
 }
 
-fn device_from_json(d: &Value) -> Option<DeviceSample> {
-    let classes = d
-        .get("classes")
-        .and_then(Value::as_object)
+/// A `{key: {"count", "total_ns"}}` object (classes, host detail).
+fn totals_map(v: Option<&Value>) -> BTreeMap<String, (u64, f64)> {
+    v.and_then(Value::as_object)
         .map(|m| {
             m.iter()
                 .filter_map(|(k, c)| {
@@ -106,7 +108,11 @@ fn device_from_json(d: &Value) -> Option<DeviceSample> {
                 })
                 .collect()
         })
-        .unwrap_or_default();
+        .unwrap_or_default()
+}
+
+fn device_from_json(d: &Value) -> Option<DeviceSample> {
+    let classes = totals_map(d.get("classes"));
     Some(DeviceSample {
         pid: d.get("pid")?.as_u64()?,
         device: d.get("device")?.as_u64()?,
@@ -125,6 +131,7 @@ fn device_from_json(d: &Value) -> Option<DeviceSample> {
             .unwrap_or_default(),
         idle_ns: f(d, "idle_ns")?,
         classes,
+        host_detail: totals_map(d.get("host_detail")),
     })
 }
 
@@ -251,6 +258,9 @@ pub struct DeviceDiff {
     pub idle_ns: Change,
     /// Idle per class, in the order the reports list them (unknown classes last, by name).
     pub classes: Vec<ClassDiff>,
+    /// Host-bound idle by what the host was doing (`alloc`, `cpu_work`, …;
+    /// empty when neither report splits it).
+    pub host_detail: Vec<ClassDiff>,
     /// Which class moved the idle most, and what to do about it.
     pub why: String,
 }
@@ -367,34 +377,9 @@ fn device_row(
         Change::judge(b.and_then(g), a.and_then(g), tl(t), 0.0, Worse::Higher)
     };
     let idle_ns = j(|d| Some(d.idle_ns));
-    let mut keys: Vec<&String> = b
-        .iter()
-        .chain(a.iter())
-        .flat_map(|d| d.classes.keys())
-        .collect();
-    keys.sort_by_key(|k| (class_order(k), (*k).clone()));
-    keys.dedup();
-    let classes: Vec<ClassDiff> = keys
-        .into_iter()
-        .map(|k| {
-            let get =
-                |d: Option<&DeviceSample>| d.map(|d| d.classes.get(k).copied().unwrap_or((0, 0.0)));
-            let (cb, ca) = (get(b), get(a));
-            ClassDiff {
-                class: k.clone(),
-                count_before: cb.map_or(0, |c| c.0),
-                count_after: ca.map_or(0, |c| c.0),
-                total_ns: Change::judge(
-                    cb.map(|c| c.1),
-                    ca.map(|c| c.1),
-                    tl(t),
-                    0.0,
-                    Worse::Higher,
-                ),
-            }
-        })
-        .collect();
-    let why = device_why(idle_ns.verdict, &classes);
+    let classes = totals_rows(b, a, |d| &d.classes, t);
+    let host_detail = totals_rows(b, a, |d| &d.host_detail, t);
+    let why = device_why(idle_ns.verdict, &classes, &host_detail);
     DeviceDiff {
         why,
         device,
@@ -410,7 +395,44 @@ fn device_row(
         busy_by_kind: busy_kinds(b, a, t),
         idle_ns,
         classes,
+        host_detail,
     }
+}
+
+/// One row per key of `pick` (classes or host detail) on either side, known
+/// classes in display order, others by name.
+fn totals_rows(
+    b: Option<&DeviceSample>,
+    a: Option<&DeviceSample>,
+    pick: fn(&DeviceSample) -> &BTreeMap<String, (u64, f64)>,
+    t: &Thresholds,
+) -> Vec<ClassDiff> {
+    let mut keys: Vec<&String> = b
+        .iter()
+        .chain(a.iter())
+        .flat_map(|d| pick(d).keys())
+        .collect();
+    keys.sort_by_key(|k| (class_order(k), (*k).clone()));
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| {
+            let get =
+                |d: Option<&DeviceSample>| d.map(|d| pick(d).get(k).copied().unwrap_or((0, 0.0)));
+            let (cb, ca) = (get(b), get(a));
+            ClassDiff {
+                class: k.clone(),
+                count_before: cb.map_or(0, |c| c.0),
+                count_after: ca.map_or(0, |c| c.0),
+                total_ns: Change::judge(
+                    cb.map(|c| c.1),
+                    ca.map(|c| c.1),
+                    tl(t),
+                    0.0,
+                    Worse::Higher,
+                ),
+            }
+        })
+        .collect()
 }
 
 fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds) -> Vec<KindDiff> {
@@ -447,28 +469,46 @@ pub fn class_hint(class: &str) -> &'static str {
         })
 }
 
-/// The class with the largest idle change in the direction of `verdict`.
-fn device_why(verdict: Verdict, classes: &[ClassDiff]) -> String {
+/// The row of `rows` with the largest change in the direction `sign`.
+fn largest(rows: &[ClassDiff], sign: f64) -> Option<(&ClassDiff, f64)> {
+    rows.iter()
+        .filter_map(|c| Some((c, c.total_ns.delta? * sign)))
+        .filter(|(_, d)| *d > 0.0)
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+}
+
+/// The class with the largest idle change in the direction of `verdict`
+/// and its fix; for host-bound idle, also what the host was doing.
+fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> String {
     let sign = match verdict {
         Verdict::Regression => 1.0,
         Verdict::Improvement => -1.0,
         _ => return String::new(),
     };
-    classes
-        .iter()
-        .filter_map(|c| Some((c, c.total_ns.delta? * sign)))
-        .filter(|(_, d)| *d > 0.0)
-        .max_by(|x, y| x.1.total_cmp(&y.1))
-        .map(|(c, d)| {
-            format!(
-                "{} {}{}: {}",
-                c.class,
-                if sign > 0.0 { "+" } else { "-" },
-                crate::units::duration_ns(d),
-                class_hint(&c.class)
-            )
-        })
-        .unwrap_or_default()
+    let pm = if sign > 0.0 { "+" } else { "-" };
+    let Some((c, d)) = largest(classes, sign) else {
+        return String::new();
+    };
+    let mut why = format!(
+        "{} {pm}{}: {}",
+        c.class,
+        crate::units::duration_ns(d),
+        class_hint(&c.class)
+    );
+    if c.class == crate::gaps::GapClass::HostBound.key() {
+        if let Some((h, hd)) = largest(detail, sign) {
+            let fix = crate::gaps::HostDetail::ALL
+                .iter()
+                .find(|x| x.key() == h.class)
+                .map_or("", |x| x.fix());
+            why.push_str(&format!(
+                "; mostly {} {pm}{}: {fix}",
+                h.class,
+                crate::units::duration_ns(hd)
+            ));
+        }
+    }
+    why
 }
 
 /// Known classes in `rooftrace gaps` display order; others after them.
@@ -490,6 +530,11 @@ fn summed(devs: &[DeviceSample]) -> DeviceSample {
         }
         for (k, (c, ns)) in &d.classes {
             let e = s.classes.entry(k.clone()).or_insert((0, 0.0));
+            e.0 += c;
+            e.1 += ns;
+        }
+        for (k, (c, ns)) in &d.host_detail {
+            let e = s.host_detail.entry(k.clone()).or_insert((0, 0.0));
             e.0 += c;
             e.1 += ns;
         }

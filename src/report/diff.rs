@@ -170,11 +170,21 @@ fn device_table(g: &GapsDiff) -> Table {
 }
 
 fn class_table(d: &DeviceDiff) -> Table {
-    let mut t = Table::new(
-        &["idle class", "gaps", "idle", "change", "verdict"],
-        &[0, 4],
-    );
-    for c in &d.classes {
+    totals_table("idle class", &d.classes)
+}
+
+/// Host-bound idle by what the host was doing, when a report splits it.
+fn detail_table(d: &DeviceDiff) -> Option<Table> {
+    let any = d
+        .host_detail
+        .iter()
+        .any(|c| c.total_ns.before.unwrap_or(0.0) != 0.0 || c.total_ns.after.unwrap_or(0.0) != 0.0);
+    any.then(|| totals_table("host-bound: the host was in", &d.host_detail))
+}
+
+fn totals_table(what: &str, rows: &[crate::diff::gaps::ClassDiff]) -> Table {
+    let mut t = Table::new(&[what, "gaps", "idle", "change", "verdict"], &[0, 4]);
+    for c in rows {
         t.push(vec![
             c.class.clone(),
             format!("{} → {}", c.count_before, c.count_after),
@@ -335,6 +345,10 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
         out.push_str(&device_table(g).to_text());
         out.push('\n');
         out.push_str(&class_table(&g.total).to_text());
+        if let Some(t) = detail_table(&g.total) {
+            out.push('\n');
+            out.push_str(&t.to_text());
+        }
         if let Some(t) = range_table(g) {
             out.push('\n');
             out.push_str(&t.to_text());
@@ -466,9 +480,14 @@ fn render_csv(r: &DiffReport) -> Vec<u8> {
                 rec.extend(cells(c));
                 write(rec);
             }
-            for c in &d.classes {
+            let rows = d
+                .classes
+                .iter()
+                .map(|c| ("class", c))
+                .chain(d.host_detail.iter().map(|c| ("host_detail", c)));
+            for (section, c) in rows {
                 let mut rec = vec![
-                    "class".to_string(),
+                    section.to_string(),
                     dev(d),
                     c.class.clone(),
                     c.total_ns.verdict.key().into(),
@@ -557,6 +576,12 @@ fn render_markdown(r: &DiffReport, opts: &RenderOptions) -> Vec<u8> {
             "Idle by class (all devices)",
             &class_table(&g.total),
         ));
+        if let Some(t) = detail_table(&g.total) {
+            details.push_str(&md_section(
+                "Host-bound idle by what the host was doing",
+                &t,
+            ));
+        }
         if let Some(t) = range_table(g) {
             details.push_str(&md_section("NVTX ranges", &t));
         }
