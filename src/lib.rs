@@ -7,6 +7,7 @@
 //! presented as bytes (`report`, `plot`). Only `commands` touches paths,
 //! stdout and progress bars.
 
+pub mod budget;
 pub mod calibrate;
 pub mod cli;
 pub mod commands;

@@ -28,6 +28,14 @@ pub enum CalibrateInputError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// The file is larger than any harness output.
+    #[error("{path} is larger than {limit} bytes; a harness results file is a few KiB of JSON lines (`rooftrace calibrate --save-results FILE`)")]
+    TooBig {
+        /// The file.
+        path: String,
+        /// The limit, bytes.
+        limit: u64,
+    },
     /// One line is not a valid harness measurement.
     #[error("{path}, line {line}: {detail}. Each line must be one JSON measurement written by the rooftrace harness (format: kernels/README.md); rerun `rooftrace calibrate --save-results FILE` to get a fresh file")]
     Line {
@@ -74,12 +82,47 @@ pub enum CalibrateInputError {
 /// A bad harness results file is the input's fault (exit code 2).
 impl crate::error::BadInput for CalibrateInputError {}
 
-/// Reads and parses a harness results file.
+/// Largest harness results file read (a real one is a few KiB).
+pub const MAX_RESULTS_BYTES: u64 = 64 << 20;
+
+/// Reads and parses a harness results file; `-` reads standard input. At
+/// most [`MAX_RESULTS_BYTES`] are read, so `/dev/zero` or an endless pipe is
+/// an error, not an allocation without bound.
 pub fn read_results(path: &std::path::Path) -> Result<results::Results, CalibrateInputError> {
-    let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| CalibrateInputError::Io {
+    use std::io::Read;
+    let stdin = path.as_os_str() == "-";
+    let shown = if stdin {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let io = |source| CalibrateInputError::Io {
         path: shown.clone(),
         source,
+    };
+    let input: Box<dyn Read> = if stdin {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(std::fs::File::open(path).map_err(io)?)
+    };
+    let mut bytes = Vec::new();
+    input
+        .take(MAX_RESULTS_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_RESULTS_BYTES {
+        return Err(CalibrateInputError::TooBig {
+            path: shown,
+            limit: MAX_RESULTS_BYTES,
+        });
+    }
+    let text = String::from_utf8(bytes).map_err(|e| CalibrateInputError::Line {
+        path: shown.clone(),
+        line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        detail: "not UTF-8 text".into(),
     })?;
     results::parse(&text, &shown)
 }

@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+pub mod budget;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
@@ -25,6 +26,8 @@ pub enum Command {
     Ncu(ncu::NcuArgs),
     /// Kernel time vs idle gaps on an Nsight Systems timeline, and why the GPU idled.
     Gaps(gaps::GapsArgs),
+    /// Where each NVTX step's time goes: bound, roofline shortfall, idle gaps per class.
+    Budget(budget::BudgetArgs),
     /// Measure this GPU's roofs with the bundled reference kernels.
     Calibrate(calibrate::CalibrateArgs),
     /// Before → after of two profiles (kernels vs roofs, or idle and why), with a regression gate.

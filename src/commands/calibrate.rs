@@ -7,7 +7,7 @@ use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
 use crate::calibrate::{read_results, results, CalibrateInputError, CalibrateReport};
 use crate::cli::calibrate::CalibrateArgs;
-use crate::commands::output::write_output;
+use crate::commands::output::{refuse_inputs, write_atomic, write_output};
 use crate::commands::plot::PlotTarget;
 use crate::error::InputError;
 use crate::plot::{CalibrationChart, CalibrationInput};
@@ -97,6 +97,18 @@ impl CalibrateConfig {
 /// file could be written (no DRAM roof); the failure comes after it.
 pub fn run(args: CalibrateArgs) -> anyhow::Result<()> {
     let config = CalibrateConfig::from_args(args)?;
+    let mut targets: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &config.roofs_output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    let mut inputs: Vec<&Path> = config.datasheet.iter().map(PathBuf::as_path).collect();
+    if let ResultsSource::File(f) = &config.source {
+        inputs.push(f);
+    }
+    refuse_inputs(&targets, &inputs)?;
     let out = report_bytes(&config)?;
     write_output(None, &out.report)?;
     out.failure.map_or(Ok(()), Err)
@@ -130,7 +142,7 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
     };
     // A roofs file without DRAM would be refused by `ncu --roofs`: write
     // none, show what was measured, then fail.
-    let no_dram = config.roofs_output.as_ref().and_then(|out| {
+    let mut no_dram = config.roofs_output.as_ref().and_then(|out| {
         calibration
             .missing_dram()
             .map(|reason| CalibrateInputError::NoDramRoof {
@@ -139,15 +151,33 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
                 output: out.display().to_string(),
             })
     });
+    // The chart is built before anything is written, so a chart that cannot
+    // be drawn leaves no roofs file behind; both files are written
+    // atomically (temporary file beside the target, then rename).
+    let chart = match &config.plot {
+        Some(target) => {
+            let input = CalibrationInput::from_results(&results, &calibration.roofs);
+            match CalibrationChart::build(&input) {
+                Ok(chart) => Some((target, chart)),
+                // Nothing to draw because nothing usable was measured: the
+                // missing DRAM roof is the error that says why.
+                Err(_) if no_dram.is_some() => {
+                    return Err(raise(&config.source, no_dram.take()));
+                }
+                Err(e) => {
+                    return Err(anyhow::Error::new(e)
+                        .context(format!("drawing the roofs of {}", results_path.display())));
+                }
+            }
+        }
+        None => None,
+    };
     if let (Some(out), None) = (&config.roofs_output, &no_dram) {
-        std::fs::write(out, calibration.roofs.to_json())
+        write_atomic(out, calibration.roofs.to_json().as_bytes())
             .with_context(|| format!("writing roofs to {}", out.display()))?;
         eprintln!("wrote roofs to {}", out.display());
     }
-    if let Some(target) = &config.plot {
-        let input = CalibrationInput::from_results(&results, &calibration.roofs);
-        let chart = CalibrationChart::build(&input)
-            .with_context(|| format!("drawing the roofs of {}", results_path.display()))?;
+    if let Some((target, chart)) = chart {
         target.write(&chart)?;
     }
     let report = CalibrateReport::new(calibration, datasheet.as_ref());
@@ -161,14 +191,21 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
             .map(|t| ("measured roofs".to_string(), t.markdown_link(None)))
             .collect(),
     };
-    let failure = no_dram.map(|e| match config.source {
-        ResultsSource::File(_) => InputError::from(e).into(),
-        ResultsSource::Live(_) => anyhow::anyhow!("{e}"),
-    });
+    let failure = no_dram.is_some().then(|| raise(&config.source, no_dram));
     Ok(CalibrateOutput {
         report: report.render(config.format, &opts),
         failure,
     })
+}
+
+/// The no-DRAM failure as the run's error: bad input (exit 2) for a
+/// `--from` file, a plain failure (exit 1) for a live run.
+fn raise(source: &ResultsSource, e: Option<CalibrateInputError>) -> anyhow::Error {
+    match (e, source) {
+        (Some(e), ResultsSource::File(_)) => InputError::from(e).into(),
+        (Some(e), ResultsSource::Live(_)) => anyhow::anyhow!("{e}"),
+        (None, _) => anyhow::anyhow!("calibration failed"),
+    }
 }
 
 /// True when this machine shows an NVIDIA driver (Linux device nodes or

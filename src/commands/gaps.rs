@@ -2,7 +2,7 @@
 //! resolve the input (convert an `.nsys-rep`), read the timeline with a
 //! progress bar on a terminal, analyse once, draw, render, write.
 
-use super::output::write_output;
+use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
@@ -85,6 +85,23 @@ impl GapsConfig {
     }
 }
 
+impl GapsConfig {
+    /// Every file this run writes, with the flag that named it.
+    fn targets(&self) -> Vec<(&'static str, &Path)> {
+        let mut t: Vec<(&str, &Path)> = Vec::new();
+        if let Some(o) = &self.output {
+            t.push(("-o", o));
+        }
+        if let Some(p) = &self.plot {
+            t.push(("--plot", &p.path));
+        }
+        if let Some(p) = &self.plot_hist {
+            t.push(("--plot-hist", &p.path));
+        }
+        t
+    }
+}
+
 /// Runs `rooftrace gaps`.
 pub fn run(args: GapsArgs) -> anyhow::Result<()> {
     run_config(&GapsConfig::from_args(args)?)
@@ -93,6 +110,14 @@ pub fn run(args: GapsArgs) -> anyhow::Result<()> {
 /// Runs `rooftrace gaps` on plain config.
 pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     let cfg = &config.analysis;
+    if config.input.as_os_str() == "-" {
+        return Err(InputError::new(
+            "gaps reads an SQLite export, which cannot come from standard input (`-`); save it to a file and give its path",
+        )
+        .into());
+    }
+    let targets = config.targets();
+    refuse_inputs(&targets, &[&config.input])?;
     if !config.input.is_file() {
         return Err(InputError::new(format!(
             "{}: no such file; give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`",
@@ -101,6 +126,7 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
         .into());
     }
     let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
+    refuse_inputs(&targets, &[&sqlite])?;
     let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some())?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, &config.input)?;
@@ -122,7 +148,7 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
 }
 
 /// Reads the export, with a progress bar on a terminal.
-fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Timeline> {
+pub(crate) fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Timeline> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         b.set_style(
@@ -192,7 +218,7 @@ fn write_plots(
 
 /// `--device`/`--stream` that select no GPU op are a usage error: say which
 /// devices and streams the export has instead of printing an empty report.
-fn check_filters_match(
+pub(crate) fn check_filters_match(
     timeline: &crate::nsys::Timeline,
     cfg: &GapConfig,
     input: &std::path::Path,

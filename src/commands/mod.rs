@@ -3,6 +3,7 @@
 
 use crate::cli::{Cli, Command};
 
+pub mod budget;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
@@ -15,6 +16,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Ncu(args) => ncu::run(args),
         Command::Gaps(args) => gaps::run(args),
+        Command::Budget(args) => budget::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Diff(args) => diff::run(args),
     }

@@ -13,7 +13,7 @@ use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use super::output::write_output;
+use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 
 /// Most kernels labelled on the roofline plot: more labels than this no
@@ -84,6 +84,18 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         output: args.output.output,
         plot,
     };
+    let mut targets: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &config.output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    let mut inputs: Vec<&Path> = vec![&config.input];
+    if let RoofsChoice::File(f) = &config.roofs {
+        inputs.push(f);
+    }
+    refuse_inputs(&targets, &inputs)?;
     let bytes = report_bytes(&config)?;
     write_output(config.output.as_deref(), &bytes)
 }
@@ -121,8 +133,11 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
 }
 
 /// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a
-/// `.ncu-rep` report is imported with `ncu` first.
+/// `.ncu-rep` report is imported with `ncu` first; `-` reads standard input.
 pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
+    if path.as_os_str() == "-" {
+        return Ok(ncu::parse(std::io::stdin().lock(), "<stdin>")?);
+    }
     let shown = path.display().to_string();
     if ncu::convert::is_report(path) {
         return Ok(ncu::convert::parse_report(path, &shown)?);

@@ -1,18 +1,160 @@
-//! Where report bytes go: a file given with `-o`, or stdout.
+//! Where output bytes go, for every command: a file given with `-o` or
+//! `--plot`, or stdout. The one place that writes files: a target that is
+//! (or links to) an input is refused before any work ([`refuse_inputs`]),
+//! and a file is written to a temporary file beside the target, then renamed
+//! over it ([`write_atomic`]), so a failed or killed run leaves the old file
+//! or nothing, never half a file.
 
+use crate::error::InputError;
 use anyhow::Context;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path`, or to stdout when `path` is `None`.
+/// Writes `bytes` to `path` (atomically), or to stdout when `path` is `None`.
 pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     match path {
-        Some(p) => std::fs::write(p, bytes).with_context(|| format!("writing {}", p.display())),
+        Some(p) => write_atomic(p, bytes),
         None => {
             let mut out = std::io::stdout().lock();
             out.write_all(bytes)?;
             out.flush()?;
             Ok(())
         }
+    }
+}
+
+/// Writes `bytes` to a temporary file in `path`'s directory and renames it
+/// to `path`: readers see the old file or the whole new one. A symlink at
+/// `path` is replaced, never written through.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".rooftrace-").suffix(".tmp");
+    // The mode a plain create would give (0666 less the umask), or the
+    // replaced file's own; a temporary file is 0600 by default.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let keep = std::fs::metadata(path).ok().filter(|m| m.is_file());
+        builder.permissions(keep.map_or_else(
+            || std::fs::Permissions::from_mode(0o666),
+            |m| m.permissions(),
+        ));
+    }
+    let mut tmp = builder
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file beside {}", path.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Refuses, before any work, an output target that is one of the inputs:
+/// the same path, or a path (a symlink, a hard link) that resolves to the
+/// same file. `targets` pairs each path with the flag that named it.
+pub fn refuse_inputs(targets: &[(&str, &Path)], inputs: &[&Path]) -> Result<(), InputError> {
+    for (flag, t) in targets {
+        for i in inputs {
+            if same_file(t, i) {
+                return Err(InputError::new(format!(
+                    "{flag} {}: this is the input {}; writing there would destroy it. Give another output file name",
+                    t.display(),
+                    i.display()
+                )));
+            }
+        }
+    }
+    for (n, (flag, t)) in targets.iter().enumerate() {
+        if let Some((other, _)) = targets[..n].iter().find(|(_, u)| same_file(t, u)) {
+            return Err(InputError::new(format!(
+                "{flag} {} and {other} name the same file; give two different file names",
+                t.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// True when `a` and `b` are the same file: equal as absolute paths (even
+/// when neither exists yet), or resolving to the same device and inode.
+fn same_file(a: &Path, b: &Path) -> bool {
+    if absolute(a) == absolute(b) {
+        return true;
+    }
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) if x == y => return true,
+        _ => {}
+    }
+    same_inode(a, b)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+#[cfg(unix)]
+fn same_inode(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &Path, _: &Path) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_a_symlink_not_its_target() {
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("real.txt");
+        std::fs::write(&real, "keep").unwrap();
+        let link = d.path().join("link.txt");
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "keep");
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "new");
+        let left: Vec<_> = std::fs::read_dir(d.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left.len(), 2, "{left:?}");
+    }
+
+    #[test]
+    fn inputs_are_refused_by_path_link_and_inode() {
+        let d = tempfile::tempdir().unwrap();
+        let input = d.path().join("s.sqlite");
+        std::fs::write(&input, "x").unwrap();
+        let rel = d.path().join("sub/../s.sqlite");
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        let e = refuse_inputs(&[("-o", &rel)], &[&input]).unwrap_err();
+        assert!(e.to_string().contains("this is the input"), "{e}");
+        #[cfg(unix)]
+        {
+            let link = d.path().join("s.png");
+            std::os::unix::fs::symlink(&input, &link).unwrap();
+            assert!(refuse_inputs(&[("--plot", &link)], &[&input]).is_err());
+            let hard = d.path().join("h.svg");
+            std::fs::hard_link(&input, &hard).unwrap();
+            assert!(refuse_inputs(&[("--plot", &hard)], &[&input]).is_err());
+        }
+        let other = d.path().join("out.json");
+        refuse_inputs(&[("-o", &other)], &[&input]).unwrap();
+        assert!(refuse_inputs(&[("-o", &other), ("--plot", &other)], &[&input]).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! Plot files for every command: `--plot FILE` checked before any work
-//! (the extension picks SVG or PNG), the chart written there, and the link a
-//! Markdown report uses to embed it.
+//! (the extension picks SVG or PNG), the chart written there (atomically,
+//! through [`super::output::write_atomic`]), and the link a Markdown report
+//! uses to embed it.
 
 use crate::error::InputError;
 use crate::plot::{self, Chart, ImageFormat};
@@ -36,7 +37,7 @@ impl PlotTarget {
     pub fn write<C: Chart>(&self, chart: &C) -> anyhow::Result<()> {
         let bytes = plot::render(chart, self.format)
             .with_context(|| format!("drawing {}", self.path.display()))?;
-        std::fs::write(&self.path, bytes)
+        super::output::write_atomic(&self.path, &bytes)
             .with_context(|| format!("writing the plot to {}", self.path.display()))
     }
 

@@ -56,20 +56,47 @@ fn sweep(ops: &[GpuOp], mut on_gap: impl FnMut(RawGap)) -> (i64, i64, i64) {
     (busy, first.start_ns, run_end)
 }
 
-/// Union length of sorted-by-start intervals of the given kinds.
-fn union_of(ops: &[GpuOp], keep: impl Fn(&GpuOp) -> bool) -> i64 {
-    let (mut busy, mut cur): (i64, Option<(i64, i64)>) = (0, None);
-    for op in ops.iter().filter(|o| keep(o)) {
-        cur = match cur {
-            Some((s, e)) if op.start_ns <= e => Some((s, e.max(op.end_ns))),
-            Some((s, e)) => {
-                busy += e - s;
-                Some((op.start_ns, op.end_ns))
+/// A running union of sorted-by-start intervals.
+#[derive(Default, Clone, Copy)]
+struct Union {
+    busy: i64,
+    cur: Option<(i64, i64)>,
+}
+
+impl Union {
+    fn add(&mut self, s: i64, e: i64) {
+        self.cur = match self.cur {
+            Some((cs, ce)) if s <= ce => Some((cs, ce.max(e))),
+            Some((cs, ce)) => {
+                self.busy += ce - cs;
+                Some((s, e))
             }
-            None => Some((op.start_ns, op.end_ns)),
+            None => Some((s, e)),
         };
     }
-    busy + cur.map_or(0, |(s, e)| e - s)
+
+    fn total(&self) -> i64 {
+        self.busy + self.cur.map_or(0, |(s, e)| e - s)
+    }
+}
+
+/// Busy time by kind in one pass over a device's ops (sorted by start):
+/// (kernels and graph rows, memcpys, memsets, communication kernels, other
+/// kernels and graph rows), each a union, ns.
+fn busy_by_kind(tl: &Timeline, ops: &[GpuOp]) -> [i64; 5] {
+    let mut u = [Union::default(); 5];
+    for o in ops {
+        let (s, e) = (o.start_ns, o.end_ns);
+        match o.kind {
+            OpKind::Memcpy => u[1].add(s, e),
+            OpKind::Memset => u[2].add(s, e),
+            _ => {
+                u[0].add(s, e);
+                u[if tl.is_comm(o) { 3 } else { 4 }].add(s, e);
+            }
+        }
+    }
+    u.map(|x| x.total())
 }
 
 /// Per-device data kept for `--nvtx`.
@@ -179,8 +206,7 @@ pub(crate) fn analyze_device(
         }
     });
     let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
-    let comm = union_of(dev_ops, |o| tl.is_comm(o));
-    let kbusy = union_of(dev_ops, kernel_like);
+    let [kbusy, copy, memset, comm, compute] = busy_by_kind(tl, dev_ops);
     let mut by_kind = [0u64; 4];
     for o in dev_ops {
         by_kind[o.kind as usize] += 1;
@@ -194,14 +220,10 @@ pub(crate) fn analyze_device(
             span_ns: span_end - span_start,
             busy_ns: busy,
             kernel_busy_ns: kbusy,
-            copy_busy_ns: union_of(dev_ops, |o| o.kind == OpKind::Memcpy),
-            memset_busy_ns: union_of(dev_ops, |o| o.kind == OpKind::Memset),
+            copy_busy_ns: copy,
+            memset_busy_ns: memset,
             comm_busy_ns: comm,
-            comm_compute_overlap_ns: if comm > 0 {
-                comm + union_of(dev_ops, |o| kernel_like(o) && !tl.is_comm(o)) - kbusy
-            } else {
-                0
-            },
+            comm_compute_overlap_ns: if comm > 0 { comm + compute - kbusy } else { 0 },
             idle_ns: span_end - span_start - busy,
             gap_count,
             kernels: by_kind[OpKind::Kernel as usize],

@@ -5,6 +5,7 @@
 //! launches, not with the file. Numbers and units are converted at this
 //! boundary (`number`); metric names are classified once (`metrics`).
 
+pub mod bounds;
 pub mod convert;
 mod finalize;
 pub mod metrics;
@@ -12,6 +13,7 @@ pub mod model;
 pub mod number;
 mod parse;
 mod peaks;
+mod preamble;
 
 pub use model::{
     DeviceFacts, FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, Source,
@@ -75,6 +77,49 @@ pub enum NcuError {
         column: String,
         /// The cell.
         value: String,
+    },
+    /// A metric value that is a number but not a measurement (overflows,
+    /// or beyond 1e30 in base units).
+    #[error("{file}, line {line}, column {column:?}: {value:?} {why}; the file is corrupt or was edited, export it again with `ncu --csv`")]
+    Implausible {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// Column (and metric, on the details page).
+        column: String,
+        /// The cell (cut to a short echo).
+        value: String,
+        /// What is wrong.
+        why: &'static str,
+    },
+    /// Two different kernels under one (ID, Process ID).
+    #[error("{file}, line {line}: launch ID {id} of process {pid} is kernel {second:?} here but {first:?} at line {first_line}; two launches cannot share an ID — the file joins two exports or was edited; export each report separately")]
+    DuplicateLaunch {
+        /// The file.
+        file: String,
+        /// 1-based line of the second row.
+        line: u64,
+        /// 1-based line where the launch was first seen.
+        first_line: u64,
+        /// `ID`.
+        id: u64,
+        /// `Process ID`.
+        pid: u64,
+        /// First kernel name.
+        first: String,
+        /// Second kernel name.
+        second: String,
+    },
+    /// A line longer than any ncu writes (or no line end at all).
+    #[error("{file}, line {line}: a line longer than {limit} bytes; this is not an ncu CSV (or it is corrupt); export with `ncu --csv`")]
+    TooLong {
+        /// The file.
+        file: String,
+        /// 1-based line.
+        line: u64,
+        /// The limit, bytes.
+        limit: u64,
     },
     /// A metric value that is not a number.
     #[error("{file}, line {line}, column {column:?}: {value:?} is not a number")]

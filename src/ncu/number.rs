@@ -29,6 +29,8 @@ pub enum NumberError {
     NotANumber,
     /// Formatted in a comma-decimal locale.
     CommaDecimal,
+    /// Digits whose value overflows a 64-bit float (`1e309`, 400 digits).
+    Overflow,
 }
 
 /// Parses a cell. Accepts `-`, digits, `,` thousands groups of exactly three
@@ -67,6 +69,9 @@ pub fn parse_value(cell: &[u8]) -> Result<Value, NumberError> {
         let text = std::str::from_utf8(s).map_err(|_| NumberError::NotANumber)?;
         return match text.parse::<f64>() {
             Ok(v) if v.is_finite() => Ok(Value::Number(v)),
+            // A literal `inf` is unmeasurable, like `nan`; digits that
+            // overflow are a broken value.
+            Ok(_) if body.iter().any(u8::is_ascii_digit) => Err(NumberError::Overflow),
             Ok(_) => Ok(Value::NaN),
             Err(_) => Err(NumberError::NotANumber),
         };
@@ -114,6 +119,9 @@ pub fn parse_value(cell: &[u8]) -> Result<Value, NumberError> {
         buf.push_str("0.");
         buf.push_str(std::str::from_utf8(f).map_err(|_| NumberError::NotANumber)?);
         v += buf.parse::<f64>().map_err(|_| NumberError::NotANumber)?;
+    }
+    if !v.is_finite() {
+        return Err(NumberError::Overflow);
     }
     Ok(Value::Number(if neg { -v } else { v }))
 }

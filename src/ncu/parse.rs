@@ -2,18 +2,18 @@
 //! 12/15/20/21 columns, ragged rule rows) or the raw page (wide format with
 //! a units row), into [`NcuCsv`].
 
+use super::bounds::{echo, implausible, number_error, Guard};
 use super::finalize::{finalize, RawLaunch};
 use super::metrics::{classify, scalar_dimension, Peak, Scalar, Slot, N_SCALARS};
 use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
-use super::number::{parse_unit, parse_value, Dimension, NumberError, Value};
+use super::number::{parse_unit, parse_value, Dimension, Unit, Value};
+use super::preamble::{csv_err, read_preamble};
 use super::NcuError;
 use std::cell::Cell;
 use std::collections::{BTreeSet, HashMap};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::rc::Rc;
 use std::sync::Arc;
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Parses an ncu CSV from `input`; `file` names it in messages. Phases:
 /// the preamble before the header, the header (which page, which columns),
@@ -31,10 +31,10 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         .has_headers(false)
         .flexible(true)
         .buffer_capacity(1 << 16)
-        .from_reader(CountQuotes {
-            inner: std::io::Cursor::new(pre.header_line).chain(reader),
-            quotes: quotes.clone(),
-        });
+        .from_reader(Guard::new(
+            std::io::Cursor::new(pre.header_line).chain(reader),
+            quotes.clone(),
+        ));
     let header = read_header(&mut csv, file, pre.line_no)?;
     let mut st = State::new(file, pre.line_no - 1, pre.log);
     st.crlf = crlf;
@@ -56,74 +56,6 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         Page::Raw
     };
     st.finish(page, pre.line_no)
-}
-
-/// What comes before the CSV header.
-struct Preamble {
-    /// The header line, BOM stripped, line end kept.
-    header_line: Vec<u8>,
-    /// Its 1-based line number.
-    line_no: u64,
-    /// ncu's `==ERROR==`/`==WARNING==` lines seen before it.
-    log: Vec<String>,
-}
-
-/// Skips application output and ncu log lines (kept) up to the header; a
-/// file without a header is an error that quotes ncu's errors, if any.
-fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuError> {
-    let io = |source| NcuError::Io {
-        file: file.to_string(),
-        source,
-    };
-    let mut log = Vec::new();
-    let mut lines = 0u64;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(io)?;
-        if n == 0 {
-            let errors = log.iter().any(|l: &String| l.starts_with("==ERROR=="));
-            if !errors {
-                return Err(NcuError::NoCsv {
-                    file: file.to_string(),
-                    lines,
-                });
-            }
-            return Err(NcuError::NcuFailed {
-                file: file.to_string(),
-                errors: log,
-            });
-        }
-        lines += 1;
-        let body = line.strip_prefix(UTF8_BOM).unwrap_or(&line);
-        if body.starts_with(b"\"ID\",") || body.starts_with(b"ID,") {
-            return Ok(Preamble {
-                header_line: body.to_vec(),
-                line_no: lines,
-                log,
-            });
-        }
-        let text = String::from_utf8_lossy(body);
-        let text = text.trim_end();
-        if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
-            log.push(text.to_string());
-        }
-    }
-}
-
-/// The csv crate's error as an [`NcuError`] at `line`.
-fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
-    match e.into_kind() {
-        csv::ErrorKind::Io(source) => NcuError::Io {
-            file: file.to_string(),
-            source,
-        },
-        kind => NcuError::Csv {
-            file: file.to_string(),
-            line,
-            detail: format!("{kind:?}"),
-        },
-    }
 }
 
 /// The header: its columns, where the identity columns are, and (details
@@ -202,8 +134,9 @@ struct State<'a> {
     by_key: HashMap<(u64, u64), usize>,
     last: Option<((u64, u64), usize)>,
     names: HashMap<Box<[u8]>, Arc<str>>,
-    metric_cache: HashMap<Box<[u8]>, Option<Slot>>,
-    label_cache: HashMap<Box<[u8]>, Option<Slot>>,
+    metric_cache: BytesMap<Option<Slot>>,
+    label_cache: BytesMap<Option<Slot>>,
+    unit_cache: BytesMap<Unit>,
     devices: BTreeSet<String>,
     ccs: BTreeSet<String>,
     facts: DeviceFacts,
@@ -222,8 +155,9 @@ impl<'a> State<'a> {
             by_key: HashMap::new(),
             last: None,
             names: HashMap::new(),
-            metric_cache: HashMap::new(),
-            label_cache: HashMap::new(),
+            metric_cache: BytesMap::default(),
+            label_cache: BytesMap::default(),
+            unit_cache: BytesMap::default(),
             devices: BTreeSet::new(),
             ccs: BTreeSet::new(),
             facts: DeviceFacts::default(),
@@ -323,15 +257,15 @@ impl<'a> State<'a> {
     fn launch_index(&mut self, rec: &csv::ByteRecord, ident: &Identity) -> Result<usize, NcuError> {
         let pid = self.parse_id(rec, ident.pid, "Process ID")?;
         let id = self.parse_id(rec, ident.id, "ID")?;
+        let raw_name = rec.get(ident.kernel).unwrap_or_default();
         if let Some((k, i)) = self.last {
             if k == (pid, id) {
-                return Ok(i);
+                return self.same_kernel(i, raw_name, rec);
             }
         }
         let i = match self.by_key.get(&(pid, id)) {
-            Some(&i) => i,
+            Some(&i) => self.same_kernel(i, raw_name, rec)?,
             None => {
-                let raw_name = rec.get(ident.kernel).unwrap_or_default();
                 let name = match self.names.get(raw_name) {
                     Some(n) => n.clone(),
                     None => {
@@ -365,6 +299,24 @@ impl<'a> State<'a> {
         Ok(i)
     }
 
+    /// `i` when row `rec` names the same kernel as launch `i`; two kernels
+    /// under one (ID, Process ID) are an error, never merged.
+    fn same_kernel(&self, i: usize, raw: &[u8], rec: &csv::ByteRecord) -> Result<usize, NcuError> {
+        let l = &self.launches[i];
+        if l.name.as_bytes() == raw || *l.name == *String::from_utf8_lossy(raw) {
+            return Ok(i);
+        }
+        Err(NcuError::DuplicateLaunch {
+            file: self.file.to_string(),
+            line: self.line_of(rec),
+            first_line: l.line,
+            id: l.id,
+            pid: l.pid,
+            first: echo(l.name.as_bytes()),
+            second: echo(raw),
+        })
+    }
+
     fn parse_id(&self, rec: &csv::ByteRecord, col: usize, what: &str) -> Result<u64, NcuError> {
         let cell = rec.get(col).unwrap_or_default();
         let mut v: u64 = 0;
@@ -385,7 +337,7 @@ impl<'a> State<'a> {
                 file: self.file.to_string(),
                 line: self.line_of(rec),
                 column: what.to_string(),
-                value: String::from_utf8_lossy(cell).into_owned(),
+                value: echo(cell),
             })
         }
     }
@@ -496,25 +448,22 @@ impl<'a> State<'a> {
                 self.launches[i].nan_metrics += 1;
                 return Ok(());
             }
-            Err(NumberError::CommaDecimal) => {
-                return Err(NcuError::CommaDecimal {
-                    file: self.file.to_string(),
-                    line: self.line_of(rec),
-                    column: column_s(),
-                    value: String::from_utf8_lossy(value).into_owned(),
-                })
-            }
-            Err(NumberError::NotANumber) => {
-                return Err(NcuError::BadNumber {
-                    file: self.file.to_string(),
-                    line: self.line_of(rec),
-                    column: column_s(),
-                    value: String::from_utf8_lossy(value).into_owned(),
-                })
+            Err(e) => {
+                let line = self.line_of(rec);
+                return Err(number_error(e, self.file, line, column_s(), value));
             }
         };
         let unit_s = std::str::from_utf8(unit).unwrap_or("").trim();
-        let u = parse_unit(unit_s);
+        let u = match self.unit_cache.get(unit) {
+            Some(u) => *u,
+            None => {
+                let u = parse_unit(unit_s);
+                if self.unit_cache.len() < UNIT_CACHE_MAX {
+                    self.unit_cache.insert(unit.into(), u);
+                }
+                u
+            }
+        };
         let bad_unit = |expected| NcuError::BadUnit {
             file: self.file.to_string(),
             line: self.line_of(rec),
@@ -555,6 +504,7 @@ impl<'a> State<'a> {
                     }
                     _ => convert(Dimension::Count, "a count (inst, cycle, sector, or none)")?,
                 };
+                self.check(v, rec, &column_s, value)?;
                 self.launches[i].scalars[s as usize] = v;
                 if s == Scalar::SmCyclesPerSecond {
                     self.peak(Peak::SmClock, v);
@@ -562,6 +512,7 @@ impl<'a> State<'a> {
             }
             Slot::Tensor(k) => {
                 let v = convert(Dimension::Count, "a count (inst or none)")?;
+                self.check(v, rec, &column_s, value)?;
                 let l = &mut self.launches[i];
                 match l.tensor.iter_mut().find(|(key, _)| *key == k) {
                     Some(e) => e.1 = v,
@@ -570,6 +521,7 @@ impl<'a> State<'a> {
             }
             Slot::TensorInst => {
                 let v = convert(Dimension::Count, "a count (inst or none)")?;
+                self.check(v, rec, &column_s, value)?;
                 let l = &mut self.launches[i];
                 // The instruction families overlap; keep the largest.
                 if l.tensor_inst.is_nan() || l.tensor_inst < v {
@@ -592,6 +544,7 @@ impl<'a> State<'a> {
                     }
                     _ => v * parse_unit(unit_s.trim_end_matches("/cycle")).factor,
                 };
+                self.check(v, rec, &column_s, value)?;
                 self.peak(p, v);
             }
             Slot::PeakOps(p) => {
@@ -602,6 +555,37 @@ impl<'a> State<'a> {
             Slot::DeviceName | Slot::Device(_) => {}
         }
         Ok(())
+    }
+
+    /// A value that is not finite or beyond [`super::bounds::MAX_MAGNITUDE`]
+    /// once its unit is applied is bad input, named by line and column.
+    fn check(
+        &self,
+        v: f64,
+        rec: &csv::ByteRecord,
+        column: &dyn Fn() -> String,
+        cell: &[u8],
+    ) -> Result<(), NcuError> {
+        match implausible(v) {
+            None => Ok(()),
+            why => Err(self.implausible(rec, column(), cell, why)),
+        }
+    }
+
+    fn implausible(
+        &self,
+        rec: &csv::ByteRecord,
+        column: String,
+        cell: &[u8],
+        why: Option<&'static str>,
+    ) -> NcuError {
+        NcuError::Implausible {
+            file: self.file.to_string(),
+            line: self.line_of(rec),
+            column,
+            value: echo(cell),
+            why: why.unwrap_or("is not a measurement"),
+        }
     }
 
     fn peak(&mut self, p: Peak, v: f64) {
@@ -653,20 +637,13 @@ fn is_metric_name(name: &[u8]) -> bool {
     name.windows(2).any(|w| w == b"__")
 }
 
-/// A reader that counts the `"` bytes passing through it.
-struct CountQuotes<R> {
-    inner: R,
-    quotes: Rc<Cell<u64>>,
-}
+/// A map keyed by the bytes of a metric name, label or unit (std's
+/// SipHash: the keys come from an untrusted file).
+type BytesMap<V> = HashMap<Box<[u8]>, V>;
 
-impl<R: Read> Read for CountQuotes<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let q = buf[..n].iter().filter(|&&b| b == b'"').count() as u64;
-        self.quotes.set(self.quotes.get() + q);
-        Ok(n)
-    }
-}
+/// Most distinct units remembered; ncu prints a few dozen, and a hostile
+/// file cannot grow the cache past this.
+const UNIT_CACHE_MAX: usize = 256;
 
 #[cfg(test)]
 mod tests {

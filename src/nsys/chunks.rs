@@ -1,8 +1,11 @@
 //! The big tables, read in parallel: every GPU activity table and API table
 //! is cut into rowid ranges ([`Chunk`]); a pool of threads, each with its own
-//! read-only connection, reads them straight into two buffers sized by
-//! rowid span, compacted afterwards.
+//! connection from [`super::guard::open`], reads them straight into two
+//! buffers, compacted afterwards. Buffers are sized by the rows that exist:
+//! by the rowid span only when the span is dense (as nsys writes it), else by
+//! `count(*)` in one chunk, so a lone rowid of 4e12 costs nothing.
 
+use super::guard::{checked_interval, string_id, Deadline};
 use super::host::HostRead;
 use super::raw::RawStmt;
 use super::read::{col_or_null, open, sql_err, ReadProgress, PROGRESS_EVERY};
@@ -48,15 +51,20 @@ pub(super) const EMPTY_API: ApiCall = ApiCall {
 /// Rows per chunk handed to one reader thread.
 pub(super) const CHUNK_ROWS: i64 = 1 << 19;
 
-/// A rowid range `[lo, hi)` of one table.
+/// A rowid range `[lo, hi]` (inclusive, so `i64::MAX` needs no `+ 1`) of
+/// one table, and the rows reserved for it.
 pub(super) struct Chunk {
     pub(super) table: &'static str,
     /// `Some` for GPU activity tables, `None` for API tables.
     pub(super) kind: Option<OpKind>,
     pub(super) lo: i64,
     pub(super) hi: i64,
+    /// Slots reserved: at least the rows in `[lo, hi]`.
+    pub(super) cap: usize,
 }
 
+/// Cuts `[lo, hi]` into chunks of [`CHUNK_ROWS`] rowids, each reserving
+/// one slot per rowid (the caller checked that the span is dense).
 pub(super) fn push_chunks(
     out: &mut Vec<Chunk>,
     table: &'static str,
@@ -65,36 +73,76 @@ pub(super) fn push_chunks(
     hi: i64,
 ) {
     let mut a = lo;
-    while a < hi {
-        let b = (a + CHUNK_ROWS).min(hi);
+    while a <= hi {
+        let b = a.saturating_add(CHUNK_ROWS - 1).min(hi);
         out.push(Chunk {
             table,
             kind,
             lo: a,
             hi: b,
+            cap: usize::try_from(i128::from(b) - i128::from(a) + 1).unwrap_or(0),
         });
-        a = b;
+        match b.checked_add(1) {
+            Some(n) => a = n,
+            None => break,
+        }
     }
 }
 
-/// `[min rowid, max rowid + 1)` of a table (empty for an empty table). Two
-/// queries: `min` and `max` together would scan the table, each alone is a
-/// b-tree lookup.
-pub(super) fn rowid_range(
+/// Plans the chunks of one table. Dense rowids (span at most a 64th of the
+/// file's bytes, or at most twice the row count) are cut into parallel
+/// chunks; sparse ones are read as one chunk sized by `count(*)`.
+pub(super) fn plan_table(
     conn: &Connection,
     path: &Path,
-    table: &str,
-) -> Result<(i64, i64), NsysError> {
-    let one = |f: &str| {
-        conn.query_row(&format!("SELECT {f}(rowid) FROM \"{table}\""), [], |r| {
-            r.get::<_, Option<i64>>(0)
-        })
-        .map_err(sql_err(path, table))
+    file_bytes: u64,
+    table: &'static str,
+    kind: Option<OpKind>,
+    out: &mut Vec<Chunk>,
+) -> Result<(), NsysError> {
+    let one = |sql: String| {
+        conn.query_row(&sql, [], |r| r.get::<_, Option<i64>>(0))
+            .map_err(sql_err(path, table))
     };
-    Ok(match (one("min")?, one("max")?) {
-        (Some(lo), Some(hi)) => (lo, hi + 1),
-        _ => (0, 0),
-    })
+    // `min` and `max` together would scan the table, each alone is a
+    // b-tree lookup.
+    let (Some(lo), Some(hi)) = (
+        one(format!("SELECT min(rowid) FROM \"{table}\""))?,
+        one(format!("SELECT max(rowid) FROM \"{table}\""))?,
+    ) else {
+        return Ok(());
+    };
+    let span = i128::from(hi) - i128::from(lo) + 1;
+    if span <= i128::from(file_bytes / 64) {
+        push_chunks(out, table, kind, lo, hi);
+        return Ok(());
+    }
+    let count = one(format!("SELECT count(*) FROM \"{table}\""))?.unwrap_or(0);
+    if span <= 2 * i128::from(count) {
+        push_chunks(out, table, kind, lo, hi);
+    } else {
+        out.push(Chunk {
+            table,
+            kind,
+            lo,
+            hi,
+            cap: usize::try_from(count).unwrap_or(0),
+        });
+    }
+    Ok(())
+}
+
+/// The error for a chunk holding more rows than `count(*)` said.
+fn overfull(path: &Path, ch: &Chunk) -> NsysError {
+    NsysError::BadValue {
+        path: path.to_path_buf(),
+        table: ch.table.to_string(),
+        rowid: ch.lo,
+        what: format!(
+            "rowids {}..={} hold more rows than the table counts; the file is corrupt",
+            ch.lo, ch.hi
+        ),
+    }
 }
 
 /// The GPU ops of one chunk; `pageable_kind` is the memory-kind code of
@@ -137,7 +185,7 @@ pub(super) fn read_ops(
     };
     let sql = format!(
         "SELECT start, \"end\", deviceId, streamId, {}, {}, {}{kinds} FROM \"{table}\" \
-         WHERE rowid >= ?1 AND rowid < ?2",
+         WHERE rowid BETWEEN ?1 AND ?2",
         zero_if_absent("globalPid"),
         zero_if_absent("correlationId"),
         name_col,
@@ -171,26 +219,32 @@ pub(super) fn read_ops(
         if n % PROGRESS_EVERY == 0 {
             tick(PROGRESS_EVERY);
         }
-        let (Some(start), Some(end)) = (row.int(0), row.int(1)) else {
+        let Some((start, end)) = row
+            .int(0)
+            .zip(row.int(1))
+            .and_then(|(s, e)| checked_interval(s, e))
+        else {
             bad += 1;
             continue;
         };
-        if end < start {
-            bad += 1;
-            continue;
-        }
         let device = row.int(2).ok_or_else(|| bad_value(n, "deviceId is NULL"))?;
         let device = u16::try_from(device)
             .map_err(|_| bad_value(n, &format!("deviceId {device} out of range")))?;
-        // NULL stream, globalPid or correlationId read as 0 (none).
-        let stream = row.int_or_zero(3) as u32;
+        // NULL stream, globalPid or correlationId read as 0 (none); a
+        // stream or correlation id beyond 32 bits is a bad row.
+        let (Ok(stream), Ok(correlation_id)) = (
+            u32::try_from(row.int_or_zero(3)),
+            u32::try_from(row.int_or_zero(5)),
+        ) else {
+            bad += 1;
+            continue;
+        };
         let pid = pid_of(row.int_or_zero(4));
-        let correlation_id = row.int_or_zero(5) as u32;
         let name = match kind {
             OpKind::Kernel => row
                 .int(6)
-                .map(|v| NameRef(v as u32))
-                .unwrap_or(NameRef::UNKNOWN),
+                .and_then(string_id)
+                .map_or(NameRef::UNKNOWN, NameRef),
             OpKind::Memcpy => NameRef::memcpy(row.int(6).unwrap_or(0).clamp(0, 15) as u8),
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
@@ -198,7 +252,7 @@ pub(super) fn read_ops(
         let pageable = kind == OpKind::Memcpy
             && (row.int(7) == Some(pageable_kind) || row.int(8) == Some(pageable_kind));
         let Some(slot) = buf.get_mut(kept) else {
-            break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
+            return Err(overfull(path, ch));
         };
         kept += 1;
         *slot = GpuOp {
@@ -227,7 +281,7 @@ pub(super) fn read_api(
     host: &HostRead,
     buf: &mut [ApiCall],
     tick: &(dyn Fn(u64) + Sync),
-) -> Result<(usize, Vec<SyncCall>), NsysError> {
+) -> Result<(usize, u64, Vec<SyncCall>), NsysError> {
     let table = ch.table;
     let gtid = if schema.has_column(table, "globalTid") {
         "globalTid"
@@ -236,30 +290,38 @@ pub(super) fn read_api(
     };
     let sql = format!(
         "SELECT start, \"end\", {gtid}, correlationId, nameId \
-         FROM \"{table}\" WHERE rowid >= ?1 AND rowid < ?2"
+         FROM \"{table}\" WHERE rowid BETWEEN ?1 AND ?2"
     );
     let err = sql_err(path, table);
     let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
     row.bind(1, ch.lo).map_err(&err)?;
     row.bind(2, ch.hi).map_err(&err)?;
-    let (mut n, mut kept) = (0u64, 0usize);
+    let (mut n, mut kept, mut bad) = (0u64, 0usize, 0u64);
     let mut syncs = Vec::new();
     while row.step().map_err(&err)? {
         n += 1;
         if n % PROGRESS_EVERY == 0 {
             tick(PROGRESS_EVERY);
         }
-        let (Some(start), Some(end)) = (row.int(0), row.int(1)) else {
+        let Some((start, end)) = row
+            .int(0)
+            .zip(row.int(1))
+            .and_then(|(s, e)| checked_interval(s, e))
+        else {
+            bad += 1;
             continue;
         };
         let gtid = row.int_or_zero(2);
-        let name = row.int(4).map_or(u32::MAX, |v| v as u32);
-        let correlation_id = row.int_or_zero(3) as u32;
+        let name = row.int(4).and_then(string_id).unwrap_or(u32::MAX);
+        let Ok(correlation_id) = u32::try_from(row.int_or_zero(3)) else {
+            bad += 1;
+            continue;
+        };
         let sync = SyncCall {
             pid: pid_of(gtid),
             tid: tid_of(gtid),
             start_ns: start,
-            end_ns: end.max(start),
+            end_ns: end,
             correlation_id,
             pageable: false,
             name: NameRef(name),
@@ -278,7 +340,7 @@ pub(super) fn read_api(
             continue;
         }
         let Some(slot) = buf.get_mut(kept) else {
-            break; // cannot happen: rowids in [lo, hi) are at most hi - lo rows
+            return Err(overfull(path, ch));
         };
         kept += 1;
         *slot = ApiCall {
@@ -291,7 +353,7 @@ pub(super) fn read_api(
         };
     }
     tick(n % PROGRESS_EVERY);
-    Ok((kept, syncs))
+    Ok((kept, bad, syncs))
 }
 
 /// The rows of the big tables, compacted, in table and rowid order.
@@ -313,21 +375,20 @@ pub(super) fn read_big_tables(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
-    op_tables: &[(&'static str, OpKind)],
-    api_tables: &[&'static str],
+    (op_tables, api_tables): (&[(&'static str, OpKind)], &[&'static str]),
     host: &HostRead,
     progress: ReadProgress,
+    deadline: Deadline,
 ) -> Result<BigRows, NsysError> {
+    let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     let mut chunks = Vec::new();
     for (t, kind) in op_tables {
-        let (lo, hi) = rowid_range(conn, path, t)?;
-        push_chunks(&mut chunks, t, Some(*kind), lo, hi);
+        plan_table(conn, path, file_bytes, t, Some(*kind), &mut chunks)?;
     }
     for t in api_tables {
-        let (lo, hi) = rowid_range(conn, path, t)?;
-        push_chunks(&mut chunks, t, None, lo, hi);
+        plan_table(conn, path, file_bytes, t, None, &mut chunks)?;
     }
-    // Rows land directly in two buffers sized by rowid span, one slot per
+    // Rows land directly in two buffers sized by the plan, one slot per
     // chunk, and are compacted afterwards: no per-chunk vectors, no copy of
     // the whole, a peak of one op and one call struct per row.
     let op_rows: usize = chunks
@@ -342,7 +403,8 @@ pub(super) fn read_big_tables(
         .sum();
     let mut ops = vec![EMPTY_OP; op_rows];
     let mut api = vec![EMPTY_API; api_rows];
-    let (filled, syncs) = read_pool(path, schema, &chunks, host, &mut ops, &mut api, progress)?;
+    let bufs = (&mut ops[..], &mut api[..]);
+    let (filled, syncs) = read_pool(path, schema, &chunks, host, bufs, progress, deadline)?;
     let (graph_rows, diagnostics) = compact(&chunks, &filled, &mut ops, &mut api);
     Ok(BigRows {
         ops,
@@ -355,7 +417,7 @@ pub(super) fn read_big_tables(
 
 /// Rows of the output buffer reserved for a chunk.
 fn slot_len(c: &Chunk) -> usize {
-    (c.hi - c.lo) as usize
+    c.cap
 }
 
 /// (rows kept, rows skipped) per chunk, and the sync calls found.
@@ -369,11 +431,11 @@ fn read_pool(
     schema: &Schema,
     chunks: &[Chunk],
     host: &HostRead,
-    ops_buf: &mut [GpuOp],
-    api_buf: &mut [ApiCall],
+    (ops_buf, api_buf): (&mut [GpuOp], &mut [ApiCall]),
     progress: ReadProgress,
+    deadline: Deadline,
 ) -> Result<PoolResult, NsysError> {
-    let expected: u64 = chunks.iter().map(|c| c.hi - c.lo).sum::<i64>().max(0) as u64;
+    let expected: u64 = chunks.iter().map(|c| c.cap as u64).sum();
     let done = AtomicU64::new(0);
     let tick = |n: u64| {
         let d = done.fetch_add(n, Ordering::Relaxed) + n;
@@ -401,7 +463,7 @@ fn read_pool(
         .clamp(1, 8)
         .min(chunks.len().max(1));
     let worker = || -> Result<(), NsysError> {
-        let c = open(path)?;
+        let c = open(path, deadline)?;
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(ch) = chunks.get(i) else {
@@ -415,10 +477,7 @@ fn read_pool(
                         read_ops(&c, path, schema, ch, kind, host.pageable_kind, buf, &tick)?;
                     (n, bad, Vec::new())
                 }
-                Slot::Api(buf) => {
-                    let (n, syncs) = read_api(&c, path, schema, ch, host, buf, &tick)?;
-                    (n, 0, syncs)
-                }
+                Slot::Api(buf) => read_api(&c, path, schema, ch, host, buf, &tick)?,
             };
             results
                 .lock()
@@ -483,7 +542,7 @@ fn compact(
     let diagnostics = skipped
         .into_iter()
         .map(|(table, bad)| {
-            format!("{table}: skipped {bad} rows with a NULL start/end or end before start")
+            format!("{table}: skipped {bad} rows with a NULL start/end, end before start, a time beyond ±2^61 ns or an id beyond 32 bits")
         })
         .collect();
     (graph_rows, diagnostics)

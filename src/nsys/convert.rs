@@ -1,11 +1,14 @@
 //! `.nsys-rep` -> `.sqlite`: reuse a sibling export newer than the report, or
 //! run `nsys export` (as an argument vector, no shell) into rooftrace's cache
-//! directory. The user's files are never written.
+//! directory. The user's files are never written. The export runs under a
+//! time limit with a bounded stderr capture, goes to a temporary file that
+//! is checked (a whole nsys export) before it is renamed into the cache, and
+//! temporary files left by a killed run are swept on the next conversion.
 
 use super::NsysError;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::SystemTime;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Environment variable naming the `nsys` executable.
 pub const NSYS_ENV: &str = "ROOFTRACE_NSYS";
@@ -63,10 +66,13 @@ pub fn resolve_export(input: &Path, nsys_flag: Option<&Path>) -> Result<PathBuf,
     };
     let dir = cached.parent().unwrap_or(Path::new(".")).to_path_buf();
     let _ = std::fs::create_dir_all(&dir);
-    // Export to a private temporary name, then rename: a half-written file is
-    // never mistaken for a good cache entry.
+    let timeout = export_timeout();
+    sweep_stale(&dir, timeout);
+    // Export to a private temporary name, then check and rename: a failed,
+    // half-written or empty export is never mistaken for a good cache
+    // entry, and the temporary file goes when this function returns.
     let tmp = tempfile::Builder::new()
-        .prefix("export-")
+        .prefix(TMP_PREFIX)
         .suffix(".sqlite")
         .tempfile_in(&dir)
         .map_err(|e| {
@@ -79,27 +85,23 @@ pub fn resolve_export(input: &Path, nsys_flag: Option<&Path>) -> Result<PathBuf,
             )
         })?
         .into_temp_path();
-    let args = export_args(&tmp, input);
-    let out = Command::new(&nsys)
-        .args(&args)
-        .output()
-        .map_err(|e| export_failed(input, &nsys, &cached, "could not start", &e.to_string()))?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let tail: String = stderr
-            .chars()
-            .rev()
-            .take(2000)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
-        return Err(export_failed(
-            input,
-            &nsys,
-            &cached,
-            &out.status.to_string(),
-            tail.trim(),
+    let failed = |status: &str, detail: &str| export_failed(input, &nsys, &tmp, status, detail);
+    let (status, stderr) = run_bounded(&nsys, &export_args(&tmp, input), timeout)
+        .map_err(|e| failed("could not start", &e.to_string()))?;
+    match status {
+        None => {
+            return Err(failed(
+                &format!("no answer within {} s, stopped", timeout.as_secs()),
+                &stderr,
+            ))
+        }
+        Some(st) if !st.success() => return Err(failed(&st.to_string(), &stderr)),
+        Some(_) => {}
+    }
+    if let Err(why) = check_export(&tmp) {
+        return Err(failed(
+            &format!("exited 0 but its output is not a usable export ({why})"),
+            &stderr,
         ));
     }
     tmp.persist(&cached).map_err(|e| {
@@ -112,6 +114,122 @@ pub fn resolve_export(input: &Path, nsys_flag: Option<&Path>) -> Result<PathBuf,
         )
     })?;
     Ok(cached)
+}
+
+/// Prefix of the temporary exports in the cache directory.
+const TMP_PREFIX: &str = "export-";
+/// Default limit on one `nsys export`; [`NSYS_TIMEOUT_ENV`] overrides it.
+pub const DEFAULT_EXPORT_TIMEOUT: Duration = Duration::from_secs(30 * 60);
+/// Environment variable: the `nsys export` time limit in seconds.
+pub const NSYS_TIMEOUT_ENV: &str = "ROOFTRACE_NSYS_TIMEOUT";
+/// The end of nsys's stderr kept for the error message.
+pub const STDERR_TAIL_BYTES: usize = 64 << 10;
+
+fn export_timeout() -> Duration {
+    std::env::var(NSYS_TIMEOUT_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(DEFAULT_EXPORT_TIMEOUT, Duration::from_secs)
+}
+
+/// Removes temporary exports left by a run that was killed: those older
+/// than the time limit (a live conversion is younger).
+fn sweep_stale(dir: &Path, timeout: Duration) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let ours = name.to_str().is_some_and(|n| n.starts_with(TMP_PREFIX));
+        let age = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| now.duration_since(t).ok());
+        if ours && age.is_some_and(|a| a > timeout) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}
+
+/// Runs `nsys` with `args`, stdout discarded, keeping the last
+/// [`STDERR_TAIL_BYTES`] of stderr; kills it after `timeout`. Returns its
+/// status (`None` when killed at the limit) and the stderr tail.
+fn run_bounded(
+    nsys: &Path,
+    args: &[std::ffi::OsString],
+    timeout: Duration,
+) -> std::io::Result<(Option<std::process::ExitStatus>, String)> {
+    use std::io::Read;
+    let mut child = Command::new(nsys)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let mut pipe = child.stderr.take();
+    let reader = std::thread::spawn(move || {
+        let mut tail: Vec<u8> = Vec::new();
+        let mut buf = [0u8; 8192];
+        while let Some(Ok(n)) = pipe.as_mut().map(|p| p.read(&mut buf)) {
+            if n == 0 {
+                break;
+            }
+            tail.extend_from_slice(&buf[..n]);
+            if tail.len() > 2 * STDERR_TAIL_BYTES {
+                tail.drain(..tail.len() - STDERR_TAIL_BYTES);
+            }
+        }
+        let cut = tail.len().saturating_sub(STDERR_TAIL_BYTES);
+        String::from_utf8_lossy(&tail[cut..]).trim().to_string()
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(st) = child.try_wait()? {
+            break Some(st);
+        }
+        if start.elapsed() >= timeout {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // A grandchild holding stderr open must not hang us: wait for the
+    // reader only briefly once nsys itself is gone.
+    let t0 = Instant::now();
+    while !reader.is_finished() && t0.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let stderr = if reader.is_finished() {
+        reader.join().unwrap_or_default()
+    } else {
+        String::from("(stderr still open)")
+    };
+    Ok((status, stderr))
+}
+
+/// Checks that `path` is a whole nsys export: it opens with the reader's
+/// defences, has nsys tables and passes SQLite's `quick_check`.
+fn check_export(path: &Path) -> Result<(), String> {
+    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+    if len == 0 {
+        return Err("it is empty".into());
+    }
+    let conn = super::guard::open(path, super::guard::Deadline::for_file(path))
+        .map_err(|e| e.to_string())?;
+    let schema = super::schema::Schema::probe(&conn, path).map_err(|e| e.to_string())?;
+    if !schema.is_nsys() {
+        return Err("no Nsight Systems tables".into());
+    }
+    let ok: String = conn
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get(0))
+        .map_err(|e| e.to_string())?;
+    if ok != "ok" {
+        return Err(format!("SQLite quick_check: {ok}"));
+    }
+    Ok(())
 }
 
 /// The argument vector passed to `nsys`.

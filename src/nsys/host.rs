@@ -4,6 +4,7 @@
 //! against the API rows after the join, [`resolve_sync_rows`]) and NVTX
 //! ranges.
 
+use super::guard::{cap_name, checked_interval, string_id};
 use super::read::{col_or_null, int, sql_err, NVTX, SYNC};
 use super::schema::Schema;
 use super::*;
@@ -91,11 +92,23 @@ pub(super) fn read_host_small(
             .prepare("SELECT id, value FROM StringIds")
             .map_err(&err)?;
         let mut rows = st.query([]).map_err(&err)?;
+        // A name longer than MAX_NAME_BYTES is cut, the cut noted in the
+        // name itself (`cap_name`).
+        let mut bad_ids = 0u64;
         while let Some(row) = rows.next().map_err(&err)? {
             if let (Some(id), Ok(ValueRef::Text(t))) = (int(row, 0), row.get_ref(1)) {
-                h.strings
-                    .insert(id as u32, String::from_utf8_lossy(t).into_owned());
+                let Some(id) = string_id(id) else {
+                    bad_ids += 1;
+                    continue;
+                };
+                h.strings.insert(id, cap_name(t));
             }
+        }
+        if bad_ids > 0 {
+            h.diagnostics.push(format!(
+                "StringIds: {bad_ids} names with an id outside 0..={} ignored (their users print as \"?\")",
+                super::guard::MAX_STRING_ID
+            ));
         }
     }
     h.sync_names = NameSet::matching(&h.strings, is_sync_name);
@@ -174,16 +187,27 @@ fn read_sync_rows(
     let err = sql_err(path, SYNC);
     let mut st = conn.prepare(&sql).map_err(&err)?;
     let mut rows = st.query([]).map_err(&err)?;
+    let mut bad = 0u64;
     while let Some(row) = rows.next().map_err(&err)? {
-        if let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) {
-            h.sync_rows.push(SyncRow {
-                pid: int(row, 2).map(pid_of).unwrap_or(0),
-                correlation_id: int(row, 3).unwrap_or(0) as u32,
-                start_ns: start,
-                end_ns: end.max(start),
-                sync_type: int(row, 4),
-            });
-        }
+        let times = int(row, 0).zip(int(row, 1));
+        let times = times.and_then(|(s, e)| checked_interval(s, e.max(s)));
+        let corr = u32::try_from(int(row, 3).unwrap_or(0));
+        let (Some((start, end)), Ok(correlation_id)) = (times, corr) else {
+            bad += 1;
+            continue;
+        };
+        h.sync_rows.push(SyncRow {
+            pid: int(row, 2).map(pid_of).unwrap_or(0),
+            correlation_id,
+            start_ns: start,
+            end_ns: end,
+            sync_type: int(row, 4),
+        });
+    }
+    if bad > 0 {
+        h.diagnostics.push(format!(
+            "{SYNC}: skipped {bad} rows with a NULL start/end, a time beyond ±2^61 ns or an id beyond 32 bits"
+        ));
     }
     Ok(())
 }
@@ -226,26 +250,47 @@ pub(super) fn resolve_sync_rows(
         .collect()
 }
 
-/// A set of `StringIds` ids, as a bitmap: looked up once per runtime row.
-#[derive(Default)]
-pub(super) struct NameSet(pub(super) Vec<bool>);
+/// A set of `StringIds` ids, looked up once per runtime row: a bitmap when
+/// the ids are dense (as nsys writes them), else a sorted list, so one id of
+/// 4e9 cannot cost a 4 GiB bitmap.
+#[derive(Debug, Clone)]
+pub(crate) enum NameSet {
+    /// `bits[id]`.
+    Bits(Vec<bool>),
+    /// Sorted ids.
+    Sorted(Vec<u32>),
+}
+
+impl Default for NameSet {
+    fn default() -> NameSet {
+        NameSet::Bits(Vec::new())
+    }
+}
 
 impl NameSet {
     pub(super) fn matching(strings: &HashMap<u32, String>, f: impl Fn(&str) -> bool) -> NameSet {
-        let ids: Vec<u32> = strings
+        let mut ids: Vec<u32> = strings
             .iter()
             .filter(|(_, v)| f(v))
             .map(|(k, _)| *k)
             .collect();
-        let mut bits = vec![false; ids.iter().max().map_or(0, |m| *m as usize + 1)];
+        let max = ids.iter().max().map_or(0, |m| *m as usize + 1);
+        if max > 4 * strings.len() + 4096 {
+            ids.sort_unstable();
+            return NameSet::Sorted(ids);
+        }
+        let mut bits = vec![false; max];
         for i in ids {
             bits[i as usize] = true;
         }
-        NameSet(bits)
+        NameSet::Bits(bits)
     }
 
-    pub(super) fn contains(&self, id: &u32) -> bool {
-        self.0.get(*id as usize).copied().unwrap_or(false)
+    pub(crate) fn contains(&self, id: &u32) -> bool {
+        match self {
+            NameSet::Bits(b) => b.get(*id as usize).copied().unwrap_or(false),
+            NameSet::Sorted(v) => v.binary_search(id).is_ok(),
+        }
     }
 }
 
@@ -294,16 +339,22 @@ fn read_host_spans(
     let mut st = conn.prepare(&sql).map_err(&err)?;
     let mut rows = st.query([]).map_err(&err)?;
     while let Some(row) = rows.next().map_err(&err)? {
-        let (Some(start), Some(end), Some(gtid)) = (int(row, 0), int(row, 1), int(row, 2)) else {
-            continue;
+        let times = int(row, 0).zip(int(row, 1));
+        let (Some((start, end)), Some(gtid)) = (
+            times.and_then(|(s, e)| checked_interval(s, e.max(s))),
+            int(row, 2),
+        ) else {
+            continue; // no thread or no usable time: nothing to attribute
         };
         out.push(HostSpan {
             pid: pid_of(gtid),
             tid: tid_of(gtid),
             start_ns: start,
-            end_ns: end.max(start),
+            end_ns: end,
             kind,
-            name: int(row, 3).map_or(NameRef::UNKNOWN, |v| NameRef(v as u32)),
+            name: int(row, 3)
+                .and_then(string_id)
+                .map_or(NameRef::UNKNOWN, NameRef),
         });
     }
     Ok(())
@@ -351,15 +402,19 @@ pub(super) fn read_nvtx(
     let err = sql_err(path, NVTX);
     let mut st = conn.prepare(&sql).map_err(&err)?;
     let mut rows = st.query([]).map_err(&err)?;
-    let mut unnamed = 0u64;
+    let (mut unnamed, mut bad) = (0u64, 0u64);
     while let Some(row) = rows.next().map_err(&err)? {
-        let (Some(start), Some(end)) = (int(row, 0), int(row, 1)) else {
+        let times = int(row, 0).zip(int(row, 1));
+        let Some((start, end)) = times.and_then(|(s, e)| checked_interval(s, e.max(s))) else {
+            bad += 1;
             continue;
         };
         let gtid = int(row, 2).unwrap_or(0);
         let text = match row.get_ref(3) {
-            Ok(ValueRef::Text(t)) => Some(String::from_utf8_lossy(t).into_owned()),
-            _ => int(row, 4).and_then(|id| h.strings.get(&(id as u32)).cloned()),
+            Ok(ValueRef::Text(t)) => Some(cap_name(t)),
+            _ => int(row, 4)
+                .and_then(string_id)
+                .and_then(|id| h.strings.get(&id).cloned()),
         };
         let Some(text) = text else {
             unnamed += 1;
@@ -367,11 +422,16 @@ pub(super) fn read_nvtx(
         };
         h.nvtx.push(NvtxRange {
             start_ns: start,
-            end_ns: end.max(start),
+            end_ns: end,
             pid: pid_of(gtid),
             tid: tid_of(gtid),
             text,
         });
+    }
+    if bad > 0 {
+        h.diagnostics.push(format!(
+            "{NVTX}: skipped {bad} ranges with a NULL start or a time beyond ±2^61 ns"
+        ));
     }
     if unnamed > 0 {
         h.diagnostics.push(format!(

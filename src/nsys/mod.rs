@@ -10,6 +10,7 @@
 
 mod chunks;
 pub mod convert;
+pub mod guard;
 mod host;
 mod join;
 mod raw;
@@ -77,6 +78,36 @@ pub enum NsysError {
         table: String,
         /// The SQLite error.
         source: rusqlite::Error,
+    },
+    /// Reading took longer than the deadline allows (a view or schema that
+    /// asks for endless work, or a corrupt file).
+    #[error("{path}: reading table {table} exceeded the time allowed for a file of this size (see docs/reliability.md); the export is corrupt or was edited (e.g. an endless view) — export it again with `nsys export --type=sqlite`")]
+    Deadline {
+        /// The input file.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+    },
+    /// SQLite hit its memory ceiling or a size limit.
+    #[error("{path}: reading table {table} needs more memory than rooftrace allows for SQLite ({detail}); the export is corrupt or was edited — export it again with `nsys export --type=sqlite`")]
+    TooBig {
+        /// The input file.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+        /// What SQLite said.
+        detail: String,
+    },
+    /// A name the reader uses is a view, a virtual table or something else
+    /// than a plain table.
+    #[error("{path}: {table} is a {kind}, not a table; nsys exports only plain tables, so this export was edited — export it again with `nsys export --type=sqlite`")]
+    NotATable {
+        /// The input file.
+        path: PathBuf,
+        /// The name.
+        table: String,
+        /// What it is (`view`, `virtual table`).
+        kind: String,
     },
     /// An `.nsys-rep` was given but `nsys` cannot be found.
     #[error("{path}: converting an .nsys-rep needs Nsight Systems' `nsys`, which was not found (looked for --nsys, $ROOFTRACE_NSYS, PATH); run `{command}` where nsys is installed and pass the .sqlite")]
@@ -331,12 +362,12 @@ pub struct Timeline {
     /// Warnings found while reading.
     pub diagnostics: Vec<String>,
     strings: HashMap<u32, String>,
-    /// Bitmap over `StringIds` ids: names of blocking copies (`cudaMemcpy`).
-    blocking_names: Vec<bool>,
-    /// Bitmap over `StringIds` ids: communication kernels (NCCL, NVSHMEM).
-    comm_names: Vec<bool>,
-    /// Bitmap over `StringIds` ids: memory allocation calls (`cudaMalloc`, `cudaFree`, …).
-    alloc_names: Vec<bool>,
+    /// `StringIds` ids of blocking copies (`cudaMemcpy`).
+    blocking_names: host::NameSet,
+    /// `StringIds` ids of communication kernels (NCCL, NVSHMEM).
+    comm_names: host::NameSet,
+    /// `StringIds` ids of memory allocation calls (`cudaMalloc`, `cudaFree`, …).
+    alloc_names: host::NameSet,
 }
 
 impl Timeline {
@@ -349,30 +380,19 @@ impl Timeline {
 
     /// True when `name` is a blocking copy (see [`Timeline::is_blocking`]).
     pub fn is_blocking_name(&self, name: NameRef) -> bool {
-        self.blocking_names
-            .get(name.0 as usize)
-            .copied()
-            .unwrap_or(false)
+        self.blocking_names.contains(&name.0)
     }
 
     /// True for a communication kernel (its name contains `nccl` or
     /// `nvshmem`, any case: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`).
     pub fn is_comm(&self, op: &GpuOp) -> bool {
-        op.kind == OpKind::Kernel
-            && self
-                .comm_names
-                .get(op.name.0 as usize)
-                .copied()
-                .unwrap_or(false)
+        op.kind == OpKind::Kernel && self.comm_names.contains(&op.name.0)
     }
 
     /// True for a memory allocation or release call (`cudaMalloc*`,
     /// `cudaFree*`, `cuMemAlloc*`, `cuMemFree*`, `cudaHostAlloc`, …).
     pub fn is_alloc(&self, name: NameRef) -> bool {
-        self.alloc_names
-            .get(name.0 as usize)
-            .copied()
-            .unwrap_or(false)
+        self.alloc_names.contains(&name.0)
     }
 
     /// The text of a name.

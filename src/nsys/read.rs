@@ -1,16 +1,17 @@
-//! Reading an export into a [`Timeline`], by phase: open read-only and probe
-//! the schema (here), the small host tables on this thread
+//! Reading an export into a [`Timeline`], by phase: open with every defence
+//! ([`super::guard`]) and probe the schema (here), the small host tables on this thread
 //! ([`super::host`]), the big activity and API tables in parallel rowid
 //! chunks (`chunks`), then the sorts and the launch join in Rust
 //! (`join`). Names stay `StringIds` ids until displayed.
 
 use super::chunks::read_big_tables;
+use super::guard::Deadline;
 use super::host::{read_host_small, resolve_sync_rows};
 use super::join::sort_and_join;
-use super::schema::{classify_open_error, Schema};
+use super::schema::Schema;
 use super::*;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::{Connection, Row};
 use std::path::Path;
 
 /// Progress callback: `(rows read so far, rows expected)`, called from the
@@ -38,7 +39,8 @@ pub fn read_timeline(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
-    let conn = open(path)?;
+    let deadline = Deadline::for_file(path);
+    let conn = open(path, deadline)?;
     let schema = Schema::probe(&conn, path)?;
     if !schema.is_nsys() {
         return Err(NsysError::NotNsysExport {
@@ -51,10 +53,10 @@ pub fn read_timeline(
         &conn,
         path,
         &schema,
-        &op_tables,
-        &api_tables,
+        (&op_tables, &api_tables),
         &host,
         progress,
+        deadline,
     )?;
     if rows.ops.is_empty() {
         return Err(NsysError::NoGpuActivity {
@@ -97,9 +99,9 @@ pub fn read_timeline(
         nested_api_rows: joined.nested_api_rows,
         diagnostics,
         strings: host.strings,
-        blocking_names: host.blocking_names.0,
-        comm_names: host.comm_names.0,
-        alloc_names: host.alloc_names.0,
+        blocking_names: host.blocking_names,
+        comm_names: host.comm_names,
+        alloc_names: host.alloc_names,
     })
 }
 
@@ -158,47 +160,7 @@ fn tables_to_read(schema: &Schema, path: &Path) -> Result<Tables, NsysError> {
     Ok((op_tables, api_tables))
 }
 
-/// Opens read-only with `immutable=1`: no locks, no journal, no writes.
-pub(super) fn open(path: &Path) -> Result<Connection, NsysError> {
-    let uri = format!("file:{}?immutable=1", uri_escape(&path.to_string_lossy()));
-    let conn = Connection::open_with_flags(
-        uri,
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| classify_open_error(e, path))?;
-    // Larger page cache and memory-mapped reads; both only affect this
-    // connection.
-    let _ = conn.execute_batch("PRAGMA cache_size = -16384;");
-    Ok(conn)
-}
-
-/// Percent-encodes what a SQLite URI path may not contain literally
-/// (`?`, `#`, `%` and non-ASCII bytes).
-pub(super) fn uri_escape(p: &str) -> String {
-    let mut s = String::with_capacity(p.len());
-    for b in p.bytes() {
-        if b.is_ascii() && !matches!(b, b'?' | b'#' | b'%') {
-            s.push(b as char);
-        } else {
-            s.push_str(&format!("%{b:02X}"));
-        }
-    }
-    s
-}
-
-pub(super) fn sql_err<'a>(
-    path: &'a Path,
-    table: &str,
-) -> impl Fn(rusqlite::Error) -> NsysError + 'a {
-    let table = table.to_string();
-    move |source| NsysError::Sqlite {
-        path: path.to_path_buf(),
-        table: table.clone(),
-        source,
-    }
-}
+pub(super) use super::guard::{open, sql_err};
 
 /// An integer cell, `None` for NULL (and for non-integer values).
 pub(super) fn int(row: &Row, i: usize) -> Option<i64> {
@@ -209,6 +171,14 @@ pub(super) fn int(row: &Row, i: usize) -> Option<i64> {
     }
 }
 
+/// A text cell cut to [`super::guard::MAX_NAME_BYTES`]; `None` unless text.
+fn text_capped(r: &Row) -> rusqlite::Result<Option<String>> {
+    Ok(match r.get_ref(0)? {
+        ValueRef::Text(t) => Some(super::guard::cap_name(t)),
+        _ => None,
+    })
+}
+
 fn meta_value(conn: &Connection, schema: &Schema, name: &str) -> Option<String> {
     let table = ["META_DATA_EXPORT", "EXPORT_META_DATA"]
         .into_iter()
@@ -216,7 +186,7 @@ fn meta_value(conn: &Connection, schema: &Schema, name: &str) -> Option<String> 
     conn.query_row(
         &format!("SELECT value FROM {table} WHERE name = ?1"),
         [name],
-        |r| r.get::<_, Option<String>>(0),
+        text_capped,
     )
     .ok()
     .flatten()
@@ -231,7 +201,7 @@ fn capture_value(conn: &Connection, schema: &Schema, name: &str) -> Option<Strin
     conn.query_row(
         "SELECT value FROM META_DATA_CAPTURE WHERE name = ?1",
         [name],
-        |r| r.get::<_, Option<String>>(0),
+        text_capped,
     )
     .ok()
     .flatten()

@@ -26,43 +26,51 @@ pub struct Schema {
 }
 
 impl Schema {
-    /// Reads the table list and each relevant table's columns.
+    /// Reads the table list and each relevant table's columns. A name the
+    /// reader may use (`StringIds`, `CUPTI_ACTIVITY_KIND_*`, `NVTX_EVENTS*`,
+    /// `*META_DATA*`) must be a plain table: a view or a virtual table there
+    /// is [`NsysError::NotATable`] (a view can ask for endless work, and has
+    /// no rowid). Column lists come from `pragma_table_info(?1)` with the
+    /// name bound, never spliced into SQL.
     pub fn probe(conn: &Connection, path: &Path) -> Result<Schema, NsysError> {
-        let names: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")
+        let entries: Vec<(String, String, String)> = conn
+            .prepare(
+                "SELECT name, type, coalesce(sql, '') FROM sqlite_master \
+                 WHERE type IN ('table', 'view')",
+            )
             .and_then(|mut st| {
-                st.query_map([], |r| r.get::<_, String>(0))?
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                     .collect::<Result<Vec<_>, _>>()
             })
             .map_err(|e| classify_open_error(e, path))?;
         let mut tables = BTreeMap::new();
-        for name in names {
-            let interesting = name == "StringIds"
-                || name.starts_with("CUPTI_ACTIVITY_KIND_")
-                || name.starts_with("NVTX_EVENTS")
-                || name.contains("META_DATA")
-                || matches!(
-                    name.as_str(),
-                    "OSRT_API"
-                        | "PROFILER_OVERHEAD"
-                        | "ENUM_CUDA_MEM_KIND"
-                        | "ENUM_CUPTI_SYNC_TYPE"
-                );
-            if !interesting {
+        for (name, kind, sql) in entries {
+            if !is_read_by_rooftrace(&name) {
                 tables.insert(name, BTreeSet::new());
                 continue;
             }
+            let is_virtual = sql
+                .trim_start()
+                .get(..20)
+                .is_some_and(|p| p.eq_ignore_ascii_case("CREATE VIRTUAL TABLE"));
+            if kind != "table" || is_virtual {
+                return Err(NsysError::NotATable {
+                    path: path.to_path_buf(),
+                    table: crate::units::ellipsize(&name, 80),
+                    kind: if is_virtual {
+                        "virtual table".into()
+                    } else {
+                        kind
+                    },
+                });
+            }
             let cols: BTreeSet<String> = conn
-                .prepare(&format!("PRAGMA table_info(\"{name}\")"))
+                .prepare("SELECT name FROM pragma_table_info(?1)")
                 .and_then(|mut st| {
-                    st.query_map([], |r| r.get::<_, String>(1))?
+                    st.query_map([&name], |r| r.get::<_, String>(0))?
                         .collect::<Result<BTreeSet<_>, _>>()
                 })
-                .map_err(|source| NsysError::Sqlite {
-                    path: path.to_path_buf(),
-                    table: name.clone(),
-                    source,
-                })?;
+                .map_err(|e| super::guard::classify(e, path, &name))?;
             tables.insert(name, cols);
         }
         Ok(Schema { tables })
@@ -113,6 +121,18 @@ impl Schema {
     }
 }
 
+/// True for the names a reader of ours may open: these must be plain tables.
+fn is_read_by_rooftrace(name: &str) -> bool {
+    name == "StringIds"
+        || name.starts_with("CUPTI_ACTIVITY_KIND_")
+        || name.starts_with("NVTX_EVENTS")
+        || name.contains("META_DATA")
+        || name.starts_with("OSRT_")
+        || name.starts_with("PROFILER_OVERHEAD")
+        || name.starts_with("TARGET_INFO")
+        || name.starts_with("ENUM_")
+}
+
 /// "file is not a database" and friends become [`NsysError::NotSqlite`].
 pub(super) fn classify_open_error(e: rusqlite::Error, path: &Path) -> NsysError {
     match &e {
@@ -127,10 +147,6 @@ pub(super) fn classify_open_error(e: rusqlite::Error, path: &Path) -> NsysError 
                 detail: e.to_string(),
             }
         }
-        _ => NsysError::Sqlite {
-            path: path.to_path_buf(),
-            table: "sqlite_master".into(),
-            source: e,
-        },
+        _ => super::guard::classify(e, path, "sqlite_master"),
     }
 }

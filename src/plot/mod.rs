@@ -15,11 +15,13 @@
 //! rasterised identically on every machine, with or without fontconfig.
 //! Same input, same bytes.
 //!
-//! Charts: [`roofline`] (`rooftrace ncu --plot`), [`timeline`] and
+//! Charts: [`roofline`] (`rooftrace ncu --plot`), [`budget`] (`rooftrace
+//! budget --plot`), [`timeline`] and
 //! [`histogram`] (`rooftrace gaps --plot/--plot-hist`), [`calibration`]
 //! (`rooftrace calibrate --plot`).
 
 pub mod axis;
+pub mod budget;
 pub mod calibration;
 pub mod diff;
 mod draw;
@@ -35,6 +37,7 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
 
+pub use budget::{BudgetBar, BudgetChart, BudgetInput};
 pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, SweepKind};
 pub use diff::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 pub use histogram::{GapHistogram, GapSample, HistogramInput};

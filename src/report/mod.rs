@@ -3,6 +3,7 @@
 //!
 //! Renderers return bytes; they never touch files or stdout.
 
+pub mod budget;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;

@@ -179,7 +179,11 @@ pub fn choose<E: From<RoofsError>>(
         RoofsChoice::FromCsv => detect(hints)?,
     };
     if roofs.dram().is_none() {
-        return Err(RoofsError::NoDram { gpu: roofs.gpu }.into());
+        return Err(RoofsError::NoDram {
+            gpu: roofs.gpu,
+            chosen_by: gpu.chosen_by,
+        }
+        .into());
     }
     Ok((roofs, gpu))
 }

@@ -303,10 +303,12 @@ pub enum RoofsError {
         candidates: String,
     },
     /// The chosen roofs have no DRAM bandwidth.
-    #[error("the roofs for {gpu} have no DRAM bandwidth (memory.dram); add it to the roofs file")]
+    #[error("the roofs for {gpu} (chosen by {chosen_by}) have no DRAM bandwidth (memory.dram); add it to the roofs file, or write a new one with `rooftrace calibrate -o roofs.json`")]
     NoDram {
         /// The GPU the roofs are for.
         gpu: String,
+        /// How they were chosen (`--roofs FILE`, `--gpu`, `--roofs ncu`).
+        chosen_by: String,
     },
 }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and the modules of ours it may use. Lower layers
 /// never name higher ones: ground floor (`units`, `error`, `roofs`,
 /// `synth`) ← parsers (`ncu`, `nsys`, `calibrate`) ← analysis (`roofline`,
-/// `gaps`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
+/// `gaps`, `budget`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("error", &[]),
@@ -23,6 +23,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("calibrate", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
     ("gaps", &["units", "error", "nsys"]),
+    (
+        "budget",
+        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+    ),
     (
         "diff",
         &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
@@ -38,6 +42,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "budget",
             "diff",
         ],
     ),
@@ -52,6 +57,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "budget",
             "diff",
         ],
     ),
@@ -67,6 +73,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
             "roofline",
             "gaps",
+            "budget",
             "diff",
             "report",
             "plot",

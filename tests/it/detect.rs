@@ -9,6 +9,7 @@ use rooftrace::roofs::{choose, Roofs, RoofsChoice, RoofsError};
 fn no_peaks() -> Result<Roofs, RoofsError> {
     Err(RoofsError::NoDram {
         gpu: "unused".into(),
+        chosen_by: "unused".into(),
     })
 }
 

@@ -2,13 +2,18 @@
 //! live in `tests/it/snapshots/`.
 
 mod architecture;
+mod budget;
 mod calibrate;
 mod calibrate_failures;
 mod common;
 mod detect;
 mod diff;
+mod fuzz_replay;
 mod gaps;
 mod gaps_host;
+mod hostile_convert;
+mod hostile_inputs;
+mod hostile_nsys;
 mod names;
 mod ncu;
 mod ncu_derived;

@@ -1,0 +1,323 @@
+//! Timeline × gap report × (ncu report or bytes per step) × roofs ->
+//! [`BudgetReport`], by phase: group the ops per device, decompose each
+//! `--nvtx` instance ([`step`]), then summarise ([`super::summary`]).
+
+use super::bound::{split, Counters};
+use super::charge::DeviceOps;
+use super::model::*;
+use super::summary::summarise;
+use crate::gaps::{GapClass, GapReport, RangeRow};
+use crate::nsys::{OpKind, Timeline};
+use crate::roofline::RooflineReport;
+use crate::roofs::{GpuInfo, Roofs};
+use std::collections::{HashMap, HashSet};
+
+/// What to budget against (plain config, no CLI types).
+#[derive(Debug, Clone, Default)]
+pub struct BudgetConfig {
+    /// The timeline file as given, for the report.
+    pub input: String,
+    /// The ncu CSV as given, when the bound comes from ncu.
+    pub ncu_file: Option<String>,
+    /// `--bytes-per-step`: bytes every step must move (the weights), byte.
+    pub bytes_per_step: Option<f64>,
+}
+
+/// The one-sentence definitions carried in every report.
+pub const METHOD: [&str; 5] = [
+    "step = GPU window of the NVTX instance (first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
+    "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
+    "a kernel's bound is its T* scaled by its charged share, rounded to the nearest ns and capped at its charged time (the excess is reported as bound_capped_ns); shortfall = charged time - bound",
+    "idle parts are the gaps `rooftrace gaps` classified, clipped to the window; outside_gpu_span is window time beyond the device's ops (host-range windows only)",
+    "ncu launches match timeline kernels by base name (no namespace, template or parameters) and order within the step; a launch beyond the profiled ones of its name gets the name's fraction of roof (sum T* / sum T) times its time; T* with an unknown side is a lower bound (lower_bound_launches)",
+];
+
+/// Per-name accumulator.
+#[derive(Default)]
+pub(crate) struct KernelAcc {
+    pub(crate) launches: u64,
+    pub(crate) matched: u64,
+    pub(crate) per_name: u64,
+    pub(crate) time_ns: i64,
+    pub(crate) bound_ns: i64,
+    pub(crate) shortfall_ns: i64,
+    pub(crate) matched_ns: i64,
+    pub(crate) per_name_ns: i64,
+    pub(crate) bound_by: Option<&'static str>,
+    pub(crate) lower_bound_launches: u64,
+}
+
+/// Everything the steps share.
+struct Ctx<'a> {
+    tl: &'a Timeline,
+    counters: Option<Counters<'a>>,
+    /// `--bytes-per-step` bound, ns.
+    weights_bound_ns: Option<f64>,
+    kernels: HashMap<String, KernelAcc>,
+    seen: HashSet<String>,
+}
+
+/// Budgets every `--nvtx` instance of `gaps` (which must have been
+/// analysed with the NVTX pattern) on the timeline it came from.
+pub fn analyze(
+    tl: &Timeline,
+    gaps: &GapReport,
+    ncu: Option<&RooflineReport>,
+    roofs: &Roofs,
+    gpu: GpuInfo,
+    cfg: &BudgetConfig,
+) -> BudgetReport {
+    let dram = roofs.dram().map_or(0.0, |r| r.bytes_per_s);
+    let weights_bound_ns = cfg
+        .bytes_per_step
+        .filter(|_| dram > 0.0)
+        .map(|b| b / dram * 1e9);
+    let bound_source = match (ncu, cfg.bytes_per_step, weights_bound_ns) {
+        (Some(_), _, _) => BoundSource::Ncu {
+            file: cfg.ncu_file.clone().unwrap_or_default(),
+        },
+        (None, Some(bytes), Some(bound_ns)) => BoundSource::BytesPerStep { bytes, bound_ns },
+        _ => BoundSource::Unknown,
+    };
+    let mut diagnostics = gaps.diagnostics.clone();
+    let scope = gaps.settings.scope();
+    let devices = DeviceOps::group(&tl.ops, |o| scope.selects(o));
+    let mut ctx = Ctx {
+        tl,
+        counters: ncu.map(Counters::new),
+        weights_bound_ns: if ncu.is_some() {
+            None
+        } else {
+            weights_bound_ns
+        },
+        kernels: HashMap::new(),
+        seen: HashSet::new(),
+    };
+    let mut steps = Vec::new();
+    let (mut multi, mut empty, mut unaccounted) = (0u64, 0u64, 0u64);
+    let instances: &[RangeRow] = gaps.ranges.as_ref().map_or(&[], |r| &r.instances);
+    for r in instances {
+        if r.gpu_end_ns <= r.gpu_start_ns {
+            empty += 1;
+            continue;
+        }
+        let on: Vec<&DeviceOps> = devices
+            .iter()
+            .filter(|d| d.pid == r.pid && d.overlaps(r.gpu_start_ns, r.gpu_end_ns))
+            .collect();
+        // Unprojected, the gap analysis clipped the gaps of every device of
+        // the process: one device only, or the idle parts would mix devices.
+        let pid_devices = devices.iter().filter(|d| d.pid == r.pid).count();
+        if on.len() > 1 || (!r.projected && pid_devices > 1) {
+            multi += 1;
+            continue;
+        }
+        let s = step(&mut ctx, r, on.first().copied());
+        if s.projected && s.part(OUTSIDE) != 0 {
+            unaccounted += 1;
+        }
+        steps.push(s);
+    }
+    if let Some(rr) = &gaps.ranges {
+        if instances.is_empty() && !rr.pattern.is_empty() {
+            diagnostics.push(format!(
+                "--nvtx `{}`: no instance to budget; check the pattern against `rooftrace gaps --nvtx`",
+                rr.pattern
+            ));
+        }
+    }
+    if multi > 0 {
+        diagnostics.push(format!(
+            "{multi} instances ran on several devices and are left out: budget one device at a time with --device N"
+        ));
+    }
+    if empty > 0 {
+        diagnostics.push(format!(
+            "{empty} instances have an empty GPU window and are left out"
+        ));
+    }
+    if unaccounted > 0 {
+        diagnostics.push(format!(
+            "{unaccounted} projected instances have time outside their device's ops (a bug: please report it with the export)"
+        ));
+    }
+    if let Some(c) = &ctx.counters {
+        let unseen = c.unseen(&ctx.seen);
+        if !unseen.is_empty() {
+            let shown: Vec<&str> = unseen.iter().take(5).map(String::as_str).collect();
+            diagnostics.push(format!(
+                "{} kernel names in the ncu CSV match no kernel in the steps (e.g. {}): was ncu run on the same program and range?",
+                unseen.len(),
+                shown.join(", ")
+            ));
+        }
+    }
+    let lower: u64 = ctx.kernels.values().map(|a| a.lower_bound_launches).sum();
+    if lower > 0 {
+        diagnostics.push(format!(
+            "the bound of {lower} launches is a lower bound (their ncu row has an unknown or incomplete side: FLOPs or bytes not collected), so their shortfall is an upper bound: collect the missing counters (see `rooftrace ncu`)"
+        ));
+    }
+    let capped: Vec<&StepBudget> = steps.iter().filter(|s| s.bound_capped_ns > 0).collect();
+    if !capped.is_empty() {
+        diagnostics.push(format!(
+            "{} steps have kernels faster than their bound (capped at their time, {} ns in all): the bound's bytes or roofs are too high, or the data came from L2",
+            capped.len(),
+            capped.iter().map(|s| s.bound_capped_ns).sum::<i64>()
+        ));
+    }
+    if matches!(bound_source, BoundSource::Unknown) {
+        diagnostics.push(
+            "no bound: give --ncu decode.csv (per-kernel counters) or --bytes-per-step SIZE (the weights bound)"
+                .to_string(),
+        );
+    }
+    if let Some(n) = ncu {
+        diagnostics.extend(n.diagnostics.iter().map(|d| format!("ncu: {}", d.message)));
+    }
+    summarise(SummaryInput {
+        input: cfg.input.clone(),
+        pattern: gaps
+            .ranges
+            .as_ref()
+            .map(|r| r.pattern.clone())
+            .unwrap_or_default(),
+        gpu,
+        dram_bytes_per_s: dram,
+        bound_source,
+        steps,
+        kernels: ctx.kernels,
+        diagnostics,
+    })
+}
+
+/// What the summary phase takes.
+pub(crate) struct SummaryInput {
+    pub(crate) input: String,
+    pub(crate) pattern: String,
+    pub(crate) gpu: GpuInfo,
+    pub(crate) dram_bytes_per_s: f64,
+    pub(crate) bound_source: BoundSource,
+    pub(crate) steps: Vec<StepBudget>,
+    pub(crate) kernels: HashMap<String, KernelAcc>,
+    pub(crate) diagnostics: Vec<String>,
+}
+
+/// Sums of one step's charged time by part.
+#[derive(Default)]
+struct Sums {
+    bound: i64,
+    shortfall: i64,
+    no_counters: i64,
+    graph: i64,
+    memcpy: i64,
+    memset: i64,
+    /// Kernel (and graph) time, for the weights bound.
+    kernel_time: i64,
+    concurrent: i64,
+    capped: i64,
+    kernels: u64,
+    lower: u64,
+}
+
+/// Decomposes one instance on its device (`None`: no op in the window).
+fn step(ctx: &mut Ctx, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
+    let (w0, w1) = (r.gpu_start_ns, r.gpu_end_ns);
+    let mut s = Sums::default();
+    let mut occurrences: HashMap<&str, usize> = HashMap::new();
+    for c in dev.map(|d| d.charge(w0, w1)).unwrap_or_default() {
+        s.concurrent += c.in_window_ns - c.charged_ns;
+        match c.op.kind {
+            OpKind::Memcpy => s.memcpy += c.charged_ns,
+            OpKind::Memset => s.memset += c.charged_ns,
+            OpKind::Graph => {
+                s.graph += c.charged_ns;
+                s.kernel_time += c.charged_ns;
+            }
+            OpKind::Kernel => {
+                s.kernels += 1;
+                s.kernel_time += c.charged_ns;
+                let name = ctx.tl.name(c.op.name);
+                let occ = occurrences.entry(super::kernel_key(name)).or_insert(0);
+                let duration = c.op.end_ns - c.op.start_ns;
+                let kb = ctx.counters.as_ref().map(|k| k.bound(name, *occ, duration));
+                *occ += 1;
+                let acc = ctx.kernels.entry(name.to_string()).or_default();
+                acc.launches += 1;
+                acc.time_ns += c.charged_ns;
+                match kb {
+                    Some(kb) if kb.basis != BoundBasis::None => {
+                        ctx.seen.insert(super::kernel_key(name).to_string());
+                        let (b, capped) = split(kb.bound_ns, c.charged_ns, duration);
+                        s.bound += b;
+                        s.shortfall += c.charged_ns - b;
+                        s.capped += capped;
+                        acc.bound_ns += b;
+                        acc.shortfall_ns += c.charged_ns - b;
+                        acc.bound_by = acc.bound_by.or(kb.bound_by);
+                        acc.lower_bound_launches += u64::from(kb.lower);
+                        s.lower += u64::from(kb.lower);
+                        if kb.basis == BoundBasis::Matched {
+                            acc.matched += 1;
+                            acc.matched_ns += c.charged_ns;
+                        } else {
+                            acc.per_name += 1;
+                            acc.per_name_ns += c.charged_ns;
+                        }
+                    }
+                    _ if ctx.weights_bound_ns.is_none() => s.no_counters += c.charged_ns,
+                    _ => {}
+                }
+            }
+        }
+    }
+    if let Some(wb) = ctx.weights_bound_ns {
+        // The weights bound covers the step's kernels as a whole (graph
+        // rows included: their kernels read the weights too).
+        let (b, capped) = split(wb, s.kernel_time, s.kernel_time);
+        s.bound = b;
+        s.shortfall = s.kernel_time - b;
+        s.graph = 0;
+        s.capped = capped;
+    }
+    let step_ns = w1 - w0;
+    let mut parts = vec![
+        Part::new(BOUND, s.bound),
+        Part::new(SHORTFALL, s.shortfall),
+        Part::new(NO_COUNTERS, s.no_counters),
+        Part::new(GRAPH, s.graph),
+        Part::new(MEMCPY, s.memcpy),
+        Part::new(MEMSET, s.memset),
+    ];
+    for c in GapClass::ALL {
+        parts.push(Part::new(
+            &format!("{IDLE_PREFIX}{}", c.key()),
+            r.classes.get(c).total_ns,
+        ));
+    }
+    let so_far: i64 = parts.iter().map(|p| p.ns).sum();
+    parts.push(Part::new(OUTSIDE, step_ns - so_far));
+    StepBudget {
+        text: r.text.clone(),
+        pid: r.pid,
+        device: dev.map_or(0, |d| d.device),
+        gpu_start_ns: w0,
+        gpu_end_ns: w1,
+        projected: r.projected,
+        step_ns,
+        parts,
+        kernels: s.kernels,
+        concurrent_ns: s.concurrent,
+        bound_capped_ns: s.capped,
+        lower_bound_launches: s.lower,
+    }
+}
+
+impl Part {
+    fn new(name: &str, ns: i64) -> Part {
+        Part {
+            name: name.to_string(),
+            ns,
+        }
+    }
+}

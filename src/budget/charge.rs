@@ -1,0 +1,122 @@
+//! Charging a step's busy time to its ops: each instant of the busy union
+//! inside the GPU window goes to exactly one op, the running op that
+//! started first ("first come"), so the charged times sum to the busy
+//! union and concurrent streams are never counted twice.
+
+use crate::nsys::GpuOp;
+
+/// The ops of one (process, device), sorted by start, with the running
+/// maximum of their ends (to find the ops overlapping a window by binary
+/// search even when a long op started well before it).
+pub(crate) struct DeviceOps<'a> {
+    /// Process id.
+    pub(crate) pid: u32,
+    /// Device id.
+    pub(crate) device: u16,
+    /// The ops, sorted by start.
+    pub(crate) ops: Vec<&'a GpuOp>,
+    /// `max_end[i]` = max end of `ops[..=i]`, ns.
+    max_end: Vec<i64>,
+}
+
+impl<'a> DeviceOps<'a> {
+    /// Groups ops already sorted by (pid, device, start) and kept by `keep`.
+    pub(crate) fn group(ops: &'a [GpuOp], keep: impl Fn(&GpuOp) -> bool) -> Vec<DeviceOps<'a>> {
+        let mut out: Vec<DeviceOps<'a>> = Vec::new();
+        for op in ops.iter().filter(|o| keep(o)) {
+            match out.last_mut() {
+                Some(d) if (d.pid, d.device) == (op.pid, op.device) => {
+                    let m = d.max_end.last().copied().unwrap_or(i64::MIN).max(op.end_ns);
+                    d.ops.push(op);
+                    d.max_end.push(m);
+                }
+                _ => out.push(DeviceOps {
+                    pid: op.pid,
+                    device: op.device,
+                    ops: vec![op],
+                    max_end: vec![op.end_ns],
+                }),
+            }
+        }
+        out
+    }
+
+    /// True when some op overlaps `[w0, w1)`.
+    pub(crate) fn overlaps(&self, w0: i64, w1: i64) -> bool {
+        let lo = self.max_end.partition_point(|&e| e <= w0);
+        self.ops.get(lo).is_some_and(|o| o.start_ns < w1)
+    }
+
+    /// Each op overlapping `[w0, w1)` with the time charged to it (first
+    /// come) and its own time inside the window, in start order.
+    pub(crate) fn charge(&self, w0: i64, w1: i64) -> Vec<Charged<'a>> {
+        let lo = self.max_end.partition_point(|&e| e <= w0);
+        let mut covered = w0;
+        let mut out = Vec::new();
+        for op in self.ops[lo..].iter().take_while(|o| o.start_ns < w1) {
+            let (s, e) = (op.start_ns.max(w0), op.end_ns.min(w1));
+            if e <= w0 {
+                continue;
+            }
+            // Everything before `covered` already went to an op that
+            // started no later than this one and is still running there.
+            let charged = (e - s.max(covered)).max(0);
+            covered = covered.max(e);
+            out.push(Charged {
+                op,
+                charged_ns: charged,
+                in_window_ns: (e - s).max(0),
+            });
+        }
+        out
+    }
+}
+
+/// One op of a step and the time charged to it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Charged<'a> {
+    /// The op.
+    pub(crate) op: &'a GpuOp,
+    /// Busy-union time charged to it, ns.
+    pub(crate) charged_ns: i64,
+    /// Its own time inside the window, ns (≥ `charged_ns`).
+    pub(crate) in_window_ns: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nsys::{NameRef, OpKind, NO_API};
+
+    fn op(s: i64, e: i64) -> GpuOp {
+        GpuOp {
+            start_ns: s,
+            end_ns: e,
+            pid: 1,
+            stream: 7,
+            correlation_id: 0,
+            name: NameRef(0),
+            api: NO_API,
+            device: 0,
+            kind: OpKind::Kernel,
+            flags: 0,
+        }
+    }
+
+    #[test]
+    fn first_come_charges_the_busy_union_once() {
+        // A [0,10), B [2,5) under A, C [4,12), D [20,30): union in [0, 25)
+        // = [0,12) + [20,25) = 17; A 10, B 0, C 2 (10..12), D 5 (20..25).
+        let ops = [op(0, 10), op(2, 5), op(4, 12), op(20, 30)];
+        let g = DeviceOps::group(&ops, |_| true);
+        let c = g[0].charge(0, 25);
+        let got: Vec<(i64, i64)> = c.iter().map(|c| (c.charged_ns, c.in_window_ns)).collect();
+        assert_eq!(got, vec![(10, 10), (0, 3), (2, 8), (5, 5)]);
+        // A window starting inside a long op: [3, 11): A 3..10 = 7, B 0,
+        // C 10..11 = 1.
+        let c = g[0].charge(3, 11);
+        let got: Vec<i64> = c.iter().map(|c| c.charged_ns).collect();
+        assert_eq!(got, vec![7, 0, 1]);
+        assert!(!g[0].overlaps(12, 20) && g[0].overlaps(11, 13));
+    }
+}

@@ -1,0 +1,235 @@
+//! The step budget: plain data, serialised as JSON schema
+//! `rooftrace.budget/1` (docs/budget.md) and rendered by `report::budget`.
+//!
+//! Every step carries its measured `step_ns` and `parts`, a list of
+//! `{name, ns}` in integer nanoseconds that sums to `step_ns` exactly
+//! (the rounding rule is in [`crate::budget`]).
+
+use crate::roofs::GpuInfo;
+use serde::Serialize;
+
+/// Version tag of the JSON document.
+pub const SCHEMA: &str = "rooftrace.budget/1";
+
+/// Name of the part "time the step's work needs at the roofs".
+pub const BOUND: &str = "bound";
+/// Name of the part "kernel time beyond the bound".
+pub const SHORTFALL: &str = "shortfall";
+/// Name of the part "kernel time without a bound" (no ncu counter for the
+/// kernel's name, or no `--ncu`/`--bytes-per-step` at all).
+pub const NO_COUNTERS: &str = "kernels_without_counters";
+/// Name of the part "whole CUDA graph rows" (no per-kernel rows to match).
+pub const GRAPH: &str = "graph_without_kernel_rows";
+/// Name of the part "memory copies".
+pub const MEMCPY: &str = "memcpy";
+/// Name of the part "memsets".
+pub const MEMSET: &str = "memset";
+/// Name of the part "window time outside the device's op span" (only for
+/// an instance whose GPU window is the host range: no launch was found).
+pub const OUTSIDE: &str = "outside_gpu_span";
+/// Prefix of the idle parts: `idle_<gap class key>`.
+pub const IDLE_PREFIX: &str = "idle_";
+
+/// Where the bound comes from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BoundSource {
+    /// Σ over the step's kernels of `T* = max(Σ W_p/F_p, Q/B)` from the ncu
+    /// counters matched to them.
+    Ncu {
+        /// The ncu CSV as given.
+        file: String,
+    },
+    /// `--bytes-per-step / B` (the weights bound), for the step as a whole.
+    BytesPerStep {
+        /// Bytes every step must move, byte.
+        bytes: f64,
+        /// The bound, ns (`bytes / B × 1e9`, before rounding).
+        bound_ns: f64,
+    },
+    /// Neither: every kernel's time is "without counters".
+    Unknown,
+}
+
+/// One part of a step: integer ns.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Part {
+    /// Part name (`bound`, `shortfall`, `idle_host_bound`, …).
+    pub name: String,
+    /// Its time, ns.
+    pub ns: i64,
+}
+
+/// One instance of the NVTX range (one step), decomposed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StepBudget {
+    /// Range text.
+    pub text: String,
+    /// Process id.
+    pub pid: u32,
+    /// Device the step ran on.
+    pub device: u16,
+    /// GPU window start, ns.
+    pub gpu_start_ns: i64,
+    /// GPU window end, ns.
+    pub gpu_end_ns: i64,
+    /// True when the window is the GPU projection of the work launched in
+    /// the range; false when no launch was found and the host range is used.
+    pub projected: bool,
+    /// The measured step: `gpu_end_ns - gpu_start_ns`.
+    pub step_ns: i64,
+    /// The parts, summing to `step_ns` exactly.
+    pub parts: Vec<Part>,
+    /// Kernels in the window.
+    pub kernels: u64,
+    /// Op time inside the window hidden under other ops (concurrent
+    /// streams): Σ op time in the window − busy union, ns. Not a part.
+    pub concurrent_ns: i64,
+    /// Bound that exceeded a kernel's own time and was capped to it (the
+    /// kernel ran above its roof: L2 hits or wrong roofs), ns. Not a part.
+    pub bound_capped_ns: i64,
+    /// Launches whose bound is a lower bound (an unknown or incomplete side
+    /// of their ncu row): when nonzero, `bound` is a lower bound and
+    /// `shortfall` an upper bound.
+    pub lower_bound_launches: u64,
+}
+
+impl StepBudget {
+    /// The part named `name` (0 when absent).
+    pub fn part(&self, name: &str) -> i64 {
+        self.parts
+            .iter()
+            .find(|p| p.name == name)
+            .map_or(0, |p| p.ns)
+    }
+}
+
+/// Nearest-rank spread of one part (or of the step) across steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Spread {
+    /// Part name, or `step` for the measured step.
+    pub name: String,
+    /// 10th percentile, ns.
+    pub p10_ns: i64,
+    /// Median, ns.
+    pub median_ns: i64,
+    /// 90th percentile, ns.
+    pub p90_ns: i64,
+    /// Mean, ns.
+    pub mean_ns: f64,
+}
+
+/// How a kernel's bound was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum BoundBasis {
+    /// Its own ncu launch (same name, same order within the step).
+    Matched,
+    /// A launch ncu did not profile: the name's fraction of roof
+    /// (Σ T* / Σ T over its profiled launches) times its time.
+    PerName,
+    /// No counter for the name.
+    None,
+}
+
+/// All launches of one kernel name across the steps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KernelBudget {
+    /// Kernel name as on the timeline.
+    pub name: String,
+    /// Launches inside the steps.
+    pub launches: u64,
+    /// Of which matched to their own ncu launch.
+    pub matched: u64,
+    /// Of which bounded by the name's figure.
+    pub per_name: u64,
+    /// Time charged to the kernel inside the steps, ns.
+    pub time_ns: i64,
+    /// Its bound part, ns; `None` (unknown) when no launch of the name has
+    /// a counter (or the bound is the step's weights bound).
+    pub bound_ns: Option<i64>,
+    /// Its shortfall part, ns; `None` when the bound is unknown.
+    pub shortfall_ns: Option<i64>,
+    /// `memory` or `compute`: the larger term of its first ncu launch
+    /// (`None` when unknown or not certain).
+    pub bound_by: Option<&'static str>,
+    /// Launches whose bound is a lower bound (an unknown or incomplete side
+    /// of their ncu row): their shortfall is an upper bound.
+    pub lower_bound_launches: u64,
+}
+
+/// Share of kernel time backed by a counter.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Coverage {
+    /// Kernel time in all steps, ns.
+    pub kernel_ns: i64,
+    /// Of which matched to its own ncu launch, ns.
+    pub matched_ns: i64,
+    /// Of which bounded by its name's figure (an unprofiled launch), ns.
+    pub per_name_ns: i64,
+    /// Of which without any counter of the same kernel, ns.
+    pub none_ns: i64,
+    /// `(matched_ns + per_name_ns) / kernel_ns` (a counter of the same
+    /// kernel backs it); 0 without kernels.
+    pub fraction: f64,
+}
+
+/// One "fix first" line: a part, its time per step and what to do.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FixLine {
+    /// What it is (part name or `shortfall:<kernel>`).
+    pub what: String,
+    /// Mean time per step, ns.
+    pub ns_per_step: f64,
+    /// Its share of the mean step.
+    pub share_of_step: f64,
+    /// The sentence, with the fix.
+    pub text: String,
+}
+
+/// The whole `rooftrace budget` report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BudgetReport {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The timeline as given.
+    pub input: String,
+    /// The NVTX pattern.
+    pub pattern: String,
+    /// The GPU whose roofs were used, and how it was chosen.
+    pub gpu: GpuInfo,
+    /// DRAM bandwidth of the roofs, byte/s.
+    pub dram_bytes_per_s: f64,
+    /// Where the bound comes from.
+    pub bound_source: BoundSource,
+    /// How the parts are defined (overlap, rounding), one sentence each.
+    pub method: Vec<&'static str>,
+    /// One entry per budgeted instance, by (pid, start).
+    pub steps: Vec<StepBudget>,
+    /// Index in `steps` of the median step (nearest rank by `step_ns`).
+    pub median_step: Option<usize>,
+    /// Spread of the step and of each part across steps.
+    pub spread: Vec<Spread>,
+    /// Per kernel name, largest shortfall first.
+    pub kernels: Vec<KernelBudget>,
+    /// Share of kernel time backed by a counter of the same kernel.
+    pub coverage: Coverage,
+    /// The largest parts, with the fix.
+    pub fix_first: Vec<FixLine>,
+    /// Warnings, each once.
+    pub diagnostics: Vec<String>,
+}
+
+/// A part's label for people: `idle_host_bound` → `idle: host-bound`,
+/// `kernels_without_counters` → `kernels without counters`.
+pub fn part_label(name: &str) -> String {
+    if let Some(key) = name.strip_prefix(IDLE_PREFIX) {
+        if let Some(c) = crate::gaps::GapClass::ALL
+            .into_iter()
+            .find(|c| c.key() == key)
+        {
+            return format!("idle: {}", c.label());
+        }
+    }
+    name.replace('_', " ")
+}

@@ -1,0 +1,111 @@
+//! Arguments of `rooftrace budget`.
+
+use super::gaps::parse_duration_ns;
+use super::OutputArgs;
+use std::path::PathBuf;
+
+const AFTER_HELP: &str = "\
+Producing the inputs (the same program, twice):
+  nsys profile --trace=cuda,nvtx -o decode python run.py          # the timeline
+  ncu --csv --page raw --print-units base --metrics \"$(rooftrace ncu --print-metrics)\" \\
+      --nvtx --nvtx-include 'decode_step/' python run.py > decode.csv   # counters
+
+Examples:
+  rooftrace budget decode.nsys-rep --ncu decode.csv --nvtx decode_step --gpu h100-sxm
+  rooftrace budget decode.sqlite --nvtx decode_step --bytes-per-step 14.14GB --gpu h200
+  rooftrace budget decode.sqlite --nvtx decode_step --ncu decode.csv --plot budget.svg --format md
+
+Each step (instance of the NVTX range, projected on the GPU) is split into
+bound + shortfall + idle gaps per class + copies/memsets + kernels without
+counters, summing to the measured step to the nanosecond. Details: docs/budget.md";
+
+/// `rooftrace budget`: where each step's time goes.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct BudgetArgs {
+    /// The timeline: `.nsys-rep` or a `.sqlite` export.
+    pub input: PathBuf,
+    /// The NVTX range that marks one step (a regular expression on its text).
+    #[arg(long, value_name = "REGEX")]
+    pub nvtx: String,
+    /// ncu CSV of the same program: each kernel's bound T* from its counters.
+    #[arg(long, value_name = "CSV", conflicts_with = "bytes_per_step")]
+    pub ncu: Option<PathBuf>,
+    /// Bytes every step must move (e.g. the weights: `14.14GB`, `13.2GiB`,
+    /// `1.5e10`): the bound is SIZE / B on the DRAM roof.
+    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    pub bytes_per_step: Option<f64>,
+    /// GPU of the built-in table (see `rooftrace ncu --list-gpus`).
+    #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
+    pub gpu: Option<String>,
+    /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the ncu CSV.
+    #[arg(long, value_name = "FILE|ncu")]
+    pub roofs: Option<String>,
+    /// Only this CUDA device id (needed when a step spans several devices).
+    #[arg(long, value_name = "N")]
+    pub device: Option<u16>,
+    /// Queued gaps shorter than DUR are launch latency rather than a dependency.
+    #[arg(long, value_name = "DUR", default_value = "5us", value_parser = parse_duration_ns)]
+    pub latency: i64,
+    /// The `nsys` executable used to convert an `.nsys-rep`.
+    #[arg(long, value_name = "PATH")]
+    pub nsys: Option<PathBuf>,
+    /// Draw the median step as a stacked bar from bound to measured (and
+    /// every step beside it, up to 40) to FILE: `.svg` or `.png`.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Parses `14.14GB`, `13.2GiB`, `512MB`, `1.5e10`, `1000B` into bytes.
+pub fn parse_bytes(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size; write e.g. 14.14GB or 13.2GiB"))?;
+    let scale = match unit.trim() {
+        "" | "B" => 1.0,
+        "kB" | "KB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        "TB" => 1e12,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        "GiB" => 1024.0 * 1024.0 * 1024.0,
+        "TiB" => 1024f64.powi(4),
+        u => {
+            return Err(format!(
+                "unknown unit `{u}` in `{s}`; use B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
+            ))
+        }
+    };
+    let bytes = v * scale;
+    if !bytes.is_finite() || bytes <= 0.0 {
+        return Err(format!(
+            "`{s}`: the size must be a positive number of bytes"
+        ));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_bytes as p;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(p("14.14GB"), Ok(14.14e9));
+        assert_eq!(p("1GiB"), Ok(1073741824.0));
+        assert_eq!(p("1.5e10"), Ok(1.5e10));
+        assert_eq!(p("512 MB"), Ok(512e6));
+        assert!(p("0GB").is_err());
+        assert!(p("big").is_err());
+        assert!(p("3 parsecs").is_err());
+    }
+}

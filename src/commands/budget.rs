@@ -1,0 +1,160 @@
+//! `rooftrace budget`: resolve the arguments into plain config, read the
+//! timeline, classify its gaps once (`gaps::analyze` with the step range),
+//! read the ncu CSV and analyse it once (`roofline::analyze`, per launch),
+//! pick the roofs, budget the steps, draw, render, write.
+
+use super::gaps::{check_filters_match, read_with_progress};
+use super::ncu::read_csv;
+use super::output::write_output;
+use super::plot::PlotTarget;
+use crate::budget::{analyze, BudgetConfig, BudgetReport};
+use crate::cli::budget::BudgetArgs;
+use crate::error::InputError;
+use crate::gaps::GapConfig;
+use crate::nsys::convert::resolve_export;
+use crate::plot::{BudgetChart, BudgetInput};
+use crate::report::{Format, Render, RenderOptions};
+use crate::roofline::GroupBy;
+use crate::roofs::{self, DeviceHints, RoofsChoice};
+use anyhow::Context;
+use std::path::PathBuf;
+
+/// Plain config of one `rooftrace budget` run.
+#[derive(Debug, Clone)]
+pub struct BudgetRunConfig {
+    /// The `.nsys-rep` or `.sqlite` export.
+    pub input: PathBuf,
+    /// The `nsys` executable used to convert an `.nsys-rep`.
+    pub nsys: Option<PathBuf>,
+    /// The gap analysis (with the step range as `nvtx`).
+    pub gaps: GapConfig,
+    /// The ncu CSV, when the bound comes from counters.
+    pub ncu: Option<PathBuf>,
+    /// `--bytes-per-step`, byte.
+    pub bytes_per_step: Option<f64>,
+    /// Where the roofs come from.
+    pub roofs: RoofsChoice,
+    /// Stacked-bar chart to write.
+    pub plot: Option<PlotTarget>,
+    /// Output format.
+    pub format: Format,
+    /// Rows of the tables (0 = all).
+    pub top: usize,
+    /// Output file (stdout when `None`).
+    pub output: Option<PathBuf>,
+}
+
+impl BudgetRunConfig {
+    /// Resolves the arguments; the regex, the plot name and the roofs
+    /// choice are checked before any work (exit 2 on a bad one).
+    pub fn from_args(args: BudgetArgs) -> Result<BudgetRunConfig, InputError> {
+        let nvtx = regex::Regex::new(&args.nvtx)
+            .map_err(|e| InputError::new(format!("--nvtx `{}`: {e}", args.nvtx)))?;
+        let plot = args
+            .plot
+            .as_deref()
+            .map(|p| PlotTarget::from_flag("--plot", p))
+            .transpose()?;
+        let roofs = match (args.gpu, args.roofs) {
+            (Some(g), _) => RoofsChoice::Gpu(g),
+            (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
+            (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
+            (None, None) => RoofsChoice::FromCsv,
+        };
+        if args.ncu.is_none() && matches!(roofs, RoofsChoice::FromCsv | RoofsChoice::Ncu) {
+            return Err(InputError::new(
+                "without --ncu the roofs cannot come from a CSV: give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE",
+            ));
+        }
+        Ok(BudgetRunConfig {
+            input: args.input,
+            nsys: args.nsys,
+            gaps: GapConfig {
+                device: args.device,
+                launch_latency_ns: args.latency,
+                nvtx: Some(nvtx),
+                ..GapConfig::default()
+            },
+            ncu: args.ncu,
+            bytes_per_step: args.bytes_per_step,
+            roofs,
+            plot,
+            format: args.output.format.into(),
+            top: args.output.top,
+            output: args.output.output,
+        })
+    }
+}
+
+/// Runs `rooftrace budget`.
+pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
+    let config = BudgetRunConfig::from_args(args)?;
+    let report = budget(&config)?;
+    let mut images = Vec::new();
+    if let Some(target) = &config.plot {
+        let input = BudgetInput::from_report(&report)?;
+        let chart = BudgetChart::build(&input)
+            .with_context(|| format!("drawing the step budget of {}", config.input.display()))?;
+        target.write(&chart)?;
+        images.push((
+            "step budget".to_string(),
+            target.markdown_link(config.output.as_deref()),
+        ));
+    }
+    let bytes = report.render(
+        config.format,
+        &RenderOptions {
+            top: config.top,
+            images,
+        },
+    );
+    write_output(config.output.as_deref(), &bytes)
+}
+
+/// Reads both inputs, analyses each once and budgets the steps.
+pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
+    if !config.input.is_file() {
+        return Err(InputError::new(format!(
+            "{}: no such file; give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`",
+            config.input.display()
+        ))
+        .into());
+    }
+    let csv = config.ncu.as_deref().map(read_csv).transpose()?;
+    if let Some(c) = &csv {
+        c.check_analysable().map_err(InputError::from)?;
+    }
+    let hints = csv
+        .as_ref()
+        .map(|c| c.device_hints())
+        .unwrap_or_else(|| DeviceHints {
+            file: config.input.display().to_string(),
+            ..DeviceHints::default()
+        });
+    let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
+        Some(c) => Ok(c.roofs_from_peaks()?),
+        None => Err(InputError::new("--roofs ncu needs --ncu")),
+    })?;
+    let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
+    let timeline = read_with_progress(&sqlite, true)?;
+    if config.gaps.device.is_some() {
+        check_filters_match(&timeline, &config.gaps, &config.input)?;
+    }
+    let gaps = crate::gaps::analyze(&timeline, &config.gaps);
+    let roofline = csv
+        .as_ref()
+        .map(|c| crate::roofline::analyze(c, &roofs, gpu.clone(), GroupBy::Launch));
+    let cfg = BudgetConfig {
+        input: config.input.display().to_string(),
+        ncu_file: config.ncu.as_ref().map(|p| p.display().to_string()),
+        bytes_per_step: config.bytes_per_step,
+    };
+    Ok(analyze(
+        &timeline,
+        &gaps,
+        roofline.as_ref(),
+        &roofs,
+        gpu,
+        &cfg,
+    ))
+}

@@ -1,0 +1,93 @@
+//! Before the CSV: application output and ncu's `==ERROR==`/`==WARNING==`
+//! lines up to the header line (each line bounded by
+//! [`super::bounds::MAX_RECORD_BYTES`]), and the csv crate's errors as
+//! [`NcuError`]s.
+
+use super::bounds::{is_too_long, read_line};
+use super::NcuError;
+use std::io::BufRead;
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What comes before the CSV header.
+pub(super) struct Preamble {
+    /// The header line, BOM stripped, line end kept.
+    pub(super) header_line: Vec<u8>,
+    /// Its 1-based line number.
+    pub(super) line_no: u64,
+    /// ncu's `==ERROR==`/`==WARNING==` lines seen before it.
+    pub(super) log: Vec<String>,
+}
+
+/// Skips application output and ncu log lines (kept) up to the header; a
+/// file without a header is an error that quotes ncu's errors, if any.
+pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuError> {
+    let io = |source| NcuError::Io {
+        file: file.to_string(),
+        source,
+    };
+    let mut log = Vec::new();
+    let mut lines = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = read_line(reader, &mut line).map_err(|e| {
+            if is_too_long(&e) {
+                NcuError::TooLong {
+                    file: file.to_string(),
+                    line: lines + 1,
+                    limit: super::bounds::MAX_RECORD_BYTES,
+                }
+            } else {
+                io(e)
+            }
+        })?;
+        if n == 0 {
+            let errors = log.iter().any(|l: &String| l.starts_with("==ERROR=="));
+            if !errors {
+                return Err(NcuError::NoCsv {
+                    file: file.to_string(),
+                    lines,
+                });
+            }
+            return Err(NcuError::NcuFailed {
+                file: file.to_string(),
+                errors: log,
+            });
+        }
+        lines += 1;
+        let body = line.strip_prefix(UTF8_BOM).unwrap_or(&line);
+        if body.starts_with(b"\"ID\",") || body.starts_with(b"ID,") {
+            return Ok(Preamble {
+                header_line: body.to_vec(),
+                line_no: lines,
+                log,
+            });
+        }
+        let text = String::from_utf8_lossy(body);
+        let text = text.trim_end();
+        if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
+            log.push(text.to_string());
+        }
+    }
+}
+
+/// The csv crate's error as an [`NcuError`] at `line`.
+pub(super) fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) if is_too_long(&source) => NcuError::TooLong {
+            file: file.to_string(),
+            line,
+            limit: super::bounds::MAX_RECORD_BYTES,
+        },
+        csv::ErrorKind::Io(source) => NcuError::Io {
+            file: file.to_string(),
+            source,
+        },
+        kind => NcuError::Csv {
+            file: file.to_string(),
+            line,
+            detail: format!("{kind:?}"),
+        },
+    }
+}

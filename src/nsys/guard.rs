@@ -1,0 +1,263 @@
+//! The defences every table reader inherits: one way to open an export
+//! ([`open`]: read-only, immutable, by a correctly built URI, with
+//! `trusted_schema` off, tight `sqlite3_limit`s, a process-wide SQLite heap
+//! ceiling and a deadline enforced by a progress handler), one way to turn an
+//! SQLite error into an [`NsysError`] ([`sql_err`], which names the deadline
+//! when it fired) and checked conversions of file values (times, string ids,
+//! names). A new reader takes its connection from [`open`] and its values
+//! through these helpers; docs/reliability.md lists the limits.
+
+use super::NsysError;
+use rusqlite::limits::Limit;
+use rusqlite::{Connection, OpenFlags};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Longest string or blob SQLite may hand us (`SQLITE_LIMIT_LENGTH`).
+pub const MAX_VALUE_BYTES: i32 = 64 << 20;
+/// Ceiling on SQLite's own heap, all connections together
+/// (`sqlite3_hard_heap_limit64`): page caches and sorters, not our rows.
+pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
+/// Page cache per connection (KiB, `PRAGMA cache_size = -N`).
+const CACHE_KIB: i64 = 16 << 10;
+/// The fixed part of the reading deadline.
+pub const DEADLINE_BASE: Duration = Duration::from_secs(60);
+/// The part of the deadline that grows with the file: one second per this
+/// many bytes (real exports read at well over 100 MB/s).
+pub const DEADLINE_BYTES_PER_SEC: u64 = 4 << 20;
+/// Progress handler period, in SQLite virtual-machine instructions.
+const PROGRESS_OPS: i32 = 10_000;
+/// Longest name kept (bytes); longer names are cut with a note.
+pub const MAX_NAME_BYTES: usize = 4096;
+/// Timestamps outside `±MAX_TIME_NS` (about 73 years) are bad values: inside
+/// it, the sum or difference of any two timestamps fits an `i64`.
+pub const MAX_TIME_NS: i64 = 1 << 61;
+/// Highest `StringIds` id usable as a name: the ids above are rooftrace's own
+/// (unknown, memset, graph, memcpy kinds).
+pub const MAX_STRING_ID: u32 = u32::MAX - 32;
+
+/// When reading one export must stop, shared by all its connections.
+#[derive(Debug, Clone, Copy)]
+pub struct Deadline {
+    at: Instant,
+    allowed: Duration,
+}
+
+impl Deadline {
+    /// [`DEADLINE_BASE`] plus one second per [`DEADLINE_BYTES_PER_SEC`] of
+    /// the file: the work SQLite does is bounded by the data, not by what a
+    /// view or a schema could ask for.
+    pub fn for_file(path: &Path) -> Deadline {
+        let bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+        Deadline::after(DEADLINE_BASE + Duration::from_secs(bytes / DEADLINE_BYTES_PER_SEC))
+    }
+
+    /// A deadline `allowed` from now.
+    pub fn after(allowed: Duration) -> Deadline {
+        Deadline {
+            at: Instant::now() + allowed,
+            allowed,
+        }
+    }
+}
+
+/// Opens `path` read-only and immutable (no locks, no journal, no writes)
+/// and sets every defence: `trusted_schema=OFF`, limits, heap ceiling, page
+/// cache and the `deadline`.
+pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
+    // SAFETY: sets a process-wide SQLite setting; thread-safe by SQLite's
+    // documentation, and idempotent.
+    unsafe {
+        rusqlite::ffi::sqlite3_hard_heap_limit64(SQLITE_HEAP_LIMIT_BYTES);
+    }
+    let conn = Connection::open_with_flags(
+        file_uri(path),
+        OpenFlags::SQLITE_OPEN_READ_ONLY
+            | OpenFlags::SQLITE_OPEN_URI
+            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| super::schema::classify_open_error(e, path))?;
+    for (limit, value) in [
+        (Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES),
+        (Limit::SQLITE_LIMIT_SQL_LENGTH, 1 << 20),
+        (Limit::SQLITE_LIMIT_COLUMN, 2000),
+        (Limit::SQLITE_LIMIT_EXPR_DEPTH, 200),
+        (Limit::SQLITE_LIMIT_COMPOUND_SELECT, 16),
+        (Limit::SQLITE_LIMIT_VDBE_OP, 100_000),
+        (Limit::SQLITE_LIMIT_FUNCTION_ARG, 16),
+        (Limit::SQLITE_LIMIT_ATTACHED, 0),
+        (Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1000),
+        (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, 16),
+        (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, 1),
+    ] {
+        conn.set_limit(limit, value);
+    }
+    let at = deadline.at;
+    conn.progress_handler(PROGRESS_OPS, Some(move || Instant::now() >= at));
+    conn.execute_batch(&format!(
+        "PRAGMA trusted_schema = OFF; PRAGMA cache_size = -{CACHE_KIB};"
+    ))
+    .map_err(|e| super::schema::classify_open_error(e, path))?;
+    Ok(conn)
+}
+
+/// The `file:` URI of `path`: made absolute (so a path starting with `//` is
+/// never read as an authority), every byte that is not plain ASCII or that a
+/// URI path may not hold literally (`?`, `#`, `%`) percent-encoded from the
+/// raw bytes (non-UTF-8 names survive), then `?immutable=1`.
+pub fn file_uri(path: &Path) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut s = String::from("file://");
+    for &b in path_bytes(&abs).iter() {
+        if b.is_ascii_graphic() && !matches!(b, b'?' | b'#' | b'%') {
+            s.push(b as char);
+        } else {
+            s.push_str(&format!("%{b:02X}"));
+        }
+    }
+    if !s[7..].starts_with('/') {
+        s.insert(7, '/');
+    }
+    s.push_str("?immutable=1");
+    s
+}
+
+#[cfg(unix)]
+fn path_bytes(p: &Path) -> std::borrow::Cow<'_, [u8]> {
+    use std::os::unix::ffi::OsStrExt;
+    std::borrow::Cow::Borrowed(p.as_os_str().as_bytes())
+}
+
+#[cfg(not(unix))]
+fn path_bytes(p: &Path) -> std::borrow::Cow<'_, [u8]> {
+    let s = p.to_string_lossy().replace('\\', "/");
+    std::borrow::Cow::Owned(s.into_bytes())
+}
+
+/// Maps an SQLite error while reading `table` to an [`NsysError`]: the
+/// deadline's interrupt becomes [`NsysError::Deadline`], the heap ceiling
+/// [`NsysError::TooBig`].
+pub fn sql_err<'a>(path: &'a Path, table: &str) -> impl Fn(rusqlite::Error) -> NsysError + 'a {
+    let table = table.to_string();
+    move |source| classify(source, path, &table)
+}
+
+/// See [`sql_err`].
+pub fn classify(source: rusqlite::Error, path: &Path, table: &str) -> NsysError {
+    use rusqlite::ErrorCode as C;
+    match source.sqlite_error_code() {
+        Some(C::OperationInterrupted) => NsysError::Deadline {
+            path: path.to_path_buf(),
+            table: table.to_string(),
+        },
+        Some(C::OutOfMemory) | Some(C::TooBig) => NsysError::TooBig {
+            path: path.to_path_buf(),
+            table: table.to_string(),
+            detail: source.to_string(),
+        },
+        _ => NsysError::Sqlite {
+            path: path.to_path_buf(),
+            table: table.to_string(),
+            source,
+        },
+    }
+}
+
+/// The allowed time of a deadline, for messages.
+pub fn allowed(d: &Deadline) -> Duration {
+    d.allowed
+}
+
+/// `(start, end)` when both are within `±MAX_TIME_NS` and `end >= start`.
+pub fn checked_interval(start: i64, end: i64) -> Option<(i64, i64)> {
+    let ok = |t: i64| (-MAX_TIME_NS..=MAX_TIME_NS).contains(&t);
+    (ok(start) && ok(end) && end >= start).then_some((start, end))
+}
+
+/// A `StringIds` id usable as a name reference, or `None`.
+pub fn string_id(v: i64) -> Option<u32> {
+    u32::try_from(v).ok().filter(|&id| id <= MAX_STRING_ID)
+}
+
+/// `name` cut to at most [`MAX_NAME_BYTES`] (on a character boundary) with
+/// a note of its full length, so one hostile name cannot fill memory or a
+/// plot.
+pub fn cap_name(name: &[u8]) -> String {
+    if name.len() <= MAX_NAME_BYTES {
+        return String::from_utf8_lossy(name).into_owned();
+    }
+    let mut cut = MAX_NAME_BYTES;
+    while cut > 0 && (name[cut] & 0xC0) == 0x80 {
+        cut -= 1;
+    }
+    format!(
+        "{}… (name cut at {cut} of {} bytes)",
+        String::from_utf8_lossy(&name[..cut]),
+        name.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uri_of_a_double_slash_path_has_an_empty_authority() {
+        assert_eq!(
+            file_uri(Path::new("//tmp/a b?#%.sqlite")),
+            "file:////tmp/a%20b%3F%23%25.sqlite?immutable=1"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn uri_keeps_non_utf8_bytes() {
+        use std::os::unix::ffi::OsStrExt;
+        let p = Path::new(std::ffi::OsStr::from_bytes(b"/x/\xff\xe9.sqlite"));
+        assert_eq!(file_uri(p), "file:///x/%FF%E9.sqlite?immutable=1");
+    }
+
+    #[test]
+    fn deadline_interrupts_an_endless_query() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.sqlite");
+        Connection::open(&p)
+            .unwrap()
+            .execute_batch("CREATE TABLE t(x);")
+            .unwrap();
+        let conn = open(&p, Deadline::after(Duration::from_millis(200))).unwrap();
+        let t0 = Instant::now();
+        let e = conn
+            .query_row(
+                "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c) \
+                 SELECT count(*) FROM c",
+                [],
+                |r| r.get::<_, i64>(0),
+            )
+            .unwrap_err();
+        assert!(t0.elapsed() < Duration::from_secs(5));
+        assert!(matches!(classify(e, &p, "t"), NsysError::Deadline { .. }));
+    }
+
+    #[test]
+    fn names_are_capped_on_a_char_boundary() {
+        let long = "é".repeat(MAX_NAME_BYTES);
+        let c = cap_name(long.as_bytes());
+        assert!(c.len() < MAX_NAME_BYTES + 64, "{}", c.len());
+        assert!(
+            c.ends_with(&format!("of {} bytes)", 2 * MAX_NAME_BYTES)),
+            "{c}"
+        );
+        assert_eq!(cap_name(b"short"), "short");
+    }
+
+    #[test]
+    fn intervals_and_ids_are_checked() {
+        assert_eq!(checked_interval(1, 2), Some((1, 2)));
+        assert_eq!(checked_interval(2, 1), None);
+        assert_eq!(checked_interval(0, i64::MAX), None);
+        assert_eq!(string_id(-1), None);
+        assert_eq!(string_id(4_294_967_295), None);
+        assert_eq!(string_id(7), Some(7));
+    }
+}

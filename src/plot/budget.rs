@@ -1,0 +1,273 @@
+//! The step budget chart (`rooftrace budget --plot`): one stacked bar per
+//! step, the median step first, each stacked from the bound at the bottom
+//! to the measured step at the top, coloured by part. The adapter
+//! ([`BudgetInput::from_report`]) reads the report's parts as they are: the
+//! bar heights are the integer parts, so every bar ends at its step.
+
+use super::axis::{LinearAxis, Tick};
+use super::labels::{Legend, LegendItem, Rect, Swatch};
+use super::{draw, style, Chart, PlotError};
+use crate::budget::{BudgetReport, BOUND, GRAPH, MEMCPY, MEMSET, NO_COUNTERS, OUTSIDE, SHORTFALL};
+use crate::error::InputError;
+use crate::gaps::GapClass;
+use crate::units::duration_ns;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+/// Most steps drawn beside the median one.
+pub const BUDGET_MAX_BARS: usize = 40;
+
+/// One bar: a label and its parts bottom-up, ns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetBar {
+    /// Under the bar (`median`, `#3`).
+    pub label: String,
+    /// (part name, ns), bottom first.
+    pub parts: Vec<(String, i64)>,
+}
+
+/// Everything the chart needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetInput {
+    /// Title line.
+    pub title: String,
+    /// The bars, the median step first.
+    pub bars: Vec<BudgetBar>,
+    /// The median step's bound is a lower bound (an unknown side in ncu).
+    pub bound_is_lower: bool,
+}
+
+impl BudgetInput {
+    /// The median step, then the steps in order (at most
+    /// [`BUDGET_MAX_BARS`]); error when there is no step.
+    pub fn from_report(r: &BudgetReport) -> Result<BudgetInput, InputError> {
+        let m = r.median_step.and_then(|i| r.steps.get(i)).ok_or_else(|| {
+            InputError::new(format!(
+                "--plot: no `{}` step to draw (check --nvtx against `rooftrace gaps --nvtx`)",
+                r.pattern
+            ))
+        })?;
+        let bar = |label: String, s: &crate::budget::StepBudget| BudgetBar {
+            label,
+            parts: s.parts.iter().map(|p| (p.name.clone(), p.ns)).collect(),
+        };
+        let mut bars = vec![bar("median".into(), m)];
+        for (i, s) in r.steps.iter().enumerate().take(BUDGET_MAX_BARS) {
+            bars.push(bar(format!("#{}", i + 1), s));
+        }
+        Ok(BudgetInput {
+            title: format!("`{}` step budget on {}", r.pattern, r.gpu.name),
+            bars,
+            bound_is_lower: m.lower_bound_launches > 0,
+        })
+    }
+}
+
+/// The colour of a part.
+pub fn part_color(name: &str) -> RGBColor {
+    if let Some(c) = name
+        .strip_prefix(crate::budget::IDLE_PREFIX)
+        .and_then(|k| GapClass::ALL.into_iter().find(|c| c.key() == k))
+    {
+        return style::gap_color(c);
+    }
+    match name {
+        BOUND => RGBColor(0, 90, 50),
+        SHORTFALL => RGBColor(0, 114, 178),
+        NO_COUNTERS => RGBColor(120, 120, 120),
+        GRAPH => RGBColor(140, 86, 75),
+        MEMCPY => style::MEMCPY_COLOR,
+        MEMSET => style::MEMSET_COLOR,
+        OUTSIDE => RGBColor(220, 220, 220),
+        _ => RGBColor(60, 60, 60),
+    }
+}
+
+/// A stacked segment on the canvas.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarSegment {
+    /// In pixels.
+    pub rect: Rect,
+    /// Its part.
+    pub part: String,
+}
+
+/// The chart model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BudgetChart {
+    /// Canvas size, in pixels.
+    pub size_px: (u32, u32),
+    /// Title.
+    pub title: String,
+    /// Subtitle: the median step and its bound.
+    pub subtitle: String,
+    /// Plot frame, in pixels.
+    pub plot: Rect,
+    /// Time axis, ns.
+    pub y: LinearAxis,
+    /// Time ticks.
+    pub y_ticks: Vec<Tick>,
+    /// Bar labels with their centre x, in pixels.
+    pub labels: Vec<(i32, String)>,
+    /// Segments, bar by bar, bottom first (zero parts left out).
+    pub segments: Vec<BarSegment>,
+    /// Legend: each part present in some bar, with the median step's time.
+    pub legend: Legend,
+}
+
+impl BudgetChart {
+    /// Lays out the bars.
+    pub fn build(input: &BudgetInput) -> Result<BudgetChart, PlotError> {
+        let first = input
+            .bars
+            .first()
+            .ok_or_else(|| PlotError::Empty("no step".into()))?;
+        let total = |b: &BudgetBar| b.parts.iter().map(|p| p.1.max(0)).sum::<i64>();
+        let max = input.bars.iter().map(total).max().unwrap_or(0);
+        if max <= 0 {
+            return Err(PlotError::Empty("every step is 0 ns long".into()));
+        }
+        let y = LinearAxis::nice(0.0, max as f64, 6);
+        let y_ticks = y.ticks(|v| if v == 0.0 { "0".into() } else { duration_ns(v) });
+        let mut names: Vec<&str> = Vec::new();
+        for b in &input.bars {
+            for (n, ns) in &b.parts {
+                if *ns > 0 && !names.contains(&n.as_str()) {
+                    names.push(n);
+                }
+            }
+        }
+        let items: Vec<LegendItem> = first
+            .parts
+            .iter()
+            .filter(|(n, _)| names.contains(&n.as_str()))
+            .map(|(n, ns)| LegendItem {
+                swatch: Swatch::Bar(part_color(n)),
+                text: format!(
+                    "{}: {}",
+                    crate::budget::part_label(n),
+                    if *ns == 0 {
+                        "0".into()
+                    } else {
+                        duration_ns(*ns as f64)
+                    }
+                ),
+            })
+            .collect();
+        let (w, h) = style::HISTOGRAM_SIZE_PX;
+        let legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
+        let plot = Rect {
+            left: style::MARGIN_PX.0 - 40,
+            top: style::MARGIN_PX.1,
+            right: legend.rect.left - 25,
+            bottom: h as i32 - style::MARGIN_PX.3,
+        };
+        let n = input.bars.len() as i32;
+        let slot = (plot.width() / n.max(1)).max(2);
+        let y_px = |v: f64| plot.bottom - (y.fraction(v) * plot.height() as f64).round() as i32;
+        let mut segments = Vec::new();
+        let mut labels = Vec::new();
+        for (i, b) in input.bars.iter().enumerate() {
+            let left = plot.left + i as i32 * slot + slot / 6;
+            let right = plot.left + (i as i32 + 1) * slot - slot / 6;
+            labels.push(((left + right) / 2, b.label.clone()));
+            let mut below = 0i64;
+            for (name, ns) in b.parts.iter().filter(|p| p.1 > 0) {
+                segments.push(BarSegment {
+                    rect: Rect {
+                        left,
+                        right: right.max(left + 1),
+                        top: y_px((below + ns) as f64),
+                        bottom: y_px(below as f64),
+                    },
+                    part: name.clone(),
+                });
+                below += ns;
+            }
+        }
+        let bound = first.parts.iter().find(|p| p.0 == BOUND).map_or(0, |p| p.1);
+        Ok(BudgetChart {
+            size_px: style::HISTOGRAM_SIZE_PX,
+            title: input.title.clone(),
+            subtitle: format!(
+                "median step {}, bound {}{}; stacked from the bound (bottom) to the measured step (top)",
+                duration_ns(total(first) as f64),
+                if input.bound_is_lower { "≥" } else { "" },
+                duration_ns(bound as f64)
+            ),
+            plot,
+            y,
+            y_ticks,
+            labels,
+            segments,
+            legend,
+        })
+    }
+}
+
+impl Chart for BudgetChart {
+    fn size_px(&self) -> (u32, u32) {
+        self.size_px
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
+        let p = self.plot;
+        draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
+        for t in &self.y_ticks {
+            let y = p.bottom - (self.y.fraction(t.value) * p.height() as f64).round() as i32;
+            draw::line(area, vec![(p.left, y), (p.right, y)], style::GRID, 1)?;
+            draw::text(
+                area,
+                &t.label,
+                (p.left - 10, y),
+                style::TICK_FONT,
+                style::INK,
+                (HPos::Right, VPos::Center),
+            )?;
+        }
+        for s in &self.segments {
+            draw::fill_rect(area, s.rect, part_color(&s.part), 1.0)?;
+        }
+        // Labels only where they fit: the median always, then every k-th.
+        let every = (self.labels.len() / 12).max(1);
+        for (i, (x, l)) in self.labels.iter().enumerate() {
+            if i == 0 || i % every == 0 {
+                draw::x_tick(area, *x, p.bottom, l)?;
+            }
+        }
+        draw::outline_rect(area, p, style::INK, 1)?;
+        draw::axis_titles(area, p, "step (median first, then in order)", "time")?;
+        draw::legend(area, &self.legend)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bars_stack_from_the_bound_to_the_step() {
+        let bar = |parts: &[(&str, i64)]| BudgetBar {
+            label: "b".into(),
+            parts: parts.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+        };
+        let input = BudgetInput {
+            title: "t".into(),
+            bars: vec![
+                bar(&[(BOUND, 400), (SHORTFALL, 100), ("idle_host_bound", 500)]),
+                bar(&[(BOUND, 400), (SHORTFALL, 0), ("idle_host_bound", 600)]),
+            ],
+            bound_is_lower: false,
+        };
+        let c = BudgetChart::build(&input).unwrap();
+        // Zero parts are not drawn: 3 + 2 segments.
+        assert_eq!(c.segments.len(), 5);
+        assert_eq!(c.segments[0].part, BOUND);
+        // Each segment starts where the one below ends.
+        assert_eq!(c.segments[1].rect.bottom, c.segments[0].rect.top);
+        // Axis covers the 1000 ns bars.
+        assert!(c.y.max >= 1000.0);
+        assert_eq!(c.legend.items.len(), 3);
+    }
+}

@@ -1,0 +1,386 @@
+//! Renderers of the step budget: aligned table, CSV (one row per step, one
+//! column per part), Markdown (verdict and "fix first" on top, fits a PR
+//! comment) and versioned JSON (`rooftrace.budget/1`). Each returns bytes.
+
+use super::table::Table;
+use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
+use crate::budget::{
+    part_label, BoundSource, BudgetReport, StepBudget, BOUND, IDLE_PREFIX, MEMCPY, MEMSET,
+    SHORTFALL,
+};
+use crate::units::{duration_ns, ellipsize, percent};
+
+/// Renders the report; `opts.top` is the rows of the kernel and step
+/// tables (0 = all).
+impl Render for BudgetReport {
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        match format {
+            Format::Table => table(self, opts).into_bytes(),
+            Format::Csv => csv(self).into_bytes(),
+            Format::Markdown => markdown(self, opts).into_bytes(),
+            Format::Json => {
+                let mut v = serde_json::to_vec_pretty(self).unwrap_or_default();
+                v.push(b'\n');
+                v
+            }
+        }
+    }
+}
+
+fn dur(ns: f64) -> String {
+    if ns == 0.0 {
+        "0".to_string()
+    } else {
+        duration_ns(ns)
+    }
+}
+
+fn share(a: f64, b: f64) -> String {
+    percent(if b > 0.0 { a / b } else { 0.0 })
+}
+
+/// Where the bound came from, one phrase.
+fn source_phrase(r: &BudgetReport) -> String {
+    match &r.bound_source {
+        BoundSource::Ncu { file } => format!("bound from the ncu counters in {file}"),
+        BoundSource::BytesPerStep { bytes, bound_ns } => format!(
+            "bound = {} per step / {} = {}",
+            crate::units::si(*bytes, "B"),
+            crate::units::si(r.dram_bytes_per_s, "B/s"),
+            duration_ns(*bound_ns)
+        ),
+        BoundSource::Unknown => "no bound (give --ncu or --bytes-per-step)".to_string(),
+    }
+}
+
+/// One line: the median step and its parts, largest first.
+pub fn verdict(r: &BudgetReport) -> String {
+    let Some(m) = r.median_step.and_then(|i| r.steps.get(i)) else {
+        return format!("no `{}` step to budget", r.pattern);
+    };
+    let mut parts: Vec<_> = m.parts.iter().filter(|p| p.ns != 0).collect();
+    parts.sort_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name)));
+    let list: Vec<String> = parts
+        .iter()
+        .take(4)
+        .map(|p| format!("{} {}", part_label(&p.name), dur(p.ns as f64)))
+        .collect();
+    let bound = m.part(BOUND);
+    let ratio = if bound > 0 {
+        format!(", {:.2}× its bound", m.step_ns as f64 / bound as f64)
+    } else {
+        String::new()
+    };
+    format!(
+        "median `{}` step {} on {}{ratio} (of {} steps): {}",
+        r.pattern,
+        dur(m.step_ns as f64),
+        r.gpu.name,
+        r.steps.len(),
+        list.join(", ")
+    )
+}
+
+fn parts_table(r: &BudgetReport) -> Table {
+    let mut t = Table::new(
+        &["part", "median step", "share", "p10", "median", "p90"],
+        &[0],
+    );
+    let m = r.median_step.and_then(|i| r.steps.get(i));
+    let step = m.map_or(0, |m| m.step_ns) as f64;
+    for s in &r.spread {
+        let v = match m {
+            Some(m) if s.name == "step" => m.step_ns,
+            Some(m) => m.part(&s.name),
+            None => 0,
+        } as f64;
+        t.push(vec![
+            part_label(&s.name),
+            dur(v),
+            share(v, step),
+            dur(s.p10_ns as f64),
+            dur(s.median_ns as f64),
+            dur(s.p90_ns as f64),
+        ]);
+    }
+    t
+}
+
+fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) {
+    let mut t = Table::new(
+        &[
+            "kernel",
+            "launches",
+            "own counter",
+            "name figure",
+            "time",
+            "bound",
+            "shortfall",
+            "of roof",
+            "bound by",
+        ],
+        &[0, 8],
+    );
+    let shown = if rows == 0 {
+        r.kernels.len()
+    } else {
+        rows.min(r.kernels.len())
+    };
+    for k in &r.kernels[..shown] {
+        // A lower bound on the bound (an unknown side in ncu) makes the
+        // shortfall an upper bound.
+        let (lo, hi) = if k.lower_bound_launches > 0 {
+            ("≥", "≤")
+        } else {
+            ("", "")
+        };
+        t.push(vec![
+            ellipsize(&k.name, width),
+            k.launches.to_string(),
+            k.matched.to_string(),
+            k.per_name.to_string(),
+            dur(k.time_ns as f64),
+            k.bound_ns
+                .map_or("unknown".into(), |b| format!("{lo}{}", dur(b as f64))),
+            k.shortfall_ns
+                .map_or("unknown".into(), |b| format!("{hi}{}", dur(b as f64))),
+            k.bound_ns.map_or("-".into(), |b| {
+                format!("{lo}{}", share(b as f64, k.time_ns as f64))
+            }),
+            k.bound_by.unwrap_or("-").to_string(),
+        ]);
+    }
+    (t, r.kernels.len() - shown)
+}
+
+/// One row per step (the first `rows`; 0 = all): the parts grouped as
+/// bound, shortfall, idle (every class), copies (memcpy + memset) and the
+/// rest (kernels without counters, graph rows, outside the GPU span).
+fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
+    let mut t = Table::new(
+        &[
+            "#",
+            "step",
+            "bound",
+            "shortfall",
+            "idle",
+            "copies",
+            "other",
+            "kernels",
+        ],
+        &[],
+    );
+    let shown = if rows == 0 {
+        r.steps.len()
+    } else {
+        rows.min(r.steps.len())
+    };
+    for (i, s) in r.steps[..shown].iter().enumerate() {
+        let idle: i64 = s
+            .parts
+            .iter()
+            .filter(|p| p.name.starts_with(IDLE_PREFIX))
+            .map(|p| p.ns)
+            .sum();
+        let copies = s.part(MEMCPY) + s.part(MEMSET);
+        let other = s.step_ns - s.part(BOUND) - s.part(SHORTFALL) - idle - copies;
+        let mark = if r.median_step == Some(i) {
+            " (median)"
+        } else {
+            ""
+        };
+        t.push(vec![
+            format!("{}{mark}", i + 1),
+            dur(s.step_ns as f64),
+            format!(
+                "{}{}",
+                if s.lower_bound_launches > 0 {
+                    "≥"
+                } else {
+                    ""
+                },
+                dur(s.part(BOUND) as f64)
+            ),
+            format!(
+                "{}{}",
+                if s.lower_bound_launches > 0 {
+                    "≤"
+                } else {
+                    ""
+                },
+                dur(s.part(SHORTFALL) as f64)
+            ),
+            dur(idle as f64),
+            dur(copies as f64),
+            dur(other as f64),
+            s.kernels.to_string(),
+        ]);
+    }
+    (t, r.steps.len() - shown)
+}
+
+fn coverage_line(r: &BudgetReport) -> String {
+    let c = &r.coverage;
+    let k = c.kernel_ns as f64;
+    format!(
+        "coverage: {} of kernel time backed by a counter of the same kernel ({} its own launch, {} the name's figure for unprofiled launches), {} without",
+        share((c.matched_ns + c.per_name_ns) as f64, k),
+        share(c.matched_ns as f64, k),
+        share(c.per_name_ns as f64, k),
+        share(c.none_ns as f64, k)
+    )
+}
+
+fn fix_lines(r: &BudgetReport) -> Vec<String> {
+    r.fix_first
+        .iter()
+        .enumerate()
+        .map(|(i, f)| format!("{}. {}", i + 1, f.text))
+        .collect()
+}
+
+fn table(r: &BudgetReport, o: &RenderOptions) -> String {
+    let mut out = format!(
+        "{}\n{}; roofs: {} ({})\n\n",
+        verdict(r),
+        source_phrase(r),
+        r.gpu.name,
+        r.gpu.chosen_by
+    );
+    out.push_str(&parts_table(r).to_text());
+    if !r.steps.is_empty() {
+        let (t, more) = steps_table(r, o.top);
+        out.push_str("\nsteps:\n");
+        out.push_str(&t.to_text());
+        if more > 0 {
+            out.push_str(&format!(
+                "({more} more steps; --top 0 shows all, CSV and JSON have every part)\n"
+            ));
+        }
+    }
+    if !r.fix_first.is_empty() {
+        out.push_str("\nfix first:\n");
+        for l in fix_lines(r) {
+            out.push_str(&format!("  {l}\n"));
+        }
+    }
+    if !r.kernels.is_empty() {
+        let (t, more) = kernels_table(r, o.top, 64);
+        out.push_str("\nkernels in the steps, largest shortfall first, then by time:\n");
+        out.push_str(&t.to_text());
+        if more > 0 {
+            out.push_str(&format!("({more} more kernels; --top 0 shows all)\n"));
+        }
+        out.push_str(&format!("{}\n", coverage_line(r)));
+    }
+    for d in &r.diagnostics {
+        out.push_str(&format!("warning: {d}\n"));
+    }
+    out
+}
+
+fn csv(r: &BudgetReport) -> String {
+    let names: Vec<&str> = r
+        .steps
+        .first()
+        .map(|s| s.parts.iter().map(|p| p.name.as_str()).collect())
+        .unwrap_or_default();
+    let mut out =
+        String::from("step,text,pid,device,gpu_start_ns,gpu_end_ns,projected,kernels,step_ns");
+    for n in &names {
+        out.push_str(&format!(",{n}_ns"));
+    }
+    out.push_str(",concurrent_ns,bound_capped_ns,lower_bound_launches\n");
+    for (i, s) in r.steps.iter().enumerate() {
+        out.push_str(&csv_row(i, s, &names));
+    }
+    out
+}
+
+fn csv_row(i: usize, s: &StepBudget, names: &[&str]) -> String {
+    let text = if s.text.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.text.replace('"', "\"\""))
+    } else {
+        s.text.clone()
+    };
+    let mut row = format!(
+        "{i},{text},{},{},{},{},{},{},{}",
+        s.pid, s.device, s.gpu_start_ns, s.gpu_end_ns, s.projected, s.kernels, s.step_ns
+    );
+    for n in names {
+        row.push_str(&format!(",{}", s.part(n)));
+    }
+    row.push_str(&format!(
+        ",{},{},{}\n",
+        s.concurrent_ns, s.bound_capped_ns, s.lower_bound_launches
+    ));
+    row
+}
+
+fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
+    let mut out = format!("**{}**\n\n{}\n\n", verdict(r), source_phrase(r));
+    if !r.fix_first.is_empty() {
+        out.push_str("**Fix first**\n\n");
+        for l in fix_lines(r) {
+            out.push_str(&format!("{l}\n"));
+        }
+        out.push('\n');
+    }
+    for (alt, link) in &o.images {
+        out.push_str(&format!("![{alt}]({link})\n\n"));
+    }
+    let mut sections = vec![format!(
+        "### Median step and spread\n\n{}",
+        parts_table(r).to_markdown()
+    )];
+    if !r.steps.is_empty() {
+        let (t, more) = steps_table(r, if o.top == 0 { 50 } else { o.top.min(50) });
+        let note = if more > 0 {
+            format!("\n_{more} more steps in the CSV and JSON reports._\n")
+        } else {
+            String::new()
+        };
+        sections.push(format!("### Steps\n\n{}{note}", t.to_markdown()));
+    }
+    if !r.kernels.is_empty() {
+        let (t, more) = kernels_table(r, if o.top == 0 { 50 } else { o.top.min(50) }, 40);
+        let note = if more > 0 {
+            format!("\n_{more} more kernels in the JSON report._\n")
+        } else {
+            String::new()
+        };
+        sections.push(format!(
+            "### Kernels in the steps, largest shortfall first, then by time\n\n{}{note}\n{}\n",
+            t.to_markdown(),
+            coverage_line(r)
+        ));
+    }
+    sections.push(format!(
+        "### Method\n\n{}\n",
+        r.method
+            .iter()
+            .map(|m| format!("- {m}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    ));
+    if !r.diagnostics.is_empty() {
+        sections.push(format!(
+            "### Diagnostics\n\n{}\n",
+            r.diagnostics
+                .iter()
+                .map(|d| format!("- {d}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ));
+    }
+    const CUT: &str = "\n_Report truncated to fit a comment; see the JSON output._\n";
+    for sec in sections {
+        if out.chars().count() + sec.chars().count() + 1 + CUT.len() > MARKDOWN_LIMIT_CHARS {
+            out.push_str(CUT);
+            break;
+        }
+        out.push_str(&sec);
+        out.push('\n');
+    }
+    out
+}
