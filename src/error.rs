@@ -60,9 +60,28 @@ pub const EXIT_REGRESSION: u8 = 3;
 #[error("{0}")]
 pub struct RegressionFound(pub String);
 
+/// Exit code of a run over many inputs where some failed and the results of
+/// the others were still written.
+pub const EXIT_SOME_INPUTS_FAILED: u8 = 4;
+
+/// Some inputs of a many-input run failed; the report (written) names each
+/// with its error.
+#[derive(Debug, thiserror::Error)]
+#[error("{failed} of {total} inputs failed; the others' results were written. First: {first}")]
+pub struct SomeInputsFailed {
+    /// Inputs that failed.
+    pub failed: usize,
+    /// Inputs in the run.
+    pub total: usize,
+    /// The first failure, `input: error`.
+    pub first: String,
+}
+
 /// Maps an error chain to the process exit code.
 pub fn exit_code(err: &anyhow::Error) -> u8 {
-    if err.chain().any(|e| e.is::<InputError>()) {
+    if err.chain().any(|e| e.is::<SomeInputsFailed>()) {
+        EXIT_SOME_INPUTS_FAILED
+    } else if err.chain().any(|e| e.is::<InputError>()) {
         EXIT_BAD_INPUT
     } else if err.chain().any(|e| e.is::<RegressionFound>()) {
         EXIT_REGRESSION

@@ -14,6 +14,7 @@ pub mod commands;
 pub mod diff;
 pub mod error;
 pub mod gaps;
+pub mod multi;
 pub mod ncu;
 pub mod nsys;
 pub mod plot;

@@ -1,6 +1,6 @@
 //! Arguments of `rooftrace gaps`.
 
-use super::OutputArgs;
+use super::{ManyArgs, OutputArgs};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -14,14 +14,19 @@ Examples:
   rooftrace gaps decode.sqlite
   rooftrace gaps decode.nsys-rep --nvtx 'decode_step' --min-gap 5us --format md
   rooftrace gaps decode.sqlite --plot timeline.png --plot-hist gaps.png --format md -o report.md
-  rooftrace gaps decode.sqlite --plot timeline.svg --window 10ms..60ms --device 0";
+  rooftrace gaps decode.sqlite --plot timeline.svg --window 10ms..60ms --device 0
+  rooftrace gaps traces/rank*.sqlite --nvtx decode_step
+  rooftrace gaps traces/ --format parquet -o gaps.parquet/";
 
 /// `rooftrace gaps`: idle-gap analysis of an Nsight Systems timeline.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct GapsArgs {
-    /// The report: `.nsys-rep` or a `.sqlite` export.
-    pub input: PathBuf,
+    /// The reports: `.nsys-rep` or `.sqlite` exports, directories (searched
+    /// for both) or glob patterns (`'traces/rank*.sqlite'`). Several inputs
+    /// give one cross-rank report (docs/scale.md).
+    #[arg(required = true, num_args = 1..)]
+    pub input: Vec<PathBuf>,
     /// One row per instance of the NVTX ranges whose text matches REGEX.
     #[arg(long, value_name = "REGEX")]
     pub nvtx: Option<String>,
@@ -59,6 +64,8 @@ pub struct GapsArgs {
     pub window: Option<(i64, i64)>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub many: ManyArgs,
 }
 
 /// Parses `0`, `850ns`, `5us`, `5µs`, `1.5ms`, `2s` into nanoseconds.

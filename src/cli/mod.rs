@@ -60,13 +60,44 @@ impl From<FormatArg> for crate::report::Format {
     }
 }
 
+/// Output format of `gaps` and `ncu`: a report format, or a Parquet dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum OutputFormatArg {
+    /// Aligned table with human units.
+    #[default]
+    Table,
+    /// Versioned JSON (schema in docs/).
+    Json,
+    /// Comma-separated values, SI units in the column names.
+    Csv,
+    /// Markdown that fits a pull-request comment.
+    Md,
+    /// A Parquet dataset per entity under the `-o` directory, partitioned by
+    /// input (docs/parquet-schema.md).
+    Parquet,
+}
+
+impl OutputFormatArg {
+    /// The report format; `None` for Parquet.
+    pub fn report(self) -> Option<crate::report::Format> {
+        match self {
+            OutputFormatArg::Table => Some(FormatArg::Table.into()),
+            OutputFormatArg::Json => Some(FormatArg::Json.into()),
+            OutputFormatArg::Csv => Some(FormatArg::Csv.into()),
+            OutputFormatArg::Md => Some(FormatArg::Md.into()),
+            OutputFormatArg::Parquet => None,
+        }
+    }
+}
+
 /// Flags every report-producing subcommand shares.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = FormatArg::Table)]
-    pub format: FormatArg,
-    /// Write the report to FILE instead of stdout.
+    /// Output format (`parquet` needs `-o DIR`).
+    #[arg(long, value_enum, default_value_t = OutputFormatArg::Table)]
+    pub format: OutputFormatArg,
+    /// Write the report to FILE instead of stdout (with `--format parquet`:
+    /// the dataset directory).
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Show only the first N rows of the main table (0 = all).
@@ -74,10 +105,63 @@ pub struct OutputArgs {
     pub top: usize,
 }
 
+/// Flags of a run over many inputs (`gaps`, `ncu`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct ManyArgs {
+    /// Inputs analysed at once (default: the number of CPUs). Each input's
+    /// own reading is already parallel; see docs/scale.md.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+    /// Memory the inputs analysed at once may take together, estimated from
+    /// their file sizes: `512M`, `8G` (default: the estimate of the largest
+    /// input, so peak memory stays near that input's alone). An input over
+    /// the budget runs alone.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size_bytes)]
+    pub mem_budget: Option<u64>,
+    /// Take each input's rank from its file name: the first capture group of
+    /// REGEX (default `(?i)(?:rank|proc)[-_.]?(\d+)`, used only when the
+    /// export records no rank; a given REGEX wins over the export).
+    #[arg(long, value_name = "REGEX")]
+    pub rank_from: Option<String>,
+}
+
+/// Parses `4096`, `512K`, `512M`, `8G`, `1T` (powers of 1024) into bytes.
+pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: u64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size; write e.g. 512M or 8G"))?;
+    let shift = match unit.trim().trim_end_matches(['B', 'b', 'i']) {
+        "" => 0,
+        "K" | "k" => 10,
+        "M" | "m" => 20,
+        "G" | "g" => 30,
+        "T" | "t" => 40,
+        u => {
+            return Err(format!(
+                "unknown size unit `{u}` in `{s}`; use K, M, G or T"
+            ))
+        }
+    };
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("`{s}` is too large"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(super::parse_size_bytes("4096"), Ok(4096));
+        assert_eq!(super::parse_size_bytes("512M"), Ok(512 << 20));
+        assert_eq!(super::parse_size_bytes("8GiB"), Ok(8 << 30));
+        assert!(super::parse_size_bytes("8X").is_err());
+        assert!(super::parse_size_bytes("M").is_err());
+    }
 
     #[test]
     fn cli_definition_is_consistent() {

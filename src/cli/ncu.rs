@@ -1,6 +1,6 @@
 //! Arguments of `rooftrace ncu`.
 
-use super::OutputArgs;
+use super::{ManyArgs, OutputArgs};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -22,16 +22,22 @@ SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every 
 names the roofs it used and their source. Details: docs/ncu.md
 
 Plot and pull-request comment:
-  rooftrace ncu report.csv --plot roofline.png --format md -o report.md";
+  rooftrace ncu report.csv --plot roofline.png --format md -o report.md
+
+Many inputs:
+  rooftrace ncu profiles/*.csv --group-by kernel
+  rooftrace ncu profiles/ --format parquet -o ncu.parquet/";
 
 /// `rooftrace ncu`: roofline analysis of an Nsight Compute CSV.
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct NcuArgs {
-    /// The ncu CSV (details or raw page, with or without ncu's log lines), or
-    /// a `.ncu-rep` report (imported with `ncu` from PATH or $ROOFTRACE_NCU).
-    #[arg(required_unless_present_any = ["print_metrics", "list_gpus"])]
-    pub input: Option<PathBuf>,
+    /// The ncu CSVs (details or raw page, with or without ncu's log lines),
+    /// or `.ncu-rep` reports (imported with `ncu` from PATH or
+    /// $ROOFTRACE_NCU): files, directories (searched for `.csv`) or glob
+    /// patterns. Several inputs give one table across them (docs/scale.md).
+    #[arg(required_unless_present_any = ["print_metrics", "list_gpus"], num_args = 1..)]
+    pub input: Vec<PathBuf>,
     /// Print the comma-separated metric list rooftrace reads, for `ncu --metrics`, and exit.
     #[arg(long, conflicts_with_all = ["input", "list_gpus"])]
     pub print_metrics: bool,
@@ -53,6 +59,8 @@ pub struct NcuArgs {
     pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub many: ManyArgs,
 }
 
 /// `--group-by` values.

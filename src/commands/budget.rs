@@ -79,7 +79,11 @@ impl BudgetRunConfig {
             bytes_per_step: args.bytes_per_step,
             roofs,
             plot,
-            format: args.output.format.into(),
+            format: args.output.format.report().ok_or_else(|| {
+                InputError::new(
+                    "budget writes a report (--format table, json, csv or md); --format parquet is for gaps and ncu",
+                )
+            })?,
             top: args.output.top,
             output: args.output.output,
         })

@@ -117,7 +117,9 @@ impl DiffConfig {
                 .as_deref()
                 .map(|p| PlotTarget::from_flag("--plot", p))
                 .transpose()?,
-            format: a.output.format.into(),
+            format: a.output.format.report().ok_or_else(|| {
+                InputError::new("--format parquet: rooftrace diff writes table, csv, json or md")
+            })?,
             top: a.output.top,
             output: a.output.output,
         })
@@ -227,6 +229,15 @@ pub fn run(args: DiffArgs) -> anyhow::Result<()> {
 
 /// Runs `rooftrace diff` on plain config.
 pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
+    // Never overwrite an input with the report or the plot.
+    let mut targets: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &config.output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    super::output::refuse_inputs(&targets, &[&config.base, &config.new])?;
     let report = build(config)?;
     let mut images = Vec::new();
     if let Some(target) = &config.plot {

@@ -2,6 +2,7 @@
 //! resolve the input (convert an `.nsys-rep`), read the timeline with a
 //! progress bar on a terminal, analyse once, draw, render, write.
 
+use super::many::{self, Job, ManyConfig};
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 use crate::cli::gaps::GapsArgs;
@@ -19,8 +20,12 @@ use std::path::{Path, PathBuf};
 /// Plain config of one `rooftrace gaps` run.
 #[derive(Debug, Clone)]
 pub struct GapsConfig {
-    /// The `.nsys-rep` or `.sqlite` export.
+    /// The `.nsys-rep` or `.sqlite` export (the first of `inputs`).
     pub input: PathBuf,
+    /// Every input, globs and directories expanded.
+    pub inputs: Vec<PathBuf>,
+    /// Parallelism, memory budget, rank rule, Parquet output.
+    pub many: ManyConfig,
     /// The `nsys` executable used to convert an `.nsys-rep`.
     pub nsys: Option<PathBuf>,
     /// What to analyse and how.
@@ -61,7 +66,28 @@ impl GapsConfig {
             .as_deref()
             .map(|p| PlotTarget::from_flag("--plot-hist", p))
             .transpose()?;
+        let format = args.output.format.report();
+        let parquet = match format {
+            None => Some(many::parquet_dir(args.output.output.as_deref())?),
+            Some(_) => None,
+        };
+        let inputs = super::inputs::expand(&args.input, &["sqlite", "nsys-rep"]);
+        if inputs.len() > 1 || parquet.is_some() {
+            for (flag, given) in [
+                ("--plot", plot.is_some()),
+                ("--plot-hist", plot_hist.is_some()),
+            ] {
+                if given {
+                    return Err(InputError::new(format!(
+                        "{flag} draws one input; give a single input, or leave out {flag} (and --format parquet)"
+                    )));
+                }
+            }
+        }
         Ok(GapsConfig {
+            many: ManyConfig::from_args(&args.many, parquet)?,
+            input: inputs.first().cloned().unwrap_or_default(),
+            inputs,
             analysis: GapConfig {
                 device: args.device,
                 stream: args.stream,
@@ -69,16 +95,16 @@ impl GapsConfig {
                 launch_latency_ns: args.latency,
                 top: args.output.top,
                 nvtx,
-                // The charts draw the gaps the analysis classified.
-                keep_gaps: plot.is_some() || plot_hist.is_some(),
+                // The charts and the `gaps` dataset use the gaps the
+                // analysis classified.
+                keep_gaps: plot.is_some() || plot_hist.is_some() || format.is_none(),
             },
-            input: args.input,
             nsys: args.nsys,
             window_rel_ns: args.window,
             plot,
             plot_hist,
             image: args.image,
-            format: args.output.format.into(),
+            format: format.unwrap_or(Format::Table),
             top: args.output.top,
             output: args.output.output,
         })
@@ -107,8 +133,12 @@ pub fn run(args: GapsArgs) -> anyhow::Result<()> {
     run_config(&GapsConfig::from_args(args)?)
 }
 
-/// Runs `rooftrace gaps` on plain config.
+/// Runs `rooftrace gaps` on plain config: one input as always, several
+/// (or `--format parquet`) through [`run_many`].
 pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
+    if config.inputs.len() > 1 || config.many.parquet.is_some() {
+        return run_many(config);
+    }
     let cfg = &config.analysis;
     if config.input.as_os_str() == "-" {
         return Err(InputError::new(
@@ -145,6 +175,81 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
         },
     );
     write_output(config.output.as_deref(), &bytes)
+}
+
+/// Runs over many inputs in parallel ([`many::run_all`]); writes the
+/// cross-input report (or the Parquet datasets, input by input), then says
+/// whether some inputs failed (exit 4).
+pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
+    let work = |job: &Job| analyse_one(config, job);
+    let results = many::run_all(&config.inputs, &config.many, &work);
+    let (ok, failures) = many::split_results(&config.inputs, results);
+    let total = config.inputs.len();
+    match &config.many.parquet {
+        Some(dir) => eprintln!(
+            "wrote Parquet datasets of {} inputs under {}",
+            ok.len(),
+            dir.display()
+        ),
+        None if ok.is_empty() => {}
+        None => {
+            let report = crate::multi::summarize_gaps(ok, failures.clone());
+            let bytes = report.render(
+                config.format,
+                &RenderOptions {
+                    top: config.top,
+                    images: Vec::new(),
+                },
+            );
+            write_output(config.output.as_deref(), &bytes)?;
+        }
+    }
+    many::outcome(total, &failures)
+}
+
+/// One input of a many-input run: read, analyse as a single run would, tag,
+/// and write its Parquet datasets when asked (then drop the gaps it kept).
+fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::GapsInput> {
+    let cfg = &config.analysis;
+    let path = &job.path;
+    if !path.is_file() {
+        return Err(InputError::new(format!(
+            "{}: no such file (or a pattern that matched nothing); give .nsys-rep or .sqlite exports, directories or patterns",
+            path.display()
+        ))
+        .into());
+    }
+    let sqlite = resolve_export(path, config.nsys.as_deref()).map_err(InputError::from)?;
+    let timeline =
+        read_timeline(&sqlite, cfg.nvtx.is_some(), &|_, _| {}).map_err(InputError::from)?;
+    if cfg.device.is_some() || cfg.stream.is_some() {
+        check_filters_match(&timeline, cfg, path)?;
+    }
+    let mut report = analyze(&timeline, cfg);
+    let kernels = crate::multi::kernel_totals(&timeline, cfg.scope());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (rank, rank_source) = config.many.rank.resolve(&name, timeline.info.identity.rank);
+    let tag = crate::multi::InputTag {
+        input: path.display().to_string(),
+        partition: job.partition.clone(),
+        host: timeline.info.identity.host.clone(),
+        rank,
+        rank_source,
+    };
+    drop(timeline);
+    if let Some(dir) = &config.many.parquet {
+        let sets = crate::report::parquet::gaps::datasets(&tag, &report, &kernels);
+        many::write_datasets(dir, &job.partition, &sets)?;
+    }
+    report.gaps = None;
+    Ok(crate::multi::GapsInput {
+        tag,
+        report,
+        kernels,
+    })
 }
 
 /// Reads the export, with a progress bar on a terminal.

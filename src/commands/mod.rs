@@ -7,6 +7,8 @@ pub mod budget;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
+pub mod inputs;
+pub mod many;
 pub mod ncu;
 pub mod output;
 pub mod plot;

@@ -13,6 +13,7 @@ use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::many::{self, Job, ManyConfig};
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 
@@ -51,7 +52,8 @@ pub struct NcuConfig {
 
 /// Runs `rooftrace ncu`.
 pub fn run(args: NcuArgs) -> anyhow::Result<()> {
-    let format = Format::from(args.output.format);
+    let report_format = args.output.format.report();
+    let format = report_format.unwrap_or(Format::Table);
     if args.print_metrics {
         let mut s = ncu::metrics::PRINT_METRICS.join(",");
         s.push('\n');
@@ -60,7 +62,19 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     if args.list_gpus {
         return write_output(args.output.output.as_deref(), &render_gpu_list(format));
     }
-    let input = args.input.context("no input file given")?;
+    let inputs = super::inputs::expand(&args.input, &["csv", "ncu-rep"]);
+    let parquet = match report_format {
+        None => Some(many::parquet_dir(args.output.output.as_deref())?),
+        Some(_) => None,
+    };
+    if (inputs.len() > 1 || parquet.is_some()) && args.plot.is_some() {
+        return Err(InputError::new(
+            "--plot draws one input; give a single CSV, or leave out --plot (and --format parquet)",
+        )
+        .into());
+    }
+    let many_config = ManyConfig::from_args(&args.many, parquet)?;
+    let input = inputs.first().cloned().context("no input file given")?;
     let plot = args
         .plot
         .as_deref()
@@ -91,11 +105,14 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     if let Some(p) = &config.plot {
         targets.push(("--plot", &p.path));
     }
-    let mut inputs: Vec<&Path> = vec![&config.input];
+    let mut read: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     if let RoofsChoice::File(f) = &config.roofs {
-        inputs.push(f);
+        read.push(f);
     }
-    refuse_inputs(&targets, &inputs)?;
+    refuse_inputs(&targets, &read)?;
+    if inputs.len() > 1 || many_config.parquet.is_some() {
+        return run_many(&config, &inputs, &many_config);
+    }
     let bytes = report_bytes(&config)?;
     write_output(config.output.as_deref(), &bytes)
 }
@@ -130,6 +147,71 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
             .collect(),
     };
     Ok(report.render(config.format, &opts))
+}
+
+/// Runs over many CSVs in parallel ([`many::run_all`]), each with its own
+/// roofs (from the CSV, or `--gpu`/`--roofs`); writes the cross-input
+/// report (or the Parquet datasets), then says whether some failed (exit 4).
+fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::Result<()> {
+    let work = |job: &Job| -> anyhow::Result<crate::multi::NcuInput> {
+        let path = &job.path;
+        let shown = path.display().to_string();
+        // No per-file progress bar: several would garble the terminal.
+        let csv = if ncu::convert::is_report(path) {
+            ncu::convert::parse_report(path, &shown).map_err(InputError::from)?
+        } else {
+            let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
+                file: shown.clone(),
+                source,
+            })?;
+            ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
+        };
+        csv.check_analysable().map_err(InputError::from)?;
+        let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
+            Ok(csv.roofs_from_peaks()?)
+        })?;
+        let report = analyze(&csv, &roofs, gpu, config.group_by);
+        drop(csv);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (rank, rank_source) = mc.rank.resolve(&name, None);
+        let tag = crate::multi::InputTag {
+            input: shown,
+            partition: job.partition.clone(),
+            host: None,
+            rank,
+            rank_source,
+        };
+        if let Some(dir) = &mc.parquet {
+            let sets = crate::report::parquet::ncu::datasets(&tag, &report);
+            many::write_datasets(dir, &job.partition, &sets)?;
+        }
+        Ok(crate::multi::NcuInput { tag, report })
+    };
+    let results = many::run_all(inputs, mc, &work);
+    let (ok, failures) = many::split_results(inputs, results);
+    match &mc.parquet {
+        Some(dir) => eprintln!(
+            "wrote Parquet datasets of {} inputs under {}",
+            ok.len(),
+            dir.display()
+        ),
+        None if ok.is_empty() => {}
+        None => {
+            let report = crate::multi::summarize_ncu(ok, failures.clone());
+            let opts = RenderOptions {
+                top: config.top,
+                images: Vec::new(),
+            };
+            write_output(
+                config.output.as_deref(),
+                &report.render(config.format, &opts),
+            )?;
+        }
+    }
+    many::outcome(inputs.len(), &failures)
 }
 
 /// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a

@@ -12,6 +12,7 @@ mod chunks;
 pub mod convert;
 pub mod guard;
 mod host;
+pub mod identity;
 mod join;
 mod raw;
 mod read;
@@ -332,6 +333,8 @@ pub struct ExportInfo {
     pub flavor: SchemaFlavor,
     /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from `META_DATA_CAPTURE`, when present.
     pub graph_trace_option: Option<String>,
+    /// Host and rank of the recording process, when the export says.
+    pub identity: identity::Identity,
 }
 
 /// Everything the gap analysis needs from one export.

@@ -67,6 +67,7 @@ pub fn read_timeline(
         nsys_version: meta_value(&conn, &schema, "EXPORT_PRODUCT_VERSION"),
         flavor: schema.flavor(),
         graph_trace_option: capture_value(&conn, &schema, "CUDA_GRAPH_TRACE_OPTIONS:MODE"),
+        identity: super::identity::read_identity(&conn, &schema),
     };
     let mut diagnostics = rows.diagnostics;
     diagnostics.extend(host.diagnostics.iter().cloned());

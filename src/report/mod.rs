@@ -7,6 +7,8 @@ pub mod budget;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
+pub mod multi;
+pub mod parquet;
 pub mod roofline;
 pub mod table;
 

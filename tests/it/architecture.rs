@@ -32,6 +32,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
     ),
     (
+        "multi",
+        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+    ),
+    (
         "report",
         &[
             "units",
@@ -44,6 +48,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "gaps",
             "budget",
             "diff",
+            "multi",
         ],
     ),
     (
@@ -75,6 +80,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "gaps",
             "budget",
             "diff",
+            "multi",
             "report",
             "plot",
             "cli",

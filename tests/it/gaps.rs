@@ -105,6 +105,17 @@ fn check_against_reference(path: &Path, r: &GapReport) {
             d.classes.0.iter().map(|c| c.count).sum::<u64>(),
             d.gap_count
         );
+        // The host detail is a level under host-bound: it adds up to it.
+        let hb = d.classes.get(GapClass::HostBound);
+        assert_eq!(
+            d.host_detail
+                .0
+                .iter()
+                .map(|t| (t.count, t.total_ns))
+                .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
+            (hb.count, hb.total_ns),
+            "host detail must add up to host-bound"
+        );
     }
     for s in &r.streams {
         assert_eq!(s.classes.total_ns(), s.idle_ns);

@@ -1,0 +1,216 @@
+//! Many inputs from a command line: files as given, directories searched
+//! (recursively, sorted) for the subcommand's file types, and glob patterns
+//! (`*`, `?`, `[abc]` in any path component) expanded here too, so a quoted
+//! pattern and one too long for the shell both work.
+//!
+//! A path that is neither a file, a directory nor a matching pattern stays
+//! in the list: it fails as an input, with its name, without stopping the
+//! others.
+
+use std::path::{Path, PathBuf};
+
+/// Deepest directory level searched under a directory input.
+const MAX_DEPTH: usize = 16;
+
+/// True when `s` has a glob metacharacter.
+fn is_pattern(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// Expands the inputs in order: each file once, in the order first met.
+/// `exts` are the file endings a directory is searched for (`sqlite`).
+pub fn expand(given: &[PathBuf], exts: &[&str]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for p in given {
+        let s = p.to_string_lossy();
+        let found = if p.is_dir() {
+            let mut v = Vec::new();
+            walk(p, exts, 0, &mut v);
+            v.sort();
+            prefer_exports(v)
+        } else if !p.exists() && is_pattern(&s) {
+            let mut v = glob(p);
+            v.sort();
+            if v.is_empty() {
+                vec![p.clone()]
+            } else {
+                v
+            }
+        } else {
+            vec![p.clone()]
+        };
+        for f in found {
+            if !out.contains(&f) {
+                out.push(f);
+            }
+        }
+    }
+    out
+}
+
+fn has_ext(p: &Path, exts: &[&str]) -> bool {
+    p.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+fn walk(dir: &Path, exts: &[&str], depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        let hidden = e.file_name().to_string_lossy().starts_with('.');
+        if p.is_dir() && !hidden && depth < MAX_DEPTH {
+            walk(&p, exts, depth + 1, out);
+        } else if p.is_file() && !hidden && has_ext(&p, exts) {
+            out.push(p);
+        }
+    }
+}
+
+/// In a directory, `x.nsys-rep` next to its export `x.sqlite` is the same
+/// run: keep the export only.
+fn prefer_exports(v: Vec<PathBuf>) -> Vec<PathBuf> {
+    v.iter()
+        .filter(|p| !(has_ext(p, &["nsys-rep"]) && v.contains(&p.with_extension("sqlite"))))
+        .cloned()
+        .collect()
+}
+
+/// Paths matching a pattern, component by component.
+fn glob(pattern: &Path) -> Vec<PathBuf> {
+    let mut frontier: Vec<PathBuf> = vec![PathBuf::new()];
+    let comps: Vec<_> = pattern.components().collect();
+    for (i, c) in comps.iter().enumerate() {
+        let part = c.as_os_str().to_string_lossy();
+        let last = i + 1 == comps.len();
+        let mut next = Vec::new();
+        for base in &frontier {
+            if !is_pattern(&part) {
+                let p = base.join(c.as_os_str());
+                if p.exists() {
+                    next.push(p);
+                }
+                continue;
+            }
+            let Some(re) = component_regex(&part) else {
+                continue;
+            };
+            let dir = if base.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                base.as_path()
+            };
+            let Ok(rd) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for e in rd.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                // As in a shell, `*` does not match a leading dot.
+                if name.starts_with('.') && !part.starts_with('.') {
+                    continue;
+                }
+                let p = base.join(&name);
+                if re.is_match(&name) && (last || p.is_dir()) {
+                    next.push(p);
+                }
+            }
+        }
+        frontier = next;
+    }
+    frontier.into_iter().filter(|p| p.is_file()).collect()
+}
+
+/// A path component's pattern as an anchored regex: `*` any run, `?` one
+/// character, `[...]` a class (`[!...]` negated), the rest literal.
+fn component_regex(pat: &str) -> Option<regex::Regex> {
+    let mut re = String::from("^");
+    let mut chars = pat.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => re.push_str(".*"),
+            '?' => re.push('.'),
+            '[' => {
+                let mut class = String::from("[");
+                if chars.peek() == Some(&'!') {
+                    chars.next();
+                    class.push('^');
+                }
+                let mut closed = false;
+                for d in chars.by_ref() {
+                    if d == ']' {
+                        closed = true;
+                        break;
+                    }
+                    if d == '\\' || d == '[' {
+                        class.push('\\');
+                    }
+                    class.push(d);
+                }
+                if !closed {
+                    return None;
+                }
+                class.push(']');
+                re.push_str(&class);
+            }
+            c => re.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    re.push('$');
+    regex::Regex::new(&re).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn component_patterns() {
+        let r = component_regex("rank*.sqlite").unwrap();
+        assert!(r.is_match("rank12.sqlite"));
+        assert!(!r.is_match("rank12.sqlite-journal"));
+        let r = component_regex("r[0-3]?.csv").unwrap();
+        assert!(r.is_match("r2a.csv"));
+        assert!(!r.is_match("r7a.csv"));
+        let r = component_regex("[!a]*").unwrap();
+        assert!(!r.is_match("abc"));
+        assert!(component_regex("[abc").is_none());
+    }
+
+    #[test]
+    fn expands_globs_dirs_and_keeps_missing() {
+        let d = tempfile::tempdir().unwrap();
+        for n in [
+            "rank0.sqlite",
+            "rank1.sqlite",
+            "rank1.nsys-rep",
+            "notes.txt",
+        ] {
+            std::fs::write(d.path().join(n), b"x").unwrap();
+        }
+        std::fs::create_dir(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("sub/rank2.nsys-rep"), b"x").unwrap();
+        let dir = expand(&[d.path().to_path_buf()], &["sqlite", "nsys-rep"]);
+        let names: Vec<_> = dir
+            .iter()
+            .map(|p| {
+                p.strip_prefix(d.path())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .collect();
+        assert_eq!(
+            names,
+            ["rank0.sqlite", "rank1.sqlite", "sub/rank2.nsys-rep"]
+        );
+        let g = expand(
+            &[d.path().join("rank*.sqlite"), d.path().join("rank0.sqlite")],
+            &[],
+        );
+        assert_eq!(g.len(), 2, "{g:?}");
+        let missing = expand(&[d.path().join("none*.sqlite")], &[]);
+        assert_eq!(missing, [d.path().join("none*.sqlite")]);
+    }
+}

@@ -1,0 +1,136 @@
+//! Cross-input summary of roofline reports (schema `rooftrace.multi-ncu/1`):
+//! per kernel name, launches, time and fraction of the roof across inputs
+//! (time-weighted: sum of T* over sum of T, as `--group-by kernel` does within
+//! one input), and the spread of that fraction between inputs.
+
+use super::{InputFailure, InputTag};
+use crate::roofline::RooflineReport;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// Version tag of the JSON document.
+pub const SCHEMA: &str = "rooftrace.multi-ncu/1";
+
+/// One analysed CSV: its tag and its report as a single run makes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct NcuInput {
+    /// Input, host, rank.
+    #[serde(flatten)]
+    pub tag: InputTag,
+    /// The single-input report (`rooftrace.roofline/…`), unchanged.
+    pub report: RooflineReport,
+}
+
+/// One kernel name across inputs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NcuKernelAcross {
+    /// Kernel name.
+    pub name: String,
+    /// Inputs with the kernel.
+    pub inputs: u64,
+    /// Launches over all inputs.
+    pub launches: u64,
+    /// Measured time T summed, ns.
+    pub duration_ns: f64,
+    /// Roofline time T* summed, ns.
+    pub bound_time_ns: f64,
+    /// `bound_time_ns / duration_ns` (T*/T over all inputs); `None` when
+    /// `duration_ns` is 0.
+    pub fraction_of_roof: Option<f64>,
+    /// `duration_ns - bound_time_ns`, ns.
+    pub time_lost_ns: f64,
+    /// DRAM bytes summed; `None` when unknown for some row.
+    pub dram_bytes: Option<f64>,
+    /// True when some row's T* is a lower bound (a side unknown): then
+    /// `bound_time_ns` and the fractions are lower bounds, `time_lost_ns` an
+    /// upper bound.
+    pub lower_bound: bool,
+    /// The lowest per-input fraction of the roof (T*/T of that input).
+    pub min_fraction_of_roof: Option<f64>,
+    /// The input with that lowest fraction.
+    pub min_input: String,
+    /// The highest per-input fraction of the roof.
+    pub max_fraction_of_roof: Option<f64>,
+}
+
+/// The cross-input roofline report.
+#[derive(Debug, Clone, Serialize)]
+pub struct MultiNcuReport {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// Per kernel name, most time lost first.
+    pub kernels: Vec<NcuKernelAcross>,
+    /// Inputs that failed, in input order.
+    pub failures: Vec<InputFailure>,
+    /// Every analysed input with its single-input report, in input order.
+    pub inputs: Vec<NcuInput>,
+}
+
+#[derive(Default)]
+struct Acc {
+    launches: u64,
+    t: f64,
+    tstar: f64,
+    dram: Option<f64>,
+    lower_bound: bool,
+}
+
+/// Builds the summary. `inputs` in input order.
+pub fn summarize_ncu(inputs: Vec<NcuInput>, failures: Vec<InputFailure>) -> MultiNcuReport {
+    let mut by: BTreeMap<&str, BTreeMap<usize, Acc>> = BTreeMap::new();
+    for (ix, i) in inputs.iter().enumerate() {
+        for k in &i.report.kernels {
+            let a = by
+                .entry(k.name.as_str())
+                .or_default()
+                .entry(ix)
+                .or_default();
+            a.launches += k.launches;
+            a.t += k.duration_ns;
+            a.tstar += k.bound_time_ns;
+            a.dram = a.dram.zip(k.dram_bytes).map(|(x, y)| x + y);
+            a.lower_bound |= k.lower_bound;
+        }
+    }
+    let frac = |a: &Acc| (a.t > 0.0).then(|| a.tstar / a.t);
+    let mut kernels: Vec<NcuKernelAcross> = by
+        .into_iter()
+        .map(|(name, per)| {
+            let t: f64 = per.values().map(|a| a.t).sum();
+            let tstar: f64 = per.values().map(|a| a.tstar).sum();
+            let fracs: Vec<(usize, f64)> = per
+                .iter()
+                .filter_map(|(ix, a)| frac(a).map(|f| (*ix, f)))
+                .collect();
+            let min = fracs.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+            let max = fracs.iter().map(|f| f.1).max_by(f64::total_cmp);
+            NcuKernelAcross {
+                name: name.to_string(),
+                inputs: per.len() as u64,
+                launches: per.values().map(|a| a.launches).sum(),
+                duration_ns: t,
+                bound_time_ns: tstar,
+                fraction_of_roof: (t > 0.0).then(|| tstar / t),
+                time_lost_ns: t - tstar,
+                dram_bytes: per.values().map(|a| a.dram).sum(),
+                lower_bound: per.values().any(|a| a.lower_bound),
+                min_fraction_of_roof: min.map(|m| m.1),
+                min_input: min
+                    .map(|m| inputs[m.0].tag.input.clone())
+                    .unwrap_or_default(),
+                max_fraction_of_roof: max,
+            }
+        })
+        .collect();
+    kernels.sort_by(|a, b| {
+        b.time_lost_ns
+            .total_cmp(&a.time_lost_ns)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    MultiNcuReport {
+        schema: SCHEMA,
+        kernels,
+        failures,
+        inputs,
+    }
+}

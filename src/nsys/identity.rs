@@ -1,0 +1,101 @@
+//! Who recorded an export: the host name and, where the launcher left it in
+//! the profiler's environment, the MPI / Slurm / torchrun rank. Both come
+//! from `TARGET_INFO_SYSTEM_ENV` (`Hostname`, and the `DeviceEnvironment`
+//! row: the environment of the `nsys` process, `;`- or NUL-separated), the
+//! host falling back to `META_DATA_CAPTURE` `DEVICE_DISPLAY_NAME`.
+//!
+//! The rank is there only when `nsys` itself ran once per rank
+//! (`srun nsys profile ./app`, `mpirun nsys profile ./app`); with
+//! `nsys profile mpirun ./app` one export holds every rank and none is set.
+
+use super::schema::Schema;
+use rusqlite::Connection;
+
+/// Environment variables that carry a rank, in the order they are trusted:
+/// the MPI library's own first, then the launcher's, then torchrun's.
+pub const RANK_VARS: [&str; 7] = [
+    "OMPI_COMM_WORLD_RANK",
+    "PMIX_RANK",
+    "PMI_RANK",
+    "MV2_COMM_WORLD_RANK",
+    "PALS_RANKID",
+    "SLURM_PROCID",
+    "RANK",
+];
+
+/// Host and rank of the process that recorded an export.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// `Hostname` (or `DEVICE_DISPLAY_NAME`), when recorded.
+    pub host: Option<String>,
+    /// The rank and the variable it came from (one of [`RANK_VARS`]).
+    pub rank: Option<(u32, &'static str)>,
+}
+
+/// Reads the identity; a missing table or row is `None`, never an error.
+pub(super) fn read_identity(conn: &Connection, schema: &Schema) -> Identity {
+    let env_value = |name: &str| -> Option<String> {
+        if !schema.has_table("TARGET_INFO_SYSTEM_ENV") {
+            return None;
+        }
+        conn.query_row(
+            "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = ?1 LIMIT 1",
+            [name],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .ok()
+        .flatten()
+    };
+    let host = env_value("Hostname")
+        .or_else(|| {
+            if !schema.has_table("META_DATA_CAPTURE") {
+                return None;
+            }
+            conn.query_row(
+                "SELECT value FROM META_DATA_CAPTURE WHERE name = 'DEVICE_DISPLAY_NAME'",
+                [],
+                |r| r.get::<_, Option<String>>(0),
+            )
+            .ok()
+            .flatten()
+        })
+        .filter(|h| !h.trim().is_empty());
+    let rank = env_value("DeviceEnvironment").and_then(|env| rank_from_env(&env));
+    Identity { host, rank }
+}
+
+/// The rank in an environment block (`K=V` entries separated by `;` or
+/// NUL): the first of [`RANK_VARS`] present with a value that parses as
+/// `u32`.
+pub fn rank_from_env(env: &str) -> Option<(u32, &'static str)> {
+    let entries: Vec<(&str, &str)> = env
+        .split([';', '\0'])
+        .filter_map(|kv| kv.split_once('='))
+        .collect();
+    RANK_VARS.into_iter().find_map(|var| {
+        entries
+            .iter()
+            .find(|(k, _)| *k == var)
+            .and_then(|(_, v)| v.trim().parse::<u32>().ok())
+            .map(|r| (r, var))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rank_from_env;
+
+    #[test]
+    fn rank_variables_in_trust_order() {
+        assert_eq!(
+            rank_from_env("A=1\0SLURM_PROCID=3\0PMI_RANK=5"),
+            Some((5, "PMI_RANK"))
+        );
+        assert_eq!(
+            rank_from_env("SLURM_PROCID=3;RANK=7"),
+            Some((3, "SLURM_PROCID"))
+        );
+        assert_eq!(rank_from_env("RANK=x;LOCAL_RANK=1"), None);
+        assert_eq!(rank_from_env(""), None);
+    }
+}

@@ -1,0 +1,361 @@
+//! Renderers of the cross-input reports ([`MultiGapReport`],
+//! [`MultiNcuReport`]): table and Markdown show the summaries (per rank,
+//! NVTX stragglers, kernels across inputs, failed inputs); CSV is every
+//! input's single-input CSV with `input,host,rank` in front of each row;
+//! JSON is the whole report, each input's single-input report inside.
+
+use super::table::Table;
+use super::{Format, Render, RenderOptions};
+use crate::multi::gaps::MultiGapReport;
+use crate::multi::ncu::MultiNcuReport;
+use crate::multi::{InputFailure, InputTag};
+use crate::units::{duration_ns, ellipsize, percent};
+
+impl Render for MultiGapReport {
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        match format {
+            Format::Json => json(self),
+            Format::Csv => tagged_csv(
+                self.inputs
+                    .iter()
+                    .map(|i| (&i.tag, i.report.render(Format::Csv, opts))),
+            ),
+            Format::Table => {
+                sections(gaps_tables(self, opts.top), &self.failures, false).into_bytes()
+            }
+            Format::Markdown => {
+                let mut out = format!("**{}**\n\n", gaps_verdict(self));
+                out.push_str(&sections(gaps_tables(self, opts.top), &self.failures, true));
+                out.into_bytes()
+            }
+        }
+    }
+}
+
+impl Render for MultiNcuReport {
+    fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        match format {
+            Format::Json => json(self),
+            Format::Csv => tagged_csv(
+                self.inputs
+                    .iter()
+                    .map(|i| (&i.tag, i.report.render(Format::Csv, opts))),
+            ),
+            Format::Table => {
+                sections(ncu_tables(self, opts.top), &self.failures, false).into_bytes()
+            }
+            Format::Markdown => {
+                let mut out = format!("**{}**\n\n", ncu_verdict(self));
+                out.push_str(&sections(ncu_tables(self, opts.top), &self.failures, true));
+                out.into_bytes()
+            }
+        }
+    }
+}
+
+fn json<T: serde::Serialize>(r: &T) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+fn opt_rank(r: Option<u32>) -> String {
+    r.map(|r| r.to_string()).unwrap_or_else(|| "?".into())
+}
+
+fn host(t: &InputTag) -> String {
+    t.host.clone().unwrap_or_else(|| "?".into())
+}
+
+fn dur(ns: i64) -> String {
+    if ns == 0 {
+        "0".into()
+    } else {
+        duration_ns(ns as f64)
+    }
+}
+
+fn pct(f: Option<f64>) -> String {
+    f.map(percent).unwrap_or_else(|| "?".into())
+}
+
+/// Each input's CSV with `input,host,rank` prepended to every row; one
+/// header (the first input's) for all.
+fn tagged_csv<'a>(parts: impl Iterator<Item = (&'a InputTag, Vec<u8>)>) -> Vec<u8> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut wrote_header = false;
+    for (tag, bytes) in parts {
+        let mut rd = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(bytes.as_slice());
+        if !wrote_header {
+            if let Ok(h) = rd.headers() {
+                let mut head = vec!["input", "host", "rank"];
+                head.extend(h.iter());
+                let _ = w.write_record(&head);
+                wrote_header = true;
+            }
+        }
+        for rec in rd.records().flatten() {
+            let (input, host, rank) = (
+                tag.input.clone(),
+                tag.host.clone().unwrap_or_default(),
+                tag.rank.map(|r| r.to_string()).unwrap_or_default(),
+            );
+            let mut row = vec![input.as_str(), host.as_str(), rank.as_str()];
+            row.extend(rec.iter());
+            let _ = w.write_record(&row);
+        }
+    }
+    w.into_inner().unwrap_or_default()
+}
+
+/// Titled tables, then the failed inputs.
+fn sections(tables: Vec<(String, Table)>, failures: &[InputFailure], md: bool) -> String {
+    let mut out = String::new();
+    let mut all = tables;
+    if !failures.is_empty() {
+        let mut t = Table::new(&["failed input", "error"], &[0, 1]);
+        for f in failures {
+            t.push(vec![f.input.clone(), f.error.clone()]);
+        }
+        all.push((format!("{} inputs failed", failures.len()), t));
+    }
+    for (i, (title, t)) in all.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        if md {
+            out.push_str(&format!("### {title}\n\n{}", t.to_markdown()));
+        } else {
+            out.push_str(&format!("{title}\n\n{}", t.to_text()));
+        }
+    }
+    out
+}
+
+fn cap(top: usize, n: usize) -> usize {
+    if top == 0 {
+        n
+    } else {
+        top.min(n)
+    }
+}
+
+/// One line: inputs, overall idle, the most idle rank and the worst
+/// straggler.
+pub fn gaps_verdict(r: &MultiGapReport) -> String {
+    let span: i64 = r.ranks.iter().map(|x| x.span_ns).sum();
+    let idle: i64 = r.ranks.iter().map(|x| x.idle_ns).sum();
+    let mut s = format!(
+        "{} inputs, GPU idle {} of {} summed",
+        r.ranks.len(),
+        pct((span > 0).then(|| idle as f64 / span as f64)),
+        dur(span)
+    );
+    if let Some(w) = r
+        .ranks
+        .iter()
+        .filter(|x| x.idle_fraction.is_some())
+        .max_by(|a, b| {
+            a.idle_fraction
+                .unwrap_or(0.0)
+                .total_cmp(&b.idle_fraction.unwrap_or(0.0))
+        })
+    {
+        s.push_str(&format!(
+            "; most idle: rank {} ({}) {}{}",
+            opt_rank(w.tag.rank),
+            w.tag.input,
+            pct(w.idle_fraction),
+            w.dominant
+                .map(|c| format!(", mostly {}", c.label()))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(g) = r.ranges.first().filter(|g| g.inputs > 1) {
+        s.push_str(&format!(
+            "; straggler in `{}`: rank {} at {} vs {} fastest (+{})",
+            g.name,
+            opt_rank(g.slowest.rank),
+            dur(g.slowest.median_wall_ns),
+            dur(g.fastest.median_wall_ns),
+            pct(g.spread_fraction)
+        ));
+    }
+    if !r.failures.is_empty() {
+        s.push_str(&format!("; {} inputs failed", r.failures.len()));
+    }
+    s
+}
+
+fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Table)> {
+    let mut ranks = Table::new(
+        &[
+            "rank",
+            "input",
+            "host",
+            "span",
+            "busy",
+            "kernel busy",
+            "idle",
+            "idle %",
+            "main idle class",
+        ],
+        &[1, 2, 8],
+    );
+    for x in &r.ranks {
+        ranks.push(vec![
+            opt_rank(x.tag.rank),
+            x.tag.input.clone(),
+            host(&x.tag),
+            dur(x.span_ns),
+            dur(x.busy_ns),
+            dur(x.kernel_busy_ns),
+            dur(x.idle_ns),
+            pct(x.idle_fraction),
+            x.dominant
+                .map(|c| {
+                    format!(
+                        "{} ({})",
+                        c.label(),
+                        percent(x.classes.get(c).total_ns as f64 / x.idle_ns.max(1) as f64)
+                    )
+                })
+                .unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    let mut out = vec![("Per rank".to_string(), ranks)];
+    if !r.ranges.is_empty() {
+        let mut t = Table::new(
+            &[
+                "NVTX range",
+                "inputs",
+                "instances",
+                "median",
+                "slowest rank",
+                "slowest",
+                "fastest rank",
+                "fastest",
+                "spread",
+            ],
+            &[0],
+        );
+        for g in r.ranges.iter().take(cap(top, r.ranges.len())) {
+            t.push(vec![
+                ellipsize(&g.name, 40),
+                g.inputs.to_string(),
+                g.instances.to_string(),
+                dur(g.median_wall_ns),
+                opt_rank(g.slowest.rank),
+                dur(g.slowest.median_wall_ns),
+                opt_rank(g.fastest.rank),
+                dur(g.fastest.median_wall_ns),
+                format!("{} ({})", dur(g.spread_ns), pct(g.spread_fraction)),
+            ]);
+        }
+        out.push((
+            "NVTX ranges across ranks (median wall per rank)".to_string(),
+            t,
+        ));
+    }
+    let mut k = Table::new(
+        &[
+            "kernel", "inputs", "launches", "time", "share", "most in", "its time", "least",
+        ],
+        &[0, 5],
+    );
+    for x in r.kernels.iter().take(cap(top, r.kernels.len())) {
+        k.push(vec![
+            ellipsize(&x.name, 50),
+            x.inputs.to_string(),
+            x.launches.to_string(),
+            dur(x.total_ns),
+            pct(x.fraction_of_kernel_time),
+            format!(
+                "rank {} ({})",
+                opt_rank(x.max_rank),
+                ellipsize(&x.max_input, 30)
+            ),
+            dur(x.max_input_ns),
+            dur(x.min_input_ns),
+        ]);
+    }
+    out.push(("Kernels across inputs".to_string(), k));
+    out
+}
+
+/// One line: inputs, kernels, the kernel losing the most time across inputs.
+pub fn ncu_verdict(r: &MultiNcuReport) -> String {
+    let mut s = format!(
+        "{} inputs, {} kernel names",
+        r.inputs.len(),
+        r.kernels.len()
+    );
+    if let Some(k) = r.kernels.first() {
+        s.push_str(&format!(
+            "; most time lost: `{}` at {} of its roof over {} launches ({} lost)",
+            ellipsize(&k.name, 60),
+            pct(k.fraction_of_roof),
+            k.launches,
+            duration_ns(k.time_lost_ns)
+        ));
+    }
+    if !r.failures.is_empty() {
+        s.push_str(&format!("; {} inputs failed", r.failures.len()));
+    }
+    s
+}
+
+fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Table)> {
+    let mut inputs = Table::new(
+        &["rank", "input", "kernels", "launches", "time", "time lost"],
+        &[1],
+    );
+    for i in &r.inputs {
+        inputs.push(vec![
+            opt_rank(i.tag.rank),
+            i.tag.input.clone(),
+            i.report.kernels.len().to_string(),
+            i.report.launches_analysed.to_string(),
+            duration_ns(i.report.total_duration_ns),
+            duration_ns(i.report.total_time_lost_ns),
+        ]);
+    }
+    let mut k = Table::new(
+        &[
+            "kernel",
+            "inputs",
+            "launches",
+            "time",
+            "of roof",
+            "time lost",
+            "lowest",
+            "in",
+            "highest",
+        ],
+        &[0, 7],
+    );
+    for x in r.kernels.iter().take(cap(top, r.kernels.len())) {
+        k.push(vec![
+            ellipsize(&x.name, 50),
+            x.inputs.to_string(),
+            x.launches.to_string(),
+            duration_ns(x.duration_ns),
+            // A side unknown somewhere: T* and the fraction are lower bounds.
+            format!(
+                "{}{}",
+                if x.lower_bound { "≥ " } else { "" },
+                pct(x.fraction_of_roof)
+            ),
+            duration_ns(x.time_lost_ns),
+            pct(x.min_fraction_of_roof),
+            ellipsize(&x.min_input, 30),
+            pct(x.max_fraction_of_roof),
+        ]);
+    }
+    vec![
+        ("Inputs".to_string(), inputs),
+        ("Kernels across inputs".to_string(), k),
+    ]
+}
