@@ -53,6 +53,13 @@ pub struct NcuArgs {
     /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
     #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
     pub group_by: GroupByArg,
+    /// Useful FLOPs per launch of the kernels whose name matches REGEX (e.g.
+    /// `gemv=2*1*18944*3584`, 2·M·N·K): tensor counters count padded tiles,
+    /// so a skinny GEMM's executed FLOPs overstate its work. Rows matched get
+    /// their useful intensity and fraction of roof beside the executed ones.
+    /// Repeatable; the first matching rule applies.
+    #[arg(long, value_name = "REGEX=FLOP")]
+    pub useful_flops: Vec<String>,
     /// Also draw the roofline chart to FILE (.svg or .png); the top `--top` kernels by time
     /// lost are labelled (at most 10). With `--format md` the report embeds it.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["print_metrics", "list_gpus"])]

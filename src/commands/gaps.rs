@@ -181,6 +181,8 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
 /// cross-input report (or the Parquet datasets, input by input), then says
 /// whether some inputs failed (exit 4).
 pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
+    let inputs: Vec<&Path> = config.inputs.iter().map(PathBuf::as_path).collect();
+    refuse_inputs(&config.targets(), &inputs)?;
     let work = |job: &Job| analyse_one(config, job);
     let results = many::run_all(&config.inputs, &config.many, &work);
     let (ok, failures) = many::split_results(&config.inputs, results);

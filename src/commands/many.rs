@@ -150,8 +150,17 @@ pub fn run_all<T: Send>(
         s.charged = s.charged.saturating_sub(cost[i]);
         freed.notify_all();
     };
+    // No more threads than inputs that fit the budget at once: an idle
+    // worker would only keep its allocator arena (freed pages of the input
+    // it last ran) resident, and with the default budget that doubles the
+    // peak for nothing.
+    let smallest = cost.iter().copied().min().unwrap_or(1).max(1);
+    let fit = usize::try_from(budget / smallest)
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let threads = config.jobs.min(fit).clamp(1, inputs.len().max(1));
     std::thread::scope(|sc| {
-        for _ in 0..config.jobs.clamp(1, inputs.len().max(1)) {
+        for _ in 0..threads {
             sc.spawn(worker);
         }
     });

@@ -7,6 +7,7 @@ use crate::ncu::{self, NcuCsv, NcuError};
 use crate::plot::{RooflineChart, RooflineInput};
 use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
+use crate::roofline::useful::{apply_useful, UsefulRule};
 use crate::roofline::{analyze, GroupBy};
 use crate::roofs::{self, RoofsChoice};
 use anyhow::Context;
@@ -48,6 +49,8 @@ pub struct NcuConfig {
     pub output: Option<PathBuf>,
     /// Roofline plot to write as well.
     pub plot: Option<PlotTarget>,
+    /// Useful work per kernel (`--useful-flops`).
+    pub useful: Vec<UsefulRule>,
 }
 
 /// Runs `rooftrace ncu`.
@@ -97,6 +100,12 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         top: args.output.top,
         output: args.output.output,
         plot,
+        useful: args
+            .useful_flops
+            .iter()
+            .map(|r| UsefulRule::parse(r))
+            .collect::<Result<_, _>>()
+            .map_err(InputError::from)?,
     };
     let mut targets: Vec<(&str, &Path)> = Vec::new();
     if let Some(o) = &config.output {
@@ -126,7 +135,8 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
         Ok(csv.roofs_from_peaks()?)
     })?;
-    let report = analyze(&csv, &roofs, gpu, config.group_by);
+    let mut report = analyze(&csv, &roofs, gpu, config.group_by);
+    apply_useful(&mut report, &config.useful);
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
         let chart = RooflineChart::build(&input)

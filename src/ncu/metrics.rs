@@ -19,11 +19,11 @@ pub enum Slot {
     Peak(Peak),
     /// `device__attribute_display_name` (text).
     DeviceName,
+    /// A fact about the device, for telling which GPU ran the profile.
+    Device(DeviceAttr),
     /// A theoretical peak printed as FLOP per cycle (2 per FMA) by ncu's
     /// roofline-chart body items; stored halved as the FMA peak.
     PeakOps(Peak),
-    /// A fact about the device, for telling which GPU ran the profile.
-    Device(DeviceAttr),
 }
 
 /// Device facts read as hints for choosing the roofs (never analysed).
@@ -36,7 +36,7 @@ pub enum DeviceAttr {
     L2Bytes,
     /// `device__attribute_max_mem_frequency_khz`, kHz.
     MemClockKhz,
-    /// The Speed Of Light labels `Memory Frequency` / `DRAM Frequency`, 1/s.
+    /// The Speed Of Light label `Memory Frequency` (older ncu), 1/s.
     MemClock,
 }
 
@@ -392,11 +392,10 @@ fn classify_label(name: &str, section: &str) -> Option<Slot> {
         // sm__cycles_elapsed.avg.per_second and dram__cycles_elapsed.avg.per_second
         // under their display names (Speed Of Light and roofline charts).
         "SM Frequency" if sol => SmCyclesPerSecond,
-        "DRAM Frequency" if chart => return Some(Slot::Peak(Peak::DramClock)),
-        // Device facts (hints for choosing the roofs).
-        "Memory Frequency" | "DRAM Frequency" if sol => {
-            return Some(Slot::Device(DeviceAttr::MemClock))
-        }
+        "DRAM Frequency" if sol => return Some(Slot::Peak(Peak::DramClock)),
+        // Device facts, hints for choosing the roofs (older ncu's name of
+        // the DRAM clock; Launch Statistics' SM count).
+        "Memory Frequency" if sol => return Some(Slot::Device(DeviceAttr::MemClock)),
         "# SMs" => return Some(Slot::Device(DeviceAttr::SmCount)),
         _ if chart => return classify_chart_item(name),
         _ => return None,

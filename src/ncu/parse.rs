@@ -410,6 +410,25 @@ impl<'a> State<'a> {
         Ok(())
     }
 
+    /// Stores a device name or fact (hints for choosing the roofs, never an
+    /// error: a value that does not read is ignored); false for other slots.
+    fn store_device(&mut self, slot: Slot, unit: &[u8], value: &[u8]) -> bool {
+        match slot {
+            Slot::DeviceName => {
+                let v = String::from_utf8_lossy(value).trim().to_string();
+                if !v.is_empty() && v != "n/a" {
+                    self.devices.insert(v);
+                }
+                true
+            }
+            Slot::Device(attr) => {
+                self.facts.note(attr, unit, value);
+                true
+            }
+            _ => false,
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn store(
         &mut self,
@@ -421,16 +440,7 @@ impl<'a> State<'a> {
         rec: &csv::ByteRecord,
         column: &str,
     ) -> Result<(), NcuError> {
-        if slot == Slot::DeviceName {
-            let v = String::from_utf8_lossy(value).trim().to_string();
-            if !v.is_empty() && v != "n/a" {
-                self.devices.insert(v);
-            }
-            return Ok(());
-        }
-        if let Slot::Device(attr) = slot {
-            // A hint, never an error: a value that does not read is ignored.
-            self.facts.note(attr, unit, value);
+        if self.store_device(slot, unit, value) {
             return Ok(());
         }
         let metric_s = || String::from_utf8_lossy(metric).into_owned();
@@ -626,8 +636,8 @@ fn is_read_label(name: &[u8]) -> bool {
             | b"SM Frequency"
             | b"DRAM Frequency"
             | b"DRAM Bandwidth"
-            | b"# SMs"
             | b"Memory Frequency"
+            | b"# SMs"
     ) || name.starts_with(b"Predicated-On ")
         || name.starts_with(b"Theoretical ")
 }

@@ -25,17 +25,33 @@ fn paths_label(k: &KernelRoofline) -> String {
 }
 
 fn notes(k: &KernelRoofline) -> String {
-    let mut n = Vec::new();
+    let mut n: Vec<String> = Vec::new();
     if k.above_roof {
-        n.push("above roof");
+        n.push("above roof".into());
     }
     if k.bandwidth_only {
-        n.push("FLOPs unknown");
+        n.push("FLOPs unknown".into());
     } else if k.flop_incomplete() {
-        n.push("FLOPs partial");
+        n.push("FLOPs partial".into());
     }
     if k.dram_bytes.is_none() {
-        n.push("DRAM unknown");
+        n.push("DRAM unknown".into());
+    }
+    if let Some(u) = &k.useful {
+        n.push(format!(
+            "useful (--useful-flops): {}, {} of roof{}",
+            u.intensity
+                .map_or("FLOP/B unknown".into(), |i| format!("{i:.2} FLOP/B")),
+            percent(u.fraction_of_roof),
+            u.bound
+                .map_or(String::new(), |b| format!(", {}-bound", b.key()))
+        ));
+    } else if let Some(p) = &k.padding {
+        n.push(if p.certain {
+            "GEMV: tensor FLOPs padded".into()
+        } else {
+            format!("padding? {:.0} rows", p.implied_rows)
+        });
     }
     n.join(", ")
 }
@@ -340,6 +356,12 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "time_lost_ns",
             "above_roof",
             "bandwidth_only",
+            "label",
+            "padding_implied_rows",
+            "useful_flop",
+            "useful_intensity_flop_per_byte",
+            "useful_fraction_of_roof",
+            "useful_source",
             "gpu",
             "roofs",
         ]
@@ -407,6 +429,15 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             num(k.time_lost_ns),
             k.above_roof.to_string(),
             k.bandwidth_only.to_string(),
+            k.label.clone(),
+            opt_num(k.padding.as_ref().map(|p| p.implied_rows)),
+            opt_num(k.useful.as_ref().map(|u| u.flop)),
+            opt_num(k.useful.as_ref().and_then(|u| u.intensity)),
+            opt_num(k.useful.as_ref().map(|u| u.fraction_of_roof)),
+            k.useful
+                .as_ref()
+                .map(|u| u.source.clone())
+                .unwrap_or_default(),
             gpu.clone(),
             roofs.clone(),
         ]);

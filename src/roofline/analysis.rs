@@ -126,6 +126,12 @@ pub struct KernelRoofline {
     pub time_lost_ns: f64,
     /// fraction_of_roof > 1 + 5 %.
     pub above_roof: bool,
+    /// Tensor FLOPs that may count padded MMA tiles (a skinny GEMM shape).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub padding: Option<super::useful::PaddingSuspect>,
+    /// Useful work stated with `--useful-flops`, and the figures from it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub useful: Option<super::useful::UsefulWork>,
     /// No FLOP counter was collected: analysed against the bandwidth roof
     /// alone (`flop` is `None`).
     pub bandwidth_only: bool,
@@ -304,7 +310,9 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
     for (k, label) in kernels.iter_mut().zip(labels) {
         k.label = label;
     }
+    let padding = super::useful::flag_padding(&mut kernels);
     let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
+    diagnostics.extend(padding);
     for note in &gpu.notes {
         diagnostics.push(Diagnostic {
             kind: DiagnosticKind::GpuMismatch,
@@ -491,5 +499,7 @@ fn row(
         time_lost_ns: t - bound_time_ns,
         above_roof: fraction_of_roof > 1.0 + ABOVE_ROOF_TOLERANCE,
         bandwidth_only: w.is_none(),
+        padding: None,
+        useful: None,
     }
 }

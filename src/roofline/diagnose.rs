@@ -47,6 +47,10 @@ pub enum DiagnosticKind {
     SeveralDevices,
     /// The input disagrees with the chosen GPU (SM count, device name).
     GpuMismatch,
+    /// Tensor FLOPs that may count padded MMA tiles (skinny GEMM shape).
+    TensorPadding,
+    /// Useful work stated with `--useful-flops`.
+    UsefulWork,
 }
 
 /// A warning carried as data and shown once.

@@ -266,7 +266,15 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     }
     let keys: Vec<&str> = candidates.iter().map(|g| g.key).collect();
     let seen = match (hints.device_names.first(), used.is_empty()) {
-        (Some(n), _) => format!("device {n:?}, which is not in the built-in table"),
+        (Some(n), _) => match gpus::by_device_name(n) {
+            Some(g) => format!(
+                "device {n:?} ({}, compute capability {}) but compute capability {}: the name and the CC disagree",
+                g.key,
+                g.compute_capability,
+                hints.compute_capabilities.join(", ")
+            ),
+            None => format!("device {n:?}, which is not in the built-in table"),
+        },
         (None, true) => "no device name, compute capability, SM count or L2 size".into(),
         (None, false) if keys.is_empty() => format!(
             "{}, which no GPU of the built-in table has",
@@ -322,7 +330,11 @@ mod tests {
             no_peaks,
         )
         .unwrap_err();
-        assert!(e.to_string().contains("cannot tell which GPU"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("(h100-sxm, compute capability 9.0) but compute capability 8.9"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -362,12 +362,13 @@ static TABLE: &[GpuSpec] = &[
         key: "h200",
         name: "NVIDIA H200 SXM 141GB",
         compute_capability: "9.0",
+        sm_count: Some(132),
         // 60 MiB, not the H100 SXM5's 50: the H200 enables the whole L2 of
         // the GH100 die, 60 MB in NVIDIA's "NVIDIA H100 Tensor Core GPU
         // Architecture" whitepaper (full GH100 implementation), and
         // `cudaDeviceProp::l2CacheSize` on an H200 reads 62914560 bytes
-        // (issue 14's review). A device check records the value it reads.
-        sm_count: Some(132),
+        // (issue 14's review; also l2_mib 60.0 in roofline/data/devices.csv
+        // of the measurement). A device check records the value it reads.
         l2_bytes: 60 * MIB,
         memory_clock_mhz: None,
         datasheet: &[
@@ -439,6 +440,8 @@ static TABLE: &[GpuSpec] = &[
             c(TensorFp16, 772.37, roofs_csv!("gh200", "fp16", "cuBLAS GEMM 2048x8192x8192")),
             c(TensorBf16, 758.96, roofs_csv!("gh200", "bf16", "cuBLAS GEMM 2048x8192x8192")),
             c(TensorFp8, 1238.2, roofs_csv!("gh200", "fp8_e4m3", "cuBLASLt FP8 E4M3 GEMM 8192x8192x8192")),
+            c(Fp32, 62.463, "measured: FMA sweep flat part (fp32, R = 2048, iqr/median 7e-5), github.com/RealZST/llm-infra-notes roofline/data/summary.csv @ 272851c, family fma, target gh200; above its CUDA-core SGEMM 51.57"),
+            c(Fp64, 32.853, "measured: FMA sweep flat part (fp64, R = 2048, iqr/median 6e-5), github.com/RealZST/llm-infra-notes roofline/data/summary.csv @ 272851c, family fma, target gh200"),
         ],
     },
     GpuSpec {

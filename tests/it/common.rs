@@ -14,14 +14,17 @@ pub fn fixture(rel: &str) -> PathBuf {
 }
 
 /// `../shared/corpus/<sub>` when present (CI has it beside the clone), or
-/// `$ROOFTRACE_CORPUS/<sub>` (a checkout elsewhere, e.g. a git worktree);
-/// `None` otherwise, so corpus tests skip cleanly.
+/// `$ROOFTRACE_CORPUS/<sub>` (a worktree elsewhere); `None` otherwise, so
+/// corpus tests skip cleanly.
 #[allow(dead_code)]
 pub fn corpus(sub: &str) -> Option<PathBuf> {
-    let base = std::env::var_os("ROOFTRACE_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root().join("..").join("shared").join("corpus"));
-    let p = base.join(sub);
+    if let Some(dir) = std::env::var_os("ROOFTRACE_CORPUS") {
+        let p = PathBuf::from(dir).join(sub);
+        if p.is_dir() {
+            return Some(p);
+        }
+    }
+    let p = root().join("..").join("shared").join("corpus").join(sub);
     p.is_dir().then_some(p)
 }
 

@@ -19,3 +19,4 @@ mod names;
 mod ncu;
 mod ncu_derived;
 mod plot;
+mod useful;

@@ -67,6 +67,7 @@ fn bf16_gemm() -> KernelPoint {
         time_lost_ns: 111_810.0 * (1.0 - 12_532_580_352.0 / 111.81e-6 / 802e12),
         path: Some(ComputePath::TensorBf16),
         above_roof: false,
+        useful: false,
         not_drawn: None,
     }
 }
@@ -109,6 +110,7 @@ fn decode_step() -> Vec<KernelPoint> {
             time_lost_ns: duration_ns * (1.0 - frac),
             path: Some(path),
             above_roof: false,
+            useful: false,
             not_drawn: None,
         });
     }
@@ -121,6 +123,7 @@ fn decode_step() -> Vec<KernelPoint> {
         time_lost_ns: 0.0,
         path: Some(ComputePath::Fp32),
         above_roof: true,
+        useful: false,
         not_drawn: None,
     });
     pts
@@ -172,6 +175,7 @@ fn small_roofline() -> RooflineInput {
         time_lost_ns: 26_000.0,
         path: Some(ComputePath::Fp32),
         above_roof: false,
+        useful: false,
         not_drawn: None,
     });
     RooflineInput {
@@ -463,6 +467,7 @@ fn equal_roofs_drawn_once_and_undrawn_kernels_captioned() {
         time_lost_ns: lost,
         path: Some(path),
         above_roof: false,
+        useful: false,
         not_drawn: None,
     };
     let mut points = vec![
@@ -484,6 +489,7 @@ fn equal_roofs_drawn_once_and_undrawn_kernels_captioned() {
             time_lost_ns: lost,
             path: None,
             above_roof: false,
+            useful: false,
             not_drawn: Some(why),
         });
     }

@@ -2,7 +2,7 @@
 //! [`RooflineInput::from_report`] turns a [`RooflineReport`] into points
 //! and roofs (`rooftrace ncu --plot`).
 
-use crate::roofline::RooflineReport;
+use crate::roofline::{KernelRoofline, RooflineReport};
 use crate::roofs::{ComputePath, Roofs};
 
 /// One kernel (or kernel group) to plot.
@@ -22,6 +22,10 @@ pub struct KernelPoint {
     pub path: Option<ComputePath>,
     /// True when the point lies above its roof (drawn with a red ring).
     pub above_roof: bool,
+    /// True when the point is at the useful work stated with
+    /// `--useful-flops` (intensity and FLOP/s of the useful FLOPs, time
+    /// lost against the useful bound), not at the executed counts.
+    pub useful: bool,
     /// Why the point cannot be placed (`no FLOP counters`), when it cannot:
     /// the chart's caption says so instead of dropping it silently.
     pub not_drawn: Option<&'static str>,
@@ -36,6 +40,26 @@ pub struct RooflineInput {
     pub points: Vec<KernelPoint>,
     /// How many kernels (by time lost) get a text label.
     pub top_n: usize,
+}
+
+/// Why a row cannot be placed on log axes, when it cannot.
+fn not_drawn(k: &KernelRoofline) -> Option<&'static str> {
+    if k.bandwidth_only || k.flop.is_none() {
+        Some("no FLOP counters")
+    } else if k.flop.is_some_and(|f| f <= 0.0) && !k.flop_unknown.is_empty() {
+        // 0 on the counters collected, the others not collected.
+        Some("no FLOP counters for its path")
+    } else if k.flop.is_some_and(|f| f <= 0.0) {
+        Some("0 FLOP counted")
+    } else if k.dram_bytes.is_none() {
+        Some("DRAM bytes unknown")
+    } else if k.dram_bytes.is_some_and(|q| q <= 0.0) {
+        Some("0 DRAM bytes")
+    } else if k.intensity.is_none() || k.achieved_flop_per_s.is_none() {
+        Some("intensity unknown")
+    } else {
+        None
+    }
 }
 
 impl RooflineInput {
@@ -54,26 +78,35 @@ impl RooflineInput {
             points: report
                 .kernels
                 .iter()
-                .map(|k| KernelPoint {
-                    name: k.label.clone(),
-                    flop_per_byte: k.intensity.unwrap_or(0.0),
-                    flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
-                    duration_ns: k.duration_ns,
-                    time_lost_ns: k.time_lost_ns,
-                    path: report.dominant_path(k),
-                    above_roof: k.above_roof,
-                    not_drawn: if k.bandwidth_only {
-                        Some("no FLOP counters")
-                    } else if k.flop.is_some_and(|w| w <= 0.0) {
-                        Some("0 FLOP counted")
-                    } else if k.dram_bytes.is_none() {
-                        Some("no DRAM bytes")
-                    } else if k.intensity.is_none() {
-                        Some("0 DRAM bytes")
-                    } else {
-                        None
+                .map(
+                    |k| match k.useful.as_ref().filter(|u| u.intensity.is_some()) {
+                        // Stated useful work: the point where the work really is
+                        // (padded tensor FLOPs overstate I and FLOP/s).
+                        Some(u) => KernelPoint {
+                            name: k.label.clone(),
+                            flop_per_byte: u.intensity.unwrap_or(0.0),
+                            flop_per_s: u.flop_per_s,
+                            duration_ns: k.duration_ns,
+                            time_lost_ns: u.time_lost_ns,
+                            path: u.path.or_else(|| report.dominant_path(k)),
+                            above_roof: u.fraction_of_roof
+                                > 1.0 + crate::roofline::analysis::ABOVE_ROOF_TOLERANCE,
+                            useful: true,
+                            not_drawn: None,
+                        },
+                        None => KernelPoint {
+                            name: k.label.clone(),
+                            flop_per_byte: k.intensity.unwrap_or(0.0),
+                            flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
+                            duration_ns: k.duration_ns,
+                            time_lost_ns: k.time_lost_ns,
+                            path: report.dominant_path(k),
+                            above_roof: k.above_roof,
+                            useful: false,
+                            not_drawn: not_drawn(k),
+                        },
                     },
-                })
+                )
                 .collect(),
             top_n,
         }

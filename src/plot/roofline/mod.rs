@@ -213,6 +213,9 @@ fn label_top(
     for &i in &ranked {
         let p = order[i];
         let mut text = ellipsize(&p.name, style::LABEL_MAX_CHARS);
+        if p.useful {
+            text.push_str(" [useful work]");
+        }
         if p.time_lost_ns > 0.0 {
             text.push_str(&format!(" ({} lost)", duration_ns(p.time_lost_ns)));
         }
