@@ -98,6 +98,7 @@ impl DiffRooflineInput {
                 above_roof: false,
                 // Only kernels with a point on both sides are moves.
                 not_drawn: None,
+                useful: false,
             });
         }
         for m in &moves {
@@ -111,6 +112,7 @@ impl DiffRooflineInput {
                 path: path(&m.name),
                 above_roof: false,
                 not_drawn: None,
+                useful: false,
             });
         }
         Some(DiffRooflineInput {
