@@ -28,7 +28,7 @@ const NAMES: [&str; 8] = [
     "void silu_and_mul_kernel<c10::BFloat16>(c10::BFloat16 *, const c10::BFloat16 *, int)",
 ];
 
-fn generate(path: &Path, launches: usize) -> std::io::Result<()> {
+pub(crate) fn generate(path: &Path, launches: usize) -> std::io::Result<()> {
     std::fs::create_dir_all(path.parent().expect("bench-data/"))?;
     let mut rows = csv::ReaderBuilder::new()
         .has_headers(false)

@@ -5,7 +5,8 @@
 //! At the boundary (the commands' `?`) such an error converts into
 //! [`InputError`], which keeps the original (its message and its source
 //! chain print unchanged). [`exit_code`] looks for that one type in the chain:
-//! exit code 2 when it is there, 1 for everything else (I/O on outputs, a
+//! exit code 2 when it is there, 3 for [`RegressionFound`] (`rooftrace
+//! diff`'s gate), 1 for everything else (I/O on outputs, a
 //! failed `nvcc`). No list of parser error types lives here.
 
 use std::error::Error;
@@ -50,6 +51,15 @@ impl<E: BadInput> From<E> for InputError {
 pub const EXIT_BAD_INPUT: u8 = 2;
 /// Exit code for every other failure.
 pub const EXIT_FAILURE: u8 = 1;
+/// Exit code of `rooftrace diff` when its gate found a regression (the
+/// report was still written in full).
+pub const EXIT_REGRESSION: u8 = 3;
+
+/// A regression gate tripped: not a failure to run, not bad input.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct RegressionFound(pub String);
+
 /// Exit code of a run over many inputs where some failed and the results of
 /// the others were still written.
 pub const EXIT_SOME_INPUTS_FAILED: u8 = 4;
@@ -73,6 +83,8 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
         EXIT_SOME_INPUTS_FAILED
     } else if err.chain().any(|e| e.is::<InputError>()) {
         EXIT_BAD_INPUT
+    } else if err.chain().any(|e| e.is::<RegressionFound>()) {
+        EXIT_REGRESSION
     } else {
         EXIT_FAILURE
     }
@@ -115,5 +127,11 @@ mod tests {
         let e: anyhow::Error = InputError::new("--top: bad").into();
         assert_eq!(format!("{e:#}"), "--top: bad");
         assert_eq!(exit_code(&e), EXIT_BAD_INPUT);
+    }
+
+    #[test]
+    fn a_regression_exits_3() {
+        let e: anyhow::Error = RegressionFound("regression: 1 row".into()).into();
+        assert_eq!(exit_code(&e), EXIT_REGRESSION);
     }
 }

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 pub mod budget;
 pub mod calibrate;
+pub mod diff;
 pub mod gaps;
 pub mod ncu;
 
@@ -29,6 +30,8 @@ pub enum Command {
     Budget(budget::BudgetArgs),
     /// Measure this GPU's roofs with the bundled reference kernels.
     Calibrate(calibrate::CalibrateArgs),
+    /// Before → after of two profiles (kernels vs roofs, or idle and why), with a regression gate.
+    Diff(diff::DiffArgs),
 }
 
 /// Output format of a report.

@@ -5,6 +5,7 @@ use crate::cli::{Cli, Command};
 
 pub mod budget;
 pub mod calibrate;
+pub mod diff;
 pub mod gaps;
 pub mod inputs;
 pub mod many;
@@ -19,5 +20,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gaps(args) => gaps::run(args),
         Command::Budget(args) => budget::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Diff(args) => diff::run(args),
     }
 }

@@ -23,6 +23,7 @@
 pub mod axis;
 pub mod budget;
 pub mod calibration;
+pub mod diff;
 mod draw;
 mod from_gaps;
 pub mod histogram;
@@ -38,6 +39,7 @@ use std::sync::OnceLock;
 
 pub use budget::{BudgetBar, BudgetChart, BudgetInput};
 pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, SweepKind};
+pub use diff::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 pub use histogram::{GapHistogram, GapSample, HistogramInput};
 pub use roofline::{KernelPoint, RooflineChart, RooflineInput};
 pub use timeline::{

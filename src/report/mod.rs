@@ -5,6 +5,7 @@
 
 pub mod budget;
 pub mod calibrate;
+pub mod diff;
 pub mod gaps;
 pub mod multi;
 pub mod parquet;

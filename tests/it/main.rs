@@ -7,6 +7,7 @@ mod calibrate;
 mod calibrate_failures;
 mod common;
 mod detect;
+mod diff;
 mod fuzz_replay;
 mod gaps;
 mod gaps_host;

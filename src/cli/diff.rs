@@ -1,0 +1,73 @@
+//! Arguments of `rooftrace diff`.
+
+use super::gaps::parse_duration_ns;
+use super::OutputArgs;
+use std::path::PathBuf;
+
+/// Exit codes, inputs and the pull-request workflow, shown under `--help`.
+const AFTER_HELP: &str = "\
+Inputs (both sides of one kind, detected from the file):
+  two ncu CSVs               rooftrace diff base.csv new.csv --gpu h100-sxm
+  two nsys exports           rooftrace diff base.sqlite new.nsys-rep --nvtx decode_step
+  two rooftrace JSON reports rooftrace diff base.json new.json   (from `rooftrace ncu|gaps --format json`)
+
+A change is a regression or improvement only beyond the threshold (time 5 %
+and 100 ns for kernels, 10 µs on timelines; DRAM bytes 2 %; fraction of roof
+0.02) AND beyond the spread (p90 - p10 over the median) of repeated launches
+or NVTX instances; otherwise it is unchanged or inconclusive. Details:
+docs/diff.md
+
+Gate (--fail-on, repeatable): [SCOPE:]METRIC(>|<)VALUE
+  time>+5%  fraction<-0.05  bytes>+10%  lost>+1ms  'kernel:gemm:time>+5%'  total:time>+2%
+  idle>+1ms  idle.host_bound>+10%  busy>+5%  span>+5%  device:1:idle>+1ms  range:step:time>+5%
+Without --fail-on, any row called a regression fails the gate (--no-gate: never).
+
+Exit codes: 0 no regression, 1 failure to run, 2 bad input or rule,
+3 regression found (the report is written in full first).
+
+Pull request:
+  rooftrace diff base.csv new.csv --gpu h100-sxm --format md --plot diff.png -o comment.md";
+
+/// `rooftrace diff`: before → after of two profiles of one kind.
+#[derive(Debug, clap::Args)]
+#[command(after_help = AFTER_HELP)]
+pub struct DiffArgs {
+    /// The base run (ncu CSV, nsys .sqlite/.nsys-rep, or rooftrace JSON).
+    pub base: PathBuf,
+    /// The new run, of the same kind.
+    pub new: PathBuf,
+    /// GPU of the built-in table, applied to both ncu CSVs.
+    #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
+    pub gpu: Option<String>,
+    /// Roofs JSON file, or `ncu` (peak metrics in the CSVs), applied to both ncu CSVs.
+    #[arg(long, value_name = "FILE|ncu")]
+    pub roofs: Option<String>,
+    /// Each side against its own roofs (detected from its own CSV, or as its JSON report says),
+    /// instead of the base side's roofs for both.
+    #[arg(long, conflicts_with_all = ["gpu", "roofs"])]
+    pub own_roofs: bool,
+    /// nsys: NVTX ranges (regex) compared by name, median and p90 of their instances.
+    #[arg(long, value_name = "REGEX")]
+    pub nvtx: Option<String>,
+    /// nsys: the `nsys` executable used to convert an `.nsys-rep`.
+    #[arg(long, value_name = "PATH")]
+    pub nsys: Option<PathBuf>,
+    /// Relative threshold on times, in percent.
+    #[arg(long, value_name = "PCT", default_value_t = 5.0)]
+    pub threshold: f64,
+    /// Absolute floor on timeline times (span, busy, idle, gaps, ranges).
+    #[arg(long, value_name = "DUR", default_value = "10us", value_parser = parse_duration_ns)]
+    pub min_change: i64,
+    /// A gate rule (repeatable); see below.
+    #[arg(long = "fail-on", value_name = "RULE")]
+    pub fail_on: Vec<String>,
+    /// Never fail on a regression (exit 0 with the report).
+    #[arg(long, conflicts_with = "fail_on")]
+    pub no_gate: bool,
+    /// Also draw FILE (.svg/.png): ncu, a roofline with an arrow from each kernel's base point
+    /// to its new point; nsys, idle per class before vs after.
+    #[arg(long, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

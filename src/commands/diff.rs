@@ -1,0 +1,503 @@
+//! `rooftrace diff`: resolve the arguments into plain config ([`DiffConfig`]),
+//! detect each side's kind, read both sides at once (one thread each), pick
+//! one set of roofs, build the side models, compare, gate, draw, render,
+//! write; a tripped gate exits 3 after the report is written.
+
+use super::output::write_output;
+use super::plot::PlotTarget;
+use crate::cli::diff::DiffArgs;
+use crate::diff::gaps::GapsSide;
+use crate::diff::ncu::NcuSide;
+use crate::diff::{self, DiffKind, DiffReport, Rule, Thresholds};
+use crate::error::{InputError, RegressionFound};
+use crate::gaps::GapConfig;
+use crate::nsys::{convert::resolve_export, read_timeline};
+use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
+use crate::report::{Format, Render, RenderOptions};
+use crate::roofline::{analyze, GroupBy};
+use crate::roofs::{self, GpuInfo, Roofs, RoofsChoice};
+use anyhow::Context;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Longest gaps kept per side for matching (the tables show `--top`).
+const GAPS_KEPT: usize = 50;
+/// Largest rooftrace JSON report read whole (1 GiB).
+const JSON_MAX_BYTES: u64 = 1 << 30;
+
+/// Where the roofs of an ncu diff come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiffRoofs {
+    /// One choice, resolved on the base side and applied to both.
+    Shared(RoofsChoice),
+    /// Each side its own.
+    Own,
+}
+
+/// Plain config of one `rooftrace diff` run.
+#[derive(Debug, Clone)]
+pub struct DiffConfig {
+    /// Base run.
+    pub base: PathBuf,
+    /// New run.
+    pub new: PathBuf,
+    /// Roofs (ncu CSVs).
+    pub roofs: DiffRoofs,
+    /// True when `--gpu`/`--roofs` was given (refused for JSON sides).
+    pub roofs_given: bool,
+    /// NVTX ranges to compare (nsys).
+    pub nvtx: Option<regex::Regex>,
+    /// `nsys` executable for `.nsys-rep`.
+    pub nsys: Option<PathBuf>,
+    /// Thresholds.
+    pub thresholds: Thresholds,
+    /// Gate rules (empty: the default gate).
+    pub rules: Vec<Rule>,
+    /// False with `--no-gate`.
+    pub gate: bool,
+    /// Chart to write.
+    pub plot: Option<PlotTarget>,
+    /// Output format.
+    pub format: Format,
+    /// Rows per table (0 = all).
+    pub top: usize,
+    /// Output file (stdout when `None`).
+    pub output: Option<PathBuf>,
+}
+
+impl DiffConfig {
+    /// Resolves and checks the arguments before any work (exit 2 on a bad
+    /// rule, regex, threshold or plot name).
+    pub fn from_args(a: DiffArgs) -> Result<DiffConfig, InputError> {
+        let rules = a
+            .fail_on
+            .iter()
+            .map(|r| Rule::parse(r))
+            .collect::<Result<Vec<_>, _>>()?;
+        if !(a.threshold.is_finite() && a.threshold >= 0.0) {
+            return Err(InputError::new(format!(
+                "--threshold {}: give a percentage >= 0 (e.g. --threshold 5)",
+                a.threshold
+            )));
+        }
+        let nvtx = a
+            .nvtx
+            .as_deref()
+            .map(|p| {
+                regex::Regex::new(p).map_err(|e| InputError::new(format!("--nvtx `{p}`: {e}")))
+            })
+            .transpose()?;
+        let roofs_given = a.gpu.is_some() || a.roofs.is_some();
+        let roofs = if a.own_roofs {
+            DiffRoofs::Own
+        } else {
+            DiffRoofs::Shared(match (a.gpu, a.roofs) {
+                (Some(g), _) => RoofsChoice::Gpu(g),
+                (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
+                (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
+                (None, None) => RoofsChoice::FromCsv,
+            })
+        };
+        Ok(DiffConfig {
+            base: a.base,
+            new: a.new,
+            roofs,
+            roofs_given,
+            nvtx,
+            nsys: a.nsys,
+            thresholds: Thresholds {
+                time_rel: a.threshold / 100.0,
+                timeline_abs_ns: a.min_change as f64,
+                ..Thresholds::default()
+            },
+            rules,
+            gate: !a.no_gate,
+            plot: a
+                .plot
+                .as_deref()
+                .map(|p| PlotTarget::from_flag("--plot", p))
+                .transpose()?,
+            format: a.output.format.report().ok_or_else(|| {
+                InputError::new("--format parquet: rooftrace diff writes table, csv, json or md")
+            })?,
+            top: a.output.top,
+            output: a.output.output,
+        })
+    }
+}
+
+/// What a file is.
+#[derive(Debug, Clone, PartialEq)]
+enum Input {
+    NcuCsv,
+    Nsys,
+    NcuJson(Value, String),
+    GapsJson(Value, String),
+}
+
+impl Input {
+    fn kind(&self) -> DiffKind {
+        match self {
+            Input::NcuCsv | Input::NcuJson(..) => DiffKind::Ncu,
+            Input::Nsys | Input::GapsJson(..) => DiffKind::Nsys,
+        }
+    }
+
+    fn label(&self) -> String {
+        match self {
+            Input::NcuCsv => "ncu csv".into(),
+            Input::Nsys => "nsys export".into(),
+            Input::NcuJson(_, s) | Input::GapsJson(_, s) => format!("{s} json"),
+        }
+    }
+}
+
+/// Detects a file's kind from its extension, then its first bytes.
+fn detect(path: &Path) -> Result<Input, InputError> {
+    let shown = path.display();
+    let meta = std::fs::metadata(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
+    if !meta.is_file() {
+        return Err(InputError::new(format!("{shown}: not a file")));
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+        .unwrap_or_default();
+    if ext == "ncu-rep" {
+        return Err(InputError::new(format!(
+            "{shown}: an Nsight Compute report; export it first: ncu --import {shown} --csv --page raw > base.csv"
+        )));
+    }
+    if matches!(ext.as_str(), "nsys-rep" | "qdrep") {
+        return Ok(Input::Nsys);
+    }
+    let mut head = [0u8; 16];
+    let n = {
+        use std::io::Read;
+        let mut f =
+            std::fs::File::open(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
+        f.read(&mut head)
+            .map_err(|e| InputError::new(format!("{shown}: {e}")))?
+    };
+    if head[..n].starts_with(b"SQLite format 3\0") {
+        return Ok(Input::Nsys);
+    }
+    let first = head[..n].iter().find(|b| !b.is_ascii_whitespace()).copied();
+    if ext == "json" || first == Some(b'{') {
+        return read_json(path, meta.len());
+    }
+    if matches!(ext.as_str(), "sqlite" | "db") {
+        return Err(InputError::new(format!(
+            "{shown}: not an SQLite database; give the export of `nsys export --type=sqlite`"
+        )));
+    }
+    Ok(Input::NcuCsv)
+}
+
+fn read_json(path: &Path, len: u64) -> Result<Input, InputError> {
+    let shown = path.display();
+    if len > JSON_MAX_BYTES {
+        return Err(InputError::new(format!(
+            "{shown}: {len} bytes is more than a rooftrace report should be (limit {JSON_MAX_BYTES})"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
+    let doc: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| InputError::new(format!("{shown}: not valid JSON ({e})")))?;
+    let schema = doc
+        .get("schema")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    if schema.starts_with("rooftrace.ncu/") {
+        Ok(Input::NcuJson(doc, schema))
+    } else if schema.starts_with("rooftrace.gaps/") {
+        Ok(Input::GapsJson(doc, schema))
+    } else {
+        Err(InputError::new(format!(
+            "{shown}: JSON with schema {:?}; rooftrace diff reads `rooftrace ncu --format json` (rooftrace.ncu/…) and `rooftrace gaps --format json` (rooftrace.gaps/…) reports",
+            schema
+        )))
+    }
+}
+
+/// Runs `rooftrace diff`.
+pub fn run(args: DiffArgs) -> anyhow::Result<()> {
+    run_config(&DiffConfig::from_args(args)?)
+}
+
+/// Runs `rooftrace diff` on plain config.
+pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
+    // Never overwrite an input with the report or the plot.
+    let mut targets: Vec<(&str, &Path)> = Vec::new();
+    if let Some(o) = &config.output {
+        targets.push(("-o", o));
+    }
+    if let Some(p) = &config.plot {
+        targets.push(("--plot", &p.path));
+    }
+    super::output::refuse_inputs(&targets, &[&config.base, &config.new])?;
+    let report = build(config)?;
+    let mut images = Vec::new();
+    if let Some(target) = &config.plot {
+        write_plot(&report, target)?;
+        images.push((
+            "before → after".to_string(),
+            target.markdown_link(config.output.as_deref()),
+        ));
+    }
+    let bytes = report.render(
+        config.format,
+        &RenderOptions {
+            top: config.top,
+            images,
+        },
+    );
+    write_output(config.output.as_deref(), &bytes)?;
+    if report.gate.failed {
+        return Err(RegressionFound(report.headline()).into());
+    }
+    Ok(())
+}
+
+/// Reads, compares and gates: the report.
+pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
+    let (ib, ia) = (detect(&config.base)?, detect(&config.new)?);
+    if ib.kind() != ia.kind() {
+        return Err(InputError::new(format!(
+            "cannot compare {} ({}) with {} ({}): give two ncu profiles (CSV or rooftrace.ncu JSON) or two nsys timelines (export or rooftrace.gaps JSON)",
+            config.base.display(),
+            ib.label(),
+            config.new.display(),
+            ia.label()
+        ))
+        .into());
+    }
+    let t = &config.thresholds;
+    let mut report = DiffReport {
+        schema: diff::SCHEMA,
+        kind: ib.kind(),
+        base: diff::SideInfo {
+            input: config.base.display().to_string(),
+            source: ib.label(),
+        },
+        new: diff::SideInfo {
+            input: config.new.display().to_string(),
+            source: ia.label(),
+        },
+        thresholds: *t,
+        verdict: diff::Verdict::Unchanged,
+        counts: Default::default(),
+        ncu: None,
+        nsys: None,
+        gate: Default::default(),
+        diagnostics: Vec::new(),
+    };
+    match ib.kind() {
+        DiffKind::Ncu => {
+            let (b, a) = ncu_sides(config, ib, ia)?;
+            report.diagnostics = side_notes(&b.diagnostics, &a.diagnostics);
+            let n = diff::ncu::diff(&b, &a, t);
+            if !n.same_roofs {
+                report.diagnostics.push(format!(
+                    "each side was analysed against its own roofs ({} → {}): fractions of roof are not comparable one to one",
+                    n.gpu_before.as_deref().unwrap_or("?"),
+                    n.gpu_after.as_deref().unwrap_or("?")
+                ));
+            }
+            report.ncu = Some(n);
+        }
+        DiffKind::Nsys => {
+            let (b, a) = gaps_sides(config, ib, ia)?;
+            report.diagnostics = side_notes(&b.diagnostics, &a.diagnostics);
+            if config.nvtx.is_some() && b.ranges.is_none() && a.ranges.is_none() {
+                report
+                    .diagnostics
+                    .push("--nvtx: no side carries NVTX ranges".to_string());
+            }
+            report.nsys = Some(diff::gaps::diff(&b, &a, t));
+        }
+    }
+    let rules: &[Rule] = &config.rules;
+    let mut report = diff::finish(report, rules).map_err(InputError::from)?;
+    if !config.gate {
+        report.gate.enabled = false;
+        report.gate.failed = false;
+        report.gate.tripped.clear();
+    }
+    Ok(report)
+}
+
+/// The two sides' warnings: once with `both:` when they agree, else per side.
+fn side_notes(b: &[String], a: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for d in b {
+        let side = if a.contains(d) { "both" } else { "base" };
+        out.push(format!("{side}: {d}"));
+    }
+    out.extend(
+        a.iter()
+            .filter(|d| !b.contains(d))
+            .map(|d| format!("new: {d}")),
+    );
+    out
+}
+
+/// Runs `f` on both sides at once.
+fn both<T: Send>(
+    f: impl Fn(&Path, Input) -> anyhow::Result<T> + Sync,
+    config: &DiffConfig,
+    ib: Input,
+    ia: Input,
+) -> anyhow::Result<(T, T)> {
+    std::thread::scope(|s| {
+        let hb = s.spawn(|| f(&config.base, ib));
+        let ra = f(&config.new, ia);
+        let rb = hb
+            .join()
+            .map_err(|_| anyhow::anyhow!("reading {} panicked", config.base.display()))?;
+        Ok((rb?, ra?))
+    })
+}
+
+enum NcuRead {
+    Csv(crate::ncu::NcuCsv),
+    Side(NcuSide),
+}
+
+/// A CSV side with its roofs chosen, ready to analyse.
+enum NcuReady {
+    Csv(crate::ncu::NcuCsv, Roofs, GpuInfo),
+    Side(NcuSide),
+}
+
+impl NcuReady {
+    fn into_side(self) -> NcuSide {
+        match self {
+            NcuReady::Side(s) => s,
+            NcuReady::Csv(csv, roofs, gpu) => {
+                NcuSide::from_report(&analyze(&csv, &roofs, gpu, GroupBy::Launch), "ncu csv")
+            }
+        }
+    }
+}
+
+/// Reads both sides at once, chooses the roofs (the base side's for both
+/// unless `--own-roofs`), then analyses both at once.
+fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSide, NcuSide)> {
+    let (rb, ra) = both(
+        |path, input| match input {
+            Input::NcuJson(doc, schema) => {
+                let file = path.display().to_string();
+                Ok(NcuRead::Side(
+                    NcuSide::from_json(&doc, &file, &schema).map_err(InputError::from)?,
+                ))
+            }
+            _ => {
+                let csv = super::ncu::read_csv(path)?;
+                csv.check_analysable().map_err(InputError::from)?;
+                Ok(NcuRead::Csv(csv))
+            }
+        },
+        config,
+        ib,
+        ia,
+    )?;
+    let mut shared: Option<(Roofs, GpuInfo)> = None;
+    let mut ready = |r: NcuRead| -> anyhow::Result<NcuReady> {
+        let csv = match r {
+            NcuRead::Side(s) if config.roofs_given => {
+                return Err(InputError::new(format!(
+                    "{}: --gpu/--roofs apply to ncu CSVs; a JSON report carries the roofs it was analysed with (re-run `rooftrace ncu` with the roofs you want)",
+                    s.info.input
+                ))
+                .into())
+            }
+            NcuRead::Side(s) => return Ok(NcuReady::Side(s)),
+            NcuRead::Csv(csv) => csv,
+        };
+        let (roofs, gpu) = match (&config.roofs, &shared) {
+            (DiffRoofs::Shared(_), Some(rg)) => rg.clone(),
+            (how, _) => {
+                let choice = match how {
+                    DiffRoofs::Shared(c) => c.clone(),
+                    DiffRoofs::Own => RoofsChoice::FromCsv,
+                };
+                let rg = roofs::choose::<InputError>(&choice, &csv.device_hints(), || {
+                    Ok(csv.roofs_from_peaks()?)
+                })?;
+                if matches!(how, DiffRoofs::Shared(_)) {
+                    shared = Some(rg.clone());
+                }
+                rg
+            }
+        };
+        Ok(NcuReady::Csv(csv, roofs, gpu))
+    };
+    let (xb, xa) = (ready(rb)?, ready(ra)?);
+    let (b, a) = std::thread::scope(|s| {
+        let hb = s.spawn(|| xb.into_side());
+        let a = xa.into_side();
+        hb.join().map(|b| (b, a))
+    })
+    .map_err(|_| anyhow::anyhow!("analysing {} panicked", config.base.display()))?;
+    if b.roofs_json != a.roofs_json && !matches!(config.roofs, DiffRoofs::Own) {
+        return Err(InputError::new(format!(
+            "{} and {} were analysed against different roofs ({} vs {}): re-run `rooftrace ncu` on both with one --gpu/--roofs, or pass --own-roofs to compare anyway",
+            b.info.input,
+            a.info.input,
+            b.gpu.as_deref().unwrap_or("?"),
+            a.gpu.as_deref().unwrap_or("?")
+        ))
+        .into());
+    }
+    Ok((b, a))
+}
+
+fn gaps_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(GapsSide, GapsSide)> {
+    both(
+        |path, input| {
+            let file = path.display().to_string();
+            match input {
+                Input::GapsJson(doc, schema) => {
+                    Ok(GapsSide::from_json(&doc, &file, &schema).map_err(InputError::from)?)
+                }
+                _ => {
+                    let sqlite =
+                        resolve_export(path, config.nsys.as_deref()).map_err(InputError::from)?;
+                    let timeline = read_timeline(&sqlite, config.nvtx.is_some(), &|_, _| {})
+                        .map_err(InputError::from)?;
+                    let cfg = GapConfig {
+                        top: GAPS_KEPT,
+                        nvtx: config.nvtx.clone(),
+                        ..GapConfig::default()
+                    };
+                    let report = crate::gaps::analyze(&timeline, &cfg);
+                    Ok(GapsSide::from_report(&report, &file, "nsys export"))
+                }
+            }
+        },
+        config,
+        ib,
+        ia,
+    )
+}
+
+fn write_plot(report: &DiffReport, target: &PlotTarget) -> anyhow::Result<()> {
+    match report.kind {
+        DiffKind::Ncu => {
+            let input = DiffRooflineInput::from_diff(report).ok_or_else(|| {
+                InputError::new("--plot: no kernel has FLOPs and bytes on both sides and no roofs to draw; leave out --plot")
+            })?;
+            let chart =
+                DiffRooflineChart::build(&input).context("drawing the before → after roofline")?;
+            target.write(&chart)
+        }
+        DiffKind::Nsys => {
+            let input = DiffIdleInput::from_diff(report);
+            let chart = DiffIdleChart::build(&input).context("drawing idle per class")?;
+            target.write(&chart)
+        }
+    }
+}

@@ -1,0 +1,675 @@
+//! Timelines before → after: the gaps side model, built from a
+//! [`GapReport`] or a `rooftrace.gaps/…` JSON through the same reader
+//! (idle classes by name, so classes added later are compared too);
+//! devices matched by device id and process order, NVTX ranges by name
+//! (median and p90 of their instances), the longest gaps by the ops around
+//! them.
+
+use super::noise::{nearest_rank, spread_rel, Change, Limit, Thresholds, Verdict, Worse};
+use super::{SideInfo, VerdictCounts};
+use crate::error::BadInput;
+use crate::gaps::GapReport;
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// A side that is not a usable gaps report.
+#[derive(Debug, thiserror::Error)]
+pub enum GapsSideError {
+    /// The JSON lacks what every `rooftrace.gaps` report has.
+    #[error("{file}: {what}; give a report written by `rooftrace gaps FILE --format json`")]
+    Shape {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        what: String,
+    },
+}
+
+impl BadInput for GapsSideError {}
+
+/// Busy and idle of one (process, device) of one side.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeviceSample {
+    /// Process id.
+    pub pid: u64,
+    /// Device id.
+    pub device: u64,
+    /// First op start to last op end, ns.
+    pub span_ns: f64,
+    /// Union of all GPU ops, ns.
+    pub busy_ns: f64,
+    /// Busy by kind, ns: every `<kind>_busy_ns` figure the report has
+    /// (`kernel`, and `copy`, `memset`, `comm`, … where a report splits them).
+    pub busy_by_kind: BTreeMap<String, f64>,
+    /// Idle, ns.
+    pub idle_ns: f64,
+    /// Idle per class key: (count, ns).
+    pub classes: BTreeMap<String, (u64, f64)>,
+    /// Host-bound idle by what the host was doing, per key: (count, ns)
+    /// (empty when the report does not split it).
+    pub host_detail: BTreeMap<String, (u64, f64)>,
+}
+
+/// One instance of an NVTX range.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RangeSample {
+    /// Range text.
+    pub text: String,
+    /// Wall time on the host, ns.
+    pub wall_ns: f64,
+    /// Idle inside its GPU window, ns.
+    pub idle_ns: Option<f64>,
+}
+
+/// One of the longest gaps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GapSample {
+    /// Device id.
+    pub device: u64,
+    /// Start on the side's timeline, ns (orders repeats).
+    pub start_ns: i64,
+    /// Length, ns.
+    pub duration_ns: f64,
+    /// Class key.
+    pub class: String,
+    /// Name of the op before the gap.
+    pub before_op: String,
+    /// Name of the op after the gap.
+    pub after_op: String,
+}
+
+/// One side of an nsys diff.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GapsSide {
+    /// The file and what it was read from.
+    pub info: SideInfo,
+    /// Devices, sorted by (pid, device).
+    pub devices: Vec<DeviceSample>,
+    /// NVTX range instances (`None`: the report was made without `--nvtx`).
+    pub ranges: Option<Vec<RangeSample>>,
+    /// The longest gaps, longest first.
+    pub top_gaps: Vec<GapSample>,
+    /// Warnings of the report.
+    pub diagnostics: Vec<String>,
+}
+
+fn f(v: &Value, key: &str) -> Option<f64> {
+    v.get(key)?.as_f64().filter(|x| x.is_finite())
+}
+
+/// A `{key: {"count", "total_ns"}}` object (classes, host detail).
+fn totals_map(v: Option<&Value>) -> BTreeMap<String, (u64, f64)> {
+    v.and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .filter_map(|(k, c)| {
+                    Some((k.clone(), (c.get("count")?.as_u64()?, f(c, "total_ns")?)))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn device_from_json(d: &Value) -> Option<DeviceSample> {
+    let classes = totals_map(d.get("classes"));
+    Some(DeviceSample {
+        pid: d.get("pid")?.as_u64()?,
+        device: d.get("device")?.as_u64()?,
+        span_ns: f(d, "span_ns")?,
+        busy_ns: f(d, "busy_ns")?,
+        busy_by_kind: d
+            .as_object()
+            .map(|m| {
+                m.iter()
+                    .filter_map(|(k, v)| {
+                        let kind = k.strip_suffix("_busy_ns")?;
+                        Some((kind.to_string(), v.as_f64()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        idle_ns: f(d, "idle_ns")?,
+        classes,
+        host_detail: totals_map(d.get("host_detail")),
+    })
+}
+
+fn gap_from_json(g: &Value) -> Option<GapSample> {
+    let op = |k: &str| {
+        g.get(k)
+            .and_then(|o| o.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    Some(GapSample {
+        device: g.get("device")?.as_u64()?,
+        start_ns: g.get("start_ns")?.as_i64()?,
+        duration_ns: f(g, "duration_ns")?,
+        class: g.get("class")?.as_str()?.to_string(),
+        before_op: op("before"),
+        after_op: op("after"),
+    })
+}
+
+fn ranges_from_json(r: &Value) -> Option<Vec<RangeSample>> {
+    let inst = r.get("instances")?.as_array()?;
+    Some(
+        inst.iter()
+            .filter_map(|i| {
+                Some(RangeSample {
+                    text: i.get("text")?.as_str()?.to_string(),
+                    wall_ns: f(i, "wall_ns")?,
+                    idle_ns: f(i, "idle_ns"),
+                })
+            })
+            .collect(),
+    )
+}
+
+impl GapsSide {
+    /// The side of an analysed export (its parts read through their JSON shape).
+    pub fn from_report(report: &GapReport, input: &str, source: &str) -> GapsSide {
+        let arr = |v: Value| v.as_array().cloned().unwrap_or_default();
+        let devices = arr(serde_json::to_value(&report.devices).unwrap_or(Value::Null));
+        let gaps = arr(serde_json::to_value(&report.top_gaps).unwrap_or(Value::Null));
+        GapsSide {
+            info: SideInfo {
+                input: input.to_string(),
+                source: source.to_string(),
+            },
+            devices: devices.iter().filter_map(device_from_json).collect(),
+            ranges: report
+                .ranges
+                .as_ref()
+                .and_then(|r| ranges_from_json(&serde_json::to_value(r).unwrap_or(Value::Null))),
+            top_gaps: gaps.iter().filter_map(gap_from_json).collect(),
+            diagnostics: report.diagnostics.clone(),
+        }
+    }
+
+    /// The side of a `rooftrace.gaps/…` JSON document.
+    pub fn from_json(doc: &Value, file: &str, schema: &str) -> Result<GapsSide, GapsSideError> {
+        let devices = doc
+            .get("devices")
+            .and_then(Value::as_array)
+            .ok_or_else(|| GapsSideError::Shape {
+                file: file.to_string(),
+                what: "no `devices` array".to_string(),
+            })?;
+        Ok(GapsSide {
+            info: SideInfo {
+                input: file.to_string(),
+                source: format!("{schema} json"),
+            },
+            devices: devices.iter().filter_map(device_from_json).collect(),
+            ranges: doc.get("ranges").and_then(ranges_from_json),
+            top_gaps: doc
+                .get("top_gaps")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(gap_from_json).collect())
+                .unwrap_or_default(),
+            diagnostics: doc
+                .get("diagnostics")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|d| d.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// Idle of one class before → after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassDiff {
+    /// Class key (`host_bound`, …; any key a report has).
+    pub class: String,
+    /// Gaps of the class in the base run.
+    pub count_before: u64,
+    /// Gaps of the class in the new run.
+    pub count_after: u64,
+    /// Idle time of the class, ns.
+    pub total_ns: Change,
+}
+
+/// One device (or all devices summed) before → after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DeviceDiff {
+    /// Device id (`null` for the all-devices total).
+    pub device: Option<u64>,
+    /// Base process id.
+    pub pid_before: Option<u64>,
+    /// New process id.
+    pub pid_after: Option<u64>,
+    /// The idle verdict, or added/removed.
+    pub verdict: Verdict,
+    /// First op start to last op end, ns.
+    pub span_ns: Change,
+    /// Busy (all op kinds), ns.
+    pub busy_ns: Change,
+    /// Busy by kind (`kernel`, and whatever kinds the reports split busy
+    /// into), ns, by kind name.
+    pub busy_by_kind: Vec<KindDiff>,
+    /// Idle, ns (higher is worse).
+    pub idle_ns: Change,
+    /// Idle per class, in the order the reports list them (unknown classes last, by name).
+    pub classes: Vec<ClassDiff>,
+    /// Host-bound idle by what the host was doing (`alloc`, `cpu_work`, …;
+    /// empty when neither report splits it).
+    pub host_detail: Vec<ClassDiff>,
+    /// Which class moved the idle most, and what to do about it.
+    pub why: String,
+}
+
+/// Busy time of one kind of GPU work before → after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KindDiff {
+    /// `kernel`, `copy`, `memset`, `comm`, …
+    pub kind: String,
+    /// Busy time of that kind, ns (a kind one side lacks is unknown there).
+    pub busy_ns: Change,
+}
+
+/// One NVTX range name before → after.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RangeDiff {
+    /// Range text.
+    pub name: String,
+    /// Instances in the base run.
+    pub instances_before: u64,
+    /// Instances in the new run.
+    pub instances_after: u64,
+    /// Median wall time, ns (judged against the spread of the instances).
+    pub median_ns: Change,
+    /// 90th percentile wall time, ns.
+    pub p90_ns: Change,
+    /// Median idle inside the range's GPU window, ns.
+    pub idle_median_ns: Change,
+    /// The median's verdict, or added/removed.
+    pub verdict: Verdict,
+}
+
+/// One of the longest gaps, matched across runs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GapDiff {
+    /// Device id.
+    pub device: u64,
+    /// Op before the gap.
+    pub before_op: String,
+    /// Op after the gap.
+    pub after_op: String,
+    /// Class in the base run.
+    pub class_before: Option<String>,
+    /// Class in the new run.
+    pub class_after: Option<String>,
+    /// Length, ns.
+    pub duration_ns: Change,
+    /// `added`: new among the longest; `removed`: gone from them; else the
+    /// length's verdict.
+    pub verdict: Verdict,
+}
+
+/// The timeline comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GapsDiff {
+    /// All devices summed.
+    pub total: DeviceDiff,
+    /// Per device.
+    pub devices: Vec<DeviceDiff>,
+    /// Per NVTX range name (`null`: no ranges in either report).
+    pub ranges: Option<Vec<RangeDiff>>,
+    /// The longest gaps of either run.
+    pub gaps: Vec<GapDiff>,
+}
+
+impl GapsDiff {
+    /// Adds every device, range and gap row and the total to `c`.
+    pub fn count(&self, c: &mut VerdictCounts) {
+        c.add(self.total.verdict);
+        for d in &self.devices {
+            c.add(d.verdict);
+        }
+        for r in self.ranges.iter().flatten() {
+            c.add(r.verdict);
+        }
+        for g in &self.gaps {
+            c.add(g.verdict);
+        }
+    }
+}
+
+fn tl(t: &Thresholds) -> Limit {
+    Limit {
+        rel: t.time_rel,
+        abs: t.timeline_abs_ns,
+    }
+}
+
+/// Devices keyed by (device, rank of the pid among those on the device):
+/// process ids differ between runs.
+fn keyed(devs: &[DeviceSample]) -> BTreeMap<(u64, usize), &DeviceSample> {
+    let mut sorted: Vec<&DeviceSample> = devs.iter().collect();
+    sorted.sort_by_key(|d| (d.device, d.pid));
+    let mut out = BTreeMap::new();
+    let mut last: Option<(u64, usize)> = None;
+    for d in sorted {
+        let rank = match last {
+            Some((dev, r)) if dev == d.device => r + 1,
+            _ => 0,
+        };
+        last = Some((d.device, rank));
+        out.insert((d.device, rank), d);
+    }
+    out
+}
+
+fn device_row(
+    b: Option<&DeviceSample>,
+    a: Option<&DeviceSample>,
+    device: Option<u64>,
+    t: &Thresholds,
+) -> DeviceDiff {
+    let j = |g: fn(&DeviceSample) -> Option<f64>| {
+        Change::judge(b.and_then(g), a.and_then(g), tl(t), 0.0, Worse::Higher)
+    };
+    let idle_ns = j(|d| Some(d.idle_ns));
+    let classes = totals_rows(b, a, |d| &d.classes, t);
+    let host_detail = totals_rows(b, a, |d| &d.host_detail, t);
+    let why = device_why(idle_ns.verdict, &classes, &host_detail);
+    DeviceDiff {
+        why,
+        device,
+        pid_before: b.map(|d| d.pid),
+        pid_after: a.map(|d| d.pid),
+        verdict: match (b, a) {
+            (Some(_), None) => Verdict::Removed,
+            (None, Some(_)) => Verdict::Added,
+            _ => idle_ns.verdict,
+        },
+        span_ns: j(|d| Some(d.span_ns)),
+        busy_ns: j(|d| Some(d.busy_ns)),
+        busy_by_kind: busy_kinds(b, a, t),
+        idle_ns,
+        classes,
+        host_detail,
+    }
+}
+
+/// One row per key of `pick` (classes or host detail) on either side, known
+/// classes in display order, others by name.
+fn totals_rows(
+    b: Option<&DeviceSample>,
+    a: Option<&DeviceSample>,
+    pick: fn(&DeviceSample) -> &BTreeMap<String, (u64, f64)>,
+    t: &Thresholds,
+) -> Vec<ClassDiff> {
+    let mut keys: Vec<&String> = b
+        .iter()
+        .chain(a.iter())
+        .flat_map(|d| pick(d).keys())
+        .collect();
+    keys.sort_by_key(|k| (class_order(k), (*k).clone()));
+    keys.dedup();
+    keys.into_iter()
+        .map(|k| {
+            let get =
+                |d: Option<&DeviceSample>| d.map(|d| pick(d).get(k).copied().unwrap_or((0, 0.0)));
+            let (cb, ca) = (get(b), get(a));
+            ClassDiff {
+                class: k.clone(),
+                count_before: cb.map_or(0, |c| c.0),
+                count_after: ca.map_or(0, |c| c.0),
+                total_ns: Change::judge(
+                    cb.map(|c| c.1),
+                    ca.map(|c| c.1),
+                    tl(t),
+                    0.0,
+                    Worse::Higher,
+                ),
+            }
+        })
+        .collect()
+}
+
+fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds) -> Vec<KindDiff> {
+    let mut kinds: Vec<&String> = b
+        .iter()
+        .chain(a.iter())
+        .flat_map(|d| d.busy_by_kind.keys())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+        .into_iter()
+        .map(|k| KindDiff {
+            kind: k.clone(),
+            busy_ns: Change::judge(
+                b.and_then(|d| d.busy_by_kind.get(k).copied()),
+                a.and_then(|d| d.busy_by_kind.get(k).copied()),
+                tl(t),
+                0.0,
+                Worse::Neither,
+            ),
+        })
+        .collect()
+}
+
+/// What to do about idle in `class`: the fix `rooftrace gaps` gives for a
+/// class it knows, else a pointer to it.
+pub fn class_hint(class: &str) -> &'static str {
+    crate::gaps::GapClass::ALL
+        .iter()
+        .find(|c| c.key() == class)
+        .map_or("see `rooftrace gaps` for what this class means", |c| {
+            c.fix()
+        })
+}
+
+/// The row of `rows` with the largest change in the direction `sign`.
+fn largest(rows: &[ClassDiff], sign: f64) -> Option<(&ClassDiff, f64)> {
+    rows.iter()
+        .filter_map(|c| Some((c, c.total_ns.delta? * sign)))
+        .filter(|(_, d)| *d > 0.0)
+        .max_by(|x, y| x.1.total_cmp(&y.1))
+}
+
+/// The class with the largest idle change in the direction of `verdict`
+/// and its fix; for host-bound idle, also what the host was doing.
+fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> String {
+    let sign = match verdict {
+        Verdict::Regression => 1.0,
+        Verdict::Improvement => -1.0,
+        _ => return String::new(),
+    };
+    let pm = if sign > 0.0 { "+" } else { "-" };
+    let Some((c, d)) = largest(classes, sign) else {
+        return String::new();
+    };
+    let mut why = format!(
+        "{} {pm}{}: {}",
+        c.class,
+        crate::units::duration_ns(d),
+        class_hint(&c.class)
+    );
+    if c.class == crate::gaps::GapClass::HostBound.key() {
+        if let Some((h, hd)) = largest(detail, sign) {
+            let fix = crate::gaps::HostDetail::ALL
+                .iter()
+                .find(|x| x.key() == h.class)
+                .map_or("", |x| x.fix());
+            why.push_str(&format!(
+                "; mostly {} {pm}{}: {fix}",
+                h.class,
+                crate::units::duration_ns(hd)
+            ));
+        }
+    }
+    why
+}
+
+/// Known classes in `rooftrace gaps` display order; others after them.
+fn class_order(k: &str) -> usize {
+    crate::gaps::GapClass::ALL
+        .iter()
+        .position(|c| c.key() == k)
+        .unwrap_or(usize::MAX)
+}
+
+fn summed(devs: &[DeviceSample]) -> DeviceSample {
+    let mut s = DeviceSample::default();
+    for d in devs {
+        s.span_ns += d.span_ns;
+        s.busy_ns += d.busy_ns;
+        s.idle_ns += d.idle_ns;
+        for (k, ns) in &d.busy_by_kind {
+            *s.busy_by_kind.entry(k.clone()).or_insert(0.0) += ns;
+        }
+        for (k, (c, ns)) in &d.classes {
+            let e = s.classes.entry(k.clone()).or_insert((0, 0.0));
+            e.0 += c;
+            e.1 += ns;
+        }
+        for (k, (c, ns)) in &d.host_detail {
+            let e = s.host_detail.entry(k.clone()).or_insert((0, 0.0));
+            e.0 += c;
+            e.1 += ns;
+        }
+    }
+    s
+}
+
+fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<RangeDiff> {
+    let group = |rs: &[RangeSample]| {
+        let mut m: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+        for r in rs {
+            let e = m.entry(r.text.clone()).or_default();
+            e.0.push(r.wall_ns);
+            if let Some(i) = r.idle_ns {
+                e.1.push(i);
+            }
+        }
+        for (w, i) in m.values_mut() {
+            w.sort_by(f64::total_cmp);
+            i.sort_by(f64::total_cmp);
+        }
+        m
+    };
+    let (gb, ga) = (group(b), group(a));
+    let mut names: Vec<&String> = gb.keys().chain(ga.keys()).collect();
+    names.sort();
+    names.dedup();
+    let q = |v: Option<&Vec<f64>>, p: f64| v.filter(|v| !v.is_empty()).map(|v| nearest_rank(v, p));
+    names
+        .into_iter()
+        .map(|n| {
+            let (wb, wa) = (gb.get(n).map(|x| &x.0), ga.get(n).map(|x| &x.0));
+            let (ib, ia) = (gb.get(n).map(|x| &x.1), ga.get(n).map(|x| &x.1));
+            let spread = spread_rel(&mut wb.cloned().unwrap_or_default())
+                .max(spread_rel(&mut wa.cloned().unwrap_or_default()));
+            let median_ns = Change::judge(q(wb, 0.5), q(wa, 0.5), tl(t), spread, Worse::Higher);
+            RangeDiff {
+                name: n.clone(),
+                instances_before: wb.map_or(0, |v| v.len() as u64),
+                instances_after: wa.map_or(0, |v| v.len() as u64),
+                verdict: match (wb, wa) {
+                    (Some(_), None) => Verdict::Removed,
+                    (None, Some(_)) => Verdict::Added,
+                    _ => median_ns.verdict,
+                },
+                median_ns,
+                p90_ns: Change::judge(q(wb, 0.9), q(wa, 0.9), tl(t), spread, Worse::Higher),
+                idle_median_ns: Change::judge(q(ib, 0.5), q(ia, 0.5), tl(t), spread, Worse::Higher),
+            }
+        })
+        .collect()
+}
+
+/// Matches the longest gaps by (device, op before, op after) and their
+/// order in time; a gap only in the new list is new among the longest, one
+/// only in the base list is gone from them.
+fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
+    type Key = (u64, String, String);
+    fn group(gs: &[GapSample]) -> BTreeMap<Key, Vec<&GapSample>> {
+        let mut m: BTreeMap<Key, Vec<&GapSample>> = BTreeMap::new();
+        for g in gs {
+            m.entry((g.device, g.before_op.clone(), g.after_op.clone()))
+                .or_default()
+                .push(g);
+        }
+        for v in m.values_mut() {
+            v.sort_by_key(|g| g.start_ns);
+        }
+        m
+    }
+    let (gb, ga) = (group(b), group(a));
+    let mut keys: Vec<&Key> = gb.keys().chain(ga.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let mut rows = Vec::new();
+    for k in keys {
+        let (vb, va) = (gb.get(k), ga.get(k));
+        let n = vb.map_or(0, Vec::len).max(va.map_or(0, Vec::len));
+        for i in 0..n {
+            let gb = vb.and_then(|v| v.get(i));
+            let ga = va.and_then(|v| v.get(i));
+            let duration_ns = Change::judge(
+                gb.map(|g| g.duration_ns),
+                ga.map(|g| g.duration_ns),
+                tl(t),
+                0.0,
+                Worse::Higher,
+            );
+            rows.push(GapDiff {
+                device: k.0,
+                before_op: k.1.clone(),
+                after_op: k.2.clone(),
+                class_before: gb.map(|g| g.class.clone()),
+                class_after: ga.map(|g| g.class.clone()),
+                verdict: match (gb, ga) {
+                    (Some(_), None) => Verdict::Removed,
+                    (None, Some(_)) => Verdict::Added,
+                    _ => duration_ns.verdict,
+                },
+                duration_ns,
+            });
+        }
+    }
+    let len = |g: &GapDiff| g.duration_ns.after.or(g.duration_ns.before).unwrap_or(0.0);
+    rows.sort_by(|x, y| {
+        len(y)
+            .total_cmp(&len(x))
+            .then_with(|| x.device.cmp(&y.device))
+    });
+    rows
+}
+
+/// Compares two sides.
+pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
+    let (kb, ka) = (keyed(&base.devices), keyed(&new.devices));
+    let mut keys: Vec<&(u64, usize)> = kb.keys().chain(ka.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let devices = keys
+        .into_iter()
+        .map(|k| device_row(kb.get(k).copied(), ka.get(k).copied(), Some(k.0), t))
+        .collect();
+    let (sb, sa) = (summed(&base.devices), summed(&new.devices));
+    let ranges = match (&base.ranges, &new.ranges) {
+        (None, None) => None,
+        (b, a) => Some(range_rows(
+            b.as_deref().unwrap_or(&[]),
+            a.as_deref().unwrap_or(&[]),
+            t,
+        )),
+    };
+    GapsDiff {
+        total: device_row(Some(&sb), Some(&sa), None, t),
+        devices,
+        ranges,
+        gaps: gap_rows(&base.top_gaps, &new.top_gaps, t),
+    }
+}
