@@ -47,6 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         top: 20,
         output: None,
         plot: None,
+        useful: Vec::new(),
     };
     let diff = DiffConfig {
         base: base.clone(),
