@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mb = std::fs::metadata(&base)?.len() as f64 / 1e6;
     let ncu = NcuConfig {
         input: base.clone(),
-        roofs: RoofsChoice::Gpu("h100-sxm".into()),
+        roofs: RoofsChoice::Gpu("rtx5090".into()),
         group_by: GroupBy::Launch,
         format: Format::Table,
         top: 20,
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let diff = DiffConfig {
         base: base.clone(),
         new: new.clone(),
-        roofs: DiffRoofs::Shared(RoofsChoice::Gpu("h100-sxm".into())),
+        roofs: DiffRoofs::Shared(RoofsChoice::Gpu("rtx5090".into())),
         roofs_given: true,
         nvtx: None,
         nsys: None,
