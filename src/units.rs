@@ -88,6 +88,18 @@ pub fn ellipsize(name: &str, max: usize) -> String {
     s
 }
 
+/// `s` as one word for a POSIX shell, for a command line printed for the
+/// user to copy (quoted only when it needs to be).
+pub fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 
 use super::model::NcuCsv;
 use super::NcuError;
+use crate::units::shell_quote;
 use std::ffi::OsString;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -41,16 +42,6 @@ pub fn import_command_line(rep: &Path) -> String {
         shell_quote(&rep.to_string_lossy()),
         shell_quote(&csv.to_string_lossy())
     )
-}
-
-fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// `ncu` from [`NCU_ENV`] or `PATH`.

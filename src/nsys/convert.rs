@@ -6,6 +6,7 @@
 //! temporary files left by a killed run are swept on the next conversion.
 
 use super::NsysError;
+use crate::units::shell_quote;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
@@ -28,16 +29,6 @@ pub fn export_command_line(rep: &Path) -> String {
         shell_quote(&out.to_string_lossy()),
         shell_quote(&rep.to_string_lossy())
     )
-}
-
-fn shell_quote(s: &str) -> String {
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// Where the SQLite export for `input` is: `input` itself unless it is a
