@@ -112,7 +112,7 @@ pub fn analyze(
             multi += 1;
             continue;
         }
-        let s = step(&mut ctx, r, on.first().copied());
+        let s = step(&mut ctx, gaps.name(r.text_id), r, on.first().copied());
         if s.projected && s.part(OUTSIDE) != 0 {
             unaccounted += 1;
         }
@@ -221,7 +221,7 @@ struct Sums {
 }
 
 /// Decomposes one instance on its device (`None`: no op in the window).
-fn step(ctx: &mut Ctx, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
+fn step(ctx: &mut Ctx, text: &str, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
     let (w0, w1) = (r.gpu_start_ns, r.gpu_end_ns);
     let mut s = Sums::default();
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
@@ -298,7 +298,7 @@ fn step(ctx: &mut Ctx, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
     let so_far: i64 = parts.iter().map(|p| p.ns).sum();
     parts.push(Part::new(OUTSIDE, step_ns - so_far));
     StepBudget {
-        text: r.text.clone(),
+        text: text.to_string(),
         pid: r.pid,
         device: dev.map_or(0, |d| d.device),
         gpu_start_ns: w0,

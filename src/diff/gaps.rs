@@ -135,13 +135,23 @@ fn device_from_json(d: &Value) -> Option<DeviceSample> {
     })
 }
 
-fn gap_from_json(g: &Value) -> Option<GapSample> {
+/// Text field `key` of `v`: inline (`rooftrace.gaps/2` and earlier) or,
+/// from `rooftrace.gaps/3`, `key_id`, an index into the report's `names`.
+fn text_of(v: &Value, key: &str, names: &[&str]) -> Option<String> {
+    if let Some(s) = v.get(key).and_then(Value::as_str) {
+        return Some(s.to_string());
+    }
+    let id = v.get(format!("{key}_id"))?.as_u64()?;
+    names
+        .get(usize::try_from(id).ok()?)
+        .map(|s| (*s).to_string())
+}
+
+fn gap_from_json(g: &Value, names: &[&str]) -> Option<GapSample> {
     let op = |k: &str| {
         g.get(k)
-            .and_then(|o| o.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
+            .and_then(|o| text_of(o, "name", names))
+            .unwrap_or_default()
     };
     Some(GapSample {
         device: g.get("device")?.as_u64()?,
@@ -153,13 +163,13 @@ fn gap_from_json(g: &Value) -> Option<GapSample> {
     })
 }
 
-fn ranges_from_json(r: &Value) -> Option<Vec<RangeSample>> {
+fn ranges_from_json(r: &Value, names: &[&str]) -> Option<Vec<RangeSample>> {
     let inst = r.get("instances")?.as_array()?;
     Some(
         inst.iter()
             .filter_map(|i| {
                 Some(RangeSample {
-                    text: i.get("text")?.as_str()?.to_string(),
+                    text: text_of(i, "text", names)?,
                     wall_ns: f(i, "wall_ns")?,
                     idle_ns: f(i, "idle_ns"),
                 })
@@ -174,17 +184,20 @@ impl GapsSide {
         let arr = |v: Value| v.as_array().cloned().unwrap_or_default();
         let devices = arr(serde_json::to_value(&report.devices).unwrap_or(Value::Null));
         let gaps = arr(serde_json::to_value(&report.top_gaps).unwrap_or(Value::Null));
+        let names: Vec<&str> = report.names.iter().map(String::as_str).collect();
         GapsSide {
             info: SideInfo {
                 input: input.to_string(),
                 source: source.to_string(),
             },
             devices: devices.iter().filter_map(device_from_json).collect(),
-            ranges: report
-                .ranges
-                .as_ref()
-                .and_then(|r| ranges_from_json(&serde_json::to_value(r).unwrap_or(Value::Null))),
-            top_gaps: gaps.iter().filter_map(gap_from_json).collect(),
+            ranges: report.ranges.as_ref().and_then(|r| {
+                ranges_from_json(&serde_json::to_value(r).unwrap_or(Value::Null), &names)
+            }),
+            top_gaps: gaps
+                .iter()
+                .filter_map(|g| gap_from_json(g, &names))
+                .collect(),
             diagnostics: report.diagnostics.clone(),
         }
     }
@@ -198,17 +211,22 @@ impl GapsSide {
                 file: file.to_string(),
                 what: "no `devices` array".to_string(),
             })?;
+        let names: Vec<&str> = doc
+            .get("names")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(|n| n.as_str().unwrap_or("")).collect())
+            .unwrap_or_default();
         Ok(GapsSide {
             info: SideInfo {
                 input: file.to_string(),
                 source: format!("{schema} json"),
             },
             devices: devices.iter().filter_map(device_from_json).collect(),
-            ranges: doc.get("ranges").and_then(ranges_from_json),
+            ranges: doc.get("ranges").and_then(|r| ranges_from_json(r, &names)),
             top_gaps: doc
                 .get("top_gaps")
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(gap_from_json).collect())
+                .map(|a| a.iter().filter_map(|g| gap_from_json(g, &names)).collect())
                 .unwrap_or_default(),
             diagnostics: doc
                 .get("diagnostics")

@@ -26,7 +26,8 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let nvtx = NvtxIndex::new(tl);
     let outs = sweep_devices(tl, &groups, &syncs, &nvtx, cfg);
     let merged = merge_devices(outs, cfg);
-    let top_gaps = top_gaps(tl, &ops, &syncs, &nvtx, merged.heap);
+    let mut names = Names::default();
+    let top_gaps = top_gaps(tl, &ops, &syncs, &nvtx, merged.heap, &mut names);
     let mut gap_durations = merged.durations;
     let distribution = GapDistribution {
         duration: dist(&mut gap_durations),
@@ -37,7 +38,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let ranges = cfg
         .nvtx
         .as_ref()
-        .map(|re| range_report(tl, &ops, &merged.details, &merged.gaps, re));
+        .map(|re| range_report(tl, &ops, &merged.details, &merged.gaps, re, &mut names));
     let diagnostics = diagnostics(tl, cfg, &launch, ranges.as_ref(), n_ops);
     GapReport {
         schema: SCHEMA,
@@ -63,6 +64,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
         ranges,
         top_gaps,
         diagnostics,
+        names: names.into_table(),
         gaps: cfg.keep_gaps.then_some(merged.gaps),
     }
 }
@@ -196,13 +198,15 @@ fn merge_devices(outs: Vec<DeviceOut>, cfg: &GapConfig) -> Merged {
     m
 }
 
-/// The heap's gaps, longest first, with the ops around them.
-fn top_gaps(
-    tl: &Timeline,
+/// The heap's gaps, longest first, with the ops around them (their names
+/// put in `names`).
+fn top_gaps<'t>(
+    tl: &'t Timeline,
     ops: &[GpuOp],
     syncs: &[SyncCall],
     nvtx: &NvtxIndex,
     heap: BinaryHeap<TopEntry>,
+    names: &mut Names<'t>,
 ) -> Vec<TopGap> {
     heap.into_sorted_vec()
         .into_iter()
@@ -218,16 +222,16 @@ fn top_gaps(
                     end_ns: start + d,
                     duration_ns: d,
                     class,
-                    before: op_ref(tl, &ops[b]),
-                    after: op_ref(tl, after),
+                    before: op_ref(tl, &ops[b], names),
+                    after: op_ref(tl, after, names),
                     api: tl.api_of(after).map(|x| ApiRef {
-                        name: tl.name(x.name).to_string(),
+                        name_id: names.id(tl.name(x.name)),
                         tid: x.tid,
                         start_ns: x.start_ns,
                         end_ns: x.end_ns,
                     }),
                     host,
-                    nvtx: context,
+                    nvtx_id: context.map(|t| names.id(t)),
                 }
             },
         )

@@ -326,38 +326,44 @@ fn thread_slice<T>(
     })
 }
 
+/// Longest name, in characters, that [`describe`] puts in its sentence: the
+/// sentence is built per gap, so a name in it is cut (a real call name is
+/// under 40 characters); the whole name is in the report's name table.
+pub(crate) const HOST_NAME_CHARS: usize = 120;
+
 /// What the host did over a gap `[g0, g1)` of class `class` ended by `op`,
-/// in words, and the innermost NVTX range of the launching thread around the
-/// launch call (for the longest-gaps table).
-pub(crate) fn describe(
-    tl: &Timeline,
+/// in words, and the text of the innermost NVTX range of the launching
+/// thread around the launch call (for the longest-gaps table).
+pub(crate) fn describe<'t>(
+    tl: &'t Timeline,
     syncs: &[SyncCall],
     nvtx: &NvtxIndex,
     class: GapClass,
     op: &GpuOp,
     g0: i64,
     g1: i64,
-) -> (Option<String>, Option<String>) {
+) -> (Option<String>, Option<&'t str>) {
     let Some(a) = tl.api_of(op) else {
         return (None, None);
     };
     let range = |t: i64| {
         nvtx.innermost(a.pid, a.tid, t)
-            .map(|i| tl.nvtx[i].text.clone())
+            .map(|i| tl.nvtx[i].text.as_str())
     };
+    let cut = |s: &str| crate::units::ellipsize(s, HOST_NAME_CHARS);
     let last_sync = || {
         let j = syncs.partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, a.tid, g0));
         syncs[..j]
             .last()
             .filter(|s| (s.pid, s.tid) == (a.pid, a.tid))
-            .map(|s| tl.name(s.name).to_string())
+            .map(|s| cut(tl.name(s.name)))
     };
     let host = match class {
         GapClass::HostBound => {
             let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1));
             let what = match v.what {
-                Some(What::Name(n)) => format!("{} ", tl.name(n)),
-                Some(What::Range(i)) => format!("`{}` ", tl.nvtx[i].text),
+                Some(What::Name(n)) => format!("{} ", cut(tl.name(n))),
+                Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
                 None => String::new(),
             };
             Some(format!(
@@ -374,10 +380,10 @@ pub(crate) fn describe(
                 latency_ns: i64::MAX,
             };
             blocking_sync(&ev, a, g0)
-                .map(|s| tl.name(s.name).to_string())
-                .or_else(|| Some(tl.name(a.name).to_string()))
+                .map(|s| cut(tl.name(s.name)))
+                .or_else(|| Some(cut(tl.name(a.name))))
         }
-        GapClass::LaunchInFlight => Some(tl.name(a.name).to_string()),
+        GapClass::LaunchInFlight => Some(cut(tl.name(a.name))),
         _ => None,
     };
     (host, range(a.start_ns))

@@ -1,4 +1,4 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/2`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/3`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
@@ -7,9 +7,36 @@ use super::GapClass;
 use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
+use std::collections::HashMap;
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.gaps/2";
+pub const SCHEMA: &str = "rooftrace.gaps/3";
+
+/// An index into [`GapReport::names`].
+pub type NameId = usize;
+
+/// Builds [`GapReport::names`]: each distinct text once, in order of first
+/// use, borrowed from the timeline until the report takes them.
+#[derive(Debug, Default)]
+pub(crate) struct Names<'t> {
+    ids: HashMap<&'t str, NameId>,
+    list: Vec<&'t str>,
+}
+
+impl<'t> Names<'t> {
+    /// The id of `text`, given a new one on first use.
+    pub(crate) fn id(&mut self, text: &'t str) -> NameId {
+        *self.ids.entry(text).or_insert_with(|| {
+            self.list.push(text);
+            self.list.len() - 1
+        })
+    }
+
+    /// The table, owned.
+    pub(crate) fn into_table(self) -> Vec<String> {
+        self.list.into_iter().map(str::to_string).collect()
+    }
+}
 
 /// Count and total duration of the gaps of one class.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -197,8 +224,9 @@ pub struct GapDistribution {
 pub struct OpRef {
     /// Kernel, memcpy, memset or graph.
     pub kind: OpKind,
-    /// Kernel short name, memcpy direction, …
-    pub name: String,
+    /// Kernel short name, memcpy direction, …: an index into
+    /// [`GapReport::names`].
+    pub name_id: NameId,
     /// Stream id.
     pub stream: u32,
     /// Start, ns.
@@ -210,8 +238,9 @@ pub struct OpRef {
 /// An API call as shown next to a gap.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApiRef {
-    /// Function name (`cudaLaunchKernel_v7000`).
-    pub name: String,
+    /// Function name (`cudaLaunchKernel_v7000`): an index into
+    /// [`GapReport::names`].
+    pub name_id: NameId,
     /// Thread id.
     pub tid: u32,
     /// Start on the host, ns.
@@ -247,15 +276,16 @@ pub struct TopGap {
     /// synchronisation and staging the sync call, after a drained queue the
     /// sync before it.
     pub host: Option<String>,
-    /// The innermost NVTX range of the launching thread around the call start.
-    pub nvtx: Option<String>,
+    /// The innermost NVTX range of the launching thread around the call
+    /// start: an index into [`GapReport::names`].
+    pub nvtx_id: Option<NameId>,
 }
 
 /// One instance of an NVTX range matching `--nvtx`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RangeRow {
-    /// Range text.
-    pub text: String,
+    /// Range text: an index into [`GapReport::names`].
+    pub text_id: NameId,
     /// Process id.
     pub pid: u32,
     /// Thread id.
@@ -370,6 +400,11 @@ pub struct GapReport {
     pub top_gaps: Vec<TopGap>,
     /// Warnings, each once.
     pub diagnostics: Vec<String>,
+    /// Every op, API call and NVTX range name the report refers to, once
+    /// each, in order of first use: `top_gaps` and `ranges.instances` hold
+    /// indices into it, so a long name (up to the reader's 4 KiB cut) costs
+    /// its bytes once, not once per gap.
+    pub names: Vec<String>,
     /// Every classified device gap (after `--device`/`--stream`), by (pid,
     /// device, start): what the timeline and histogram charts draw. `None`
     /// unless the analysis was asked to keep them
@@ -392,6 +427,14 @@ pub struct ClassifiedGap {
     pub end_ns: i64,
     /// Why the GPU idled.
     pub class: GapClass,
+}
+
+impl GapReport {
+    /// The text of name `id` (empty for an id the table does not have,
+    /// which a report this crate built never holds).
+    pub fn name(&self, id: NameId) -> &str {
+        self.names.get(id).map_or("", String::as_str)
+    }
 }
 
 impl SettingsEcho {

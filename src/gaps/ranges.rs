@@ -30,12 +30,13 @@ fn clipped<T>(
 /// The `--nvtx` report over the analysed ops (in scope, grouped by
 /// (pid, device), sorted by start), each device's detail and every
 /// classified gap.
-pub(crate) fn range_report(
-    tl: &Timeline,
+pub(crate) fn range_report<'t>(
+    tl: &'t Timeline,
     ops: &[GpuOp],
     details: &[DeviceDetail],
     gaps: &[ClassifiedGap],
     re: &Regex,
+    names: &mut Names<'t>,
 ) -> RangeReport {
     // Ops by (pid, tid, launch start) to project host ranges onto the GPU.
     let mut launched: Vec<(u32, u32, i64, usize)> = ops
@@ -117,7 +118,7 @@ pub(crate) fn range_report(
                 .sum()
         };
         instances.push(RangeRow {
-            text: r.text.clone(),
+            text_id: names.id(&r.text),
             pid: r.pid,
             tid: r.tid,
             start_ns: r.start_ns,

@@ -260,11 +260,11 @@ fn runs(ops: &[GpuOp], keep: impl Fn(&GpuOp) -> bool) -> Vec<(i64, i64)> {
     }
     out
 }
-/// The printed reference to an op.
-pub(crate) fn op_ref(tl: &Timeline, op: &GpuOp) -> OpRef {
+/// The printed reference to an op, its name put in `names`.
+pub(crate) fn op_ref<'t>(tl: &'t Timeline, op: &GpuOp, names: &mut Names<'t>) -> OpRef {
     OpRef {
         kind: op.kind,
-        name: tl.name(op.name).to_string(),
+        name_id: names.id(tl.name(op.name)),
         stream: op.stream,
         start_ns: op.start_ns,
         end_ns: op.end_ns,

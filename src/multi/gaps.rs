@@ -184,7 +184,7 @@ fn ranges_across(inputs: &[GapsInput]) -> Vec<RangeAcross> {
         let mut walls: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
         for inst in &r.instances {
             walls
-                .entry(inst.text.as_str())
+                .entry(i.report.name(inst.text_id))
                 .or_default()
                 .push(inst.wall_ns);
         }

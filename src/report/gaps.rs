@@ -23,7 +23,7 @@ impl Render for GapReport {
     }
 }
 
-/// The JSON document (`rooftrace.gaps/2`), pretty-printed, newline-terminated.
+/// The JSON document (`rooftrace.gaps/3`), pretty-printed, newline-terminated.
 pub fn json(r: &GapReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
@@ -254,7 +254,8 @@ fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
     (t, order.len() - n)
 }
 
-fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
+fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
+    let name = |id| ellipsize(r.name(id), name_width);
     let mut t = Table::new(
         &[
             "#",
@@ -281,19 +282,9 @@ fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
             format!("{:.6} s", g.start_ns as f64 / 1e9),
             dur(g.duration_ns),
             g.class.label().to_string(),
-            format!(
-                "{} (s{})",
-                ellipsize(&g.before.name, name_width),
-                g.before.stream
-            ),
-            format!(
-                "{} (s{})",
-                ellipsize(&g.after.name, name_width),
-                g.after.stream
-            ),
-            g.api
-                .as_ref()
-                .map_or("-".to_string(), |a| ellipsize(&a.name, name_width)),
+            format!("{} (s{})", name(g.before.name_id), g.before.stream),
+            format!("{} (s{})", name(g.after.name_id), g.after.stream),
+            g.api.as_ref().map_or("-".to_string(), |a| name(a.name_id)),
             g.api
                 .as_ref()
                 .map_or("-".to_string(), |a| dur(a.start_ns - g.start_ns)),
@@ -303,9 +294,7 @@ fn top_table(gaps: &[TopGap], name_width: usize) -> Table {
             g.host
                 .as_ref()
                 .map_or("-".to_string(), |h| ellipsize(h, name_width + 24)),
-            g.nvtx
-                .as_ref()
-                .map_or("-".to_string(), |n| ellipsize(n, name_width)),
+            g.nvtx_id.map_or("-".to_string(), name),
         ]);
     }
     t
@@ -333,7 +322,7 @@ fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
         let mut row = vec![
             format!(
                 "{}{}",
-                ellipsize(&i.text, 40),
+                ellipsize(r.name(i.text_id), 40),
                 if i.projected { "" } else { " *" }
             ),
             i.pid.to_string(),
@@ -490,7 +479,7 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
     if !r.top_gaps.is_empty() {
         s.push_str(&format!(
             "\nLongest gaps\n{}",
-            top_table(&r.top_gaps, 40).to_text()
+            top_table(r, &r.top_gaps, 40).to_text()
         ));
     }
     if !r.diagnostics.is_empty() {
@@ -578,7 +567,7 @@ fn csv(r: &GapReport) -> String {
                 i.pid.to_string(),
                 String::new(),
                 String::new(),
-                i.text.clone(),
+                r.name(i.text_id).to_string(),
                 i.gpu_start_ns.to_string(),
                 i.gpu_end_ns.to_string(),
                 (i.gpu_end_ns - i.gpu_start_ns).to_string(),
@@ -655,7 +644,7 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
         };
         sections.push(format!(
             "### Longest gaps\n\n{}{note}",
-            top_table(&r.top_gaps[..shown], 32).to_markdown()
+            top_table(r, &r.top_gaps[..shown], 32).to_markdown()
         ));
     }
     sections.push(format!(

@@ -464,3 +464,68 @@ fn gaps_json_reports_diff_by_class_name_and_ignore_unknown_fields() {
     let (code, _, err) = rooftrace(&["diff", b.to_str().unwrap(), n.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// Writes `v` (a `rooftrace.gaps/3` report) the way `rooftrace.gaps/2` did:
+/// every name inline where `/3` has an index into `names`. Written here,
+/// independently of the reader, from the two schemas in
+/// docs/json-schema-gaps.md.
+fn as_gaps2(mut v: Value) -> Value {
+    let names: Vec<Value> = v["names"].as_array().unwrap().clone();
+    let inline = |o: &mut Value, id: &str, key: &str| {
+        let m = o.as_object_mut().unwrap();
+        let id_value = m.remove(id).unwrap();
+        let text = match id_value.as_u64() {
+            Some(i) => names[i as usize].clone(),
+            None => Value::Null,
+        };
+        m.insert(key.to_string(), text);
+    };
+    for g in v["top_gaps"].as_array_mut().unwrap() {
+        inline(&mut g["before"], "name_id", "name");
+        inline(&mut g["after"], "name_id", "name");
+        if g["api"].is_object() {
+            inline(&mut g["api"], "name_id", "name");
+        }
+        inline(g, "nvtx_id", "nvtx");
+    }
+    if v["ranges"].is_object() {
+        for i in v["ranges"]["instances"].as_array_mut().unwrap() {
+            inline(i, "text_id", "text");
+        }
+    }
+    let m = v.as_object_mut().unwrap();
+    m.remove("names");
+    m.insert("schema".into(), Value::from("rooftrace.gaps/2"));
+    v
+}
+
+#[test]
+fn a_gaps2_report_with_inline_names_diffs_like_its_gaps3_form() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = lengthened(dir.path());
+    let (code, out, err) = rooftrace(&["gaps", SAXPY, "--nvtx", "MPI_.*", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v3: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v3["schema"], "rooftrace.gaps/3");
+    let b3 = dir.path().join("b3.json");
+    let b2 = dir.path().join("b2.json");
+    std::fs::write(&b3, out).unwrap();
+    std::fs::write(&b2, serde_json::to_vec(&as_gaps2(v3)).unwrap()).unwrap();
+    let nvtx = ["--nvtx", "MPI_.*"];
+    let a = new.to_str().unwrap();
+    let (c3, d3, e3) = json(&[&[b3.to_str().unwrap(), a][..], &nvtx].concat());
+    let (c2, d2, e2) = json(&[&[b2.to_str().unwrap(), a][..], &nvtx].concat());
+    assert_eq!((c3, c2), (3, 3), "{e3}\n{e2}");
+    // The same gaps, matched by the same op names, and the same ranges.
+    assert_eq!(d2["nsys"]["gaps"], d3["nsys"]["gaps"]);
+    assert_eq!(d2["nsys"]["ranges"], d3["nsys"]["ranges"]);
+    assert_eq!(d2["counts"], d3["counts"]);
+    let changed: Vec<&Value> = d2["nsys"]["gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["verdict"] != "unchanged")
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0]["after_op"], "saxpy");
+}

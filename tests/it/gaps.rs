@@ -296,7 +296,7 @@ fn each_gap_class_from_the_hand_written_fixture() {
     assert_eq!(r.top_gaps[0].duration_ns, 20_000);
     assert_eq!(r.top_gaps[0].class, GapClass::QueuedDependency);
     assert_eq!(
-        r.top_gaps[0].api.as_ref().unwrap().name,
+        r.name(r.top_gaps[0].api.as_ref().unwrap().name_id),
         "cudaLaunchKernel_v7000"
     );
 }
@@ -819,9 +819,8 @@ fn gaps_ended_by_a_blocking_copy_are_synchronisation_or_staging() {
         .iter()
         .filter(|g| {
             g.api.as_ref().is_some_and(|a| {
-                a.name.starts_with("cudaMemcpy")
-                    && !a.name.contains("Async")
-                    && a.start_ns < g.start_ns
+                let name = r.name(a.name_id);
+                name.starts_with("cudaMemcpy") && !name.contains("Async") && a.start_ns < g.start_ns
             })
         })
         .collect();

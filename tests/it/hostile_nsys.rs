@@ -3,7 +3,7 @@
 //! test's first lines) and reads it. Expected counts come from SQL on the
 //! edited copy, not from rooftrace's output.
 
-use crate::common::{fixture, root};
+use crate::common::{fixture, rooftrace, root};
 use rooftrace::nsys::{read_timeline, OpKind, Timeline};
 use rusqlite::Connection;
 use std::path::{Path, PathBuf};
@@ -252,9 +252,71 @@ fn case5_a_megabyte_name_is_cut_in_plots_and_json() {
     assert_eq!(code, 0, "{err}");
     let out = std::fs::read_to_string(&json).unwrap();
     // Before: the 1 MB name in every gap it borders, GBs. Now it is cut to
-    // 4096 bytes plus a note, so at most 1590 gaps x 2 names x ~4.1 KB =
-    // 13 MB however the report repeats it.
-    assert!(out.len() < 14 << 20, "{} bytes", out.len());
-    assert!(out.contains("name cut at 4096 of 1048577 bytes"));
+    // 4096 bytes plus a note, and written once, in the report's `names`:
+    // the gaps refer to it by index.
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let cut = "name cut at 4096 of 1048577 bytes";
+    assert_eq!(out.matches(cut).count(), 1);
+    let id = v["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|n| n.as_str().unwrap().contains(cut))
+        .unwrap();
+    let gaps = v["top_gaps"].as_array().unwrap();
+    let bordering = gaps
+        .iter()
+        .filter(|g| g["before"]["name_id"] == id || g["after"]["name_id"] == id)
+        .count();
+    assert!(bordering > 900, "{bordering} of {} gaps", gaps.len());
+    // What is left is the gaps themselves, ~0.6 KB each pretty-printed.
+    assert!(
+        out.len() < gaps.len() * 1024 + (64 << 10),
+        "{} bytes",
+        out.len()
+    );
     assert!(std::fs::metadata(&svg).unwrap().len() < 4 << 20);
+}
+
+#[test]
+fn case5_a_megabyte_call_name_is_cut_in_the_per_gap_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    // cudaDeviceSynchronize (StringIds 1085) is the sync call named by
+    // 1280 synchronization gaps of the cloverleaf export; give it 1 MB.
+    let p = edited(
+        dir.path(),
+        "longsync.sqlite",
+        "UPDATE StringIds SET value = 'cudaDeviceSynchronize' || printf('%.*c', 1048576, 'y') \
+         WHERE id = 1085;",
+    );
+    let (code, out, err) = rooftrace(&[
+        "gaps",
+        p.to_str().unwrap(),
+        "--top",
+        "0",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let sync: Vec<&str> = v["top_gaps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|g| g["class"] == "synchronization")
+        .map(|g| g["host"].as_str().unwrap())
+        .collect();
+    assert!(sync.len() > 1000, "{}", sync.len());
+    // The sentence is built per gap: the name in it is cut to 120
+    // characters (`cudaDeviceSynchr…yyyy`), the cut name is in `names` once.
+    for h in &sync {
+        assert_eq!(h.chars().count(), 120, "{h}");
+        assert!(
+            h.starts_with("cudaDeviceSynchronize") && h.contains('…'),
+            "{h}"
+        );
+    }
+    // Before, each of those sentences held the whole 4 KiB cut name: > 5 MB.
+    let gaps = v["top_gaps"].as_array().unwrap().len();
+    assert!(out.len() < gaps * 1024 + (64 << 10), "{} bytes", out.len());
 }

@@ -73,7 +73,9 @@ pub fn datasets<'a>(
                 b.str(
                     "text",
                     false,
-                    v.iter().map(|x| Some(x.text.clone())).collect(),
+                    v.iter()
+                        .map(|x| Some(r.name(x.text_id).to_string()))
+                        .collect(),
                 )
                 .i64("pid", false, ints(v, |x| i64::from(x.pid)))
                 .i64("tid", false, ints(v, |x| i64::from(x.tid)))
