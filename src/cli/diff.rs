@@ -8,6 +8,7 @@ use std::path::PathBuf;
 const AFTER_HELP: &str = "\
 Inputs (both sides of one kind, detected from the file):
   two ncu CSVs               rooftrace diff base.csv new.csv --gpu h100-sxm
+  or .ncu-rep reports        rooftrace diff base.ncu-rep new.csv   (imported with ncu from PATH)
   two nsys exports           rooftrace diff base.sqlite new.nsys-rep --nvtx decode_step
   two rooftrace JSON reports rooftrace diff base.json new.json   (from `rooftrace ncu|gaps --format json`)
 
@@ -32,7 +33,8 @@ Pull request:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct DiffArgs {
-    /// The base run (ncu CSV, nsys .sqlite/.nsys-rep, or rooftrace JSON).
+    /// The base run (ncu CSV or .ncu-rep, nsys .sqlite/.nsys-rep, or
+    /// rooftrace JSON).
     pub base: PathBuf,
     /// The new run, of the same kind.
     pub new: PathBuf,

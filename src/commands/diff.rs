@@ -130,6 +130,8 @@ impl DiffConfig {
 #[derive(Debug, Clone, PartialEq)]
 enum Input {
     NcuCsv,
+    /// An `.ncu-rep`, imported with `ncu` like `rooftrace ncu` does.
+    NcuRep,
     Nsys,
     NcuJson(Value, String),
     GapsJson(Value, String),
@@ -138,7 +140,7 @@ enum Input {
 impl Input {
     fn kind(&self) -> DiffKind {
         match self {
-            Input::NcuCsv | Input::NcuJson(..) => DiffKind::Ncu,
+            Input::NcuCsv | Input::NcuRep | Input::NcuJson(..) => DiffKind::Ncu,
             Input::Nsys | Input::GapsJson(..) => DiffKind::Nsys,
         }
     }
@@ -146,6 +148,7 @@ impl Input {
     fn label(&self) -> String {
         match self {
             Input::NcuCsv => "ncu csv".into(),
+            Input::NcuRep => "ncu report".into(),
             Input::Nsys => "nsys export".into(),
             Input::NcuJson(_, s) | Input::GapsJson(_, s) => format!("{s} json"),
         }
@@ -165,9 +168,7 @@ fn detect(path: &Path) -> Result<Input, InputError> {
         .map(str::to_ascii_lowercase)
         .unwrap_or_default();
     if ext == "ncu-rep" {
-        return Err(InputError::new(format!(
-            "{shown}: an Nsight Compute report; export it first: ncu --import {shown} --csv --page raw > base.csv"
-        )));
+        return Ok(Input::NcuRep);
     }
     if matches!(ext.as_str(), "nsys-rep" | "qdrep") {
         return Ok(Input::Nsys);

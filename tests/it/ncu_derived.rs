@@ -374,3 +374,46 @@ fn roofline_chart_body_items_give_rates_and_ncus_roofs() {
     assert_eq!(k.bound, Some(Bound::Compute));
     assert!(k.lower_bound);
 }
+
+#[cfg(unix)]
+#[test]
+fn diff_imports_an_ncu_rep_like_rooftrace_ncu() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let rep = dir.path().join("base.ncu-rep");
+    std::fs::write(&rep, b"not read by rooftrace").unwrap();
+    let rep_s = rep.to_str().unwrap();
+    let fixture = fixture("ncu/bf16_gemm_raw_page_units.csv");
+    let fixture_s = fixture.to_str().unwrap();
+
+    // Without ncu: the exact command to run by hand, exit 2.
+    let args = [
+        "diff", rep_s, fixture_s, "--gpu", "rtx5090", "--format", "json",
+    ];
+    let (code, _, err) = rooftrace_with_path(&args, dir.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(&format!("ncu --import {rep_s} --csv --page raw")),
+        "{err}"
+    );
+
+    // A fake ncu printing the CSV itself: the report against its own CSV is
+    // the same two launches, unchanged.
+    let script = format!("#!/bin/sh\ncat '{fixture_s}'\n");
+    let ncu = dir.path().join("ncu");
+    std::fs::write(&ncu, script).unwrap();
+    std::fs::set_permissions(&ncu, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let with_sh = std::path::PathBuf::from(format!("{}:/usr/bin:/bin", dir.path().display()));
+    let (code, out, err) = rooftrace_with_path(&args, &with_sh);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["base"]["source"], "ncu report");
+    assert_eq!(v["new"]["source"], "ncu csv");
+    assert_eq!(v["verdict"], "unchanged");
+    assert_eq!(
+        v["counts"]["unchanged"].as_u64().map(|n| n >= 2),
+        Some(true),
+        "{}",
+        v["counts"]
+    );
+}
