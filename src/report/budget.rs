@@ -3,7 +3,7 @@
 //! comment) and versioned JSON (`rooftrace.budget/1`). Each returns bytes.
 
 use super::table::Table;
-use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
+use super::{Format, Render, RenderOptions};
 use crate::budget::{
     part_label, BoundSource, BudgetReport, StepBudget, BOUND, IDLE_PREFIX, MEMCPY, MEMSET,
     SHORTFALL,
@@ -373,14 +373,6 @@ fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
                 .join("\n")
         ));
     }
-    const CUT: &str = "\n_Report truncated to fit a comment; see the JSON output._\n";
-    for sec in sections {
-        if out.chars().count() + sec.chars().count() + 1 + CUT.len() > MARKDOWN_LIMIT_CHARS {
-            out.push_str(CUT);
-            break;
-        }
-        out.push_str(&sec);
-        out.push('\n');
-    }
+    super::push_fitting(&mut out, sections);
     out
 }

@@ -2,7 +2,7 @@
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
 use super::table::Table;
-use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
+use super::{Format, Render, RenderOptions};
 use crate::gaps::{ClassTotals, DetailTotals, GapClass, GapReport, HostDetail, TopGap};
 use crate::units::ellipsize;
 use crate::units::{duration_ns, percent};
@@ -582,7 +582,7 @@ fn csv(r: &GapReport) -> String {
 }
 
 /// Markdown: verdict, optional image, class breakdown, devices, ranges, top
-/// gaps, diagnostics; sections that do not fit [`MARKDOWN_LIMIT_CHARS`] are
+/// gaps, diagnostics; sections that do not fit [`super::MARKDOWN_LIMIT_CHARS`] are
 /// cut with a note.
 fn markdown(r: &GapReport, o: &RenderOptions) -> String {
     let mut out = format!("**{}**\n\n", verdict(r));
@@ -665,14 +665,6 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
                 .join("\n")
         ));
     }
-    const CUT: &str = "\n_Report truncated to fit a comment; see the JSON output._\n";
-    for sec in sections {
-        if out.chars().count() + sec.chars().count() + 1 + CUT.len() > MARKDOWN_LIMIT_CHARS {
-            out.push_str(CUT);
-            break;
-        }
-        out.push_str(&sec);
-        out.push('\n');
-    }
+    super::push_fitting(&mut out, sections);
     out
 }

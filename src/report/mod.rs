@@ -49,3 +49,49 @@ pub trait Render {
 /// The largest Markdown report that fits a GitHub PR comment (65,536 chars
 /// minus a margin).
 pub const MARKDOWN_LIMIT_CHARS: usize = 65_000;
+
+/// The line that replaces the Markdown sections that did not fit.
+pub const MARKDOWN_CUT: &str = "\n_Report truncated to fit a comment; see the JSON output._\n";
+
+/// Appends `sections` to the Markdown `out`, each followed by a newline,
+/// while the whole still fits [`MARKDOWN_LIMIT_CHARS`] with room for
+/// [`MARKDOWN_CUT`]; the first section that does not fit is replaced by
+/// that line and the rest are dropped (they are in the JSON output).
+pub fn push_fitting(out: &mut String, sections: impl IntoIterator<Item = String>) {
+    let mut used = out.chars().count();
+    let room = MARKDOWN_LIMIT_CHARS - MARKDOWN_CUT.chars().count();
+    for sec in sections {
+        let n = sec.chars().count() + 1;
+        if used + n > room {
+            out.push_str(MARKDOWN_CUT);
+            return;
+        }
+        out.push_str(&sec);
+        out.push('\n');
+        used += n;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_fit_up_to_the_limit_and_the_cut_line_replaces_the_rest() {
+        let cut = MARKDOWN_CUT.chars().count();
+        // "é" is 2 bytes, 1 char: the limit counts characters.
+        let head = "é".repeat(1000);
+        // A first section that fills the room exactly: 1000 + (n + 1) = room.
+        let fill = MARKDOWN_LIMIT_CHARS - cut - 1000 - 1;
+        let mut out = head.clone();
+        push_fitting(&mut out, ["x".repeat(fill)]);
+        assert_eq!(out.chars().count(), MARKDOWN_LIMIT_CHARS - cut);
+        assert!(!out.contains("truncated"));
+        // One character more does not fit: the cut line instead, and the
+        // sections after it are dropped.
+        let mut out = head.clone();
+        push_fitting(&mut out, ["a".to_string(), "x".repeat(fill), "b".into()]);
+        assert_eq!(out, format!("{head}a\n{MARKDOWN_CUT}"));
+        assert!(out.chars().count() <= MARKDOWN_LIMIT_CHARS);
+    }
+}

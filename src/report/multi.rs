@@ -21,12 +21,13 @@ impl Render for MultiGapReport {
                     .map(|i| (&i.tag, i.report.render(Format::Csv, opts))),
             ),
             Format::Table => {
-                sections(gaps_tables(self, opts.top), &self.failures, false).into_bytes()
+                let tables = gaps_tables(self, opts.top);
+                sections(String::new(), tables, &self.failures, false).into_bytes()
             }
             Format::Markdown => {
-                let mut out = format!("**{}**\n\n", gaps_verdict(self));
-                out.push_str(&sections(gaps_tables(self, opts.top), &self.failures, true));
-                out.into_bytes()
+                let head = format!("**{}**\n\n", gaps_verdict(self));
+                let tables = gaps_tables(self, opts.top);
+                sections(head, tables, &self.failures, true).into_bytes()
             }
         }
     }
@@ -42,12 +43,13 @@ impl Render for MultiNcuReport {
                     .map(|i| (&i.tag, i.report.render(Format::Csv, opts))),
             ),
             Format::Table => {
-                sections(ncu_tables(self, opts.top), &self.failures, false).into_bytes()
+                let tables = ncu_tables(self, opts.top);
+                sections(String::new(), tables, &self.failures, false).into_bytes()
             }
             Format::Markdown => {
-                let mut out = format!("**{}**\n\n", ncu_verdict(self));
-                out.push_str(&sections(ncu_tables(self, opts.top), &self.failures, true));
-                out.into_bytes()
+                let head = format!("**{}**\n\n", ncu_verdict(self));
+                let tables = ncu_tables(self, opts.top);
+                sections(head, tables, &self.failures, true).into_bytes()
             }
         }
     }
@@ -110,9 +112,15 @@ fn tagged_csv<'a>(parts: impl Iterator<Item = (&'a InputTag, Vec<u8>)>) -> Vec<u
     w.into_inner().unwrap_or_default()
 }
 
-/// Titled tables, then the failed inputs.
-fn sections(tables: Vec<(String, Table)>, failures: &[InputFailure], md: bool) -> String {
-    let mut out = String::new();
+/// `head`, then titled tables, then the failed inputs; in Markdown, as
+/// many as fit a comment ([`super::push_fitting`]).
+fn sections(
+    head: String,
+    tables: Vec<(String, Table)>,
+    failures: &[InputFailure],
+    md: bool,
+) -> String {
+    let mut out = head;
     let mut all = tables;
     if !failures.is_empty() {
         let mut t = Table::new(&["failed input", "error"], &[0, 1]);
@@ -121,15 +129,18 @@ fn sections(tables: Vec<(String, Table)>, failures: &[InputFailure], md: bool) -
         }
         all.push((format!("{} inputs failed", failures.len()), t));
     }
+    if md {
+        let secs = all
+            .iter()
+            .map(|(title, t)| format!("### {title}\n\n{}", t.to_markdown()));
+        super::push_fitting(&mut out, secs);
+        return out;
+    }
     for (i, (title, t)) in all.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        if md {
-            out.push_str(&format!("### {title}\n\n{}", t.to_markdown()));
-        } else {
-            out.push_str(&format!("{title}\n\n{}", t.to_text()));
-        }
+        out.push_str(&format!("{title}\n\n{}", t.to_text()));
     }
     out
 }
