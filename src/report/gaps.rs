@@ -492,7 +492,9 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
 }
 
 /// CSV: one row per device, stream and range instance, SI units in the
-/// column names.
+/// column names. The host-bound detail (`host_detail_<detail>_count`/`_ns`) is
+/// split per device only: empty (not computed, not zero) on stream and range
+/// rows.
 fn csv(r: &GapReport) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut h: Vec<String> = [
@@ -515,12 +517,21 @@ fn csv(r: &GapReport) -> String {
         h.push(format!("{}_count", c.key()));
         h.push(format!("{}_ns", c.key()));
     }
+    for d in HostDetail::ALL {
+        h.push(format!("host_detail_{}_count", d.key()));
+        h.push(format!("host_detail_{}_ns", d.key()));
+    }
     let _ = w.write_record(&h);
-    let mut put = |head: [String; 11], c: &ClassTotals| {
+    let mut put = |head: [String; 11], c: &ClassTotals, detail: Option<&DetailTotals>| {
         let mut row = head.to_vec();
         for k in GapClass::ALL {
             row.push(c.get(k).count.to_string());
             row.push(c.get(k).total_ns.to_string());
+        }
+        for d in HostDetail::ALL {
+            let t = detail.map(|x| x.get(d));
+            row.push(t.map_or(String::new(), |t| t.count.to_string()));
+            row.push(t.map_or(String::new(), |t| t.total_ns.to_string()));
         }
         let _ = w.write_record(&row);
     };
@@ -540,6 +551,7 @@ fn csv(r: &GapReport) -> String {
                 d.gap_count.to_string(),
             ],
             &d.classes,
+            Some(&d.host_detail),
         );
     }
     for s in &r.streams {
@@ -558,6 +570,7 @@ fn csv(r: &GapReport) -> String {
                 s.gap_count.to_string(),
             ],
             &s.classes,
+            None,
         );
     }
     for i in r.ranges.iter().flat_map(|rr| &rr.instances) {
@@ -576,6 +589,7 @@ fn csv(r: &GapReport) -> String {
                 i.classes.0.iter().map(|c| c.count).sum::<u64>().to_string(),
             ],
             &i.classes,
+            None,
         );
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -933,3 +933,45 @@ fn stream_wait_event_and_query_rows_are_not_host_syncs() {
         );
     }
 }
+
+#[test]
+fn csv_splits_host_bound_per_device_and_leaves_streams_unknown() {
+    let f = fixture("nsys/nsys2024.5.1_pipit_cloverleaf.sqlite");
+    let f = f.to_str().unwrap();
+    let (code, out, err) = rooftrace(&["gaps", f, "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, js, err) = rooftrace(&["gaps", f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&js).unwrap();
+    let mut rd = csv::Reader::from_reader(out.as_bytes());
+    let head: Vec<String> = rd.headers().unwrap().iter().map(str::to_string).collect();
+    let col = |name: &str| head.iter().position(|h| h == name).unwrap();
+    let details: Vec<&String> = head
+        .iter()
+        .filter(|h| h.starts_with("host_detail_") && h.ends_with("_ns"))
+        .collect();
+    assert_eq!(details.len(), 7, "{head:?}");
+    let (mut devices, mut streams) = (0, 0);
+    for rec in rd.records() {
+        let rec = rec.unwrap();
+        if &rec[0] == "device" {
+            devices += 1;
+            // The split sums to the host-bound total, and is the JSON's.
+            let sum: i64 = details
+                .iter()
+                .map(|h| rec[col(h)].parse::<i64>().unwrap())
+                .sum();
+            assert_eq!(sum, rec[col("host_bound_ns")].parse::<i64>().unwrap());
+            let os: i64 = rec[col("host_detail_os_runtime_ns")].parse().unwrap();
+            assert_eq!(os, v["devices"][0]["host_detail"]["os_runtime"]["total_ns"]);
+            assert!(
+                os > 0,
+                "CloverLeaf's host-bound time is mostly OS runtime calls"
+            );
+        } else {
+            streams += 1;
+            assert!(details.iter().all(|h| rec[col(h)].is_empty()));
+        }
+    }
+    assert_eq!((devices, streams > 0), (1, true));
+}
