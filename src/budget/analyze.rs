@@ -94,6 +94,7 @@ pub fn analyze(
         seen: HashSet::new(),
     };
     let mut steps = Vec::new();
+    let mut names = crate::gaps::model::Names::default();
     let (mut multi, mut empty, mut unaccounted) = (0u64, 0u64, 0u64);
     let instances: &[RangeRow] = gaps.ranges.as_ref().map_or(&[], |r| &r.instances);
     for r in instances {
@@ -112,7 +113,8 @@ pub fn analyze(
             multi += 1;
             continue;
         }
-        let s = step(&mut ctx, gaps.name(r.text_id), r, on.first().copied());
+        let text_id = names.id(gaps.name(r.text_id));
+        let s = step(&mut ctx, text_id, r, on.first().copied());
         if s.projected && s.part(OUTSIDE) != 0 {
             unaccounted += 1;
         }
@@ -186,6 +188,7 @@ pub fn analyze(
         dram_bytes_per_s: dram,
         bound_source,
         steps,
+        names: names.into_table(),
         kernels: ctx.kernels,
         diagnostics,
     })
@@ -199,6 +202,7 @@ pub(crate) struct SummaryInput {
     pub(crate) dram_bytes_per_s: f64,
     pub(crate) bound_source: BoundSource,
     pub(crate) steps: Vec<StepBudget>,
+    pub(crate) names: Vec<String>,
     pub(crate) kernels: HashMap<String, KernelAcc>,
     pub(crate) diagnostics: Vec<String>,
 }
@@ -221,7 +225,7 @@ struct Sums {
 }
 
 /// Decomposes one instance on its device (`None`: no op in the window).
-fn step(ctx: &mut Ctx, text: &str, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
+fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
     let (w0, w1) = (r.gpu_start_ns, r.gpu_end_ns);
     let mut s = Sums::default();
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
@@ -298,7 +302,7 @@ fn step(ctx: &mut Ctx, text: &str, r: &RangeRow, dev: Option<&DeviceOps>) -> Ste
     let so_far: i64 = parts.iter().map(|p| p.ns).sum();
     parts.push(Part::new(OUTSIDE, step_ns - so_far));
     StepBudget {
-        text: text.to_string(),
+        text_id,
         pid: r.pid,
         device: dev.map_or(0, |d| d.device),
         gpu_start_ns: w0,

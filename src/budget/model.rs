@@ -9,7 +9,7 @@ use crate::roofs::GpuInfo;
 use serde::Serialize;
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.budget/1";
+pub const SCHEMA: &str = "rooftrace.budget/2";
 
 /// Name of the part "time the step's work needs at the roofs".
 pub const BOUND: &str = "bound";
@@ -63,8 +63,8 @@ pub struct Part {
 /// One instance of the NVTX range (one step), decomposed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StepBudget {
-    /// Range text.
-    pub text: String,
+    /// Range text: an index into [`BudgetReport::names`].
+    pub text_id: usize,
     /// Process id.
     pub pid: u32,
     /// Device the step ran on.
@@ -218,6 +218,17 @@ pub struct BudgetReport {
     pub fix_first: Vec<FixLine>,
     /// Warnings, each once.
     pub diagnostics: Vec<String>,
+    /// The steps' range texts, each once, in order of first use (steps hold
+    /// indices): a long text costs its bytes once, not once per step.
+    pub names: Vec<String>,
+}
+
+impl BudgetReport {
+    /// The range text of `step` (empty for an id the table does not have,
+    /// which a report this crate built never holds).
+    pub fn text(&self, step: &StepBudget) -> &str {
+        self.names.get(step.text_id).map_or("", String::as_str)
+    }
 }
 
 /// A part's label for people: `idle_host_bound` → `idle: host-bound`,

@@ -148,6 +148,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         coverage,
         fix_first,
         diagnostics: si.diagnostics,
+        names: si.names,
     }
 }
 

@@ -265,7 +265,7 @@ fn diagnostics(
     if let (Some(re), Some(rr)) = (&cfg.nvtx, ranges) {
         if rr.instances.is_empty() {
             // Name a few range texts so the user can fix the pattern.
-            let mut texts: Vec<&str> = tl.nvtx.iter().map(|r| r.text.as_str()).collect();
+            let mut texts: Vec<&str> = tl.nvtx.iter().map(|r| &*r.text).collect();
             texts.sort_unstable();
             texts.dedup();
             let shown: Vec<String> = texts.iter().take(5).map(|t| format!("`{t}`")).collect();

@@ -346,10 +346,7 @@ pub(crate) fn describe<'t>(
     let Some(a) = tl.api_of(op) else {
         return (None, None);
     };
-    let range = |t: i64| {
-        nvtx.innermost(a.pid, a.tid, t)
-            .map(|i| tl.nvtx[i].text.as_str())
-    };
+    let range = |t: i64| nvtx.innermost(a.pid, a.tid, t).map(|i| &*tl.nvtx[i].text);
     let cut = |s: &str| crate::units::ellipsize(s, HOST_NAME_CHARS);
     let last_sync = || {
         let j = syncs.partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, a.tid, g0));

@@ -10,7 +10,9 @@ use super::schema::Schema;
 use super::*;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
+use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 /// Small host-side tables read before the pool: StringIds (and which names
 /// are sync calls or graph launches), the SYNCHRONIZATION table, NVTX.
@@ -403,6 +405,16 @@ pub(super) fn read_nvtx(
     let mut st = conn.prepare(&sql).map_err(&err)?;
     let mut rows = st.query([]).map_err(&err)?;
     let (mut unnamed, mut bad) = (0u64, 0u64);
+    // Each distinct text once: the rows share it.
+    let mut texts: HashSet<Arc<str>> = HashSet::new();
+    let mut share = |t: &str| -> Arc<str> {
+        if let Some(a) = texts.get(t) {
+            return a.clone();
+        }
+        let a: Arc<str> = Arc::from(t);
+        texts.insert(a.clone());
+        a
+    };
     while let Some(row) = rows.next().map_err(&err)? {
         let times = int(row, 0).zip(int(row, 1));
         let Some((start, end)) = times.and_then(|(s, e)| checked_interval(s, e.max(s))) else {
@@ -411,10 +423,11 @@ pub(super) fn read_nvtx(
         };
         let gtid = int(row, 2).unwrap_or(0);
         let text = match row.get_ref(3) {
-            Ok(ValueRef::Text(t)) => Some(cap_name(t)),
+            Ok(ValueRef::Text(t)) => Some(share(&cap_name(t))),
             _ => int(row, 4)
                 .and_then(string_id)
-                .and_then(|id| h.strings.get(&id).cloned()),
+                .and_then(|id| h.strings.get(&id))
+                .map(|s| share(s)),
         };
         let Some(text) = text else {
             unnamed += 1;

@@ -288,8 +288,10 @@ pub struct NvtxRange {
     pub pid: u32,
     /// Thread id that opened the range.
     pub tid: u32,
-    /// The range text (inline `text`, or the registered string of `textId`).
-    pub text: String,
+    /// The range text (inline `text`, or the registered string of `textId`),
+    /// shared by every range with the same text: a million ranges of one
+    /// registered 4 KiB string hold it once.
+    pub text: std::sync::Arc<str>,
 }
 
 /// A name: a `StringIds` id, or one of the built-in names for ops that have

@@ -292,16 +292,16 @@ fn csv(r: &BudgetReport) -> String {
     }
     out.push_str(",concurrent_ns,bound_capped_ns,lower_bound_launches\n");
     for (i, s) in r.steps.iter().enumerate() {
-        out.push_str(&csv_row(i, s, &names));
+        out.push_str(&csv_row(i, r.text(s), s, &names));
     }
     out
 }
 
-fn csv_row(i: usize, s: &StepBudget, names: &[&str]) -> String {
-    let text = if s.text.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.text.replace('"', "\"\""))
+fn csv_row(i: usize, text: &str, s: &StepBudget, names: &[&str]) -> String {
+    let text = if text.contains([',', '"', '\n']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        s.text.clone()
+        text.to_string()
     };
     let mut row = format!(
         "{i},{text},{},{},{},{},{},{},{}",

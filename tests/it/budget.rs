@@ -352,7 +352,7 @@ fn snapshots_of_every_format() {
     insta::assert_snapshot!("budget_md", s(Format::Markdown));
     let json = s(Format::Json);
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(v["schema"], "rooftrace.budget/1");
+    assert_eq!(v["schema"], "rooftrace.budget/2");
     for step in v["steps"].as_array().unwrap() {
         let sum: i64 = step["parts"]
             .as_array()

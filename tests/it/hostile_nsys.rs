@@ -320,3 +320,78 @@ fn case5_a_megabyte_call_name_is_cut_in_the_per_gap_sentence() {
     let gaps = v["top_gaps"].as_array().unwrap().len();
     assert!(out.len() < gaps * 1024 + (64 << 10), "{} bytes", out.len());
 }
+
+#[test]
+fn case5_ranges_of_one_registered_string_share_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let p = dir.path().join("ranges.sqlite");
+    std::fs::copy(&src, &p).unwrap();
+    // textId 85 (`MPI_Send`, 10 ranges of the saxpy export: `SELECT
+    // count(*) FROM NVTX_EVENTS WHERE textId = 85`) becomes 1 MB, and 50,000
+    // more ranges point at it: 50,010 ranges of one registered string.
+    Connection::open(&p)
+        .unwrap()
+        .execute_batch(
+            "UPDATE StringIds SET value = printf('%.*c', 1048576, 'm') WHERE id = 85;
+             WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000)
+             INSERT INTO NVTX_EVENTS (start, \"end\", eventType, textId, globalTid)
+             SELECT 837497679 + i, 837497679 + i + 10, 59, 85, 302119224788637 FROM c;",
+        )
+        .unwrap();
+    let t = read_timeline(&p, true, &|_, _| {}).unwrap();
+    let long: Vec<&std::sync::Arc<str>> = t
+        .nvtx
+        .iter()
+        .map(|r| &r.text)
+        .filter(|x| x.len() > 4096)
+        .collect();
+    assert_eq!(long.len(), 50_010);
+    // One allocation of the (cut) text, not 50,010: ~4 KB, not ~200 MB.
+    assert!(long.iter().all(|x| std::sync::Arc::ptr_eq(x, long[0])));
+    assert!(long[0].starts_with("mmmm") && long[0].contains("name cut at 4096 of 1048576 bytes"));
+    // Through the CLI: the gaps report names it once, its 50,010 range
+    // instances refer to it by index.
+    let json = dir.path().join("g.json");
+    let (code, err) = run_limited(
+        &[
+            "gaps",
+            p.to_str().unwrap(),
+            "--nvtx",
+            "^m",
+            "--format",
+            "json",
+            "-o",
+            json.to_str().unwrap(),
+        ],
+        1_500_000,
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, 0, "{err}");
+    let out = std::fs::read_to_string(&json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ranges"]["instances"].as_array().unwrap().len(), 50_010);
+    assert_eq!(out.matches("name cut at 4096").count(), 1);
+    // `budget` too: one step per range, the text once in `names`.
+    let (code, err) = run_limited(
+        &[
+            "budget",
+            p.to_str().unwrap(),
+            "--nvtx",
+            "^m",
+            "--gpu",
+            "a100-40gb",
+            "--format",
+            "json",
+            "-o",
+            json.to_str().unwrap(),
+        ],
+        1_500_000,
+        Duration::from_secs(120),
+    );
+    assert_eq!(code, 0, "{err}");
+    let out = std::fs::read_to_string(&json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["steps"].as_array().unwrap().len(), 50_010);
+    assert_eq!(out.matches("name cut at 4096").count(), 1);
+}
