@@ -86,6 +86,21 @@ impl HostDetail {
     }
 }
 
+/// The fix for host-bound time spent inside NVTX ranges, from what the
+/// ranges are: PyTorch ops, MPI or NCCL calls; `None` for other ranges.
+pub fn nvtx_range_fix(text: &str) -> Option<&'static str> {
+    let lower = text.to_ascii_lowercase();
+    if text.starts_with("aten::") || text.starts_with("autograd::") || lower.contains("torch") {
+        Some("PyTorch issues its ops one at a time from the CPU: compile the step (torch.compile fuses ops into fewer kernels) or capture it in a CUDA graph (torch.compile mode=\"reduce-overhead\", torch.cuda.CUDAGraph)")
+    } else if text.starts_with("MPI_") {
+        Some("overlap MPI with GPU work (non-blocking MPI_Isend/MPI_Irecv, CUDA-aware MPI)")
+    } else if lower.contains("nccl") {
+        Some("overlap the NCCL calls with compute (communication on its own stream, bucketed collectives)")
+    } else {
+        None
+    }
+}
+
 /// Host-bound idle time per [`HostDetail`]; serialised as an object keyed
 /// by [`HostDetail::key`]. Sums to the host-bound class total.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -384,4 +399,23 @@ pub(crate) fn describe<'t>(
         _ => None,
     };
     (host, range(a.start_ns))
+}
+
+#[cfg(test)]
+mod nvtx_fix_tests {
+    use super::nvtx_range_fix;
+
+    #[test]
+    fn range_families_get_their_own_fix() {
+        let fix = |t| nvtx_range_fix(t).unwrap_or("none");
+        // PyTorch's emit_nvtx ranges, MPI (nsys --trace=mpi), NCCL.
+        assert!(fix("aten::addmm, seq = 47595, op_id = 999269").contains("torch.compile"));
+        assert!(fix("autograd::engine::evaluate_function: AddmmBackward0").contains("CUDA graph"));
+        assert!(fix("MPI_Recv").contains("MPI_Isend"));
+        assert!(fix("ncclAllReduce").contains("NCCL"));
+        assert!(fix("nccl:all_reduce").contains("NCCL"));
+        // A user's own range says nothing about the fix.
+        assert_eq!(fix("decode_step"), "none");
+        assert_eq!(fix("MPI"), "none");
+    }
 }

@@ -435,6 +435,31 @@ impl GapReport {
     pub fn name(&self, id: NameId) -> &str {
         self.names.get(id).map_or("", String::as_str)
     }
+
+    /// Among the longest host-bound gaps spent inside an NVTX range, the range
+    /// family (by [`super::host::nvtx_range_fix`]) with the most time, as (an example range
+    /// text, its fix): what "inside an NVTX range" means in this export.
+    pub fn nvtx_hint(&self) -> Option<(&str, &'static str)> {
+        let inside = format!("({}", super::HostDetail::Nvtx.label());
+        let mut by_fix: Vec<(&'static str, i64, &str)> = Vec::new();
+        for g in &self.top_gaps {
+            let in_range = g.host.as_deref().is_some_and(|h| h.contains(&inside));
+            let (GapClass::HostBound, true, Some(id)) = (g.class, in_range, g.nvtx_id) else {
+                continue;
+            };
+            let text = self.name(id);
+            let Some(fix) = super::host::nvtx_range_fix(text) else {
+                continue;
+            };
+            match by_fix.iter_mut().find(|x| x.0 == fix) {
+                Some(x) => x.1 += g.duration_ns,
+                None => by_fix.push((fix, g.duration_ns, text)),
+            }
+        }
+        // Most time first; on a tie, the family met first (longest gap).
+        let best = by_fix.iter().rev().max_by_key(|x| x.1)?;
+        Some((best.2, best.0))
+    }
 }
 
 impl SettingsEcho {

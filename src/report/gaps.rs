@@ -54,7 +54,7 @@ pub fn verdict(r: &GapReport) -> String {
                 rr.instances.len(),
                 dur(rr.gpu_window_ns.median)
             );
-            return with_reason(head, idle, &rr.classes, None);
+            return with_reason(head, idle, &rr.classes, None, None);
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
@@ -78,7 +78,7 @@ pub fn verdict(r: &GapReport) -> String {
         },
         busy_note(r)
     );
-    with_reason(head, idle, &classes, Some(&host_detail(r)))
+    with_reason(head, idle, &classes, Some(&host_detail(r)), r.nvtx_hint())
 }
 
 /// The host-bound detail summed over devices.
@@ -115,6 +115,7 @@ fn with_reason(
     idle: i64,
     classes: &ClassTotals,
     detail: Option<&DetailTotals>,
+    nvtx: Option<(&str, &'static str)>,
 ) -> String {
     let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
     match classes.dominant() {
@@ -139,6 +140,17 @@ fn with_reason(
         Some(GapClass::HostBound) if idle > 0 => {
             let hb = classes.get(GapClass::HostBound).total_ns;
             match detail.and_then(|d| d.dominant().map(|k| (k, d.get(k).total_ns))) {
+                Some((HostDetail::Nvtx, ns)) if nvtx.is_some() => {
+                    let (text, fix) = nvtx.unwrap_or_default();
+                    format!(
+                        "{head}, {} host-bound; fix first: {fix} ({}, e.g. `{}`: {} of {} host-bound)",
+                        share(GapClass::HostBound),
+                        HostDetail::Nvtx.label(),
+                        ellipsize(text.split(',').next().unwrap_or(text), 48),
+                        dur(ns),
+                        dur(hb)
+                    )
+                }
                 Some((k, ns)) => format!(
                     "{head}, {} host-bound; fix first: {} ({}: {} of {} host-bound)",
                     share(GapClass::HostBound),
@@ -410,15 +422,19 @@ fn host_table(r: &GapReport) -> Option<Table> {
         ],
         &[0, 4],
     );
+    let nvtx_fix = r.nvtx_hint().map(|h| h.1);
     for k in HostDetail::ALL {
         let x = t.get(k);
         if x.count > 0 {
+            let fix = nvtx_fix
+                .filter(|_| k == HostDetail::Nvtx)
+                .unwrap_or(k.fix());
             tab.push(vec![
                 k.label().into(),
                 x.count.to_string(),
                 dur(x.total_ns),
                 frac(x.total_ns, hb),
-                k.fix().into(),
+                fix.into(),
             ]);
         }
     }

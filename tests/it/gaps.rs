@@ -975,3 +975,29 @@ fn csv_splits_host_bound_per_device_and_leaves_streams_unknown() {
     }
     assert_eq!((devices, streams > 0), (1, true));
 }
+
+#[test]
+fn host_bound_inside_pytorch_ranges_names_the_pytorch_fix() {
+    // The nsys-ai MFU export: 42.5 ms of its 47.5 ms host-bound idle is
+    // spent inside NVTX ranges, and the longest such gaps are in PyTorch's
+    // `aten::` op ranges (`torch.autograd.profiler.emit_nvtx`).
+    let f = fixture("nsys/nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite");
+    let (code, out, err) = rooftrace(&["gaps", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let verdict = out.lines().next().unwrap();
+    assert!(
+        verdict.contains("fix first: PyTorch issues its ops"),
+        "{verdict}"
+    );
+    assert!(verdict.contains("torch.compile"), "{verdict}");
+    assert!(
+        verdict.contains("e.g. `aten::native_layer_norm`"),
+        "{verdict}"
+    );
+    // The host-bound table's NVTX row carries the same fix.
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("inside an NVTX range"))
+        .unwrap();
+    assert!(row.contains("torch.compile"), "{row}");
+}
