@@ -436,9 +436,10 @@ impl GapReport {
         self.names.get(id).map_or("", String::as_str)
     }
 
-    /// Among the longest host-bound gaps spent inside an NVTX range, the range
-    /// family (by [`super::host::nvtx_range_fix`]) with the most time, as (an example range
-    /// text, its fix): what "inside an NVTX range" means in this export.
+    /// Among the longest host-bound gaps spent inside an NVTX range, the
+    /// range family (by [`super::host::nvtx_range_fix`]) with the most
+    /// time, as (an example range text, its fix): what "inside an NVTX
+    /// range" means in this export.
     pub fn nvtx_hint(&self) -> Option<(&str, &'static str)> {
         let inside = format!("({}", super::HostDetail::Nvtx.label());
         let mut by_fix: Vec<(&'static str, i64, &str)> = Vec::new();
