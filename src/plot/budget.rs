@@ -13,7 +13,6 @@ use crate::gaps::GapClass;
 use crate::units::duration_ns;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, VPos};
 
 /// Most steps drawn beside the median one.
 pub const BUDGET_MAX_BARS: usize = 40;
@@ -214,18 +213,12 @@ impl Chart for BudgetChart {
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let p = self.plot;
         draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
-        for t in &self.y_ticks {
-            let y = p.bottom - (self.y.fraction(t.value) * p.height() as f64).round() as i32;
-            draw::line(area, vec![(p.left, y), (p.right, y)], style::GRID, 1)?;
-            draw::text(
-                area,
-                &t.label,
-                (p.left - 10, y),
-                style::TICK_FONT,
-                style::INK,
-                (HPos::Right, VPos::Center),
-            )?;
-        }
+        let row = |v: f64| p.bottom - (self.y.fraction(v) * p.height() as f64).round() as i32;
+        let rows = self
+            .y_ticks
+            .iter()
+            .map(|t| (row(t.value), t.label.as_str()));
+        draw::y_grid(area, p, rows, 10)?;
         for s in &self.segments {
             draw::fill_rect(area, s.rect, part_color(&s.part), 1.0)?;
         }

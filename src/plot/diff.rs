@@ -344,17 +344,8 @@ impl Chart for DiffIdleChart {
             &self.subtitle,
             self.size_px.0 as i32 / 2,
         )?;
-        for (t, py) in &self.y_ticks {
-            draw::line(area, vec![(p.left, *py), (p.right, *py)], style::GRID, 1)?;
-            draw::text(
-                area,
-                &t.label,
-                (p.left - 8, *py),
-                style::TICK_FONT,
-                style::INK,
-                (HPos::Right, VPos::Center),
-            )?;
-        }
+        let rows = self.y_ticks.iter().map(|(t, py)| (*py, t.label.as_str()));
+        draw::y_grid(area, p, rows, 8)?;
         draw::text(
             area,
             "idle (ms)",

@@ -174,6 +174,28 @@ pub(crate) fn log_log_frame<DB: DrawingBackend>(
 }
 
 /// A tick mark below the x axis at `x` and its label under it.
+/// Horizontal grid lines across the plot `p` at pixel rows `y`, each
+/// labelled `gap` pixels left of the plot (the value axis of a bar chart).
+pub(crate) fn y_grid<'a, DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    p: Rect,
+    rows: impl IntoIterator<Item = (i32, &'a str)>,
+    gap: i32,
+) -> Result<(), PlotError> {
+    for (y, label) in rows {
+        line(area, vec![(p.left, y), (p.right, y)], style::GRID, 1)?;
+        text(
+            area,
+            label,
+            (p.left - gap, y),
+            style::TICK_FONT,
+            style::INK,
+            (HPos::Right, VPos::Center),
+        )?;
+    }
+    Ok(())
+}
+
 pub(crate) fn x_tick<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     x: i32,
