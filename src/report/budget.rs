@@ -355,23 +355,9 @@ fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
             coverage_line(r)
         ));
     }
-    sections.push(format!(
-        "### Method\n\n{}\n",
-        r.method
-            .iter()
-            .map(|m| format!("- {m}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    ));
+    sections.push(super::md_bullets("Method", &r.method));
     if !r.diagnostics.is_empty() {
-        sections.push(format!(
-            "### Diagnostics\n\n{}\n",
-            r.diagnostics
-                .iter()
-                .map(|d| format!("- {d}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ));
+        sections.push(super::md_bullets("Diagnostics", &r.diagnostics));
     }
     super::push_fitting(&mut out, sections);
     out

@@ -677,23 +677,9 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
             top_table(r, &r.top_gaps[..shown], 32).to_markdown()
         ));
     }
-    sections.push(format!(
-        "### Launches\n\n{}\n",
-        launch_lines(r)
-            .iter()
-            .map(|l| format!("- {l}"))
-            .collect::<Vec<_>>()
-            .join("\n")
-    ));
+    sections.push(super::md_bullets("Launches", &launch_lines(r)));
     if !r.diagnostics.is_empty() {
-        sections.push(format!(
-            "### Diagnostics\n\n{}\n",
-            r.diagnostics
-                .iter()
-                .map(|d| format!("- {d}"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        ));
+        sections.push(super::md_bullets("Diagnostics", &r.diagnostics));
     }
     super::push_fitting(&mut out, sections);
     out

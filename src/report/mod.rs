@@ -50,6 +50,12 @@ pub trait Render {
 /// minus a margin).
 pub const MARKDOWN_LIMIT_CHARS: usize = 65_000;
 
+/// A Markdown section of bullets: `### title`, then one `- item` per line.
+pub fn md_bullets<T: std::fmt::Display>(title: &str, items: &[T]) -> String {
+    let lines: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+    format!("### {title}\n\n{}\n", lines.join("\n"))
+}
+
 /// The line that replaces the Markdown sections that did not fit.
 pub const MARKDOWN_CUT: &str = "\n_Report truncated to fit a comment; see the JSON output._\n";
 
