@@ -11,7 +11,6 @@ use crate::budget::{analyze, BudgetConfig, BudgetReport};
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
 use crate::gaps::GapConfig;
-use crate::nsys::convert::resolve_export;
 use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
@@ -152,7 +151,7 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
+    let sqlite = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
     let timeline = read_with_progress(&sqlite, true)?;
     if config.gaps.device.is_some() {
         check_filters_match(&timeline, &config.gaps, &config.input)?;

@@ -23,14 +23,7 @@ pub const RANK_VARS: [&str; 7] = [
     "RANK",
 ];
 
-/// Host and rank of the process that recorded an export.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Identity {
-    /// `Hostname` (or `DEVICE_DISPLAY_NAME`), when recorded.
-    pub host: Option<String>,
-    /// The rank and the variable it came from (one of [`RANK_VARS`]).
-    pub rank: Option<(u32, &'static str)>,
-}
+pub use crate::timeline::Identity;
 
 /// Reads the identity; a missing table or row is `None`, never an error.
 pub(super) fn read_identity(conn: &Connection, schema: &Schema) -> Identity {
