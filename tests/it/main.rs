@@ -14,6 +14,7 @@ mod gaps_host;
 mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
+mod kineto;
 mod multi;
 mod names;
 mod ncu;
