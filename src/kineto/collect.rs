@@ -16,13 +16,21 @@ use crate::timeline::{
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-/// A `cuda_sync` record, kept until the calls are known.
-#[derive(Debug, Clone, Copy)]
-struct SyncRecord {
-    correlation_id: u32,
-    start_ns: i64,
-    end_ns: i64,
-    kind: Option<SyncKind>,
+/// A `cuda_sync` record (drawn on a stream's row): where the GPU side of a
+/// synchronisation was recorded. Kept as read (the timeline takes the call
+/// instead when there is one); HTA counts these in its spans.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyncRecord {
+    /// `correlation` of the call.
+    pub correlation_id: u32,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// `args.stream` as written (`4294967295` for a context sync), if any.
+    pub stream: Option<i64>,
+    /// `cuda_sync_kind`.
+    pub kind: Option<SyncKind>,
 }
 
 /// Counts of what was read and what was left out, for the diagnostics.
@@ -54,7 +62,7 @@ pub struct Collector {
     pub(super) host_pid: Option<u32>,
     /// Processes seen on runtime rows.
     pub(super) api_pids: Vec<u32>,
-    sync_records: Vec<SyncRecord>,
+    pub(super) sync_records: Vec<SyncRecord>,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
     sync_names: HashSet<u32>,
@@ -99,6 +107,7 @@ impl Collector {
                 correlation_id: u32::try_from(ev.args.correlation.0.unwrap_or(0)).ok()?,
                 start_ns,
                 end_ns,
+                stream: ev.args.stream.0,
                 kind: ev.args.sync_kind,
             }),
             Cat::CpuOp | Cat::Annotation => {

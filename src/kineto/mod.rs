@@ -14,7 +14,8 @@ pub mod event;
 pub mod input;
 pub mod time;
 
-pub use collect::Counts;
+pub use collect::{Counts, SyncRecord};
+pub use event::SyncKind;
 pub use event::{DeviceProps, DistributedInfo};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
@@ -105,6 +106,8 @@ pub struct KinetoTrace {
     pub base_time_ns: Option<u64>,
     /// CUPTI counter ranges, in trace order.
     pub counters: Vec<CounterRange>,
+    /// Every `cuda_sync` record, in trace order.
+    pub sync_records: Vec<SyncRecord>,
     /// True when the file was gzip.
     pub gzip: bool,
     /// What was read and left out.
@@ -254,6 +257,7 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         distributed: top.distributed,
         base_time_ns: top.base_time_ns,
         counters: std::mem::take(&mut c.counters),
+        sync_records: std::mem::take(&mut c.sync_records),
         gzip,
         counts: c.counts.clone(),
     }

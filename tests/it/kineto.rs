@@ -239,7 +239,11 @@ fn hostile_traces_fail_with_a_clear_error_and_never_panic() {
         ("long string", long.into_bytes(), "longer than"),
         // Skipped values are walked without recursion (serde_json's
         // `ignore_value`), so depth costs neither stack nor an error.
-        ("deep nesting", deep.into_bytes(), "no GPU activity (1 events"),
+        (
+            "deep nesting",
+            deep.into_bytes(),
+            "no GPU activity (1 events",
+        ),
         (
             "not JSON",
             b"{ nope".to_vec(),

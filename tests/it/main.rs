@@ -15,6 +15,7 @@ mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
 mod kineto;
+mod kineto_hta;
 mod multi;
 mod names;
 mod ncu;
