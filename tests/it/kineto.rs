@@ -336,3 +336,116 @@ fn bad_traces_exit_2_on_the_cli() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a PyTorch profiler trace"), "{err}");
 }
+
+fn json_of(args: &[&str]) -> Value {
+    let (code, out, err) = rooftrace(args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    serde_json::from_str(&out).expect("JSON output")
+}
+
+/// (start ns, duration ns) of each `ProfilerStep#N` annotation in the raw JSON.
+fn profiler_steps(events: &[Value]) -> Vec<(String, i64)> {
+    events
+        .iter()
+        .filter(|e| e["cat"] == "user_annotation")
+        .filter(|e| e["name"].as_str().unwrap().starts_with("ProfilerStep#"))
+        .map(|e| (e["name"].as_str().unwrap().to_string(), ns(&e["dur"])))
+        .collect()
+}
+
+#[test]
+fn budget_takes_profiler_steps_as_its_steps() {
+    // sampled_rank-0 has two ProfilerStep annotations (#551, #552); each
+    // becomes one budget step, named by the annotation.
+    let path = trace("sampled_rank-0");
+    let steps = profiler_steps(&raw_events(&path));
+    assert_eq!(steps.len(), 2);
+    let doc = json_of(&[
+        "budget",
+        path.to_str().unwrap(),
+        "--nvtx",
+        r"ProfilerStep#\d+",
+        "--gpu",
+        "a100-40gb",
+        "--bytes-per-step",
+        "1GB",
+        "--format",
+        "json",
+    ]);
+    let got = doc["steps"].as_array().unwrap();
+    assert_eq!(got.len(), 2);
+    let names: Vec<&str> = doc["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    for (want, step) in steps.iter().zip(got) {
+        assert_eq!(names[step["text_id"].as_u64().unwrap() as usize], want.0);
+    }
+}
+
+#[test]
+fn diff_of_a_trace_with_itself_and_with_its_own_gaps_json_is_unchanged() {
+    let path = trace("sampled_rank-0");
+    let p = path.to_str().unwrap();
+    let same = json_of(&["diff", p, p, "--format", "json"]);
+    assert_eq!(same["verdict"], "unchanged");
+    assert_eq!(same["counts"]["regression"], 0);
+    assert_eq!(same["counts"]["improvement"], 0);
+    // rank 0 against rank 1: two real timelines, compared field by field.
+    let ranks = json_of(&[
+        "diff",
+        p,
+        trace("sampled_rank-1").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let busy = &ranks["nsys"]["total"]["busy_ns"];
+    assert_eq!(busy["before"].as_f64(), Some(547_656_000.0));
+    assert_eq!(busy["after"].as_f64(), Some(580_050_000.0));
+}
+
+#[test]
+fn two_ranks_in_one_run_are_tagged_from_distributed_info_and_land_in_parquet() {
+    let (r0, r1) = (trace("sampled_rank-0"), trace("sampled_rank-1"));
+    let (p0, p1) = (r0.to_str().unwrap(), r1.to_str().unwrap());
+    let doc = json_of(&["gaps", p0, p1, "--format", "json"]);
+    let tags: Vec<(i64, &str)> = doc["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["rank"].as_i64().unwrap(),
+                i["rank_source"]["detail"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(tags, [(0, "distributedInfo"), (1, "distributedInfo")]);
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("pq");
+    let (code, _, err) = rooftrace(&[
+        "gaps",
+        p0,
+        p1,
+        "--format",
+        "parquet",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let Some(rows) = crate::multi::duckdb(&format!(
+        "select rank, sum(busy_ns), sum(idle_ns) from read_parquet('{}/devices/*/*.parquet', hive_partitioning=true) group by rank order by rank",
+        out.display()
+    )) else {
+        return;
+    };
+    // The busy/idle of each rank as the independent union above computes
+    // them (and the single-trace test pins): 547.656 ms / 675.191 ms on
+    // rank 0, 580.050 ms / 651.136 ms on rank 1.
+    assert_eq!(
+        rows,
+        serde_json::json!([[0, 547_656_000, 675_191_000], [1, 580_050_000, 651_136_000]])
+    );
+}
