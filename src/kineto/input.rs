@@ -173,7 +173,7 @@ mod tests {
         let mut b = bounded(u64::MAX);
         b.scan(br#"{"a\"b": ""#).unwrap();
         assert!(b.in_string);
-        let long = vec![b'x'; MAX_STRING_BYTES as usize];
+        let long = vec![b'x'; MAX_STRING_BYTES as usize + 1];
         b.scan(&long).unwrap_err();
         let mut b = bounded(u64::MAX);
         b.scan(br#"{"name": "k\\", "x": 1}"#).unwrap();
