@@ -131,7 +131,7 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
 pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     if !config.input.is_file() {
         return Err(InputError::new(format!(
-            "{}: no such file; give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`",
+            "{}: no such file; give an .nsys-rep, the .sqlite from `nsys export --type=sqlite`, or a PyTorch profiler trace (.json, .json.gz)",
             config.input.display()
         ))
         .into());
@@ -140,19 +140,30 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     if let Some(c) = &csv {
         c.check_analysable().map_err(InputError::from)?;
     }
-    let hints = csv
-        .as_ref()
-        .map(|c| c.device_hints())
-        .unwrap_or_else(|| DeviceHints {
-            file: config.input.display().to_string(),
+    // A Kineto trace is read first: its `deviceProperties` name the GPU.
+    let source = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
+    let trace = if super::timeline::is_kineto(&source) {
+        Some(crate::kineto::read_timeline(&source).map_err(InputError::from)?)
+    } else {
+        None
+    };
+    let shown = config.input.display().to_string();
+    let hints = match (&csv, &trace) {
+        (Some(c), _) => c.device_hints(),
+        (None, Some(t)) => t.device_hints(&shown),
+        (None, None) => DeviceHints {
+            file: shown,
             ..DeviceHints::default()
-        });
+        },
+    };
     let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    let sqlite = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
-    let timeline = read_with_progress(&sqlite, true)?;
+    let timeline = match trace {
+        Some(t) => t.timeline,
+        None => read_with_progress(&source, true)?,
+    };
     if config.gaps.device.is_some() {
         check_filters_match(&timeline, &config.gaps, &config.input)?;
     }

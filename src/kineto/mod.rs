@@ -10,6 +10,7 @@
 //! Memory grows with the ops kept, not with the JSON.
 
 mod collect;
+pub mod counters;
 pub mod event;
 pub mod input;
 pub mod time;
@@ -112,6 +113,32 @@ pub struct KinetoTrace {
     pub gzip: bool,
     /// What was read and left out.
     pub counts: Counts,
+}
+
+impl KinetoTrace {
+    /// What `deviceProperties` says about the GPUs, for choosing the roofs
+    /// ([`crate::roofs::choose`]): names, compute capabilities, SM counts.
+    pub fn device_hints(&self, file: &str) -> crate::roofs::DeviceHints {
+        let mut h = crate::roofs::DeviceHints {
+            file: file.to_string(),
+            ..Default::default()
+        };
+        for d in &self.devices {
+            h.device_names.extend(d.name.clone());
+            if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
+                h.compute_capabilities.push(format!("{a}.{b}"));
+            }
+            h.sm_counts
+                .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
+        }
+        h.device_names.sort();
+        h.device_names.dedup();
+        h.compute_capabilities.sort();
+        h.compute_capabilities.dedup();
+        h.sm_counts.sort_unstable();
+        h.sm_counts.dedup();
+        h
+    }
 }
 
 /// True when `path` looks like a Kineto trace by its first bytes (gzip, or

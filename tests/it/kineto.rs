@@ -449,3 +449,90 @@ fn two_ranks_in_one_run_are_tagged_from_distributed_info_and_land_in_parquet() {
         serde_json::json!([[0, 547_656_000, 675_191_000], [1, 580_050_000, 651_136_000]])
     );
 }
+
+#[test]
+fn ncu_reads_the_counter_ranges_and_says_the_duration_is_missing() {
+    // The real counters trace has FLOP counters only: its ranges' `dur` is
+    // the profiling pass, so no kernel time exists and the roofline cannot
+    // be placed. The error says which metric to add.
+    let (code, _, err) = rooftrace(&["ncu", trace("cupti_profiler_counters").to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("77 CUPTI counter ranges"), "{err}");
+    assert!(err.contains("gpu__time_duration.sum"), "{err}");
+}
+
+#[test]
+fn ncu_gives_a_per_kernel_roofline_from_counter_ranges_with_a_duration() {
+    // The real trace with, on its first range only, the two metrics it
+    // lacks added here: 100 µs and 1 MB read. FLOPs from the raw args by
+    // hand: 2 × ffma (38,731,776) + 2 × hfma (4,866,048) = 87,195,648 (the
+    // other op counters are 0); the tensor path stays unknown (not
+    // collected), so the FLOPs are a lower bound. The other 76 ranges have
+    // no duration and are skipped with a diagnostic.
+    let path = trace("cupti_profiler_counters");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let first = doc["traceEvents"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["cat"] == "cuda_profiler_range")
+        .unwrap();
+    let args = first["args"].as_object_mut().unwrap();
+    assert_eq!(
+        args["smsp__sass_thread_inst_executed_op_ffma_pred_on.sum"],
+        38_731_776
+    );
+    assert_eq!(
+        args["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"],
+        4_866_048
+    );
+    args.insert("gpu__time_duration.sum".into(), 100_000.into());
+    args.insert("dram__bytes_read.sum".into(), 1_000_000.into());
+    let f = temp(serde_json::to_string(&doc).unwrap().as_bytes(), ".json");
+    let out = json_of(&[
+        "ncu",
+        f.path().to_str().unwrap(),
+        "--gpu",
+        "a100-40gb",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out["launches_analysed"], 1);
+    let k = &out["kernels"][0];
+    assert_eq!(k["flop"].as_f64(), Some(87_195_648.0));
+    assert_eq!(k["duration_ns"].as_f64(), Some(100_000.0));
+    assert_eq!(k["dram_bytes"].as_f64(), Some(1_000_000.0));
+    assert_eq!(k["flop_unknown"], serde_json::json!(["tensor"]));
+    assert_eq!(k["lower_bound"], true);
+}
+
+#[test]
+fn a_repeated_trace_holds_each_copy_whole_and_apart() {
+    // The benchmark's generator: 3 copies of cuda_event_sync, each shifted
+    // past the previous one with its ids offset, so rooftrace must see 3×
+    // the ops, all joined, 3× the busy time, and 2 more gaps of
+    // (period − span) between the copies.
+    let path = trace("cuda_event_sync");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(&path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let doc: Value = serde_json::from_str(&text).unwrap();
+    let mut out = Vec::new();
+    rooftrace::synth::kineto::repeat_trace(&doc, 3, &mut out).unwrap();
+    let f = temp(&out, ".json");
+    let one = read_timeline(&path).unwrap().timeline;
+    let three = read_timeline(f.path()).unwrap().timeline;
+    assert_eq!(three.ops.len(), 3 * one.ops.len());
+    assert!(three.ops.iter().all(|o| three.api_of(o).is_some()));
+    let (r1, r3) = (
+        analyze(&one, &GapConfig::default()),
+        analyze(&three, &GapConfig::default()),
+    );
+    assert_eq!(r3.devices[0].busy_ns, 3 * r1.devices[0].busy_ns);
+    assert_eq!(r3.devices[0].gap_count, 3 * r1.devices[0].gap_count + 2);
+}
