@@ -60,7 +60,14 @@ impl BudgetRunConfig {
             (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
             (None, None) => RoofsChoice::FromCsv,
         };
-        if args.ncu.is_none() && matches!(roofs, RoofsChoice::FromCsv | RoofsChoice::Ncu) {
+        // A Kineto trace names its GPU (`deviceProperties`): detection works
+        // without a CSV.
+        let detectable =
+            matches!(roofs, RoofsChoice::FromCsv) && super::timeline::is_kineto(&args.input);
+        if args.ncu.is_none()
+            && !detectable
+            && matches!(roofs, RoofsChoice::FromCsv | RoofsChoice::Ncu)
+        {
             return Err(InputError::new(
                 "without --ncu the roofs cannot come from a CSV: give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE",
             ));

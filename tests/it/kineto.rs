@@ -536,3 +536,20 @@ fn a_repeated_trace_holds_each_copy_whole_and_apart() {
     assert_eq!(r3.devices[0].busy_ns, 3 * r1.devices[0].busy_ns);
     assert_eq!(r3.devices[0].gap_count, 3 * r1.devices[0].gap_count + 2);
 }
+
+#[test]
+fn budget_names_the_gpu_of_device_properties_when_choosing_roofs() {
+    // The ROCm trace's deviceProperties say "AMD Radeon Graphics" (not in
+    // the built-in table): the roofs cannot be chosen, and the error says
+    // which device the trace names.
+    let (code, _, err) = rooftrace(&[
+        "budget",
+        trace("amd_mi250_rocm6.2").to_str().unwrap(),
+        "--nvtx",
+        r"ProfilerStep#\d+",
+        "--bytes-per-step",
+        "1GB",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("device \"AMD Radeon Graphics\""), "{err}");
+}
