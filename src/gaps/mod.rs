@@ -19,7 +19,7 @@ mod sweep;
 pub mod window;
 
 pub use analyze::analyze;
-pub use class::{classify, merge_syncs, GapClass};
+pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
 pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use host::{DetailTotals, HostDetail};
