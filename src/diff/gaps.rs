@@ -1,245 +1,14 @@
-//! Timelines before → after: the gaps side model, built from a
-//! [`GapReport`] or a `rooftrace.gaps/…` JSON through the same reader
-//! (idle classes by name, so classes added later are compared too);
-//! devices matched by device id and process order, NVTX ranges by name
-//! (median and p90 of their instances), the longest gaps by the ops around
-//! them.
+//! Timelines before → after: two [`GapsSide`]s (idle classes by name, so
+//! classes added later are compared too); devices matched by device id and
+//! process order, NVTX ranges by name (median and p90 of their instances),
+//! the longest gaps by the ops around them.
 
+use super::gaps_side::{DeviceSample, GapSample, GapsSide, RangeSample};
 use super::noise::{nearest_rank, spread_rel, Change, Limit, Thresholds, Verdict, Worse};
-use super::{SideInfo, VerdictCounts};
-use crate::error::BadInput;
-use crate::gaps::GapReport;
+use super::{JudgedRow, Quantity, Section};
+use crate::gaps::{class_label, detail_label};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// A side that is not a usable gaps report.
-#[derive(Debug, thiserror::Error)]
-pub enum GapsSideError {
-    /// The JSON lacks what every `rooftrace.gaps` report has.
-    #[error("{file}: {what}; give a report written by `rooftrace gaps FILE --format json`")]
-    Shape {
-        /// The file.
-        file: String,
-        /// What is wrong.
-        what: String,
-    },
-}
-
-impl BadInput for GapsSideError {}
-
-/// Busy and idle of one (process, device) of one side.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeviceSample {
-    /// Process id.
-    pub pid: u64,
-    /// Device id.
-    pub device: u64,
-    /// First op start to last op end, ns.
-    pub span_ns: f64,
-    /// Union of all GPU ops, ns.
-    pub busy_ns: f64,
-    /// Busy by kind, ns: every `<kind>_busy_ns` figure the report has
-    /// (`kernel`, and `copy`, `memset`, `comm`, … where a report splits them).
-    pub busy_by_kind: BTreeMap<String, f64>,
-    /// Idle, ns.
-    pub idle_ns: f64,
-    /// Idle per class key: (count, ns).
-    pub classes: BTreeMap<String, (u64, f64)>,
-    /// Host-bound idle by what the host was doing, per key: (count, ns)
-    /// (empty when the report does not split it).
-    pub host_detail: BTreeMap<String, (u64, f64)>,
-}
-
-/// One instance of an NVTX range.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RangeSample {
-    /// Range text.
-    pub text: String,
-    /// Wall time on the host, ns.
-    pub wall_ns: f64,
-    /// Idle inside its GPU window, ns.
-    pub idle_ns: Option<f64>,
-}
-
-/// One of the longest gaps.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GapSample {
-    /// Device id.
-    pub device: u64,
-    /// Start on the side's timeline, ns (orders repeats).
-    pub start_ns: i64,
-    /// Length, ns.
-    pub duration_ns: f64,
-    /// Class key.
-    pub class: String,
-    /// Name of the op before the gap.
-    pub before_op: String,
-    /// Name of the op after the gap.
-    pub after_op: String,
-}
-
-/// One side of an nsys diff.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GapsSide {
-    /// The file and what it was read from.
-    pub info: SideInfo,
-    /// Devices, sorted by (pid, device).
-    pub devices: Vec<DeviceSample>,
-    /// NVTX range instances (`None`: the report was made without `--nvtx`).
-    pub ranges: Option<Vec<RangeSample>>,
-    /// The longest gaps, longest first.
-    pub top_gaps: Vec<GapSample>,
-    /// Warnings of the report.
-    pub diagnostics: Vec<String>,
-}
-
-fn f(v: &Value, key: &str) -> Option<f64> {
-    v.get(key)?.as_f64().filter(|x| x.is_finite())
-}
-
-/// A `{key: {"count", "total_ns"}}` object (classes, host detail).
-fn totals_map(v: Option<&Value>) -> BTreeMap<String, (u64, f64)> {
-    v.and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, c)| {
-                    Some((k.clone(), (c.get("count")?.as_u64()?, f(c, "total_ns")?)))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn device_from_json(d: &Value) -> Option<DeviceSample> {
-    let classes = totals_map(d.get("classes"));
-    Some(DeviceSample {
-        pid: d.get("pid")?.as_u64()?,
-        device: d.get("device")?.as_u64()?,
-        span_ns: f(d, "span_ns")?,
-        busy_ns: f(d, "busy_ns")?,
-        busy_by_kind: d
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| {
-                        let kind = k.strip_suffix("_busy_ns")?;
-                        Some((kind.to_string(), v.as_f64()?))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        idle_ns: f(d, "idle_ns")?,
-        classes,
-        host_detail: totals_map(d.get("host_detail")),
-    })
-}
-
-/// Text field `key` of `v`: inline (`rooftrace.gaps/2` and earlier) or,
-/// from `rooftrace.gaps/3`, `key_id`, an index into the report's `names`.
-fn text_of(v: &Value, key: &str, names: &[&str]) -> Option<String> {
-    if let Some(s) = v.get(key).and_then(Value::as_str) {
-        return Some(s.to_string());
-    }
-    let id = v.get(format!("{key}_id"))?.as_u64()?;
-    names
-        .get(usize::try_from(id).ok()?)
-        .map(|s| (*s).to_string())
-}
-
-fn gap_from_json(g: &Value, names: &[&str]) -> Option<GapSample> {
-    let op = |k: &str| {
-        g.get(k)
-            .and_then(|o| text_of(o, "name", names))
-            .unwrap_or_default()
-    };
-    Some(GapSample {
-        device: g.get("device")?.as_u64()?,
-        start_ns: g.get("start_ns")?.as_i64()?,
-        duration_ns: f(g, "duration_ns")?,
-        class: g.get("class")?.as_str()?.to_string(),
-        before_op: op("before"),
-        after_op: op("after"),
-    })
-}
-
-fn ranges_from_json(r: &Value, names: &[&str]) -> Option<Vec<RangeSample>> {
-    let inst = r.get("instances")?.as_array()?;
-    Some(
-        inst.iter()
-            .filter_map(|i| {
-                Some(RangeSample {
-                    text: text_of(i, "text", names)?,
-                    wall_ns: f(i, "wall_ns")?,
-                    idle_ns: f(i, "idle_ns"),
-                })
-            })
-            .collect(),
-    )
-}
-
-impl GapsSide {
-    /// The side of an analysed export (its parts read through their JSON shape).
-    pub fn from_report(report: &GapReport, input: &str, source: &str) -> GapsSide {
-        let arr = |v: Value| v.as_array().cloned().unwrap_or_default();
-        let devices = arr(serde_json::to_value(&report.devices).unwrap_or(Value::Null));
-        let gaps = arr(serde_json::to_value(&report.top_gaps).unwrap_or(Value::Null));
-        let names: Vec<&str> = report.names.iter().map(String::as_str).collect();
-        GapsSide {
-            info: SideInfo {
-                input: input.to_string(),
-                source: source.to_string(),
-            },
-            devices: devices.iter().filter_map(device_from_json).collect(),
-            ranges: report.ranges.as_ref().and_then(|r| {
-                ranges_from_json(&serde_json::to_value(r).unwrap_or(Value::Null), &names)
-            }),
-            top_gaps: gaps
-                .iter()
-                .filter_map(|g| gap_from_json(g, &names))
-                .collect(),
-            diagnostics: report.diagnostics.clone(),
-        }
-    }
-
-    /// The side of a `rooftrace.gaps/…` JSON document.
-    pub fn from_json(doc: &Value, file: &str, schema: &str) -> Result<GapsSide, GapsSideError> {
-        let devices = doc
-            .get("devices")
-            .and_then(Value::as_array)
-            .ok_or_else(|| GapsSideError::Shape {
-                file: file.to_string(),
-                what: "no `devices` array".to_string(),
-            })?;
-        let names: Vec<&str> = doc
-            .get("names")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(|n| n.as_str().unwrap_or("")).collect())
-            .unwrap_or_default();
-        Ok(GapsSide {
-            info: SideInfo {
-                input: file.to_string(),
-                source: format!("{schema} json"),
-            },
-            devices: devices.iter().filter_map(device_from_json).collect(),
-            ranges: doc.get("ranges").and_then(|r| ranges_from_json(r, &names)),
-            top_gaps: doc
-                .get("top_gaps")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|g| gap_from_json(g, &names)).collect())
-                .unwrap_or_default(),
-            diagnostics: doc
-                .get("diagnostics")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|d| d.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-    }
-}
 
 /// Idle of one class before → after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -344,18 +113,104 @@ pub struct GapsDiff {
     pub gaps: Vec<GapDiff>,
 }
 
+/// True when the host-bound detail of `d` is shown (a report splits it).
+pub fn host_detail_shown(d: &DeviceDiff) -> bool {
+    d.host_detail
+        .iter()
+        .any(|c| c.total_ns.before.unwrap_or(0.0) != 0.0 || c.total_ns.after.unwrap_or(0.0) != 0.0)
+}
+
+/// How a device row is named in the gate's trips.
+fn device_row_label(d: &DeviceDiff) -> String {
+    d.device.map_or("all devices idle".to_string(), |n| {
+        format!("device {n} idle")
+    })
+}
+
 impl GapsDiff {
-    /// Adds every device, range and gap row and the total to `c`.
-    pub fn count(&self, c: &mut VerdictCounts) {
-        c.add(self.total.verdict);
-        for d in &self.devices {
-            c.add(d.verdict);
+    /// Every row the tables print with a verdict: each device and all
+    /// devices (idle decides), the idle classes and (when shown) the
+    /// host-bound detail over all devices, the NVTX ranges (median
+    /// decides), the longest gaps.
+    pub fn judged_rows(&self) -> Vec<JudgedRow<'_>> {
+        let mut rows = Vec::new();
+        for d in self.devices.iter().chain(std::iter::once(&self.total)) {
+            rows.push(JudgedRow {
+                section: Section::Devices,
+                label: device_row_label(d),
+                verdict: d.verdict,
+                change: &d.idle_ns,
+                quantity: Quantity::Time,
+            });
+        }
+        let class_rows = self.total.classes.iter().map(|c| (Section::IdleClasses, c));
+        let detail_rows = self
+            .total
+            .host_detail
+            .iter()
+            .filter(|_| host_detail_shown(&self.total))
+            .map(|c| (Section::HostDetail, c));
+        for (section, c) in class_rows.chain(detail_rows) {
+            let label = match section {
+                Section::HostDetail => format!("host-bound idle in {}", detail_label(&c.class)),
+                _ => format!("idle {}", class_label(&c.class)),
+            };
+            rows.push(JudgedRow {
+                section,
+                label,
+                verdict: c.total_ns.verdict,
+                change: &c.total_ns,
+                quantity: Quantity::Time,
+            });
         }
         for r in self.ranges.iter().flatten() {
-            c.add(r.verdict);
+            rows.push(JudgedRow {
+                section: Section::Ranges,
+                label: format!("range {} median", r.name),
+                verdict: r.verdict,
+                change: &r.median_ns,
+                quantity: Quantity::Time,
+            });
         }
         for g in &self.gaps {
-            c.add(g.verdict);
+            rows.push(JudgedRow {
+                section: Section::Gaps,
+                label: format!(
+                    "gap {} → {} on device {}",
+                    g.before_op, g.after_op, g.device
+                ),
+                verdict: g.verdict,
+                change: &g.duration_ns,
+                quantity: Quantity::Time,
+            });
+        }
+        rows
+    }
+
+    /// Most of the work is unmatched: devices, classes and host detail sum
+    /// different work on each side, so their moves are inconclusive. Ranges
+    /// and gaps, matched by name, keep their verdicts.
+    pub fn mark_unmatched(&mut self) {
+        let demote = |c: &mut Change| {
+            if matches!(c.verdict, Verdict::Regression | Verdict::Improvement) {
+                c.verdict = Verdict::Inconclusive;
+            }
+        };
+        for d in self
+            .devices
+            .iter_mut()
+            .chain(std::iter::once(&mut self.total))
+        {
+            if matches!(d.verdict, Verdict::Regression | Verdict::Improvement) {
+                d.verdict = Verdict::Inconclusive;
+                d.why = "most of the work is unmatched: not a like-for-like comparison".to_string();
+            }
+            demote(&mut d.idle_ns);
+            demote(&mut d.busy_ns);
+            demote(&mut d.span_ns);
+            for c in d.classes.iter_mut().chain(d.host_detail.iter_mut()) {
+                demote(&mut c.total_ns);
+            }
         }
     }
 }
@@ -509,7 +364,7 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
     };
     let mut why = format!(
         "{} {pm}{}: {}",
-        c.class,
+        class_label(&c.class),
         crate::units::duration_ns(d),
         class_hint(&c.class)
     );
@@ -521,7 +376,7 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
                 .map_or("", |x| x.fix());
             why.push_str(&format!(
                 "; mostly {} {pm}{}: {fix}",
-                h.class,
+                detail_label(&h.class),
                 crate::units::duration_ns(hd)
             ));
         }
@@ -667,15 +522,19 @@ fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
 
 /// Compares two sides.
 pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
-    let (kb, ka) = (keyed(&base.devices), keyed(&new.devices));
-    let mut keys: Vec<&(u64, usize)> = kb.keys().chain(ka.keys()).collect();
+    let (devices_before, devices_after) = (keyed(&base.devices), keyed(&new.devices));
+    let mut keys: Vec<&(u64, usize)> = devices_before.keys().chain(devices_after.keys()).collect();
     keys.sort();
     keys.dedup();
     let devices = keys
         .into_iter()
-        .map(|k| device_row(kb.get(k).copied(), ka.get(k).copied(), Some(k.0), t))
+        .map(|k| {
+            let before = devices_before.get(k).copied();
+            let after = devices_after.get(k).copied();
+            device_row(before, after, Some(k.0), t)
+        })
         .collect();
-    let (sb, sa) = (summed(&base.devices), summed(&new.devices));
+    let (sum_before, sum_after) = (summed(&base.devices), summed(&new.devices));
     let ranges = match (&base.ranges, &new.ranges) {
         (None, None) => None,
         (b, a) => Some(range_rows(
@@ -685,7 +544,7 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
         )),
     };
     GapsDiff {
-        total: device_row(Some(&sb), Some(&sa), None, t),
+        total: device_row(Some(&sum_before), Some(&sum_after), None, t),
         devices,
         ranges,
         gaps: gap_rows(&base.top_gaps, &new.top_gaps, t),

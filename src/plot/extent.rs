@@ -247,12 +247,20 @@ mod tests {
         let left = at("synchronisation", (500, 100), (HAnchor::Left, VAnchor::Top))
             .extent()
             .unwrap();
-        let centre = at("synchronisation", (500, 100), (HAnchor::Center, VAnchor::Center))
-            .extent()
-            .unwrap();
-        let right = at("synchronisation", (500, 100), (HAnchor::Right, VAnchor::Bottom))
-            .extent()
-            .unwrap();
+        let centre = at(
+            "synchronisation",
+            (500, 100),
+            (HAnchor::Center, VAnchor::Center),
+        )
+        .extent()
+        .unwrap();
+        let right = at(
+            "synchronisation",
+            (500, 100),
+            (HAnchor::Right, VAnchor::Bottom),
+        )
+        .extent()
+        .unwrap();
         assert_eq!((left.left, left.top), (500, 100));
         assert_eq!(left.width(), centre.width());
         assert_eq!(centre.left, 500 - left.width() / 2);
@@ -266,7 +274,10 @@ mod tests {
         let c = (HAnchor::Center, VAnchor::Top);
         // Centres one width apart touch at most at an edge (right is
         // exclusive); half a width apart they overlap.
-        let apart = [at("host-bound", (100, 0), c), at("host-bound", (100 + w, 0), c)];
+        let apart = [
+            at("host-bound", (100, 0), c),
+            at("host-bound", (100 + w, 0), c),
+        ];
         assert_eq!(first_overlap(&apart).unwrap(), None);
         let close = [
             at("host-bound", (100, 0), c),
