@@ -270,18 +270,18 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
 
 /// Reads, compares and gates: the report.
 pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
-    let (ib, ia) = (detect(&config.base)?, detect(&config.new)?);
-    if ib.kind() != ia.kind() {
+    let (base_input, new_input) = (detect(&config.base)?, detect(&config.new)?);
+    if base_input.kind() != new_input.kind() {
         return Err(InputError::new(format!(
             "cannot compare {} ({}) with {} ({}): give two ncu profiles (CSV or rooftrace.ncu JSON) or two nsys timelines (export or rooftrace.gaps JSON)",
             config.base.display(),
-            ib.label(),
+            base_input.label(),
             config.new.display(),
-            ia.label()
+            new_input.label()
         ))
         .into());
     }
-    if ib.kind() == DiffKind::Nsys && config.roofs_given {
+    if base_input.kind() == DiffKind::Nsys && config.roofs_given {
         return Err(InputError::new(format!(
             "--gpu/--roofs apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
             config.base.display(),
@@ -292,14 +292,14 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
     let t = &config.thresholds;
     let mut report = DiffReport {
         schema: diff::SCHEMA,
-        kind: ib.kind(),
+        kind: base_input.kind(),
         base: diff::SideInfo {
             input: config.base.display().to_string(),
-            source: ib.label(),
+            source: base_input.label(),
         },
         new: diff::SideInfo {
             input: config.new.display().to_string(),
-            source: ia.label(),
+            source: new_input.label(),
         },
         thresholds: *t,
         coverage: Coverage {
@@ -320,12 +320,12 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
         gate: Default::default(),
         diagnostics: Vec::new(),
     };
-    match ib.kind() {
+    match base_input.kind() {
         DiffKind::Ncu => {
-            let (b, a) = ncu_sides(config, ib, ia)?;
-            report.coverage = coverage(config, &b.workload(), &a.workload())?;
-            report.diagnostics = side_notes(&b.diagnostics, &a.diagnostics);
-            let n = diff::ncu::diff(&b, &a, t);
+            let (base, new) = ncu_sides(config, base_input, new_input)?;
+            report.coverage = coverage(config, &base.workload(), &new.workload())?;
+            report.diagnostics = side_notes(&base.diagnostics, &new.diagnostics);
+            let n = diff::ncu::diff(&base, &new, t);
             if !n.same_roofs {
                 report.diagnostics.push(format!(
                     "each side was analysed against its own roofs ({} → {}): fractions of roof are not comparable one to one",
@@ -336,20 +336,20 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
             report.ncu = Some(n);
         }
         DiffKind::Nsys => {
-            let (b, a) = gaps_sides(config, ib, ia)?;
-            report.coverage = coverage(config, &b.workload(), &a.workload())?;
-            report.diagnostics = side_notes(&b.diagnostics, &a.diagnostics);
+            let (base, new) = gaps_sides(config, base_input, new_input)?;
+            report.coverage = coverage(config, &base.workload(), &new.workload())?;
+            report.diagnostics = side_notes(&base.diagnostics, &new.diagnostics);
             if report.coverage.status == diff::CoverageStatus::Unknown {
                 report.diagnostics.push(
                     "the share of matched work is unknown: a rooftrace.gaps JSON names only the kernels around its longest gaps, without their time; diff the exports themselves to check it".to_string(),
                 );
             }
-            if config.nvtx.is_some() && b.ranges.is_none() && a.ranges.is_none() {
+            if config.nvtx.is_some() && base.ranges.is_none() && new.ranges.is_none() {
                 report
                     .diagnostics
                     .push("--nvtx: no side carries NVTX ranges".to_string());
             }
-            report.nsys = Some(diff::gaps::diff(&b, &a, t));
+            report.nsys = Some(diff::gaps::diff(&base, &new, t));
         }
     }
     let rules: &[Rule] = &config.rules;
@@ -394,16 +394,16 @@ fn side_notes(b: &[String], a: &[String]) -> Vec<String> {
 fn both<T: Send>(
     f: impl Fn(&Path, Input) -> anyhow::Result<T> + Sync,
     config: &DiffConfig,
-    ib: Input,
-    ia: Input,
+    base_input: Input,
+    new_input: Input,
 ) -> anyhow::Result<(T, T)> {
     std::thread::scope(|s| {
-        let hb = s.spawn(|| f(&config.base, ib));
-        let ra = f(&config.new, ia);
-        let rb = hb
+        let base_thread = s.spawn(|| f(&config.base, base_input));
+        let new_side = f(&config.new, new_input);
+        let base_side = base_thread
             .join()
             .map_err(|_| anyhow::anyhow!("reading {} panicked", config.base.display()))?;
-        Ok((rb?, ra?))
+        Ok((base_side?, new_side?))
     })
 }
 
@@ -431,8 +431,12 @@ impl NcuReady {
 
 /// Reads both sides at once, chooses the roofs (the base side's for both
 /// unless `--own-roofs`), then analyses both at once.
-fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSide, NcuSide)> {
-    let (rb, ra) = both(
+fn ncu_sides(
+    config: &DiffConfig,
+    base_input: Input,
+    new_input: Input,
+) -> anyhow::Result<(NcuSide, NcuSide)> {
+    let (read_before, read_after) = both(
         |path, input| match input {
             Input::NcuJson(doc, schema) => {
                 let file = path.display().to_string();
@@ -447,10 +451,10 @@ fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSi
             }
         },
         config,
-        ib,
-        ia,
+        base_input,
+        new_input,
     )?;
-    if let (NcuRead::Csv(before), NcuRead::Csv(after)) = (&rb, &ra) {
+    if let (NcuRead::Csv(before), NcuRead::Csv(after)) = (&read_before, &read_after) {
         if config.roofs != DiffRoofs::Own {
             // Checked before the roofs, so that `--gpu` is checked against
             // each side first (its error names the side it contradicts).
@@ -507,27 +511,31 @@ fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSi
         };
         Ok(NcuReady::Csv(csv, roofs, gpu))
     };
-    let (ready_before, ready_after) = (ready(rb)?, ready(ra)?);
-    let (b, a) = std::thread::scope(|s| {
-        let handle = s.spawn(|| ready_before.into_side());
-        let a = ready_after.into_side();
-        handle.join().map(|b| (b, a))
+    let (ready_before, ready_after) = (ready(read_before)?, ready(read_after)?);
+    let (base, new) = std::thread::scope(|s| {
+        let base_thread = s.spawn(|| ready_before.into_side());
+        let new = ready_after.into_side();
+        base_thread.join().map(|base| (base, new))
     })
     .map_err(|_| anyhow::anyhow!("analysing {} panicked", config.base.display()))?;
-    if !b.same_roofs(&a) && !matches!(config.roofs, DiffRoofs::Own) {
+    if !base.same_roofs(&new) && !matches!(config.roofs, DiffRoofs::Own) {
         return Err(InputError::new(format!(
             "{} and {} were analysed against different roofs ({} vs {}): re-run `rooftrace ncu` on both with one --gpu/--roofs, or pass --own-roofs to compare anyway",
-            b.info.input,
-            a.info.input,
-            b.gpu.as_deref().unwrap_or("?"),
-            a.gpu.as_deref().unwrap_or("?")
+            base.info.input,
+            new.info.input,
+            base.gpu.as_deref().unwrap_or("?"),
+            new.gpu.as_deref().unwrap_or("?")
         ))
         .into());
     }
-    Ok((b, a))
+    Ok((base, new))
 }
 
-fn gaps_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(GapsSide, GapsSide)> {
+fn gaps_sides(
+    config: &DiffConfig,
+    base_input: Input,
+    new_input: Input,
+) -> anyhow::Result<(GapsSide, GapsSide)> {
     both(
         |path, input| {
             let file = path.display().to_string();
@@ -559,8 +567,8 @@ fn gaps_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(Gaps
             }
         },
         config,
-        ib,
-        ia,
+        base_input,
+        new_input,
     )
 }
 

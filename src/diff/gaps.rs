@@ -241,31 +241,37 @@ fn keyed(devs: &[DeviceSample]) -> BTreeMap<(u64, usize), &DeviceSample> {
 }
 
 fn device_row(
-    b: Option<&DeviceSample>,
-    a: Option<&DeviceSample>,
+    before: Option<&DeviceSample>,
+    after: Option<&DeviceSample>,
     device: Option<u64>,
     t: &Thresholds,
 ) -> DeviceDiff {
-    let j = |g: fn(&DeviceSample) -> Option<f64>| {
-        Change::judge(b.and_then(g), a.and_then(g), tl(t), 0.0, Worse::Higher)
+    let judge = |figure: fn(&DeviceSample) -> Option<f64>| {
+        Change::judge(
+            before.and_then(figure),
+            after.and_then(figure),
+            tl(t),
+            0.0,
+            Worse::Higher,
+        )
     };
-    let idle_ns = j(|d| Some(d.idle_ns));
-    let classes = totals_rows(b, a, |d| &d.classes, t);
-    let host_detail = totals_rows(b, a, |d| &d.host_detail, t);
+    let idle_ns = judge(|d| Some(d.idle_ns));
+    let classes = totals_rows(before, after, |d| &d.classes, t);
+    let host_detail = totals_rows(before, after, |d| &d.host_detail, t);
     let why = device_why(idle_ns.verdict, &classes, &host_detail);
     DeviceDiff {
         why,
         device,
-        pid_before: b.map(|d| d.pid),
-        pid_after: a.map(|d| d.pid),
-        verdict: match (b, a) {
+        pid_before: before.map(|d| d.pid),
+        pid_after: after.map(|d| d.pid),
+        verdict: match (before, after) {
             (Some(_), None) => Verdict::Removed,
             (None, Some(_)) => Verdict::Added,
             _ => idle_ns.verdict,
         },
-        span_ns: j(|d| Some(d.span_ns)),
-        busy_ns: j(|d| Some(d.busy_ns)),
-        busy_by_kind: busy_kinds(b, a, t),
+        span_ns: judge(|d| Some(d.span_ns)),
+        busy_ns: judge(|d| Some(d.busy_ns)),
+        busy_by_kind: busy_kinds(before, after, t),
         idle_ns,
         classes,
         host_detail,
@@ -275,14 +281,14 @@ fn device_row(
 /// One row per key of `pick` (classes or host detail) on either side, known
 /// classes in display order, others by name.
 fn totals_rows(
-    b: Option<&DeviceSample>,
-    a: Option<&DeviceSample>,
+    before: Option<&DeviceSample>,
+    after: Option<&DeviceSample>,
     pick: fn(&DeviceSample) -> &BTreeMap<String, (u64, f64)>,
     t: &Thresholds,
 ) -> Vec<ClassDiff> {
-    let mut keys: Vec<&String> = b
+    let mut keys: Vec<&String> = before
         .iter()
-        .chain(a.iter())
+        .chain(after.iter())
         .flat_map(|d| pick(d).keys())
         .collect();
     keys.sort_by_key(|k| (class_order(k), (*k).clone()));
@@ -291,14 +297,14 @@ fn totals_rows(
         .map(|k| {
             let get =
                 |d: Option<&DeviceSample>| d.map(|d| pick(d).get(k).copied().unwrap_or((0, 0.0)));
-            let (cb, ca) = (get(b), get(a));
+            let (count_before, count_after) = (get(before), get(after));
             ClassDiff {
                 class: k.clone(),
-                count_before: cb.map_or(0, |c| c.0),
-                count_after: ca.map_or(0, |c| c.0),
+                count_before: count_before.map_or(0, |c| c.0),
+                count_after: count_after.map_or(0, |c| c.0),
                 total_ns: Change::judge(
-                    cb.map(|c| c.1),
-                    ca.map(|c| c.1),
+                    count_before.map(|c| c.1),
+                    count_after.map(|c| c.1),
                     tl(t),
                     0.0,
                     Worse::Higher,
@@ -308,10 +314,14 @@ fn totals_rows(
         .collect()
 }
 
-fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds) -> Vec<KindDiff> {
-    let mut kinds: Vec<&String> = b
+fn busy_kinds(
+    before: Option<&DeviceSample>,
+    after: Option<&DeviceSample>,
+    t: &Thresholds,
+) -> Vec<KindDiff> {
+    let mut kinds: Vec<&String> = before
         .iter()
-        .chain(a.iter())
+        .chain(after.iter())
         .flat_map(|d| d.busy_by_kind.keys())
         .collect();
     kinds.sort();
@@ -321,8 +331,8 @@ fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds
         .map(|k| KindDiff {
             kind: k.clone(),
             busy_ns: Change::judge(
-                b.and_then(|d| d.busy_by_kind.get(k).copied()),
-                a.and_then(|d| d.busy_by_kind.get(k).copied()),
+                before.and_then(|d| d.busy_by_kind.get(k).copied()),
+                after.and_then(|d| d.busy_by_kind.get(k).copied()),
                 tl(t),
                 0.0,
                 Worse::Neither,
@@ -415,7 +425,7 @@ fn summed(devs: &[DeviceSample]) -> DeviceSample {
     s
 }
 
-fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<RangeDiff> {
+fn range_rows(before: &[RangeSample], after: &[RangeSample], t: &Thresholds) -> Vec<RangeDiff> {
     let group = |rs: &[RangeSample]| {
         let mut m: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
         for r in rs {
@@ -431,31 +441,51 @@ fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<Range
         }
         m
     };
-    let (gb, ga) = (group(b), group(a));
-    let mut names: Vec<&String> = gb.keys().chain(ga.keys()).collect();
+    let (by_name_before, by_name_after) = (group(before), group(after));
+    let mut names: Vec<&String> = by_name_before.keys().chain(by_name_after.keys()).collect();
     names.sort();
     names.dedup();
     let q = |v: Option<&Vec<f64>>, p: f64| v.filter(|v| !v.is_empty()).map(|v| nearest_rank(v, p));
     names
         .into_iter()
         .map(|n| {
-            let (wb, wa) = (gb.get(n).map(|x| &x.0), ga.get(n).map(|x| &x.0));
-            let (ib, ia) = (gb.get(n).map(|x| &x.1), ga.get(n).map(|x| &x.1));
-            let spread = spread_rel(&mut wb.cloned().unwrap_or_default())
-                .max(spread_rel(&mut wa.cloned().unwrap_or_default()));
-            let median_ns = Change::judge(q(wb, 0.5), q(wa, 0.5), tl(t), spread, Worse::Higher);
+            let wall_before = by_name_before.get(n).map(|x| &x.0);
+            let wall_after = by_name_after.get(n).map(|x| &x.0);
+            let idle_before = by_name_before.get(n).map(|x| &x.1);
+            let idle_after = by_name_after.get(n).map(|x| &x.1);
+            let spread = spread_rel(&mut wall_before.cloned().unwrap_or_default())
+                .max(spread_rel(&mut wall_after.cloned().unwrap_or_default()));
+            let median_ns = Change::judge(
+                q(wall_before, 0.5),
+                q(wall_after, 0.5),
+                tl(t),
+                spread,
+                Worse::Higher,
+            );
             RangeDiff {
                 name: n.clone(),
-                instances_before: wb.map_or(0, |v| v.len() as u64),
-                instances_after: wa.map_or(0, |v| v.len() as u64),
-                verdict: match (wb, wa) {
+                instances_before: wall_before.map_or(0, |v| v.len() as u64),
+                instances_after: wall_after.map_or(0, |v| v.len() as u64),
+                verdict: match (wall_before, wall_after) {
                     (Some(_), None) => Verdict::Removed,
                     (None, Some(_)) => Verdict::Added,
                     _ => median_ns.verdict,
                 },
                 median_ns,
-                p90_ns: Change::judge(q(wb, 0.9), q(wa, 0.9), tl(t), spread, Worse::Higher),
-                idle_median_ns: Change::judge(q(ib, 0.5), q(ia, 0.5), tl(t), spread, Worse::Higher),
+                p90_ns: Change::judge(
+                    q(wall_before, 0.9),
+                    q(wall_after, 0.9),
+                    tl(t),
+                    spread,
+                    Worse::Higher,
+                ),
+                idle_median_ns: Change::judge(
+                    q(idle_before, 0.5),
+                    q(idle_after, 0.5),
+                    tl(t),
+                    spread,
+                    Worse::Higher,
+                ),
             }
         })
         .collect()
@@ -464,7 +494,7 @@ fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<Range
 /// Matches the longest gaps by (device, op before, op after) and their
 /// order in time; a gap only in the new list is new among the longest, one
 /// only in the base list is gone from them.
-fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
+fn gap_rows(before: &[GapSample], after: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
     type Key = (u64, String, String);
     fn group(gs: &[GapSample]) -> BTreeMap<Key, Vec<&GapSample>> {
         let mut m: BTreeMap<Key, Vec<&GapSample>> = BTreeMap::new();
@@ -478,20 +508,22 @@ fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
         }
         m
     }
-    let (gb, ga) = (group(b), group(a));
-    let mut keys: Vec<&Key> = gb.keys().chain(ga.keys()).collect();
+    let (by_ops_before, by_ops_after) = (group(before), group(after));
+    let mut keys: Vec<&Key> = by_ops_before.keys().chain(by_ops_after.keys()).collect();
     keys.sort();
     keys.dedup();
     let mut rows = Vec::new();
     for k in keys {
-        let (vb, va) = (gb.get(k), ga.get(k));
-        let n = vb.map_or(0, Vec::len).max(va.map_or(0, Vec::len));
+        let (list_before, list_after) = (by_ops_before.get(k), by_ops_after.get(k));
+        let n = list_before
+            .map_or(0, Vec::len)
+            .max(list_after.map_or(0, Vec::len));
         for i in 0..n {
-            let gb = vb.and_then(|v| v.get(i));
-            let ga = va.and_then(|v| v.get(i));
+            let gap_before = list_before.and_then(|v| v.get(i));
+            let gap_after = list_after.and_then(|v| v.get(i));
             let duration_ns = Change::judge(
-                gb.map(|g| g.duration_ns),
-                ga.map(|g| g.duration_ns),
+                gap_before.map(|g| g.duration_ns),
+                gap_after.map(|g| g.duration_ns),
                 tl(t),
                 0.0,
                 Worse::Higher,
@@ -500,9 +532,9 @@ fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
                 device: k.0,
                 before_op: k.1.clone(),
                 after_op: k.2.clone(),
-                class_before: gb.map(|g| g.class.clone()),
-                class_after: ga.map(|g| g.class.clone()),
-                verdict: match (gb, ga) {
+                class_before: gap_before.map(|g| g.class.clone()),
+                class_after: gap_after.map(|g| g.class.clone()),
+                verdict: match (gap_before, gap_after) {
                     (Some(_), None) => Verdict::Removed,
                     (None, Some(_)) => Verdict::Added,
                     _ => duration_ns.verdict,

@@ -315,14 +315,11 @@ fn render(md: &str) -> (Vec<RenderedTable>, Vec<String>) {
     let mut current: Option<RenderedTable> = None;
     let mut cell: Option<String> = None;
     let mut row: Vec<String> = Vec::new();
-    let mut in_head = false;
     for ev in Parser::new_ext(md, Options::ENABLE_TABLES) {
         match ev {
             Event::Start(Tag::Table(_)) => current = Some(RenderedTable::default()),
             Event::End(TagEnd::Table) => tables.extend(current.take()),
-            Event::Start(Tag::TableHead) => in_head = true,
             Event::End(TagEnd::TableHead) => {
-                in_head = false;
                 if let Some(t) = current.as_mut() {
                     t.header = std::mem::take(&mut row);
                 }
@@ -348,7 +345,6 @@ fn render(md: &str) -> (Vec<RenderedTable>, Vec<String>) {
             _ => {}
         }
     }
-    let _ = in_head;
     (tables, html)
 }
 
