@@ -136,7 +136,9 @@ pub struct CalibrateOutput {
 pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput> {
     let (results_path, run_notes) = match &config.source {
         ResultsSource::File(p) => {
-            check_file(p, &[], RESULTS_FIX)?;
+            if p.as_os_str() != "-" {
+                check_file(p, &[], RESULTS_FIX)?;
+            }
             (p.clone(), Vec::new())
         }
         ResultsSource::Live(live) => live_run(live)?,
