@@ -2,20 +2,27 @@
 //!
 //! The commit comes from `ROOFTRACE_GIT_COMMIT` when set (a release build
 //! inside a container where git cannot read the checkout), else from
-//! `git rev-parse` in the source tree, else from `GITHUB_SHA` (a CI build),
-//! else it is "unknown" (a build from a source archive without `.git`).
-//! Cargo reruns this script when HEAD or the branch it points at moves.
+//! `git rev-parse HEAD` in the source tree, else from `GITHUB_SHA` (a CI
+//! build), else it is "unknown" (a build from a source archive without
+//! `.git`).
+//!
+//! The script reruns when the sources change, not when HEAD moves: watching
+//! `.git` would rebuild the whole crate after every commit. So a clean build
+//! (CI, `cargo install`, a wheel) names HEAD, and a development build names
+//! the commit that was HEAD when the sources last changed (the same binary
+//! as any later commit that only touched tests or docs).
 
-use std::path::Path;
 use std::process::Command;
 
-fn git(args: &[&str]) -> Option<String> {
-    let out = Command::new("git").args(args).output().ok()?;
+fn git_head() -> Option<String> {
+    let out = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
-    let text = String::from_utf8(out.stdout).ok()?.trim().to_string();
-    (!text.is_empty()).then_some(text)
+    String::from_utf8(out.stdout).ok()
 }
 
 /// The first 12 hex digits of a commit id, or `None` when `id` is not one.
@@ -26,34 +33,16 @@ fn short(id: &str) -> Option<String> {
 }
 
 fn main() {
+    for path in ["build.rs", "Cargo.toml", "src", "kernels", "assets"] {
+        println!("cargo:rerun-if-changed={path}");
+    }
     println!("cargo:rerun-if-env-changed=ROOFTRACE_GIT_COMMIT");
     println!("cargo:rerun-if-env-changed=GITHUB_SHA");
-    // Watch HEAD and the branch file it names (packed refs change the
-    // `packed-refs` file instead); only paths that exist, because a missing
-    // path would make cargo rerun this script on every build.
-    let in_checkout = Path::new(".git").exists();
-    if in_checkout {
-        let mut watched = vec!["HEAD".to_string(), "packed-refs".to_string()];
-        if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            watched.push(branch);
-        }
-        for name in watched {
-            if let Some(path) = git(&["rev-parse", "--git-path", &name]) {
-                if Path::new(&path).exists() {
-                    println!("cargo:rerun-if-changed={path}");
-                }
-            }
-        }
-    }
+    let in_checkout = std::path::Path::new(".git").exists();
     let commit = std::env::var("ROOFTRACE_GIT_COMMIT")
         .ok()
         .and_then(|c| short(&c))
-        .or_else(|| {
-            in_checkout
-                .then(|| git(&["rev-parse", "HEAD"]))
-                .flatten()
-                .and_then(|c| short(&c))
-        })
+        .or_else(|| in_checkout.then(git_head).flatten().and_then(|c| short(&c)))
         .or_else(|| std::env::var("GITHUB_SHA").ok().and_then(|c| short(&c)))
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=ROOFTRACE_GIT_COMMIT={commit}");
