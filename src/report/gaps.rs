@@ -3,7 +3,8 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions};
-use crate::gaps::{ClassTotals, DetailTotals, GapClass, GapReport, HostDetail, TopGap};
+use crate::gaps::model::{DetailTotals, ScaleTotals};
+use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail, TopGap};
 use crate::units::ellipsize;
 use crate::units::{duration_ns, percent};
 
@@ -54,7 +55,7 @@ pub fn verdict(r: &GapReport) -> String {
                 rr.instances.len(),
                 dur(rr.gpu_window_ns.median)
             );
-            return with_reason(head, idle, &rr.classes, None, None);
+            return with_reason(head, idle, &rr.classes, None);
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
@@ -78,7 +79,80 @@ pub fn verdict(r: &GapReport) -> String {
         },
         busy_note(r)
     );
-    with_reason(head, idle, &classes, Some(&host_detail(r)), r.nvtx_hint())
+    with_reason(head, idle, &classes, host_advice(r))
+}
+
+/// The fix for the host-bound time of the whole report and the evidence
+/// behind it, in words: from the largest host detail, refined by the typed
+/// evidence of the longest gaps (the call family, the NVTX range family)
+/// or, for CPU work, by the length of the host-bound gaps.
+fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
+    let details = host_detail(r);
+    let k = details.dominant()?;
+    let ns = details.get(k).total_ns;
+    let hb: i64 = details.0.iter().map(|x| x.total_ns).sum();
+    let of = format!("{} of {} host-bound", dur(ns), dur(hb));
+    let scale_advice = || {
+        let mut scales = ScaleTotals::default();
+        for d in &r.devices {
+            scales.merge(&d.host_scale);
+        }
+        let sc = scales.dominant()?;
+        let t = scales.get(sc);
+        Some((
+            sc.fix(r.has_pytorch()),
+            format!(
+                "{}: {of}; {} {} hold {}",
+                k.label(),
+                t.count,
+                sc.label(),
+                dur(t.total_ns)
+            ),
+        ))
+    };
+    match k {
+        HostDetail::Nvtx => match r.nvtx_hint() {
+            Some(h) => Some((
+                h.family.fix(),
+                format!(
+                    "{}, e.g. `{}`: {of}; in the longest of these gaps the ranges cover {} of {}",
+                    k.label(),
+                    ellipsize(h.example.split(',').next().unwrap_or(h.example), 48),
+                    dur(h.in_ranges_ns),
+                    dur(h.gaps_ns)
+                ),
+            )),
+            None => scale_advice(),
+        },
+        HostDetail::CpuWork => scale_advice(),
+        HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
+            match call_family(r, k) {
+                Some(CallFamily::Launch) | None => Some((k.fix(), format!("{}: {of}", k.label()))),
+                Some(f) => Some((f.fix(), format!("{}, {}: {of}", k.label(), f.label()))),
+            }
+        }
+        HostDetail::OsRuntime | HostDetail::ProfilerOverhead => {
+            Some((k.fix(), format!("{}: {of}", k.label())))
+        }
+    }
+}
+
+/// Among the longest host-bound gaps of detail `k`, the CUDA call family
+/// with the most time (typed evidence, not the words of the table).
+fn call_family(r: &GapReport, k: HostDetail) -> Option<CallFamily> {
+    let mut by_family: Vec<(CallFamily, i64)> = Vec::new();
+    for g in &r.top_gaps {
+        let Some(e) = g.host_evidence.filter(|e| e.detail == k) else {
+            continue;
+        };
+        let Some(f) = e.call_family else { continue };
+        match by_family.iter_mut().find(|x| x.0 == f) {
+            Some(x) => x.1 += g.duration_ns,
+            None => by_family.push((f, g.duration_ns)),
+        }
+    }
+    by_family.sort_by_key(|x| std::cmp::Reverse(x.1));
+    by_family.first().map(|x| x.0)
 }
 
 /// The host-bound detail summed over devices.
@@ -114,8 +188,7 @@ fn with_reason(
     head: String,
     idle: i64,
     classes: &ClassTotals,
-    detail: Option<&DetailTotals>,
-    nvtx: Option<(&str, &'static str)>,
+    host: Option<(&'static str, String)>,
 ) -> String {
     let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
     match classes.dominant() {
@@ -138,26 +211,10 @@ fn with_reason(
             }
         }
         Some(GapClass::HostBound) if idle > 0 => {
-            let hb = classes.get(GapClass::HostBound).total_ns;
-            match detail.and_then(|d| d.dominant().map(|k| (k, d.get(k).total_ns))) {
-                Some((HostDetail::Nvtx, ns)) if nvtx.is_some() => {
-                    let (text, fix) = nvtx.unwrap_or_default();
-                    format!(
-                        "{head}, {} host-bound; fix first: {fix} ({}, e.g. `{}`: {} of {} host-bound)",
-                        share(GapClass::HostBound),
-                        HostDetail::Nvtx.label(),
-                        ellipsize(text.split(',').next().unwrap_or(text), 48),
-                        dur(ns),
-                        dur(hb)
-                    )
-                }
-                Some((k, ns)) => format!(
-                    "{head}, {} host-bound; fix first: {} ({}: {} of {} host-bound)",
+            match host {
+                Some((fix, evidence)) => format!(
+                    "{head}, {} host-bound; fix first: {fix} ({evidence})",
                     share(GapClass::HostBound),
-                    k.fix(),
-                    k.label(),
-                    dur(ns),
-                    dur(hb)
                 ),
                 None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
             }
@@ -283,8 +340,9 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
             "call duration",
             "what the host did",
             "NVTX",
+            "fix",
         ],
-        &[5, 6, 7, 8, 11, 12],
+        &[5, 6, 7, 8, 11, 12, 13],
     );
     for (i, g) in gaps.iter().enumerate() {
         t.push(vec![
@@ -306,10 +364,35 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
             g.host
                 .as_ref()
                 .map_or("-".to_string(), |h| ellipsize(h, name_width + 24)),
-            g.nvtx_id.map_or("-".to_string(), name),
+            nvtx_cell(r, g, name_width),
+            r.gap_fix(g).to_string(),
         ]);
     }
     t
+}
+
+/// The NVTX ranges of the launching thread inside the gap with their
+/// share of it (`MPI_Recv 36.0 ms (18.4 %)`), else the innermost range
+/// around the launch call, else `-`.
+fn nvtx_cell(r: &GapReport, g: &TopGap, name_width: usize) -> String {
+    if g.ranges.is_empty() {
+        return g
+            .nvtx_id
+            .map_or("-".to_string(), |id| ellipsize(r.name(id), name_width));
+    }
+    let parts: Vec<String> = g
+        .ranges
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} ({})",
+                ellipsize(r.name(x.text_id), name_width),
+                dur(x.ns),
+                frac(x.ns, g.duration_ns)
+            )
+        })
+        .collect();
+    parts.join(", ")
 }
 
 fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
@@ -422,13 +505,17 @@ fn host_table(r: &GapReport) -> Option<Table> {
         ],
         &[0, 4],
     );
-    let nvtx_fix = r.nvtx_hint().map(|h| h.1);
+    let nvtx_fix = r.nvtx_hint().map(|h| h.family.fix());
     for k in HostDetail::ALL {
         let x = t.get(k);
         if x.count > 0 {
-            let fix = nvtx_fix
-                .filter(|_| k == HostDetail::Nvtx)
-                .unwrap_or(k.fix());
+            let fix = match k {
+                HostDetail::Nvtx => nvtx_fix.unwrap_or(k.fix()),
+                HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
+                    call_family(r, k).map_or(k.fix(), CallFamily::fix)
+                }
+                _ => k.fix(),
+            };
             tab.push(vec![
                 k.label().into(),
                 x.count.to_string(),

@@ -10,6 +10,7 @@ mod detect;
 mod diff;
 mod fuzz_replay;
 mod gaps;
+mod gaps_evidence;
 mod gaps_host;
 mod hostile_convert;
 mod hostile_inputs;
