@@ -6,13 +6,13 @@
 
 use super::class::merge_syncs;
 use super::config::GapConfig;
+use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
 use super::host::{describe, NvtxIndex};
 use super::model::*;
 use super::ranges::range_report;
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
-use super::evidence::{RangeFamily, Scale};
 use crate::nsys::{GpuOp, SyncCall, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
@@ -300,22 +300,7 @@ fn diagnostics(
     }
     if let (Some(re), Some(rr)) = (&cfg.nvtx, ranges) {
         if rr.instances.is_empty() {
-            // Name a few range texts so the user can fix the pattern.
-            let mut texts: Vec<&str> = tl.nvtx.iter().map(|r| &*r.text).collect();
-            texts.sort_unstable();
-            texts.dedup();
-            let shown: Vec<String> = texts.iter().take(5).map(|t| format!("`{t}`")).collect();
-            diagnostics.push(if texts.is_empty() {
-                format!(
-                    "--nvtx `{re}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
-                )
-            } else {
-                format!(
-                    "--nvtx `{re}` matches none of the {} distinct NVTX range texts, e.g. {}",
-                    texts.len(),
-                    shown.join(", ")
-                )
-            });
+            diagnostics.push(super::ranges::no_match_message(tl, re.as_str()));
         }
     }
     diagnostics

@@ -116,21 +116,86 @@ impl CallFamily {
     pub fn of(name: &str) -> CallFamily {
         let has = |p: &str| name.starts_with(p);
         let any = |ps: &[&str]| ps.iter().any(|p| name.starts_with(p));
-        if any(&["cudaMallocAsync", "cudaFreeAsync", "cuMemAllocAsync", "cuMemFreeAsync", "cudaMallocFromPoolAsync", "cuMemAllocFromPoolAsync"]) {
+        if any(&[
+            "cudaMallocAsync",
+            "cudaFreeAsync",
+            "cuMemAllocAsync",
+            "cuMemFreeAsync",
+            "cudaMallocFromPoolAsync",
+            "cuMemAllocFromPoolAsync",
+        ]) {
             CallFamily::PoolAlloc
-        } else if any(&["cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaHostRegister", "cuMemAlloc", "cuMemFree", "cuMemHostAlloc", "cuMemCreate", "cuMemMap", "cuMemHostRegister"]) {
+        } else if any(&[
+            "cudaMalloc",
+            "cudaFree",
+            "cudaHostAlloc",
+            "cudaHostRegister",
+            "cuMemAlloc",
+            "cuMemFree",
+            "cuMemHostAlloc",
+            "cuMemCreate",
+            "cuMemMap",
+            "cuMemHostRegister",
+        ]) {
             CallFamily::Alloc
-        } else if any(&["cudaStreamCreate", "cudaStreamDestroy", "cudaEventCreate", "cudaEventDestroy", "cuStreamCreate", "cuStreamDestroy", "cuEventCreate", "cuEventDestroy"]) {
+        } else if any(&[
+            "cudaStreamCreate",
+            "cudaStreamDestroy",
+            "cudaEventCreate",
+            "cudaEventDestroy",
+            "cuStreamCreate",
+            "cuStreamDestroy",
+            "cuEventCreate",
+            "cuEventDestroy",
+        ]) {
             CallFamily::StreamEvent
-        } else if any(&["cuModuleLoad", "cuModuleGetFunction", "cuLibraryLoad", "cuLibraryGetKernel", "cudaGetFuncBySymbol", "cudaFuncGetAttributes", "cuLinkComplete", "cuLinkAddData", "nvrtc"]) {
+        } else if any(&[
+            "cuModuleLoad",
+            "cuModuleGetFunction",
+            "cuLibraryLoad",
+            "cuLibraryGetKernel",
+            "cudaGetFuncBySymbol",
+            "cudaFuncGetAttributes",
+            "cuLinkComplete",
+            "cuLinkAddData",
+            "nvrtc",
+        ]) {
             CallFamily::ModuleLoad
-        } else if name.contains("Synchronize") || any(&["cudaEventQuery", "cudaStreamQuery", "cuEventQuery", "cuStreamQuery"]) {
+        } else if name.contains("Synchronize")
+            || any(&[
+                "cudaEventQuery",
+                "cudaStreamQuery",
+                "cuEventQuery",
+                "cuStreamQuery",
+            ])
+        {
             CallFamily::Sync
-        } else if any(&["cudaGraphInstantiate", "cuGraphInstantiate", "cudaStreamBeginCapture", "cudaStreamEndCapture", "cudaGraphCreate", "cudaGraphAdd", "cuGraphAdd", "cuStreamBeginCapture", "cuStreamEndCapture", "cudaGraphExecUpdate", "cuGraphExecUpdate"]) {
+        } else if any(&[
+            "cudaGraphInstantiate",
+            "cuGraphInstantiate",
+            "cudaStreamBeginCapture",
+            "cudaStreamEndCapture",
+            "cudaGraphCreate",
+            "cudaGraphAdd",
+            "cuGraphAdd",
+            "cuStreamBeginCapture",
+            "cuStreamEndCapture",
+            "cudaGraphExecUpdate",
+            "cuGraphExecUpdate",
+        ]) {
             CallFamily::GraphBuild
         } else if (has("cudaMemcpy") || has("cuMemcpy")) && !name.contains("Async") {
             CallFamily::BlockingCopy
-        } else if any(&["cudaLaunch", "cuLaunch", "cudaGraphLaunch", "cuGraphLaunch", "cudaMemcpy", "cuMemcpy", "cudaMemset", "cuMemset"]) {
+        } else if any(&[
+            "cudaLaunch",
+            "cuLaunch",
+            "cudaGraphLaunch",
+            "cuGraphLaunch",
+            "cudaMemcpy",
+            "cuMemcpy",
+            "cudaMemset",
+            "cuMemset",
+        ]) {
             CallFamily::Launch
         } else {
             CallFamily::Other
@@ -197,7 +262,10 @@ pub enum RangeFamily {
 impl RangeFamily {
     /// The family of a range text; `None` for a user's own range.
     pub fn of(text: &str) -> Option<RangeFamily> {
-        if text.starts_with("aten::") || text.starts_with("autograd::") || contains_ci(text, "torch") {
+        if text.starts_with("aten::")
+            || text.starts_with("autograd::")
+            || contains_ci(text, "torch")
+        {
             Some(RangeFamily::PyTorch)
         } else if text.starts_with("MPI_") {
             Some(RangeFamily::Mpi)

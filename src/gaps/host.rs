@@ -26,9 +26,10 @@ impl HostVerdict {
     /// other CUDA calls); `None` for OS calls, ranges and CPU work.
     pub fn family(&self, tl: &Timeline) -> Option<CallFamily> {
         match (self.detail, self.what) {
-            (HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi, Some(What::Name(n))) => {
-                Some(CallFamily::of(tl.name(n)))
-            }
+            (
+                HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi,
+                Some(What::Name(n)),
+            ) => Some(CallFamily::of(tl.name(n))),
             _ => None,
         }
     }

@@ -22,6 +22,7 @@ pub mod window;
 pub use analyze::analyze;
 pub use class::{classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
-pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use evidence::{CallFamily, HostDetail, RangeFamily, Scale};
+pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;
+pub use ranges::{most_frequent_ranges, no_match_message};

@@ -6,8 +6,8 @@ use super::class::{blocking_sync, classify, Evidence, NextOp};
 use super::hist::{hist_bin, HIST_EDGES_NS};
 use super::host::{host_verdict, NvtxIndex};
 use super::model::*;
-use super::GapConfig;
 use super::GapClass;
+use super::GapConfig;
 use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use std::collections::BinaryHeap;
 
@@ -33,7 +33,9 @@ impl Ord for TopCandidate {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         self.duration_ns
             .cmp(&o.duration_ns)
-            .then_with(|| (o.pid, o.device, o.start_ns).cmp(&(self.pid, self.device, self.start_ns)))
+            .then_with(|| {
+                (o.pid, o.device, o.start_ns).cmp(&(self.pid, self.device, self.start_ns))
+            })
             .then_with(|| (self.before, self.after, self.class).cmp(&(o.before, o.after, o.class)))
     }
 }
@@ -135,7 +137,11 @@ fn busy_by_kind(tl: &Timeline, ops: &[GpuOp]) -> BusyByKind {
             OpKind::Memset => memsets.add(s, e),
             _ => {
                 kernels.add(s, e);
-                let part = if tl.is_comm(o) { &mut comm } else { &mut compute };
+                let part = if tl.is_comm(o) {
+                    &mut comm
+                } else {
+                    &mut compute
+                };
                 part.add(s, e);
             }
         }

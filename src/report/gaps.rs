@@ -210,15 +210,13 @@ fn with_reason(
                 ),
             }
         }
-        Some(GapClass::HostBound) if idle > 0 => {
-            match host {
-                Some((fix, evidence)) => format!(
-                    "{head}, {} host-bound; fix first: {fix} ({evidence})",
-                    share(GapClass::HostBound),
-                ),
-                None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
-            }
-        }
+        Some(GapClass::HostBound) if idle > 0 => match host {
+            Some((fix, evidence)) => format!(
+                "{head}, {} host-bound; fix first: {fix} ({evidence})",
+                share(GapClass::HostBound),
+            ),
+            None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
+        },
         Some(c) if idle > 0 => format!(
             "{head}, {} {}; fix first: {} ({} of {} idle)",
             share(c),
