@@ -169,7 +169,26 @@ pub fn analyze(
         names: names.into_table(),
         kernels: ctx.kernels,
         diagnostics,
+        host_fix: host_fix(gaps),
     })
+}
+
+/// The fix for host-bound idle time, from the gap report's evidence:
+/// the family of the NVTX ranges the host-bound gaps were spent in (MPI,
+/// NCCL, PyTorch), else the length of the host-bound gaps (CUDA graphs for
+/// launch-scale gaps only, profiling the host for CPU stretches).
+fn host_fix(gaps: &GapReport) -> &'static str {
+    if let Some(h) = gaps.nvtx_hint() {
+        return h.family.fix();
+    }
+    let mut scales = crate::gaps::model::ScaleTotals::default();
+    for d in &gaps.devices {
+        scales.merge(&d.host_scale);
+    }
+    scales
+        .dominant()
+        .unwrap_or(crate::gaps::Scale::Launch)
+        .fix(gaps.has_pytorch())
 }
 
 /// Sums of one step's charged time by part.

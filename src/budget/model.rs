@@ -302,4 +302,6 @@ pub(crate) struct SummaryInput {
     pub(crate) names: Vec<String>,
     pub(crate) kernels: HashMap<String, KernelAcc>,
     pub(crate) diagnostics: Vec<String>,
+    /// The fix for host-bound idle time, from the gap report's evidence.
+    pub(crate) host_fix: &'static str,
 }

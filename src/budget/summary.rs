@@ -35,22 +35,21 @@ fn spread(name: &str, mut v: Vec<i64>) -> Spread {
     }
 }
 
-/// The fix for an idle class: the gap analysis' own fix, with host-bound
-/// gaps inside a step spelled out (the step's kernels are issued one by
-/// one faster than the host can).
-fn idle_fix(c: GapClass) -> &'static str {
+/// The fix for an idle class: the gap analysis' own fix, and for
+/// host-bound gaps the one drawn from the gap report's evidence.
+fn idle_fix(c: GapClass, host_fix: &'static str) -> &'static str {
     match c {
-        GapClass::HostBound => "the CPU issues kernels slower than the GPU runs them: launch fewer, larger kernels (fuse) or capture the step in a CUDA graph",
+        GapClass::HostBound => host_fix,
         _ => c.fix(),
     }
 }
 
 /// What a part is called in "fix first" and its fix (not a kernel's
 /// shortfall).
-fn part_fix(name: &str) -> Option<(String, &'static str)> {
+fn part_fix(name: &str, host_fix: &'static str) -> Option<(String, &'static str)> {
     if let Some(key) = name.strip_prefix(IDLE_PREFIX) {
         let c = GapClass::ALL.into_iter().find(|c| c.key() == key)?;
-        return Some((format!("{} gaps", c.label()), idle_fix(c)));
+        return Some((format!("{} gaps", c.label()), idle_fix(c, host_fix)));
     }
     let (what, fix) = match name {
         SHORTFALL => (
@@ -144,6 +143,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             steps: &steps,
             indices: &typical,
             median_step_ns: median_ns,
+            host_fix: si.host_fix,
         },
         &si.kernels,
         &kernels,
@@ -179,6 +179,8 @@ struct Typical<'a> {
     indices: &'a [usize],
     /// The median step's length (the headline's), ns.
     median_step_ns: i64,
+    /// The fix for host-bound idle time.
+    host_fix: &'static str,
 }
 
 impl Typical<'_> {
@@ -212,7 +214,7 @@ fn fix_first(
             continue; // split per kernel below
         }
         let ns = typical.median(|i| typical.steps[i].part(&p.name));
-        if let Some((what, fix)) = part_fix(&p.name).filter(|_| ns > 0) {
+        if let Some((what, fix)) = part_fix(&p.name, typical.host_fix).filter(|_| ns > 0) {
             lines.push(FixLine {
                 what: p.name.clone(),
                 ns_per_step: ns as f64,

@@ -228,6 +228,28 @@ pub struct DeviceGaps {
     /// (docs/gaps.md, "Advice that fits the scale"); sums to
     /// `classes.host_bound`.
     pub host_scale: ScaleTotals,
+    /// The copies by direction and host memory kind, most time first
+    /// (empty with `--stream`: the totals are per device).
+    pub copies: Vec<CopySummary>,
+}
+
+/// The copies of one device in one direction, from one kind of host
+/// memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CopySummary {
+    /// Direction (`HtoD`, `DtoH`, `DtoD`, `PtoP`, …).
+    pub direction: String,
+    /// The host side is pageable memory (the copy is staged by the host).
+    pub pageable: bool,
+    /// Number of copies.
+    pub count: u64,
+    /// Bytes moved, byte (`None` when the export has no `bytes` column).
+    pub bytes: Option<u64>,
+    /// Sum of the copies' durations, ns.
+    pub duration_ns: i64,
+    /// Achieved bandwidth while copying: `bytes / duration`, byte/s,
+    /// rounded down (`None` without bytes or time).
+    pub bytes_per_s: Option<u64>,
 }
 
 /// The same view for one stream (its gaps are not device idle: another
@@ -392,7 +414,8 @@ pub struct NvtxHint<'r> {
     pub example: &'r str,
     /// Length of the longest gaps spent inside ranges of the family, ns.
     pub gaps_ns: i64,
-    /// The part of those gaps the family's ranges cover, ns.
+    /// The part of those gaps the family's ranges cover (per gap, the
+    /// range text with the most overlap), ns.
     pub in_ranges_ns: i64,
 }
 
@@ -602,12 +625,14 @@ impl GapReport {
             else {
                 continue;
             };
+            // The largest one (nested ranges of a family overlap each other).
             let in_ranges: i64 = g
                 .ranges
                 .iter()
                 .filter(|r| r.family == Some(family))
                 .map(|r| r.ns)
-                .sum();
+                .max()
+                .unwrap_or(0);
             match by_family.iter_mut().find(|x| x.family == family) {
                 Some(x) => {
                     x.gaps_ns += g.duration_ns;

@@ -298,6 +298,11 @@ pub(crate) fn analyze_device(
             classes,
             host_detail,
             host_scale,
+            copies: if cfg.stream.is_some() {
+                Vec::new()
+            } else {
+                copy_summaries(tl, pid, device)
+            },
         },
         streams: stream_view(tl, dev_ops, &ev),
         detail: keep_detail.then(|| DeviceDetail {
@@ -313,6 +318,37 @@ pub(crate) fn analyze_device(
         hist,
         heap,
     }
+}
+
+/// The copies of (pid, device) from the timeline's memcpy totals, most
+/// time first.
+fn copy_summaries(tl: &Timeline, pid: u32, device: u16) -> Vec<CopySummary> {
+    let mut v: Vec<CopySummary> = tl
+        .copies
+        .iter()
+        .filter(|c| (c.pid, c.device) == (pid, device))
+        .map(|c| {
+            let name = tl.name(crate::nsys::NameRef::memcpy(c.copy_kind));
+            CopySummary {
+                direction: name.strip_prefix("memcpy ").unwrap_or(name).to_string(),
+                pageable: c.pageable,
+                count: c.count,
+                bytes: c.bytes,
+                duration_ns: c.duration_ns,
+                bytes_per_s: c.bytes.filter(|_| c.duration_ns > 0).map(|b| {
+                    (u128::from(b) * 1_000_000_000 / c.duration_ns as u128)
+                        .min(u128::from(u64::MAX)) as u64
+                }),
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.duration_ns
+            .cmp(&a.duration_ns)
+            .then_with(|| a.direction.cmp(&b.direction))
+            .then_with(|| a.pageable.cmp(&b.pageable))
+    });
+    v
 }
 
 /// Merged busy runs of the ops passing `keep`.

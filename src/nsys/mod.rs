@@ -10,6 +10,7 @@
 
 mod chunks;
 pub mod convert;
+mod copies;
 pub mod guard;
 mod host;
 pub mod identity;
@@ -18,6 +19,7 @@ mod raw;
 mod read;
 mod schema;
 
+pub use copies::CopyTotal;
 pub use read::{read_timeline, ReadProgress};
 pub use schema::{Schema, SchemaFlavor};
 
@@ -358,6 +360,8 @@ pub struct Timeline {
     pub host_spans: Vec<HostSpan>,
     /// Closed NVTX ranges sorted by (pid, start) (whenever the export has them).
     pub nvtx: Vec<NvtxRange>,
+    /// Memcpy totals per (pid, device, direction, pageable), sorted.
+    pub copies: Vec<CopyTotal>,
     /// How graphs were traced.
     pub graph_trace: GraphTrace,
     /// Number of API calls that are `cudaGraphLaunch*`/`cuGraphLaunch*`.

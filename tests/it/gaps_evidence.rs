@@ -145,3 +145,130 @@ fn nvfuser_verdict_names_neither_cuda_graphs_nor_mpi() {
     assert!(!r.has_pytorch());
     assert!(!v.contains("DataLoader"), "{v}");
 }
+
+#[test]
+fn h100_verdict_names_the_copy_fix_with_bytes_and_bandwidth() {
+    let path = fixture("nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite");
+    // Independently: the largest copy stream by time, its bytes and time.
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let (kind, count, bytes, ns): (i64, i64, i64, i64) = c
+        .query_row(
+            "SELECT copyKind, COUNT(*), SUM(bytes), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY
+             GROUP BY copyKind, srcKind = 0 OR dstKind = 0 ORDER BY 4 DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    // Host to device (ENUM_CUDA_MEMCPY_OPER 1), pinned (srcKind 1):
+    // 446 copies, 50,950,504,448 bytes in 1,841,627,438 ns = 27.7 GB/s.
+    assert_eq!((kind, count), (1, 446));
+    let gb_s = bytes as f64 / ns as f64;
+    assert!((gb_s - 27.67).abs() < 0.01, "{gb_s}");
+    let (code, md, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);
+    assert_eq!(code, 0, "{err}");
+    let v = md.lines().next().unwrap();
+    assert!(
+        v.contains("fix first: copies dominate busy time: 446 HtoD copies from pinned memory"),
+        "{v}"
+    );
+    assert!(v.contains("51.0 GB in 1.84 s at 27.7 GB/s achieved"), "{v}");
+    assert!(v.contains("keep the data resident on the GPU"), "{v}");
+    // The export has no GPU record: the link's bandwidth is unknown, not 0.
+    assert!(v.contains("link bandwidth unknown"), "{v}");
+    assert!(!v.contains("MPI"), "{v}");
+}
+
+#[test]
+fn tls_search_default_timeline_window_contains_idle_time() {
+    let Some(dir) = corpus("nsys") else {
+        eprintln!("skipped: ../shared/corpus/nsys not present");
+        return;
+    };
+    let path = dir.join("nsys2023.1.2_gtls_tls-search.sqlite");
+    let tl = read_timeline(&path, false, &no_progress).unwrap();
+    let r = analyze(
+        &tl,
+        &GapConfig {
+            keep_gaps: true,
+            ..GapConfig::default()
+        },
+    );
+    let input = rooftrace::plot::TimelineInput::from_gaps(&tl, &r, None, "t").unwrap();
+    let chart = rooftrace::plot::TimelineChart::build(&input).unwrap();
+    let (w0, w1) = chart.window_ns;
+    // Idle time of the largest class (host-bound) inside the window,
+    // from the report's own classified gaps.
+    let idle_in = |class: Option<GapClass>| -> i64 {
+        r.gaps
+            .as_ref()
+            .unwrap()
+            .iter()
+            .filter(|g| class.is_none_or(|c| g.class == c))
+            .map(|g| (g.end_ns.min(w1) - g.start_ns.max(w0)).max(0))
+            .sum()
+    };
+    assert!(idle_in(Some(GapClass::HostBound)) > 0, "window {w0}..{w1}");
+    // At least a tenth of the window is idle (the busiest stretch was 100 % busy).
+    assert!(10 * idle_in(None) >= w1 - w0, "window {w0}..{w1}");
+    assert!(!input.gaps.is_empty());
+}
+
+#[test]
+fn budget_nvtx_matching_nothing_exits_2_naming_the_most_frequent_ranges() {
+    let path = fixture(SAXPY);
+    let (code, out, err) = rooftrace(&[
+        "budget",
+        path.to_str().unwrap(),
+        "--nvtx",
+        "NoSuchRange",
+        "--gpu",
+        "a100-40gb",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    // The counts, from the export: closed ranges per text.
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let sends: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+             WHERE COALESCE(n.text, s.value) = 'MPI_Send' AND n.end IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(sends, 10);
+    assert!(
+        err.contains("--nvtx `NoSuchRange` matches no NVTX range; the most frequent ranges are `MPI_Send` (10), `MPI_Recv` (5), `saxpy` (5)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn budget_outlier_steps_are_named_and_left_out_of_fix_first() {
+    // The saxpy rank's MPI_Send ranges: 10 steps, median 11.1 ms; the
+    // second send of the run takes 33.5 ms (851,454,373..884,983,803 ns),
+    // more than 3 × the median: an outlier.
+    let path = fixture(SAXPY);
+    let (code, md, err) = rooftrace(&[
+        "budget",
+        path.to_str().unwrap(),
+        "--nvtx",
+        "^MPI_Send$",
+        "--gpu",
+        "a100-40gb",
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        md.contains("left out: 1 outlier step longer than 3 × the median step (11.1 ms): #1 `MPI_Send` 33.5 ms"),
+        "{md}"
+    );
+    // Fix first uses the median step (the headline's), not the mean (13.6
+    // ms with the outlier), and names the MPI fix: the host-bound time is
+    // spent in MPI ranges, not in launching kernels.
+    let fix = md.lines().find(|l| l.starts_with("1. ")).unwrap();
+    assert!(fix.contains("per step of 11.1 ms"), "{fix}");
+    assert!(fix.contains("MPI_Isend"), "{fix}");
+    assert!(!fix.contains("CUDA graph"), "{fix}");
+}
