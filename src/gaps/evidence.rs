@@ -85,6 +85,16 @@ impl HostDetail {
     }
 }
 
+/// The human name of a host-detail key, as `rooftrace gaps` prints it: the
+/// detail's [`label`](HostDetail::label), or for a key this version does
+/// not know the key with spaces for underscores. JSON and CSV keep the keys.
+pub fn detail_label(key: &str) -> String {
+    HostDetail::ALL
+        .into_iter()
+        .find(|d| d.key() == key)
+        .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
+}
+
 /// The family of a CUDA runtime/driver call, each with its fix and the
 /// evidence that names it (the rows of `docs/gaps.md`'s evidence table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]

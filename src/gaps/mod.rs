@@ -20,9 +20,9 @@ mod sweep;
 pub mod window;
 
 pub use analyze::analyze;
-pub use class::{classify, merge_syncs, GapClass};
+pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
-pub use evidence::{CallFamily, HostDetail, RangeFamily, Scale};
+pub use evidence::{detail_label, CallFamily, HostDetail, RangeFamily, Scale};
 pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;
 pub use ranges::{most_frequent_ranges, no_match_message};
