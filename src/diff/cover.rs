@@ -42,19 +42,21 @@ impl WorkKind {
 /// What one side ran, by name: the input to the comparability check.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Workload {
-    /// Time per (kind, matching key), ns; `None` where the input names the
+    /// Time per kind and matching key, ns; `None` where the input names the
     /// item without its time (a gaps JSON names the kernels around its
     /// longest gaps only).
-    pub items: BTreeMap<(WorkKind, String), Option<f64>>,
+    pub items: BTreeMap<WorkKind, BTreeMap<String, Option<f64>>>,
 }
 
 impl Workload {
     /// Adds `time_ns` (or an unknown time) to the item `key` of `kind`.
     pub fn add(&mut self, kind: WorkKind, key: &str, time_ns: Option<f64>) {
-        let slot = self
-            .items
-            .entry((kind, key.to_string()))
-            .or_insert(Some(0.0));
+        let by_key = self.items.entry(kind).or_default();
+        // Looked up by &str first: one allocation per distinct name, not per launch.
+        let slot = match by_key.get_mut(key) {
+            Some(slot) => slot,
+            None => by_key.entry(key.to_string()).or_insert(Some(0.0)),
+        };
         *slot = match (*slot, time_ns) {
             (Some(sum), Some(t)) => Some(sum + t),
             _ => None,
@@ -62,7 +64,7 @@ impl Workload {
     }
 
     fn names(&self, kind: WorkKind) -> usize {
-        self.items.keys().filter(|(k, _)| *k == kind).count()
+        self.items.get(&kind).map_or(0, BTreeMap::len)
     }
 
     /// Share of this side's `kind` time in items `other` also ran; `None`
@@ -70,13 +72,11 @@ impl Workload {
     fn matched_share(&self, other: &Workload, kind: WorkKind) -> Option<f64> {
         let mut total = 0.0;
         let mut matched = 0.0;
-        for ((k, key), time) in &self.items {
-            if *k != kind {
-                continue;
-            }
+        let theirs = other.items.get(&kind);
+        for (key, time) in self.items.get(&kind)? {
             let t = (*time)?;
             total += t;
-            if other.items.contains_key(&(kind, key.clone())) {
+            if theirs.is_some_and(|names| names.contains_key(key)) {
                 matched += t;
             }
         }
@@ -164,11 +164,10 @@ pub struct NothingShared {
 impl BadInput for NothingShared {}
 
 fn counts(base: &Workload, new: &Workload, kind: WorkKind) -> NameCounts {
-    let shared = base
-        .items
-        .keys()
-        .filter(|k| k.0 == kind && new.items.contains_key(*k))
-        .count();
+    let shared = match (base.items.get(&kind), new.items.get(&kind)) {
+        (Some(mine), Some(theirs)) => mine.keys().filter(|k| theirs.contains_key(*k)).count(),
+        _ => 0,
+    };
     NameCounts {
         before: base.names(kind) as u64,
         after: new.names(kind) as u64,

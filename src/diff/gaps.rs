@@ -152,7 +152,7 @@ impl GapsDiff {
             .map(|c| (Section::HostDetail, c));
         for (section, c) in class_rows.chain(detail_rows) {
             let label = match section {
-                Section::HostDetail => format!("host-bound idle in {}", detail_label(&c.class)),
+                Section::HostDetail => format!("host-bound idle: {}", detail_label(&c.class)),
                 _ => format!("idle {}", class_label(&c.class)),
             };
             rows.push(JudgedRow {
@@ -394,11 +394,17 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
     why
 }
 
-/// Known classes in `rooftrace gaps` display order; others after them.
+/// Known classes (and host-bound details) in `rooftrace gaps` display
+/// order; others after them.
 fn class_order(k: &str) -> usize {
     crate::gaps::GapClass::ALL
         .iter()
         .position(|c| c.key() == k)
+        .or_else(|| {
+            crate::gaps::HostDetail::ALL
+                .iter()
+                .position(|d| d.key() == k)
+        })
         .unwrap_or(usize::MAX)
 }
 

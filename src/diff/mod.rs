@@ -2,12 +2,13 @@
 //! change judged against a threshold and the run-to-run spread
 //! ([`noise`]), and an optional regression gate ([`gate`]).
 //!
-//! By phase: each side becomes a plain *side model* — [`ncu::NcuSide`]
-//! (from a [`RooflineReport`](crate::roofline::RooflineReport) or a
-//! `rooftrace.ncu/…` JSON) or [`gaps::GapsSide`] (from a
+//! By phase: each side becomes a plain *side model* —
+//! [`ncu_side::NcuSide`] (from a
+//! [`RooflineReport`](crate::roofline::RooflineReport) or a
+//! `rooftrace.ncu/…` JSON) or [`gaps_side::GapsSide`] (from a
 //! [`GapReport`](crate::gaps::GapReport) or a `rooftrace.gaps/…` JSON). The
 //! constructors read only the fields they need (the ncu report's figures
-//! through [`ncu::Figure`], which takes a plain or an optional number; the
+//! through [`ncu_side::Figure`], which takes a plain or an optional number; the
 //! gaps report through its JSON shape), so fields added to those reports
 //! later are ignored and new idle classes and busy kinds are compared by
 //! name. Then [`ncu::diff`] / [`gaps::diff`] match

@@ -6,7 +6,7 @@
 //! written). Idle classes and host-bound detail print with the human names
 //! of `rooftrace gaps`; CSV and JSON keep the keys.
 
-use super::table::{md_text, Table};
+use super::table::{md_fence, md_text, Table};
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::diff::gaps::{host_detail_shown, ClassDiff, DeviceDiff, GapsDiff};
 use crate::diff::ncu::{KernelDiff, NcuDiff};
@@ -421,151 +421,165 @@ fn cells(c: &Change) -> [String; 5] {
     ]
 }
 
+/// Column names `<metric>_before`, `_after`, `_delta`, `_rel`, `_verdict`.
+fn metric_cols(m: &str) -> [String; 5] {
+    ["before", "after", "delta", "rel", "verdict"].map(|s| format!("{m}_{s}"))
+}
+
+/// The ncu rows of the CSV: one per kernel row, then the totals.
+fn csv_ncu(n: &NcuDiff, write: &mut dyn FnMut(Vec<String>)) {
+    let mut h = vec![
+        "row".to_string(),
+        "name".into(),
+        "occurrence".into(),
+        "verdict".into(),
+    ];
+    for m in [
+        "duration_ns",
+        "dram_bytes",
+        "flop",
+        "intensity",
+        "fraction_of_roof",
+        "time_lost_ns",
+    ] {
+        h.extend(metric_cols(m));
+    }
+    h.push("why".into());
+    write(h);
+    for k in &n.kernels {
+        let mut rec = vec![
+            "kernel".to_string(),
+            k.name.clone(),
+            k.occurrence.to_string(),
+            k.verdict.key().into(),
+        ];
+        for c in [
+            &k.duration_ns,
+            &k.dram_bytes,
+            &k.flop,
+            &k.intensity,
+            &k.fraction_of_roof,
+            &k.time_lost_ns,
+        ] {
+            rec.extend(cells(c));
+        }
+        rec.push(k.why.clone());
+        write(rec);
+    }
+    let t = &n.totals;
+    let mut rec = vec![
+        "total".to_string(),
+        String::new(),
+        String::new(),
+        t.duration_ns.verdict.key().into(),
+    ];
+    let none = Change::judge(
+        None,
+        None,
+        crate::diff::noise::Limit { rel: 0.0, abs: 0.0 },
+        0.0,
+        crate::diff::noise::Worse::Neither,
+    );
+    for c in [
+        &t.duration_ns,
+        &t.dram_bytes,
+        &t.flop,
+        &none,
+        &t.fraction_of_roof,
+        &t.time_lost_ns,
+    ] {
+        rec.extend(cells(c));
+    }
+    rec.push(String::new());
+    write(rec);
+}
+
+/// The nsys rows of the CSV: devices with their figures, classes and host
+/// detail, ranges, gaps.
+fn csv_nsys(g: &GapsDiff, write: &mut dyn FnMut(Vec<String>)) {
+    let mut h = vec![
+        "row".to_string(),
+        "device".into(),
+        "name".into(),
+        "verdict".into(),
+    ];
+    h.extend(metric_cols("ns"));
+    write(h);
+    let dev = |d: &DeviceDiff| {
+        d.device
+            .map(|x| x.to_string())
+            .unwrap_or_else(|| "all".into())
+    };
+    for d in g.devices.iter().chain(std::iter::once(&g.total)) {
+        let kinds = d
+            .busy_by_kind
+            .iter()
+            .map(|k| (format!("busy.{}", k.kind), &k.busy_ns));
+        let figures = [
+            ("span".to_string(), &d.span_ns),
+            ("busy".to_string(), &d.busy_ns),
+            ("idle".to_string(), &d.idle_ns),
+        ];
+        for (name, c) in figures.into_iter().chain(kinds) {
+            let mut rec = vec!["device".to_string(), dev(d), name, c.verdict.key().into()];
+            rec.extend(cells(c));
+            write(rec);
+        }
+        let rows = d
+            .classes
+            .iter()
+            .map(|c| ("class", c))
+            .chain(d.host_detail.iter().map(|c| ("host_detail", c)));
+        for (section, c) in rows {
+            let mut rec = vec![
+                section.to_string(),
+                dev(d),
+                c.class.clone(),
+                c.total_ns.verdict.key().into(),
+            ];
+            rec.extend(cells(&c.total_ns));
+            write(rec);
+        }
+    }
+    for x in g.ranges.iter().flatten() {
+        for (what, c) in [
+            ("median", &x.median_ns),
+            ("p90", &x.p90_ns),
+            ("idle_median", &x.idle_median_ns),
+        ] {
+            let mut rec = vec![
+                format!("range_{what}"),
+                String::new(),
+                x.name.clone(),
+                x.verdict.key().into(),
+            ];
+            rec.extend(cells(c));
+            write(rec);
+        }
+    }
+    for x in &g.gaps {
+        let mut rec = vec![
+            "gap".to_string(),
+            x.device.to_string(),
+            format!("{} -> {}", x.before_op, x.after_op),
+            x.verdict.key().into(),
+        ];
+        rec.extend(cells(&x.duration_ns));
+        write(rec);
+    }
+}
+
 fn render_csv(r: &DiffReport) -> Vec<u8> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let mut write = |rec: Vec<String>| {
         // Writing into a Vec cannot fail.
         let _ = w.write_record(&rec);
     };
-    let metric_cols =
-        |m: &str| ["before", "after", "delta", "rel", "verdict"].map(|s| format!("{m}_{s}"));
     if let Some(n) = &r.ncu {
-        let mut h = vec![
-            "row".to_string(),
-            "name".into(),
-            "occurrence".into(),
-            "verdict".into(),
-        ];
-        for m in [
-            "duration_ns",
-            "dram_bytes",
-            "flop",
-            "intensity",
-            "fraction_of_roof",
-            "time_lost_ns",
-        ] {
-            h.extend(metric_cols(m));
-        }
-        h.push("why".into());
-        write(h);
-        for k in &n.kernels {
-            let mut rec = vec![
-                "kernel".to_string(),
-                k.name.clone(),
-                k.occurrence.to_string(),
-                k.verdict.key().into(),
-            ];
-            for c in [
-                &k.duration_ns,
-                &k.dram_bytes,
-                &k.flop,
-                &k.intensity,
-                &k.fraction_of_roof,
-                &k.time_lost_ns,
-            ] {
-                rec.extend(cells(c));
-            }
-            rec.push(k.why.clone());
-            write(rec);
-        }
-        let t = &n.totals;
-        let mut rec = vec![
-            "total".to_string(),
-            String::new(),
-            String::new(),
-            t.duration_ns.verdict.key().into(),
-        ];
-        let none = Change::judge(
-            None,
-            None,
-            crate::diff::noise::Limit { rel: 0.0, abs: 0.0 },
-            0.0,
-            crate::diff::noise::Worse::Neither,
-        );
-        for c in [
-            &t.duration_ns,
-            &t.dram_bytes,
-            &t.flop,
-            &none,
-            &t.fraction_of_roof,
-            &t.time_lost_ns,
-        ] {
-            rec.extend(cells(c));
-        }
-        rec.push(String::new());
-        write(rec);
+        csv_ncu(n, &mut write);
     }
     if let Some(g) = &r.nsys {
-        let mut h = vec![
-            "row".to_string(),
-            "device".into(),
-            "name".into(),
-            "verdict".into(),
-        ];
-        h.extend(metric_cols("ns"));
-        write(h);
-        let dev = |d: &DeviceDiff| {
-            d.device
-                .map(|x| x.to_string())
-                .unwrap_or_else(|| "all".into())
-        };
-        for d in g.devices.iter().chain(std::iter::once(&g.total)) {
-            let kinds = d
-                .busy_by_kind
-                .iter()
-                .map(|k| (format!("busy.{}", k.kind), &k.busy_ns));
-            let figures = [
-                ("span".to_string(), &d.span_ns),
-                ("busy".to_string(), &d.busy_ns),
-                ("idle".to_string(), &d.idle_ns),
-            ];
-            for (name, c) in figures.into_iter().chain(kinds) {
-                let mut rec = vec!["device".to_string(), dev(d), name, c.verdict.key().into()];
-                rec.extend(cells(c));
-                write(rec);
-            }
-            let rows = d
-                .classes
-                .iter()
-                .map(|c| ("class", c))
-                .chain(d.host_detail.iter().map(|c| ("host_detail", c)));
-            for (section, c) in rows {
-                let mut rec = vec![
-                    section.to_string(),
-                    dev(d),
-                    c.class.clone(),
-                    c.total_ns.verdict.key().into(),
-                ];
-                rec.extend(cells(&c.total_ns));
-                write(rec);
-            }
-        }
-        for x in g.ranges.iter().flatten() {
-            for (what, c) in [
-                ("median", &x.median_ns),
-                ("p90", &x.p90_ns),
-                ("idle_median", &x.idle_median_ns),
-            ] {
-                let mut rec = vec![
-                    format!("range_{what}"),
-                    String::new(),
-                    x.name.clone(),
-                    x.verdict.key().into(),
-                ];
-                rec.extend(cells(c));
-                write(rec);
-            }
-        }
-        for x in &g.gaps {
-            let mut rec = vec![
-                "gap".to_string(),
-                x.device.to_string(),
-                format!("{} -> {}", x.before_op, x.after_op),
-                x.verdict.key().into(),
-            ];
-            rec.extend(cells(&x.duration_ns));
-            write(rec);
-        }
+        csv_nsys(g, &mut write);
     }
     let mut bytes = w.into_inner().unwrap_or_default();
     if bytes.last() != Some(&b'\n') {
@@ -582,13 +596,6 @@ fn render_json(r: &DiffReport) -> Vec<u8> {
 
 fn md_section(title: &str, t: &Table) -> String {
     format!("**{title}**\n\n{}\n", t.to_markdown())
-}
-
-/// A fence of backticks longer than any run of them in `text`, so that a
-/// kernel name in the gate lines cannot close the code block.
-fn md_fence(text: &str) -> String {
-    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    "`".repeat((longest + 1).max(3))
 }
 
 fn render_markdown(r: &DiffReport, opts: &RenderOptions) -> Vec<u8> {

@@ -11,6 +11,13 @@ pub enum Align {
     Right,
 }
 
+/// A fence of backticks longer than any run of them in `text`, so that a
+/// name inside a fenced code block cannot close it (at least three).
+pub fn md_fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat((longest + 1).max(3))
+}
+
 /// A table: header, alignment per column, rows of already formatted cells.
 #[derive(Debug, Clone, Default)]
 pub struct Table {

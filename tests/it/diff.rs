@@ -328,7 +328,7 @@ fn one_lengthened_gap_shows_as_that_gap_its_class_and_idle() {
             "device 0 idle",
             "all devices idle",
             "idle host-bound",
-            "host-bound idle in inside an NVTX range",
+            "host-bound idle: inside an NVTX range",
             "gap memcpy HtoD → saxpy on device 0"
         ]
     );

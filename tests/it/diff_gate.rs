@@ -525,3 +525,123 @@ fn the_idle_chart_of_a_real_diff_has_no_overlapping_text() {
     assert!(labels.contains(&"host-bound"), "{labels:?}");
     assert!(!labels.iter().any(|l| l.contains('_')), "{labels:?}");
 }
+
+#[test]
+fn the_roofline_diff_chart_has_no_overlapping_labels() {
+    use rooftrace::commands::diff::{build, DiffConfig, DiffRoofs};
+    use rooftrace::plot::extent::{first_overlap, HAnchor, PlacedText, VAnchor};
+    use rooftrace::plot::style;
+    use rooftrace::plot::{DiffRooflineChart, DiffRooflineInput};
+    use rooftrace::roofs::RoofsChoice;
+    let config = DiffConfig {
+        base: crate::common::fixture("ncu/sgemm_a100_printfp_details15.csv"),
+        new: crate::common::fixture("ncu/sgemm_a100_diff_new_constructed.csv"),
+        roofs: DiffRoofs::Shared(RoofsChoice::Gpu("a100-40gb".into())),
+        roofs_given: true,
+        nvtx: None,
+        nsys: None,
+        thresholds: Default::default(),
+        rules: Vec::new(),
+        gate: true,
+        allow_unmatched: false,
+        plot: None,
+        format: rooftrace::report::Format::Table,
+        top: 0,
+        output: None,
+    };
+    let report = build(&config).unwrap();
+    let chart = DiffRooflineChart::build(&DiffRooflineInput::from_diff(&report).unwrap()).unwrap();
+    let c = &chart.chart;
+    let center = c.size_px.0 as i32 / 2;
+    let top = (HAnchor::Center, VAnchor::Top);
+    // Title and subtitle where the chart draws them, and every kernel label
+    // from the top-left corner of its placed box.
+    let mut texts = vec![
+        PlacedText::new(
+            c.title.clone(),
+            (center, 10),
+            style::TITLE_FONT,
+            style::INK,
+            top,
+        ),
+        PlacedText::new(
+            c.subtitle.clone(),
+            (center, 44),
+            style::SUBTITLE_FONT,
+            style::INK,
+            top,
+        ),
+    ];
+    for label in c.points.iter().filter_map(|p| p.label.as_ref()) {
+        texts.push(PlacedText::new(
+            label.text.clone(),
+            (label.rect.left, label.rect.top),
+            style::LABEL_FONT,
+            style::INK,
+            (HAnchor::Left, VAnchor::Top),
+        ));
+    }
+    assert!(texts.len() >= 3, "{texts:?}");
+    assert_eq!(first_overlap(&texts).unwrap(), None);
+}
+
+#[test]
+fn two_real_exports_sharing_a_minority_of_their_kernel_time_are_inconclusive() {
+    // Two nsysai exports (an H100 copy benchmark and an MFU run before NCCL)
+    // share 5 kernel names; their share of each side's kernel time, summed
+    // here with sqlite3 over CUPTI_ACTIVITY_KIND_KERNEL by short name.
+    let a = "fixtures/nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite";
+    let b = "fixtures/nsys/nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite";
+    let time_by_name = |f: &str| -> BTreeMap<String, f64> {
+        let conn = rusqlite::Connection::open_with_flags(
+            fixture(f.trim_start_matches("fixtures/")),
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+        )
+        .unwrap();
+        let mut st = conn
+            .prepare("SELECT s.value, SUM(k.\"end\" - k.start) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName GROUP BY 1")
+            .unwrap();
+        let rows = st
+            .query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as f64))
+            })
+            .unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    let (before, after) = (time_by_name(a), time_by_name(b));
+    let share = |mine: &BTreeMap<String, f64>, theirs: &BTreeMap<String, f64>| {
+        let shared: f64 = mine
+            .iter()
+            .filter(|(k, _)| theirs.contains_key(*k))
+            .map(|(_, t)| t)
+            .sum();
+        shared / mine.values().sum::<f64>()
+    };
+    let (code, v, err) = diff_json(&[a, b]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(v["verdict"], "inconclusive");
+    let c = &v["coverage"];
+    assert_eq!(c["kernels"]["shared"], 5);
+    assert!(close(
+        c["matched_share_before"].as_f64().unwrap(),
+        share(&before, &after)
+    ));
+    assert!(close(
+        c["matched_share_after"].as_f64().unwrap(),
+        share(&after, &before)
+    ));
+    // Devices sum different work: their idle moves are inconclusive, not regressions.
+    for d in v["nsys"]["devices"].as_array().unwrap() {
+        assert_eq!(d["verdict"], "inconclusive");
+    }
+    assert_eq!(v["counts"]["regression"], 0);
+    assert_eq!(
+        (
+            v["gate"]["failed"].as_bool(),
+            v["gate"]["unmatched"].as_bool()
+        ),
+        (Some(true), Some(true))
+    );
+    let (code, _, err) = rooftrace(&["diff", a, b, "--allow-unmatched"]);
+    assert_eq!(code, 0, "{err}");
+}
