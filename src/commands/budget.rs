@@ -170,6 +170,17 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
         check_filters_match(&timeline, &config.gaps, &config.input)?;
     }
     let gaps = crate::gaps::analyze(&timeline, &config.gaps);
+    if let (Some(re), Some(rr)) = (&config.gaps.nvtx, &gaps.ranges) {
+        if rr.instances.is_empty() {
+            // Nothing to budget is the input's problem, not an empty table.
+            return Err(InputError::new(format!(
+                "{}: {}",
+                config.input.display(),
+                crate::gaps::no_match_message(&timeline, re.as_str())
+            ))
+            .into());
+        }
+    }
     let roofline = csv
         .as_ref()
         .map(|c| crate::roofline::analyze(c, &roofs, gpu.clone(), GroupBy::Launch));

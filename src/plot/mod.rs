@@ -31,6 +31,7 @@ pub mod histogram;
 pub mod labels;
 pub mod roofline;
 pub mod style;
+pub mod ticks;
 pub mod timeline;
 
 use plotters::coord::Shift;

@@ -7,6 +7,7 @@ pub mod budget;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
+mod gaps_verdict;
 pub mod multi;
 pub mod parquet;
 pub mod roofline;
