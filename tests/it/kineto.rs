@@ -439,6 +439,26 @@ fn diff_of_a_trace_with_itself_and_with_its_own_gaps_json_is_unchanged() {
     let busy = &ranks["nsys"]["total"]["busy_ns"];
     assert_eq!(busy["before"].as_f64(), Some(547_656_000.0));
     assert_eq!(busy["after"].as_f64(), Some(580_050_000.0));
+    // Each side says what it is: a PyTorch trace, not an nsys export.
+    assert_eq!(ranks["base"]["source"], "PyTorch trace");
+    assert_eq!(ranks["new"]["source"], "PyTorch trace");
+}
+
+#[test]
+fn diff_refuses_a_pytorch_trace_against_an_nsys_export_either_way() {
+    // Different profilers record different windows and host rows: span and
+    // idle would move with the tool, so the pair is bad input (exit 2),
+    // named side by side, in both orders.
+    let t = trace("sampled_rank-0");
+    let db = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let (t, db) = (t.to_str().unwrap(), db.to_str().unwrap());
+    for (base, new) in [(t, db), (db, t)] {
+        let (code, out, err) = rooftrace(&["diff", base, new]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("(PyTorch trace)") && err.contains("(nsys export)"), "{err}");
+        assert!(err.contains("profile both runs the same way"), "{err}");
+    }
 }
 
 #[test]
