@@ -278,7 +278,11 @@ fn no_two_files_of_a_module_import_each_other() {
                 (s != "mod" && s != stem).then_some(s)
             })
             .collect();
-        let module = dir.file_name().expect("named").to_string_lossy().into_owned();
+        let module = dir
+            .file_name()
+            .expect("named")
+            .to_string_lossy()
+            .into_owned();
         let text = std::fs::read_to_string(f).expect("readable");
         // Doc links (`[`super::analysis`]`) are not imports.
         let code: String = without_tests(&text)
@@ -298,7 +302,10 @@ fn no_two_files_of_a_module_import_each_other() {
             if KNOWN_MUTUAL.contains(&(rel_s.as_ref(), a.as_str(), b.as_str())) {
                 continue;
             }
-            problems.push(format!("{}: `{a}` and `{b}` import each other", rel.display()));
+            problems.push(format!(
+                "{}: `{a}` and `{b}` import each other",
+                rel.display()
+            ));
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
