@@ -197,13 +197,60 @@ fn roofs_table(r: &RooflineReport) -> Table {
     t
 }
 
+/// One line on the clocks: what the launches ran at, what the roofs
+/// assume, and whether the roofs were scaled (docs/ncu.md, "Clocks").
+pub fn clock_line(r: &RooflineReport) -> String {
+    let c = &r.clock;
+    let mhz = |hz: f64| format!("{:.0}", hz / 1e6);
+    let range = |x: &crate::roofline::ClockRange| {
+        if (x.max_hz - x.min_hz).abs() < 0.5e6 {
+            format!("{} MHz", mhz(x.min_hz))
+        } else {
+            format!("{}-{} MHz", mhz(x.min_hz), mhz(x.max_hz))
+        }
+    };
+    let sm = match (&c.run_sm_clock_hz, c.roof_sm_clock_hz) {
+        (Some(run), Some(roof)) => format!(
+            "SM {} as run, roofs assume {} MHz{}",
+            range(run),
+            mhz(roof),
+            if c.compute_scaled {
+                ": compute roofs scaled to the run clock"
+            } else {
+                ": compute roofs not scaled (--roof-clock boost)"
+            }
+        ),
+        (Some(run), None) => format!("SM {} as run, roofs state no clock: not scaled", range(run)),
+        (None, Some(roof)) => format!(
+            "SM clock not in the file: roofs at their {} MHz, not scaled",
+            mhz(roof)
+        ),
+        (None, None) => "SM clock unknown: roofs not scaled".to_string(),
+    };
+    let dram = match (&c.run_dram_clock_hz, c.roof_memory_clock_hz) {
+        (Some(run), Some(roof)) => format!(
+            ", DRAM {} as run, roofs assume {} MHz{}",
+            range(run),
+            mhz(roof),
+            if c.memory_scaled {
+                ": DRAM roof scaled"
+            } else {
+                ""
+            }
+        ),
+        (Some(run), None) => format!(", DRAM {} as run", range(run)),
+        _ => String::new(),
+    };
+    format!("clocks: {sm}{dram}")
+}
+
 fn header_lines(r: &RooflineReport) -> String {
     let by = match r.group_by {
         crate::roofline::GroupBy::Launch => "launch",
         crate::roofline::GroupBy::Kernel => "kernel",
     };
     format!(
-        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n",
+        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n{}\n",
         r.input,
         r.page,
         r.launches_analysed,
@@ -214,6 +261,7 @@ fn header_lines(r: &RooflineReport) -> String {
         },
         r.gpu.chosen_by,
         r.roofs.source,
+        clock_line(r),
     )
 }
 
@@ -362,6 +410,8 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "useful_intensity_flop_per_byte",
             "useful_fraction_of_roof",
             "useful_source",
+            "sm_clock_hz",
+            "dram_clock_hz",
             "gpu",
             "roofs",
         ]
@@ -386,7 +436,7 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             .iter()
             .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
     );
-    let roofs = format!("{}: {}", r.roofs.source, used.join("; "));
+    let roofs = format!("{}: {}; {}", r.roofs.source, used.join("; "), clock_line(r));
     for (i, k) in r.kernels.iter().enumerate() {
         let mut row = vec![
             (i + 1).to_string(),
@@ -438,6 +488,8 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
                 .as_ref()
                 .map(|u| u.source.clone())
                 .unwrap_or_default(),
+            opt_num(k.sm_clock_hz),
+            opt_num(k.dram_clock_hz),
             gpu.clone(),
             roofs.clone(),
         ]);
@@ -483,13 +535,14 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
         }
     }
     tail.push_str(&format!(
-        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {})</sub>\n",
+        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {}) · {}</sub>\n",
         r.input,
         r.page,
         r.launches_analysed,
         r.launches_total,
         r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
-        r.gpu.chosen_by
+        r.gpu.chosen_by,
+        clock_line(r)
     ));
     let want = shown(r, opts.top);
     let chars = |s: &str| s.chars().count();
