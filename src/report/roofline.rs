@@ -593,12 +593,15 @@ pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
         let list: Vec<serde_json::Value> = gpus::all()
             .iter()
             .map(|g| {
+                let roofs = g.default_roofs();
                 serde_json::json!({
                     "key": g.key,
                     "name": g.name,
                     "compute_capability": g.compute_capability,
+                    "sm_count": g.sm_count,
                     "l2_bytes": g.l2_bytes,
-                    "roofs": g.default_roofs(),
+                    "clocks": roofs.clocks,
+                    "roofs": roofs,
                 })
             })
             .collect();

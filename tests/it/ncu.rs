@@ -901,3 +901,43 @@ fn sgemm_a100_at_765_mhz_gets_roofs_at_765_mhz() {
     );
     assert_eq!(v["kernels"][0]["sm_clock_hz"], clocks[2]);
 }
+
+/// Issue 19: `--list-gpus --format json` gives each GPU the clocks its
+/// roofs assume, each with its source, and a source for every roof.
+#[test]
+fn list_gpus_json_has_clocks_and_sources() {
+    let (code, out, err) = rooftrace(&["ncu", "--list-gpus", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = v.as_array().unwrap();
+    assert_eq!(list.len(), gpus::all().len());
+    for g in list {
+        let key = g["key"].as_str().unwrap();
+        let c = &g["clocks"];
+        // Only a GPU without an SM count (gb200) has no derivable SM clock.
+        if g["sm_count"].is_null() {
+            assert!(c.get("sm_clock_hz").is_none(), "{key}");
+        } else {
+            let hz = c["sm_clock_hz"].as_f64().unwrap();
+            assert!((1.0e9..3.0e9).contains(&hz), "{key}: {hz}");
+            assert!(c["sm_clock_source"].as_str().unwrap().contains("datasheet"), "{key}");
+        }
+        if let Some(m) = c.get("memory_clock_hz") {
+            assert!(m.as_f64().unwrap() > 0.0, "{key}");
+            assert!(!c["memory_clock_source"].as_str().unwrap().is_empty(), "{key}");
+        }
+        // The roofs carry the same clocks (none at all: the key is left out).
+        let empty = serde_json::json!({});
+        let in_roofs = g["roofs"].get("clocks").unwrap_or(&empty);
+        assert_eq!(in_roofs, c, "{key}");
+        for side in ["memory", "compute"] {
+            for (name, r) in g["roofs"][side].as_object().unwrap() {
+                assert!(!r["source"].as_str().unwrap().is_empty(), "{key} {name}");
+            }
+        }
+    }
+    // A100: 19.5 TFLOP/s / (2 x 64 x 108) = 1411 MHz; memory 1215 MHz.
+    let a100 = list.iter().find(|g| g["key"] == "a100-40gb").unwrap();
+    assert_eq!(a100["clocks"]["sm_clock_hz"], 1411e6);
+    assert_eq!(a100["clocks"]["memory_clock_hz"], 1215e6);
+}
