@@ -138,9 +138,10 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
 pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     let csv = read_csv(&config.input)?;
     csv.check_analysable().map_err(InputError::from)?;
-    let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
-        Ok(csv.roofs_from_peaks()?)
-    })?;
+    let (roofs, gpu) =
+        roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
+            Ok(csv.roofs_from_peaks()?)
+        })?;
     let mut report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
     apply_useful(&mut report, &config.useful);
     if let Some(target) = &config.plot {
@@ -183,9 +184,10 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
         };
         csv.check_analysable().map_err(InputError::from)?;
-        let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
-            Ok(csv.roofs_from_peaks()?)
-        })?;
+        let (roofs, gpu) =
+            roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
+                Ok(csv.roofs_from_peaks()?)
+            })?;
         let report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
         drop(csv);
         let name = path

@@ -136,6 +136,27 @@ pub fn analyze_at(
     let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
     diagnostics.extend(padding);
     diagnostics.extend(below_clock);
+    if gpu.undecided() {
+        diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::GpuUndecided,
+            count: 1,
+            message: format!(
+                "the GPU was not decided (chosen by {}): {}; pass --gpu with {}",
+                gpu.chosen_by,
+                if roofs.memory.is_empty() && roofs.compute.is_empty() {
+                    "bound, fraction of roof and time lost are unknown (the roof-free columns stand)"
+                } else {
+                    "fractions are of ncu's theoretical peaks for the clocks in the file"
+                },
+                if gpu.candidates.is_empty() {
+                    "a key of `rooftrace ncu --list-gpus`, or --roofs FILE for a GPU not in the table (docs/roofs-format.md)".to_string()
+                } else {
+                    format!("one of the GPUs that fit: {}", gpu.candidates.join(", "))
+                }
+            ),
+            examples: Vec::new(),
+        });
+    }
     for note in &gpu.notes {
         diagnostics.push(Diagnostic {
             kind: DiagnosticKind::GpuMismatch,

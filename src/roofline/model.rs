@@ -242,6 +242,15 @@ pub struct RooflineReport {
 }
 
 impl RooflineReport {
+    /// True when the report has no roofs at all (the GPU was not decided
+    /// and the file carries no ncu peaks): every roof-dependent figure
+    /// (`compute_time_ns`, `memory_time_ns`, `bound_time_ns`, `bound`,
+    /// `fraction_of_roof`, `time_lost_ns`, `above_roof`) is unknown and
+    /// renderers show it so.
+    pub fn roofless(&self) -> bool {
+        self.roofs.memory.is_empty() && self.roofs.compute.is_empty()
+    }
+
     /// The memory roofs used, slowest level first (for plots: one slope each).
     pub fn used_memory_roofs(&self) -> Vec<(MemoryLevel, &crate::roofs::MemoryRoof)> {
         self.roofs_used
@@ -321,6 +330,9 @@ pub enum DiagnosticKind {
     TensorPadding,
     /// Useful work stated with `--useful-flops`.
     UsefulWork,
+    /// The input did not decide the GPU: the file's own ncu peaks, or no
+    /// roofs (roof-dependent figures unknown).
+    GpuUndecided,
 }
 
 /// A warning carried as data and shown once.

@@ -316,8 +316,10 @@ pub enum RoofsError {
         file: String,
         /// What the input says about its device.
         seen: String,
-        /// The keys of the table, comma-separated.
+        /// The keys that fit, comma-separated (or what to do when none fits).
         choices: String,
+        /// The keys of the table GPUs that fit the input's facts.
+        candidates: Vec<String>,
     },
     /// `--gpu KEY` names a GPU whose compute capability the input rules out.
     #[error("--gpu {key} is compute capability {gpu_cc}, but {file} was recorded on compute capability {file_cc}: not the same GPU. Pick one that fits ({candidates}), or give roofs with --roofs FILE if you mean to compare against another GPU")]

@@ -28,6 +28,7 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
             name: g.name.into(),
             chosen_by: "test".into(),
             notes: Vec::new(),
+            candidates: Vec::new(),
         },
     )
 }
@@ -273,6 +274,7 @@ fn roofs_from_ncu_peaks() {
         name: roofs.gpu.clone(),
         chosen_by: "--roofs ncu".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     assert_eq!(roofs.gpu, "NVIDIA H100 80GB HBM3");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
@@ -323,6 +325,7 @@ fn above_roof_and_bandwidth_only_are_diagnosed() {
         name: "slow".into(),
         chosen_by: "test".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     let r = analyze(&csv, &roofs, info.clone(), GroupBy::Launch);
     // 12.53e9 / 100e12 = 125.3 us against 111.81 us measured: 112.1 % > 105 %.
@@ -920,11 +923,17 @@ fn list_gpus_json_has_clocks_and_sources() {
         } else {
             let hz = c["sm_clock_hz"].as_f64().unwrap();
             assert!((1.0e9..3.0e9).contains(&hz), "{key}: {hz}");
-            assert!(c["sm_clock_source"].as_str().unwrap().contains("datasheet"), "{key}");
+            assert!(
+                c["sm_clock_source"].as_str().unwrap().contains("datasheet"),
+                "{key}"
+            );
         }
         if let Some(m) = c.get("memory_clock_hz") {
             assert!(m.as_f64().unwrap() > 0.0, "{key}");
-            assert!(!c["memory_clock_source"].as_str().unwrap().is_empty(), "{key}");
+            assert!(
+                !c["memory_clock_source"].as_str().unwrap().is_empty(),
+                "{key}"
+            );
         }
         // The roofs carry the same clocks (none at all: the key is left out).
         let empty = serde_json::json!({});

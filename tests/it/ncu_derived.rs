@@ -23,6 +23,7 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
             name: g.name.into(),
             chosen_by: "test".into(),
             notes: Vec::new(),
+            candidates: Vec::new(),
         },
     )
 }
@@ -364,6 +365,7 @@ fn roofline_chart_body_items_give_rates_and_ncus_roofs() {
         name: roofs.gpu.clone(),
         chosen_by: "--roofs ncu".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
     let k = &r.kernels[0];
