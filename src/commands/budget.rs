@@ -71,16 +71,9 @@ impl BudgetRunConfig {
             (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
             (None, None) => RoofsChoice::FromCsv,
         };
-        // A Kineto trace names its GPU (`deviceProperties`): detection works
-        // without a CSV.
-        let detectable =
-            matches!(roofs, RoofsChoice::FromCsv) && super::timeline::is_kineto(&args.input);
-        if args.ncu.is_none()
-            && !detectable
-            && matches!(roofs, RoofsChoice::FromCsv | RoofsChoice::Ncu)
-        {
+        if args.ncu.is_none() && matches!(roofs, RoofsChoice::Ncu) {
             return Err(InputError::new(
-                "without --ncu the roofs cannot come from a CSV: give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE",
+                "--roofs ncu needs --ncu (the peaks are in the ncu CSV): give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE, or leave both out to take the GPU from the export's TARGET_INFO_GPU",
             ));
         }
         Ok(BudgetRunConfig {
@@ -145,6 +138,38 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     write_output(config.output.as_deref(), &bytes)
 }
 
+/// What an export's `TARGET_INFO_GPU` rows say about its device, as the
+/// hints the roofs are chosen from.
+fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecord]) -> DeviceHints {
+    let set = |v: Vec<String>| {
+        let mut v = v;
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut sm: Vec<u32> = gpus.iter().filter_map(|g| g.sm_count).collect();
+    sm.sort_unstable();
+    sm.dedup();
+    let mut l2: Vec<u64> = gpus.iter().filter_map(|g| g.l2_bytes).collect();
+    l2.sort_unstable();
+    l2.dedup();
+    DeviceHints {
+        file: input.display().to_string(),
+        device_names: set(gpus
+            .iter()
+            .map(|g| g.name.clone())
+            .filter(|n| !n.is_empty())
+            .collect()),
+        compute_capabilities: set(gpus
+            .iter()
+            .filter_map(|g| g.compute_capability.clone())
+            .collect()),
+        sm_counts: sm,
+        l2_bytes: l2,
+        memory_clocks_mhz: Vec::new(),
+    }
+}
+
 /// Reads both inputs, analyses each once and budgets the steps.
 pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
@@ -152,7 +177,8 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     if let Some(c) = &csv {
         c.check_analysable().map_err(InputError::from)?;
     }
-    // A Kineto trace is read first: its `deviceProperties` name the GPU.
+    // A Kineto trace is read first: its `deviceProperties` name the GPU; an
+    // nsys export's TARGET_INFO_GPU does (one identity for timelines too).
     let source = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
     let trace = if super::timeline::is_kineto(&source) {
         Some(crate::kineto::read_timeline(&source).map_err(InputError::from)?)
@@ -160,22 +186,27 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
         None
     };
     let shown = config.input.display().to_string();
-    let hints = match (&csv, &trace) {
-        (Some(c), _) => c.device_hints(),
-        (None, Some(t)) => t.device_hints(&shown),
-        (None, None) => DeviceHints {
-            file: shown,
-            ..DeviceHints::default()
-        },
+    let (hints, timeline, from_export) = match (&csv, trace) {
+        (Some(c), Some(t)) => (c.device_hints(), t.timeline, false),
+        (None, Some(t)) => (t.device_hints(&shown), t.timeline, false),
+        (c, None) => {
+            let timeline = read_with_progress(&source, true)?;
+            let hints = match c {
+                Some(c) => c.device_hints(),
+                None => export_hints(&config.input, &timeline.info.identity.gpus),
+            };
+            (hints, timeline, c.is_none())
+        }
     };
-    let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
+    let (roofs, mut gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    let timeline = match trace {
-        Some(t) => t.timeline,
-        None => read_with_progress(&source, true)?,
-    };
+    if from_export {
+        gpu.chosen_by = gpu
+            .chosen_by
+            .replace(" in the CSV", " in the export's TARGET_INFO_GPU");
+    }
     let (gap_config, default_step) = step_range(&config.gaps, &timeline, &config.input)?;
     if gap_config.device.is_some() {
         check_filters_match(&timeline, &gap_config, &config.input)?;

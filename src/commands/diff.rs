@@ -447,7 +447,7 @@ enum NcuRead {
 
 /// A CSV side with its roofs chosen, ready to analyse.
 enum NcuReady {
-    Csv(crate::ncu::NcuCsv, Roofs, GpuInfo),
+    Csv(crate::ncu::NcuCsv, Box<Roofs>, GpuInfo),
     Side(NcuSide),
 }
 
@@ -542,7 +542,7 @@ fn ncu_sides(
                 chosen
             }
         };
-        Ok(NcuReady::Csv(csv, roofs, gpu))
+        Ok(NcuReady::Csv(csv, Box::new(roofs), gpu))
     };
     let (ready_before, ready_after) = (ready(read_before)?, ready(read_after)?);
     let (base, new) = std::thread::scope(|s| {

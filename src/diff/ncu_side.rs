@@ -71,6 +71,10 @@ pub struct NcuSide {
     /// (`None`: a JSON report whose roofs this version cannot read; never
     /// the same as another side's).
     pub roofs: Option<Roofs>,
+    /// The roofs as stated, before `rooftrace ncu` scaled them to the clock
+    /// the side ran at (`rooftrace.ncu/3` `clock.roofs_as_stated`; else
+    /// `roofs`): what two sides must share to compare.
+    pub stated_roofs: Option<Box<Roofs>>,
     /// One row per launch, or per kernel name.
     pub group_by: GroupBy,
     /// The rows.
@@ -211,6 +215,13 @@ impl NcuSide {
             },
             gpu: Some(report.gpu.name.clone()),
             roofs: Some(report.roofs.clone()),
+            stated_roofs: Some(Box::new(
+                report
+                    .clock
+                    .roofs_as_stated
+                    .clone()
+                    .unwrap_or_else(|| report.roofs.clone()),
+            )),
             group_by: report.group_by,
             kernels,
             diagnostics,
@@ -244,6 +255,11 @@ impl NcuSide {
             roofs: doc
                 .get("roofs")
                 .and_then(|r| serde_json::from_value(r.clone()).ok()),
+            stated_roofs: doc
+                .pointer("/clock/roofs_as_stated")
+                .or_else(|| doc.get("roofs"))
+                .and_then(|r| serde_json::from_value(r.clone()).ok())
+                .map(Box::new),
             group_by: match doc.get("group_by").and_then(Value::as_str) {
                 Some("kernel") => GroupBy::Kernel,
                 _ => GroupBy::Launch,
@@ -267,6 +283,9 @@ impl NcuSide {
 
     /// True when both sides carry roofs and they are the same.
     pub fn same_roofs(&self, other: &NcuSide) -> bool {
-        matches!((&self.roofs, &other.roofs), (Some(mine), Some(theirs)) if mine == theirs)
+        matches!(
+            (&self.stated_roofs, &other.stated_roofs),
+            (Some(mine), Some(theirs)) if mine == theirs
+        )
     }
 }

@@ -262,7 +262,11 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         nsys_version: None,
         flavor: SchemaFlavor::Kineto,
         graph_trace_option: None,
-        identity: Identity { host: None, rank },
+        identity: Identity {
+            host: None,
+            rank,
+            gpus: Vec::new(),
+        },
     };
     let copies = CopyTotal::from_ops(&joined.ops);
     let timeline = Timeline::from_parts(TimelineParts {

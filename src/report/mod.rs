@@ -8,9 +8,11 @@ pub mod calibrate;
 pub mod diff;
 pub mod gaps;
 mod gaps_verdict;
+pub mod gpu_list;
 pub mod multi;
 pub mod parquet;
 pub mod roofline;
+pub mod roofline_clock;
 pub mod table;
 
 /// Output format of a report (the plain-config twin of the CLI's `--format`).

@@ -2,6 +2,8 @@
 //! JSON, each returning bytes. Table and Markdown show the top N rows; CSV
 //! and JSON carry every row.
 
+pub use super::gpu_list::render_gpu_list;
+use super::roofline_clock::clock_line;
 use super::table::Table;
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::ncu::Source;
@@ -127,7 +129,25 @@ pub fn roof_label(k: &KernelRoofline) -> String {
     }
 }
 
-fn main_table(rows: &[KernelRoofline]) -> Table {
+/// A CSV cell that needs the row's time: blank (unknown) for a rate-only row.
+fn timed_csv(k: &KernelRoofline, cell: String) -> String {
+    if k.rate_only {
+        String::new()
+    } else {
+        cell
+    }
+}
+
+/// A cell that needs the row's time: unknown for a rate-only row.
+fn timed(k: &KernelRoofline, cell: String) -> String {
+    if k.rate_only {
+        UNKNOWN.into()
+    } else {
+        cell
+    }
+}
+
+fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
     let mut t = Table::new(
         &[
             "#",
@@ -152,9 +172,12 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
             (i + 1).to_string(),
             k.label.clone(),
             k.launches.to_string(),
-            duration_ns(k.duration_ns),
-            marked(k.dram_bytes, "B", k.dram_source, false),
-            marked(k.flop, "FLOP", k.flop_source, k.flop_incomplete()),
+            timed(k, duration_ns(k.duration_ns)),
+            timed(k, marked(k.dram_bytes, "B", k.dram_source, false)),
+            timed(
+                k,
+                marked(k.flop, "FLOP", k.flop_source, k.flop_incomplete()),
+            ),
             k.intensity.map_or("-".into(), |i| {
                 format!("{}{i:.2}", at_least(k.flop_incomplete()))
             }),
@@ -164,12 +187,20 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
             opt(k.achieved_dram_bytes_per_s, "B/s"),
             paths_label(k),
             k.bound.map_or(UNKNOWN, Bound::key).into(),
-            format!("{}{}", at_least(k.lower_bound), percent(k.fraction_of_roof)),
-            format!(
-                "{}{}",
-                if k.lower_bound { "≤" } else { "" },
-                duration_ns(k.time_lost_ns)
-            ),
+            if roofless {
+                UNKNOWN.into()
+            } else {
+                format!("{}{}", at_least(k.lower_bound), percent(k.fraction_of_roof))
+            },
+            if roofless || k.rate_only {
+                UNKNOWN.into()
+            } else {
+                format!(
+                    "{}{}",
+                    if k.lower_bound { "≤" } else { "" },
+                    duration_ns(k.time_lost_ns)
+                )
+            },
             notes(k),
         ]);
     }
@@ -178,6 +209,14 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
 
 fn roofs_table(r: &RooflineReport) -> Table {
     let mut t = Table::new(&["roof", "value", "origin", "source"], &[0, 2, 3]);
+    if r.roofless() {
+        t.push(vec![
+            "none".into(),
+            "-".into(),
+            "-".into(),
+            "the GPU was not decided and the file carries no ncu peaks (see diagnostics)".into(),
+        ]);
+    }
     for (level, m) in r.used_memory_roofs() {
         t.push(vec![
             level.label().into(),
@@ -203,17 +242,21 @@ fn header_lines(r: &RooflineReport) -> String {
         crate::roofline::GroupBy::Kernel => "kernel",
     };
     format!(
-        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n",
+        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n{}\n",
         r.input,
         r.page,
         r.launches_analysed,
         r.launches_total,
         match &r.gpu.key {
             Some(k) => format!("{k}, {}", r.gpu.name),
+            None if r.gpu.undecided() && !r.gpu.candidates.is_empty() => {
+                format!("{}, candidates {}", r.gpu.name, r.gpu.candidates.join(", "))
+            }
             None => r.gpu.name.clone(),
         },
         r.gpu.chosen_by,
         r.roofs.source,
+        clock_line(r),
     )
 }
 
@@ -230,6 +273,21 @@ pub fn verdict(r: &RooflineReport) -> String {
     let Some(k) = r.kernels.first() else {
         return "no launch could be analysed (see diagnostics)".into();
     };
+    if r.roofless() {
+        return format!(
+            "{}: {} at {} FLOP/byte, {} DRAM; no roofs, so fraction of roof and time lost unknown (GPU not decided{}; pass --gpu) ({})",
+            k.label,
+            k.achieved_flop_per_s.map_or(UNKNOWN.into(), |v| si(v, "FLOP/s")),
+            k.intensity.map_or(UNKNOWN.into(), |i| format!("{i:.2}")),
+            opt(k.achieved_dram_bytes_per_s, "B/s"),
+            if r.gpu.candidates.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", r.gpu.candidates.join(" or "))
+            },
+            r.input,
+        );
+    }
     let roof = roof_label(k);
     let what = match (k.bound, k.flop.is_some(), k.dram_bytes.is_some()) {
         (Some(b), _, _) => format!(
@@ -281,7 +339,7 @@ fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
     let n = shown(r, top);
     let mut out = header_lines(r);
     out.push('\n');
-    out.push_str(&main_table(&r.kernels[..n]).to_text());
+    out.push_str(&main_table(&r.kernels[..n], r.roofless()).to_text());
     if n < r.kernels.len() {
         out.push_str(&format!(
             "... {} more rows (--top 0 shows all)\n",
@@ -362,6 +420,8 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "useful_intensity_flop_per_byte",
             "useful_fraction_of_roof",
             "useful_source",
+            "sm_clock_hz",
+            "dram_clock_hz",
             "gpu",
             "roofs",
         ]
@@ -386,7 +446,10 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             .iter()
             .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
     );
-    let roofs = format!("{}: {}", r.roofs.source, used.join("; "));
+    let roofs = format!("{}: {}; {}", r.roofs.source, used.join("; "), clock_line(r));
+    // No roofs: the roof-dependent cells are blank (unknown), not zero.
+    let roofless = r.roofless();
+    let roofed = |s: String| if roofless { String::new() } else { s };
     for (i, k) in r.kernels.iter().enumerate() {
         let mut row = vec![
             (i + 1).to_string(),
@@ -394,13 +457,13 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             k.process_id.map(|p| p.to_string()).unwrap_or_default(),
             k.name.clone(),
             k.launches.to_string(),
-            num(k.duration_ns),
-            opt_num(k.dram_bytes),
+            timed_csv(k, num(k.duration_ns)),
+            timed_csv(k, opt_num(k.dram_bytes)),
             source_key(k.dram_source),
-            opt_num(k.l2_bytes),
+            timed_csv(k, opt_num(k.l2_bytes)),
             source_key(k.l2_source),
-            opt_num(k.l1_bytes),
-            opt_num(k.flop),
+            timed_csv(k, opt_num(k.l1_bytes)),
+            timed_csv(k, opt_num(k.flop)),
             source_key(k.flop_source),
             k.flop_unknown
                 .iter()
@@ -411,7 +474,7 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
         row.extend(
             ComputePath::ALL
                 .iter()
-                .map(|p| opt_num(k.flop_by_path.get(p).copied())),
+                .map(|p| timed_csv(k, opt_num(k.flop_by_path.get(p).copied()))),
         );
         row.extend([
             opt_num(k.intensity),
@@ -419,15 +482,15 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             opt_num(k.intensity_l1),
             opt_num(k.achieved_flop_per_s),
             opt_num(k.achieved_dram_bytes_per_s),
-            opt_num(k.compute_time_ns),
-            opt_num(k.memory_time_ns),
-            num(k.bound_time_ns),
+            roofed(timed_csv(k, opt_num(k.compute_time_ns))),
+            roofed(timed_csv(k, opt_num(k.memory_time_ns))),
+            roofed(timed_csv(k, num(k.bound_time_ns))),
             k.lower_bound.to_string(),
-            k.bound.map_or("", Bound::key).to_string(),
-            opt_num(k.roof_flop_per_s),
-            num(k.fraction_of_roof),
-            num(k.time_lost_ns),
-            k.above_roof.to_string(),
+            roofed(k.bound.map_or("", Bound::key).to_string()),
+            roofed(opt_num(k.roof_flop_per_s)),
+            roofed(num(k.fraction_of_roof)),
+            roofed(timed_csv(k, num(k.time_lost_ns))),
+            roofed(k.above_roof.to_string()),
             k.bandwidth_only.to_string(),
             k.label.clone(),
             opt_num(k.padding.as_ref().map(|p| p.implied_rows)),
@@ -438,6 +501,8 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
                 .as_ref()
                 .map(|u| u.source.clone())
                 .unwrap_or_default(),
+            opt_num(k.sm_clock_hz),
+            opt_num(k.dram_clock_hz),
             gpu.clone(),
             roofs.clone(),
         ]);
@@ -446,10 +511,70 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
     w.into_inner().expect("flush to Vec")
 }
 
+/// Row fields that need a roof: unknown (`null`, blank) in a report
+/// without roofs ([`RooflineReport::roofless`]).
+const ROOF_DEPENDENT: [&str; 8] = [
+    "compute_time_ns",
+    "memory_time_ns",
+    "bound_time_ns",
+    "bound",
+    "roof_flop_per_s",
+    "fraction_of_roof",
+    "time_lost_ns",
+    "above_roof",
+];
+
+/// Row fields that need the row's time: unknown in a rate-only row.
+const TIME_DEPENDENT: [&str; 11] = [
+    "duration_ns",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "flop",
+    "flop_by_path",
+    "compute_time_ns",
+    "memory_time_ns",
+    "bound_time_ns",
+    "time_lost_ns",
+    "useful",
+];
+
 /// Pretty JSON (schema `rooftrace.ncu/1`, documented in
 /// docs/json-schema-ncu.md), newline-terminated.
 fn render_json(r: &RooflineReport) -> Vec<u8> {
-    let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
+    if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
+        // Nothing to blank: the fields in the model's order.
+        let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
+        v.push(b'\n');
+        return v;
+    }
+    let mut value = serde_json::to_value(r).expect("report serializes");
+    if r.roofless() {
+        // No roofs: what depends on them is unknown, not zero.
+        for k in value["kernels"].as_array_mut().into_iter().flatten() {
+            for f in ROOF_DEPENDENT {
+                k[f] = serde_json::Value::Null;
+            }
+        }
+        value["total_time_lost_ns"] = serde_json::Value::Null;
+    }
+    if !r.kernels.is_empty() && r.kernels.iter().all(|k| k.rate_only) {
+        value["total_duration_ns"] = serde_json::Value::Null;
+        value["total_time_lost_ns"] = serde_json::Value::Null;
+    }
+    for (k, row) in r
+        .kernels
+        .iter()
+        .zip(value["kernels"].as_array_mut().into_iter().flatten())
+    {
+        if k.rate_only {
+            // Rates only: no time, so no amounts either.
+            for f in TIME_DEPENDENT {
+                row[f] = serde_json::Value::Null;
+            }
+        }
+    }
+    let mut v = serde_json::to_vec_pretty(&value).expect("report serializes");
     v.push(b'\n');
     v
 }
@@ -483,13 +608,14 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
         }
     }
     tail.push_str(&format!(
-        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {})</sub>\n",
+        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {}) · {}</sub>\n",
         r.input,
         r.page,
         r.launches_analysed,
         r.launches_total,
         r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
-        r.gpu.chosen_by
+        r.gpu.chosen_by,
+        clock_line(r)
     ));
     let want = shown(r, opts.top);
     let chars = |s: &str| s.chars().count();
@@ -497,7 +623,7 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
     // truncation note.
     let budget = MARKDOWN_LIMIT_CHARS.saturating_sub(chars(&head) + chars(&tail) + 200);
     let mut n = want;
-    let mut table = main_table(&r.kernels[..n]).to_markdown();
+    let mut table = main_table(&r.kernels[..n], r.roofless()).to_markdown();
     while n > 0 && chars(&table) > budget {
         // Shrink geometrically, then fine-tune: keeps this O(log n) renders.
         let over = chars(&table) as f64 / budget.max(1) as f64;
@@ -506,7 +632,7 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
         } else {
             n - 1
         };
-        table = main_table(&r.kernels[..n]).to_markdown();
+        table = main_table(&r.kernels[..n], r.roofless()).to_markdown();
     }
     let mut out = head;
     out.push_str(&table);
@@ -529,62 +655,4 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
     }
     out.push_str(&tail);
     out.into_bytes()
-}
-
-/// The built-in GPU table (`--list-gpus`): default roofs per GPU, measured
-/// values marked `*`; JSON lists every roof with its origin and source.
-pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
-    use crate::roofs::gpus;
-    use crate::roofs::Origin;
-    if format == super::Format::Json {
-        let list: Vec<serde_json::Value> = gpus::all()
-            .iter()
-            .map(|g| {
-                serde_json::json!({
-                    "key": g.key,
-                    "name": g.name,
-                    "compute_capability": g.compute_capability,
-                    "l2_bytes": g.l2_bytes,
-                    "roofs": g.default_roofs(),
-                })
-            })
-            .collect();
-        let mut v = serde_json::to_vec_pretty(&list).expect("serializes");
-        v.push(b'\n');
-        return v;
-    }
-    let mut header = vec!["key", "name", "CC", "DRAM"];
-    header.extend(ComputePath::ALL.iter().map(|p| p.label()));
-    let mut t = Table::new(&header, &[0, 1]);
-    for g in gpus::all() {
-        let r = g.default_roofs();
-        let mark = |o: Origin| if o == Origin::Measured { "*" } else { "" };
-        let mut row = vec![
-            g.key.to_string(),
-            g.name.to_string(),
-            g.compute_capability.to_string(),
-            r.dram().map_or("-".into(), |m| {
-                format!("{}{}", si(m.bytes_per_s, "B/s"), mark(m.origin))
-            }),
-        ];
-        row.extend(ComputePath::ALL.iter().map(|p| {
-            r.compute.get(p).map_or("-".into(), |c| {
-                format!("{}{}", si(c.flop_per_s, "FLOP/s"), mark(c.origin))
-            })
-        }));
-        t.push(row);
-    }
-    let note = "* measured (see `--list-gpus --format json` for every source); others: NVIDIA datasheets, dense.\nFP16 cores: datasheet packed peak / 2, to match ncu's per-instruction FLOP counting (docs/ncu.md).\n";
-    match format {
-        super::Format::Markdown => format!("{}\n{note}", t.to_markdown()).into_bytes(),
-        super::Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record(&t.header).expect("write to Vec");
-            for row in &t.rows {
-                w.write_record(row).expect("write to Vec");
-            }
-            w.into_inner().expect("flush to Vec")
-        }
-        _ => format!("{}\n{note}", t.to_text()).into_bytes(),
-    }
 }

@@ -7,227 +7,18 @@
 //! collected is `None`, and `T*` is then a lower bound over the known side;
 //! `bound` is claimed only when it is certain.
 //!
-//! The report is the model every renderer and the roofline plot read: each
-//! row carries its intensity, achieved FLOP/s, duration, time lost, compute
-//! path(s) and above-roof flag; [`RooflineReport::roofs_used`] names the
-//! roofs actually needed.
+//! The report it fills is [`super::model`]: each row carries its intensity,
+//! achieved FLOP/s, duration, time lost, compute path(s) and above-roof
+//! flag; `roofs_used` names the roofs actually needed.
 
-use super::diagnose::{self, Diagnostic, DiagnosticKind, Diags};
-use crate::ncu::{FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, Source};
+use super::diagnose::{self, Diags};
+use super::model::{
+    Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RoofClock, RooflineReport,
+    RoofsUsed, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
+};
+use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-/// Schema tag of the JSON report.
-pub const NCU_SCHEMA: &str = "rooftrace.ncu/2";
-
-/// A point is "above the roof" when it beats the bound by more than this
-/// fraction (5 %).
-pub const ABOVE_ROOF_TOLERANCE: f64 = 0.05;
-
-/// How rows are formed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GroupBy {
-    /// One row per launch.
-    Launch,
-    /// One row per kernel name: times, bytes and FLOPs summed over launches.
-    Kernel,
-}
-
-/// Which term of the time bound is larger.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Bound {
-    /// `Q / B` (DRAM) is the larger term.
-    Memory,
-    /// `sum_p W_p / F_p` is the larger term.
-    Compute,
-}
-
-impl Bound {
-    /// `memory` or `compute`.
-    pub fn key(self) -> &'static str {
-        match self {
-            Bound::Memory => "memory",
-            Bound::Compute => "compute",
-        }
-    }
-}
-
-/// One row of the report: a launch, or all launches of one kernel name.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct KernelRoofline {
-    /// ncu `ID` of the launch (for a kernel group: of its first launch).
-    pub id: u64,
-    /// `Process ID`; `None` for a kernel group spanning several processes.
-    pub process_id: Option<u64>,
-    /// Kernel name.
-    pub name: String,
-    /// Readable label, unique among the report's kernels
-    /// ([`super::names::labels`]); what tables and plots show.
-    pub label: String,
-    /// Number of launches in this row.
-    pub launches: u64,
-    /// Measured time T, ns.
-    pub duration_ns: f64,
-    /// DRAM bytes Q; `None` when not collected in any form (for every
-    /// launch of the row).
-    pub dram_bytes: Option<f64>,
-    /// How the DRAM bytes were derived (the least direct over the launches).
-    pub dram_source: Option<Source>,
-    /// L2 bytes, when collected for every launch of the row.
-    pub l2_bytes: Option<f64>,
-    /// How the L2 bytes were derived.
-    pub l2_source: Option<Source>,
-    /// L1 bytes, when collected for every launch of the row.
-    pub l1_bytes: Option<f64>,
-    /// Total FLOPs W over the counted paths; `None` when no FLOP counter was
-    /// collected. A lower bound when `flop_unknown` is not empty.
-    pub flop: Option<f64>,
-    /// How the FLOPs were derived (the least direct over paths and launches).
-    pub flop_source: Option<Source>,
-    /// FLOP counter groups not collected (`fp64`, `fp32`, `fp16`,
-    /// `tensor`): their FLOPs are unknown.
-    pub flop_unknown: Vec<FlopGroup>,
-    /// FLOPs per compute path with a nonzero count.
-    pub flop_by_path: BTreeMap<ComputePath, f64>,
-    /// Intensity on DRAM, FLOP/byte (`None`: FLOPs or DRAM bytes unknown,
-    /// or Q = 0; a lower bound when `flop_unknown` is not empty).
-    pub intensity: Option<f64>,
-    /// Intensity on L2, FLOP/byte.
-    pub intensity_l2: Option<f64>,
-    /// Intensity on L1, FLOP/byte.
-    pub intensity_l1: Option<f64>,
-    /// W / T, FLOP/s (`None` when the FLOPs are unknown).
-    pub achieved_flop_per_s: Option<f64>,
-    /// Q / T, byte/s (`None` when the DRAM bytes are unknown).
-    pub achieved_dram_bytes_per_s: Option<f64>,
-    /// sum_p W_p / F_p over the counted paths with a roof, ns (`None` when
-    /// the FLOPs are unknown).
-    pub compute_time_ns: Option<f64>,
-    /// Q / B_dram, ns (`None` when the DRAM bytes are unknown).
-    pub memory_time_ns: Option<f64>,
-    /// T* = max(compute_time_ns, memory_time_ns) over the known terms, ns.
-    pub bound_time_ns: f64,
-    /// True when a side is unknown or incomplete: `bound_time_ns` and
-    /// `fraction_of_roof` are then lower bounds, `time_lost_ns` an upper bound.
-    pub lower_bound: bool,
-    /// Which term is larger; `None` when that is not certain (a side
-    /// unknown, or incomplete FLOPs whose compute time is below the memory
-    /// time).
-    pub bound: Option<Bound>,
-    /// Attainable FLOP/s at this intensity, W / T* (for one path exactly
-    /// min(F, B * I)); `None` unless both sides are known and complete.
-    pub roof_flop_per_s: Option<f64>,
-    /// T* / T (1 = on the roof); a lower bound when `lower_bound`.
-    pub fraction_of_roof: f64,
-    /// T - T*, ns (negative above the roof); an upper bound when `lower_bound`.
-    pub time_lost_ns: f64,
-    /// fraction_of_roof > 1 + 5 %.
-    pub above_roof: bool,
-    /// Tensor FLOPs that may count padded MMA tiles (a skinny GEMM shape).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub padding: Option<super::useful::PaddingSuspect>,
-    /// Useful work stated with `--useful-flops`, and the figures from it.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub useful: Option<super::useful::UsefulWork>,
-    /// No FLOP counter was collected: analysed against the bandwidth roof
-    /// alone (`flop` is `None`).
-    pub bandwidth_only: bool,
-}
-
-impl KernelRoofline {
-    /// Compute paths with work, in display order.
-    pub fn paths(&self) -> Vec<ComputePath> {
-        self.flop_by_path.keys().copied().collect()
-    }
-
-    /// True when some FLOP counter group was not collected, so `flop` is
-    /// a lower bound (or unknown).
-    pub fn flop_incomplete(&self) -> bool {
-        !self.flop_unknown.is_empty()
-    }
-}
-
-/// The roofs a report actually used.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RoofsUsed {
-    /// Memory levels (always DRAM; L2/L1 when the roofs have them and the
-    /// CSV has bytes for them, for plotting).
-    pub memory: Vec<MemoryLevel>,
-    /// Compute paths with FLOPs in some row and a roof.
-    pub compute: Vec<ComputePath>,
-}
-
-/// The whole analysis: what every renderer prints.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct RooflineReport {
-    /// Always [`NCU_SCHEMA`].
-    pub schema: &'static str,
-    /// Input file as given.
-    pub input: String,
-    /// `details` or `raw`.
-    pub page: String,
-    /// Rows per launch or per kernel.
-    pub group_by: GroupBy,
-    /// The GPU and how it was chosen.
-    pub gpu: GpuInfo,
-    /// The roofs, each with origin and source.
-    pub roofs: Roofs,
-    /// Which of them were used.
-    pub roofs_used: RoofsUsed,
-    /// Launches in the file.
-    pub launches_total: u64,
-    /// Launches with a positive duration and DRAM bytes or FLOPs in some
-    /// form (the rest are diagnosed).
-    pub launches_analysed: u64,
-    /// Sum of analysed durations, ns.
-    pub total_duration_ns: f64,
-    /// Sum of positive time lost over rows, ns.
-    pub total_time_lost_ns: f64,
-    /// Rows, biggest time lost first (ties: longer, then name, then ID).
-    pub kernels: Vec<KernelRoofline>,
-    /// Warnings, one per kind.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-impl RooflineReport {
-    /// The memory roofs used, slowest level first (for plots: one slope each).
-    pub fn used_memory_roofs(&self) -> Vec<(MemoryLevel, &crate::roofs::MemoryRoof)> {
-        self.roofs_used
-            .memory
-            .iter()
-            .filter_map(|l| self.roofs.memory.get(l).map(|r| (*l, r)))
-            .collect()
-    }
-
-    /// The path that dominates a row's compute time (largest W_p / F_p; the
-    /// largest W_p when no path has a roof); `None` without FLOPs.
-    pub fn dominant_path(&self, k: &KernelRoofline) -> Option<ComputePath> {
-        let time = |(p, w): (&ComputePath, &f64)| match self.roofs.compute.get(p) {
-            Some(r) => (1, w / r.flop_per_s),
-            None => (0, *w),
-        };
-        k.flop_by_path
-            .iter()
-            .max_by(|a, b| {
-                let (ra, ta) = time(*a);
-                let (rb, tb) = time(*b);
-                ra.cmp(&rb).then(ta.total_cmp(&tb))
-            })
-            .map(|(p, _)| *p)
-    }
-
-    /// The compute roofs used, in display order (for plots: one flat roof each).
-    pub fn used_compute_roofs(&self) -> Vec<(ComputePath, &crate::roofs::ComputeRoof)> {
-        self.roofs_used
-            .compute
-            .iter()
-            .filter_map(|p| self.roofs.compute.get(p).map(|r| (*p, r)))
-            .collect()
-    }
-}
 
 #[derive(Default)]
 struct Acc {
@@ -249,6 +40,12 @@ struct Acc {
     counted: bool,
     flop_source: Option<Source>,
     flop_unknown: FlopGroups,
+    /// Some launch of the row has rates only (no duration).
+    rate_only: bool,
+    /// Σ t x SM clock and Σ t over launches with an SM clock.
+    sm_clock: (f64, f64),
+    /// Σ t x DRAM clock and Σ t over launches with a DRAM clock.
+    dram_clock: (f64, f64),
 }
 
 impl Acc {
@@ -290,13 +87,41 @@ impl Acc {
                 *self.flop.entry(p).or_insert(0.0) += f;
             }
         }
+        self.rate_only |= l.rate_only;
+        let w = if duration > 0.0 { duration } else { 1.0 };
+        for (acc, c) in [
+            (&mut self.sm_clock, l.sm_clock_hz),
+            (&mut self.dram_clock, l.dram_clock_hz),
+        ] {
+            if let Some(c) = c {
+                acc.0 += w * c;
+                acc.1 += w;
+            }
+        }
     }
 }
 
-/// Analyses every launch of `csv` against `roofs`: group the launches
-/// (diagnosing those that cannot be analysed), compute each row, then
-/// summarise (diagnostics, order, roofs used, totals).
+/// Analyses every launch of `csv` against `roofs` at the clocks the
+/// launches ran at ([`analyze_at`] with [`RoofClock::Run`]).
 pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> RooflineReport {
+    analyze_at(csv, roofs, gpu, group_by, RoofClock::Run)
+}
+
+/// Analyses every launch of `csv` against `roofs` taken at `clock`: scale
+/// the roofs ([`super::clocks`]), group the launches (diagnosing those that
+/// cannot be analysed), compute each row, then summarise (diagnostics,
+/// order, roofs used, totals).
+pub fn analyze_at(
+    csv: &NcuCsv,
+    roofs: &Roofs,
+    gpu: GpuInfo,
+    group_by: GroupBy,
+    clock: RoofClock,
+) -> RooflineReport {
+    let weighed = super::clocks::weighed(csv);
+    let (roofs, clock) = super::clocks::at_run_clock(roofs, &weighed, clock);
+    let below_clock = super::clocks::below_roof(&clock, &weighed);
+    let roofs = &roofs;
     let mut d = Diags::default();
     let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
     let percent_roof = percent_reference(csv, dram_bw);
@@ -313,6 +138,28 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
     let padding = super::useful::flag_padding(&mut kernels);
     let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
     diagnostics.extend(padding);
+    diagnostics.extend(below_clock);
+    if gpu.undecided() {
+        diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::GpuUndecided,
+            count: 1,
+            message: format!(
+                "the GPU was not decided (chosen by {}): {}; pass --gpu with {}",
+                gpu.chosen_by,
+                if roofs.memory.is_empty() && roofs.compute.is_empty() {
+                    "bound, fraction of roof and time lost are unknown (the roof-free columns stand)"
+                } else {
+                    "fractions are of ncu's theoretical peaks for the clocks in the file"
+                },
+                if gpu.candidates.is_empty() {
+                    "a key of `rooftrace ncu --list-gpus`, or --roofs FILE for a GPU not in the table (docs/roofs-format.md)".to_string()
+                } else {
+                    format!("one of the GPUs that fit: {}", gpu.candidates.join(", "))
+                }
+            ),
+            examples: Vec::new(),
+        });
+    }
     for note in &gpu.notes {
         diagnostics.push(Diagnostic {
             kind: DiagnosticKind::GpuMismatch,
@@ -335,15 +182,22 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         page: format!("{}, {} columns", csv.page.key(), csv.columns),
         group_by,
         gpu,
+        clock,
         roofs: roofs.clone(),
         roofs_used: roofs_used(roofs, &kernels),
         launches_total: csv.launches.len() as u64,
         launches_analysed: analysed,
-        total_duration_ns: kernels.iter().fold(0.0, |a, k| a + k.duration_ns),
-        total_time_lost_ns: kernels.iter().fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
+        // Rate-only rows have no time: they are left out of the totals.
+        total_duration_ns: timed(&kernels).fold(0.0, |a, k| a + k.duration_ns),
+        total_time_lost_ns: timed(&kernels).fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
         kernels,
         diagnostics,
     }
+}
+
+/// The rows with a measured time (not rate-only).
+fn timed(kernels: &[KernelRoofline]) -> impl Iterator<Item = &KernelRoofline> {
+    kernels.iter().filter(|k| !k.rate_only)
 }
 
 /// The DRAM bandwidth a "DRAM Throughput" percentage refers to: ncu's own
@@ -499,6 +353,9 @@ fn row(
         time_lost_ns: t - bound_time_ns,
         above_roof: fraction_of_roof > 1.0 + ABOVE_ROOF_TOLERANCE,
         bandwidth_only: w.is_none(),
+        rate_only: g.rate_only,
+        sm_clock_hz: (g.sm_clock.1 > 0.0).then(|| g.sm_clock.0 / g.sm_clock.1),
+        dram_clock_hz: (g.dram_clock.1 > 0.0).then(|| g.dram_clock.0 / g.dram_clock.1),
         padding: None,
         useful: None,
     }

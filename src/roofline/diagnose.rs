@@ -4,67 +4,11 @@
 //! above the roof, paths without a roof). One [`Diagnostic`] per kind, with
 //! a count, the fix and up to three examples.
 
-use super::analysis::KernelRoofline;
+use super::model::{Diagnostic, DiagnosticKind, KernelRoofline};
 use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, Roofs};
 use crate::units::ellipsize;
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// What a diagnostic is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiagnosticKind {
-    /// ncu printed `==ERROR==`/`==WARNING==` lines into the file.
-    NcuLog,
-    /// Launches without a duration (skipped).
-    MissingDuration,
-    /// Launches with a zero duration (skipped).
-    ZeroDuration,
-    /// Launches with neither DRAM bytes nor FLOPs in any form (skipped).
-    MissingWork,
-    /// Only one of DRAM read/write bytes collected (undercounted).
-    PartialDram,
-    /// Metrics read as `nan` (failed launch?).
-    NanMetrics,
-    /// No FLOP counters: compute unknown, a memory-side lower bound only.
-    BandwidthOnly,
-    /// Some FLOP counter groups not collected: FLOPs are a lower bound.
-    FlopIncomplete,
-    /// FLOPs but no DRAM bytes: a compute-side lower bound only.
-    DramUnknown,
-    /// DRAM bytes derived from ncu's percent of peak (approximate).
-    DramFromPercent,
-    /// Figures derived from sectors or rates rather than counted directly.
-    Derived,
-    /// Tensor instructions executed but no tensor op counters collected.
-    TensorNotCounted,
-    /// FLOPs on a path the roofs have no value for.
-    NoRoofForPath,
-    /// Points above the roof by more than 5 %.
-    AboveRoof,
-    /// Several devices in one file; roofs of one GPU applied to all.
-    SeveralDevices,
-    /// The input disagrees with the chosen GPU (SM count, device name).
-    GpuMismatch,
-    /// Tensor FLOPs that may count padded MMA tiles (skinny GEMM shape).
-    TensorPadding,
-    /// Useful work stated with `--useful-flops`.
-    UsefulWork,
-}
-
-/// A warning carried as data and shown once.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Diagnostic {
-    /// What it is about.
-    pub kind: DiagnosticKind,
-    /// How many launches (or rows, or lines) it concerns.
-    pub count: u64,
-    /// One sentence with the fix.
-    pub message: String,
-    /// Up to three examples (`name (ID n)`).
-    pub examples: Vec<String>,
-}
 
 /// Collects diagnostics by kind: count, examples.
 #[derive(Default)]
@@ -97,6 +41,10 @@ fn example(l: &LaunchMetrics) -> String {
 fn row_example(k: &KernelRoofline) -> String {
     format!("{} (ID {})", ellipsize(&k.name, 60), k.id)
 }
+
+/// The fix for a file exported from a report without the counters a
+/// figure needs (a rate-only roofline-section export).
+pub const REIMPORT: &str = "re-import the report with every counter: `ncu --import R.ncu-rep --csv --page raw --print-units base > R.csv` (`--metrics` cannot add counters to an existing report)";
 
 /// The DRAM metrics to collect, for messages.
 pub const DRAM_METRICS: &str = "dram__bytes_read.sum,dram__bytes_write.sum";
@@ -185,23 +133,41 @@ pub(super) fn rows(
             missing.insert(*g);
         }
     }
-    let add = missing.metrics();
+    // A rate-only file is an `--import` of ncu's roofline section: its
+    // report holds counters that `--metrics` cannot add after the fact, but
+    // a raw-page re-import prints them.
+    let rate_only = kernels.iter().any(|k| k.rate_only);
+    let fix = |metrics: &str| {
+        if rate_only {
+            REIMPORT.to_string()
+        } else {
+            format!("add --metrics {metrics}")
+        }
+    };
+    let add = fix(&missing.metrics());
+    let add_dram = fix(DRAM_METRICS);
     for k in kernels {
+        if k.rate_only {
+            d.note(RateOnly, || row_example(k), || {
+                format!("rows from rates alone (the file has no duration: ncu's roofline section exported by itself): intensity = FLOP/s / B/s, FLOP/s, B/s, fraction of roof and bound hold; time, bytes, FLOPs and time lost are unknown; for them, {REIMPORT}")
+            });
+        }
+
         if k.bandwidth_only {
             d.note(BandwidthOnly, || row_example(k), || {
-                format!("rows without FLOP counters: compute is unknown, so only the memory side is known (a lower bound on the time, no bound claimed); add --metrics {add}")
+                format!("rows without FLOP counters: compute is unknown, so only the memory side is known (a lower bound on the time, no bound claimed); {add}")
             });
         } else if k.flop_incomplete() {
             d.note(FlopIncomplete, || {
                 let g: Vec<&str> = k.flop_unknown.iter().map(|g| g.key()).collect();
                 format!("{}: {} unknown", row_example(k), g.join(", "))
             }, || {
-                format!("rows whose FLOP counters cover only some paths: FLOPs, intensity and fraction of roof are lower bounds (marked ≥), the bound is claimed only when the counted FLOPs already exceed the memory time; add --metrics {add}")
+                format!("rows whose FLOP counters cover only some paths: FLOPs, intensity and fraction of roof are lower bounds (marked ≥), the bound is claimed only when the counted FLOPs already exceed the memory time; {add}")
             });
         }
         if k.dram_bytes.is_none() {
             d.note(DramUnknown, || row_example(k), || {
-                format!("rows without DRAM bytes in any form: only the compute side is known (a lower bound on the time, no bound claimed); add --metrics {DRAM_METRICS}")
+                format!("rows without DRAM bytes in any form: only the compute side is known (a lower bound on the time, no bound claimed); {add_dram}")
             });
         }
         if k.dram_source == Some(Source::PercentOfPeak) {
@@ -226,7 +192,9 @@ pub(super) fn rows(
             });
         }
     }
-    for p in unroofed {
+    // A report without any roof says so once (`gpu_undecided`).
+    let roofless = roofs.memory.is_empty() && roofs.compute.is_empty();
+    for p in unroofed.iter().filter(|_| !roofless) {
         d.note(NoRoofForPath, || p.label().to_string(), || {
             format!("FLOPs on paths the roofs ({}) have no value for were left out of the compute time; give a roofs file with them (--roofs FILE)", roofs.gpu)
         });

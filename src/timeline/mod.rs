@@ -37,6 +37,31 @@ pub struct Identity {
     /// The rank and where it came from (an environment variable of
     /// `nsys::identity::RANK_VARS`, or Kineto's `distributedInfo`).
     pub rank: Option<(u32, &'static str)>,
+    /// The GPUs the export records (nsys `TARGET_INFO_GPU`), in device-id
+    /// order (at most [`MAX_GPUS`]); empty when not recorded.
+    pub gpus: Vec<GpuRecord>,
+}
+
+/// Most GPU rows read (a hostile export may hold millions).
+pub const MAX_GPUS: usize = 64;
+
+/// What an export says about one GPU (nsys `TARGET_INFO_GPU`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuRecord {
+    /// `id`: the device id.
+    pub id: i64,
+    /// `name` (`NVIDIA A100-SXM4-40GB`).
+    pub name: String,
+    /// `computeMajor`.`computeMinor` (`8.0`), when both are recorded.
+    pub compute_capability: Option<String>,
+    /// `smCount`.
+    pub sm_count: Option<u32>,
+    /// `l2CacheSize`, bytes.
+    pub l2_bytes: Option<u64>,
+    /// `memoryBandwidth`, byte/s (the CUDA runtime's theoretical figure).
+    pub memory_bandwidth_bytes_per_s: Option<u64>,
+    /// `clockRate`, Hz (the boost clock the runtime reports).
+    pub clock_hz: Option<u64>,
 }
 
 /// Kind of a GPU operation.
