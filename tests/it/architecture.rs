@@ -227,18 +227,6 @@ fn layers_only_use_what_is_below_them() {
     );
 }
 
-/// Pairs of sibling files that imported each other when the check below was
-/// written (issue 19, which fixed `roofline`). They are left to the issues
-/// that own those modules; remove a row when its pair is untangled. No new
-/// row: a new pair fails the check.
-const KNOWN_MUTUAL: &[(&str, &str, &str)] = &[
-    ("src/budget", "analyze", "summary"),
-    ("src/gaps", "host", "model"),
-    ("src/nsys", "chunks", "read"),
-    ("src/nsys", "guard", "schema"),
-    ("src/nsys", "host", "read"),
-];
-
 /// Sibling files a file in a module directory names: `super::NAME` and
 /// `crate::MODULE::NAME`, where NAME is another `.rs` file (or folder) of
 /// the same directory.
@@ -312,10 +300,6 @@ fn no_two_files_of_a_module_import_each_other() {
     for (dir, a, b) in &uses {
         if a < b && uses.contains(&(dir.clone(), b.clone(), a.clone())) {
             let rel = dir.strip_prefix(&root).expect("under root");
-            let rel_s = rel.to_string_lossy();
-            if KNOWN_MUTUAL.contains(&(rel_s.as_ref(), a.as_str(), b.as_str())) {
-                continue;
-            }
             problems.push(format!(
                 "{}: `{a}` and `{b}` import each other",
                 rel.display()
