@@ -12,6 +12,7 @@ pub mod many;
 pub mod ncu;
 pub mod output;
 pub mod plot;
+pub mod project;
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {

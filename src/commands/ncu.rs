@@ -51,6 +51,10 @@ pub struct NcuConfig {
     pub plot: Option<PlotTarget>,
     /// Useful work per kernel (`--useful-flops`).
     pub useful: Vec<UsefulRule>,
+    /// `--project-to` targets (empty: no projection).
+    pub project_to: Vec<crate::project::Target>,
+    /// `--projection-model`.
+    pub projection_model: crate::project::Model,
 }
 
 /// Runs `rooftrace ncu`.
@@ -106,7 +110,15 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
             .map(|r| UsefulRule::parse(r))
             .collect::<Result<_, _>>()
             .map_err(InputError::from)?,
+        project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
+        projection_model: super::project::model(args.projection_model),
     };
+    if !config.project_to.is_empty() && (inputs.len() > 1 || many_config.parquet.is_some()) {
+        return Err(InputError::new(
+            "--project-to projects one input; give a single CSV (and a --format other than parquet)",
+        )
+        .into());
+    }
     let mut targets: Vec<(&str, &Path)> = Vec::new();
     if let Some(o) = &config.output {
         targets.push(("-o", o));
@@ -137,6 +149,9 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     })?;
     let mut report = analyze(&csv, &roofs, gpu, config.group_by);
     apply_useful(&mut report, &config.useful);
+    if !config.project_to.is_empty() {
+        return super::project::report_bytes(report, config);
+    }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
         let chart = RooflineChart::build(&input)

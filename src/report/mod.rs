@@ -9,6 +9,7 @@ pub mod diff;
 pub mod gaps;
 pub mod multi;
 pub mod parquet;
+pub mod projection;
 pub mod roofline;
 pub mod table;
 

@@ -36,6 +36,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
     ),
     (
+        "project",
+        &[
+            "units", "error", "roofs", "ncu", "nsys", "roofline", "gaps", "budget",
+        ],
+    ),
+    (
         "report",
         &[
             "units",
@@ -49,6 +55,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "diff",
             "multi",
+            "project",
         ],
     ),
     (
@@ -64,6 +71,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "gaps",
             "budget",
             "diff",
+            "project",
         ],
     ),
     ("cli", &["report"]),
@@ -81,6 +89,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "diff",
             "multi",
+            "project",
             "report",
             "plot",
             "cli",
