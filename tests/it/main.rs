@@ -19,4 +19,5 @@ mod names;
 mod ncu;
 mod ncu_derived;
 mod plot;
+mod projection;
 mod useful;
