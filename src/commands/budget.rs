@@ -42,6 +42,10 @@ pub struct BudgetRunConfig {
     pub top: usize,
     /// Output file (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// `--project-to` targets (empty: no projection).
+    pub project_to: Vec<crate::project::Target>,
+    /// `--projection-model`.
+    pub projection_model: crate::project::Model,
 }
 
 impl BudgetRunConfig {
@@ -61,6 +65,11 @@ impl BudgetRunConfig {
             (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
             (None, None) => RoofsChoice::FromCsv,
         };
+        if args.ncu.is_none() && !args.project_to.is_empty() {
+            return Err(InputError::new(
+                "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
+            ));
+        }
         if args.ncu.is_none() && matches!(roofs, RoofsChoice::FromCsv | RoofsChoice::Ncu) {
             return Err(InputError::new(
                 "without --ncu the roofs cannot come from a CSV: give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE",
@@ -86,6 +95,8 @@ impl BudgetRunConfig {
             })?,
             top: args.output.top,
             output: args.output.output,
+            project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
+            projection_model: super::project::model(args.projection_model),
         })
     }
 }
@@ -106,7 +117,7 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
         inputs.push(f);
     }
     refuse_inputs(&targets, &inputs)?;
-    let report = budget(&config)?;
+    let (report, roofline) = budget_and_roofline(&config)?;
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = BudgetInput::from_report(&report)?;
@@ -118,18 +129,29 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
             target.markdown_link(config.output.as_deref()),
         ));
     }
-    let bytes = report.render(
-        config.format,
-        &RenderOptions {
-            top: config.top,
-            images,
-        },
-    );
+    let opts = RenderOptions {
+        top: config.top,
+        images,
+    };
+    let bytes = match roofline.filter(|_| !config.project_to.is_empty()) {
+        Some(ncu) => {
+            super::project::budget(report, &ncu, &config.project_to, config.projection_model)
+                .render(config.format, &opts)
+        }
+        None => report.render(config.format, &opts),
+    };
     write_output(config.output.as_deref(), &bytes)
 }
 
 /// Reads both inputs, analyses each once and budgets the steps.
 pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
+    Ok(budget_and_roofline(config)?.0)
+}
+
+/// [`budget`], keeping the ncu analysis it budgeted with (for `--project-to`).
+pub fn budget_and_roofline(
+    config: &BudgetRunConfig,
+) -> anyhow::Result<(BudgetReport, Option<crate::roofline::RooflineReport>)> {
     if !config.input.is_file() {
         return Err(InputError::new(format!(
             "{}: no such file; give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`",
@@ -166,12 +188,6 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
         ncu_file: config.ncu.as_ref().map(|p| p.display().to_string()),
         bytes_per_step: config.bytes_per_step,
     };
-    Ok(analyze(
-        &timeline,
-        &gaps,
-        roofline.as_ref(),
-        &roofs,
-        gpu,
-        &cfg,
-    ))
+    let report = analyze(&timeline, &gaps, roofline.as_ref(), &roofs, gpu, &cfg);
+    Ok((report, roofline))
 }

@@ -86,3 +86,22 @@ pub fn report_bytes(
     };
     Ok(projected.render(config.format, &opts))
 }
+
+/// Projects a step budget (and the ncu analysis it was budgeted with) onto
+/// each target.
+pub fn budget(
+    budget: crate::budget::BudgetReport,
+    ncu: &crate::roofline::RooflineReport,
+    targets: &[Target],
+    model: Model,
+) -> crate::project::budget::ProjectedBudget {
+    let c = crate::project::launch::fit(&ncu.kernels).per_launch_ns;
+    let projections = targets
+        .iter()
+        .map(|t| crate::project::budget::project_budget(&budget, ncu, t, model, c))
+        .collect();
+    crate::project::budget::ProjectedBudget {
+        budget,
+        projections,
+    }
+}

@@ -9,6 +9,7 @@
 //! docs/projection.md has the models, their validation on paired H100/H200
 //! counters, and the limits.
 
+pub mod budget;
 pub mod kernel;
 pub mod launch;
 pub mod model;

@@ -4,6 +4,7 @@
 //! Renderers return bytes; they never touch files or stdout.
 
 pub mod budget;
+pub mod budget_projection;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;

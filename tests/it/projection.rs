@@ -163,3 +163,106 @@ fn bad_targets_are_bad_input() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("non-negative"), "{err}");
 }
+
+/// The budget fixture pair (a timeline derived from the A100 SGEMM export,
+/// fixtures/README.md) built into a fresh database.
+fn budget_fixture() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sgemm_steps.sqlite");
+    let sql = std::fs::read_to_string(crate::common::fixture("budget/sgemm_steps.sql")).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    let db = db.to_str().unwrap().to_string();
+    (dir, db)
+}
+
+#[test]
+fn a_budget_projection_keeps_every_idle_part_to_the_nanosecond() {
+    let (_dir, db) = budget_fixture();
+    let (code, out, err) = rooftrace(&[
+        "budget",
+        &db,
+        "--nvtx",
+        "^step$",
+        "--ncu",
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "--roofs",
+        "fixtures/budget/a100-80gb-datasheet.json",
+        "--project-to",
+        "h100-sxm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["projection"][0];
+    assert_eq!(p["schema"], "rooftrace.budget-projection/1");
+    let factor = p["kernel_factor"].as_f64().unwrap();
+    let steps = p["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), v["steps"].as_array().unwrap().len());
+    for (s, src) in steps.iter().zip(v["steps"].as_array().unwrap()) {
+        let mut sum = 0;
+        for (part, orig) in s["parts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(src["parts"].as_array().unwrap())
+        {
+            let name = part["name"].as_str().unwrap();
+            assert_eq!(part["name"], orig["name"]);
+            let (before, after) = (
+                orig["ns"].as_i64().unwrap(),
+                part["target_ns"].as_i64().unwrap(),
+            );
+            if name == "bound" || name == "shortfall" {
+                assert_eq!(after, (before as f64 * factor).round() as i64, "{name}");
+            } else {
+                // Idle gaps, host time, memsets, kernels without counters:
+                // unchanged to the nanosecond.
+                assert_eq!(after, before, "{name}");
+            }
+            sum += after;
+        }
+        assert_eq!(s["target_ns"].as_i64().unwrap(), sum);
+        assert_eq!(s["source_ns"], src["step_ns"]);
+    }
+    // The fixture's steps have a 50 µs host-bound gap: it is named as not moving.
+    let (code, out, err) = rooftrace(&[
+        "budget",
+        &db,
+        "--nvtx",
+        "^step$",
+        "--ncu",
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "--roofs",
+        "fixtures/budget/a100-80gb-datasheet.json",
+        "--project-to",
+        "h100-sxm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("Does not move:") && out.contains("idle: host-bound 50.0 µs"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_budget_projection_needs_counters() {
+    let (_dir, db) = budget_fixture();
+    let (code, _, err) = rooftrace(&[
+        "budget",
+        &db,
+        "--nvtx",
+        "^step$",
+        "--bytes-per-step",
+        "1GB",
+        "--gpu",
+        "a100-80gb",
+        "--project-to",
+        "h100-sxm",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--ncu"), "{err}");
+}
