@@ -4,67 +4,11 @@
 //! above the roof, paths without a roof). One [`Diagnostic`] per kind, with
 //! a count, the fix and up to three examples.
 
-use super::analysis::KernelRoofline;
+use super::model::{Diagnostic, DiagnosticKind, KernelRoofline};
 use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, Roofs};
 use crate::units::ellipsize;
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
-
-/// What a diagnostic is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DiagnosticKind {
-    /// ncu printed `==ERROR==`/`==WARNING==` lines into the file.
-    NcuLog,
-    /// Launches without a duration (skipped).
-    MissingDuration,
-    /// Launches with a zero duration (skipped).
-    ZeroDuration,
-    /// Launches with neither DRAM bytes nor FLOPs in any form (skipped).
-    MissingWork,
-    /// Only one of DRAM read/write bytes collected (undercounted).
-    PartialDram,
-    /// Metrics read as `nan` (failed launch?).
-    NanMetrics,
-    /// No FLOP counters: compute unknown, a memory-side lower bound only.
-    BandwidthOnly,
-    /// Some FLOP counter groups not collected: FLOPs are a lower bound.
-    FlopIncomplete,
-    /// FLOPs but no DRAM bytes: a compute-side lower bound only.
-    DramUnknown,
-    /// DRAM bytes derived from ncu's percent of peak (approximate).
-    DramFromPercent,
-    /// Figures derived from sectors or rates rather than counted directly.
-    Derived,
-    /// Tensor instructions executed but no tensor op counters collected.
-    TensorNotCounted,
-    /// FLOPs on a path the roofs have no value for.
-    NoRoofForPath,
-    /// Points above the roof by more than 5 %.
-    AboveRoof,
-    /// Several devices in one file; roofs of one GPU applied to all.
-    SeveralDevices,
-    /// The input disagrees with the chosen GPU (SM count, device name).
-    GpuMismatch,
-    /// Tensor FLOPs that may count padded MMA tiles (skinny GEMM shape).
-    TensorPadding,
-    /// Useful work stated with `--useful-flops`.
-    UsefulWork,
-}
-
-/// A warning carried as data and shown once.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Diagnostic {
-    /// What it is about.
-    pub kind: DiagnosticKind,
-    /// How many launches (or rows, or lines) it concerns.
-    pub count: u64,
-    /// One sentence with the fix.
-    pub message: String,
-    /// Up to three examples (`name (ID n)`).
-    pub examples: Vec<String>,
-}
 
 /// Collects diagnostics by kind: count, examples.
 #[derive(Default)]

@@ -20,10 +20,10 @@
 //!   intensity, FLOP/s and fraction of roof from it, labelled as such
 //!   ([`UsefulWork`]), beside the executed figures.
 
-use super::analysis::{KernelRoofline, RooflineReport};
-use super::diagnose::{Diagnostic, DiagnosticKind};
+use super::model::{
+    Bound, Diagnostic, DiagnosticKind, KernelRoofline, PaddingSuspect, RooflineReport, UsefulWork,
+};
 use crate::roofs::ComputePath;
-use serde::Serialize;
 
 /// Most rows per weight read a kernel's tensor intensity may imply and
 /// still be flagged: 128, the largest common MMA tile M (Hopper `wgmma` is
@@ -40,43 +40,6 @@ pub fn input_bytes(path: ComputePath) -> f64 {
         ComputePath::TensorFp8 | ComputePath::TensorInt8 => 1.0,
         ComputePath::TensorFp4 => 0.5,
     }
-}
-
-/// A row whose tensor FLOPs may count padded MMA tiles.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PaddingSuspect {
-    /// The tensor path with the most FLOPs.
-    pub path: ComputePath,
-    /// Rows per weight read its FLOPs imply: `W_path / Q × sizeof / 2`.
-    pub implied_rows: f64,
-    /// True when the name says GEMV (one useful row by construction).
-    pub certain: bool,
-}
-
-/// Work the user stated for a row, and the figures computed from it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct UsefulWork {
-    /// Useful FLOPs of the row: the stated FLOP per launch × launches.
-    pub flop: f64,
-    /// Where it came from: `--useful-flops <rule>`.
-    pub source: String,
-    /// The path whose roof bounds it (the row's tensor path with the most
-    /// executed FLOPs, else its dominant path); `None` when unknown.
-    pub path: Option<ComputePath>,
-    /// Useful FLOP per DRAM byte; `None` without DRAM bytes.
-    pub intensity: Option<f64>,
-    /// Useful FLOP/s: `flop / T`.
-    pub flop_per_s: f64,
-    /// `max(flop / F_path, Q / B)`, ns, over the sides known.
-    pub bound_time_ns: f64,
-    /// `bound_time_ns / T`.
-    pub fraction_of_roof: f64,
-    /// Which side bounds the useful work, when both are known.
-    pub bound: Option<super::analysis::Bound>,
-    /// `T - bound_time_ns`, ns.
-    pub time_lost_ns: f64,
-    /// Executed FLOPs over useful ones (how much the counters overstate).
-    pub executed_over_useful: Option<f64>,
 }
 
 /// One `--useful-flops` rule: kernels whose name (or label) matches do
@@ -235,8 +198,8 @@ pub fn apply_useful(report: &mut RooflineReport, rules: &[UsefulRule]) -> Vec<us
                 bound_time_ns,
                 fraction_of_roof: bound_time_ns / t,
                 bound: match (compute_ns, memory_ns) {
-                    (Some(c), Some(m)) if c > m => Some(super::analysis::Bound::Compute),
-                    (Some(_), Some(_)) => Some(super::analysis::Bound::Memory),
+                    (Some(c), Some(m)) if c > m => Some(Bound::Compute),
+                    (Some(_), Some(_)) => Some(Bound::Memory),
                     _ => None,
                 },
                 time_lost_ns: t - bound_time_ns,

@@ -90,7 +90,7 @@ impl RooflineInput {
                             time_lost_ns: u.time_lost_ns,
                             path: u.path.or_else(|| report.dominant_path(k)),
                             above_roof: u.fraction_of_roof
-                                > 1.0 + crate::roofline::analysis::ABOVE_ROOF_TOLERANCE,
+                                > 1.0 + crate::roofline::ABOVE_ROOF_TOLERANCE,
                             useful: true,
                             not_drawn: None,
                         },
