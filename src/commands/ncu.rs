@@ -150,7 +150,12 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     let mut report = analyze(&csv, &roofs, gpu, config.group_by);
     apply_useful(&mut report, &config.useful);
     if !config.project_to.is_empty() {
-        return super::project::report_bytes(report, config);
+        let projected = super::project::ncu(report, &config.project_to, config.projection_model);
+        let opts = RenderOptions {
+            top: config.top,
+            images: Vec::new(),
+        };
+        return Ok(projected.render(config.format, &opts));
     }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));

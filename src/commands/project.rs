@@ -68,23 +68,17 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
     Ok(out)
 }
 
-/// Projects `report` onto the configured targets, writes the projection
-/// plot when asked, and renders.
-pub fn report_bytes(
+/// Projects `report` onto `targets` under `model`.
+pub fn ncu(
     report: crate::roofline::RooflineReport,
-    config: &super::ncu::NcuConfig,
-) -> anyhow::Result<Vec<u8>> {
-    use crate::report::{Render, RenderOptions};
-    let projection = crate::project::project(&report, &config.project_to, config.projection_model);
-    let projected = crate::project::ProjectedReport {
+    targets: &[Target],
+    model: Model,
+) -> crate::project::ProjectedReport {
+    let projection = crate::project::project(&report, targets, model);
+    crate::project::ProjectedReport {
         roofline: report,
         projection,
-    };
-    let opts = RenderOptions {
-        top: config.top,
-        images: Vec::new(),
-    };
-    Ok(projected.render(config.format, &opts))
+    }
 }
 
 /// Projects a step budget (and the ncu analysis it was budgeted with) onto
