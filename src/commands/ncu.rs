@@ -4,7 +4,7 @@
 use crate::cli::ncu::{GroupByArg, NcuArgs};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
-use crate::plot::{RooflineChart, RooflineInput};
+use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChart, RooflineInput};
 use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
@@ -150,12 +150,7 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     let mut report = analyze(&csv, &roofs, gpu, config.group_by);
     apply_useful(&mut report, &config.useful);
     if !config.project_to.is_empty() {
-        let projected = super::project::ncu(report, &config.project_to, config.projection_model);
-        let opts = RenderOptions {
-            top: config.top,
-            images: Vec::new(),
-        };
-        return Ok(projected.render(config.format, &opts));
+        return projection_bytes(report, config);
     }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
@@ -177,6 +172,39 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
             .collect(),
     };
     Ok(report.render(config.format, &opts))
+}
+
+/// `--project-to`: projects the report, draws the projected roofline of the
+/// first target when asked, renders.
+fn projection_bytes(
+    report: crate::roofline::RooflineReport,
+    config: &NcuConfig,
+) -> anyhow::Result<Vec<u8>> {
+    let projected = super::project::ncu(report, &config.project_to, config.projection_model);
+    let mut images = Vec::new();
+    if let Some(target) = &config.plot {
+        let input = ProjectionRooflineInput::from_projection(&projected, 0).ok_or_else(|| {
+            InputError::new(
+                "--plot with --project-to: no row has FLOPs, DRAM bytes and an expected time on the first target, so there is no point to draw",
+            )
+        })?;
+        let chart = ProjectionRooflineChart::build(&input).with_context(|| {
+            format!(
+                "drawing the projected roofline of {}",
+                config.input.display()
+            )
+        })?;
+        target.write(&chart)?;
+        images.push((
+            "projected roofline".to_string(),
+            target.markdown_link(config.output.as_deref()),
+        ));
+    }
+    let opts = RenderOptions {
+        top: config.top,
+        images,
+    };
+    Ok(projected.render(config.format, &opts))
 }
 
 /// Runs over many CSVs in parallel ([`many::run_all`]), each with its own

@@ -266,3 +266,33 @@ fn a_budget_projection_needs_counters() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--ncu"), "{err}");
 }
+
+#[test]
+fn the_plot_draws_both_roofs_and_one_arrow_per_kernel_with_flops() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("p.svg");
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        "fixtures/projection/h100_b8_p1024_prefill.csv",
+        "--project-to",
+        "h200",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("Roofline projected: NVIDIA H100 SXM5 80GB → NVIDIA H200 SXM 141GB"));
+    // The 8 rows with tensor FLOPs (q, k, v, o, gate, up, down, flash_fwd)
+    // are the 8 arrows; the 34 elementwise rows have no FLOP counter.
+    assert!(
+        text.contains("8 kernels, arrow from measured to projected point"),
+        "subtitle"
+    );
+    let csv = std::fs::read_to_string("fixtures/projection/h100_b8_p1024_prefill.csv").unwrap();
+    let with_flops = csv
+        .lines()
+        .skip(2)
+        .filter(|l| !l.ends_with(",\"0\""))
+        .count();
+    assert_eq!(with_flops, 8);
+}
