@@ -24,6 +24,9 @@ names the roofs it used and their source. Details: docs/ncu.md
 Plot and pull-request comment:
   rooftrace ncu report.csv --plot roofline.png --format md -o report.md
 
+On another GPU (per kernel bound, side, expected time; docs/projection.md):
+  rooftrace ncu report.csv --project-to h200,a100-80gb --plot projected.svg
+
 Many inputs:
   rooftrace ncu profiles/*.csv --group-by kernel
   rooftrace ncu profiles/ --format parquet -o ncu.parquet/";
