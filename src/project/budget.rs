@@ -212,3 +212,45 @@ pub struct ProjectedBudget {
     /// One projection per target.
     pub projections: Vec<BudgetProjection>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_part_has_its_rule_and_only_kernel_parts_move() {
+        assert_eq!(PartRule::of("bound"), PartRule::Kernels);
+        assert_eq!(PartRule::of("shortfall"), PartRule::Kernels);
+        assert_eq!(PartRule::of("idle_host_bound"), PartRule::Idle);
+        assert_eq!(PartRule::of("memcpy"), PartRule::CopyLinkUnknown);
+        assert_eq!(PartRule::of("memset"), PartRule::NoCounters);
+        assert_eq!(
+            PartRule::of("kernels_without_counters"),
+            PartRule::NoCounters
+        );
+        let parts = [
+            Part {
+                name: "bound".into(),
+                ns: 1_000,
+            },
+            Part {
+                name: "shortfall".into(),
+                ns: 501,
+            },
+            Part {
+                name: "idle_host_bound".into(),
+                ns: 7_777,
+            },
+            Part {
+                name: "memcpy".into(),
+                ns: 333,
+            },
+        ];
+        // × 0.5: 500 and 250.5 → 251 (rounded half away from zero); the rest
+        // unchanged; the step is the sum of its parts.
+        let s = step(3, 9_611, &parts, 0.5);
+        let got: Vec<i64> = s.parts.iter().map(|p| p.target_ns).collect();
+        assert_eq!(got, vec![500, 251, 7_777, 333]);
+        assert_eq!((s.step, s.source_ns, s.target_ns), (3, 9_611, 8_861));
+    }
+}

@@ -344,6 +344,27 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_row_of_several_launches_pays_the_launch_cost_per_launch() {
+        let (h100, h200) = h100_h200();
+        // 4 launches, 40 µs in all, 3.0848 MB each way: Q/B = 1,000 ns on
+        // the H100 and 718.2 ns on the H200 (3084.8/4295.1 of it).
+        let k = row(&[(ComputePath::TensorFp16, 1.0)], 3.0848e6, 40_000.0, 4);
+        let p = project(&k, &h100, &h200, 2_000.0, None);
+        assert_eq!(p.launch_cost_ns, 8_000.0); // 4 × 2 µs
+        assert_eq!(p.target_launch_cost_ns, 8_000.0);
+        // bound_scales: 8 + (40 − 8 − 1) + 0.7182 µs = 39,718.2 ns.
+        let e = p.expected(Model::BoundScales).unwrap();
+        assert!(
+            (e - (40_000.0 - 1_000.0 + 1_000.0 * 3084.8 / 4295.1)).abs() < 1e-6,
+            "{e}"
+        );
+        // The target's 1.5 µs per launch: C' = 6 µs, 2 µs less.
+        let p = project(&k, &h100, &h200, 2_000.0, Some(1_500.0));
+        assert_eq!(p.target_launch_cost_ns, 6_000.0);
+        assert!((p.expected(Model::BoundScales).unwrap() - (e - 2_000.0)).abs() < 1e-6);
+    }
+
+    #[test]
     fn a_path_the_target_lacks_is_named_and_its_expected_time_unknown() {
         // FP8 work on an A100-like target without an FP8 roof.
         let source = roofs(
