@@ -94,7 +94,8 @@ pub struct BudgetProjection {
     /// The per-kernel model.
     pub model: Model,
     /// The kernel factor: Σ expected / Σ time over the kernels with a
-    /// bound ratio (the bound and shortfall parts of every step scale by it).
+    /// bound (those in the bound and shortfall parts, which scale by it; a
+    /// kernel without a bound ratio counts with its own time).
     pub kernel_factor: f64,
     /// Per kernel name, largest time first.
     pub kernels: Vec<KernelFactor>,
@@ -142,13 +143,17 @@ pub fn project_budget(
                 let cs = (c * n).min(t);
                 let ct = target.launch_ns.map_or(cs, |x| x * n);
                 let b = b as f64;
-                let e = expected(t, b, b * r, cs, ct)[&model];
-                with_ratio_src += t;
-                with_ratio_tgt += e;
-                e
+                expected(t, b, b * r, cs, ct)[&model]
             }
             _ => t,
         };
+        // Every kernel in the bound and shortfall parts (those with a
+        // bound) weighs in the factor; one without a ratio (a path the
+        // target lacks) keeps its time.
+        if k.bound_ns.is_some() {
+            with_ratio_src += t;
+            with_ratio_tgt += target_ns;
+        }
         kernels.push(KernelFactor {
             name: k.name.clone(),
             source_ns: k.time_ns,
