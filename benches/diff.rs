@@ -43,6 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         input: base.clone(),
         roofs: RoofsChoice::Gpu("rtx5090".into()),
         group_by: GroupBy::Launch,
+        roof_clock: rooftrace::roofline::RoofClock::Run,
         format: Format::Table,
         top: 20,
         output: None,

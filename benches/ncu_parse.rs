@@ -145,6 +145,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             name: g.name.into(),
             chosen_by: "bench".into(),
             notes: Vec::new(),
+            candidates: Vec::new(),
         };
         let report =
             rooftrace::roofline::analyze(&csv, &roofs, info, rooftrace::roofline::GroupBy::Launch);

@@ -56,6 +56,12 @@ pub struct NcuArgs {
     /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
     #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
     pub group_by: GroupByArg,
+    /// The clock the roofs are taken at: `run` scales them to the SM (and
+    /// DRAM) clock the launches ran at, as ncu's `--clock-control base`
+    /// lock lowers it; `boost` keeps them at the clocks they assume (the
+    /// datasheet's boost clock), for the fraction of the boost-clock roof.
+    #[arg(long, value_enum, default_value_t = RoofClockArg::Run)]
+    pub roof_clock: RoofClockArg,
     /// Useful FLOPs per launch of the kernels whose name matches REGEX (e.g.
     /// `gemv=2*1*18944*3584`, 2·M·N·K): tensor counters count padded tiles,
     /// so a skinny GEMM's executed FLOPs overstate its work. Rows matched get
@@ -99,6 +105,15 @@ pub enum ProjectionModelArg {
     SameFraction,
     /// The same time.
     SameTime,
+}
+
+/// `--roof-clock` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RoofClockArg {
+    /// Roofs scaled to the clocks the launches ran at.
+    Run,
+    /// Roofs at the clocks they assume (datasheet: boost clock).
+    Boost,
 }
 
 /// `--group-by` values.

@@ -1,14 +1,14 @@
 //! `rooftrace ncu`: resolve the arguments into plain config, parse the CSV,
 //! pick the roofs, analyse, render, write.
 
-use crate::cli::ncu::{GroupByArg, NcuArgs};
+use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
 use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChart, RooflineInput};
 use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
-use crate::roofline::{analyze, GroupBy};
+use crate::roofline::{analyze_at, GroupBy, RoofClock};
 use crate::roofs::{self, RoofsChoice};
 use anyhow::Context;
 use std::io::IsTerminal;
@@ -41,6 +41,8 @@ pub struct NcuConfig {
     pub roofs: RoofsChoice,
     /// Rows per launch or per kernel.
     pub group_by: GroupBy,
+    /// The clock the roofs are taken at.
+    pub roof_clock: RoofClock,
     /// Output format.
     pub format: Format,
     /// Rows of the main table (0 = all).
@@ -100,6 +102,10 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
             GroupByArg::Launch => GroupBy::Launch,
             GroupByArg::Kernel => GroupBy::Kernel,
         },
+        roof_clock: match args.roof_clock {
+            RoofClockArg::Run => RoofClock::Run,
+            RoofClockArg::Boost => RoofClock::Boost,
+        },
         format,
         top: args.output.top,
         output: args.output.output,
@@ -144,10 +150,11 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
 pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     let csv = read_csv(&config.input)?;
     csv.check_analysable().map_err(InputError::from)?;
-    let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
-        Ok(csv.roofs_from_peaks()?)
-    })?;
-    let mut report = analyze(&csv, &roofs, gpu, config.group_by);
+    let (roofs, gpu) =
+        roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
+            Ok(csv.roofs_from_peaks()?)
+        })?;
+    let mut report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
     apply_useful(&mut report, &config.useful);
     if !config.project_to.is_empty() {
         return projection_bytes(report, config);
@@ -180,6 +187,13 @@ fn projection_bytes(
     report: crate::roofline::RooflineReport,
     config: &NcuConfig,
 ) -> anyhow::Result<Vec<u8>> {
+    if report.roofless() {
+        return Err(InputError::new(format!(
+            "--project-to compares the bounds on both GPUs, but {} has no roofs (its GPU was not decided): name it with --gpu KEY or give --roofs FILE",
+            config.input.display()
+        ))
+        .into());
+    }
     let projected = super::project::ncu(report, &config.project_to, config.projection_model);
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
@@ -225,10 +239,11 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
         };
         csv.check_analysable().map_err(InputError::from)?;
-        let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &csv.device_hints(), || {
-            Ok(csv.roofs_from_peaks()?)
-        })?;
-        let report = analyze(&csv, &roofs, gpu, config.group_by);
+        let (roofs, gpu) =
+            roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
+                Ok(csv.roofs_from_peaks()?)
+            })?;
+        let report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
         drop(csv);
         let name = path
             .file_name()

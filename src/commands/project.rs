@@ -34,6 +34,7 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
                 name: g.name.to_string(),
                 chosen_by: format!("--project-to {}", g.key),
                 notes: Vec::new(),
+                candidates: Vec::new(),
             };
             (g.default_roofs(), gpu)
         } else if Path::new(spec).is_file() {
@@ -43,6 +44,7 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
                 name: roofs.gpu.clone(),
                 chosen_by: format!("--project-to {spec}"),
                 notes: Vec::new(),
+                candidates: Vec::new(),
             };
             (roofs, gpu)
         } else {

@@ -208,7 +208,15 @@ impl NcuSide {
             },
             gpu: Some(report.gpu.name.clone()),
             roofs: Some(report.roofs.clone()),
-            roofs_json: serde_json::to_value(&report.roofs).unwrap_or(Value::Null),
+            // The roofs as stated, before scaling to each run's clock.
+            roofs_json: serde_json::to_value(
+                report
+                    .clock
+                    .roofs_as_stated
+                    .as_ref()
+                    .unwrap_or(&report.roofs),
+            )
+            .unwrap_or(Value::Null),
             group_by: serde_json::to_value(report.group_by)
                 .ok()
                 .and_then(|v| v.as_str().map(str::to_string))
@@ -233,7 +241,13 @@ impl NcuSide {
             .iter()
             .filter_map(|r| KernelSample::from_json(r, &mut keys))
             .collect();
-        let roofs_json = doc.get("roofs").cloned().unwrap_or(Value::Null);
+        // The roofs as stated (`rooftrace.ncu/3` keeps them when it scaled
+        // `roofs` to the run clock), so runs at other clocks compare.
+        let roofs_json = doc
+            .pointer("/clock/roofs_as_stated")
+            .or_else(|| doc.get("roofs"))
+            .cloned()
+            .unwrap_or(Value::Null);
         Ok(NcuSide {
             info: SideInfo {
                 input: file.to_string(),
@@ -243,7 +257,9 @@ impl NcuSide {
                 .pointer("/gpu/name")
                 .and_then(Value::as_str)
                 .map(str::to_string),
-            roofs: serde_json::from_value(roofs_json.clone()).ok(),
+            roofs: doc
+                .get("roofs")
+                .and_then(|r| serde_json::from_value(r.clone()).ok()),
             roofs_json,
             group_by: doc
                 .get("group_by")

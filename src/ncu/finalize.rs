@@ -43,6 +43,8 @@ pub(super) fn finalize(mut r: RawLaunch) -> LaunchMetrics {
     let tensor_inst = (!r.tensor_inst.is_nan()).then_some(r.tensor_inst);
     let (mut flop, mut flop_derivation, mut flop_unknown) = cuda_core_flop(&r, duration_ns);
     let dram_percent_of_peak = get(&r, Scalar::DramPercentOfPeak);
+    let sm_clock = sm_clock(&r);
+    let dram_clock_hz = get(&r, Scalar::DramCyclesPerSecond).filter(|&c| c > 0.0);
     if tensor_flop(&mut r.tensor, &mut flop) {
         flop_derivation = flop_derivation.max(Some(Source::Counter));
     } else if tensor_inst != Some(0.0) {
@@ -70,7 +72,23 @@ pub(super) fn finalize(mut r: RawLaunch) -> LaunchMetrics {
         flop_unknown,
         tensor_inst,
         nan_metrics: r.nan_metrics,
+        sm_clock_hz: sm_clock.map(|c| c.0),
+        sm_clock_source: sm_clock.map(|c| c.1),
+        dram_clock_hz,
     }
+}
+
+/// The SM clock of the launch, Hz, with its metric: `sm__`, `smsp__` (the
+/// same clock), else `gpc__cycles_elapsed.max.per_second`.
+fn sm_clock(r: &RawLaunch) -> Option<(f64, &'static str)> {
+    use Scalar::*;
+    [
+        (SmCyclesPerSecond, "sm__cycles_elapsed.avg.per_second"),
+        (SmspCyclesPerSecond, "smsp__cycles_elapsed.avg.per_second"),
+        (GpcCyclesPerSecond, "gpc__cycles_elapsed.max.per_second"),
+    ]
+    .into_iter()
+    .find_map(|(s, name)| get(r, s).filter(|&c| c > 0.0).map(|c| (c, name)))
 }
 
 /// The duration, ns: `gpu__time_duration.sum`, else elapsed cycles over the

@@ -172,17 +172,25 @@ pub enum Scalar {
     FfmaOpsPerCycle,
     /// `Predicated-On HFMA Operations Per Cycle` (2 FLOP per HFMA).
     HfmaOpsPerCycle,
+    /// `gpc__cycles_elapsed.max.per_second`: the GPC (SM) clock, 1/s.
+    GpcCyclesPerSecond,
+    /// `dram__cycles_elapsed.avg.per_second` or the Speed Of Light label
+    /// `DRAM Frequency`: the DRAM clock of the launch, 1/s.
+    DramCyclesPerSecond,
 }
 
 /// Number of [`Scalar`] slots.
-pub const N_SCALARS: usize = Scalar::HfmaOpsPerCycle as usize + 1;
+pub const N_SCALARS: usize = Scalar::DramCyclesPerSecond as usize + 1;
 
 /// What dimension a scalar must have.
 pub fn scalar_dimension(s: Scalar) -> super::number::Dimension {
     use super::number::Dimension;
     match s {
         Scalar::GpuTimeDuration | Scalar::DurationLabel => Dimension::Time,
-        Scalar::SmCyclesPerSecond | Scalar::SmspCyclesPerSecond => Dimension::Rate,
+        Scalar::SmCyclesPerSecond
+        | Scalar::SmspCyclesPerSecond
+        | Scalar::GpcCyclesPerSecond
+        | Scalar::DramCyclesPerSecond => Dimension::Rate,
         Scalar::DramBytes
         | Scalar::DramBytesRead
         | Scalar::DramBytesWrite
@@ -247,6 +255,7 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         "sm__cycles_elapsed.avg" => Some(SmCycles),
         "smsp__cycles_elapsed.avg" => Some(SmspCycles),
         "smsp__cycles_elapsed.avg.per_second" => Some(SmspCyclesPerSecond),
+        "gpc__cycles_elapsed.max.per_second" => Some(GpcCyclesPerSecond),
         "dram__bytes.sum" => Some(DramBytes),
         "dram__bytes_read.sum" => Some(DramBytesRead),
         "dram__bytes_write.sum" => Some(DramBytesWrite),
@@ -272,11 +281,11 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
         return Some(Slot::Scalar(s));
     }
     match name {
-        // Per launch (duration fallback) and device peak (ncu roofs) at once;
-        // the parser records both.
+        // Per launch (duration fallback, the clock the launch ran at) and
+        // device peak (ncu roofs) at once; the parser records both.
         "sm__cycles_elapsed.avg.per_second" => return Some(Slot::Scalar(SmCyclesPerSecond)),
         "dram__bytes.sum.peak_sustained" => return Some(Slot::Peak(Peak::DramBytesPerCycle)),
-        "dram__cycles_elapsed.avg.per_second" => return Some(Slot::Peak(Peak::DramClock)),
+        "dram__cycles_elapsed.avg.per_second" => return Some(Slot::Scalar(DramCyclesPerSecond)),
         "lts__t_bytes.sum.peak_sustained" => return Some(Slot::Peak(Peak::L2BytesPerCycle)),
         "lts__cycles_elapsed.avg.per_second" => return Some(Slot::Peak(Peak::L2Clock)),
         "l1tex__t_bytes.sum.peak_sustained" => return Some(Slot::Peak(Peak::L1BytesPerCycle)),
@@ -392,7 +401,7 @@ fn classify_label(name: &str, section: &str) -> Option<Slot> {
         // sm__cycles_elapsed.avg.per_second and dram__cycles_elapsed.avg.per_second
         // under their display names (Speed Of Light and roofline charts).
         "SM Frequency" if sol => SmCyclesPerSecond,
-        "DRAM Frequency" if sol => return Some(Slot::Peak(Peak::DramClock)),
+        "DRAM Frequency" if sol => DramCyclesPerSecond,
         // Device facts, hints for choosing the roofs (older ncu's name of
         // the DRAM clock; Launch Statistics' SM count).
         "Memory Frequency" if sol => return Some(Slot::Device(DeviceAttr::MemClock)),

@@ -276,6 +276,14 @@ pub struct LaunchMetrics {
     pub tensor_inst: Option<f64>,
     /// Number of metrics read as `nan` (ncu could not read them: failed launch).
     pub nan_metrics: u32,
+    /// The SM clock the launch ran at, Hz: `sm__cycles_elapsed.avg.per_second`
+    /// (or "SM Frequency"), else `smsp__…`, else `gpc__cycles_elapsed.max.per_second`.
+    pub sm_clock_hz: Option<f64>,
+    /// The metric the SM clock came from.
+    pub sm_clock_source: Option<&'static str>,
+    /// The DRAM clock the launch ran at, Hz: `dram__cycles_elapsed.avg.per_second`
+    /// (or "DRAM Frequency").
+    pub dram_clock_hz: Option<f64>,
 }
 
 /// Device-wide peaks from the CSV (first value seen), for `--roofs ncu`.

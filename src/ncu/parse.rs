@@ -516,8 +516,10 @@ impl<'a> State<'a> {
                 };
                 self.check(v, rec, &column_s, value)?;
                 self.launches[i].scalars[s as usize] = v;
-                if s == Scalar::SmCyclesPerSecond {
-                    self.peak(Peak::SmClock, v);
+                match s {
+                    Scalar::SmCyclesPerSecond => self.peak(Peak::SmClock, v),
+                    Scalar::DramCyclesPerSecond => self.peak(Peak::DramClock, v),
+                    _ => {}
                 }
             }
             Slot::Tensor(k) => {

@@ -93,6 +93,18 @@ impl NcuCsv {
                 }
             }
         }
+        // ncu's peaks are per cycle times the clocks of the first launch
+        // that carries them: the roofs assume those clocks.
+        let first = format!("of the first launch in {}", self.file);
+        if let Some(c) = p.get(Peak::SmClock).filter(|&c| c > 0.0) {
+            roofs.clocks.sm_clock_hz = Some(c);
+            roofs.clocks.sm_clock_source = format!("sm__cycles_elapsed.avg.per_second {first}");
+        }
+        if let Some(c) = p.get(Peak::DramClock).filter(|&c| c > 0.0) {
+            roofs.clocks.memory_clock_hz = Some(c);
+            roofs.clocks.memory_clock_source =
+                format!("dram__cycles_elapsed.avg.per_second {first}");
+        }
         let mut missing = Vec::new();
         if !roofs.memory.contains_key(&MemoryLevel::Dram) {
             missing.push("dram__bytes.sum.peak_sustained and dram__cycles_elapsed.avg.per_second");

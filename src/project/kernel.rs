@@ -240,6 +240,8 @@ pub(crate) mod tests {
             padding: None,
             useful: None,
             bandwidth_only: false,
+            sm_clock_hz: None,
+            dram_clock_hz: None,
         }
     }
 

@@ -32,7 +32,13 @@ pub struct Target {
 }
 
 /// The sentences of the method section.
-fn method(model: Model, cost: &LaunchCost) -> Vec<String> {
+fn method(report: &RooflineReport, model: Model, cost: &LaunchCost) -> Vec<String> {
+    let c = &report.clock;
+    let clock = if c.compute_scaled || c.memory_scaled {
+        "Source roofs at the clocks its launches ran at (scaled as the ncu report says, `clock`); target roofs at the clocks its table entry or roofs file states (the target running at them)."
+    } else {
+        "Source roofs as stated (not scaled: the launches ran at the roofs' clocks, or the file has no clock); target roofs at the clocks its table entry or roofs file states (the target running at them)."
+    };
     vec![
         "T*' = max(Σ W_p/F'_p, Q/B') with the target's roofs for the same compute paths and DRAM bytes as the source row; a path either GPU has no roof for is left out of both bounds and named (not mapped to another path).".into(),
         format!(
@@ -41,6 +47,7 @@ fn method(model: Model, cost: &LaunchCost) -> Vec<String> {
             model.formula()
         ),
         format!("c = {:.0} ns per launch: {}.", cost.per_launch_ns, cost.rule),
+        clock.into(),
         "The FLOPs and bytes are the source's: the same binary with the same tiling on the target (another library version, split or tile choice changes them).".into(),
     ]
 }
@@ -58,7 +65,7 @@ pub fn project(report: &RooflineReport, targets: &[Target], model: Model) -> Pro
         source_gpu: report.gpu.clone(),
         source_roofs: report.roofs.source.clone(),
         model,
-        method: method(model, &launch_cost),
+        method: method(report, model, &launch_cost),
         launch_cost,
         targets,
     }

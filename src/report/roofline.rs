@@ -127,7 +127,7 @@ pub fn roof_label(k: &KernelRoofline) -> String {
     }
 }
 
-fn main_table(rows: &[KernelRoofline]) -> Table {
+fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
     let mut t = Table::new(
         &[
             "#",
@@ -164,12 +164,20 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
             opt(k.achieved_dram_bytes_per_s, "B/s"),
             paths_label(k),
             k.bound.map_or(UNKNOWN, Bound::key).into(),
-            format!("{}{}", at_least(k.lower_bound), percent(k.fraction_of_roof)),
-            format!(
-                "{}{}",
-                if k.lower_bound { "≤" } else { "" },
-                duration_ns(k.time_lost_ns)
-            ),
+            if roofless {
+                UNKNOWN.into()
+            } else {
+                format!("{}{}", at_least(k.lower_bound), percent(k.fraction_of_roof))
+            },
+            if roofless {
+                UNKNOWN.into()
+            } else {
+                format!(
+                    "{}{}",
+                    if k.lower_bound { "≤" } else { "" },
+                    duration_ns(k.time_lost_ns)
+                )
+            },
             notes(k),
         ]);
     }
@@ -178,6 +186,14 @@ fn main_table(rows: &[KernelRoofline]) -> Table {
 
 fn roofs_table(r: &RooflineReport) -> Table {
     let mut t = Table::new(&["roof", "value", "origin", "source"], &[0, 2, 3]);
+    if r.roofless() {
+        t.push(vec![
+            "none".into(),
+            "-".into(),
+            "-".into(),
+            "the GPU was not decided and the file carries no ncu peaks (see diagnostics)".into(),
+        ]);
+    }
     for (level, m) in r.used_memory_roofs() {
         t.push(vec![
             level.label().into(),
@@ -197,23 +213,74 @@ fn roofs_table(r: &RooflineReport) -> Table {
     t
 }
 
+/// One line on the clocks: what the launches ran at, what the roofs
+/// assume, and whether the roofs were scaled (docs/ncu.md, "Clocks").
+pub fn clock_line(r: &RooflineReport) -> String {
+    let c = &r.clock;
+    let mhz = |hz: f64| format!("{:.0}", hz / 1e6);
+    let range = |x: &crate::roofline::ClockRange| {
+        if (x.max_hz - x.min_hz).abs() < 0.5e6 {
+            format!("{} MHz", mhz(x.min_hz))
+        } else {
+            format!("{}-{} MHz", mhz(x.min_hz), mhz(x.max_hz))
+        }
+    };
+    let sm = match (&c.run_sm_clock_hz, c.roof_sm_clock_hz) {
+        (Some(run), Some(roof)) => format!(
+            "SM {} as run, roofs assume {} MHz{}",
+            range(run),
+            mhz(roof),
+            if c.compute_scaled {
+                ": compute roofs scaled to the run clock"
+            } else {
+                ": compute roofs not scaled (--roof-clock boost)"
+            }
+        ),
+        (Some(run), None) => format!("SM {} as run, roofs state no clock: not scaled", range(run)),
+        (None, Some(roof)) => format!(
+            "SM clock not in the file: roofs at their {} MHz, not scaled",
+            mhz(roof)
+        ),
+        (None, None) => "SM clock unknown: roofs not scaled".to_string(),
+    };
+    let dram = match (&c.run_dram_clock_hz, c.roof_memory_clock_hz) {
+        (Some(run), Some(roof)) => format!(
+            ", DRAM {} as run, roofs assume {} MHz{}",
+            range(run),
+            mhz(roof),
+            if c.memory_scaled {
+                ": DRAM roof scaled"
+            } else {
+                ""
+            }
+        ),
+        (Some(run), None) => format!(", DRAM {} as run", range(run)),
+        _ => String::new(),
+    };
+    format!("clocks: {sm}{dram}")
+}
+
 fn header_lines(r: &RooflineReport) -> String {
     let by = match r.group_by {
         crate::roofline::GroupBy::Launch => "launch",
         crate::roofline::GroupBy::Kernel => "kernel",
     };
     format!(
-        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n",
+        "input: {} ({}), {} of {} launches analysed, one row per {by}\nGPU: {} (chosen by {})\nroofs: {}\n{}\n",
         r.input,
         r.page,
         r.launches_analysed,
         r.launches_total,
         match &r.gpu.key {
             Some(k) => format!("{k}, {}", r.gpu.name),
+            None if r.gpu.undecided() && !r.gpu.candidates.is_empty() => {
+                format!("{}, candidates {}", r.gpu.name, r.gpu.candidates.join(", "))
+            }
             None => r.gpu.name.clone(),
         },
         r.gpu.chosen_by,
         r.roofs.source,
+        clock_line(r),
     )
 }
 
@@ -230,6 +297,21 @@ pub fn verdict(r: &RooflineReport) -> String {
     let Some(k) = r.kernels.first() else {
         return "no launch could be analysed (see diagnostics)".into();
     };
+    if r.roofless() {
+        return format!(
+            "{}: {} at {} FLOP/byte, {} DRAM; no roofs, so fraction of roof and time lost unknown (GPU not decided{}; pass --gpu) ({})",
+            k.label,
+            k.achieved_flop_per_s.map_or(UNKNOWN.into(), |v| si(v, "FLOP/s")),
+            k.intensity.map_or(UNKNOWN.into(), |i| format!("{i:.2}")),
+            opt(k.achieved_dram_bytes_per_s, "B/s"),
+            if r.gpu.candidates.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", r.gpu.candidates.join(" or "))
+            },
+            r.input,
+        );
+    }
     let roof = roof_label(k);
     let what = match (k.bound, k.flop.is_some(), k.dram_bytes.is_some()) {
         (Some(b), _, _) => format!(
@@ -281,7 +363,7 @@ fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
     let n = shown(r, top);
     let mut out = header_lines(r);
     out.push('\n');
-    out.push_str(&main_table(&r.kernels[..n]).to_text());
+    out.push_str(&main_table(&r.kernels[..n], r.roofless()).to_text());
     if n < r.kernels.len() {
         out.push_str(&format!(
             "... {} more rows (--top 0 shows all)\n",
@@ -362,6 +444,8 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             "useful_intensity_flop_per_byte",
             "useful_fraction_of_roof",
             "useful_source",
+            "sm_clock_hz",
+            "dram_clock_hz",
             "gpu",
             "roofs",
         ]
@@ -386,7 +470,10 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             .iter()
             .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
     );
-    let roofs = format!("{}: {}", r.roofs.source, used.join("; "));
+    let roofs = format!("{}: {}; {}", r.roofs.source, used.join("; "), clock_line(r));
+    // No roofs: the roof-dependent cells are blank (unknown), not zero.
+    let roofless = r.roofless();
+    let roofed = |s: String| if roofless { String::new() } else { s };
     for (i, k) in r.kernels.iter().enumerate() {
         let mut row = vec![
             (i + 1).to_string(),
@@ -419,15 +506,15 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             opt_num(k.intensity_l1),
             opt_num(k.achieved_flop_per_s),
             opt_num(k.achieved_dram_bytes_per_s),
-            opt_num(k.compute_time_ns),
-            opt_num(k.memory_time_ns),
-            num(k.bound_time_ns),
+            roofed(opt_num(k.compute_time_ns)),
+            roofed(opt_num(k.memory_time_ns)),
+            roofed(num(k.bound_time_ns)),
             k.lower_bound.to_string(),
-            k.bound.map_or("", Bound::key).to_string(),
-            opt_num(k.roof_flop_per_s),
-            num(k.fraction_of_roof),
-            num(k.time_lost_ns),
-            k.above_roof.to_string(),
+            roofed(k.bound.map_or("", Bound::key).to_string()),
+            roofed(opt_num(k.roof_flop_per_s)),
+            roofed(num(k.fraction_of_roof)),
+            roofed(num(k.time_lost_ns)),
+            roofed(k.above_roof.to_string()),
             k.bandwidth_only.to_string(),
             k.label.clone(),
             opt_num(k.padding.as_ref().map(|p| p.implied_rows)),
@@ -438,6 +525,8 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
                 .as_ref()
                 .map(|u| u.source.clone())
                 .unwrap_or_default(),
+            opt_num(k.sm_clock_hz),
+            opt_num(k.dram_clock_hz),
             gpu.clone(),
             roofs.clone(),
         ]);
@@ -446,10 +535,33 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
     w.into_inner().expect("flush to Vec")
 }
 
+/// Row fields that need a roof: unknown (`null`, blank) in a report
+/// without roofs ([`RooflineReport::roofless`]).
+const ROOF_DEPENDENT: [&str; 8] = [
+    "compute_time_ns",
+    "memory_time_ns",
+    "bound_time_ns",
+    "bound",
+    "roof_flop_per_s",
+    "fraction_of_roof",
+    "time_lost_ns",
+    "above_roof",
+];
+
 /// Pretty JSON (schema `rooftrace.ncu/1`, documented in
 /// docs/json-schema-ncu.md), newline-terminated.
 fn render_json(r: &RooflineReport) -> Vec<u8> {
-    let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
+    let mut value = serde_json::to_value(r).expect("report serializes");
+    if r.roofless() {
+        // No roofs: what depends on them is unknown, not zero.
+        for k in value["kernels"].as_array_mut().into_iter().flatten() {
+            for f in ROOF_DEPENDENT {
+                k[f] = serde_json::Value::Null;
+            }
+        }
+        value["total_time_lost_ns"] = serde_json::Value::Null;
+    }
+    let mut v = serde_json::to_vec_pretty(&value).expect("report serializes");
     v.push(b'\n');
     v
 }
@@ -483,13 +595,14 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
         }
     }
     tail.push_str(&format!(
-        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {})</sub>\n",
+        "\n<sub>rooftrace ncu · {} ({}) · {} of {} launches · GPU {} (chosen by {}) · {}</sub>\n",
         r.input,
         r.page,
         r.launches_analysed,
         r.launches_total,
         r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
-        r.gpu.chosen_by
+        r.gpu.chosen_by,
+        clock_line(r)
     ));
     let want = shown(r, opts.top);
     let chars = |s: &str| s.chars().count();
@@ -497,7 +610,7 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
     // truncation note.
     let budget = MARKDOWN_LIMIT_CHARS.saturating_sub(chars(&head) + chars(&tail) + 200);
     let mut n = want;
-    let mut table = main_table(&r.kernels[..n]).to_markdown();
+    let mut table = main_table(&r.kernels[..n], r.roofless()).to_markdown();
     while n > 0 && chars(&table) > budget {
         // Shrink geometrically, then fine-tune: keeps this O(log n) renders.
         let over = chars(&table) as f64 / budget.max(1) as f64;
@@ -506,7 +619,7 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
         } else {
             n - 1
         };
-        table = main_table(&r.kernels[..n]).to_markdown();
+        table = main_table(&r.kernels[..n], r.roofless()).to_markdown();
     }
     let mut out = head;
     out.push_str(&table);
@@ -540,12 +653,15 @@ pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
         let list: Vec<serde_json::Value> = gpus::all()
             .iter()
             .map(|g| {
+                let roofs = g.default_roofs();
                 serde_json::json!({
                     "key": g.key,
                     "name": g.name,
                     "compute_capability": g.compute_capability,
+                    "sm_count": g.sm_count,
                     "l2_bytes": g.l2_bytes,
-                    "roofs": g.default_roofs(),
+                    "clocks": roofs.clocks,
+                    "roofs": roofs,
                 })
             })
             .collect();

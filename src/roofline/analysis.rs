@@ -13,8 +13,8 @@
 
 use super::diagnose::{self, Diags};
 use super::model::{
-    Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RooflineReport, RoofsUsed,
-    ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
+    Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RoofClock, RooflineReport,
+    RoofsUsed, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
 };
 use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
@@ -40,6 +40,10 @@ struct Acc {
     counted: bool,
     flop_source: Option<Source>,
     flop_unknown: FlopGroups,
+    /// Σ t x SM clock and Σ t over launches with an SM clock.
+    sm_clock: (f64, f64),
+    /// Σ t x DRAM clock and Σ t over launches with a DRAM clock.
+    dram_clock: (f64, f64),
 }
 
 impl Acc {
@@ -81,13 +85,40 @@ impl Acc {
                 *self.flop.entry(p).or_insert(0.0) += f;
             }
         }
+        let w = if duration > 0.0 { duration } else { 1.0 };
+        for (acc, c) in [
+            (&mut self.sm_clock, l.sm_clock_hz),
+            (&mut self.dram_clock, l.dram_clock_hz),
+        ] {
+            if let Some(c) = c {
+                acc.0 += w * c;
+                acc.1 += w;
+            }
+        }
     }
 }
 
-/// Analyses every launch of `csv` against `roofs`: group the launches
-/// (diagnosing those that cannot be analysed), compute each row, then
-/// summarise (diagnostics, order, roofs used, totals).
+/// Analyses every launch of `csv` against `roofs` at the clocks the
+/// launches ran at ([`analyze_at`] with [`RoofClock::Run`]).
 pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> RooflineReport {
+    analyze_at(csv, roofs, gpu, group_by, RoofClock::Run)
+}
+
+/// Analyses every launch of `csv` against `roofs` taken at `clock`: scale
+/// the roofs ([`super::clocks`]), group the launches (diagnosing those that
+/// cannot be analysed), compute each row, then summarise (diagnostics,
+/// order, roofs used, totals).
+pub fn analyze_at(
+    csv: &NcuCsv,
+    roofs: &Roofs,
+    gpu: GpuInfo,
+    group_by: GroupBy,
+    clock: RoofClock,
+) -> RooflineReport {
+    let weighed = super::clocks::weighed(csv);
+    let (roofs, clock) = super::clocks::at_run_clock(roofs, &weighed, clock);
+    let below_clock = super::clocks::below_roof(&clock, &weighed);
+    let roofs = &roofs;
     let mut d = Diags::default();
     let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
     let percent_roof = percent_reference(csv, dram_bw);
@@ -104,6 +135,28 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
     let padding = super::useful::flag_padding(&mut kernels);
     let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
     diagnostics.extend(padding);
+    diagnostics.extend(below_clock);
+    if gpu.undecided() {
+        diagnostics.push(Diagnostic {
+            kind: DiagnosticKind::GpuUndecided,
+            count: 1,
+            message: format!(
+                "the GPU was not decided (chosen by {}): {}; pass --gpu with {}",
+                gpu.chosen_by,
+                if roofs.memory.is_empty() && roofs.compute.is_empty() {
+                    "bound, fraction of roof and time lost are unknown (the roof-free columns stand)"
+                } else {
+                    "fractions are of ncu's theoretical peaks for the clocks in the file"
+                },
+                if gpu.candidates.is_empty() {
+                    "a key of `rooftrace ncu --list-gpus`, or --roofs FILE for a GPU not in the table (docs/roofs-format.md)".to_string()
+                } else {
+                    format!("one of the GPUs that fit: {}", gpu.candidates.join(", "))
+                }
+            ),
+            examples: Vec::new(),
+        });
+    }
     for note in &gpu.notes {
         diagnostics.push(Diagnostic {
             kind: DiagnosticKind::GpuMismatch,
@@ -126,6 +179,7 @@ pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> 
         page: format!("{}, {} columns", csv.page.key(), csv.columns),
         group_by,
         gpu,
+        clock,
         roofs: roofs.clone(),
         roofs_used: roofs_used(roofs, &kernels),
         launches_total: csv.launches.len() as u64,
@@ -290,6 +344,8 @@ fn row(
         time_lost_ns: t - bound_time_ns,
         above_roof: fraction_of_roof > 1.0 + ABOVE_ROOF_TOLERANCE,
         bandwidth_only: w.is_none(),
+        sm_clock_hz: (g.sm_clock.1 > 0.0).then(|| g.sm_clock.0 / g.sm_clock.1),
+        dram_clock_hz: (g.dram_clock.1 > 0.0).then(|| g.dram_clock.0 / g.dram_clock.1),
         padding: None,
         useful: None,
     }

@@ -170,7 +170,9 @@ pub(super) fn rows(
             });
         }
     }
-    for p in unroofed {
+    // A report without any roof says so once (`gpu_undecided`).
+    let roofless = roofs.memory.is_empty() && roofs.compute.is_empty();
+    for p in unroofed.iter().filter(|_| !roofless) {
         d.note(NoRoofForPath, || p.label().to_string(), || {
             format!("FLOPs on paths the roofs ({}) have no value for were left out of the compute time; give a roofs file with them (--roofs FILE)", roofs.gpu)
         });

@@ -7,17 +7,20 @@
 //! come from [`crate::roofs`]. `names` gives each kernel its readable label,
 //! unique in the report, for every renderer and the plot. `useful` flags
 //! tensor FLOPs that may count padding and applies the useful work the user
-//! states. `analysis`, `diagnose` and `useful` use `model`, one way; no two
+//! states; `clocks` scales the roofs to the clocks the launches ran at.
+//! `analysis`, `clocks`, `diagnose` and `useful` use `model`, one way; no two
 //! files of this module import each other.
 
 pub mod analysis;
+pub mod clocks;
 pub mod diagnose;
 pub mod model;
 pub mod names;
 pub mod useful;
 
-pub use analysis::analyze;
+pub use analysis::{analyze, analyze_at};
 pub use model::{
-    Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, PaddingSuspect, RooflineReport,
-    RoofsUsed, UsefulWork, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
+    Bound, ClockInfo, ClockRange, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline,
+    PaddingSuspect, RoofClock, RooflineReport, RoofsUsed, UsefulWork, ABOVE_ROOF_TOLERANCE,
+    NCU_SCHEMA,
 };

@@ -11,7 +11,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Schema tag of the JSON report.
-pub const NCU_SCHEMA: &str = "rooftrace.ncu/2";
+pub const NCU_SCHEMA: &str = "rooftrace.ncu/3";
 
 /// A point is "above the roof" when it beats the bound by more than this
 /// fraction (5 %).
@@ -25,6 +25,56 @@ pub enum GroupBy {
     Launch,
     /// One row per kernel name: times, bytes and FLOPs summed over launches.
     Kernel,
+}
+
+/// The clock the roofs are taken at (`--roof-clock`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoofClock {
+    /// Each launch against its roofs scaled to the clocks it ran at
+    /// (compute ∝ SM clock, DRAM ∝ memory clock where it differs).
+    #[default]
+    Run,
+    /// The roofs as stated, at the clocks they assume (a datasheet's boost
+    /// clock): the fraction of the boost-clock roof.
+    Boost,
+}
+
+/// Lowest and highest clock over the analysed launches, Hz.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ClockRange {
+    /// Lowest, Hz.
+    pub min_hz: f64,
+    /// Highest, Hz.
+    pub max_hz: f64,
+}
+
+/// The clocks of a report: what the roofs assume, what the launches ran
+/// at, and whether the roofs were scaled (docs/ncu.md, "Clocks").
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClockInfo {
+    /// `run` (roofs scaled to each launch's clocks) or `boost` (as stated).
+    pub roof_clock: RoofClock,
+    /// SM clock the compute roofs assume, Hz (`None`: not known, not scaled).
+    pub roof_sm_clock_hz: Option<f64>,
+    /// Where it comes from.
+    pub roof_sm_clock_source: String,
+    /// Memory clock the DRAM roof assumes, Hz.
+    pub roof_memory_clock_hz: Option<f64>,
+    /// Where it comes from.
+    pub roof_memory_clock_source: String,
+    /// SM clocks the analysed launches ran at (`None`: not in the file).
+    pub run_sm_clock_hz: Option<ClockRange>,
+    /// DRAM clocks the analysed launches ran at.
+    pub run_dram_clock_hz: Option<ClockRange>,
+    /// True when the compute roofs were scaled.
+    pub compute_scaled: bool,
+    /// True when the DRAM roof was scaled.
+    pub memory_scaled: bool,
+    /// The roofs before scaling, when they were scaled (what `diff`
+    /// compares: two runs at other clocks share the roofs as stated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub roofs_as_stated: Option<Roofs>,
 }
 
 /// Which term of the time bound is larger.
@@ -127,6 +177,11 @@ pub struct KernelRoofline {
     /// No FLOP counter was collected: analysed against the bandwidth roof
     /// alone (`flop` is `None`).
     pub bandwidth_only: bool,
+    /// SM clock the row ran at, Hz (time-weighted mean over its launches);
+    /// `None` when the file has no SM clock.
+    pub sm_clock_hz: Option<f64>,
+    /// DRAM clock the row ran at, Hz (time-weighted mean).
+    pub dram_clock_hz: Option<f64>,
 }
 
 impl KernelRoofline {
@@ -165,6 +220,8 @@ pub struct RooflineReport {
     pub group_by: GroupBy,
     /// The GPU and how it was chosen.
     pub gpu: GpuInfo,
+    /// The clocks the roofs assume and the launches ran at.
+    pub clock: ClockInfo,
     /// The roofs, each with origin and source.
     pub roofs: Roofs,
     /// Which of them were used.
@@ -185,6 +242,15 @@ pub struct RooflineReport {
 }
 
 impl RooflineReport {
+    /// True when the report has no roofs at all (the GPU was not decided
+    /// and the file carries no ncu peaks): every roof-dependent figure
+    /// (`compute_time_ns`, `memory_time_ns`, `bound_time_ns`, `bound`,
+    /// `fraction_of_roof`, `time_lost_ns`, `above_roof`) is unknown and
+    /// renderers show it so.
+    pub fn roofless(&self) -> bool {
+        self.roofs.memory.is_empty() && self.roofs.compute.is_empty()
+    }
+
     /// The memory roofs used, slowest level first (for plots: one slope each).
     pub fn used_memory_roofs(&self) -> Vec<(MemoryLevel, &crate::roofs::MemoryRoof)> {
         self.roofs_used
@@ -253,6 +319,9 @@ pub enum DiagnosticKind {
     NoRoofForPath,
     /// Points above the roof by more than 5 %.
     AboveRoof,
+    /// Launches ran well below the SM clock the roofs assume (ncu's
+    /// default base-clock lock).
+    ClockBelowRoof,
     /// Several devices in one file; roofs of one GPU applied to all.
     SeveralDevices,
     /// The input disagrees with the chosen GPU (SM count, device name).
@@ -261,6 +330,9 @@ pub enum DiagnosticKind {
     TensorPadding,
     /// Useful work stated with `--useful-flops`.
     UsefulWork,
+    /// The input did not decide the GPU: the file's own ncu peaks, or no
+    /// roofs (roof-dependent figures unknown).
+    GpuUndecided,
 }
 
 /// A warning carried as data and shown once.

@@ -55,7 +55,22 @@ pub struct GpuInfo {
     /// MIG slice or green context?; another device name), one sentence each.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// When the GPU could not be decided: the table GPUs the input's facts
+    /// fit (empty when it was decided, or when none fits).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
 }
+
+impl GpuInfo {
+    /// True when the input did not decide the GPU and the roofs are the
+    /// file's own ncu peaks or none ([`choose_or_undecided`]).
+    pub fn undecided(&self) -> bool {
+        self.key.is_none() && self.name == UNDECIDED
+    }
+}
+
+/// The name of the GPU in a report whose GPU could not be decided.
+pub const UNDECIDED: &str = "GPU not decided";
 
 /// The keys of the built-in table, comma-separated, for messages.
 fn choices() -> String {
@@ -74,6 +89,7 @@ fn from_table(g: &GpuSpec, how: String, hints: &DeviceHints) -> (Roofs, GpuInfo)
             name: g.name.to_string(),
             chosen_by: how,
             notes: disagreements(g, hints),
+            candidates: Vec::new(),
         },
     )
 }
@@ -163,6 +179,7 @@ pub fn choose<E: From<RoofsError>>(
                 name: roofs.gpu.clone(),
                 chosen_by: format!("--roofs {}", path.display()),
                 notes: Vec::new(),
+                candidates: Vec::new(),
             };
             (roofs, gpu)
         }
@@ -173,6 +190,7 @@ pub fn choose<E: From<RoofsError>>(
                 name: roofs.gpu.clone(),
                 chosen_by: "--roofs ncu".into(),
                 notes: Vec::new(),
+                candidates: Vec::new(),
             };
             (roofs, gpu)
         }
@@ -285,8 +303,59 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     Err(RoofsError::UnknownDevice {
         file: hints.file.clone(),
         seen,
-        choices: choices(),
+        choices: if keys.is_empty() {
+            "a key of `rooftrace ncu --list-gpus` (none fits what the file states; for a GPU not in the table write a roofs file, docs/roofs-format.md)".to_string()
+        } else {
+            keys.join(", ")
+        },
+        candidates: keys.iter().map(|k| k.to_string()).collect(),
     })
+}
+
+/// [`choose`], except that an input whose GPU cannot be decided (no device
+/// name of the table, facts that fit several GPUs or none) still gets an
+/// answer: the file's own ncu peaks when it carries them (`--roofs ncu`),
+/// else no roofs at all (every roof-dependent figure unknown). The
+/// [`GpuInfo`] says so, with the candidates that fit.
+pub fn choose_or_undecided<E: From<RoofsError>>(
+    choice: &RoofsChoice,
+    hints: &DeviceHints,
+    from_peaks: impl FnOnce() -> Result<Roofs, E>,
+) -> Result<(Roofs, GpuInfo), E> {
+    if *choice != RoofsChoice::FromCsv {
+        return choose(choice, hints, from_peaks);
+    }
+    let (seen, candidates) = match detect(hints) {
+        Ok(r) => return Ok(r),
+        Err(RoofsError::UnknownDevice {
+            seen, candidates, ..
+        }) => (seen, candidates),
+        Err(e) => return Err(e.into()),
+    };
+    let peaks = from_peaks().ok().filter(|r| r.dram().is_some());
+    let (roofs, chosen_by) = match peaks {
+        Some(r) => (
+            r,
+            format!("nothing: the file states {seen}; measured against the file's own ncu peaks (--roofs ncu)"),
+        ),
+        None => (
+            Roofs::new(
+                UNDECIDED,
+                "none: the GPU was not decided and the file carries no ncu peaks",
+            ),
+            format!("nothing: the file states {seen}; no roofs"),
+        ),
+    };
+    Ok((
+        roofs,
+        GpuInfo {
+            key: None,
+            name: UNDECIDED.to_string(),
+            chosen_by,
+            notes: Vec::new(),
+            candidates,
+        },
+    ))
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //!   (`device__attribute_multiprocessor_count`, `..._l2_cache_size`,
 //!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
 
-use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
+use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, RoofClocks, Roofs};
 
 /// The public measurement the measured values come from.
 pub const MEASURED_DOC: &str = "\"The Roofline Model, Starting from Measured Data\"";
@@ -801,7 +801,69 @@ fn insert(roofs: &mut Roofs, e: &TableRoof, origin: Origin) {
     }
 }
 
+/// FP32 lanes (CUDA cores) per SM of a compute capability, with the
+/// document that says so.
+pub fn fp32_lanes_per_sm(cc: &str) -> Option<(u32, &'static str)> {
+    let major = cc.split('.').next()?;
+    Some(match cc {
+        "7.0" => (64, "NVIDIA Tesla V100 GPU Architecture whitepaper: 64 FP32 cores per SM"),
+        "7.5" => (64, "NVIDIA Turing GPU Architecture whitepaper: 64 FP32 cores per SM"),
+        "8.0" => (64, "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 64 FP32 CUDA cores per SM"),
+        "8.6" | "8.7" => (128, "NVIDIA Ampere GA102 GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
+        "8.9" => (128, "NVIDIA Ada GPU Architecture whitepaper: 128 CUDA cores per SM"),
+        "9.0" => (128, "NVIDIA H100 Tensor Core GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
+        _ if major == "10" => (128, "Cornell Virtual Workshop, \"Inside a Blackwell B200 SM\" (cvw.cac.cornell.edu/gpu-architecture/horizon-gpus-blackwell-b200/b200_sm): 128 FP32 CUDA cores per SM"),
+        _ if major == "12" => (128, "NVIDIA RTX Blackwell GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
+        _ => return None,
+    })
+}
+
 impl GpuSpec {
+    /// The SM clock the datasheet peaks assume, Hz, and how it follows:
+    /// the datasheet FP32 peak over 2 FLOP x FP32 lanes per SM x SMs,
+    /// rounded to the MHz (NVIDIA states its peaks at the boost clock:
+    /// A100 19.5 TFLOP/s / (2 x 64 x 108) = 1411 MHz, the whitepaper's boost
+    /// clock 1410 MHz). `None` without an SM count or a datasheet FP32 peak.
+    pub fn sm_clock(&self) -> Option<(f64, String)> {
+        let sms = self.sm_count?;
+        let (lanes, lanes_src) = fp32_lanes_per_sm(self.compute_capability)?;
+        let fp32 = self
+            .datasheet
+            .iter()
+            .find(|e| e.roof == RoofKey::Compute(ComputePath::Fp32))?;
+        let mhz = (fp32.value / (2.0 * f64::from(lanes) * f64::from(sms)) / 1e6).round();
+        Some((
+            mhz * 1e6,
+            format!(
+                "the boost clock the datasheet peaks assume: FP32 {} TFLOP/s ({}) / (2 FLOP x {lanes} FP32 lanes per SM ({lanes_src}) x {sms} SMs) = {mhz} MHz",
+                fp32.value / 1e12,
+                fp32.source
+            ),
+        ))
+    }
+
+    /// The clocks the table's roofs assume: the SM clock of the datasheet
+    /// peaks ([`GpuSpec::sm_clock`]) and the memory clock of the DRAM
+    /// bandwidth. Measured roofs from a source that states no clock are
+    /// taken at the same clocks, and their source says so.
+    pub fn clocks(&self) -> RoofClocks {
+        let (sm_clock_hz, sm_clock_source) = match self.sm_clock() {
+            Some((hz, s)) => (Some(hz), s),
+            None => (None, String::new()),
+        };
+        RoofClocks {
+            sm_clock_hz,
+            sm_clock_source,
+            memory_clock_hz: self.memory_clock_mhz.map(|m| m * 1e6),
+            memory_clock_source: self
+                .memory_clock_mhz
+                .map(|_| {
+                    "built-in table: the memory clock the CUDA runtime reports (cudaDevAttrMemoryClockRate, ncu device__attribute_max_mem_frequency_khz)".to_string()
+                })
+                .unwrap_or_default(),
+        }
+    }
+
     /// Datasheet roofs only (origin = datasheet).
     pub fn datasheet_roofs(&self) -> Roofs {
         let mut r = Roofs::new(
@@ -811,6 +873,7 @@ impl GpuSpec {
         for e in self.datasheet {
             insert(&mut r, e, Origin::Datasheet);
         }
+        r.clocks = self.clocks();
         r
     }
 
@@ -826,6 +889,11 @@ impl GpuSpec {
         }
         for e in self.measured {
             insert(&mut r, e, Origin::Measured);
+        }
+        if !self.measured.is_empty() && r.clocks.sm_clock_hz.is_some() {
+            r.clocks.sm_clock_source.push_str(
+                "; measured roofs: their source states no clock, so they are taken at this one (measured at application clocks, not under ncu's lock)",
+            );
         }
         r
     }
@@ -912,6 +980,27 @@ mod tests {
         let b300 = by_key("b300").unwrap().default_roofs();
         let i = b300.ridge_flop_per_byte(ComputePath::TensorFp16).unwrap();
         assert!((i - 279.26).abs() < 0.05, "{i}");
+    }
+
+    #[test]
+    fn sm_clocks_follow_from_the_datasheet_peaks() {
+        // Boost clocks the whitepapers state: V100 SXM2 1530 MHz, A100
+        // 1410 MHz, RTX 4090 2520 MHz; the peaks imply them to 0.3 %.
+        for (key, boost) in [("v100", 1530e6), ("a100-40gb", 1410e6), ("rtx4090", 2520e6)] {
+            let hz = by_key(key).unwrap().sm_clock().unwrap().0;
+            assert!((hz / boost - 1.0).abs() < 0.003, "{key}: {hz}");
+        }
+        for g in all() {
+            let c = g.clocks();
+            if let Some(hz) = c.sm_clock_hz {
+                assert!((1.0e9..3.0e9).contains(&hz), "{}: {hz}", g.key);
+                assert!(c.sm_clock_source.contains("TFLOP/s"), "{}", g.key);
+            }
+            assert_eq!(
+                c.memory_clock_hz.is_some(),
+                !c.memory_clock_source.is_empty()
+            );
+        }
     }
 
     #[test]

@@ -239,6 +239,37 @@ pub struct Roofs {
     pub memory: BTreeMap<MemoryLevel, MemoryRoof>,
     /// Flat roofs per compute path.
     pub compute: BTreeMap<ComputePath, ComputeRoof>,
+    /// The clocks the roofs assume (compute roofs scale with the SM clock,
+    /// the DRAM roof with the memory clock); absent when not known.
+    #[serde(default, skip_serializing_if = "RoofClocks::is_empty")]
+    pub clocks: RoofClocks,
+}
+
+/// The clocks a set of roofs assumes, each with its source. A roof measured
+/// by `rooftrace calibrate` carries its own clock in its `measurement`,
+/// which wins over these.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoofClocks {
+    /// SM clock the compute roofs assume, Hz (a datasheet's boost clock).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sm_clock_hz: Option<f64>,
+    /// Where the SM clock comes from.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sm_clock_source: String,
+    /// Memory clock the DRAM roof assumes, Hz, as ncu's
+    /// `dram__cycles_elapsed.avg.per_second` reports it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_clock_hz: Option<f64>,
+    /// Where the memory clock comes from.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub memory_clock_source: String,
+}
+
+impl RoofClocks {
+    /// True when no clock is known.
+    pub fn is_empty(&self) -> bool {
+        self.sm_clock_hz.is_none() && self.memory_clock_hz.is_none()
+    }
 }
 
 /// Errors reading a roofs file or choosing the roofs of a run.
@@ -285,8 +316,10 @@ pub enum RoofsError {
         file: String,
         /// What the input says about its device.
         seen: String,
-        /// The keys of the table, comma-separated.
+        /// The keys that fit, comma-separated (or what to do when none fits).
         choices: String,
+        /// The keys of the table GPUs that fit the input's facts.
+        candidates: Vec<String>,
     },
     /// `--gpu KEY` names a GPU whose compute capability the input rules out.
     #[error("--gpu {key} is compute capability {gpu_cc}, but {file} was recorded on compute capability {file_cc}: not the same GPU. Pick one that fits ({candidates}), or give roofs with --roofs FILE if you mean to compare against another GPU")]
@@ -324,6 +357,7 @@ impl Roofs {
             source: source.into(),
             memory: BTreeMap::new(),
             compute: BTreeMap::new(),
+            clocks: RoofClocks::default(),
         }
     }
 
@@ -353,6 +387,12 @@ impl Roofs {
                 r.flop_per_s,
             )?;
         }
+        if let Some(c) = roofs.clocks.sm_clock_hz {
+            check_positive(path, "clocks.sm_clock_hz", c)?;
+        }
+        if let Some(c) = roofs.clocks.memory_clock_hz {
+            check_positive(path, "clocks.memory_clock_hz", c)?;
+        }
         Ok(roofs)
     }
 
@@ -371,6 +411,26 @@ impl Roofs {
         let mut s = serde_json::to_string_pretty(self).expect("roofs serialize");
         s.push('\n');
         s
+    }
+
+    /// The SM clock a compute roof assumes, Hz: the clock it was measured
+    /// at when its measurement says, else the roofs' SM clock.
+    pub fn compute_clock_hz(&self, path: ComputePath) -> Option<f64> {
+        let measured = self.compute.get(&path)?.measurement.as_ref();
+        measured
+            .and_then(|m| m.sm_clock_hz)
+            .or(self.clocks.sm_clock_hz)
+            .filter(|c| c.is_finite() && *c > 0.0)
+    }
+
+    /// The memory clock the DRAM roof assumes, Hz: the clock it was
+    /// measured at when its measurement says, else the roofs' memory clock.
+    pub fn dram_clock_hz(&self) -> Option<f64> {
+        let measured = self.dram()?.measurement.as_ref();
+        measured
+            .and_then(|m| m.mem_clock_hz)
+            .or(self.clocks.memory_clock_hz)
+            .filter(|c| c.is_finite() && *c > 0.0)
     }
 
     /// The DRAM bandwidth roof, if known.

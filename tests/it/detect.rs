@@ -2,7 +2,7 @@
 //! `NcuCsv::device_hints`), and what `--gpu` says when the file contradicts
 //! it. Expected values read off the corpus files (see each `.src.txt`).
 
-use crate::common::corpus;
+use crate::common::{corpus, rooftrace};
 use rooftrace::ncu;
 use rooftrace::roofs::{choose, Roofs, RoofsChoice, RoofsError};
 
@@ -136,4 +136,55 @@ fn gpu_flag_that_contradicts_the_file_is_refused() {
         crate::common::rooftrace(&["ncu", path.to_str().unwrap(), "--gpu", "a100-80gb"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("a100-80gb"), "{out}");
+}
+
+/// Issue 19: an export whose compute capability fits several GPUs (the GPP
+/// file, CC 8.9: five of the table) exits 0 without --gpu, with every
+/// roof-free column (intensity, FLOP/s, B/s as with any GPU), the
+/// roof-dependent ones unknown, and names only the GPUs that fit.
+#[test]
+fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
+    let f = "fixtures/ncu/gpp_ncu2024.2_details15.csv";
+    let (code, out, err) = rooftrace(&["ncu", f, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["gpu"]["key"], serde_json::Value::Null);
+    let fits: Vec<&str> = v["gpu"]["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(fits, ["l4", "l40s", "rtx6000-ada", "rtx4080", "rtx4090"]);
+    let k = &v["kernels"][0];
+    // Roof-free: the same figures as against any roofs (tests/it/ncu.rs):
+    // I = 2.012895e12 FLOP / 134.957e9 B = 14.915; 2.012895e12 / 22.765 s.
+    assert!((k["intensity"].as_f64().unwrap() - 14.915).abs() < 1e-3);
+    assert!((k["achieved_flop_per_s"].as_f64().unwrap() / 88.42e9 - 1.0).abs() < 1e-3);
+    assert!(k["achieved_dram_bytes_per_s"].as_f64().unwrap() > 0.0);
+    // Roof-dependent: unknown, not zero.
+    for f in [
+        "fraction_of_roof",
+        "time_lost_ns",
+        "bound_time_ns",
+        "bound",
+        "above_roof",
+    ] {
+        assert!(k[f].is_null(), "{f}: {}", k[f]);
+    }
+    let d = v["diagnostics"].as_array().unwrap();
+    let undecided = d.iter().find(|d| d["kind"] == "gpu_undecided").unwrap();
+    let msg = undecided["message"].as_str().unwrap();
+    assert!(
+        msg.contains("l4, l40s, rtx6000-ada, rtx4080, rtx4090"),
+        "{msg}"
+    );
+    // Only the GPUs that fit are named, in every format.
+    let (code, text, _) = rooftrace(&["ncu", f]);
+    assert_eq!(code, 0);
+    for other in ["h100", "a100", "rtx5090", "v100"] {
+        assert!(!text.contains(other), "{other} named:\n{text}");
+        assert!(!out.contains(other), "{other} named in the JSON");
+    }
+    assert!(text.contains("unknown"), "{text}");
 }

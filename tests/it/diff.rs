@@ -118,12 +118,18 @@ fn one_slower_kernel_one_removed_one_added_and_exit_3() {
         gemm["why"]
     );
     // Same T* (bytes, FLOPs and roofs unchanged) over 1.2 x T: the fraction
-    // of roof is divided by 1.2 (0.109 -> 0.091, a drop of 0.018, within the
-    // 0.02 threshold).
+    // of roof is divided by 1.2. At the run clock (765 MHz: the roofs
+    // scaled by 765/1411, docs/ncu.md "Clocks") that is 0.200 -> 0.167, a
+    // drop of 0.033, beyond the 0.02 threshold (against the unscaled
+    // boost-clock roof it was 0.109 -> 0.091, within it). The run clock is
+    // the time-weighted mean over the launches, whose clocks differ in the
+    // 8th digit (764,999,991.90 vs 764,999,999.31 Hz), so the ratio holds to
+    // 1e-8, not to the last bit.
     let f = &gemm["fraction_of_roof"];
     let (fb, fa) = (f["before"].as_f64().unwrap(), f["after"].as_f64().unwrap());
-    assert!((fa - fb * tb / ta).abs() < 1e-12, "{fb} -> {fa}");
-    assert_eq!(f["verdict"], "unchanged");
+    assert!((fa / (fb * tb / ta) - 1.0).abs() < 1e-8, "{fb} -> {fa}");
+    assert!((fb - 0.2002).abs() < 1e-4, "{fb}");
+    assert_eq!(f["verdict"], "regression");
     assert_eq!(kernel(&v, "randomInit<", 1)["verdict"], "unchanged");
     assert_eq!(kernel(&v, "randomInit<", 2)["verdict"], "removed");
     assert_eq!(kernel(&v, "randomInit_v2<", 1)["verdict"], "added");

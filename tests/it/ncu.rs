@@ -6,7 +6,7 @@ use crate::common::{corpus, fixture, rooftrace};
 use rooftrace::ncu::{self, NcuCsv, NcuError, Page};
 use rooftrace::plot::RooflineInput;
 use rooftrace::report::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
-use rooftrace::roofline::{analyze, Bound, DiagnosticKind, GroupBy};
+use rooftrace::roofline::{analyze, analyze_at, Bound, DiagnosticKind, GroupBy, RoofClock};
 use rooftrace::roofs::{gpus, ComputePath, GpuInfo, Roofs};
 use std::path::Path;
 
@@ -28,6 +28,7 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
             name: g.name.into(),
             chosen_by: "test".into(),
             notes: Vec::new(),
+            candidates: Vec::new(),
         },
     )
 }
@@ -78,7 +79,9 @@ fn gpp_2024_2_matches_hand_computed_figures() {
     assert_eq!(l.l1_bytes, Some(455_104_804_320.0));
 
     let (roofs, info) = gpu("rtx4090");
-    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    // The datasheet roofs as stated (the launch ran at 1620 MHz, the roofs
+    // assume 2521 MHz: the run-clock rule is tested on the A100 SGEMM).
+    let r = analyze_at(&csv, &roofs, info, GroupBy::Launch, RoofClock::Boost);
     let k = &r.kernels[0];
     // I = 2.012895e12 FLOP / 134.957e9 B = 14.92; L2 8.92; L1 4.42 (issue).
     assert_close!(k.intensity.unwrap(), 14.915, 1e-4);
@@ -271,6 +274,7 @@ fn roofs_from_ncu_peaks() {
         name: roofs.gpu.clone(),
         chosen_by: "--roofs ncu".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     assert_eq!(roofs.gpu, "NVIDIA H100 80GB HBM3");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
@@ -321,6 +325,7 @@ fn above_roof_and_bandwidth_only_are_diagnosed() {
         name: "slow".into(),
         chosen_by: "test".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     let r = analyze(&csv, &roofs, info.clone(), GroupBy::Launch);
     // 12.53e9 / 100e12 = 125.3 us against 111.81 us measured: 112.1 % > 105 %.
@@ -618,7 +623,7 @@ fn json_output() {
         "json",
     ]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["schema"], "rooftrace.ncu/2");
+    assert_eq!(v["schema"], "rooftrace.ncu/3");
     for key in [
         "id",
         "name",
@@ -800,4 +805,148 @@ fn report_turns_into_a_roofline_chart() {
     assert_eq!(input.roofs.memory.len(), 1);
     let chart = rooftrace::plot::RooflineChart::build(&input).unwrap();
     assert!(!format!("{chart:?}").is_empty());
+}
+
+/// Issue 19: the A100 SGEMM export ran at 765 MHz (ncu's default
+/// `--clock-control base` lock). The compute roofs are scaled to that clock,
+/// the header and JSON say so, and the lock is diagnosed once with the fix.
+#[test]
+fn sgemm_a100_at_765_mhz_gets_roofs_at_765_mhz() {
+    let csv = fx("ncu/sgemm_a100_printfp_details15.csv");
+    // smsp__cycles_elapsed.avg.per_second of launches 0, 1, 2.
+    let clocks = [764_999_991.90, 764_999_992.88, 764_999_999.31];
+    let cycles = [5_145_083_088.72, 5_134_280_071.41, 25_610_472_227.46];
+    for (l, c) in csv.launches.iter().zip(clocks) {
+        assert_eq!(l.sm_clock_hz, Some(c));
+        assert_eq!(
+            l.sm_clock_source,
+            Some("smsp__cycles_elapsed.avg.per_second")
+        );
+        assert_eq!(l.dram_clock_hz, None);
+    }
+    let (roofs, info) = gpu("a100-40gb");
+    // The clock the datasheet peaks assume: 19.5 TFLOP/s / (2 x 64 FP32
+    // lanes x 108 SMs) = 1410.59 MHz, rounded to 1411 (whitepaper: 1410).
+    assert_eq!(roofs.clocks.sm_clock_hz, Some(1411e6));
+    // The run clock: the time-weighted mean, t_i = cycles_i / clock_i, so
+    // sum(t_i c_i) / sum(t_i) = sum(cycles) / sum(cycles_i / c_i).
+    let t: Vec<f64> = cycles.iter().zip(clocks).map(|(n, c)| n / c).collect();
+    let f_run = cycles.iter().sum::<f64>() / t.iter().sum::<f64>();
+    let run = analyze(&csv, &roofs, info.clone(), GroupBy::Launch);
+    let boost = analyze_at(&csv, &roofs, info, GroupBy::Launch, RoofClock::Boost);
+    let fp32 = run.roofs.compute[&ComputePath::Fp32].flop_per_s;
+    assert_close!(fp32, 19.5e12 * f_run / 1411e6, 1e-12); // 10.57 TFLOP/s
+    assert_close!(fp32, 10.572e12, 1e-4);
+    assert_eq!(boost.roofs.compute[&ComputePath::Fp32].flop_per_s, 19.5e12);
+    // DRAM: the file has no DRAM clock, so its roof stays as stated.
+    assert_eq!(run.roofs.dram().unwrap().bytes_per_s, 1555e9);
+    assert!(run.clock.compute_scaled && !run.clock.memory_scaled);
+    assert!(!boost.clock.compute_scaled);
+    let range = run.clock.run_sm_clock_hz.unwrap();
+    assert_eq!((range.min_hz, range.max_hz), (clocks[0], clocks[2]));
+    // gemm_v1 is compute-bound: its fraction grows by 1411 MHz / f_run
+    // (x1.84, the issue's "about 1.8x too low"); randomInit is memory-bound
+    // and keeps its fraction.
+    let row = |r: &rooftrace::roofline::RooflineReport, id: u64| {
+        r.kernels.iter().find(|k| k.id == id).unwrap().clone()
+    };
+    let (g_run, g_boost) = (row(&run, 2), row(&boost, 2));
+    assert_eq!(g_run.bound, Some(Bound::Compute));
+    assert_close!(
+        g_run.fraction_of_roof / g_boost.fraction_of_roof,
+        1411e6 / f_run,
+        1e-12
+    );
+    assert_close!(g_run.fraction_of_roof, 0.2002, 1e-3);
+    assert_close!(g_run.sm_clock_hz.unwrap(), clocks[2], 1e-15);
+    assert_eq!(
+        row(&run, 0).fraction_of_roof,
+        row(&boost, 0).fraction_of_roof
+    );
+    // One diagnostic, naming the clock, the ratio and the fix.
+    let d: Vec<_> = run
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ClockBelowRoof)
+        .collect();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].count, 3);
+    for part in ["765 MHz", "54 %", "1411 MHz", "--clock-control none"] {
+        assert!(d[0].message.contains(part), "{part}: {}", d[0].message);
+    }
+    // The header and the JSON carry the clocks.
+    let (code, text, _) = rooftrace(&[
+        "ncu",
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "--gpu",
+        "a100-40gb",
+    ]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("clocks: SM 765 MHz as run, roofs assume 1411 MHz: compute roofs scaled"),
+        "{text}"
+    );
+    let (_, json, _) = rooftrace(&[
+        "ncu",
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "--gpu",
+        "a100-40gb",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["clock"]["roof_clock"], "run");
+    assert_eq!(v["clock"]["roof_sm_clock_hz"], 1411e6);
+    assert_eq!(v["clock"]["run_sm_clock_hz"]["min_hz"], clocks[0]);
+    assert_eq!(
+        v["clock"]["roofs_as_stated"]["compute"]["fp32"]["flop_per_s"],
+        19.5e12
+    );
+    assert_eq!(v["kernels"][0]["sm_clock_hz"], clocks[2]);
+}
+
+/// Issue 19: `--list-gpus --format json` gives each GPU the clocks its
+/// roofs assume, each with its source, and a source for every roof.
+#[test]
+fn list_gpus_json_has_clocks_and_sources() {
+    let (code, out, err) = rooftrace(&["ncu", "--list-gpus", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = v.as_array().unwrap();
+    assert_eq!(list.len(), gpus::all().len());
+    for g in list {
+        let key = g["key"].as_str().unwrap();
+        let c = &g["clocks"];
+        // Only a GPU without an SM count (gb200) has no derivable SM clock.
+        if g["sm_count"].is_null() {
+            assert!(c.get("sm_clock_hz").is_none(), "{key}");
+        } else {
+            let hz = c["sm_clock_hz"].as_f64().unwrap();
+            assert!((1.0e9..3.0e9).contains(&hz), "{key}: {hz}");
+            assert!(
+                c["sm_clock_source"].as_str().unwrap().contains("datasheet"),
+                "{key}"
+            );
+        }
+        if let Some(m) = c.get("memory_clock_hz") {
+            assert!(m.as_f64().unwrap() > 0.0, "{key}");
+            assert!(
+                !c["memory_clock_source"].as_str().unwrap().is_empty(),
+                "{key}"
+            );
+        }
+        // The roofs carry the same clocks (none at all: the key is left out).
+        let empty = serde_json::json!({});
+        let in_roofs = g["roofs"].get("clocks").unwrap_or(&empty);
+        assert_eq!(in_roofs, c, "{key}");
+        for side in ["memory", "compute"] {
+            for (name, r) in g["roofs"][side].as_object().unwrap() {
+                assert!(!r["source"].as_str().unwrap().is_empty(), "{key} {name}");
+            }
+        }
+    }
+    // A100: 19.5 TFLOP/s / (2 x 64 x 108) = 1411 MHz; memory 1215 MHz.
+    let a100 = list.iter().find(|g| g["key"] == "a100-40gb").unwrap();
+    assert_eq!(a100["clocks"]["sm_clock_hz"], 1411e6);
+    assert_eq!(a100["clocks"]["memory_clock_hz"], 1215e6);
 }

@@ -5,7 +5,7 @@
 
 use crate::common::{fixture, rooftrace};
 use rooftrace::ncu::{self, FlopGroup, NcuCsv, NcuError, Source};
-use rooftrace::roofline::{analyze, Bound, DiagnosticKind, GroupBy};
+use rooftrace::roofline::{analyze, analyze_at, Bound, DiagnosticKind, GroupBy, RoofClock};
 use rooftrace::roofs::{gpus, ComputePath, GpuInfo, Roofs};
 
 fn fx(rel: &str) -> NcuCsv {
@@ -23,6 +23,7 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
             name: g.name.into(),
             chosen_by: "test".into(),
             notes: Vec::new(),
+            candidates: Vec::new(),
         },
     )
 }
@@ -145,7 +146,8 @@ fn basic_set_percent_of_peak_gives_approximate_bytes() {
 fn compute_only_file_gives_a_compute_side_bound() {
     let csv = fx("ncu/gpp_no_dram_compute_only.csv");
     let (roofs, info) = gpu("rtx4090");
-    let r = analyze(&csv, &roofs, info, GroupBy::Launch);
+    // The roofs as stated (boost clock), as the hand figures below.
+    let r = analyze_at(&csv, &roofs, info, GroupBy::Launch, RoofClock::Boost);
     let k = &r.kernels[0];
     // No DRAM: compute side only, 1.9638e12/1.29e12 + 4.908e10/82.6e12 s
     // = 1.52292 s of 22.765 s (6.69 %), a lower bound; bound not claimed.
@@ -216,7 +218,7 @@ fn derived_figures_say_how_in_every_format() {
         out
     };
     let v: serde_json::Value = serde_json::from_str(&run("json")).unwrap();
-    assert_eq!(v["schema"], "rooftrace.ncu/2");
+    assert_eq!(v["schema"], "rooftrace.ncu/3");
     let k = &v["kernels"][0];
     assert_eq!(k["dram_source"], "rate_times_duration");
     assert_eq!(k["l2_source"], "sectors");
@@ -363,6 +365,7 @@ fn roofline_chart_body_items_give_rates_and_ncus_roofs() {
         name: roofs.gpu.clone(),
         chosen_by: "--roofs ncu".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
     let k = &r.kernels[0];

@@ -296,3 +296,30 @@ fn the_plot_draws_both_roofs_and_one_arrow_per_kernel_with_flops() {
         .count();
     assert_eq!(with_flops, 8);
 }
+
+#[test]
+fn a_source_without_roofs_is_refused_with_the_fix() {
+    // The H100 fixture without its device name: compute capability 9.0 alone
+    // fits several GPUs, so `rooftrace ncu` answers without roofs, and there
+    // is no source bound to project from.
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("nameless.csv");
+    let text = std::fs::read_to_string(H100_DECODE).unwrap();
+    std::fs::write(&csv, text.replace("\"NVIDIA H100 80GB HBM3\"", "\"\"")).unwrap();
+    let (code, _, err) = rooftrace(&["ncu", csv.to_str().unwrap(), "--project-to", "h200"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("has no roofs") && err.contains("--gpu KEY"),
+        "{err}"
+    );
+    // Named, it projects.
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        csv.to_str().unwrap(),
+        "--gpu",
+        "h100-sxm",
+        "--project-to",
+        "h200",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}

@@ -22,6 +22,7 @@ fn report() -> rooftrace::roofline::RooflineReport {
         name: g.name.into(),
         chosen_by: "test".into(),
         notes: Vec::new(),
+        candidates: Vec::new(),
     };
     analyze(&csv, &g.default_roofs(), info, GroupBy::Launch)
 }
