@@ -70,9 +70,9 @@ impl BudgetRunConfig {
                 "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
             ));
         }
-        if args.ncu.is_none() && matches!(roofs, RoofsChoice::FromCsv | RoofsChoice::Ncu) {
+        if args.ncu.is_none() && matches!(roofs, RoofsChoice::Ncu) {
             return Err(InputError::new(
-                "without --ncu the roofs cannot come from a CSV: give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE",
+                "--roofs ncu needs --ncu (the peaks are in the ncu CSV): give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE, or leave both out to take the GPU from the export's TARGET_INFO_GPU",
             ));
         }
         Ok(BudgetRunConfig {
@@ -143,6 +143,38 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     write_output(config.output.as_deref(), &bytes)
 }
 
+/// What an export's `TARGET_INFO_GPU` rows say about its device, as the
+/// hints the roofs are chosen from.
+fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecord]) -> DeviceHints {
+    let set = |v: Vec<String>| {
+        let mut v = v;
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut sm: Vec<u32> = gpus.iter().filter_map(|g| g.sm_count).collect();
+    sm.sort_unstable();
+    sm.dedup();
+    let mut l2: Vec<u64> = gpus.iter().filter_map(|g| g.l2_bytes).collect();
+    l2.sort_unstable();
+    l2.dedup();
+    DeviceHints {
+        file: input.display().to_string(),
+        device_names: set(gpus
+            .iter()
+            .map(|g| g.name.clone())
+            .filter(|n| !n.is_empty())
+            .collect()),
+        compute_capabilities: set(gpus
+            .iter()
+            .filter_map(|g| g.compute_capability.clone())
+            .collect()),
+        sm_counts: sm,
+        l2_bytes: l2,
+        memory_clocks_mhz: Vec::new(),
+    }
+}
+
 /// Reads both inputs, analyses each once and budgets the steps.
 pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     Ok(budget_and_roofline(config)?.0)
@@ -163,19 +195,24 @@ pub fn budget_and_roofline(
     if let Some(c) = &csv {
         c.check_analysable().map_err(InputError::from)?;
     }
-    let hints = csv
-        .as_ref()
-        .map(|c| c.device_hints())
-        .unwrap_or_else(|| DeviceHints {
-            file: config.input.display().to_string(),
-            ..DeviceHints::default()
-        });
-    let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
+    let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
+    let timeline = read_with_progress(&sqlite, true)?;
+    // The GPU: from the ncu CSV when given, else from the export's
+    // TARGET_INFO_GPU (one identity for timelines too).
+    let from_export = csv.is_none();
+    let hints = match &csv {
+        Some(c) => c.device_hints(),
+        None => export_hints(&config.input, &timeline.info.identity.gpus),
+    };
+    let (roofs, mut gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
-    let timeline = read_with_progress(&sqlite, true)?;
+    if from_export {
+        gpu.chosen_by = gpu
+            .chosen_by
+            .replace(" in the CSV", " in the export's TARGET_INFO_GPU");
+    }
     if config.gaps.device.is_some() {
         check_filters_match(&timeline, &config.gaps, &config.input)?;
     }

@@ -32,8 +32,11 @@ type Derived = (f64, &'static str, Source);
 /// Turns the raw per-metric values of one launch into its model, choosing
 /// one source per quantity so nothing is counted twice.
 pub(super) fn finalize(mut r: RawLaunch) -> LaunchMetrics {
+    let rate_only = duration(&r).is_none() && rates_only(&r);
     let (duration_ns, duration_source) = match duration(&r) {
         Some((d, s)) => (Some(d), Some(s)),
+        // A roofline point from rates alone: figures per second of run.
+        None if rate_only => (Some(RATE_ONLY_NS), Some(RATE_ONLY_SOURCE)),
         None => (None, None),
     };
     let (dram, dram_partial) = dram(&r, duration_ns);
@@ -72,10 +75,69 @@ pub(super) fn finalize(mut r: RawLaunch) -> LaunchMetrics {
         flop_unknown,
         tensor_inst,
         nan_metrics: r.nan_metrics,
+        rate_only,
         sm_clock_hz: sm_clock.map(|c| c.0),
         sm_clock_source: sm_clock.map(|c| c.1),
         dram_clock_hz,
     }
+}
+
+/// The nominal duration of a rate-only launch: one second, so that bytes
+/// and FLOPs derived from its rates are per second of run and every ratio
+/// (intensity, FLOP/s, B/s, fraction of roof) is exact; the renderers show
+/// its time, bytes, FLOPs and time lost as unknown.
+pub const RATE_ONLY_NS: f64 = 1e9;
+
+/// `duration_source` of a rate-only launch.
+pub const RATE_ONLY_SOURCE: &str = "none in the file: rates only (figures per second of run)";
+
+/// True when the launch has no duration and no absolute count (bytes,
+/// FLOP counters), but rates a roofline point can be made of: an SM clock
+/// with per-cycle FLOP rates, or a DRAM byte rate (ncu's roofline-chart
+/// section exported alone).
+fn rates_only(r: &RawLaunch) -> bool {
+    use Scalar::*;
+    let absolute = [
+        DramBytes,
+        DramBytesRead,
+        DramBytesWrite,
+        DramBytesOpRead,
+        DramBytesOpWrite,
+        DramSectors,
+        DramSectorsRead,
+        DramSectorsWrite,
+        Dadd,
+        Dmul,
+        Dfma,
+        Fadd,
+        Fmul,
+        Ffma,
+        Hadd,
+        Hmul,
+        Hfma,
+    ]
+    .iter()
+    .any(|&s| get(r, s).is_some())
+        || !r.tensor.is_empty();
+    let per_cycle = [
+        DaddPerCycle,
+        DmulPerCycle,
+        DfmaPerCycle,
+        FaddPerCycle,
+        FmulPerCycle,
+        FfmaPerCycle,
+        HaddPerCycle,
+        HmulPerCycle,
+        HfmaPerCycle,
+        DfmaOpsPerCycle,
+        FfmaOpsPerCycle,
+        HfmaOpsPerCycle,
+    ]
+    .iter()
+    .any(|&s| get(r, s).is_some());
+    let flop_rate = per_cycle && sm_clock(r).is_some();
+    let byte_rate = get(r, DramBytesPerSecond).is_some() || get(r, MemThroughputLabel).is_some();
+    !absolute && (flop_rate || byte_rate)
 }
 
 /// The SM clock of the launch, Hz, with its metric: `sm__`, `smsp__` (the

@@ -15,6 +15,7 @@ mod parse;
 mod peaks;
 mod preamble;
 
+pub use finalize::{RATE_ONLY_NS, RATE_ONLY_SOURCE};
 pub use model::{
     DeviceFacts, FlopGroup, FlopGroups, LaunchMetrics, NcuCsv, NcuPeaks, Page, PathFlop, Source,
 };

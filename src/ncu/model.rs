@@ -276,6 +276,12 @@ pub struct LaunchMetrics {
     pub tensor_inst: Option<f64>,
     /// Number of metrics read as `nan` (ncu could not read them: failed launch).
     pub nan_metrics: u32,
+    /// True when the file has no duration for the launch, only rates:
+    /// `duration_ns` is then the nominal one second
+    /// (`RATE_ONLY_NS`) and bytes and FLOPs are per second
+    /// of run; only ratios (intensity, FLOP/s, B/s, fraction of roof) mean
+    /// something.
+    pub rate_only: bool,
     /// The SM clock the launch ran at, Hz: `sm__cycles_elapsed.avg.per_second`
     /// (or "SM Frequency"), else `smsp__…`, else `gpc__cycles_elapsed.max.per_second`.
     pub sm_clock_hz: Option<f64>,

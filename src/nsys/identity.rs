@@ -7,6 +7,11 @@
 //! The rank is there only when `nsys` itself ran once per rank
 //! (`srun nsys profile ./app`, `mpirun nsys profile ./app`); with
 //! `nsys profile mpirun ./app` one export holds every rank and none is set.
+//!
+//! The GPUs of the run come from `TARGET_INFO_GPU` (name, compute
+//! capability, SM count, L2 size, memory bandwidth, clock): one identity
+//! for timelines too, so `budget` needs no `--gpu` when they name a GPU of
+//! the table.
 
 use super::schema::Schema;
 use rusqlite::Connection;
@@ -30,6 +35,31 @@ pub struct Identity {
     pub host: Option<String>,
     /// The rank and the variable it came from (one of [`RANK_VARS`]).
     pub rank: Option<(u32, &'static str)>,
+    /// The GPUs `TARGET_INFO_GPU` records, in device-id order (at most
+    /// [`MAX_GPUS`]); empty when the table is absent.
+    pub gpus: Vec<GpuRecord>,
+}
+
+/// Most `TARGET_INFO_GPU` rows read (a hostile export may hold millions).
+pub const MAX_GPUS: usize = 64;
+
+/// One row of `TARGET_INFO_GPU`: what the export says about a GPU.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuRecord {
+    /// `id`: the device id.
+    pub id: i64,
+    /// `name` (`NVIDIA A100-SXM4-40GB`).
+    pub name: String,
+    /// `computeMajor`.`computeMinor` (`8.0`), when both are recorded.
+    pub compute_capability: Option<String>,
+    /// `smCount`.
+    pub sm_count: Option<u32>,
+    /// `l2CacheSize`, bytes.
+    pub l2_bytes: Option<u64>,
+    /// `memoryBandwidth`, byte/s (the CUDA runtime's theoretical figure).
+    pub memory_bandwidth_bytes_per_s: Option<u64>,
+    /// `clockRate`, Hz (the boost clock the runtime reports).
+    pub clock_hz: Option<u64>,
 }
 
 /// Reads the identity; a missing table or row is `None`, never an error.
@@ -61,7 +91,70 @@ pub(super) fn read_identity(conn: &Connection, schema: &Schema) -> Identity {
         })
         .filter(|h| !h.trim().is_empty());
     let rank = env_value("DeviceEnvironment").and_then(|env| rank_from_env(&env));
-    Identity { host, rank }
+    Identity {
+        host,
+        rank,
+        gpus: read_gpus(conn, schema),
+    }
+}
+
+/// The rows of `TARGET_INFO_GPU` (columns probed first; a missing column is
+/// `None`); never an error.
+fn read_gpus(conn: &Connection, schema: &Schema) -> Vec<GpuRecord> {
+    const T: &str = "TARGET_INFO_GPU";
+    if !schema.has_column(T, "name") || !schema.has_column(T, "id") {
+        return Vec::new();
+    }
+    let col = |c: &str| {
+        if schema.has_column(T, c) {
+            c.to_string()
+        } else {
+            "NULL".to_string()
+        }
+    };
+    // Column names come from the probed schema or are constants: nothing
+    // from the data is spliced into the SQL.
+    let sql = format!(
+        "SELECT id, name, {}, {}, {}, {}, {}, {} FROM {T} ORDER BY id LIMIT {MAX_GPUS}",
+        col("computeMajor"),
+        col("computeMinor"),
+        col("smCount"),
+        col("l2CacheSize"),
+        col("memoryBandwidth"),
+        col("clockRate"),
+    );
+    let positive = |v: Option<i64>| v.filter(|&v| v > 0);
+    let read = |r: &rusqlite::Row| -> rusqlite::Result<GpuRecord> {
+        let major: Option<i64> = r.get(2).ok().flatten();
+        let minor: Option<i64> = r.get(3).ok().flatten();
+        Ok(GpuRecord {
+            id: r.get(0)?,
+            name: r
+                .get::<_, Option<String>>(1)
+                .ok()
+                .flatten()
+                .map(|n| crate::units::ellipsize(n.trim(), 200))
+                .unwrap_or_default(),
+            compute_capability: match (major, minor) {
+                (Some(a), Some(b)) if (0..100).contains(&a) && (0..100).contains(&b) => {
+                    Some(format!("{a}.{b}"))
+                }
+                _ => None,
+            },
+            sm_count: positive(r.get(4).ok().flatten()).and_then(|v| u32::try_from(v).ok()),
+            l2_bytes: positive(r.get(5).ok().flatten()).map(|v| v as u64),
+            memory_bandwidth_bytes_per_s: positive(r.get(6).ok().flatten()).map(|v| v as u64),
+            clock_hz: positive(r.get(7).ok().flatten()).map(|v| v as u64),
+        })
+    };
+    conn.prepare(&sql)
+        .and_then(|mut st| {
+            st.query_map([], read)?
+                .filter_map(Result::ok)
+                .map(Ok)
+                .collect::<rusqlite::Result<Vec<_>>>()
+        })
+        .unwrap_or_default()
 }
 
 /// The rank in an environment block (`K=V` entries separated by `;` or

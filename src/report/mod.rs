@@ -8,10 +8,12 @@ pub mod budget_projection;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
+pub mod gpu_list;
 pub mod multi;
 pub mod parquet;
 pub mod projection;
 pub mod roofline;
+pub mod roofline_clock;
 pub mod table;
 
 /// Output format of a report (the plain-config twin of the CLI's `--format`).

@@ -2,6 +2,8 @@
 //! JSON, each returning bytes. Table and Markdown show the top N rows; CSV
 //! and JSON carry every row.
 
+pub use super::gpu_list::render_gpu_list;
+use super::roofline_clock::clock_line;
 use super::table::Table;
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::ncu::Source;
@@ -127,6 +129,24 @@ pub fn roof_label(k: &KernelRoofline) -> String {
     }
 }
 
+/// A CSV cell that needs the row's time: blank (unknown) for a rate-only row.
+fn timed_csv(k: &KernelRoofline, cell: String) -> String {
+    if k.rate_only {
+        String::new()
+    } else {
+        cell
+    }
+}
+
+/// A cell that needs the row's time: unknown for a rate-only row.
+fn timed(k: &KernelRoofline, cell: String) -> String {
+    if k.rate_only {
+        UNKNOWN.into()
+    } else {
+        cell
+    }
+}
+
 fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
     let mut t = Table::new(
         &[
@@ -152,9 +172,12 @@ fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
             (i + 1).to_string(),
             k.label.clone(),
             k.launches.to_string(),
-            duration_ns(k.duration_ns),
-            marked(k.dram_bytes, "B", k.dram_source, false),
-            marked(k.flop, "FLOP", k.flop_source, k.flop_incomplete()),
+            timed(k, duration_ns(k.duration_ns)),
+            timed(k, marked(k.dram_bytes, "B", k.dram_source, false)),
+            timed(
+                k,
+                marked(k.flop, "FLOP", k.flop_source, k.flop_incomplete()),
+            ),
             k.intensity.map_or("-".into(), |i| {
                 format!("{}{i:.2}", at_least(k.flop_incomplete()))
             }),
@@ -169,7 +192,7 @@ fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
             } else {
                 format!("{}{}", at_least(k.lower_bound), percent(k.fraction_of_roof))
             },
-            if roofless {
+            if roofless || k.rate_only {
                 UNKNOWN.into()
             } else {
                 format!(
@@ -211,53 +234,6 @@ fn roofs_table(r: &RooflineReport) -> Table {
         ]);
     }
     t
-}
-
-/// One line on the clocks: what the launches ran at, what the roofs
-/// assume, and whether the roofs were scaled (docs/ncu.md, "Clocks").
-pub fn clock_line(r: &RooflineReport) -> String {
-    let c = &r.clock;
-    let mhz = |hz: f64| format!("{:.0}", hz / 1e6);
-    let range = |x: &crate::roofline::ClockRange| {
-        if (x.max_hz - x.min_hz).abs() < 0.5e6 {
-            format!("{} MHz", mhz(x.min_hz))
-        } else {
-            format!("{}-{} MHz", mhz(x.min_hz), mhz(x.max_hz))
-        }
-    };
-    let sm = match (&c.run_sm_clock_hz, c.roof_sm_clock_hz) {
-        (Some(run), Some(roof)) => format!(
-            "SM {} as run, roofs assume {} MHz{}",
-            range(run),
-            mhz(roof),
-            if c.compute_scaled {
-                ": compute roofs scaled to the run clock"
-            } else {
-                ": compute roofs not scaled (--roof-clock boost)"
-            }
-        ),
-        (Some(run), None) => format!("SM {} as run, roofs state no clock: not scaled", range(run)),
-        (None, Some(roof)) => format!(
-            "SM clock not in the file: roofs at their {} MHz, not scaled",
-            mhz(roof)
-        ),
-        (None, None) => "SM clock unknown: roofs not scaled".to_string(),
-    };
-    let dram = match (&c.run_dram_clock_hz, c.roof_memory_clock_hz) {
-        (Some(run), Some(roof)) => format!(
-            ", DRAM {} as run, roofs assume {} MHz{}",
-            range(run),
-            mhz(roof),
-            if c.memory_scaled {
-                ": DRAM roof scaled"
-            } else {
-                ""
-            }
-        ),
-        (Some(run), None) => format!(", DRAM {} as run", range(run)),
-        _ => String::new(),
-    };
-    format!("clocks: {sm}{dram}")
 }
 
 fn header_lines(r: &RooflineReport) -> String {
@@ -481,13 +457,13 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             k.process_id.map(|p| p.to_string()).unwrap_or_default(),
             k.name.clone(),
             k.launches.to_string(),
-            num(k.duration_ns),
-            opt_num(k.dram_bytes),
+            timed_csv(k, num(k.duration_ns)),
+            timed_csv(k, opt_num(k.dram_bytes)),
             source_key(k.dram_source),
-            opt_num(k.l2_bytes),
+            timed_csv(k, opt_num(k.l2_bytes)),
             source_key(k.l2_source),
-            opt_num(k.l1_bytes),
-            opt_num(k.flop),
+            timed_csv(k, opt_num(k.l1_bytes)),
+            timed_csv(k, opt_num(k.flop)),
             source_key(k.flop_source),
             k.flop_unknown
                 .iter()
@@ -498,7 +474,7 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
         row.extend(
             ComputePath::ALL
                 .iter()
-                .map(|p| opt_num(k.flop_by_path.get(p).copied())),
+                .map(|p| timed_csv(k, opt_num(k.flop_by_path.get(p).copied()))),
         );
         row.extend([
             opt_num(k.intensity),
@@ -506,14 +482,14 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             opt_num(k.intensity_l1),
             opt_num(k.achieved_flop_per_s),
             opt_num(k.achieved_dram_bytes_per_s),
-            roofed(opt_num(k.compute_time_ns)),
-            roofed(opt_num(k.memory_time_ns)),
-            roofed(num(k.bound_time_ns)),
+            roofed(timed_csv(k, opt_num(k.compute_time_ns))),
+            roofed(timed_csv(k, opt_num(k.memory_time_ns))),
+            roofed(timed_csv(k, num(k.bound_time_ns))),
             k.lower_bound.to_string(),
             roofed(k.bound.map_or("", Bound::key).to_string()),
             roofed(opt_num(k.roof_flop_per_s)),
             roofed(num(k.fraction_of_roof)),
-            roofed(num(k.time_lost_ns)),
+            roofed(timed_csv(k, num(k.time_lost_ns))),
             roofed(k.above_roof.to_string()),
             k.bandwidth_only.to_string(),
             k.label.clone(),
@@ -548,6 +524,21 @@ const ROOF_DEPENDENT: [&str; 8] = [
     "above_roof",
 ];
 
+/// Row fields that need the row's time: unknown in a rate-only row.
+const TIME_DEPENDENT: [&str; 11] = [
+    "duration_ns",
+    "dram_bytes",
+    "l2_bytes",
+    "l1_bytes",
+    "flop",
+    "flop_by_path",
+    "compute_time_ns",
+    "memory_time_ns",
+    "bound_time_ns",
+    "time_lost_ns",
+    "useful",
+];
+
 /// Pretty JSON (schema `rooftrace.ncu/1`, documented in
 /// docs/json-schema-ncu.md), newline-terminated.
 fn render_json(r: &RooflineReport) -> Vec<u8> {
@@ -560,6 +551,22 @@ fn render_json(r: &RooflineReport) -> Vec<u8> {
             }
         }
         value["total_time_lost_ns"] = serde_json::Value::Null;
+    }
+    if !r.kernels.is_empty() && r.kernels.iter().all(|k| k.rate_only) {
+        value["total_duration_ns"] = serde_json::Value::Null;
+        value["total_time_lost_ns"] = serde_json::Value::Null;
+    }
+    for (k, row) in r
+        .kernels
+        .iter()
+        .zip(value["kernels"].as_array_mut().into_iter().flatten())
+    {
+        if k.rate_only {
+            // Rates only: no time, so no amounts either.
+            for f in TIME_DEPENDENT {
+                row[f] = serde_json::Value::Null;
+            }
+        }
     }
     let mut v = serde_json::to_vec_pretty(&value).expect("report serializes");
     v.push(b'\n');
@@ -642,65 +649,4 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
     }
     out.push_str(&tail);
     out.into_bytes()
-}
-
-/// The built-in GPU table (`--list-gpus`): default roofs per GPU, measured
-/// values marked `*`; JSON lists every roof with its origin and source.
-pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
-    use crate::roofs::gpus;
-    use crate::roofs::Origin;
-    if format == super::Format::Json {
-        let list: Vec<serde_json::Value> = gpus::all()
-            .iter()
-            .map(|g| {
-                let roofs = g.default_roofs();
-                serde_json::json!({
-                    "key": g.key,
-                    "name": g.name,
-                    "compute_capability": g.compute_capability,
-                    "sm_count": g.sm_count,
-                    "l2_bytes": g.l2_bytes,
-                    "clocks": roofs.clocks,
-                    "roofs": roofs,
-                })
-            })
-            .collect();
-        let mut v = serde_json::to_vec_pretty(&list).expect("serializes");
-        v.push(b'\n');
-        return v;
-    }
-    let mut header = vec!["key", "name", "CC", "DRAM"];
-    header.extend(ComputePath::ALL.iter().map(|p| p.label()));
-    let mut t = Table::new(&header, &[0, 1]);
-    for g in gpus::all() {
-        let r = g.default_roofs();
-        let mark = |o: Origin| if o == Origin::Measured { "*" } else { "" };
-        let mut row = vec![
-            g.key.to_string(),
-            g.name.to_string(),
-            g.compute_capability.to_string(),
-            r.dram().map_or("-".into(), |m| {
-                format!("{}{}", si(m.bytes_per_s, "B/s"), mark(m.origin))
-            }),
-        ];
-        row.extend(ComputePath::ALL.iter().map(|p| {
-            r.compute.get(p).map_or("-".into(), |c| {
-                format!("{}{}", si(c.flop_per_s, "FLOP/s"), mark(c.origin))
-            })
-        }));
-        t.push(row);
-    }
-    let note = "* measured (see `--list-gpus --format json` for every source); others: NVIDIA datasheets, dense.\nFP16 cores: datasheet packed peak / 2, to match ncu's per-instruction FLOP counting (docs/ncu.md).\n";
-    match format {
-        super::Format::Markdown => format!("{}\n{note}", t.to_markdown()).into_bytes(),
-        super::Format::Csv => {
-            let mut w = csv::Writer::from_writer(Vec::new());
-            w.write_record(&t.header).expect("write to Vec");
-            for row in &t.rows {
-                w.write_record(row).expect("write to Vec");
-            }
-            w.into_inner().expect("flush to Vec")
-        }
-        _ => format!("{}\n{note}", t.to_text()).into_bytes(),
-    }
 }

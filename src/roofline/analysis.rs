@@ -40,6 +40,8 @@ struct Acc {
     counted: bool,
     flop_source: Option<Source>,
     flop_unknown: FlopGroups,
+    /// Some launch of the row has rates only (no duration).
+    rate_only: bool,
     /// Σ t x SM clock and Σ t over launches with an SM clock.
     sm_clock: (f64, f64),
     /// Σ t x DRAM clock and Σ t over launches with a DRAM clock.
@@ -85,6 +87,7 @@ impl Acc {
                 *self.flop.entry(p).or_insert(0.0) += f;
             }
         }
+        self.rate_only |= l.rate_only;
         let w = if duration > 0.0 { duration } else { 1.0 };
         for (acc, c) in [
             (&mut self.sm_clock, l.sm_clock_hz),
@@ -184,11 +187,17 @@ pub fn analyze_at(
         roofs_used: roofs_used(roofs, &kernels),
         launches_total: csv.launches.len() as u64,
         launches_analysed: analysed,
-        total_duration_ns: kernels.iter().fold(0.0, |a, k| a + k.duration_ns),
-        total_time_lost_ns: kernels.iter().fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
+        // Rate-only rows have no time: they are left out of the totals.
+        total_duration_ns: timed(&kernels).fold(0.0, |a, k| a + k.duration_ns),
+        total_time_lost_ns: timed(&kernels).fold(0.0, |a, k| a + k.time_lost_ns.max(0.0)),
         kernels,
         diagnostics,
     }
+}
+
+/// The rows with a measured time (not rate-only).
+fn timed(kernels: &[KernelRoofline]) -> impl Iterator<Item = &KernelRoofline> {
+    kernels.iter().filter(|k| !k.rate_only)
 }
 
 /// The DRAM bandwidth a "DRAM Throughput" percentage refers to: ncu's own
@@ -344,6 +353,7 @@ fn row(
         time_lost_ns: t - bound_time_ns,
         above_roof: fraction_of_roof > 1.0 + ABOVE_ROOF_TOLERANCE,
         bandwidth_only: w.is_none(),
+        rate_only: g.rate_only,
         sm_clock_hz: (g.sm_clock.1 > 0.0).then(|| g.sm_clock.0 / g.sm_clock.1),
         dram_clock_hz: (g.dram_clock.1 > 0.0).then(|| g.dram_clock.0 / g.dram_clock.1),
         padding: None,

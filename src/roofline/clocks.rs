@@ -20,6 +20,10 @@ use crate::roofs::Roofs;
 /// `dram__cycles_elapsed.avg.per_second`): not scaled.
 pub const DRAM_CLOCK_TOLERANCE: f64 = 0.02;
 
+/// Clocks within 0.1 % are the same clock (ncu's own peaks at the clock of
+/// the run): nothing to scale.
+pub const SAME_CLOCK: f64 = 1e-3;
+
 /// An SM clock below 90 % of the roofs' is a lock (ncu's base clock), not
 /// boost jitter: diagnosed once.
 pub const BELOW_ROOF_CLOCK: f64 = 0.9;
@@ -83,6 +87,9 @@ pub(super) fn at_run_clock(
                 continue;
             };
             let f = run / at;
+            if (f - 1.0).abs() < SAME_CLOCK {
+                continue;
+            }
             r.flop_per_s *= f;
             r.source = format!(
                 "{} x {} / {} (scaled to the SM clock the launches ran at)",

@@ -42,6 +42,10 @@ fn row_example(k: &KernelRoofline) -> String {
     format!("{} (ID {})", ellipsize(&k.name, 60), k.id)
 }
 
+/// The fix for a file exported from a report without the counters a
+/// figure needs (a rate-only roofline-section export).
+pub const REIMPORT: &str = "re-import the report with every counter: `ncu --import R.ncu-rep --csv --page raw --print-units base > R.csv` (`--metrics` cannot add counters to an existing report)";
+
 /// The DRAM metrics to collect, for messages.
 pub const DRAM_METRICS: &str = "dram__bytes_read.sum,dram__bytes_write.sum";
 
@@ -129,23 +133,41 @@ pub(super) fn rows(
             missing.insert(*g);
         }
     }
-    let add = missing.metrics();
+    // A rate-only file is an `--import` of ncu's roofline section: its
+    // report holds counters that `--metrics` cannot add after the fact, but
+    // a raw-page re-import prints them.
+    let rate_only = kernels.iter().any(|k| k.rate_only);
+    let fix = |metrics: &str| {
+        if rate_only {
+            REIMPORT.to_string()
+        } else {
+            format!("add --metrics {metrics}")
+        }
+    };
+    let add = fix(&missing.metrics());
+    let add_dram = fix(DRAM_METRICS);
     for k in kernels {
+        if k.rate_only {
+            d.note(RateOnly, || row_example(k), || {
+                format!("rows from rates alone (the file has no duration: ncu's roofline section exported by itself): intensity = FLOP/s / B/s, FLOP/s, B/s, fraction of roof and bound hold; time, bytes, FLOPs and time lost are unknown; for them, {REIMPORT}")
+            });
+        }
+
         if k.bandwidth_only {
             d.note(BandwidthOnly, || row_example(k), || {
-                format!("rows without FLOP counters: compute is unknown, so only the memory side is known (a lower bound on the time, no bound claimed); add --metrics {add}")
+                format!("rows without FLOP counters: compute is unknown, so only the memory side is known (a lower bound on the time, no bound claimed); {add}")
             });
         } else if k.flop_incomplete() {
             d.note(FlopIncomplete, || {
                 let g: Vec<&str> = k.flop_unknown.iter().map(|g| g.key()).collect();
                 format!("{}: {} unknown", row_example(k), g.join(", "))
             }, || {
-                format!("rows whose FLOP counters cover only some paths: FLOPs, intensity and fraction of roof are lower bounds (marked ≥), the bound is claimed only when the counted FLOPs already exceed the memory time; add --metrics {add}")
+                format!("rows whose FLOP counters cover only some paths: FLOPs, intensity and fraction of roof are lower bounds (marked ≥), the bound is claimed only when the counted FLOPs already exceed the memory time; {add}")
             });
         }
         if k.dram_bytes.is_none() {
             d.note(DramUnknown, || row_example(k), || {
-                format!("rows without DRAM bytes in any form: only the compute side is known (a lower bound on the time, no bound claimed); add --metrics {DRAM_METRICS}")
+                format!("rows without DRAM bytes in any form: only the compute side is known (a lower bound on the time, no bound claimed); {add_dram}")
             });
         }
         if k.dram_source == Some(Source::PercentOfPeak) {

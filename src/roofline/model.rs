@@ -177,6 +177,12 @@ pub struct KernelRoofline {
     /// No FLOP counter was collected: analysed against the bandwidth roof
     /// alone (`flop` is `None`).
     pub bandwidth_only: bool,
+    /// The file has rates but no duration for this row (ncu's roofline
+    /// section exported alone): intensity, FLOP/s, B/s, the fraction of
+    /// roof and the bound hold; time, bytes, FLOPs and time lost are unknown
+    /// (`null` in JSON; internally per second of run).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rate_only: bool,
     /// SM clock the row ran at, Hz (time-weighted mean over its launches);
     /// `None` when the file has no SM clock.
     pub sm_clock_hz: Option<f64>,
@@ -330,6 +336,8 @@ pub enum DiagnosticKind {
     TensorPadding,
     /// Useful work stated with `--useful-flops`.
     UsefulWork,
+    /// Rows from rates alone (no duration in the file).
+    RateOnly,
     /// The input did not decide the GPU: the file's own ncu peaks, or no
     /// roofs (roof-dependent figures unknown).
     GpuUndecided,

@@ -426,3 +426,46 @@ fn cli_errors_are_bad_input() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("device 0 stream 7"), "{err}");
 }
+
+/// Issue 19: the saxpy export's TARGET_INFO_GPU names an "NVIDIA
+/// A100-SXM4-40GB" (compute 8.0, 108 SMs, 40 MiB L2): `budget` takes the
+/// GPU from there without --gpu, and refuses a --gpu it contradicts.
+#[test]
+fn budget_takes_the_gpu_from_target_info_gpu() {
+    let saxpy = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
+    let tl = read_timeline(&fixture(&saxpy[9..]), true, &no_progress).unwrap();
+    let g = &tl.info.identity.gpus;
+    assert_eq!(g.len(), 1);
+    assert_eq!(g[0].name, "NVIDIA A100-SXM4-40GB");
+    assert_eq!(g[0].compute_capability.as_deref(), Some("8.0"));
+    assert_eq!(
+        (g[0].sm_count, g[0].l2_bytes),
+        (Some(108), Some(41_943_040))
+    );
+    assert_eq!(g[0].memory_bandwidth_bytes_per_s, Some(1_555_200_000_000));
+    assert_eq!(g[0].clock_hz, Some(1_410_000_000));
+    let args = [
+        "budget",
+        saxpy,
+        "--nvtx",
+        "^saxpy$",
+        "--bytes-per-step",
+        "1MB",
+    ];
+    let (code, out, err) = rooftrace(&[&args[..], &["--format", "json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["gpu"]["key"], "a100-40gb");
+    assert!(v["gpu"]["chosen_by"]
+        .as_str()
+        .unwrap()
+        .contains("TARGET_INFO_GPU"));
+    // The A100 40GB datasheet DRAM roof: 1555 GB/s.
+    assert_eq!(v["dram_bytes_per_s"], 1555e9);
+    let (code, _, err) = rooftrace(&[&args[..], &["--gpu", "h100-sxm"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("compute capability 9.0") && err.contains("a100-40gb"),
+        "{err}"
+    );
+}

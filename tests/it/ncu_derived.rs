@@ -420,3 +420,64 @@ fn diff_imports_an_ncu_rep_like_rooftrace_ncu() {
         v["counts"]
     );
 }
+
+/// Issue 19: ncu's roofline section exported alone (rates, no duration;
+/// constructed from the documented layout, fixtures/ncu/README.md) gives
+/// one row whose intensity is FLOP/s / B/s, with time, bytes, FLOPs and
+/// time lost unknown, and advice that names the re-import.
+#[test]
+fn rate_only_roofline_section_gives_the_point_from_rates() {
+    let f = "fixtures/ncu/gpp_roofline_chart_rates_only_constructed.csv";
+    let csv = fx("ncu/gpp_roofline_chart_rates_only_constructed.csv");
+    assert_eq!(csv.launches.len(), 1);
+    assert!(csv.launches[0].rate_only);
+    let (code, out, err) = rooftrace(&["ncu", f, "--roofs", "ncu", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ks = v["kernels"].as_array().unwrap();
+    assert_eq!(ks.len(), 1);
+    let k = &ks[0];
+    assert_eq!(k["rate_only"], true);
+    // FLOP/s from the chart's per-cycle items x "SM Frequency":
+    // (2 x 39.85/2 + 3.32 + 10.09 + 2 x 1.33/2) x 1,619,726,202.90 Hz
+    // = 54.59 x 1.6197e9 = 88.42 GFLOP/s (the counters gave 88.42 too);
+    // B/s = "DRAM Bandwidth" 5.93 Gbyte/s.
+    let flops = k["achieved_flop_per_s"].as_f64().unwrap();
+    let bps = k["achieved_dram_bytes_per_s"].as_f64().unwrap();
+    assert!((flops - (39.85 + 3.32 + 10.09 + 1.33) * 1_619_726_202.90).abs() < 1.0);
+    assert_eq!(bps, 5.93e9);
+    assert!((k["intensity"].as_f64().unwrap() - flops / bps).abs() < 1e-12);
+    // Fraction of ncu's roof: FP64 time dominates; with ncu's peaks at the
+    // run clock: W64/F64 + W32/F32 per second over 1 s.
+    let f64_roof = 2.0 * 256.0 * 1_619_726_202.90; // 512 DFMA ops/cycle / 2 x 2 FLOP
+    let f32_roof = 2.0 * 16_384.0 * 1_619_726_202.90;
+    let w64 = (39.85 + 3.32 + 10.09) * 1_619_726_202.90;
+    let w32 = 1.33 * 1_619_726_202.90;
+    let want = w64 / f64_roof + w32 / f32_roof;
+    assert!((k["fraction_of_roof"].as_f64().unwrap() - want).abs() < 1e-12);
+    assert_eq!(k["bound"], "compute");
+    for f in [
+        "duration_ns",
+        "dram_bytes",
+        "flop",
+        "time_lost_ns",
+        "bound_time_ns",
+    ] {
+        assert!(k[f].is_null(), "{f}: {}", k[f]);
+    }
+    assert!(v["total_duration_ns"].is_null());
+    let advice: Vec<&str> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        advice.iter().any(|m| m.contains("--page raw")),
+        "{advice:?}"
+    );
+    assert!(
+        !advice.iter().any(|m| m.contains("add --metrics")),
+        "{advice:?}"
+    );
+}
