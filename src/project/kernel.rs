@@ -126,12 +126,13 @@ pub fn project(
     let c = (per_launch_ns * n).min(t).max(0.0);
     let c_target = target_per_launch_ns.map_or(c, |ct| (ct * n).max(0.0));
     let all = expected(t, s.bound_ns(), x.bound_ns(), c, c_target);
+    // A rate-only row (no duration in the file) has no time to carry over.
     let expected_ns = all
         .into_iter()
         .map(|(m, v)| {
             (
                 m,
-                (m == Model::SameTime || unmapped.is_empty()).then_some(v),
+                (!k.rate_only && (m == Model::SameTime || unmapped.is_empty())).then_some(v),
             )
         })
         .collect();
@@ -153,6 +154,7 @@ pub fn project(
         launch_cost_ns: c,
         target_launch_cost_ns: c_target,
         expected_ns,
+        rate_only: k.rate_only,
     }
 }
 
@@ -242,6 +244,7 @@ pub(crate) mod tests {
             bandwidth_only: false,
             sm_clock_hz: None,
             dram_clock_hz: None,
+            rate_only: false,
         }
     }
 
@@ -364,6 +367,23 @@ pub(crate) mod tests {
         let p = project(&k, &h100, &h200, 2_000.0, Some(1_500.0));
         assert_eq!(p.target_launch_cost_ns, 6_000.0);
         assert!((p.expected(Model::BoundScales).unwrap() - (e - 2_000.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_rate_only_row_keeps_its_bound_ratio_and_has_no_expected_time() {
+        let (h100, h200) = h100_h200();
+        // Per second of run: 1 GB/s of DRAM traffic, no FLOPs.
+        let mut k = row(&[(ComputePath::TensorFp16, 1.0)], 1e9, 1e9, 1);
+        k.rate_only = true;
+        let p = project(&k, &h100, &h200, 0.0, None);
+        assert!(p.rate_only);
+        assert!(Model::ALL.iter().all(|m| p.expected(*m).is_none()));
+        assert!(close(
+            p.target_bound_ns / p.source_bound_ns,
+            3084.8 / 4295.1
+        ));
+        let t = crate::project::totals(&[p], Model::BoundScales);
+        assert_eq!((t.source_ns, t.unknown_rows, t.ratio), (0.0, 1, None));
     }
 
     #[test]

@@ -104,8 +104,10 @@ pub fn totals(kernels: &[KernelProjection], model: Model) -> Totals {
         class_changes: 0,
     };
     for k in kernels {
-        t.source_ns += k.source_ns;
-        t.target_bound_ns += k.target_bound_ns;
+        if !k.rate_only {
+            t.source_ns += k.source_ns;
+            t.target_bound_ns += k.target_bound_ns;
+        }
         t.class_changes += u64::from(k.class_change);
         match k.expected(model) {
             Some(e) => {

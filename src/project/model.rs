@@ -114,8 +114,13 @@ pub struct KernelProjection {
     /// `C'`: on the target, `launches × c'` (`C` when `c'` is not given), ns.
     pub target_launch_cost_ns: f64,
     /// Expected time on the target under each model, ns (`None`: unknown,
-    /// an unmapped path).
+    /// an unmapped path or a rate-only row).
     pub expected_ns: BTreeMap<Model, Option<f64>>,
+    /// The row came from rates without a duration (a roofline-section
+    /// export): `source_ns` and the bounds are per second of run, the
+    /// ratio `T*'/T*` holds, no time is expected.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rate_only: bool,
 }
 
 impl KernelProjection {
@@ -128,7 +133,7 @@ impl KernelProjection {
 /// Sums over the kernels of one target.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Totals {
-    /// Σ source time, ns (every row).
+    /// Σ source time, ns (every row with a duration).
     pub source_ns: f64,
     /// Σ target bound, ns (every row; rows with unmapped paths count their
     /// mapped part only, so this is then a lower bound).

@@ -25,6 +25,9 @@ fn at_least(k: &KernelProjection) -> &'static str {
 /// What a row's notes column says, from its typed fields.
 fn notes(k: &KernelProjection) -> String {
     let mut n: Vec<String> = Vec::new();
+    if k.rate_only {
+        n.push("rates only: bounds per second of run, no time".into());
+    }
     if k.class_change {
         n.push(format!(
             "{} → {}",
@@ -59,7 +62,13 @@ const COLUMNS: &[Column] = &[
         k.intensity
             .map_or("-".into(), |i| format!("{}{i:.1}", at_least(k)))
     }),
-    ("time", |k, _| duration_ns(k.source_ns)),
+    ("time", |k, _| {
+        if k.rate_only {
+            "unknown (rates)".into()
+        } else {
+            duration_ns(k.source_ns)
+        }
+    }),
     ("bound", |k, _| {
         format!(
             "{}{} {}",
@@ -109,7 +118,7 @@ pub fn verdict(p: &Projection, t: &TargetProjection) -> String {
     let s = &t.totals;
     let name = t.gpu.key.as_deref().unwrap_or(&t.gpu.name);
     let Some(r) = s.ratio else {
-        return format!("{name}: no row has a known expected time (every row uses a path {name} has no roof for).");
+        return format!("{name}: no row has a known expected time (every row uses a path {name} has no roof for, or has rates without a duration).");
     };
     let launches: u64 = t.kernels.iter().map(|k| k.launches).sum();
     let fixed: f64 = t.kernels.iter().map(|k| k.target_launch_cost_ns).sum();
