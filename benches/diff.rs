@@ -60,6 +60,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         thresholds: Thresholds::default(),
         rules: Vec::new(),
         gate: true,
+        allow_unmatched: false,
         plot: None,
         format: Format::Table,
         top: 20,

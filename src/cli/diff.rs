@@ -21,10 +21,18 @@ docs/diff.md
 Gate (--fail-on, repeatable): [SCOPE:]METRIC(>|<)VALUE
   time>+5%  fraction<-0.05  bytes>+10%  lost>+1ms  'kernel:gemm:time>+5%'  total:time>+2%
   idle>+1ms  idle.host_bound>+10%  busy>+5%  span>+5%  device:1:idle>+1ms  range:step:time>+5%
-Without --fail-on, any row called a regression fails the gate (--no-gate: never).
+Without --fail-on, any row called a regression (kernels, devices, ranges, gaps
+and every totals row) fails the gate (--no-gate: never).
 
-Exit codes: 0 no regression, 1 failure to run, 2 bad input or rule,
-3 regression found (the report is written in full first).
+Comparable or refused: every ncu CSV is checked against --gpu, and the two
+sides' GPUs against each other (unless --own-roofs); sides that share no
+kernel or range name are refused (exit 2); when the shared names hold less
+than half of either side's time, the diff is inconclusive and fails the gate
+unless --allow-unmatched.
+
+Exit codes: 0 gate passed, 1 failure to run, 2 bad input or rule (including
+runs that share nothing or contradict --gpu), 3 regression found or most of
+the work unmatched (the report is written in full first).
 
 Pull request:
   rooftrace diff base.csv new.csv --gpu h100-sxm --format md --plot diff.png -o comment.md";
@@ -66,6 +74,10 @@ pub struct DiffArgs {
     /// Never fail on a regression (exit 0 with the report).
     #[arg(long, conflicts_with = "fail_on")]
     pub no_gate: bool,
+    /// Judge the matched part even when the kernels (or ranges) both runs ran hold less than
+    /// half of either run's time: without it such a diff is inconclusive and fails the gate.
+    #[arg(long)]
+    pub allow_unmatched: bool,
     /// Also draw FILE (.svg/.png): ncu, a roofline with an arrow from each kernel's base point
     /// to its new point; nsys, idle per class before vs after.
     #[arg(long, value_name = "FILE")]

@@ -1,14 +1,16 @@
 //! `rooftrace diff`: resolve the arguments into plain config ([`DiffConfig`]),
 //! detect each side's kind, read both sides at once (one thread each), pick
-//! one set of roofs, build the side models, compare, gate, draw, render,
-//! write; a tripped gate exits 3 after the report is written.
+//! one set of roofs (every ncu CSV checked against `--gpu` and the two
+//! against each other), build the side models, refuse sides that share no
+//! work ([`crate::diff::cover`]), compare, gate, draw, render, write; a
+//! failed gate exits 3 after the report is written.
 
 use super::output::write_output;
 use super::plot::PlotTarget;
 use crate::cli::diff::DiffArgs;
-use crate::diff::gaps::GapsSide;
-use crate::diff::ncu::NcuSide;
-use crate::diff::{self, DiffKind, DiffReport, Rule, Thresholds};
+use crate::diff::gaps_side::{GapsSide, KernelTime};
+use crate::diff::ncu_side::NcuSide;
+use crate::diff::{self, Coverage, DiffKind, DiffReport, Rule, Thresholds, Workload};
 use crate::error::{InputError, RegressionFound};
 use crate::gaps::GapConfig;
 use crate::nsys::{convert::resolve_export, read_timeline};
@@ -55,6 +57,9 @@ pub struct DiffConfig {
     pub rules: Vec<Rule>,
     /// False with `--no-gate`.
     pub gate: bool,
+    /// `--allow-unmatched`: a comparison whose matched work is a minority
+    /// does not fail the gate by itself.
+    pub allow_unmatched: bool,
     /// Chart to write.
     pub plot: Option<PlotTarget>,
     /// Output format.
@@ -112,6 +117,7 @@ impl DiffConfig {
             },
             rules,
             gate: !a.no_gate,
+            allow_unmatched: a.allow_unmatched,
             plot: a
                 .plot
                 .as_deref()
@@ -264,42 +270,62 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
 
 /// Reads, compares and gates: the report.
 pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
-    let (ib, ia) = (detect(&config.base)?, detect(&config.new)?);
-    if ib.kind() != ia.kind() {
+    let (base_input, new_input) = (detect(&config.base)?, detect(&config.new)?);
+    if base_input.kind() != new_input.kind() {
         return Err(InputError::new(format!(
             "cannot compare {} ({}) with {} ({}): give two ncu profiles (CSV or rooftrace.ncu JSON) or two nsys timelines (export or rooftrace.gaps JSON)",
             config.base.display(),
-            ib.label(),
+            base_input.label(),
             config.new.display(),
-            ia.label()
+            new_input.label()
+        ))
+        .into());
+    }
+    if base_input.kind() == DiffKind::Nsys && config.roofs_given {
+        return Err(InputError::new(format!(
+            "--gpu/--roofs apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
+            config.base.display(),
+            config.new.display()
         ))
         .into());
     }
     let t = &config.thresholds;
     let mut report = DiffReport {
         schema: diff::SCHEMA,
-        kind: ib.kind(),
+        kind: base_input.kind(),
         base: diff::SideInfo {
             input: config.base.display().to_string(),
-            source: ib.label(),
+            source: base_input.label(),
         },
         new: diff::SideInfo {
             input: config.new.display().to_string(),
-            source: ia.label(),
+            source: new_input.label(),
         },
         thresholds: *t,
+        coverage: Coverage {
+            kernels: Default::default(),
+            ranges: Default::default(),
+            measured_on: None,
+            matched_share_before: None,
+            matched_share_after: None,
+            min_share: diff::cover::MIN_MATCHED_SHARE,
+            status: diff::CoverageStatus::Unknown,
+            allowed: config.allow_unmatched,
+        },
         verdict: diff::Verdict::Unchanged,
         counts: Default::default(),
+        sections: Vec::new(),
         ncu: None,
         nsys: None,
         gate: Default::default(),
         diagnostics: Vec::new(),
     };
-    match ib.kind() {
+    match base_input.kind() {
         DiffKind::Ncu => {
-            let (b, a) = ncu_sides(config, ib, ia)?;
-            report.diagnostics = side_notes(&b.diagnostics, &a.diagnostics);
-            let n = diff::ncu::diff(&b, &a, t);
+            let (base, new) = ncu_sides(config, base_input, new_input)?;
+            report.coverage = coverage(config, &base.workload(), &new.workload())?;
+            report.diagnostics = side_notes(&base.diagnostics, &new.diagnostics);
+            let n = diff::ncu::diff(&base, &new, t);
             if !n.same_roofs {
                 report.diagnostics.push(format!(
                     "each side was analysed against its own roofs ({} → {}): fractions of roof are not comparable one to one",
@@ -310,14 +336,20 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
             report.ncu = Some(n);
         }
         DiffKind::Nsys => {
-            let (b, a) = gaps_sides(config, ib, ia)?;
-            report.diagnostics = side_notes(&b.diagnostics, &a.diagnostics);
-            if config.nvtx.is_some() && b.ranges.is_none() && a.ranges.is_none() {
+            let (base, new) = gaps_sides(config, base_input, new_input)?;
+            report.coverage = coverage(config, &base.workload(), &new.workload())?;
+            report.diagnostics = side_notes(&base.diagnostics, &new.diagnostics);
+            if report.coverage.status == diff::CoverageStatus::Unknown {
+                report.diagnostics.push(
+                    "the share of matched work is unknown: a rooftrace.gaps JSON names only the kernels around its longest gaps, without their time; diff the exports themselves to check it".to_string(),
+                );
+            }
+            if config.nvtx.is_some() && base.ranges.is_none() && new.ranges.is_none() {
                 report
                     .diagnostics
                     .push("--nvtx: no side carries NVTX ranges".to_string());
             }
-            report.nsys = Some(diff::gaps::diff(&b, &a, t));
+            report.nsys = Some(diff::gaps::diff(&base, &new, t));
         }
     }
     let rules: &[Rule] = &config.rules;
@@ -328,6 +360,19 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
         report.gate.tripped.clear();
     }
     Ok(report)
+}
+
+/// The comparability check: sides that share no name are bad input.
+fn coverage(config: &DiffConfig, base: &Workload, new: &Workload) -> anyhow::Result<Coverage> {
+    let shown = |p: &Path| p.display().to_string();
+    diff::cover::check(
+        &shown(&config.base),
+        &shown(&config.new),
+        base,
+        new,
+        config.allow_unmatched,
+    )
+    .map_err(|e| InputError::from(e).into())
 }
 
 /// The two sides' warnings: once with `both:` when they agree, else per side.
@@ -349,16 +394,16 @@ fn side_notes(b: &[String], a: &[String]) -> Vec<String> {
 fn both<T: Send>(
     f: impl Fn(&Path, Input) -> anyhow::Result<T> + Sync,
     config: &DiffConfig,
-    ib: Input,
-    ia: Input,
+    base_input: Input,
+    new_input: Input,
 ) -> anyhow::Result<(T, T)> {
     std::thread::scope(|s| {
-        let hb = s.spawn(|| f(&config.base, ib));
-        let ra = f(&config.new, ia);
-        let rb = hb
+        let base_thread = s.spawn(|| f(&config.base, base_input));
+        let new_side = f(&config.new, new_input);
+        let base_side = base_thread
             .join()
             .map_err(|_| anyhow::anyhow!("reading {} panicked", config.base.display()))?;
-        Ok((rb?, ra?))
+        Ok((base_side?, new_side?))
     })
 }
 
@@ -386,8 +431,12 @@ impl NcuReady {
 
 /// Reads both sides at once, chooses the roofs (the base side's for both
 /// unless `--own-roofs`), then analyses both at once.
-fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSide, NcuSide)> {
-    let (rb, ra) = both(
+fn ncu_sides(
+    config: &DiffConfig,
+    base_input: Input,
+    new_input: Input,
+) -> anyhow::Result<(NcuSide, NcuSide)> {
+    let (read_before, read_after) = both(
         |path, input| match input {
             Input::NcuJson(doc, schema) => {
                 let file = path.display().to_string();
@@ -402,9 +451,29 @@ fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSi
             }
         },
         config,
-        ib,
-        ia,
+        base_input,
+        new_input,
     )?;
+    if let (NcuRead::Csv(before), NcuRead::Csv(after)) = (&read_before, &read_after) {
+        if config.roofs != DiffRoofs::Own {
+            // Checked before the roofs, so that `--gpu` is checked against
+            // each side first (its error names the side it contradicts).
+            if let DiffRoofs::Shared(choice @ RoofsChoice::Gpu(_)) = &config.roofs {
+                for csv in [before, after] {
+                    roofs::choose::<InputError>(choice, &csv.device_hints(), || {
+                        Ok(csv.roofs_from_peaks()?)
+                    })?;
+                }
+            }
+            let (hints_before, hints_after) = (before.device_hints(), after.device_hints());
+            if let Some(why) = roofs::choose::contradiction(&hints_before, &hints_after) {
+                return Err(InputError::new(format!(
+                    "{why}: a diff compares two runs on one GPU; pass --own-roofs to compare across GPUs (each side against its own roofs)"
+                ))
+                .into());
+            }
+        }
+    }
     let mut shared: Option<(Roofs, GpuInfo)> = None;
     let mut ready = |r: NcuRead| -> anyhow::Result<NcuReady> {
         let csv = match r {
@@ -419,44 +488,54 @@ fn ncu_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(NcuSi
             NcuRead::Csv(csv) => csv,
         };
         let (roofs, gpu) = match (&config.roofs, &shared) {
-            (DiffRoofs::Shared(_), Some(rg)) => rg.clone(),
+            // Each CSV with --gpu is checked against it (its own notes too).
+            (DiffRoofs::Shared(choice @ RoofsChoice::Gpu(_)), _) => {
+                roofs::choose::<InputError>(choice, &csv.device_hints(), || {
+                    Ok(csv.roofs_from_peaks()?)
+                })?
+            }
+            (DiffRoofs::Shared(_), Some(chosen)) => chosen.clone(),
             (how, _) => {
                 let choice = match how {
                     DiffRoofs::Shared(c) => c.clone(),
                     DiffRoofs::Own => RoofsChoice::FromCsv,
                 };
-                let rg = roofs::choose::<InputError>(&choice, &csv.device_hints(), || {
+                let chosen = roofs::choose::<InputError>(&choice, &csv.device_hints(), || {
                     Ok(csv.roofs_from_peaks()?)
                 })?;
                 if matches!(how, DiffRoofs::Shared(_)) {
-                    shared = Some(rg.clone());
+                    shared = Some(chosen.clone());
                 }
-                rg
+                chosen
             }
         };
         Ok(NcuReady::Csv(csv, roofs, gpu))
     };
-    let (xb, xa) = (ready(rb)?, ready(ra)?);
-    let (b, a) = std::thread::scope(|s| {
-        let hb = s.spawn(|| xb.into_side());
-        let a = xa.into_side();
-        hb.join().map(|b| (b, a))
+    let (ready_before, ready_after) = (ready(read_before)?, ready(read_after)?);
+    let (base, new) = std::thread::scope(|s| {
+        let base_thread = s.spawn(|| ready_before.into_side());
+        let new = ready_after.into_side();
+        base_thread.join().map(|base| (base, new))
     })
     .map_err(|_| anyhow::anyhow!("analysing {} panicked", config.base.display()))?;
-    if b.roofs_json != a.roofs_json && !matches!(config.roofs, DiffRoofs::Own) {
+    if !base.same_roofs(&new) && !matches!(config.roofs, DiffRoofs::Own) {
         return Err(InputError::new(format!(
             "{} and {} were analysed against different roofs ({} vs {}): re-run `rooftrace ncu` on both with one --gpu/--roofs, or pass --own-roofs to compare anyway",
-            b.info.input,
-            a.info.input,
-            b.gpu.as_deref().unwrap_or("?"),
-            a.gpu.as_deref().unwrap_or("?")
+            base.info.input,
+            new.info.input,
+            base.gpu.as_deref().unwrap_or("?"),
+            new.gpu.as_deref().unwrap_or("?")
         ))
         .into());
     }
-    Ok((b, a))
+    Ok((base, new))
 }
 
-fn gaps_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(GapsSide, GapsSide)> {
+fn gaps_sides(
+    config: &DiffConfig,
+    base_input: Input,
+    new_input: Input,
+) -> anyhow::Result<(GapsSide, GapsSide)> {
     both(
         |path, input| {
             let file = path.display().to_string();
@@ -475,13 +554,21 @@ fn gaps_sides(config: &DiffConfig, ib: Input, ia: Input) -> anyhow::Result<(Gaps
                         ..GapConfig::default()
                     };
                     let report = crate::gaps::analyze(&timeline, &cfg);
-                    Ok(GapsSide::from_report(&report, &file, "nsys export"))
+                    let mut side = GapsSide::from_report(&report, &file, "nsys export");
+                    side.kernels = crate::multi::kernel_totals(&timeline, cfg.scope())
+                        .into_iter()
+                        .map(|k| KernelTime {
+                            name: k.name,
+                            time_ns: Some(k.total_ns as f64),
+                        })
+                        .collect();
+                    Ok(side)
                 }
             }
         },
         config,
-        ib,
-        ia,
+        base_input,
+        new_input,
     )
 }
 

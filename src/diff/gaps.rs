@@ -1,245 +1,14 @@
-//! Timelines before → after: the gaps side model, built from a
-//! [`GapReport`] or a `rooftrace.gaps/…` JSON through the same reader
-//! (idle classes by name, so classes added later are compared too);
-//! devices matched by device id and process order, NVTX ranges by name
-//! (median and p90 of their instances), the longest gaps by the ops around
-//! them.
+//! Timelines before → after: two [`GapsSide`]s (idle classes by name, so
+//! classes added later are compared too); devices matched by device id and
+//! process order, NVTX ranges by name (median and p90 of their instances),
+//! the longest gaps by the ops around them.
 
+use super::gaps_side::{DeviceSample, GapSample, GapsSide, RangeSample};
 use super::noise::{nearest_rank, spread_rel, Change, Limit, Thresholds, Verdict, Worse};
-use super::{SideInfo, VerdictCounts};
-use crate::error::BadInput;
-use crate::gaps::GapReport;
+use super::{JudgedRow, Quantity, Section};
+use crate::gaps::{class_label, detail_label};
 use serde::Serialize;
-use serde_json::Value;
 use std::collections::BTreeMap;
-
-/// A side that is not a usable gaps report.
-#[derive(Debug, thiserror::Error)]
-pub enum GapsSideError {
-    /// The JSON lacks what every `rooftrace.gaps` report has.
-    #[error("{file}: {what}; give a report written by `rooftrace gaps FILE --format json`")]
-    Shape {
-        /// The file.
-        file: String,
-        /// What is wrong.
-        what: String,
-    },
-}
-
-impl BadInput for GapsSideError {}
-
-/// Busy and idle of one (process, device) of one side.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeviceSample {
-    /// Process id.
-    pub pid: u64,
-    /// Device id.
-    pub device: u64,
-    /// First op start to last op end, ns.
-    pub span_ns: f64,
-    /// Union of all GPU ops, ns.
-    pub busy_ns: f64,
-    /// Busy by kind, ns: every `<kind>_busy_ns` figure the report has
-    /// (`kernel`, and `copy`, `memset`, `comm`, … where a report splits them).
-    pub busy_by_kind: BTreeMap<String, f64>,
-    /// Idle, ns.
-    pub idle_ns: f64,
-    /// Idle per class key: (count, ns).
-    pub classes: BTreeMap<String, (u64, f64)>,
-    /// Host-bound idle by what the host was doing, per key: (count, ns)
-    /// (empty when the report does not split it).
-    pub host_detail: BTreeMap<String, (u64, f64)>,
-}
-
-/// One instance of an NVTX range.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RangeSample {
-    /// Range text.
-    pub text: String,
-    /// Wall time on the host, ns.
-    pub wall_ns: f64,
-    /// Idle inside its GPU window, ns.
-    pub idle_ns: Option<f64>,
-}
-
-/// One of the longest gaps.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GapSample {
-    /// Device id.
-    pub device: u64,
-    /// Start on the side's timeline, ns (orders repeats).
-    pub start_ns: i64,
-    /// Length, ns.
-    pub duration_ns: f64,
-    /// Class key.
-    pub class: String,
-    /// Name of the op before the gap.
-    pub before_op: String,
-    /// Name of the op after the gap.
-    pub after_op: String,
-}
-
-/// One side of an nsys diff.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GapsSide {
-    /// The file and what it was read from.
-    pub info: SideInfo,
-    /// Devices, sorted by (pid, device).
-    pub devices: Vec<DeviceSample>,
-    /// NVTX range instances (`None`: the report was made without `--nvtx`).
-    pub ranges: Option<Vec<RangeSample>>,
-    /// The longest gaps, longest first.
-    pub top_gaps: Vec<GapSample>,
-    /// Warnings of the report.
-    pub diagnostics: Vec<String>,
-}
-
-fn f(v: &Value, key: &str) -> Option<f64> {
-    v.get(key)?.as_f64().filter(|x| x.is_finite())
-}
-
-/// A `{key: {"count", "total_ns"}}` object (classes, host detail).
-fn totals_map(v: Option<&Value>) -> BTreeMap<String, (u64, f64)> {
-    v.and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, c)| {
-                    Some((k.clone(), (c.get("count")?.as_u64()?, f(c, "total_ns")?)))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn device_from_json(d: &Value) -> Option<DeviceSample> {
-    let classes = totals_map(d.get("classes"));
-    Some(DeviceSample {
-        pid: d.get("pid")?.as_u64()?,
-        device: d.get("device")?.as_u64()?,
-        span_ns: f(d, "span_ns")?,
-        busy_ns: f(d, "busy_ns")?,
-        busy_by_kind: d
-            .as_object()
-            .map(|m| {
-                m.iter()
-                    .filter_map(|(k, v)| {
-                        let kind = k.strip_suffix("_busy_ns")?;
-                        Some((kind.to_string(), v.as_f64()?))
-                    })
-                    .collect()
-            })
-            .unwrap_or_default(),
-        idle_ns: f(d, "idle_ns")?,
-        classes,
-        host_detail: totals_map(d.get("host_detail")),
-    })
-}
-
-/// Text field `key` of `v`: inline (`rooftrace.gaps/2` and earlier) or,
-/// from `rooftrace.gaps/3`, `key_id`, an index into the report's `names`.
-fn text_of(v: &Value, key: &str, names: &[&str]) -> Option<String> {
-    if let Some(s) = v.get(key).and_then(Value::as_str) {
-        return Some(s.to_string());
-    }
-    let id = v.get(format!("{key}_id"))?.as_u64()?;
-    names
-        .get(usize::try_from(id).ok()?)
-        .map(|s| (*s).to_string())
-}
-
-fn gap_from_json(g: &Value, names: &[&str]) -> Option<GapSample> {
-    let op = |k: &str| {
-        g.get(k)
-            .and_then(|o| text_of(o, "name", names))
-            .unwrap_or_default()
-    };
-    Some(GapSample {
-        device: g.get("device")?.as_u64()?,
-        start_ns: g.get("start_ns")?.as_i64()?,
-        duration_ns: f(g, "duration_ns")?,
-        class: g.get("class")?.as_str()?.to_string(),
-        before_op: op("before"),
-        after_op: op("after"),
-    })
-}
-
-fn ranges_from_json(r: &Value, names: &[&str]) -> Option<Vec<RangeSample>> {
-    let inst = r.get("instances")?.as_array()?;
-    Some(
-        inst.iter()
-            .filter_map(|i| {
-                Some(RangeSample {
-                    text: text_of(i, "text", names)?,
-                    wall_ns: f(i, "wall_ns")?,
-                    idle_ns: f(i, "idle_ns"),
-                })
-            })
-            .collect(),
-    )
-}
-
-impl GapsSide {
-    /// The side of an analysed export (its parts read through their JSON shape).
-    pub fn from_report(report: &GapReport, input: &str, source: &str) -> GapsSide {
-        let arr = |v: Value| v.as_array().cloned().unwrap_or_default();
-        let devices = arr(serde_json::to_value(&report.devices).unwrap_or(Value::Null));
-        let gaps = arr(serde_json::to_value(&report.top_gaps).unwrap_or(Value::Null));
-        let names: Vec<&str> = report.names.iter().map(String::as_str).collect();
-        GapsSide {
-            info: SideInfo {
-                input: input.to_string(),
-                source: source.to_string(),
-            },
-            devices: devices.iter().filter_map(device_from_json).collect(),
-            ranges: report.ranges.as_ref().and_then(|r| {
-                ranges_from_json(&serde_json::to_value(r).unwrap_or(Value::Null), &names)
-            }),
-            top_gaps: gaps
-                .iter()
-                .filter_map(|g| gap_from_json(g, &names))
-                .collect(),
-            diagnostics: report.diagnostics.clone(),
-        }
-    }
-
-    /// The side of a `rooftrace.gaps/…` JSON document.
-    pub fn from_json(doc: &Value, file: &str, schema: &str) -> Result<GapsSide, GapsSideError> {
-        let devices = doc
-            .get("devices")
-            .and_then(Value::as_array)
-            .ok_or_else(|| GapsSideError::Shape {
-                file: file.to_string(),
-                what: "no `devices` array".to_string(),
-            })?;
-        let names: Vec<&str> = doc
-            .get("names")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().map(|n| n.as_str().unwrap_or("")).collect())
-            .unwrap_or_default();
-        Ok(GapsSide {
-            info: SideInfo {
-                input: file.to_string(),
-                source: format!("{schema} json"),
-            },
-            devices: devices.iter().filter_map(device_from_json).collect(),
-            ranges: doc.get("ranges").and_then(|r| ranges_from_json(r, &names)),
-            top_gaps: doc
-                .get("top_gaps")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|g| gap_from_json(g, &names)).collect())
-                .unwrap_or_default(),
-            diagnostics: doc
-                .get("diagnostics")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|d| d.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
-    }
-}
 
 /// Idle of one class before → after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -344,18 +113,104 @@ pub struct GapsDiff {
     pub gaps: Vec<GapDiff>,
 }
 
+/// True when the host-bound detail of `d` is shown (a report splits it).
+pub fn host_detail_shown(d: &DeviceDiff) -> bool {
+    d.host_detail
+        .iter()
+        .any(|c| c.total_ns.before.unwrap_or(0.0) != 0.0 || c.total_ns.after.unwrap_or(0.0) != 0.0)
+}
+
+/// How a device row is named in the gate's trips.
+fn device_row_label(d: &DeviceDiff) -> String {
+    d.device.map_or("all devices idle".to_string(), |n| {
+        format!("device {n} idle")
+    })
+}
+
 impl GapsDiff {
-    /// Adds every device, range and gap row and the total to `c`.
-    pub fn count(&self, c: &mut VerdictCounts) {
-        c.add(self.total.verdict);
-        for d in &self.devices {
-            c.add(d.verdict);
+    /// Every row the tables print with a verdict: each device and all
+    /// devices (idle decides), the idle classes and (when shown) the
+    /// host-bound detail over all devices, the NVTX ranges (median
+    /// decides), the longest gaps.
+    pub fn judged_rows(&self) -> Vec<JudgedRow<'_>> {
+        let mut rows = Vec::new();
+        for d in self.devices.iter().chain(std::iter::once(&self.total)) {
+            rows.push(JudgedRow {
+                section: Section::Devices,
+                label: device_row_label(d),
+                verdict: d.verdict,
+                change: &d.idle_ns,
+                quantity: Quantity::Time,
+            });
+        }
+        let class_rows = self.total.classes.iter().map(|c| (Section::IdleClasses, c));
+        let detail_rows = self
+            .total
+            .host_detail
+            .iter()
+            .filter(|_| host_detail_shown(&self.total))
+            .map(|c| (Section::HostDetail, c));
+        for (section, c) in class_rows.chain(detail_rows) {
+            let label = match section {
+                Section::HostDetail => format!("host-bound idle: {}", detail_label(&c.class)),
+                _ => format!("idle {}", class_label(&c.class)),
+            };
+            rows.push(JudgedRow {
+                section,
+                label,
+                verdict: c.total_ns.verdict,
+                change: &c.total_ns,
+                quantity: Quantity::Time,
+            });
         }
         for r in self.ranges.iter().flatten() {
-            c.add(r.verdict);
+            rows.push(JudgedRow {
+                section: Section::Ranges,
+                label: format!("range {} median", r.name),
+                verdict: r.verdict,
+                change: &r.median_ns,
+                quantity: Quantity::Time,
+            });
         }
         for g in &self.gaps {
-            c.add(g.verdict);
+            rows.push(JudgedRow {
+                section: Section::Gaps,
+                label: format!(
+                    "gap {} → {} on device {}",
+                    g.before_op, g.after_op, g.device
+                ),
+                verdict: g.verdict,
+                change: &g.duration_ns,
+                quantity: Quantity::Time,
+            });
+        }
+        rows
+    }
+
+    /// Most of the work is unmatched: devices, classes and host detail sum
+    /// different work on each side, so their moves are inconclusive. Ranges
+    /// and gaps, matched by name, keep their verdicts.
+    pub fn mark_unmatched(&mut self) {
+        let demote = |c: &mut Change| {
+            if matches!(c.verdict, Verdict::Regression | Verdict::Improvement) {
+                c.verdict = Verdict::Inconclusive;
+            }
+        };
+        for d in self
+            .devices
+            .iter_mut()
+            .chain(std::iter::once(&mut self.total))
+        {
+            if matches!(d.verdict, Verdict::Regression | Verdict::Improvement) {
+                d.verdict = Verdict::Inconclusive;
+                d.why = "most of the work is unmatched: not a like-for-like comparison".to_string();
+            }
+            demote(&mut d.idle_ns);
+            demote(&mut d.busy_ns);
+            demote(&mut d.span_ns);
+            for c in d.classes.iter_mut().chain(d.host_detail.iter_mut()) {
+                demote(&mut c.total_ns);
+            }
         }
     }
 }
@@ -386,31 +241,37 @@ fn keyed(devs: &[DeviceSample]) -> BTreeMap<(u64, usize), &DeviceSample> {
 }
 
 fn device_row(
-    b: Option<&DeviceSample>,
-    a: Option<&DeviceSample>,
+    before: Option<&DeviceSample>,
+    after: Option<&DeviceSample>,
     device: Option<u64>,
     t: &Thresholds,
 ) -> DeviceDiff {
-    let j = |g: fn(&DeviceSample) -> Option<f64>| {
-        Change::judge(b.and_then(g), a.and_then(g), tl(t), 0.0, Worse::Higher)
+    let judge = |figure: fn(&DeviceSample) -> Option<f64>| {
+        Change::judge(
+            before.and_then(figure),
+            after.and_then(figure),
+            tl(t),
+            0.0,
+            Worse::Higher,
+        )
     };
-    let idle_ns = j(|d| Some(d.idle_ns));
-    let classes = totals_rows(b, a, |d| &d.classes, t);
-    let host_detail = totals_rows(b, a, |d| &d.host_detail, t);
+    let idle_ns = judge(|d| Some(d.idle_ns));
+    let classes = totals_rows(before, after, |d| &d.classes, t);
+    let host_detail = totals_rows(before, after, |d| &d.host_detail, t);
     let why = device_why(idle_ns.verdict, &classes, &host_detail);
     DeviceDiff {
         why,
         device,
-        pid_before: b.map(|d| d.pid),
-        pid_after: a.map(|d| d.pid),
-        verdict: match (b, a) {
+        pid_before: before.map(|d| d.pid),
+        pid_after: after.map(|d| d.pid),
+        verdict: match (before, after) {
             (Some(_), None) => Verdict::Removed,
             (None, Some(_)) => Verdict::Added,
             _ => idle_ns.verdict,
         },
-        span_ns: j(|d| Some(d.span_ns)),
-        busy_ns: j(|d| Some(d.busy_ns)),
-        busy_by_kind: busy_kinds(b, a, t),
+        span_ns: judge(|d| Some(d.span_ns)),
+        busy_ns: judge(|d| Some(d.busy_ns)),
+        busy_by_kind: busy_kinds(before, after, t),
         idle_ns,
         classes,
         host_detail,
@@ -420,14 +281,14 @@ fn device_row(
 /// One row per key of `pick` (classes or host detail) on either side, known
 /// classes in display order, others by name.
 fn totals_rows(
-    b: Option<&DeviceSample>,
-    a: Option<&DeviceSample>,
+    before: Option<&DeviceSample>,
+    after: Option<&DeviceSample>,
     pick: fn(&DeviceSample) -> &BTreeMap<String, (u64, f64)>,
     t: &Thresholds,
 ) -> Vec<ClassDiff> {
-    let mut keys: Vec<&String> = b
+    let mut keys: Vec<&String> = before
         .iter()
-        .chain(a.iter())
+        .chain(after.iter())
         .flat_map(|d| pick(d).keys())
         .collect();
     keys.sort_by_key(|k| (class_order(k), (*k).clone()));
@@ -436,14 +297,14 @@ fn totals_rows(
         .map(|k| {
             let get =
                 |d: Option<&DeviceSample>| d.map(|d| pick(d).get(k).copied().unwrap_or((0, 0.0)));
-            let (cb, ca) = (get(b), get(a));
+            let (count_before, count_after) = (get(before), get(after));
             ClassDiff {
                 class: k.clone(),
-                count_before: cb.map_or(0, |c| c.0),
-                count_after: ca.map_or(0, |c| c.0),
+                count_before: count_before.map_or(0, |c| c.0),
+                count_after: count_after.map_or(0, |c| c.0),
                 total_ns: Change::judge(
-                    cb.map(|c| c.1),
-                    ca.map(|c| c.1),
+                    count_before.map(|c| c.1),
+                    count_after.map(|c| c.1),
                     tl(t),
                     0.0,
                     Worse::Higher,
@@ -453,10 +314,14 @@ fn totals_rows(
         .collect()
 }
 
-fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds) -> Vec<KindDiff> {
-    let mut kinds: Vec<&String> = b
+fn busy_kinds(
+    before: Option<&DeviceSample>,
+    after: Option<&DeviceSample>,
+    t: &Thresholds,
+) -> Vec<KindDiff> {
+    let mut kinds: Vec<&String> = before
         .iter()
-        .chain(a.iter())
+        .chain(after.iter())
         .flat_map(|d| d.busy_by_kind.keys())
         .collect();
     kinds.sort();
@@ -466,8 +331,8 @@ fn busy_kinds(b: Option<&DeviceSample>, a: Option<&DeviceSample>, t: &Thresholds
         .map(|k| KindDiff {
             kind: k.clone(),
             busy_ns: Change::judge(
-                b.and_then(|d| d.busy_by_kind.get(k).copied()),
-                a.and_then(|d| d.busy_by_kind.get(k).copied()),
+                before.and_then(|d| d.busy_by_kind.get(k).copied()),
+                after.and_then(|d| d.busy_by_kind.get(k).copied()),
                 tl(t),
                 0.0,
                 Worse::Neither,
@@ -509,7 +374,7 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
     };
     let mut why = format!(
         "{} {pm}{}: {}",
-        c.class,
+        class_label(&c.class),
         crate::units::duration_ns(d),
         class_hint(&c.class)
     );
@@ -521,7 +386,7 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
                 .map_or("", |x| x.fix());
             why.push_str(&format!(
                 "; mostly {} {pm}{}: {fix}",
-                h.class,
+                detail_label(&h.class),
                 crate::units::duration_ns(hd)
             ));
         }
@@ -529,11 +394,17 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
     why
 }
 
-/// Known classes in `rooftrace gaps` display order; others after them.
+/// Known classes (and host-bound details) in `rooftrace gaps` display
+/// order; others after them.
 fn class_order(k: &str) -> usize {
     crate::gaps::GapClass::ALL
         .iter()
         .position(|c| c.key() == k)
+        .or_else(|| {
+            crate::gaps::HostDetail::ALL
+                .iter()
+                .position(|d| d.key() == k)
+        })
         .unwrap_or(usize::MAX)
 }
 
@@ -560,7 +431,7 @@ fn summed(devs: &[DeviceSample]) -> DeviceSample {
     s
 }
 
-fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<RangeDiff> {
+fn range_rows(before: &[RangeSample], after: &[RangeSample], t: &Thresholds) -> Vec<RangeDiff> {
     let group = |rs: &[RangeSample]| {
         let mut m: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
         for r in rs {
@@ -576,31 +447,51 @@ fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<Range
         }
         m
     };
-    let (gb, ga) = (group(b), group(a));
-    let mut names: Vec<&String> = gb.keys().chain(ga.keys()).collect();
+    let (by_name_before, by_name_after) = (group(before), group(after));
+    let mut names: Vec<&String> = by_name_before.keys().chain(by_name_after.keys()).collect();
     names.sort();
     names.dedup();
     let q = |v: Option<&Vec<f64>>, p: f64| v.filter(|v| !v.is_empty()).map(|v| nearest_rank(v, p));
     names
         .into_iter()
         .map(|n| {
-            let (wb, wa) = (gb.get(n).map(|x| &x.0), ga.get(n).map(|x| &x.0));
-            let (ib, ia) = (gb.get(n).map(|x| &x.1), ga.get(n).map(|x| &x.1));
-            let spread = spread_rel(&mut wb.cloned().unwrap_or_default())
-                .max(spread_rel(&mut wa.cloned().unwrap_or_default()));
-            let median_ns = Change::judge(q(wb, 0.5), q(wa, 0.5), tl(t), spread, Worse::Higher);
+            let wall_before = by_name_before.get(n).map(|x| &x.0);
+            let wall_after = by_name_after.get(n).map(|x| &x.0);
+            let idle_before = by_name_before.get(n).map(|x| &x.1);
+            let idle_after = by_name_after.get(n).map(|x| &x.1);
+            let spread = spread_rel(&mut wall_before.cloned().unwrap_or_default())
+                .max(spread_rel(&mut wall_after.cloned().unwrap_or_default()));
+            let median_ns = Change::judge(
+                q(wall_before, 0.5),
+                q(wall_after, 0.5),
+                tl(t),
+                spread,
+                Worse::Higher,
+            );
             RangeDiff {
                 name: n.clone(),
-                instances_before: wb.map_or(0, |v| v.len() as u64),
-                instances_after: wa.map_or(0, |v| v.len() as u64),
-                verdict: match (wb, wa) {
+                instances_before: wall_before.map_or(0, |v| v.len() as u64),
+                instances_after: wall_after.map_or(0, |v| v.len() as u64),
+                verdict: match (wall_before, wall_after) {
                     (Some(_), None) => Verdict::Removed,
                     (None, Some(_)) => Verdict::Added,
                     _ => median_ns.verdict,
                 },
                 median_ns,
-                p90_ns: Change::judge(q(wb, 0.9), q(wa, 0.9), tl(t), spread, Worse::Higher),
-                idle_median_ns: Change::judge(q(ib, 0.5), q(ia, 0.5), tl(t), spread, Worse::Higher),
+                p90_ns: Change::judge(
+                    q(wall_before, 0.9),
+                    q(wall_after, 0.9),
+                    tl(t),
+                    spread,
+                    Worse::Higher,
+                ),
+                idle_median_ns: Change::judge(
+                    q(idle_before, 0.5),
+                    q(idle_after, 0.5),
+                    tl(t),
+                    spread,
+                    Worse::Higher,
+                ),
             }
         })
         .collect()
@@ -609,7 +500,7 @@ fn range_rows(b: &[RangeSample], a: &[RangeSample], t: &Thresholds) -> Vec<Range
 /// Matches the longest gaps by (device, op before, op after) and their
 /// order in time; a gap only in the new list is new among the longest, one
 /// only in the base list is gone from them.
-fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
+fn gap_rows(before: &[GapSample], after: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
     type Key = (u64, String, String);
     fn group(gs: &[GapSample]) -> BTreeMap<Key, Vec<&GapSample>> {
         let mut m: BTreeMap<Key, Vec<&GapSample>> = BTreeMap::new();
@@ -623,20 +514,22 @@ fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
         }
         m
     }
-    let (gb, ga) = (group(b), group(a));
-    let mut keys: Vec<&Key> = gb.keys().chain(ga.keys()).collect();
+    let (by_ops_before, by_ops_after) = (group(before), group(after));
+    let mut keys: Vec<&Key> = by_ops_before.keys().chain(by_ops_after.keys()).collect();
     keys.sort();
     keys.dedup();
     let mut rows = Vec::new();
     for k in keys {
-        let (vb, va) = (gb.get(k), ga.get(k));
-        let n = vb.map_or(0, Vec::len).max(va.map_or(0, Vec::len));
+        let (list_before, list_after) = (by_ops_before.get(k), by_ops_after.get(k));
+        let n = list_before
+            .map_or(0, Vec::len)
+            .max(list_after.map_or(0, Vec::len));
         for i in 0..n {
-            let gb = vb.and_then(|v| v.get(i));
-            let ga = va.and_then(|v| v.get(i));
+            let gap_before = list_before.and_then(|v| v.get(i));
+            let gap_after = list_after.and_then(|v| v.get(i));
             let duration_ns = Change::judge(
-                gb.map(|g| g.duration_ns),
-                ga.map(|g| g.duration_ns),
+                gap_before.map(|g| g.duration_ns),
+                gap_after.map(|g| g.duration_ns),
                 tl(t),
                 0.0,
                 Worse::Higher,
@@ -645,9 +538,9 @@ fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
                 device: k.0,
                 before_op: k.1.clone(),
                 after_op: k.2.clone(),
-                class_before: gb.map(|g| g.class.clone()),
-                class_after: ga.map(|g| g.class.clone()),
-                verdict: match (gb, ga) {
+                class_before: gap_before.map(|g| g.class.clone()),
+                class_after: gap_after.map(|g| g.class.clone()),
+                verdict: match (gap_before, gap_after) {
                     (Some(_), None) => Verdict::Removed,
                     (None, Some(_)) => Verdict::Added,
                     _ => duration_ns.verdict,
@@ -667,15 +560,19 @@ fn gap_rows(b: &[GapSample], a: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
 
 /// Compares two sides.
 pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
-    let (kb, ka) = (keyed(&base.devices), keyed(&new.devices));
-    let mut keys: Vec<&(u64, usize)> = kb.keys().chain(ka.keys()).collect();
+    let (devices_before, devices_after) = (keyed(&base.devices), keyed(&new.devices));
+    let mut keys: Vec<&(u64, usize)> = devices_before.keys().chain(devices_after.keys()).collect();
     keys.sort();
     keys.dedup();
     let devices = keys
         .into_iter()
-        .map(|k| device_row(kb.get(k).copied(), ka.get(k).copied(), Some(k.0), t))
+        .map(|k| {
+            let before = devices_before.get(k).copied();
+            let after = devices_after.get(k).copied();
+            device_row(before, after, Some(k.0), t)
+        })
         .collect();
-    let (sb, sa) = (summed(&base.devices), summed(&new.devices));
+    let (sum_before, sum_after) = (summed(&base.devices), summed(&new.devices));
     let ranges = match (&base.ranges, &new.ranges) {
         (None, None) => None,
         (b, a) => Some(range_rows(
@@ -685,7 +582,7 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
         )),
     };
     GapsDiff {
-        total: device_row(Some(&sb), Some(&sa), None, t),
+        total: device_row(Some(&sum_before), Some(&sum_after), None, t),
         devices,
         ranges,
         gaps: gap_rows(&base.top_gaps, &new.top_gaps, t),

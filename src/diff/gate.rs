@@ -16,9 +16,10 @@
 //! *and* is beyond the spread of repeated samples; the rule's limit takes
 //! the place of the default threshold.
 
+use super::cover::CoverageStatus;
 use super::name::normalize;
 use super::noise::{Change, Verdict};
-use super::{DiffKind, DiffReport};
+use super::{DiffKind, DiffReport, Quantity};
 use crate::error::BadInput;
 use serde::Serialize;
 
@@ -72,6 +73,43 @@ pub enum Metric {
     Span,
 }
 
+/// Which side of its limit a rule trips on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// `>`: a change above the limit trips.
+    Above,
+    /// `<`: a change below the limit trips.
+    Below,
+}
+
+/// The limit a rule compares a change with.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RuleLimit {
+    /// Given with `%`: the change relative to the base value, as a
+    /// fraction (`+5%` is 0.05).
+    Relative(f64),
+    /// Given with a unit (or none, for the fraction of roof): the change
+    /// itself in the metric's SI unit (`1ms` is 1e6 ns).
+    Absolute(f64),
+}
+
+impl Metric {
+    /// What a change of this metric measures.
+    pub fn quantity(&self) -> Quantity {
+        match self {
+            Metric::Bytes => Quantity::Bytes,
+            Metric::Flop => Quantity::Flop,
+            Metric::Fraction => Quantity::Fraction,
+            Metric::Time
+            | Metric::Lost
+            | Metric::Idle
+            | Metric::IdleClass(_)
+            | Metric::Busy
+            | Metric::Span => Quantity::Time,
+        }
+    }
+}
+
 /// A parsed rule.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Rule {
@@ -81,12 +119,10 @@ pub struct Rule {
     pub scope: Scope,
     /// Figure.
     pub metric: Metric,
-    /// `>`: trips above the limit; `<`: below it.
-    pub greater: bool,
-    /// Relative limit (fraction of the base value) when given with `%`.
-    pub rel: Option<f64>,
-    /// Absolute limit in the metric's SI unit otherwise.
-    pub abs: Option<f64>,
+    /// Which side of the limit trips.
+    pub direction: Direction,
+    /// The limit.
+    pub limit: RuleLimit,
 }
 
 impl Rule {
@@ -100,7 +136,11 @@ impl Rule {
         let op = s
             .rfind(['>', '<'])
             .ok_or_else(|| err("no comparison: use > or <"))?;
-        let greater = &s[op..op + 1] == ">";
+        let direction = if &s[op..op + 1] == ">" {
+            Direction::Above
+        } else {
+            Direction::Below
+        };
         let (lhs, value) = (s[..op].trim(), s[op + 1..].trim());
         let (scope_text, metric_text) = match lhs.rfind(':') {
             Some(i) => (Some(&lhs[..i]), &lhs[i + 1..]),
@@ -141,14 +181,13 @@ impl Rule {
                 }
             },
         };
-        let (rel, abs) = parse_value(value, &metric).map_err(|w| err(&w))?;
+        let limit = parse_value(value, &metric).map_err(|w| err(&w))?;
         Ok(Rule {
             text: text.to_string(),
             scope,
             metric,
-            greater,
-            rel,
-            abs,
+            direction,
+            limit,
         })
     }
 
@@ -159,27 +198,20 @@ impl Rule {
         if delta.abs() <= c.spread {
             return false;
         }
-        let x = match (self.rel, self.abs) {
-            (Some(_), _) => c.rel.unwrap_or(if delta > 0.0 {
-                f64::INFINITY
-            } else if delta < 0.0 {
-                f64::NEG_INFINITY
-            } else {
-                0.0
-            }),
-            _ => delta,
+        let (change, limit) = match self.limit {
+            // From a zero base any change is infinitely large in relative terms.
+            RuleLimit::Relative(limit) => (c.rel.unwrap_or(f64::INFINITY.copysign(delta)), limit),
+            RuleLimit::Absolute(limit) => (delta, limit),
         };
-        let limit = self.rel.or(self.abs).unwrap_or(0.0);
-        if self.greater {
-            x > limit
-        } else {
-            x < limit
+        match self.direction {
+            Direction::Above => change > limit,
+            Direction::Below => change < limit,
         }
     }
 }
 
 /// `+5%` → relative 0.05; `1ms` → 1e6 ns; `-0.05` → absolute.
-fn parse_value(v: &str, metric: &Metric) -> Result<(Option<f64>, Option<f64>), String> {
+fn parse_value(v: &str, metric: &Metric) -> Result<RuleLimit, String> {
     let v = v.trim();
     if v.is_empty() {
         return Err("no value after the comparison".to_string());
@@ -208,11 +240,11 @@ fn parse_value(v: &str, metric: &Metric) -> Result<(Option<f64>, Option<f64>), S
         "%" if *metric == Metric::Fraction => {
             Err("fraction takes an absolute change (e.g. -0.05), not a percentage".to_string())
         }
-        "%" => Ok((Some(x / 100.0), None)),
+        "%" => Ok(RuleLimit::Relative(x / 100.0)),
         "" if time => {
             Err("give a unit for a time change (ns, us, ms, s) or a percentage".to_string())
         }
-        "" => Ok((None, Some(x))),
+        "" => Ok(RuleLimit::Absolute(x)),
         u if time => {
             let scale = match u {
                 "ns" => 1.0,
@@ -221,7 +253,7 @@ fn parse_value(v: &str, metric: &Metric) -> Result<(Option<f64>, Option<f64>), S
                 "s" => 1e9,
                 _ => return Err(format!("unknown time unit `{u}` (ns, us, ms, s)")),
             };
-            Ok((None, Some(x * scale)))
+            Ok(RuleLimit::Absolute(x * scale))
         }
         u if bytes => {
             let scale = match u {
@@ -231,7 +263,7 @@ fn parse_value(v: &str, metric: &Metric) -> Result<(Option<f64>, Option<f64>), S
                 "GB" => 1e9,
                 _ => return Err(format!("unknown byte unit `{u}` (B, kB, MB, GB)")),
             };
-            Ok((None, Some(x * scale)))
+            Ok(RuleLimit::Absolute(x * scale))
         }
         u => Err(format!("unexpected unit `{u}` for this metric")),
     }
@@ -246,6 +278,8 @@ pub struct Trip {
     pub row: String,
     /// The change that tripped it.
     pub change: Change,
+    /// What the change measures.
+    pub quantity: Quantity,
 }
 
 /// The gate's result.
@@ -255,8 +289,12 @@ pub struct GateOutcome {
     pub rules: Vec<String>,
     /// False with `--no-gate`.
     pub enabled: bool,
-    /// True when a rule tripped: the command exits 3.
+    /// True when a rule tripped or most of the work is unmatched (and not
+    /// allowed): the command exits 3.
     pub failed: bool,
+    /// True when the gate failed because most of the work is unmatched
+    /// (`--allow-unmatched` not given).
+    pub unmatched: bool,
     /// What tripped, in rule order.
     pub tripped: Vec<Trip>,
     /// Rows a rule applied to but could not judge (a side lacks the figure).
@@ -411,83 +449,44 @@ fn nsys_rows<'a>(
     Ok(())
 }
 
-/// Applies `rules` (or, when empty, the default gate: every row called a
-/// regression) to the report.
+/// Applies `rules` (or, when empty, the default gate: every row the
+/// tables call a regression, totals included) to the report; a report whose
+/// work is mostly unmatched fails unless that was allowed.
 pub fn evaluate(r: &DiffReport, rules: &[Rule]) -> Result<GateOutcome, RuleError> {
-    let mut o = GateOutcome {
+    let mut outcome = GateOutcome {
         rules: rules.iter().map(|x| x.text.clone()).collect(),
         enabled: true,
+        unmatched: r.coverage.status == CoverageStatus::MostlyUnmatched && !r.coverage.allowed,
         ..GateOutcome::default()
     };
     if rules.is_empty() {
-        for (row, c) in regressions(r) {
-            o.tripped.push(Trip {
-                rule: "default".to_string(),
-                row,
-                change: *c,
-            });
-        }
-    }
-    for rule in rules {
-        for (row, c) in rows(r, rule)? {
-            if c.delta.is_none() {
-                o.unknown += 1;
-            } else if rule.trips(c) {
-                o.tripped.push(Trip {
-                    rule: rule.text.clone(),
-                    row,
-                    change: *c,
+        for row in r.judged_rows() {
+            if row.verdict == Verdict::Regression {
+                outcome.tripped.push(Trip {
+                    rule: "default".to_string(),
+                    row: row.label,
+                    change: *row.change,
+                    quantity: row.quantity,
                 });
             }
         }
     }
-    o.failed = !o.tripped.is_empty();
-    Ok(o)
-}
-
-/// Every row whose verdict is a regression, with its deciding change.
-fn regressions(r: &DiffReport) -> Vec<(String, &Change)> {
-    let mut out = Vec::new();
-    if let Some(n) = &r.ncu {
-        for k in n
-            .kernels
-            .iter()
-            .filter(|k| k.verdict == Verdict::Regression)
-        {
-            out.push((format!("{} #{}", k.name, k.occurrence), &k.duration_ns));
-        }
-        if n.totals.duration_ns.verdict == Verdict::Regression {
-            out.push(("total time".to_string(), &n.totals.duration_ns));
-        }
-    }
-    if let Some(g) = &r.nsys {
-        for d in g.devices.iter().chain(std::iter::once(&g.total)) {
-            if d.verdict == Verdict::Regression {
-                let l = d
-                    .device
-                    .map_or("total idle".to_string(), |n| format!("device {n} idle"));
-                out.push((l, &d.idle_ns));
+    for rule in rules {
+        for (row, change) in rows(r, rule)? {
+            if change.delta.is_none() {
+                outcome.unknown += 1;
+            } else if rule.trips(change) {
+                outcome.tripped.push(Trip {
+                    rule: rule.text.clone(),
+                    row,
+                    change: *change,
+                    quantity: rule.metric.quantity(),
+                });
             }
         }
-        for x in g
-            .ranges
-            .iter()
-            .flatten()
-            .filter(|x| x.verdict == Verdict::Regression)
-        {
-            out.push((format!("range {} median", x.name), &x.median_ns));
-        }
-        for x in g.gaps.iter().filter(|x| x.verdict == Verdict::Regression) {
-            out.push((
-                format!(
-                    "gap {} → {} on device {}",
-                    x.before_op, x.after_op, x.device
-                ),
-                &x.duration_ns,
-            ));
-        }
     }
-    out
+    outcome.failed = !outcome.tripped.is_empty() || outcome.unmatched;
+    Ok(outcome)
 }
 
 #[cfg(test)]
@@ -499,12 +498,23 @@ mod tests {
     fn rules_parse_strictly() {
         let r = Rule::parse("time>+5%").unwrap();
         assert_eq!(
-            (r.scope.clone(), r.metric.clone(), r.greater, r.rel),
-            (Scope::Any, Metric::Time, true, Some(0.05))
+            (r.scope.clone(), r.metric.clone(), r.direction, r.limit),
+            (
+                Scope::Any,
+                Metric::Time,
+                Direction::Above,
+                RuleLimit::Relative(0.05)
+            )
         );
         let r = Rule::parse("fraction<-0.05").unwrap();
-        assert_eq!((r.greater, r.abs), (false, Some(-0.05)));
-        assert_eq!(Rule::parse("idle>+1ms").unwrap().abs, Some(1e6));
+        assert_eq!(
+            (r.direction, r.limit),
+            (Direction::Below, RuleLimit::Absolute(-0.05))
+        );
+        assert_eq!(
+            Rule::parse("idle>+1ms").unwrap().limit,
+            RuleLimit::Absolute(1e6)
+        );
         assert_eq!(
             Rule::parse("idle.host_bound>+10%").unwrap().metric,
             Metric::IdleClass("host_bound".into())
@@ -518,7 +528,10 @@ mod tests {
             Rule::parse("device:1:idle>2us").unwrap().scope,
             Scope::Device(1)
         );
-        assert_eq!(Rule::parse("bytes>+10MB").unwrap().abs, Some(1e7));
+        assert_eq!(
+            Rule::parse("bytes>+10MB").unwrap().limit,
+            RuleLimit::Absolute(1e7)
+        );
         for bad in [
             "time+5%",
             "tme>+5%",

@@ -2,32 +2,41 @@
 //! change judged against a threshold and the run-to-run spread
 //! ([`noise`]), and an optional regression gate ([`gate`]).
 //!
-//! By phase: each side becomes a plain *side model* — [`ncu::NcuSide`]
-//! (from a [`RooflineReport`](crate::roofline::RooflineReport) or a
-//! `rooftrace.ncu/…` JSON) or [`gaps::GapsSide`] (from a
+//! By phase: each side becomes a plain *side model* —
+//! [`ncu_side::NcuSide`] (from a
+//! [`RooflineReport`](crate::roofline::RooflineReport) or a
+//! `rooftrace.ncu/…` JSON) or [`gaps_side::GapsSide`] (from a
 //! [`GapReport`](crate::gaps::GapReport) or a `rooftrace.gaps/…` JSON). The
 //! constructors read only the fields they need (the ncu report's figures
-//! through [`ncu::Figure`], which takes a plain or an optional number; the
+//! through [`ncu_side::Figure`], which takes a plain or an optional number; the
 //! gaps report through its JSON shape), so fields added to those reports
 //! later are ignored and new idle classes and busy kinds are compared by
 //! name. Then [`ncu::diff`] / [`gaps::diff`] match
 //! the rows and judge every change, and [`gate::evaluate`] applies
-//! `--fail-on` rules. The result is a [`DiffReport`], serialised as
-//! `rooftrace.diff/1` (docs/json-schema-diff.md).
+//! `--fail-on` rules. Before any of that, [`cover::check`] decides whether
+//! the sides are runs of the same work at all (each side described as a
+//! [`Workload`], whatever its input kind). Counts and the default gate read
+//! one list, [`DiffReport::judged_rows`]: the rows the tables print. The
+//! result is a [`DiffReport`], serialised as `rooftrace.diff/2`
+//! (docs/json-schema-diff.md).
 
+pub mod cover;
 pub mod gaps;
+pub mod gaps_side;
 pub mod gate;
 pub mod name;
 pub mod ncu;
+pub mod ncu_side;
 pub mod noise;
 
 use serde::Serialize;
 
+pub use cover::{Coverage, CoverageStatus, NothingShared, WorkKind, Workload};
 pub use gate::{GateOutcome, Rule, RuleError};
 pub use noise::{Change, Thresholds, Verdict};
 
 /// Schema tag of the JSON report.
-pub const SCHEMA: &str = "rooftrace.diff/1";
+pub const SCHEMA: &str = "rooftrace.diff/2";
 
 /// What was compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -49,6 +58,72 @@ impl DiffKind {
     }
 }
 
+/// Which table of the report a row is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Section {
+    /// ncu: one row per kernel launch (or name and occurrence).
+    Kernels,
+    /// ncu: kernel time, DRAM bytes, FLOPs, time lost, fraction of roof.
+    Totals,
+    /// nsys: each device, and all devices.
+    Devices,
+    /// nsys: idle per class over all devices.
+    IdleClasses,
+    /// nsys: host-bound idle by what the host was doing (when shown).
+    HostDetail,
+    /// nsys: NVTX ranges by name.
+    Ranges,
+    /// nsys: the longest gaps of both runs.
+    Gaps,
+}
+
+impl Section {
+    /// How the headline names the section's rows.
+    pub fn label(self) -> &'static str {
+        match self {
+            Section::Kernels => "kernels",
+            Section::Totals => "totals",
+            Section::Devices => "devices",
+            Section::IdleClasses => "idle classes",
+            Section::HostDetail => "host-bound detail",
+            Section::Ranges => "ranges",
+            Section::Gaps => "gaps",
+        }
+    }
+}
+
+/// What a change measures, so it prints in its unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantity {
+    /// A time, ns.
+    Time,
+    /// DRAM bytes.
+    Bytes,
+    /// FLOPs.
+    Flop,
+    /// A fraction of roof (changes are absolute, not relative).
+    Fraction,
+}
+
+/// One row with a verdict as the tables print it. The counts and the
+/// default gate read this one list, so they count and gate exactly the
+/// rows the reader sees.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgedRow<'a> {
+    /// The table.
+    pub section: Section,
+    /// The row, in words (kernel name and occurrence, `total kernel time`, …).
+    pub label: String,
+    /// The row's verdict (as printed in its verdict column).
+    pub verdict: Verdict,
+    /// The change that decides it.
+    pub change: &'a Change,
+    /// What that change measures.
+    pub quantity: Quantity,
+}
+
 /// Counts of row verdicts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct VerdictCounts {
@@ -56,10 +131,13 @@ pub struct VerdictCounts {
     pub regression: u64,
     /// Rows beyond threshold and spread, for the better.
     pub improvement: u64,
-    /// Rows beyond the threshold but within the spread of repeated runs.
+    /// Rows beyond the threshold but within the spread of repeated runs (or
+    /// a side lacks the figure, or most of the work is unmatched).
     pub inconclusive: u64,
     /// Rows within the threshold.
     pub unchanged: u64,
+    /// Rows of a figure that is neither better nor worse, beyond the threshold.
+    pub changed: u64,
     /// Rows only in the new run.
     pub added: u64,
     /// Rows only in the base run.
@@ -74,14 +152,16 @@ impl VerdictCounts {
             Verdict::Improvement => self.improvement += 1,
             Verdict::Inconclusive => self.inconclusive += 1,
             Verdict::Unchanged => self.unchanged += 1,
+            Verdict::Changed => self.changed += 1,
             Verdict::Added => self.added += 1,
             Verdict::Removed => self.removed += 1,
         }
     }
 
     /// The overall verdict: a regression anywhere wins, then an
-    /// improvement, then an inconclusive row; added and removed rows alone
-    /// leave it unchanged (their time shows in the totals, which are rows).
+    /// improvement, then an inconclusive row; added, removed and changed
+    /// rows alone leave it unchanged (their time shows in the totals, which
+    /// are rows).
     pub fn overall(&self) -> Verdict {
         if self.regression > 0 {
             Verdict::Regression
@@ -93,6 +173,38 @@ impl VerdictCounts {
             Verdict::Unchanged
         }
     }
+
+    /// `1 regressed, 2 unchanged`: the nonzero counts, in verdict order
+    /// (`0 rows` when there are none).
+    pub fn phrase(&self) -> String {
+        let parts: Vec<String> = [
+            (self.regression, "regressed"),
+            (self.improvement, "improved"),
+            (self.inconclusive, "inconclusive"),
+            (self.unchanged, "unchanged"),
+            (self.changed, "changed"),
+            (self.added, "added"),
+            (self.removed, "removed"),
+        ]
+        .into_iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, what)| format!("{n} {what}"))
+        .collect();
+        if parts.is_empty() {
+            "0 rows".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// The verdicts of one table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SectionCounts {
+    /// The table.
+    pub section: Section,
+    /// Its rows' verdicts.
+    pub counts: VerdictCounts,
 }
 
 /// One side as named in the report.
@@ -117,10 +229,15 @@ pub struct DiffReport {
     pub new: SideInfo,
     /// Thresholds every change was judged with.
     pub thresholds: Thresholds,
-    /// Overall verdict (see [`VerdictCounts::overall`]).
+    /// Whether the two runs did the same work ([`cover`]).
+    pub coverage: Coverage,
+    /// Overall verdict: inconclusive when most of the work is unmatched,
+    /// else [`VerdictCounts::overall`] of every row.
     pub verdict: Verdict,
-    /// Row verdicts counted.
+    /// Every row's verdict counted (the sum of `sections`).
     pub counts: VerdictCounts,
+    /// Row verdicts per table, in table order.
+    pub sections: Vec<SectionCounts>,
     /// Kernel comparison (ncu diffs).
     pub ncu: Option<ncu::NcuDiff>,
     /// Timeline comparison (nsys diffs).
@@ -132,46 +249,85 @@ pub struct DiffReport {
 }
 
 impl DiffReport {
-    /// One line a pull request reads first: the verdict, what drives it, the gate.
-    pub fn headline(&self) -> String {
-        let c = &self.counts;
-        let what = match self.kind {
-            DiffKind::Ncu => "kernel rows",
-            DiffKind::Nsys => "rows",
-        };
-        let mut parts = vec![format!(
-            "{} regressed, {} improved, {} inconclusive, {} unchanged",
-            c.regression, c.improvement, c.inconclusive, c.unchanged
-        )];
-        if c.added > 0 || c.removed > 0 {
-            parts.push(format!("{} added, {} removed", c.added, c.removed));
+    /// Every row with a verdict, table by table, as printed.
+    pub fn judged_rows(&self) -> Vec<JudgedRow<'_>> {
+        let mut rows = Vec::new();
+        if let Some(n) = &self.ncu {
+            rows.extend(n.judged_rows());
         }
-        let gate = if self.gate.failed {
-            format!("; gate failed ({})", self.gate.tripped.len())
+        if let Some(g) = &self.nsys {
+            rows.extend(g.judged_rows());
+        }
+        rows
+    }
+
+    /// One line a pull request reads first: the verdict (and, when most of
+    /// the work is unmatched, why it is inconclusive), the counts of each
+    /// table, the gate.
+    pub fn headline(&self) -> String {
+        let mut verdict = self.verdict.key().to_string();
+        if let Some(why) = self.coverage.unmatched_phrase() {
+            verdict = format!("{verdict}: {why};");
+        } else {
+            verdict.push(':');
+        }
+        let parts: Vec<String> = self
+            .sections
+            .iter()
+            .map(|s| format!("{} {}", s.section.label(), s.counts.phrase()))
+            .collect();
+        let gate = if !self.gate.enabled {
+            String::new()
+        } else if self.gate.failed {
+            let mut why = Vec::new();
+            if !self.gate.tripped.is_empty() {
+                why.push(format!("{} tripped", self.gate.tripped.len()));
+            }
+            if self.gate.unmatched {
+                why.push("most of the work unmatched".to_string());
+            }
+            format!("; gate failed ({})", why.join(", "))
         } else {
             String::new()
         };
-        format!(
-            "{}: {} ({}){}",
-            self.verdict.key(),
-            parts.join("; "),
-            what,
-            gate
-        )
+        format!("{verdict} {}{gate}", parts.join("; "))
     }
 }
 
-/// Finishes a report: counts, overall verdict and the gate.
+/// Finishes a report: rows comparing mostly unmatched work made
+/// inconclusive, counts per table, overall verdict and the gate.
 pub fn finish(mut report: DiffReport, rules: &[Rule]) -> Result<DiffReport, gate::RuleError> {
+    if report.coverage.status == CoverageStatus::MostlyUnmatched {
+        if let Some(n) = &mut report.ncu {
+            n.mark_unmatched();
+        }
+        if let Some(g) = &mut report.nsys {
+            g.mark_unmatched();
+        }
+    }
     let mut counts = VerdictCounts::default();
-    if let Some(n) = &report.ncu {
-        n.count(&mut counts);
+    let mut sections: Vec<SectionCounts> = Vec::new();
+    for row in report.judged_rows() {
+        counts.add(row.verdict);
+        match sections.last_mut() {
+            Some(s) if s.section == row.section => s.counts.add(row.verdict),
+            _ => {
+                let mut c = VerdictCounts::default();
+                c.add(row.verdict);
+                sections.push(SectionCounts {
+                    section: row.section,
+                    counts: c,
+                });
+            }
+        }
     }
-    if let Some(g) = &report.nsys {
-        g.count(&mut counts);
-    }
+    report.verdict = if report.coverage.status == CoverageStatus::MostlyUnmatched {
+        Verdict::Inconclusive
+    } else {
+        counts.overall()
+    };
     report.counts = counts;
-    report.verdict = counts.overall();
+    report.sections = sections;
     report.gate = gate::evaluate(&report, rules)?;
     Ok(report)
 }

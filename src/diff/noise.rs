@@ -67,6 +67,9 @@ pub enum Verdict {
     Inconclusive,
     /// Within the threshold.
     Unchanged,
+    /// Beyond threshold and spread for a figure that is neither better nor
+    /// worse when it moves (FLOPs, intensity, busy time of one kind).
+    Changed,
     /// Only in the new run.
     Added,
     /// Only in the base run.
@@ -81,6 +84,7 @@ impl Verdict {
             Verdict::Improvement => "improvement",
             Verdict::Inconclusive => "inconclusive",
             Verdict::Unchanged => "unchanged",
+            Verdict::Changed => "changed",
             Verdict::Added => "added",
             Verdict::Removed => "removed",
         }
@@ -94,8 +98,8 @@ pub enum Worse {
     Higher,
     /// Less is worse (fraction of roof).
     Lower,
-    /// Neither (FLOPs, intensity): reported as a change, never judged
-    /// better or worse.
+    /// Neither (FLOPs, intensity): reported as [`Verdict::Changed`], never
+    /// judged better or worse.
     Neither,
 }
 
@@ -157,7 +161,7 @@ impl Change {
             match (worse, delta > 0.0) {
                 (Worse::Higher, true) | (Worse::Lower, false) => Verdict::Regression,
                 (Worse::Higher, false) | (Worse::Lower, true) => Verdict::Improvement,
-                (Worse::Neither, _) => Verdict::Inconclusive,
+                (Worse::Neither, _) => Verdict::Changed,
             }
         };
         Change {

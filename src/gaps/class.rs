@@ -105,6 +105,22 @@ impl GapClass {
     }
 }
 
+impl GapClass {
+    /// The class whose [`key`](GapClass::key) is `key`, if any.
+    pub fn from_key(key: &str) -> Option<GapClass> {
+        GapClass::ALL.into_iter().find(|c| c.key() == key)
+    }
+}
+
+/// The human name of an idle class key, as `rooftrace gaps` prints it: the
+/// class's [`label`](GapClass::label), or for a key this version does not
+/// know (a later report's class) the key with spaces for underscores. The
+/// one vocabulary for every renderer that shows classes to people; JSON
+/// and CSV keep the keys.
+pub fn class_label(key: &str) -> String {
+    GapClass::from_key(key).map_or_else(|| key.replace('_', " "), |c| c.label().to_string())
+}
+
 /// What the gap-ending op brings to [`classify`].
 #[derive(Debug, Clone, Copy)]
 pub struct NextOp<'a> {

@@ -86,6 +86,16 @@ impl HostDetail {
     }
 }
 
+/// The human name of a host-detail key, as `rooftrace gaps` prints it: the
+/// detail's [`label`](HostDetail::label), or for a key this version does
+/// not know the key with spaces for underscores. JSON and CSV keep the keys.
+pub fn detail_label(key: &str) -> String {
+    HostDetail::ALL
+        .into_iter()
+        .find(|d| d.key() == key)
+        .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
+}
+
 /// The fix for host-bound time spent inside NVTX ranges, from what the
 /// ranges are: PyTorch ops, MPI or NCCL calls; `None` for other ranges.
 pub fn nvtx_range_fix(text: &str) -> Option<&'static str> {

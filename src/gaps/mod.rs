@@ -19,8 +19,8 @@ mod sweep;
 pub mod window;
 
 pub use analyze::analyze;
-pub use class::{classify, merge_syncs, GapClass};
+pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
 pub use hist::{hist_bin, HIST_EDGES_NS};
-pub use host::{DetailTotals, HostDetail};
+pub use host::{detail_label, DetailTotals, HostDetail};
 pub use model::*;

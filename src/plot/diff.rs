@@ -4,7 +4,8 @@
 //! Models are plain data; the drawers reuse the roofline drawer and the
 //! shared drawing helpers.
 
-use super::axis::{LinearAxis, Tick};
+use super::axis::LinearAxis;
+use super::extent::{self, wrap_to_width, HAnchor, PlacedText, VAnchor};
 use super::labels::Rect;
 use super::roofline::{KernelPoint, RooflineChart, RooflineInput};
 use super::{draw, style, Chart, PlotError};
@@ -12,7 +13,6 @@ use crate::diff::DiffReport;
 use crate::roofs::{ComputePath, Roofs};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, VPos};
 
 /// Most arrows labelled (by the largest time change).
 pub const DIFF_LABELS_MAX: usize = 8;
@@ -223,6 +223,8 @@ impl Chart for DiffRooflineChart {
 pub struct ClassBars {
     /// Class key.
     pub class: String,
+    /// The class's human name (as `rooftrace gaps` prints it).
+    pub label: String,
     /// Base idle, ns.
     pub before_ns: f64,
     /// New idle, ns.
@@ -232,14 +234,24 @@ pub struct ClassBars {
 /// What the idle-per-class chart needs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffIdleInput {
-    /// Title line (the two files).
-    pub subtitle: String,
+    /// Base file name (no directories).
+    pub base_name: String,
+    /// New file name (no directories).
+    pub new_name: String,
     /// Classes, in report order.
     pub classes: Vec<ClassBars>,
 }
 
+/// The last component of a path as given (the whole text when it has none).
+fn file_name(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
 impl DiffIdleInput {
-    /// Idle per class over all devices, from an nsys diff.
+    /// Idle per class over all devices, from an nsys diff: the classes with
+    /// idle on either side.
     pub fn from_diff(r: &DiffReport) -> DiffIdleInput {
         let classes = r
             .nsys
@@ -248,8 +260,14 @@ impl DiffIdleInput {
                 g.total
                     .classes
                     .iter()
+                    // A class without idle on either side adds an empty slot.
+                    .filter(|c| {
+                        c.total_ns.before.unwrap_or(0.0) > 0.0
+                            || c.total_ns.after.unwrap_or(0.0) > 0.0
+                    })
                     .map(|c| ClassBars {
                         class: c.class.clone(),
+                        label: crate::gaps::class_label(&c.class),
                         before_ns: c.total_ns.before.unwrap_or(0.0),
                         after_ns: c.total_ns.after.unwrap_or(0.0),
                     })
@@ -257,7 +275,8 @@ impl DiffIdleInput {
             })
             .unwrap_or_default();
         DiffIdleInput {
-            subtitle: format!("{} → {}", r.base.input, r.new.input),
+            base_name: file_name(&r.base.input),
+            new_name: file_name(&r.new.input),
             classes,
         }
     }
@@ -277,22 +296,41 @@ pub struct Bar {
 pub struct DiffIdleChart {
     /// Canvas size.
     pub size_px: (u32, u32),
-    /// Subtitle.
-    pub subtitle: String,
     /// Plot frame.
     pub plot: Rect,
-    /// Y ticks (ms) with their pixel rows.
-    pub y_ticks: Vec<(Tick, i32)>,
+    /// Pixel rows of the value grid lines.
+    pub grid_rows: Vec<i32>,
     /// Bars.
     pub bars: Vec<Bar>,
-    /// Class labels under each pair, with their centre x.
-    pub x_labels: Vec<(String, i32)>,
+    /// Every text drawn (title, subtitle, axis title, tick labels, class
+    /// labels line by line), as drawn: [`extent::first_overlap`] checks them.
+    pub texts: Vec<PlacedText>,
 }
 
 const BEFORE_COLOR: RGBColor = RGBColor(170, 170, 170);
+/// Widest bar, in pixels (a few classes would otherwise get slabs).
+const BAR_MAX_PX: i32 = 70;
+/// Most lines of one class label under its bars.
+const CLASS_LABEL_LINES: usize = 3;
+/// Pixels kept between neighbouring class labels.
+const CLASS_LABEL_GAP_PX: i32 = 8;
+
+/// `base → new` file names, each cut at its end to fit half of `max_px`.
+fn subtitle(input: &DiffIdleInput, max_px: i32) -> Result<String, PlotError> {
+    let arrow = " → ";
+    let (arrow_px, _) = super::labels::text_size_px(arrow, style::SUBTITLE_FONT)?;
+    let half = (max_px - arrow_px) / 2;
+    let fit = |name: &str| super::labels::fit_middle("", name, "", style::SUBTITLE_FONT, half);
+    Ok(format!(
+        "{}{arrow}{}",
+        fit(&input.base_name)?,
+        fit(&input.new_name)?
+    ))
+}
 
 impl DiffIdleChart {
-    /// Lays out two bars per class on a linear axis in ms.
+    /// Lays out two bars per class on a linear axis in ms, class labels
+    /// wrapped to their slot, file names cut to fit between the margins.
     pub fn build(input: &DiffIdleInput) -> Result<DiffIdleChart, PlotError> {
         super::ensure_font()?;
         if input.classes.is_empty() {
@@ -300,6 +338,31 @@ impl DiffIdleChart {
         }
         let size_px = style::HISTOGRAM_SIZE_PX;
         let plot = Rect::at(110, 90, size_px.0 as i32 - 150, size_px.1 as i32 - 200);
+        let center_x = size_px.0 as i32 / 2;
+        let top = (HAnchor::Center, VAnchor::Top);
+        let mut texts = vec![
+            PlacedText::new(
+                "Idle per class: before (grey) vs after (blue)",
+                (center_x, 10),
+                style::TITLE_FONT,
+                style::INK,
+                top,
+            ),
+            PlacedText::new(
+                subtitle(input, size_px.0 as i32 - 2 * plot.left)?,
+                (center_x, 44),
+                style::SUBTITLE_FONT,
+                style::INK_SOFT,
+                top,
+            ),
+            PlacedText::new(
+                "idle (ms)",
+                (plot.left - 90, plot.top - 34),
+                style::AXIS_TITLE_FONT,
+                style::INK,
+                (HAnchor::Left, VAnchor::Top),
+            ),
+        ];
         let max_ms = input
             .classes
             .iter()
@@ -308,37 +371,55 @@ impl DiffIdleChart {
         let axis = LinearAxis::nice(0.0, max_ms.max(1e-3), 6);
         let y = |ms: f64| plot.bottom - (axis.fraction(ms) * plot.height() as f64).round() as i32;
         let decimals = super::axis::decimals_for_step(axis.step);
-        let y_ticks = axis
-            .ticks(|v| format!("{v:.decimals$}"))
-            .into_iter()
-            .map(|t| {
-                let py = y(t.value);
-                (t, py)
-            })
-            .collect();
+        let mut grid_rows = Vec::new();
+        for t in axis.ticks(|v| format!("{v:.decimals$}")) {
+            let row = y(t.value);
+            grid_rows.push(row);
+            texts.push(PlacedText::new(
+                t.label,
+                (plot.left - 8, row),
+                style::TICK_FONT,
+                style::INK,
+                (HAnchor::Right, VAnchor::Center),
+            ));
+        }
         let slot = plot.width() / input.classes.len() as i32;
-        let bar_w = (slot / 3).max(2);
+        let bar_w = (slot / 3).clamp(2, BAR_MAX_PX);
         let mut bars = Vec::new();
-        let mut x_labels = Vec::new();
         for (i, c) in input.classes.iter().enumerate() {
-            let left = plot.left + i as i32 * slot + slot / 6;
+            // The pair centred in its slot.
+            let left = plot.left + i as i32 * slot + slot / 2 - bar_w;
             for (j, ns) in [c.before_ns, c.after_ns].into_iter().enumerate() {
-                let top = y(ns / 1e6);
+                let bar_top = y(ns / 1e6);
                 let l = left + j as i32 * bar_w;
                 bars.push(Bar {
-                    rect: Rect::at(l, top, bar_w, (plot.bottom - top).max(0)),
+                    rect: Rect::at(l, bar_top, bar_w, (plot.bottom - bar_top).max(0)),
                     before: j == 0,
                 });
             }
-            x_labels.push((c.class.replace('_', " "), left + bar_w));
+            let lines = wrap_to_width(
+                &c.label,
+                style::LABEL_FONT,
+                slot - CLASS_LABEL_GAP_PX,
+                CLASS_LABEL_LINES,
+            )?;
+            let (_, line_px) = super::labels::text_size_px("Ag", style::LABEL_FONT)?;
+            for (k, line) in lines.into_iter().enumerate() {
+                texts.push(PlacedText::new(
+                    line,
+                    (left + bar_w, plot.bottom + 10 + k as i32 * line_px),
+                    style::LABEL_FONT,
+                    style::INK,
+                    top,
+                ));
+            }
         }
         Ok(DiffIdleChart {
             size_px,
-            subtitle: input.subtitle.clone(),
             plot,
-            y_ticks,
+            grid_rows,
             bars,
-            x_labels,
+            texts,
         })
     }
 }
@@ -350,22 +431,11 @@ impl Chart for DiffIdleChart {
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let p = self.plot;
-        draw::canvas(
-            area,
-            "Idle per class: before (grey) vs after (blue)",
-            &self.subtitle,
-            self.size_px.0 as i32 / 2,
-        )?;
-        let rows = self.y_ticks.iter().map(|(t, py)| (*py, t.label.as_str()));
-        draw::y_grid(area, p, rows, 8)?;
-        draw::text(
-            area,
-            "idle (ms)",
-            (p.left - 90, p.top - 30),
-            style::AXIS_TITLE_FONT,
-            style::INK,
-            (HPos::Left, VPos::Top),
-        )?;
+        area.fill(&style::BACKGROUND)
+            .map_err(|e| PlotError::Draw(e.to_string()))?;
+        for &row in &self.grid_rows {
+            draw::line(area, vec![(p.left, row), (p.right, row)], style::GRID, 1)?;
+        }
         for b in &self.bars {
             let color = if b.before {
                 BEFORE_COLOR
@@ -374,16 +444,7 @@ impl Chart for DiffIdleChart {
             };
             draw::fill_rect(area, b.rect, color, 1.0)?;
         }
-        for (label, x) in &self.x_labels {
-            draw::text(
-                area,
-                label,
-                (*x, p.bottom + 10),
-                style::LABEL_FONT,
-                style::INK,
-                (HPos::Center, VPos::Top),
-            )?;
-        }
+        extent::draw_texts(area, &self.texts)?;
         draw::outline_rect(area, p, style::INK_SOFT, 1)?;
         Ok(())
     }
@@ -405,9 +466,11 @@ mod tests {
     #[test]
     fn idle_bars_stand_on_the_axis_and_scale_with_idle() {
         let input = DiffIdleInput {
-            subtitle: String::new(),
+            base_name: "a.sqlite".into(),
+            new_name: "b.sqlite".into(),
             classes: vec![ClassBars {
                 class: "host_bound".into(),
+                label: "host-bound".into(),
                 before_ns: 1e6,
                 after_ns: 2e6,
             }],
@@ -418,5 +481,35 @@ mod tests {
         assert_eq!(a.bottom, c.plot.bottom);
         // 2 ms is twice 1 ms, to a pixel.
         assert!((a.height() - 2 * b.height()).abs() <= 1);
+    }
+
+    #[test]
+    fn nine_classes_and_long_paths_leave_no_text_overlapping() {
+        // Every class `rooftrace gaps` knows, with the human names the
+        // chart prints, and two long paths: labels wrap to their slots and
+        // the subtitle keeps the file names, cut to fit.
+        let classes = crate::gaps::GapClass::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ClassBars {
+                class: c.key().into(),
+                label: crate::gaps::class_label(c.key()),
+                before_ns: 1e6 * i as f64,
+                after_ns: 2e6,
+            })
+            .collect();
+        let long = "a_very_long_export_name_from_a_ci_job_that_nobody_shortened_0001.sqlite";
+        let input = DiffIdleInput {
+            base_name: long.into(),
+            new_name: long.replace("0001", "0002"),
+            classes,
+        };
+        let c = DiffIdleChart::build(&input).unwrap();
+        assert_eq!(extent::first_overlap(&c.texts).unwrap(), None);
+        let canvas = Rect::at(0, 0, c.size_px.0 as i32, c.size_px.1 as i32);
+        for t in &c.texts {
+            assert!(canvas.contains(&t.extent().unwrap()), "{t:?}");
+        }
+        assert!(c.texts[1].text.contains('…') && c.texts[1].text.contains(" → "));
     }
 }

@@ -25,6 +25,7 @@ pub mod budget;
 pub mod calibration;
 pub mod diff;
 mod draw;
+pub mod extent;
 mod from_gaps;
 pub mod histogram;
 pub mod labels;

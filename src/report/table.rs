@@ -1,4 +1,6 @@
-//! Aligned plain-text tables, CSV escaping and Markdown tables.
+//! Aligned plain-text tables, CSV escaping and Markdown tables that GitHub
+//! renders as written: text cells HTML-escaped, name cells in code spans,
+//! `|` escaped in every cell ([`md_text`], [`md_code`]).
 
 /// Column alignment.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -7,6 +9,13 @@ pub enum Align {
     Left,
     /// Right-aligned (numbers).
     Right,
+}
+
+/// A fence of backticks longer than any run of them in `text`, so that a
+/// name inside a fenced code block cannot close it (at least three).
+pub fn md_fence(text: &str) -> String {
+    let longest = text.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    "`".repeat((longest + 1).max(3))
 }
 
 /// A table: header, alignment per column, rows of already formatted cells.
@@ -18,6 +27,59 @@ pub struct Table {
     pub align: Vec<Align>,
     /// Rows of cells; each row has `header.len()` cells.
     pub rows: Vec<Vec<String>>,
+    /// Columns whose cells are names (kernels, ops, ranges), printed in
+    /// Markdown as code spans so that no character in them is markup.
+    pub code: Vec<usize>,
+}
+
+/// A text cell for a GitHub Markdown table: `&`, `<`, `>` as HTML entities
+/// (a kernel's `<float>` is not a tag), `\` and `|` escaped, line breaks
+/// as spaces. Backticks and `*` are left as written: text cells may carry
+/// Markdown on purpose (a command in a code span).
+pub fn md_text(cell: &str) -> String {
+    let mut out = String::with_capacity(cell.len());
+    for ch in cell.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '|' => out.push_str("\\|"),
+            '\\' => out.push_str("\\\\"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as a code span for a GitHub Markdown table cell: fenced by one
+/// more backtick than the longest run inside it, padded with a space when
+/// it starts or ends with a backtick (CommonMark strips one space from each
+/// end), `|` escaped (GFM splits cells before it parses code spans).
+pub fn md_code(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    if flat.is_empty() {
+        return String::new();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for ch in flat.chars() {
+        run = if ch == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    let pad = if flat.starts_with('`')
+        || flat.ends_with('`')
+        || flat.starts_with(' ') && flat.ends_with(' ')
+    {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{}{pad}{fence}", flat.replace('|', "\\|"))
 }
 
 impl Table {
@@ -35,7 +97,14 @@ impl Table {
                 })
                 .collect(),
             rows: Vec::new(),
+            code: Vec::new(),
         }
+    }
+
+    /// Marks `columns` as names: code spans in Markdown.
+    pub fn with_code(mut self, columns: &[usize]) -> Table {
+        self.code = columns.to_vec();
+        self
     }
 
     /// Appends a row.
@@ -87,13 +156,13 @@ impl Table {
         out
     }
 
-    /// Renders as a GitHub-flavoured Markdown table (pipes in cells escaped).
+    /// Renders as a GitHub-flavoured Markdown table: code columns as code
+    /// spans ([`md_code`]), other cells escaped ([`md_text`]).
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
-        let esc = |c: &str| c.replace('|', "\\|").replace('\n', " ");
         out.push('|');
         for h in &self.header {
-            out.push_str(&format!(" {} |", esc(h)));
+            out.push_str(&format!(" {} |", md_text(h)));
         }
         out.push_str("\n|");
         for i in 0..self.header.len() {
@@ -105,8 +174,13 @@ impl Table {
         out.push('\n');
         for r in &self.rows {
             out.push('|');
-            for c in r {
-                out.push_str(&format!(" {} |", esc(c)));
+            for (i, c) in r.iter().enumerate() {
+                let cell = if self.code.contains(&i) {
+                    md_code(c)
+                } else {
+                    md_text(c)
+                };
+                out.push_str(&format!(" {cell} |"));
             }
             out.push('\n');
         }
@@ -134,5 +208,15 @@ mod tests {
         let mut t = Table::new(&["k"], &[0]);
         t.push(vec!["a|b".into()]);
         assert_eq!(t.to_markdown(), "| k |\n|---|\n| a\\|b |\n");
+    }
+
+    #[test]
+    fn markdown_cells_escape_html_and_code_spans_outgrow_backticks() {
+        assert_eq!(md_text("gemm<float> & co"), "gemm&lt;float&gt; &amp; co");
+        assert_eq!(md_code("k<a|b>"), "`k<a\\|b>`");
+        // One backtick inside: a fence of two; a backtick at an end: padded.
+        assert_eq!(md_code("a`b"), "``a`b``");
+        assert_eq!(md_code("`x`"), "`` `x` ``");
+        assert_eq!(md_code("a``b"), "```a``b```");
     }
 }

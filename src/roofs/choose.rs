@@ -140,6 +140,48 @@ fn cc_contradiction(g: &GpuSpec, hints: &DeviceHints) -> Option<String> {
         .then(|| ccs.join(", "))
 }
 
+/// Where two inputs' own records say they ran on different GPUs: no
+/// compute capability in common, or device names that the built-in table
+/// knows as different GPUs. One sentence naming both files, or `None` when
+/// they agree or a side does not say.
+pub fn contradiction(base: &DeviceHints, new: &DeviceHints) -> Option<String> {
+    let (cc_base, cc_new) = (&base.compute_capabilities, &new.compute_capabilities);
+    if !cc_base.is_empty() && !cc_new.is_empty() && !cc_base.iter().any(|c| cc_new.contains(c)) {
+        return Some(format!(
+            "{} was recorded on compute capability {} and {} on {}: not the same GPU",
+            base.file,
+            cc_base.join(", "),
+            new.file,
+            cc_new.join(", ")
+        ));
+    }
+    let keys = |h: &DeviceHints| -> Vec<&'static str> {
+        let mut k: Vec<&'static str> = h
+            .device_names
+            .iter()
+            .filter_map(|n| gpus::by_device_name(n))
+            .map(|g| g.key)
+            .collect();
+        k.dedup();
+        k
+    };
+    let (keys_base, keys_new) = (keys(base), keys(new));
+    (!keys_base.is_empty()
+        && !keys_new.is_empty()
+        && !keys_base.iter().any(|k| keys_new.contains(k)))
+    .then(|| {
+        format!(
+            "{} names its device {} ({}) and {} {} ({}): not the same GPU",
+            base.file,
+            base.device_names.join(", "),
+            keys_base.join(", "),
+            new.file,
+            new.device_names.join(", "),
+            keys_new.join(", ")
+        )
+    })
+}
+
 /// Picks the roofs: `--gpu`, `--roofs FILE`, `--roofs ncu` (built by
 /// `from_peaks`, called only for that choice), else the device name in
 /// `hints`, else its compute capability when that names one GPU. The roofs

@@ -139,7 +139,11 @@ fn one_slower_kernel_one_removed_one_added_and_exit_3() {
     let dt = tot["delta"].as_f64().unwrap();
     assert!((dt - (ta - tb)).abs() < 1e-6 * (ta - tb), "{dt}");
     assert_eq!(tot["verdict"], "regression");
-    let c = &v["counts"];
+    // Kernel rows: one regressed, one unchanged, one added, one removed
+    // (the totals rows are counted in tests/it/diff_gate.rs).
+    let c = &v["sections"][0];
+    assert_eq!(c["section"], "kernels");
+    let c = &c["counts"];
     assert_eq!(
         (
             c["regression"].as_u64(),
@@ -147,7 +151,7 @@ fn one_slower_kernel_one_removed_one_added_and_exit_3() {
             c["removed"].as_u64(),
             c["unchanged"].as_u64()
         ),
-        (Some(2), Some(1), Some(1), Some(1))
+        (Some(1), Some(1), Some(1), Some(1))
     );
 }
 
@@ -285,7 +289,7 @@ fn one_lengthened_gap_shows_as_that_gap_its_class_and_idle() {
         assert_eq!(d["busy_ns"]["delta"], 0.0);
         assert_eq!(d["span_ns"]["delta"], 100_000_000.0);
         assert!(
-            d["why"].as_str().unwrap().starts_with("host_bound +100 ms"),
+            d["why"].as_str().unwrap().starts_with("host-bound +100 ms"),
             "{}",
             d["why"]
         );
@@ -313,8 +317,27 @@ fn one_lengthened_gap_shows_as_that_gap_its_class_and_idle() {
     assert_eq!(x["duration_ns"]["before"], gap as f64);
     assert_eq!(x["duration_ns"]["after"], (gap + 100_000_000) as f64);
     assert_eq!(x["verdict"], "regression");
-    // Exactly three regressions: the device, the total, the gap.
-    assert_eq!(v["counts"]["regression"], 3);
+    // Exactly five regressions among the rows the tables print: the device
+    // and all devices (idle), the host-bound class, the host-bound detail
+    // "inside an NVTX range" (the lengthened gap ends inside MPI ranges),
+    // and the gap.
+    assert_eq!(v["counts"]["regression"], 5);
+    let regressed: Vec<&str> = v["gate"]["tripped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["row"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        regressed,
+        [
+            "device 0 idle",
+            "all devices idle",
+            "idle host-bound",
+            "host-bound idle: inside an NVTX range",
+            "gap memcpy HtoD → saxpy on device 0"
+        ]
+    );
     let rules = |r: &str| rooftrace(&["diff", SAXPY, new.to_str().unwrap(), "--fail-on", r]).0;
     assert_eq!(rules("idle.host_bound>+99ms"), 3);
     assert_eq!(

@@ -8,6 +8,7 @@ mod calibrate_failures;
 mod common;
 mod detect;
 mod diff;
+mod diff_gate;
 mod fuzz_replay;
 mod gaps;
 mod gaps_host;
