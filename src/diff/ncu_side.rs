@@ -71,10 +71,10 @@ pub struct NcuSide {
     /// (`None`: a JSON report whose roofs this version cannot read; never
     /// the same as another side's).
     pub roofs: Option<Roofs>,
-    /// The roofs as stated, before `rooftrace ncu` scaled them to the run
-    /// clock (`clock.roofs_as_stated`; `roofs` when not scaled): what the
-    /// two sides are compared on, so runs at other clocks still compare.
-    pub roofs_as_stated: Option<Roofs>,
+    /// The roofs as stated, before `rooftrace ncu` scaled them to the clock
+    /// the side ran at (`rooftrace.ncu/3` `clock.roofs_as_stated`; else
+    /// `roofs`): what two sides must share to compare.
+    pub stated_roofs: Option<Roofs>,
     /// One row per launch, or per kernel name.
     pub group_by: GroupBy,
     /// The rows.
@@ -215,7 +215,7 @@ impl NcuSide {
             },
             gpu: Some(report.gpu.name.clone()),
             roofs: Some(report.roofs.clone()),
-            roofs_as_stated: Some(
+            stated_roofs: Some(
                 report
                     .clock
                     .roofs_as_stated
@@ -255,7 +255,7 @@ impl NcuSide {
             roofs: doc
                 .get("roofs")
                 .and_then(|r| serde_json::from_value(r.clone()).ok()),
-            roofs_as_stated: doc
+            stated_roofs: doc
                 .pointer("/clock/roofs_as_stated")
                 .or_else(|| doc.get("roofs"))
                 .and_then(|r| serde_json::from_value(r.clone()).ok()),
@@ -283,7 +283,7 @@ impl NcuSide {
     /// True when both sides carry roofs and they are the same.
     pub fn same_roofs(&self, other: &NcuSide) -> bool {
         matches!(
-            (&self.roofs_as_stated, &other.roofs_as_stated),
+            (&self.stated_roofs, &other.stated_roofs),
             (Some(mine), Some(theirs)) if mine == theirs
         )
     }

@@ -755,9 +755,23 @@ mod tests {
             ("lts__t_sectors_op_read.sum", "10"),
         ]);
         assert_eq!(csv.launches[0].l2_bytes, Some(3200.0));
-        // A rate without a duration gives no bytes.
+        // A rate without a duration (and no counter) is a rate-only launch
+        // (issue 19): bytes per second of its nominal one-second run, which
+        // reports show as unknown; only ratios are used.
         let csv = raw(&[("dram__bytes.sum.per_second", "2000000000")]);
-        assert_eq!(csv.launches[0].dram_bytes, None);
+        let l = &csv.launches[0];
+        assert!(l.rate_only);
+        assert_eq!(l.duration_ns, Some(crate::ncu::RATE_ONLY_NS));
+        // 2e9 B/s x 1e9 ns x 1e-9 s/ns (to the last bit of the product).
+        assert!((l.dram_bytes.unwrap() - 2e9).abs() < 1e-3);
+        // A rate beside a counter without a duration is not: the counter
+        // needs the duration, which is missing.
+        let csv = raw(&[
+            ("dram__bytes.sum.per_second", "2000000000"),
+            ("dram__bytes.sum", "3000"),
+        ]);
+        assert!(!csv.launches[0].rate_only);
+        assert_eq!(csv.launches[0].duration_ns, None);
     }
 
     #[test]

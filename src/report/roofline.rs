@@ -542,6 +542,12 @@ const TIME_DEPENDENT: [&str; 11] = [
 /// Pretty JSON (schema `rooftrace.ncu/1`, documented in
 /// docs/json-schema-ncu.md), newline-terminated.
 fn render_json(r: &RooflineReport) -> Vec<u8> {
+    if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
+        // Nothing to blank: the fields in the model's order.
+        let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
+        v.push(b'\n');
+        return v;
+    }
     let mut value = serde_json::to_value(r).expect("report serializes");
     if r.roofless() {
         // No roofs: what depends on them is unknown, not zero.
