@@ -21,12 +21,13 @@ pub use report::CalibrateReport;
 #[derive(Debug, thiserror::Error)]
 pub enum CalibrateInputError {
     /// The file could not be read.
-    #[error("cannot read harness results {path}: {source}")]
+    #[error("cannot read harness results {path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a `source`: printing the
+        /// chain would repeat the OS's text).
+        error: std::io::Error,
     },
     /// The file is larger than any harness output.
     #[error("{path} is larger than {limit} bytes; a harness results file is a few KiB of JSON lines (`rooftrace calibrate --save-results FILE`)")]
@@ -96,9 +97,9 @@ pub fn read_results(path: &std::path::Path) -> Result<results::Results, Calibrat
     } else {
         path.display().to_string()
     };
-    let io = |source| CalibrateInputError::Io {
+    let io = |error| CalibrateInputError::Io {
         path: shown.clone(),
-        source,
+        error,
     };
     let input: Box<dyn Read> = if stdin {
         Box::new(std::io::stdin().lock())

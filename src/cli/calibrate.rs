@@ -16,7 +16,7 @@ Examples:
 
 Needs nvcc and cuBLASLt to build the kernels. Without a CUDA toolkit:
   pip install nvidia-cuda-nvcc nvidia-cuda-cccl nvidia-cublas nvidia-cuda-runtime
-Keep the GPU otherwise idle while it runs (about 2-5 minutes on a data-center GPU).";
+Keep the GPU otherwise idle while it runs: 1-3 min (the build, then 1-2 min of\nkernels on an H100).";
 
 /// `rooftrace calibrate`: measure the roofs of this GPU.
 #[derive(Debug, clap::Args)]

@@ -11,9 +11,18 @@ pub mod diff;
 pub mod gaps;
 pub mod ncu;
 
+/// The version line: the crate version and the commit it was built from
+/// (recorded by `build.rs`; "unknown" for a build outside a git checkout).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("ROOFTRACE_GIT_COMMIT"),
+    ")"
+);
+
 /// Roofline fractions from Nsight Compute, idle gaps from Nsight Systems.
 #[derive(Debug, Parser)]
-#[command(name = "rooftrace", version, about, propagate_version = true)]
+#[command(name = "rooftrace", version = VERSION, about, propagate_version = true)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -4,6 +4,7 @@
 //! pick the roofs, budget the steps, draw, render, write.
 
 use super::gaps::{check_filters_match, read_with_progress};
+use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
 use super::ncu::read_csv;
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
@@ -184,13 +185,7 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
 pub fn budget_and_roofline(
     config: &BudgetRunConfig,
 ) -> anyhow::Result<(BudgetReport, Option<crate::roofline::RooflineReport>)> {
-    if !config.input.is_file() {
-        return Err(InputError::new(format!(
-            "{}: no such file; give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`",
-            config.input.display()
-        ))
-        .into());
-    }
+    check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
     let csv = config.ncu.as_deref().map(read_csv).transpose()?;
     if let Some(c) = &csv {
         c.check_analysable().map_err(InputError::from)?;

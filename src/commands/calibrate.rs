@@ -7,10 +7,11 @@ use crate::calibrate::select::select_roofs;
 use crate::calibrate::toolchain::{self, Search, Toolchain, PIP_INSTALL};
 use crate::calibrate::{read_results, results, CalibrateInputError, CalibrateReport};
 use crate::cli::calibrate::CalibrateArgs;
+use crate::commands::inputs::check_file;
 use crate::commands::output::{refuse_inputs, write_atomic, write_output};
 use crate::commands::plot::PlotTarget;
 use crate::error::InputError;
-use crate::plot::{CalibrationChart, CalibrationInput};
+use crate::plot::{CalibrationChart, CalibrationInput, PlotError};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::gpus;
 use crate::roofs::Roofs;
@@ -18,6 +19,10 @@ use anyhow::{bail, Context};
 use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// What to give `--from`.
+const RESULTS_FIX: &str =
+    "give the JSON lines of a harness run (`rooftrace calibrate --save-results FILE`)";
 
 /// Where the harness results come from.
 #[derive(Debug, Clone)]
@@ -130,7 +135,12 @@ pub struct CalibrateOutput {
 /// report bytes with any failure to raise after printing them.
 pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput> {
     let (results_path, run_notes) = match &config.source {
-        ResultsSource::File(p) => (p.clone(), Vec::new()),
+        ResultsSource::File(p) => {
+            if p.as_os_str() != "-" {
+                check_file(p, &[], RESULTS_FIX)?;
+            }
+            (p.clone(), Vec::new())
+        }
         ResultsSource::Live(live) => live_run(live)?,
     };
     let results = read_results(&results_path).map_err(InputError::from)?;
@@ -163,6 +173,18 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
                 // missing DRAM roof is the error that says why.
                 Err(_) if no_dram.is_some() => {
                     return Err(raise(&config.source, no_dram.take()));
+                }
+                // Nothing usable measured: the results file's fault for
+                // `--from` (exit 2), the run's otherwise (exit 1).
+                Err(PlotError::Empty(_)) => {
+                    let msg = format!(
+                        "{}: nothing for --plot to draw: no sample with a positive FLOP/byte and FLOP/s, and no roof selected; leave out --plot, or run the harness again on an idle GPU",
+                        results_path.display()
+                    );
+                    return Err(match &config.source {
+                        ResultsSource::File(_) => InputError::new(msg).into(),
+                        ResultsSource::Live(_) => anyhow::anyhow!(msg),
+                    });
                 }
                 Err(e) => {
                     return Err(anyhow::Error::new(e)

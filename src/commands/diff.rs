@@ -5,6 +5,7 @@
 //! work ([`crate::diff::cover`]), compare, gate, draw, render, write; a
 //! failed gate exits 3 after the report is written.
 
+use super::inputs::check_file;
 use super::output::write_output;
 use super::plot::PlotTarget;
 use crate::cli::diff::DiffArgs;
@@ -22,6 +23,8 @@ use anyhow::Context;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+/// What to give `rooftrace diff`.
+const DIFF_FIX: &str = "give two ncu CSVs or .ncu-rep reports, two nsys exports (.sqlite or .nsys-rep), or two `rooftrace ncu|gaps --format json` reports";
 /// Longest gaps kept per side for matching (the tables show `--top`).
 const GAPS_KEPT: usize = 50;
 /// Largest rooftrace JSON report read whole (1 GiB).
@@ -164,10 +167,8 @@ impl Input {
 /// Detects a file's kind from its extension, then its first bytes.
 fn detect(path: &Path) -> Result<Input, InputError> {
     let shown = path.display();
+    check_file(path, &[], DIFF_FIX)?;
     let meta = std::fs::metadata(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
-    if !meta.is_file() {
-        return Err(InputError::new(format!("{shown}: not a file")));
-    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())

@@ -2,6 +2,7 @@
 //! resolve the input (convert an `.nsys-rep`), read the timeline with a
 //! progress bar on a terminal, analyse once, draw, render, write.
 
+use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
 use super::many::{self, Job, ManyConfig};
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
@@ -71,7 +72,7 @@ impl GapsConfig {
             None => Some(many::parquet_dir(args.output.output.as_deref())?),
             Some(_) => None,
         };
-        let inputs = super::inputs::expand(&args.input, &["sqlite", "nsys-rep"]);
+        let inputs = super::inputs::expand(&args.input, NSYS_EXTS);
         if inputs.len() > 1 || parquet.is_some() {
             for (flag, given) in [
                 ("--plot", plot.is_some()),
@@ -148,13 +149,7 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     }
     let targets = config.targets();
     refuse_inputs(&targets, &[&config.input])?;
-    if !config.input.is_file() {
-        return Err(InputError::new(format!(
-            "{}: no such file; give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`",
-            config.input.display()
-        ))
-        .into());
-    }
+    check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
     let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
     refuse_inputs(&targets, &[&sqlite])?;
     let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some())?;
@@ -214,13 +209,7 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
 fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::GapsInput> {
     let cfg = &config.analysis;
     let path = &job.path;
-    if !path.is_file() {
-        return Err(InputError::new(format!(
-            "{}: no such file (or a pattern that matched nothing); give .nsys-rep or .sqlite exports, directories or patterns",
-            path.display()
-        ))
-        .into());
-    }
+    check_file(path, NSYS_EXTS, NSYS_FIX)?;
     let sqlite = resolve_export(path, config.nsys.as_deref()).map_err(InputError::from)?;
     let timeline =
         read_timeline(&sqlite, cfg.nvtx.is_some(), &|_, _| {}).map_err(InputError::from)?;

@@ -4,10 +4,22 @@
 //! pattern and one too long for the shell both work.
 //!
 //! A path that is neither a file, a directory nor a matching pattern stays
-//! in the list: it fails as an input, with its name, without stopping the
-//! others.
+//! in the list, and so does a directory without any input in it: it fails
+//! as an input, with its name, without stopping the others. [`check_file`]
+//! is the first look at every input path, before a parser sees it.
 
+use crate::error::InputError;
 use std::path::{Path, PathBuf};
+
+/// The file endings `gaps` searches a directory for, and what to give.
+pub const NSYS_EXTS: &[&str] = &["sqlite", "nsys-rep"];
+/// What to give where an nsys export is read.
+pub const NSYS_FIX: &str = "give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`";
+/// The file endings `ncu` searches a directory for.
+pub const NCU_EXTS: &[&str] = &["csv", "ncu-rep"];
+/// What to give where an ncu CSV is read.
+pub const NCU_FIX: &str =
+    "give an ncu CSV (`ncu --csv --page raw ... > report.csv`) or an .ncu-rep report";
 
 /// Deepest directory level searched under a directory input.
 const MAX_DEPTH: usize = 16;
@@ -27,7 +39,12 @@ pub fn expand(given: &[PathBuf], exts: &[&str]) -> Vec<PathBuf> {
             let mut v = Vec::new();
             walk(p, exts, 0, &mut v);
             v.sort();
-            prefer_exports(v)
+            if v.is_empty() {
+                // Kept, so that it fails with its name (see `check_file`).
+                vec![p.clone()]
+            } else {
+                prefer_exports(v)
+            }
         } else if !p.exists() && is_pattern(&s) {
             let mut v = glob(p);
             v.sort();
@@ -46,6 +63,54 @@ pub fn expand(given: &[PathBuf], exts: &[&str]) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+/// The first look at an input path: `Ok` for something to read (a file
+/// with bytes in it, or a pipe or device), else one line naming the path,
+/// what it is and `fix`, as bad input: "no such file", "an empty
+/// directory", "a directory with no .csv or .ncu-rep file in it" (`exts`
+/// are the endings the command searches a directory for), "a directory, not
+/// a file", "an empty file (0 bytes)", or the OS's reason once (e.g.
+/// "cannot be read: permission denied").
+pub fn check_file(path: &Path, exts: &[&str], fix: &str) -> Result<(), InputError> {
+    if path.as_os_str().is_empty() {
+        return Err(InputError::new(format!("an empty path was given; {fix}")));
+    }
+    let what = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if is_pattern(&path.to_string_lossy()) {
+                "no such file, and no file matches it as a pattern".to_string()
+            } else {
+                "no such file".to_string()
+            }
+        }
+        // The kind only ("permission denied"): the OS text and its code
+        // would repeat what the kind says.
+        Err(e) => format!("cannot be read: {}", e.kind()),
+        Ok(m) if m.is_dir() => describe_dir(path, exts),
+        Ok(m) if m.is_file() && m.len() == 0 => "an empty file (0 bytes)".to_string(),
+        Ok(_) => return Ok(()),
+    };
+    Err(InputError::new(format!("{}: {what}; {fix}", path.display())))
+}
+
+/// What a directory given where a file is read is: empty, without any file
+/// the command reads, or one that holds such files (then it is not
+/// searched here: the command takes one file).
+fn describe_dir(dir: &Path, exts: &[&str]) -> String {
+    let empty = std::fs::read_dir(dir).is_ok_and(|mut rd| rd.next().is_none());
+    let mut found = Vec::new();
+    if !exts.is_empty() {
+        walk(dir, exts, 0, &mut found);
+    }
+    if empty {
+        "an empty directory".to_string()
+    } else if exts.is_empty() || !found.is_empty() {
+        "a directory, not a file".to_string()
+    } else {
+        let list: Vec<String> = exts.iter().map(|e| format!(".{e}")).collect();
+        format!("a directory with no {} file in it", list.join(" or "))
+    }
 }
 
 fn has_ext(p: &Path, exts: &[&str]) -> bool {
@@ -212,5 +277,8 @@ mod tests {
         assert_eq!(g.len(), 2, "{g:?}");
         let missing = expand(&[d.path().join("none*.sqlite")], &[]);
         assert_eq!(missing, [d.path().join("none*.sqlite")]);
+        // A directory with nothing to read stays, to fail with its name.
+        let none = expand(&[d.path().join("sub")], &["sqlite"]);
+        assert_eq!(none, [d.path().join("sub")]);
     }
 }

@@ -14,6 +14,7 @@ use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use super::inputs::{check_file, NCU_EXTS, NCU_FIX};
 use super::many::{self, Job, ManyConfig};
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
@@ -71,7 +72,7 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     if args.list_gpus {
         return write_output(args.output.output.as_deref(), &render_gpu_list(format));
     }
-    let inputs = super::inputs::expand(&args.input, &["csv", "ncu-rep"]);
+    let inputs = super::inputs::expand(&args.input, NCU_EXTS);
     let parquet = match report_format {
         None => Some(many::parquet_dir(args.output.output.as_deref())?),
         Some(_) => None,
@@ -228,13 +229,14 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
     let work = |job: &Job| -> anyhow::Result<crate::multi::NcuInput> {
         let path = &job.path;
         let shown = path.display().to_string();
+        check_file(path, NCU_EXTS, NCU_FIX)?;
         // No per-file progress bar: several would garble the terminal.
         let csv = if ncu::convert::is_report(path) {
             ncu::convert::parse_report(path, &shown).map_err(InputError::from)?
         } else {
-            let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
+            let file = std::fs::File::open(path).map_err(|error| NcuError::Io {
                 file: shown.clone(),
-                source,
+                error,
             })?;
             ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
         };
@@ -293,13 +295,14 @@ pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     if path.as_os_str() == "-" {
         return Ok(ncu::parse(std::io::stdin().lock(), "<stdin>")?);
     }
+    check_file(path, NCU_EXTS, NCU_FIX)?;
     let shown = path.display().to_string();
     if ncu::convert::is_report(path) {
         return Ok(ncu::convert::parse_report(path, &shown)?);
     }
-    let file = std::fs::File::open(path).map_err(|source| NcuError::Io {
+    let file = std::fs::File::open(path).map_err(|error| NcuError::Io {
         file: shown.clone(),
-        source,
+        error,
     })?;
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     // Only worth a bar for big files, and only where someone sees it.

@@ -26,12 +26,13 @@ pub use parse::parse;
 #[derive(Debug, thiserror::Error)]
 pub enum NcuError {
     /// The file could not be read.
-    #[error("cannot read {file}: {source}")]
+    #[error("cannot read {file}: {error}")]
     Io {
         /// The file.
         file: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a `source`: printing the
+        /// chain would repeat the OS's text).
+        error: std::io::Error,
     },
     /// No CSV header, and ncu printed errors instead.
     #[error("{file} holds no ncu CSV; ncu printed:\n{}\nfix the profiled run, then export again with `ncu --csv ...`", quote(.errors))]

@@ -22,9 +22,9 @@ pub(super) struct Preamble {
 /// Skips application output and ncu log lines (kept) up to the header; a
 /// file without a header is an error that quotes ncu's errors, if any.
 pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Preamble, NcuError> {
-    let io = |source| NcuError::Io {
+    let io = |error| NcuError::Io {
         file: file.to_string(),
-        source,
+        error,
     };
     let mut log = Vec::new();
     let mut lines = 0u64;
@@ -80,9 +80,9 @@ pub(super) fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
             line,
             limit: super::bounds::MAX_RECORD_BYTES,
         },
-        csv::ErrorKind::Io(source) => NcuError::Io {
+        csv::ErrorKind::Io(error) => NcuError::Io {
             file: file.to_string(),
-            source,
+            error,
         },
         kind => NcuError::Csv {
             file: file.to_string(),

@@ -65,6 +65,7 @@ impl Deadline {
 /// and sets every defence: `trusted_schema=OFF`, limits, heap ceiling, page
 /// cache and the `deadline`.
 pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
+    check_length(path)?;
     // SAFETY: sets a process-wide SQLite setting; thread-safe by SQLite's
     // documentation, and idempotent.
     unsafe {
@@ -99,6 +100,61 @@ pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
     ))
     .map_err(|e| super::schema::classify_open_error(e, path))?;
     Ok(conn)
+}
+
+/// Length of the SQLite database header.
+const HEADER_BYTES: usize = 100;
+
+/// Refuses a file whose SQLite header is intact but which is shorter than
+/// the header says: SQLite itself would call it "malformed" or "not a
+/// database" only when a read reaches the missing pages. The size in the
+/// header (offset 28, pages; page size at offset 16, 1 meaning 65536) is
+/// valid when the change counter (offset 24) equals the version-valid-for
+/// number (offset 92), as in every file written by SQLite 3.7.0 or later;
+/// otherwise a length that is not a whole number of pages is the sign. A
+/// file without the SQLite magic is left to SQLite to name.
+fn check_length(path: &Path) -> Result<(), NsysError> {
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    let file_bytes = file.metadata().map_or(0, |m| m.len());
+    let mut head = Vec::with_capacity(HEADER_BYTES);
+    if file
+        .by_ref()
+        .take(HEADER_BYTES as u64)
+        .read_to_end(&mut head)
+        .is_err()
+        || !head.starts_with(b"SQLite format 3\0")
+    {
+        return Ok(());
+    }
+    let be32 = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+    let truncated = |expected_bytes: u64| NsysError::Truncated {
+        path: path.to_path_buf(),
+        expected_bytes,
+        file_bytes,
+    };
+    if head.len() < HEADER_BYTES {
+        return Err(truncated(HEADER_BYTES as u64));
+    }
+    let page_bytes = match u16::from_be_bytes([head[16], head[17]]) {
+        1 => 65536,
+        n => u64::from(n),
+    };
+    if !(512..=65536).contains(&page_bytes) || !page_bytes.is_power_of_two() {
+        return Ok(());
+    }
+    let pages = u64::from(be32(28));
+    let expected_bytes = if pages > 0 && be32(24) == be32(92) {
+        pages * page_bytes
+    } else {
+        file_bytes.div_ceil(page_bytes) * page_bytes
+    };
+    if file_bytes < expected_bytes {
+        return Err(truncated(expected_bytes));
+    }
+    Ok(())
 }
 
 /// The `file:` URI of `path`: made absolute (so a path starting with `//` is
@@ -158,7 +214,7 @@ pub fn classify(source: rusqlite::Error, path: &Path, table: &str) -> NsysError 
         _ => NsysError::Sqlite {
             path: path.to_path_buf(),
             table: table.to_string(),
-            source,
+            error: source,
         },
     }
 }

@@ -36,6 +36,17 @@ pub enum NsysError {
         /// What SQLite said.
         detail: String,
     },
+    /// An SQLite header, but the file is shorter than the header says (a
+    /// copy or download cut short).
+    #[error("{path}: truncated or corrupt SQLite file: its header says {expected_bytes} bytes, the file has {file_bytes}; copy it again or re-export it with `nsys export --type=sqlite`")]
+    Truncated {
+        /// The input file.
+        path: PathBuf,
+        /// The length its header gives (bytes: page count × page size).
+        expected_bytes: u64,
+        /// Its length on disk (bytes).
+        file_bytes: u64,
+    },
     /// An SQLite database without any Nsight Systems table.
     #[error("{path}: SQLite database but not an Nsight Systems export (no StringIds or CUPTI_ACTIVITY_KIND_* table); export it with `nsys export --type=sqlite -o out.sqlite report.nsys-rep`")]
     NotNsysExport {
@@ -71,14 +82,15 @@ pub enum NsysError {
         what: String,
     },
     /// SQLite failed while reading a table.
-    #[error("{path}: reading table {table}: {source}")]
+    #[error("{path}: reading table {table}: {error}")]
     Sqlite {
         /// The input file.
         path: PathBuf,
         /// The table being read.
         table: String,
-        /// The SQLite error.
-        source: rusqlite::Error,
+        /// The SQLite error (in the message, not a `source`: printing the
+        /// chain would repeat it).
+        error: rusqlite::Error,
     },
     /// Reading took longer than the deadline allows (a view or schema that
     /// asks for endless work, or a corrupt file).

@@ -276,12 +276,13 @@ impl RoofClocks {
 #[derive(Debug, thiserror::Error)]
 pub enum RoofsError {
     /// The file could not be read.
-    #[error("cannot read roofs file {path}: {source}")]
+    #[error("cannot read roofs file {path}: {error}")]
     Io {
         /// The file.
         path: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, not a `source`: printing the
+        /// chain would repeat the OS's text).
+        error: std::io::Error,
     },
     /// The file is not valid roofs JSON.
     #[error("{path} is not a rooftrace roofs file: {detail}. See docs/roofs-format.md, or write one with `rooftrace calibrate -o roofs.json`")]
@@ -399,9 +400,9 @@ impl Roofs {
     /// Reads and validates a roofs file.
     pub fn from_file(path: &Path) -> Result<Roofs, RoofsError> {
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| RoofsError::Io {
+        let text = std::fs::read_to_string(path).map_err(|error| RoofsError::Io {
             path: shown.clone(),
-            source,
+            error,
         })?;
         Roofs::from_json(&text, &shown)
     }

@@ -1,6 +1,7 @@
 //! The one integration-test binary. Each area has its own module; snapshots
 //! live in `tests/it/snapshots/`.
 
+mod action;
 mod architecture;
 mod budget;
 mod calibrate;
@@ -19,6 +20,8 @@ mod multi;
 mod names;
 mod ncu;
 mod ncu_derived;
+mod paths;
 mod plot;
 mod projection;
+mod readme;
 mod useful;
