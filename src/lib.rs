@@ -1,9 +1,9 @@
 //! rooftrace: how close each kernel is to the roofline of the GPU it ran on
 //! (from Nsight Compute CSVs), and where time goes between kernels (from
-//! Nsight Systems timelines).
+//! Nsight Systems timelines and PyTorch profiler traces).
 //!
 //! Data flows one way: input files are parsed into typed models (`ncu`,
-//! `nsys`, `calibrate`), analysed into reports (`roofline`, `gaps`), and
+//! `nsys`, `kineto`, `calibrate`; timelines share `timeline`), analysed into reports (`roofline`, `gaps`), and
 //! presented as bytes (`report`, `plot`). Only `commands` touches paths,
 //! stdout and progress bars.
 
@@ -14,6 +14,7 @@ pub mod commands;
 pub mod diff;
 pub mod error;
 pub mod gaps;
+pub mod kineto;
 pub mod multi;
 pub mod ncu;
 pub mod nsys;
@@ -23,4 +24,5 @@ pub mod report;
 pub mod roofline;
 pub mod roofs;
 pub mod synth;
+pub mod timeline;
 pub mod units;

@@ -68,6 +68,23 @@ pub fn calibrate_results(data: &[u8]) {
     render_all(&report);
 }
 
+/// Kineto JSON: the bytes as a trace file (plain or gzip, as the reader
+/// tells them), read, analysed as `gaps` does, rendered.
+pub fn kineto_json(data: &[u8]) {
+    let path = scratch().join("fuzz.pt.trace.json");
+    if std::fs::write(&path, data).is_err() {
+        return;
+    }
+    if let Ok(t) = rooftrace::kineto::read_timeline(&path) {
+        let cfg = rooftrace::gaps::GapConfig {
+            nvtx: regex::Regex::new("ProfilerStep").ok(),
+            ..Default::default()
+        };
+        render_all(&rooftrace::gaps::analyze(&t.timeline, &cfg));
+    }
+    let _ = rooftrace::kineto::read_counters(&path);
+}
+
 /// The seed image: a small real export (`fuzz/make_seed.sh`).
 fn seed() -> &'static [u8] {
     static SEED: OnceLock<Vec<u8>> = OnceLock::new();

@@ -12,7 +12,6 @@ use crate::budget::{analyze, BudgetConfig, BudgetReport};
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
 use crate::gaps::GapConfig;
-use crate::nsys::convert::resolve_export;
 use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
@@ -190,14 +189,26 @@ pub fn budget_and_roofline(
     if let Some(c) = &csv {
         c.check_analysable().map_err(InputError::from)?;
     }
-    let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
-    let timeline = read_with_progress(&sqlite, true)?;
-    // The GPU: from the ncu CSV when given, else from the export's
-    // TARGET_INFO_GPU (one identity for timelines too).
-    let from_export = csv.is_none();
-    let hints = match &csv {
-        Some(c) => c.device_hints(),
-        None => export_hints(&config.input, &timeline.info.identity.gpus),
+    // A Kineto trace is read first: its `deviceProperties` name the GPU; an
+    // nsys export's TARGET_INFO_GPU does (one identity for timelines too).
+    let source = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
+    let trace = if super::timeline::is_kineto(&source) {
+        Some(crate::kineto::read_timeline(&source).map_err(InputError::from)?)
+    } else {
+        None
+    };
+    let shown = config.input.display().to_string();
+    let (hints, timeline, from_export) = match (&csv, trace) {
+        (Some(c), Some(t)) => (c.device_hints(), t.timeline, false),
+        (None, Some(t)) => (t.device_hints(&shown), t.timeline, false),
+        (c, None) => {
+            let timeline = read_with_progress(&source, true)?;
+            let hints = match c {
+                Some(c) => c.device_hints(),
+                None => export_hints(&config.input, &timeline.info.identity.gpus),
+            };
+            (hints, timeline, c.is_none())
+        }
     };
     let (roofs, mut gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),

@@ -14,7 +14,6 @@ use crate::diff::ncu_side::NcuSide;
 use crate::diff::{self, Coverage, DiffKind, DiffReport, Rule, Thresholds, Workload};
 use crate::error::{InputError, RegressionFound};
 use crate::gaps::GapConfig;
-use crate::nsys::{convert::resolve_export, read_timeline};
 use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::{analyze, GroupBy};
@@ -188,8 +187,8 @@ fn detect(path: &Path) -> Result<Input, InputError> {
         f.read(&mut head)
             .map_err(|e| InputError::new(format!("{shown}: {e}")))?
     };
-    if head[..n].starts_with(b"SQLite format 3\0") {
-        return Ok(Input::Nsys);
+    if head[..n].starts_with(b"SQLite format 3\0") || crate::kineto::input::is_kineto_trace(path) {
+        return Ok(Input::Nsys); // a timeline: nsys export or Kineto trace
     }
     let first = head[..n].iter().find(|b| !b.is_ascii_whitespace()).copied();
     if ext == "json" || first == Some(b'{') {
@@ -415,7 +414,7 @@ enum NcuRead {
 
 /// A CSV side with its roofs chosen, ready to analyse.
 enum NcuReady {
-    Csv(crate::ncu::NcuCsv, Roofs, GpuInfo),
+    Csv(crate::ncu::NcuCsv, Box<Roofs>, GpuInfo),
     Side(NcuSide),
 }
 
@@ -510,7 +509,7 @@ fn ncu_sides(
                 chosen
             }
         };
-        Ok(NcuReady::Csv(csv, roofs, gpu))
+        Ok(NcuReady::Csv(csv, Box::new(roofs), gpu))
     };
     let (ready_before, ready_after) = (ready(read_before)?, ready(read_after)?);
     let (base, new) = std::thread::scope(|s| {
@@ -545,17 +544,21 @@ fn gaps_sides(
                     Ok(GapsSide::from_json(&doc, &file, &schema).map_err(InputError::from)?)
                 }
                 _ => {
-                    let sqlite =
-                        resolve_export(path, config.nsys.as_deref()).map_err(InputError::from)?;
-                    let timeline = read_timeline(&sqlite, config.nvtx.is_some(), &|_, _| {})
-                        .map_err(InputError::from)?;
+                    let source = super::timeline::source_file(path, config.nsys.as_deref())?;
+                    let timeline =
+                        super::timeline::read(&source, config.nvtx.is_some(), &|_, _| {})?;
                     let cfg = GapConfig {
                         top: GAPS_KEPT,
                         nvtx: config.nvtx.clone(),
                         ..GapConfig::default()
                     };
                     let report = crate::gaps::analyze(&timeline, &cfg);
-                    let mut side = GapsSide::from_report(&report, &file, "nsys export");
+                    let kind = if super::timeline::is_kineto(&source) {
+                        "Kineto trace"
+                    } else {
+                        "nsys export"
+                    };
+                    let mut side = GapsSide::from_report(&report, &file, kind);
                     side.kernels = crate::multi::kernel_totals(&timeline, cfg.scope())
                         .into_iter()
                         .map(|k| KernelTime {

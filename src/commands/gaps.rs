@@ -9,7 +9,7 @@ use super::plot::PlotTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig, GapReport};
-use crate::nsys::{convert::resolve_export, read_timeline, Timeline};
+use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::units::duration_ns;
@@ -143,14 +143,14 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     let cfg = &config.analysis;
     if config.input.as_os_str() == "-" {
         return Err(InputError::new(
-            "gaps reads an SQLite export, which cannot come from standard input (`-`); save it to a file and give its path",
+            "gaps reads an SQLite export or a PyTorch profiler trace, which cannot come from standard input (`-`); save it to a file and give its path",
         )
         .into());
     }
     let targets = config.targets();
     refuse_inputs(&targets, &[&config.input])?;
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
-    let sqlite = resolve_export(&config.input, config.nsys.as_deref()).map_err(InputError::from)?;
+    let sqlite = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
     refuse_inputs(&targets, &[&sqlite])?;
     let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some())?;
     if cfg.device.is_some() || cfg.stream.is_some() {
@@ -210,9 +210,8 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     let cfg = &config.analysis;
     let path = &job.path;
     check_file(path, NSYS_EXTS, NSYS_FIX)?;
-    let sqlite = resolve_export(path, config.nsys.as_deref()).map_err(InputError::from)?;
-    let timeline =
-        read_timeline(&sqlite, cfg.nvtx.is_some(), &|_, _| {}).map_err(InputError::from)?;
+    let sqlite = super::timeline::source_file(path, config.nsys.as_deref())?;
+    let timeline = super::timeline::read(&sqlite, cfg.nvtx.is_some(), &|_, _| {})?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, path)?;
     }
@@ -265,8 +264,8 @@ pub(crate) fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Ti
         bar.set_length(total);
         bar.set_position(done);
     };
-    // NsysError names the file and table already.
-    let timeline = read_timeline(sqlite, nvtx, &progress).map_err(InputError::from)?;
+    // NsysError and KinetoError name the file (and table) already.
+    let timeline = super::timeline::read(sqlite, nvtx, &progress)?;
     bar.finish_and_clear();
     Ok(timeline)
 }

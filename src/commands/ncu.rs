@@ -300,6 +300,9 @@ pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     if ncu::convert::is_report(path) {
         return Ok(ncu::convert::parse_report(path, &shown)?);
     }
+    if crate::kineto::input::is_kineto_trace(path) {
+        return read_trace_counters(path, &shown);
+    }
     let file = std::fs::File::open(path).map_err(|error| NcuError::Io {
         file: shown.clone(),
         error,
@@ -319,4 +322,22 @@ pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     } else {
         Ok(ncu::parse(file, &shown)?)
     }
+}
+
+/// The CUPTI counter ranges of a PyTorch profiler trace, read as the raw
+/// page of an ncu export ([`crate::kineto::counters::raw_page_csv`]).
+fn read_trace_counters(path: &Path, shown: &str) -> Result<NcuCsv, InputError> {
+    let trace = crate::kineto::read_counters(path)?;
+    let Some(text) = crate::kineto::counters::raw_page_csv(&trace) else {
+        return Err(InputError::new(format!(
+            "{shown}: a PyTorch profiler trace without CUPTI counter ranges (`cuda_profiler_range` events); record them with `torch.profiler.profile(experimental_config=torch.profiler._ExperimentalConfig(profiler_metrics=[...], profiler_measure_per_kernel=True))`, or give an ncu CSV"
+        )));
+    };
+    let csv = ncu::parse(text.as_bytes(), shown)?;
+    if let Err(NcuError::NoDuration { launches, .. }) = csv.check_analysable() {
+        return Err(InputError::new(format!(
+            "{shown}: {launches} CUPTI counter ranges but no kernel duration among their metrics (a range's own `dur` is the profiling pass, replays included, not the kernel's time); add `gpu__time_duration.sum` (and `dram__bytes_read.sum`, `dram__bytes_write.sum` for the memory side) to `profiler_metrics`"
+        )));
+    }
+    Ok(csv)
 }

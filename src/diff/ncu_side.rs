@@ -74,7 +74,7 @@ pub struct NcuSide {
     /// The roofs as stated, before `rooftrace ncu` scaled them to the clock
     /// the side ran at (`rooftrace.ncu/3` `clock.roofs_as_stated`; else
     /// `roofs`): what two sides must share to compare.
-    pub stated_roofs: Option<Roofs>,
+    pub stated_roofs: Option<Box<Roofs>>,
     /// One row per launch, or per kernel name.
     pub group_by: GroupBy,
     /// The rows.
@@ -215,13 +215,13 @@ impl NcuSide {
             },
             gpu: Some(report.gpu.name.clone()),
             roofs: Some(report.roofs.clone()),
-            stated_roofs: Some(
+            stated_roofs: Some(Box::new(
                 report
                     .clock
                     .roofs_as_stated
                     .clone()
                     .unwrap_or_else(|| report.roofs.clone()),
-            ),
+            )),
             group_by: report.group_by,
             kernels,
             diagnostics,
@@ -258,7 +258,8 @@ impl NcuSide {
             stated_roofs: doc
                 .pointer("/clock/roofs_as_stated")
                 .or_else(|| doc.get("roofs"))
-                .and_then(|r| serde_json::from_value(r.clone()).ok()),
+                .and_then(|r| serde_json::from_value(r.clone()).ok())
+                .map(Box::new),
             group_by: match doc.get("group_by").and_then(Value::as_str) {
                 Some("kernel") => GroupBy::Kernel,
                 _ => GroupBy::Launch,

@@ -6,10 +6,11 @@
 //! `count(*)` in one chunk, so a lone rowid of 4e12 costs nothing.
 
 use super::guard::{checked_interval, string_id, Deadline};
+use super::guard::{open, sql_err};
 use super::host::HostRead;
 use super::raw::RawStmt;
-use super::read::{col_or_null, open, sql_err, ReadProgress, PROGRESS_EVERY};
 use super::schema::Schema;
+use super::sql::{col_or_null, ReadProgress, PROGRESS_EVERY};
 use super::*;
 use rusqlite::Connection;
 use std::path::Path;

@@ -8,6 +8,7 @@
 //! through these helpers; docs/reliability.md lists the limits.
 
 use super::NsysError;
+pub use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES, MAX_TIME_NS};
 use rusqlite::limits::Limit;
 use rusqlite::{Connection, OpenFlags};
 use std::path::Path;
@@ -27,11 +28,6 @@ pub const DEADLINE_BASE: Duration = Duration::from_secs(60);
 pub const DEADLINE_BYTES_PER_SEC: u64 = 4 << 20;
 /// Progress handler period, in SQLite virtual-machine instructions.
 const PROGRESS_OPS: i32 = 10_000;
-/// Longest name kept (bytes); longer names are cut with a note.
-pub const MAX_NAME_BYTES: usize = 4096;
-/// Timestamps outside `±MAX_TIME_NS` (about 73 years) are bad values: inside
-/// it, the sum or difference of any two timestamps fits an `i64`.
-pub const MAX_TIME_NS: i64 = 1 << 61;
 /// Highest `StringIds` id usable as a name: the ids above are rooftrace's own
 /// (unknown, memset, graph, memcpy kinds).
 pub const MAX_STRING_ID: u32 = u32::MAX - 32;
@@ -77,7 +73,7 @@ pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
             | OpenFlags::SQLITE_OPEN_URI
             | OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
-    .map_err(|e| super::schema::classify_open_error(e, path))?;
+    .map_err(|e| classify_open_error(e, path))?;
     for (limit, value) in [
         (Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES),
         (Limit::SQLITE_LIMIT_SQL_LENGTH, 1 << 20),
@@ -98,7 +94,7 @@ pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
     conn.execute_batch(&format!(
         "PRAGMA trusted_schema = OFF; PRAGMA cache_size = -{CACHE_KIB};"
     ))
-    .map_err(|e| super::schema::classify_open_error(e, path))?;
+    .map_err(|e| classify_open_error(e, path))?;
     Ok(conn)
 }
 
@@ -219,38 +215,33 @@ pub fn classify(source: rusqlite::Error, path: &Path, table: &str) -> NsysError 
     }
 }
 
+/// "file is not a database" and friends become [`NsysError::NotSqlite`];
+/// anything else is classified as a read of `sqlite_master`.
+pub(super) fn classify_open_error(e: rusqlite::Error, path: &Path) -> NsysError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if matches!(
+                f.code,
+                rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
+            ) =>
+        {
+            NsysError::NotSqlite {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            }
+        }
+        _ => classify(e, path, "sqlite_master"),
+    }
+}
+
 /// The allowed time of a deadline, for messages.
 pub fn allowed(d: &Deadline) -> Duration {
     d.allowed
 }
 
-/// `(start, end)` when both are within `±MAX_TIME_NS` and `end >= start`.
-pub fn checked_interval(start: i64, end: i64) -> Option<(i64, i64)> {
-    let ok = |t: i64| (-MAX_TIME_NS..=MAX_TIME_NS).contains(&t);
-    (ok(start) && ok(end) && end >= start).then_some((start, end))
-}
-
 /// A `StringIds` id usable as a name reference, or `None`.
 pub fn string_id(v: i64) -> Option<u32> {
     u32::try_from(v).ok().filter(|&id| id <= MAX_STRING_ID)
-}
-
-/// `name` cut to at most [`MAX_NAME_BYTES`] (on a character boundary) with
-/// a note of its full length, so one hostile name cannot fill memory or a
-/// plot.
-pub fn cap_name(name: &[u8]) -> String {
-    if name.len() <= MAX_NAME_BYTES {
-        return String::from_utf8_lossy(name).into_owned();
-    }
-    let mut cut = MAX_NAME_BYTES;
-    while cut > 0 && (name[cut] & 0xC0) == 0x80 {
-        cut -= 1;
-    }
-    format!(
-        "{}… (name cut at {cut} of {} bytes)",
-        String::from_utf8_lossy(&name[..cut]),
-        name.len()
-    )
 }
 
 #[cfg(test)]

@@ -4,13 +4,17 @@
 //! against the API rows after the join, [`resolve_sync_rows`]) and NVTX
 //! ranges.
 
+use super::guard::sql_err;
 use super::guard::{cap_name, checked_interval, string_id};
-use super::read::{col_or_null, int, sql_err, NVTX, SYNC};
 use super::schema::Schema;
+use super::sql::{col_or_null, export_year, int, NVTX, SYNC};
 use super::*;
+use crate::timeline::names::{
+    is_blocking_copy_name, is_graph_launch_name, is_sync_name, is_wait_event_name, NameSet,
+};
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -32,10 +36,6 @@ pub(super) struct HostRead {
     pub(super) graph_launch_names: NameSet,
     /// `cudaStreamWaitEvent`, `cuStreamWaitEvent`: evidence of a dependency.
     pub(super) wait_event_names: NameSet,
-    /// Communication kernels (`nccl`, `nvshmem` in the name, any case).
-    pub(super) comm_names: NameSet,
-    /// Allocation calls (`cudaMalloc*`, `cudaFree*`, `cuMemAlloc*`, …).
-    pub(super) alloc_names: NameSet,
     /// OS runtime calls and profiler overhead.
     pub(super) host_spans: Vec<HostSpan>,
     pub(super) diagnostics: Vec<String>,
@@ -115,14 +115,8 @@ pub(super) fn read_host_small(
     }
     h.sync_names = NameSet::matching(&h.strings, is_sync_name);
     h.blocking_names = NameSet::matching(&h.strings, is_blocking_copy_name);
-    h.graph_launch_names = NameSet::matching(&h.strings, |v| {
-        v.starts_with("cu") && v.contains("GraphLaunch")
-    });
-    h.wait_event_names = NameSet::matching(&h.strings, |v| {
-        v.starts_with("cu") && v.contains("StreamWaitEvent")
-    });
-    h.comm_names = NameSet::matching(&h.strings, is_comm_kernel_name);
-    h.alloc_names = NameSet::matching(&h.strings, is_alloc_name);
+    h.graph_launch_names = NameSet::matching(&h.strings, is_graph_launch_name);
+    h.wait_event_names = NameSet::matching(&h.strings, is_wait_event_name);
     for (table, kind) in [
         ("OSRT_API", HostSpanKind::OsRuntime),
         ("PROFILER_OVERHEAD", HostSpanKind::ProfilerOverhead),
@@ -171,7 +165,7 @@ fn read_sync_rows(
     h: &mut HostRead,
 ) -> Result<(), NsysError> {
     schema.require(path, SYNC, &["start", "end"])?;
-    let year = super::read::export_year(conn, schema);
+    let year = export_year(conn, schema);
     h.sync_decode = if schema.has_column(SYNC, "deprecatedSyncType") || year >= Some(2025) {
         SyncDecode::Cupti {
             wait_event: enum_code(conn, schema, "ENUM_CUPTI_SYNC_TYPE", "STREAM_WAIT_EVENT")
@@ -252,65 +246,6 @@ pub(super) fn resolve_sync_rows(
         .collect()
 }
 
-/// A set of `StringIds` ids, looked up once per runtime row: a bitmap when
-/// the ids are dense (as nsys writes them), else a sorted list, so one id of
-/// 4e9 cannot cost a 4 GiB bitmap.
-#[derive(Debug, Clone)]
-pub(crate) enum NameSet {
-    /// `bits[id]`.
-    Bits(Vec<bool>),
-    /// Sorted ids.
-    Sorted(Vec<u32>),
-}
-
-impl Default for NameSet {
-    fn default() -> NameSet {
-        NameSet::Bits(Vec::new())
-    }
-}
-
-impl NameSet {
-    pub(super) fn matching(strings: &HashMap<u32, String>, f: impl Fn(&str) -> bool) -> NameSet {
-        let mut ids: Vec<u32> = strings
-            .iter()
-            .filter(|(_, v)| f(v))
-            .map(|(k, _)| *k)
-            .collect();
-        let max = ids.iter().max().map_or(0, |m| *m as usize + 1);
-        if max > 4 * strings.len() + 4096 {
-            ids.sort_unstable();
-            return NameSet::Sorted(ids);
-        }
-        let mut bits = vec![false; max];
-        for i in ids {
-            bits[i as usize] = true;
-        }
-        NameSet::Bits(bits)
-    }
-
-    pub(crate) fn contains(&self, id: &u32) -> bool {
-        match self {
-            NameSet::Bits(b) => b.get(*id as usize).copied().unwrap_or(false),
-            NameSet::Sorted(v) => v.binary_search(id).is_ok(),
-        }
-    }
-}
-
-/// `cudaMalloc`, `cudaMallocAsync`, `cudaFree`, `cudaFreeAsync`,
-/// `cudaMallocHost`, `cudaHostAlloc`, `cuMemAlloc_v2`, `cuMemFree_v2`, …
-pub(super) fn is_alloc_name(name: &str) -> bool {
-    [
-        "cudaMalloc",
-        "cudaFree",
-        "cudaHostAlloc",
-        "cuMemAlloc",
-        "cuMemFree",
-        "cuMemHostAlloc",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
-}
-
 /// Reads an OS-runtime or profiler-overhead table (`start`, `end`,
 /// `globalTid`, `nameId`); nested OS runtime rows (`nestingLevel` > 0) are
 /// left out, their outer call covers them.
@@ -360,25 +295,6 @@ fn read_host_spans(
         });
     }
     Ok(())
-}
-
-/// Communication kernels: NCCL (`ncclDevKernel_AllReduce_Sum_f32_RING_LL`,
-/// `ncclKernel_*`) and NVSHMEM.
-pub(super) fn is_comm_kernel_name(name: &str) -> bool {
-    let l = name.to_ascii_lowercase();
-    l.contains("nccl") || l.contains("nvshmem")
-}
-
-/// `cudaDeviceSynchronize`, `cudaStreamSynchronize_v3020`, `cuCtxSynchronize`, …
-pub(super) fn is_sync_name(name: &str) -> bool {
-    name.starts_with("cu") && name.contains("Synchronize")
-}
-
-/// Copies that block the host until they (and the work queued before them)
-/// complete: `cudaMemcpy`, `cudaMemcpy2D`, `cuMemcpyDtoH_v2`, … — every
-/// runtime/driver copy without `Async` in its name.
-pub fn is_blocking_copy_name(name: &str) -> bool {
-    (name.starts_with("cudaMemcpy") || name.starts_with("cuMemcpy")) && !name.contains("Async")
 }
 
 pub(super) fn read_nvtx(

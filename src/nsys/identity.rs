@@ -28,39 +28,7 @@ pub const RANK_VARS: [&str; 7] = [
     "RANK",
 ];
 
-/// Host and rank of the process that recorded an export.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Identity {
-    /// `Hostname` (or `DEVICE_DISPLAY_NAME`), when recorded.
-    pub host: Option<String>,
-    /// The rank and the variable it came from (one of [`RANK_VARS`]).
-    pub rank: Option<(u32, &'static str)>,
-    /// The GPUs `TARGET_INFO_GPU` records, in device-id order (at most
-    /// [`MAX_GPUS`]); empty when the table is absent.
-    pub gpus: Vec<GpuRecord>,
-}
-
-/// Most `TARGET_INFO_GPU` rows read (a hostile export may hold millions).
-pub const MAX_GPUS: usize = 64;
-
-/// One row of `TARGET_INFO_GPU`: what the export says about a GPU.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GpuRecord {
-    /// `id`: the device id.
-    pub id: i64,
-    /// `name` (`NVIDIA A100-SXM4-40GB`).
-    pub name: String,
-    /// `computeMajor`.`computeMinor` (`8.0`), when both are recorded.
-    pub compute_capability: Option<String>,
-    /// `smCount`.
-    pub sm_count: Option<u32>,
-    /// `l2CacheSize`, bytes.
-    pub l2_bytes: Option<u64>,
-    /// `memoryBandwidth`, byte/s (the CUDA runtime's theoretical figure).
-    pub memory_bandwidth_bytes_per_s: Option<u64>,
-    /// `clockRate`, Hz (the boost clock the runtime reports).
-    pub clock_hz: Option<u64>,
-}
+pub use crate::timeline::{GpuRecord, Identity, MAX_GPUS};
 
 /// Reads the identity; a missing table or row is `None`, never an error.
 pub(super) fn read_identity(conn: &Connection, schema: &Schema) -> Identity {

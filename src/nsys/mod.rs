@@ -5,7 +5,7 @@
 //! over the years), loads GPU activity (kernels, memcpys, memsets, whole-graph
 //! rows), CUDA runtime calls, synchronisation calls and NVTX ranges into
 //! compact structs, and joins each GPU op to the API call that launched it on
-//! (process, correlationId). `convert` turns an `.nsys-rep` into an export by
+//! (process, correlationId) (`crate::timeline::join`). `convert` turns an `.nsys-rep` into an export by
 //! running `nsys export`.
 
 mod chunks;
@@ -13,15 +13,22 @@ pub mod convert;
 pub mod guard;
 mod host;
 pub mod identity;
-mod join;
 mod raw;
 mod read;
 mod schema;
+mod sql;
 
-pub use read::{read_timeline, ReadProgress};
+pub use read::read_timeline;
 pub use schema::{Schema, SchemaFlavor};
+pub use sql::ReadProgress;
 
-use std::collections::HashMap;
+/// The model the reader fills, defined in the shared leaf `timeline` (the
+/// Kineto reader fills it too) and named here for the analyses.
+pub use crate::timeline::{
+    ApiCall, ExportInfo, GpuOp, GraphTrace, HostSpan, HostSpanKind, NameRef, NvtxRange, OpKind,
+    SyncCall, Timeline, NO_API, NO_TID, OP_PAGEABLE,
+};
+
 use std::path::PathBuf;
 
 /// Errors in an nsys export. Each names the file (and table or column) and
@@ -146,307 +153,6 @@ pub enum NsysError {
 
 /// Every nsys export error is the input's (exit code 2).
 impl crate::error::BadInput for NsysError {}
-
-/// Kind of a GPU operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-#[repr(u8)]
-pub enum OpKind {
-    /// A kernel (`CUPTI_ACTIVITY_KIND_KERNEL`).
-    Kernel,
-    /// A memory copy (`CUPTI_ACTIVITY_KIND_MEMCPY`).
-    Memcpy,
-    /// A memset (`CUPTI_ACTIVITY_KIND_MEMSET`).
-    Memset,
-    /// A whole CUDA graph traced as one row (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`).
-    Graph,
-}
-
-impl OpKind {
-    /// The snake_case key used in JSON and CSV.
-    pub fn key(self) -> &'static str {
-        match self {
-            OpKind::Kernel => "kernel",
-            OpKind::Memcpy => "memcpy",
-            OpKind::Memset => "memset",
-            OpKind::Graph => "graph",
-        }
-    }
-}
-
-/// "No API call" in [`GpuOp::api`].
-pub const NO_API: u32 = u32::MAX;
-
-/// "Thread unknown" in [`SyncCall::tid`]: a `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`
-/// row whose call is not in the runtime/driver tables (the row has no thread).
-pub const NO_TID: u32 = u32::MAX;
-
-/// [`GpuOp::flags`] bit: a memcpy whose host side is pageable memory
-/// (`srcKind` or `dstKind` is `CUDA_MEMOPR_MEMORY_KIND_PAGEABLE`): the host
-/// stages it through a pinned buffer while the GPU waits.
-pub const OP_PAGEABLE: u8 = 1;
-
-/// One GPU operation, 40 bytes. Times are ns on the export's session
-/// timeline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GpuOp {
-    /// Start, ns.
-    pub start_ns: i64,
-    /// End, ns (≥ `start_ns`).
-    pub end_ns: i64,
-    /// Process id, `(globalPid >> 24) & 0xFFFFFF`.
-    pub pid: u32,
-    /// CUDA stream id.
-    pub stream: u32,
-    /// CUPTI correlation id (0 = none), unique only within a process.
-    pub correlation_id: u32,
-    /// Name, see [`Timeline::name`].
-    pub name: NameRef,
-    /// Index into [`Timeline::api`] of the launching call, or [`NO_API`].
-    pub api: u32,
-    /// Device id, from the activity row itself.
-    pub device: u16,
-    /// Kernel, memcpy, memset or graph.
-    pub kind: OpKind,
-    /// Bits: [`OP_PAGEABLE`].
-    pub flags: u8,
-}
-
-impl GpuOp {
-    /// True for a memcpy from or to pageable host memory.
-    pub fn is_pageable(&self) -> bool {
-        self.flags & OP_PAGEABLE != 0
-    }
-}
-
-/// One CUDA runtime/driver API call (the outermost one of a nested group).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ApiCall {
-    /// Start on the host, ns.
-    pub start_ns: i64,
-    /// End on the host, ns.
-    pub end_ns: i64,
-    /// Process id.
-    pub pid: u32,
-    /// Thread id, `globalTid & 0xFFFFFF`.
-    pub tid: u32,
-    /// CUPTI correlation id (0 = none).
-    pub correlation_id: u32,
-    /// Function name, see [`Timeline::name`].
-    pub name: NameRef,
-}
-
-/// A host interval during which a thread was blocked in a synchronisation
-/// call: `cuda*Synchronize`/`cu*Synchronize` runtime and driver rows,
-/// blocking copies (`cudaMemcpy`), and `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`
-/// rows whose call is in neither API table (decoded per export version,
-/// stream-wait-event rows left out). Queries (`cudaEventQuery`,
-/// `cudaStreamQuery`) never block and are not syncs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct SyncCall {
-    /// Process id.
-    pub pid: u32,
-    /// Thread that was blocked, `globalTid & 0xFFFFFF`, or [`NO_TID`].
-    pub tid: u32,
-    /// Start, ns.
-    pub start_ns: i64,
-    /// End, ns.
-    pub end_ns: i64,
-    /// CUPTI correlation id of the call (0 = none).
-    pub correlation_id: u32,
-    /// The call (a blocking copy) moved pageable host memory: the host was
-    /// staging data, not waiting for the GPU.
-    pub pageable: bool,
-    /// Function name, see [`Timeline::name`] ([`NameRef::UNKNOWN`] for a
-    /// synchronisation-table row without its call).
-    pub name: NameRef,
-}
-
-/// Where a [`HostSpan`] comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum HostSpanKind {
-    /// An OS runtime call (`OSRT_API`, traced with `--trace=osrt`).
-    OsRuntime,
-    /// Profiler overhead (`PROFILER_OVERHEAD`: buffer flushes, "command buffer full").
-    ProfilerOverhead,
-}
-
-/// A host interval on one thread that is not a CUDA call: an OS runtime call
-/// or profiler overhead.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct HostSpan {
-    /// Process id.
-    pub pid: u32,
-    /// Thread id.
-    pub tid: u32,
-    /// Start, ns.
-    pub start_ns: i64,
-    /// End, ns.
-    pub end_ns: i64,
-    /// OS runtime call or profiler overhead.
-    pub kind: HostSpanKind,
-    /// Function or overhead name, see [`Timeline::name`].
-    pub name: NameRef,
-}
-
-/// One closed NVTX range (push/pop or start/end).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NvtxRange {
-    /// Start, ns.
-    pub start_ns: i64,
-    /// End, ns.
-    pub end_ns: i64,
-    /// Process id.
-    pub pid: u32,
-    /// Thread id that opened the range.
-    pub tid: u32,
-    /// The range text (inline `text`, or the registered string of `textId`),
-    /// shared by every range with the same text: a million ranges of one
-    /// registered 4 KiB string hold it once.
-    pub text: std::sync::Arc<str>,
-}
-
-/// A name: a `StringIds` id, or one of the built-in names for ops that have
-/// no string (memcpy directions, memset, graph).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct NameRef(pub u32);
-
-impl NameRef {
-    /// The `StringIds` id was NULL or unknown.
-    pub const UNKNOWN: NameRef = NameRef(u32::MAX);
-    /// A memset.
-    pub const MEMSET: NameRef = NameRef(u32::MAX - 1);
-    /// A whole-graph row.
-    pub const GRAPH: NameRef = NameRef(u32::MAX - 2);
-    /// A memcpy of kind `k` (`copyKind`, 0..=15).
-    pub fn memcpy(k: u8) -> NameRef {
-        NameRef(u32::MAX - 16 - u32::from(k.min(15)))
-    }
-}
-
-/// How CUDA graphs appear in the export.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GraphTrace {
-    /// No graph launches or graph rows.
-    None,
-    /// Traced per node (`--cuda-graph-trace=node`): node kernels carry the
-    /// correlation id of their `cudaGraphLaunch`.
-    Node,
-    /// Traced as whole graphs (`--cuda-graph-trace=graph`, the default):
-    /// one `CUPTI_ACTIVITY_KIND_GRAPH_TRACE` row per launch.
-    Graph,
-}
-
-/// Facts about the export itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExportInfo {
-    /// `EXPORT_PRODUCT_VERSION` from the metadata table, when there is one.
-    pub nsys_version: Option<String>,
-    /// Which metadata table the export has.
-    pub flavor: SchemaFlavor,
-    /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from `META_DATA_CAPTURE`, when present.
-    pub graph_trace_option: Option<String>,
-    /// Host and rank of the recording process, when the export says.
-    pub identity: identity::Identity,
-}
-
-/// Everything the gap analysis needs from one export.
-#[derive(Debug, Clone)]
-pub struct Timeline {
-    /// Export facts.
-    pub info: ExportInfo,
-    /// GPU ops sorted by (pid, device, start, end).
-    pub ops: Vec<GpuOp>,
-    /// Outermost API calls, sorted by (pid, correlation id).
-    pub api: Vec<ApiCall>,
-    /// Synchronisation intervals sorted by (pid, tid, start).
-    pub syncs: Vec<SyncCall>,
-    /// `cudaStreamWaitEvent`/`cuStreamWaitEvent` calls as (pid, start ns),
-    /// sorted: evidence of a GPU-side dependency.
-    pub waits: Vec<(u32, i64)>,
-    /// OS runtime calls and profiler overhead, sorted by (pid, tid, start);
-    /// empty when the export has neither table.
-    pub host_spans: Vec<HostSpan>,
-    /// Closed NVTX ranges sorted by (pid, start) (whenever the export has them).
-    pub nvtx: Vec<NvtxRange>,
-    /// How graphs were traced.
-    pub graph_trace: GraphTrace,
-    /// Number of API calls that are `cudaGraphLaunch*`/`cuGraphLaunch*`.
-    pub graph_launches: u64,
-    /// Runtime rows dropped because an outer call shares their (pid, correlation id).
-    pub nested_api_rows: u64,
-    /// Warnings found while reading.
-    pub diagnostics: Vec<String>,
-    strings: HashMap<u32, String>,
-    /// `StringIds` ids of blocking copies (`cudaMemcpy`).
-    blocking_names: host::NameSet,
-    /// `StringIds` ids of communication kernels (NCCL, NVSHMEM).
-    comm_names: host::NameSet,
-    /// `StringIds` ids of memory allocation calls (`cudaMalloc`, `cudaFree`, …).
-    alloc_names: host::NameSet,
-}
-
-impl Timeline {
-    /// True when `call` blocks the host until its GPU work and all work
-    /// queued before it completes (`cudaMemcpy` and other non-`Async`
-    /// copies): an implicit synchronisation.
-    pub fn is_blocking(&self, call: &ApiCall) -> bool {
-        self.is_blocking_name(call.name)
-    }
-
-    /// True when `name` is a blocking copy (see [`Timeline::is_blocking`]).
-    pub fn is_blocking_name(&self, name: NameRef) -> bool {
-        self.blocking_names.contains(&name.0)
-    }
-
-    /// True for a communication kernel (its name contains `nccl` or
-    /// `nvshmem`, any case: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`).
-    pub fn is_comm(&self, op: &GpuOp) -> bool {
-        op.kind == OpKind::Kernel && self.comm_names.contains(&op.name.0)
-    }
-
-    /// True for a memory allocation or release call (`cudaMalloc*`,
-    /// `cudaFree*`, `cuMemAlloc*`, `cuMemFree*`, `cudaHostAlloc`, …).
-    pub fn is_alloc(&self, name: NameRef) -> bool {
-        self.alloc_names.contains(&name.0)
-    }
-
-    /// The text of a name.
-    pub fn name(&self, n: NameRef) -> &str {
-        match n {
-            NameRef::UNKNOWN => "?",
-            NameRef::MEMSET => "memset",
-            NameRef::GRAPH => "graph",
-            NameRef(x) if (u32::MAX - 31..=u32::MAX - 16).contains(&x) => {
-                memcpy_kind_name((u32::MAX - 16 - x) as u8)
-            }
-            NameRef(x) => self.strings.get(&x).map(String::as_str).unwrap_or("?"),
-        }
-    }
-
-    /// The API call that launched `op`, if the export has it.
-    pub fn api_of(&self, op: &GpuOp) -> Option<&ApiCall> {
-        (op.api != NO_API).then(|| &self.api[op.api as usize])
-    }
-}
-
-/// CUDA memcpy kinds (`CUpti_ActivityMemcpyKind`).
-fn memcpy_kind_name(k: u8) -> &'static str {
-    match k {
-        1 => "memcpy HtoD",
-        2 => "memcpy DtoH",
-        3 => "memcpy HtoA",
-        4 => "memcpy AtoH",
-        5 => "memcpy AtoA",
-        6 => "memcpy AtoD",
-        7 => "memcpy DtoA",
-        8 => "memcpy DtoD",
-        9 => "memcpy HtoH",
-        10 => "memcpy PtoP",
-        _ => "memcpy",
-    }
-}
 
 /// Process id from a serialized `globalPid`/`globalTid`.
 pub fn pid_of(global: i64) -> u32 {

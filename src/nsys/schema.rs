@@ -7,17 +7,7 @@ use rusqlite::Connection;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// Which metadata table the export carries: a rough era marker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SchemaFlavor {
-    /// No metadata table (nsys 2021.x).
-    NoMetadata,
-    /// `EXPORT_META_DATA` (nsys 2022.x to 2023.2).
-    ExportMetaData,
-    /// `META_DATA_EXPORT` (nsys 2023.3 and later).
-    MetaDataExport,
-}
+pub use crate::timeline::SchemaFlavor;
 
 /// Tables and their columns.
 #[derive(Debug, Clone, Default)]
@@ -42,7 +32,7 @@ impl Schema {
                 st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                     .collect::<Result<Vec<_>, _>>()
             })
-            .map_err(|e| classify_open_error(e, path))?;
+            .map_err(|e| super::guard::classify_open_error(e, path))?;
         let mut tables = BTreeMap::new();
         for (name, kind, sql) in entries {
             if !is_read_by_rooftrace(&name) {
@@ -131,22 +121,4 @@ fn is_read_by_rooftrace(name: &str) -> bool {
         || name.starts_with("PROFILER_OVERHEAD")
         || name.starts_with("TARGET_INFO")
         || name.starts_with("ENUM_")
-}
-
-/// "file is not a database" and friends become [`NsysError::NotSqlite`].
-pub(super) fn classify_open_error(e: rusqlite::Error, path: &Path) -> NsysError {
-    match &e {
-        rusqlite::Error::SqliteFailure(f, _)
-            if matches!(
-                f.code,
-                rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
-            ) =>
-        {
-            NsysError::NotSqlite {
-                path: path.to_path_buf(),
-                detail: e.to_string(),
-            }
-        }
-        _ => super::guard::classify(e, path, "sqlite_master"),
-    }
 }

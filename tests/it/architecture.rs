@@ -11,29 +11,37 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module and the modules of ours it may use. Lower layers
 /// never name higher ones: ground floor (`units`, `error`, `roofs`,
-/// `synth`) ← parsers (`ncu`, `nsys`, `calibrate`) ← analysis (`roofline`,
+/// `synth`, `timeline`) ← parsers (`ncu`, `nsys`, `kineto`, `calibrate`) ← analysis (`roofline`,
 /// `gaps`, `budget`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("error", &[]),
     ("synth", &[]),
+    ("timeline", &[]),
     ("roofs", &["units", "error"]),
     ("ncu", &["units", "error", "roofs"]),
-    ("nsys", &["units", "error"]),
+    ("nsys", &["units", "error", "timeline"]),
+    ("kineto", &["units", "error", "roofs", "timeline"]),
     ("calibrate", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
-    ("gaps", &["units", "error", "nsys"]),
+    ("gaps", &["units", "error", "timeline", "nsys"]),
     (
         "budget",
-        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+        &[
+            "units", "error", "roofs", "timeline", "ncu", "nsys", "roofline", "gaps",
+        ],
     ),
     (
         "diff",
-        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+        &[
+            "units", "error", "roofs", "timeline", "ncu", "nsys", "roofline", "gaps",
+        ],
     ),
     (
         "multi",
-        &["units", "error", "roofs", "ncu", "nsys", "roofline", "gaps"],
+        &[
+            "units", "error", "roofs", "ncu", "nsys", "kineto", "timeline", "roofline", "gaps",
+        ],
     ),
     (
         "project",
@@ -49,6 +57,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofs",
             "ncu",
             "nsys",
+            "kineto",
+            "timeline",
             "calibrate",
             "roofline",
             "gaps",
@@ -66,6 +76,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofs",
             "ncu",
             "nsys",
+            "kineto",
+            "timeline",
             "calibrate",
             "roofline",
             "gaps",
@@ -83,6 +95,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofs",
             "ncu",
             "nsys",
+            "kineto",
+            "timeline",
             "calibrate",
             "roofline",
             "gaps",

@@ -47,3 +47,8 @@ fn calibrate_results_corpus_replays() {
 fn nsys_sql_corpus_replays() {
     assert!(replay("nsys_sql", entry::nsys_sql) >= 10);
 }
+
+#[test]
+fn kineto_json_corpus_replays() {
+    assert!(replay("kineto_json", entry::kineto_json) >= 5);
+}

@@ -16,6 +16,8 @@ mod gaps_host;
 mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
+mod kineto;
+mod kineto_hta;
 mod multi;
 mod names;
 mod ncu;

@@ -209,7 +209,7 @@ fn globs_and_directories_are_expanded() {
 
 /// Runs a DuckDB query through Python; `None` when the reader is missing
 /// and not required.
-fn duckdb(sql: &str) -> Option<Value> {
+pub(crate) fn duckdb(sql: &str) -> Option<Value> {
     let script = format!(
         "import duckdb, json\nrows = duckdb.sql({sql:?}).fetchall()\nprint(json.dumps(rows))"
     );

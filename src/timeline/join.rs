@@ -1,34 +1,34 @@
 //! After reading: ops sorted by (pid, device, start) and joined to the API
-//! call that launched each of them.
+//! call that launched each of them, for every reader.
 
-use super::host::HostRead;
 use super::*;
 
 /// The sorted ops and deduplicated API calls, joined, with what the join
 /// tells about CUDA graphs.
-pub(super) struct Joined {
+pub struct Joined {
     /// Ops sorted by (pid, device, start), `api` set.
-    pub(super) ops: Vec<GpuOp>,
+    pub ops: Vec<GpuOp>,
     /// API calls sorted by (pid, correlation id), one per launch.
-    pub(super) api: Vec<ApiCall>,
+    pub api: Vec<ApiCall>,
     /// Nested runtime rows dropped.
-    pub(super) nested_api_rows: u64,
+    pub nested_api_rows: u64,
     /// CUDA graph launch calls.
-    pub(super) graph_launches: u64,
+    pub graph_launches: u64,
     /// How graphs were traced.
-    pub(super) graph_trace: GraphTrace,
+    pub graph_trace: GraphTrace,
     /// Graph launches whose GPU work is missing.
-    pub(super) diagnostics: Vec<String>,
+    pub diagnostics: Vec<String>,
 }
 
 /// Sorts the ops and the API calls, drops nested API rows, joins each op
 /// to its launching call and tells how CUDA graphs were traced
-/// (`graph_rows`: rows of the whole-graph table).
-pub(super) fn sort_and_join(
+/// (`graph_rows`: rows of the whole-graph table; `graph_launch_names`: the
+/// name ids of graph launch calls).
+pub fn sort_and_join(
     mut ops: Vec<GpuOp>,
     mut api: Vec<ApiCall>,
     graph_rows: u64,
-    host: &HostRead,
+    graph_launch_names: &NameSet,
 ) -> Joined {
     // The two big sorts are independent (the join below works on any op
     // order), so they run side by side: about 12 % of the CPU time on 5 M
@@ -52,7 +52,7 @@ pub(super) fn sort_and_join(
     let nested_api_rows = (before - api.len()) as u64;
     let graph_launches = api
         .iter()
-        .filter(|a| host.graph_launch_names.contains(&a.name.0))
+        .filter(|a| graph_launch_names.contains(&a.name.0))
         .count() as u64;
 
     join_ops_to_api(&mut ops, &api);
@@ -61,10 +61,7 @@ pub(super) fn sort_and_join(
     let graph_node_ops = if graph_launches > 0 {
         ops.iter()
             .filter(|o| o.kind != OpKind::Graph && o.api != NO_API)
-            .filter(|o| {
-                host.graph_launch_names
-                    .contains(&api[o.api as usize].name.0)
-            })
+            .filter(|o| graph_launch_names.contains(&api[o.api as usize].name.0))
             .count()
     } else {
         0
@@ -96,7 +93,7 @@ pub(super) fn sort_and_join(
 /// distinct values), then each bucket by start on its own thread, skipped
 /// when already in order (exports usually are, per device). A single
 /// `sort_unstable` of 5 M ops cost ~0.5 s on one core.
-pub(super) fn sort_ops(ops: &mut [GpuOp]) {
+pub fn sort_ops(ops: &mut [GpuOp]) {
     if ops.is_sorted_by_key(op_order) {
         return;
     }
@@ -167,7 +164,7 @@ pub(super) fn sort_ops(ops: &mut [GpuOp]) {
 
 /// Sort key (pid, device, start) packed in one integer: one comparison per
 /// step instead of a tuple's three.
-pub(super) fn op_order(o: &GpuOp) -> u128 {
+pub fn op_order(o: &GpuOp) -> u128 {
     (u128::from(o.pid) << 80)
         | (u128::from(o.device) << 64)
         | u128::from((o.start_ns as u64) ^ (1 << 63))
@@ -175,7 +172,7 @@ pub(super) fn op_order(o: &GpuOp) -> u128 {
 
 /// Sets `op.api` for every op whose (pid, correlationId) has an API call.
 /// `api` is sorted by (pid, correlation id) and deduplicated.
-pub(super) fn join_ops_to_api(ops: &mut [GpuOp], api: &[ApiCall]) {
+pub fn join_ops_to_api(ops: &mut [GpuOp], api: &[ApiCall]) {
     // Per process, correlation ids are dense counters: a direct index
     // (corr - min -> call) makes the join O(1) per op without sorting the
     // ops; sparse ranges fall back to binary search.
@@ -212,6 +209,23 @@ pub(super) fn join_ops_to_api(ops: &mut [GpuOp], api: &[ApiCall]) {
                 .binary_search_by_key(&(op.pid, op.correlation_id), |a| (a.pid, a.correlation_id))
                 .map_or(NO_API, |k| k as u32),
         };
+    }
+}
+
+/// Marks the blocking copies that moved pageable memory: the syncs whose
+/// (pid, correlation id) launched a pageable memcpy.
+pub fn mark_pageable_syncs(syncs: &mut [SyncCall], ops: &[GpuOp], api: &[ApiCall]) {
+    let mut pageable: Vec<(u32, u32)> = ops
+        .iter()
+        .filter(|o| o.is_pageable() && o.api != NO_API)
+        .map(|o| (o.pid, api[o.api as usize].correlation_id))
+        .collect();
+    if pageable.is_empty() {
+        return;
+    }
+    pageable.sort_unstable();
+    for s in syncs.iter_mut() {
+        s.pageable = pageable.binary_search(&(s.pid, s.correlation_id)).is_ok();
     }
 }
 

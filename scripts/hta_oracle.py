@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""HTA's own figures on the Kineto fixtures: the independent oracle of
+tests/it/kineto_hta.rs.
+
+For each trace of fixtures/kineto/, loads it with HolisticTraceAnalysis
+(`pip install holistictraceanalysis`, MIT) and records
+`get_temporal_breakdown` (idle and kernel time, µs) and
+`get_idle_time_breakdown` (per stream: host_wait / kernel_wait / other, µs,
+consecutive_kernel_delay 30 as HTA's default), or the exception HTA raises.
+
+  python3 scripts/hta_oracle.py --write fixtures/kineto/hta_oracle.json
+  python3 scripts/hta_oracle.py --check fixtures/kineto/hta_oracle.json   # CI
+
+--check recomputes and fails when the committed figures differ: the Rust
+tests read the committed file, CI proves it is what HTA says.
+"""
+import argparse
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+
+TRACES = [
+    "simple_add",
+    "cuda_event_sync",
+    "sampled_rank-0",
+    "sampled_rank-1",
+    "amd_mi250_rocm6.2",
+    "cupti_profiler_counters",
+]
+DELAY = 30
+
+
+def one(path):
+    from hta.trace_analysis import TraceAnalysis
+
+    d = tempfile.mkdtemp()
+    try:
+        shutil.copy(path, os.path.join(d, os.path.basename(path)))
+        try:
+            t = TraceAnalysis(trace_dir=d)
+            rank = sorted(t.t.traces.keys())[0]
+            tb = t.get_temporal_breakdown(visualize=False)
+            row = tb[tb["rank"] == rank].iloc[0]
+            out = {
+                "rank": int(rank),
+                "temporal": {
+                    "idle_time_us": int(row["idle_time(us)"]),
+                    "kernel_time_us": int(row["kernel_time(us)"]),
+                },
+            }
+            ib = t.get_idle_time_breakdown(
+                ranks=[rank], consecutive_kernel_delay=DELAY, visualize=False
+            )
+            ib = ib[0] if isinstance(ib, tuple) else ib
+            streams = {}
+            for _, r in ib.iterrows():
+                s = streams.setdefault(str(int(r["stream"])), {})
+                s[str(r["idle_category"])] = int(round(float(r["idle_time"])))
+            out["idle_per_stream_us"] = dict(sorted(streams.items(), key=lambda kv: int(kv[0])))
+            return out
+        except Exception as e:  # HTA raises on some real traces: recorded
+            return {"raises": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]}
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--write")
+    g.add_argument("--check")
+    a = ap.parse_args()
+    logging.disable(logging.CRITICAL)
+    import hta
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures", "kineto")
+    figures = {"hta_version": getattr(hta, "__version__", "?"), "consecutive_kernel_delay_us": DELAY, "traces": {}}
+    for name in TRACES:
+        figures["traces"][name] = one(os.path.join(root, name + ".json.gz"))
+    text = json.dumps(figures, indent=1, sort_keys=True) + "\n"
+    if a.write:
+        open(a.write, "w").write(text)
+        return 0
+    old = json.load(open(a.check))
+    if old["traces"] != figures["traces"]:
+        sys.stderr.write("HTA's figures differ from " + a.check + ":\n" + text)
+        return 1
+    print("HTA figures match", a.check)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,314 @@
+//! PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip (told by
+//! content, not extension) → [`Timeline`], read one event at a time.
+//!
+//! `input` opens the byte stream with its bounds (string length, gzip
+//! expansion); `event` walks the top-level object with serde, handing each
+//! element of `traceEvents` over as soon as it is parsed (nesting is
+//! bounded by serde_json's 128 levels); `time` turns the µs text into ns
+//! exactly; `collect` keeps what the analyses need (GPU ops, runtime calls
+//! joined by `correlation`, syncs, host ranges, CUPTI counter ranges).
+//! Memory grows with the ops kept, not with the JSON.
+
+mod collect;
+pub mod counters;
+pub mod event;
+pub mod input;
+pub mod time;
+
+pub use collect::{Counts, SyncRecord};
+pub use event::SyncKind;
+pub use event::{DeviceProps, DistributedInfo};
+
+use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
+use crate::timeline::{ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts};
+use serde::de::DeserializeSeed;
+use std::path::{Path, PathBuf};
+
+/// Errors in a Kineto trace. Each names the file and says what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum KinetoError {
+    /// The file cannot be opened or read.
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        /// The input file.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The JSON (or the gzip under it) is malformed or not a trace object.
+    #[error("{path}: not a PyTorch profiler trace (line {line}, column {column}: {detail}); give the `.json` or `.json.gz` written by `torch.profiler` (`on_trace_ready=tensorboard_trace_handler(dir)` or `prof.export_chrome_trace(path)`)")]
+    Malformed {
+        /// The input file.
+        path: PathBuf,
+        /// Line of the JSON text (of the decompressed text for gzip).
+        line: usize,
+        /// Column.
+        column: usize,
+        /// What the parser said.
+        detail: String,
+    },
+    /// A bound on the input was crossed.
+    #[error("{path}: {what} (line {line}); this is not a trace `torch.profiler` writes — regenerate it, or decompress it yourself if it is a real trace that expands that much")]
+    Overrun {
+        /// The input file.
+        path: PathBuf,
+        /// Which bound.
+        what: input::Overrun,
+        /// Line where it was crossed.
+        line: usize,
+    },
+    /// A JSON object without `traceEvents`.
+    #[error("{path}: JSON without a `traceEvents` array: not a Chrome trace; give the file `torch.profiler` wrote")]
+    NoTraceEvents {
+        /// The input file.
+        path: PathBuf,
+    },
+    /// No kernels, copies or memsets.
+    #[error("{path}: no GPU activity ({events} events, no `kernel`, `gpu_memcpy` or `gpu_memset`){hint}")]
+    NoGpuActivity {
+        /// The input file.
+        path: PathBuf,
+        /// Events read.
+        events: u64,
+        /// What to do, by what the trace holds.
+        hint: &'static str,
+    },
+}
+
+/// Every Kineto error is the input's (exit code 2).
+impl crate::error::BadInput for KinetoError {}
+
+/// A kernel's CUPTI counter values (`cuda_profiler_range` event).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CounterRange {
+    /// Kernel name, cut at 4 KiB.
+    pub kernel: String,
+    /// Start of the profiled range, ns.
+    pub start_ns: i64,
+    /// End, ns (the range replays the kernel; not its run time).
+    pub end_ns: i64,
+    /// The event's `pid` (a device index), when it is one.
+    pub device: Option<u16>,
+    /// ncu metric name and value, in the metric's own unit.
+    pub metrics: Vec<(String, f64)>,
+}
+
+/// One trace, read.
+#[derive(Debug)]
+pub struct KinetoTrace {
+    /// The timeline every analysis reads (empty of ops for a counters-only
+    /// trace read with [`read_counters`]).
+    pub timeline: Timeline,
+    /// `deviceProperties`.
+    pub devices: Vec<DeviceProps>,
+    /// `distributedInfo`, when present.
+    pub distributed: Option<DistributedInfo>,
+    /// `baseTimeNanoseconds`, when present (times stay as written, µs → ns).
+    pub base_time_ns: Option<u64>,
+    /// CUPTI counter ranges, in trace order.
+    pub counters: Vec<CounterRange>,
+    /// Every `cuda_sync` record, in trace order.
+    pub sync_records: Vec<SyncRecord>,
+    /// True when the file was gzip.
+    pub gzip: bool,
+    /// What was read and left out.
+    pub counts: Counts,
+}
+
+impl KinetoTrace {
+    /// What `deviceProperties` says about the GPUs, for choosing the roofs
+    /// ([`crate::roofs::choose`]): names, compute capabilities, SM counts.
+    pub fn device_hints(&self, file: &str) -> crate::roofs::DeviceHints {
+        let mut h = crate::roofs::DeviceHints {
+            file: file.to_string(),
+            ..Default::default()
+        };
+        for d in &self.devices {
+            h.device_names.extend(d.name.clone());
+            if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
+                h.compute_capabilities.push(format!("{a}.{b}"));
+            }
+            h.sm_counts
+                .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
+        }
+        h.device_names.sort();
+        h.device_names.dedup();
+        h.compute_capabilities.sort();
+        h.compute_capabilities.dedup();
+        h.sm_counts.sort_unstable();
+        h.sm_counts.dedup();
+        h
+    }
+}
+
+/// True when `path` looks like a Kineto trace by its first bytes (gzip, or
+/// a JSON object); the reader then says whether it is one.
+pub fn looks_like_trace(path: &Path) -> bool {
+    input::looks_like_json_or_gzip(path)
+}
+
+/// Reads a trace for the timeline analyses: an error when it has no GPU
+/// activity.
+pub fn read_timeline(path: &Path) -> Result<KinetoTrace, KinetoError> {
+    let trace = read_counters(path)?;
+    if trace.timeline.ops.is_empty() {
+        let hint = if trace.counters.is_empty() {
+            "; profile with `activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`"
+        } else {
+            "; it holds CUPTI counter ranges instead: read them with `rooftrace ncu TRACE.json`"
+        };
+        return Err(KinetoError::NoGpuActivity {
+            path: path.to_path_buf(),
+            events: trace.counts.events,
+            hint,
+        });
+    }
+    Ok(trace)
+}
+
+/// Reads a trace whatever it holds (the `ncu` command reads counter ranges
+/// from traces that have no GPU activity rows).
+pub fn read_counters(path: &Path) -> Result<KinetoTrace, KinetoError> {
+    let io_err = |source| KinetoError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let (reader, gzip) = input::open(path).map_err(io_err)?;
+    let mut collector = collect::Collector::default();
+    let mut sink = |ev| {
+        collector.take(ev);
+        Ok(())
+    };
+    let mut de = serde_json::Deserializer::from_reader(reader);
+    let top = event::Root { sink: &mut sink }
+        .deserialize(&mut de)
+        .and_then(|top| de.end().map(|()| top))
+        .map_err(|e| json_error(path, e))?;
+    if !top.saw_events {
+        return Err(KinetoError::NoTraceEvents {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(finish(collector, top, gzip))
+}
+
+/// A serde_json error as a [`KinetoError`]: an I/O error under it is a
+/// crossed bound or a read failure, anything else malformed JSON.
+fn json_error(path: &Path, e: serde_json::Error) -> KinetoError {
+    let (line, column) = (e.line(), e.column());
+    if e.is_io() {
+        let io: std::io::Error = e.into();
+        if let Some(o) = io
+            .get_ref()
+            .and_then(|r| r.downcast_ref::<input::Overrun>())
+        {
+            return KinetoError::Overrun {
+                path: path.to_path_buf(),
+                what: *o,
+                line,
+            };
+        }
+        if io.kind() != std::io::ErrorKind::InvalidInput
+            && io.kind() != std::io::ErrorKind::InvalidData
+        {
+            return KinetoError::Io {
+                path: path.to_path_buf(),
+                source: io,
+            };
+        }
+        return KinetoError::Malformed {
+            path: path.to_path_buf(),
+            line,
+            column,
+            detail: format!("gzip: {io}"),
+        };
+    }
+    KinetoError::Malformed {
+        path: path.to_path_buf(),
+        line,
+        column,
+        detail: e.to_string(),
+    }
+}
+
+/// Sorts, joins and assembles the timeline.
+fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> KinetoTrace {
+    let host_pid = c.host_pid.unwrap_or(0);
+    for op in &mut c.ops {
+        op.pid = host_pid;
+    }
+    c.resolve_sync_records();
+    let graph_launch_names =
+        NameSet::matching(&c.strings, crate::timeline::names::is_graph_launch_name);
+    let joined = sort_and_join(
+        std::mem::take(&mut c.ops),
+        std::mem::take(&mut c.api),
+        0,
+        &graph_launch_names,
+    );
+    let mut diagnostics = joined.diagnostics;
+    diagnostics.extend(diagnostics_of(&c));
+    let mut syncs = std::mem::take(&mut c.syncs);
+    mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
+    syncs.sort_unstable();
+    c.waits.sort_unstable();
+    c.ranges.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
+    let rank = top
+        .distributed
+        .as_ref()
+        .and_then(|d| d.rank)
+        .map(|r| (r, "distributedInfo"));
+    let info = ExportInfo {
+        nsys_version: None,
+        flavor: SchemaFlavor::Kineto,
+        graph_trace_option: None,
+        identity: Identity {
+            host: None,
+            rank,
+            gpus: Vec::new(),
+        },
+    };
+    let timeline = Timeline::from_parts(TimelineParts {
+        info,
+        ops: joined.ops,
+        api: joined.api,
+        syncs,
+        waits: std::mem::take(&mut c.waits),
+        host_spans: Vec::new(),
+        nvtx: std::mem::take(&mut c.ranges),
+        graph_trace: joined.graph_trace,
+        graph_launches: joined.graph_launches,
+        nested_api_rows: joined.nested_api_rows,
+        diagnostics,
+        strings: std::mem::take(&mut c.strings),
+    });
+    KinetoTrace {
+        timeline,
+        devices: top.devices,
+        distributed: top.distributed,
+        base_time_ns: top.base_time_ns,
+        counters: std::mem::take(&mut c.counters),
+        sync_records: std::mem::take(&mut c.sync_records),
+        gzip,
+        counts: c.counts.clone(),
+    }
+}
+
+/// What was left out, as diagnostics.
+fn diagnostics_of(c: &collect::Collector) -> Vec<String> {
+    let mut d = Vec::new();
+    if c.counts.bad > 0 {
+        d.push(format!(
+            "{} events of a category rooftrace reads were skipped: a `ts`/`dur` that is not a number within ±2^61 ns, or a pid, tid, device, stream or correlation beyond its range",
+            c.counts.bad
+        ));
+    }
+    if c.api_pids.len() > 1 {
+        d.push(format!(
+            "runtime calls from {} processes; GPU ops are joined to the calls of process {} (the first seen)",
+            c.api_pids.len(),
+            c.host_pid.unwrap_or(0)
+        ));
+    }
+    d
+}

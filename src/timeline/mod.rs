@@ -1,0 +1,421 @@
+//! The model every timeline reader fills and every analysis reads: GPU ops,
+//! API calls, syncs, host spans and ranges ([`Timeline`]), with the pieces
+//! the readers share (`names`: which names are syncs, blocking copies,
+//! communication kernels, allocations; `join`: ops sorted and joined to the
+//! call that launched them; `limits`: the bounds every reader applies to
+//! untrusted values). The nsys SQLite reader and the Kineto JSON reader both
+//! build a [`Timeline`] with [`Timeline::from_parts`]; neither knows the
+//! other, and this module knows neither.
+
+pub mod join;
+pub mod limits;
+pub mod names;
+
+pub use names::NameSet;
+
+use std::collections::HashMap;
+
+/// Which metadata table the export carries: a rough era marker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchemaFlavor {
+    /// No metadata table (nsys 2021.x).
+    NoMetadata,
+    /// `EXPORT_META_DATA` (nsys 2022.x to 2023.2).
+    ExportMetaData,
+    /// `META_DATA_EXPORT` (nsys 2023.3 and later).
+    MetaDataExport,
+    /// Not an nsys export: a PyTorch profiler (Kineto) Chrome-trace JSON.
+    Kineto,
+}
+
+/// Host and rank of the process that recorded an export.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Identity {
+    /// `Hostname` (or `DEVICE_DISPLAY_NAME`), when recorded.
+    pub host: Option<String>,
+    /// The rank and where it came from (an environment variable of
+    /// `nsys::identity::RANK_VARS`, or Kineto's `distributedInfo`).
+    pub rank: Option<(u32, &'static str)>,
+    /// The GPUs the export records (nsys `TARGET_INFO_GPU`), in device-id
+    /// order (at most [`MAX_GPUS`]); empty when not recorded.
+    pub gpus: Vec<GpuRecord>,
+}
+
+/// Most GPU rows read (a hostile export may hold millions).
+pub const MAX_GPUS: usize = 64;
+
+/// What an export says about one GPU (nsys `TARGET_INFO_GPU`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GpuRecord {
+    /// `id`: the device id.
+    pub id: i64,
+    /// `name` (`NVIDIA A100-SXM4-40GB`).
+    pub name: String,
+    /// `computeMajor`.`computeMinor` (`8.0`), when both are recorded.
+    pub compute_capability: Option<String>,
+    /// `smCount`.
+    pub sm_count: Option<u32>,
+    /// `l2CacheSize`, bytes.
+    pub l2_bytes: Option<u64>,
+    /// `memoryBandwidth`, byte/s (the CUDA runtime's theoretical figure).
+    pub memory_bandwidth_bytes_per_s: Option<u64>,
+    /// `clockRate`, Hz (the boost clock the runtime reports).
+    pub clock_hz: Option<u64>,
+}
+
+/// Kind of a GPU operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum OpKind {
+    /// A kernel (`CUPTI_ACTIVITY_KIND_KERNEL`).
+    Kernel,
+    /// A memory copy (`CUPTI_ACTIVITY_KIND_MEMCPY`).
+    Memcpy,
+    /// A memset (`CUPTI_ACTIVITY_KIND_MEMSET`).
+    Memset,
+    /// A whole CUDA graph traced as one row (`CUPTI_ACTIVITY_KIND_GRAPH_TRACE`).
+    Graph,
+}
+
+impl OpKind {
+    /// The snake_case key used in JSON and CSV.
+    pub fn key(self) -> &'static str {
+        match self {
+            OpKind::Kernel => "kernel",
+            OpKind::Memcpy => "memcpy",
+            OpKind::Memset => "memset",
+            OpKind::Graph => "graph",
+        }
+    }
+}
+
+/// "No API call" in [`GpuOp::api`].
+pub const NO_API: u32 = u32::MAX;
+
+/// "Thread unknown" in [`SyncCall::tid`]: a `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`
+/// row whose call is not in the runtime/driver tables (the row has no thread).
+pub const NO_TID: u32 = u32::MAX;
+
+/// [`GpuOp::flags`] bit: a memcpy whose host side is pageable memory
+/// (`srcKind` or `dstKind` is `CUDA_MEMOPR_MEMORY_KIND_PAGEABLE`): the host
+/// stages it through a pinned buffer while the GPU waits.
+pub const OP_PAGEABLE: u8 = 1;
+
+/// One GPU operation, 40 bytes. Times are ns on the export's session
+/// timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GpuOp {
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns (≥ `start_ns`).
+    pub end_ns: i64,
+    /// Process id, `(globalPid >> 24) & 0xFFFFFF`.
+    pub pid: u32,
+    /// CUDA stream id.
+    pub stream: u32,
+    /// CUPTI correlation id (0 = none), unique only within a process.
+    pub correlation_id: u32,
+    /// Name, see [`Timeline::name`].
+    pub name: NameRef,
+    /// Index into [`Timeline::api`] of the launching call, or [`NO_API`].
+    pub api: u32,
+    /// Device id, from the activity row itself.
+    pub device: u16,
+    /// Kernel, memcpy, memset or graph.
+    pub kind: OpKind,
+    /// Bits: [`OP_PAGEABLE`].
+    pub flags: u8,
+}
+
+impl GpuOp {
+    /// True for a memcpy from or to pageable host memory.
+    pub fn is_pageable(&self) -> bool {
+        self.flags & OP_PAGEABLE != 0
+    }
+}
+
+/// One CUDA runtime/driver API call (the outermost one of a nested group).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiCall {
+    /// Start on the host, ns.
+    pub start_ns: i64,
+    /// End on the host, ns.
+    pub end_ns: i64,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id, `globalTid & 0xFFFFFF`.
+    pub tid: u32,
+    /// CUPTI correlation id (0 = none).
+    pub correlation_id: u32,
+    /// Function name, see [`Timeline::name`].
+    pub name: NameRef,
+}
+
+/// A host interval during which a thread was blocked in a synchronisation
+/// call: `cuda*Synchronize`/`cu*Synchronize` runtime and driver rows,
+/// blocking copies (`cudaMemcpy`), and `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`
+/// rows whose call is in neither API table (decoded per export version,
+/// stream-wait-event rows left out). Queries (`cudaEventQuery`,
+/// `cudaStreamQuery`) never block and are not syncs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SyncCall {
+    /// Process id.
+    pub pid: u32,
+    /// Thread that was blocked, `globalTid & 0xFFFFFF`, or [`NO_TID`].
+    pub tid: u32,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// CUPTI correlation id of the call (0 = none).
+    pub correlation_id: u32,
+    /// The call (a blocking copy) moved pageable host memory: the host was
+    /// staging data, not waiting for the GPU.
+    pub pageable: bool,
+    /// Function name, see [`Timeline::name`] ([`NameRef::UNKNOWN`] for a
+    /// synchronisation-table row without its call).
+    pub name: NameRef,
+}
+
+/// Where a [`HostSpan`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum HostSpanKind {
+    /// An OS runtime call (`OSRT_API`, traced with `--trace=osrt`).
+    OsRuntime,
+    /// Profiler overhead (`PROFILER_OVERHEAD`: buffer flushes, "command buffer full").
+    ProfilerOverhead,
+}
+
+/// A host interval on one thread that is not a CUDA call: an OS runtime call
+/// or profiler overhead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HostSpan {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// OS runtime call or profiler overhead.
+    pub kind: HostSpanKind,
+    /// Function or overhead name, see [`Timeline::name`].
+    pub name: NameRef,
+}
+
+/// One closed NVTX range (push/pop or start/end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NvtxRange {
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id that opened the range.
+    pub tid: u32,
+    /// The range text (inline `text`, or the registered string of `textId`),
+    /// shared by every range with the same text: a million ranges of one
+    /// registered 4 KiB string hold it once.
+    pub text: std::sync::Arc<str>,
+}
+
+/// A name: a `StringIds` id, or one of the built-in names for ops that have
+/// no string (memcpy directions, memset, graph).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NameRef(pub u32);
+
+impl NameRef {
+    /// The `StringIds` id was NULL or unknown.
+    pub const UNKNOWN: NameRef = NameRef(u32::MAX);
+    /// A memset.
+    pub const MEMSET: NameRef = NameRef(u32::MAX - 1);
+    /// A whole-graph row.
+    pub const GRAPH: NameRef = NameRef(u32::MAX - 2);
+    /// A memcpy of kind `k` (`copyKind`, 0..=15).
+    pub fn memcpy(k: u8) -> NameRef {
+        NameRef(u32::MAX - 16 - u32::from(k.min(15)))
+    }
+}
+
+/// How CUDA graphs appear in the export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GraphTrace {
+    /// No graph launches or graph rows.
+    None,
+    /// Traced per node (`--cuda-graph-trace=node`): node kernels carry the
+    /// correlation id of their `cudaGraphLaunch`.
+    Node,
+    /// Traced as whole graphs (`--cuda-graph-trace=graph`, the default):
+    /// one `CUPTI_ACTIVITY_KIND_GRAPH_TRACE` row per launch.
+    Graph,
+}
+
+/// Facts about the export itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportInfo {
+    /// `EXPORT_PRODUCT_VERSION` from the metadata table, when there is one.
+    pub nsys_version: Option<String>,
+    /// Which metadata table the export has.
+    pub flavor: SchemaFlavor,
+    /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from `META_DATA_CAPTURE`, when present.
+    pub graph_trace_option: Option<String>,
+    /// Host and rank of the recording process, when the export says.
+    pub identity: Identity,
+}
+
+/// Everything the gap analysis needs from one export or trace.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    /// Export facts.
+    pub info: ExportInfo,
+    /// GPU ops sorted by (pid, device, start, end).
+    pub ops: Vec<GpuOp>,
+    /// Outermost API calls, sorted by (pid, correlation id).
+    pub api: Vec<ApiCall>,
+    /// Synchronisation intervals sorted by (pid, tid, start).
+    pub syncs: Vec<SyncCall>,
+    /// `cudaStreamWaitEvent`/`cuStreamWaitEvent` calls as (pid, start ns),
+    /// sorted: evidence of a GPU-side dependency.
+    pub waits: Vec<(u32, i64)>,
+    /// OS runtime calls and profiler overhead, sorted by (pid, tid, start);
+    /// empty when the export has neither table.
+    pub host_spans: Vec<HostSpan>,
+    /// Closed NVTX ranges sorted by (pid, start) (whenever the export has them).
+    pub nvtx: Vec<NvtxRange>,
+    /// How graphs were traced.
+    pub graph_trace: GraphTrace,
+    /// Number of API calls that are `cudaGraphLaunch*`/`cuGraphLaunch*`.
+    pub graph_launches: u64,
+    /// Runtime rows dropped because an outer call shares their (pid, correlation id).
+    pub nested_api_rows: u64,
+    /// Warnings found while reading.
+    pub diagnostics: Vec<String>,
+    strings: HashMap<u32, String>,
+    /// `StringIds` ids of blocking copies (`cudaMemcpy`).
+    blocking_names: NameSet,
+    /// `StringIds` ids of communication kernels (NCCL, NVSHMEM).
+    comm_names: NameSet,
+    /// `StringIds` ids of memory allocation calls (`cudaMalloc`, `cudaFree`, …).
+    alloc_names: NameSet,
+}
+
+impl Timeline {
+    /// True when `call` blocks the host until its GPU work and all work
+    /// queued before it completes (`cudaMemcpy` and other non-`Async`
+    /// copies): an implicit synchronisation.
+    pub fn is_blocking(&self, call: &ApiCall) -> bool {
+        self.is_blocking_name(call.name)
+    }
+
+    /// True when `name` is a blocking copy (see [`Timeline::is_blocking`]).
+    pub fn is_blocking_name(&self, name: NameRef) -> bool {
+        self.blocking_names.contains(&name.0)
+    }
+
+    /// True for a communication kernel (its name contains `nccl` or
+    /// `nvshmem`, any case: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`).
+    pub fn is_comm(&self, op: &GpuOp) -> bool {
+        op.kind == OpKind::Kernel && self.comm_names.contains(&op.name.0)
+    }
+
+    /// True for a memory allocation or release call (`cudaMalloc*`,
+    /// `cudaFree*`, `cuMemAlloc*`, `cuMemFree*`, `cudaHostAlloc`, …).
+    pub fn is_alloc(&self, name: NameRef) -> bool {
+        self.alloc_names.contains(&name.0)
+    }
+
+    /// The text of a name.
+    pub fn name(&self, n: NameRef) -> &str {
+        match n {
+            NameRef::UNKNOWN => "?",
+            NameRef::MEMSET => "memset",
+            NameRef::GRAPH => "graph",
+            NameRef(x) if (u32::MAX - 31..=u32::MAX - 16).contains(&x) => {
+                memcpy_kind_name((u32::MAX - 16 - x) as u8)
+            }
+            NameRef(x) => self.strings.get(&x).map(String::as_str).unwrap_or("?"),
+        }
+    }
+
+    /// The API call that launched `op`, if the export has it.
+    pub fn api_of(&self, op: &GpuOp) -> Option<&ApiCall> {
+        (op.api != NO_API).then(|| &self.api[op.api as usize])
+    }
+}
+
+/// CUDA memcpy kinds (`CUpti_ActivityMemcpyKind`).
+fn memcpy_kind_name(k: u8) -> &'static str {
+    match k {
+        1 => "memcpy HtoD",
+        2 => "memcpy DtoH",
+        3 => "memcpy HtoA",
+        4 => "memcpy AtoH",
+        5 => "memcpy AtoA",
+        6 => "memcpy AtoD",
+        7 => "memcpy DtoA",
+        8 => "memcpy DtoD",
+        9 => "memcpy HtoH",
+        10 => "memcpy PtoP",
+        _ => "memcpy",
+    }
+}
+
+/// Everything a reader collected, before the name sets are derived:
+/// [`Timeline::from_parts`] turns it into a [`Timeline`].
+#[derive(Debug, Clone)]
+pub struct TimelineParts {
+    /// Export facts.
+    pub info: ExportInfo,
+    /// GPU ops sorted by (pid, device, start, end), joined (see [`join`]).
+    pub ops: Vec<GpuOp>,
+    /// Outermost API calls, sorted by (pid, correlation id).
+    pub api: Vec<ApiCall>,
+    /// Synchronisation intervals sorted by (pid, tid, start).
+    pub syncs: Vec<SyncCall>,
+    /// Stream-wait-event calls as (pid, start ns), sorted.
+    pub waits: Vec<(u32, i64)>,
+    /// OS runtime calls and profiler overhead, sorted.
+    pub host_spans: Vec<HostSpan>,
+    /// Closed ranges sorted by (pid, start).
+    pub nvtx: Vec<NvtxRange>,
+    /// How graphs were traced.
+    pub graph_trace: GraphTrace,
+    /// Graph launch calls.
+    pub graph_launches: u64,
+    /// Nested API rows dropped.
+    pub nested_api_rows: u64,
+    /// Warnings found while reading.
+    pub diagnostics: Vec<String>,
+    /// Name id → text.
+    pub strings: HashMap<u32, String>,
+}
+
+impl Timeline {
+    /// A timeline from what a reader collected; the name sets (blocking
+    /// copies, communication kernels, allocations) are derived from the
+    /// names here, once, so both readers classify names the same way.
+    pub fn from_parts(p: TimelineParts) -> Timeline {
+        Timeline {
+            blocking_names: NameSet::matching(&p.strings, names::is_blocking_copy_name),
+            comm_names: NameSet::matching(&p.strings, names::is_comm_kernel_name),
+            alloc_names: NameSet::matching(&p.strings, names::is_alloc_name),
+            info: p.info,
+            ops: p.ops,
+            api: p.api,
+            syncs: p.syncs,
+            waits: p.waits,
+            host_spans: p.host_spans,
+            nvtx: p.nvtx,
+            graph_trace: p.graph_trace,
+            graph_launches: p.graph_launches,
+            nested_api_rows: p.nested_api_rows,
+            diagnostics: p.diagnostics,
+            strings: p.strings,
+        }
+    }
+}
