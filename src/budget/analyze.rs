@@ -6,6 +6,7 @@ use super::bound::{split, Counters};
 use super::charge::DeviceOps;
 use super::model::*;
 use super::summary::summarise;
+use super::weights_bound_ns;
 use crate::gaps::{GapClass, GapReport, RangeRow};
 use crate::nsys::{OpKind, Timeline};
 use crate::roofline::RooflineReport;
@@ -23,32 +24,10 @@ pub struct BudgetConfig {
     pub bytes_per_step: Option<f64>,
 }
 
-/// The one-sentence definitions carried in every report.
-pub const METHOD: [&str; 5] = [
-    "step = GPU window of the NVTX instance (first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
-    "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
-    "a kernel's bound is its T* scaled by its charged share, rounded to the nearest ns and capped at its charged time (the excess is reported as bound_capped_ns); shortfall = charged time - bound",
-    "idle parts are the gaps `rooftrace gaps` classified, clipped to the window; outside_gpu_span is window time beyond the device's ops (host-range windows only)",
-    "ncu launches match timeline kernels by base name (no namespace, template or parameters) and order within the step; a launch beyond the profiled ones of its name gets the name's fraction of roof (sum T* / sum T) times its time; T* with an unknown side is a lower bound (lower_bound_launches)",
-];
-
-/// Per-name accumulator.
-#[derive(Default)]
-pub(crate) struct KernelAcc {
-    pub(crate) launches: u64,
-    pub(crate) matched: u64,
-    pub(crate) per_name: u64,
-    pub(crate) time_ns: i64,
-    pub(crate) bound_ns: i64,
-    pub(crate) shortfall_ns: i64,
-    pub(crate) matched_ns: i64,
-    pub(crate) per_name_ns: i64,
-    pub(crate) bound_by: Option<&'static str>,
-    pub(crate) lower_bound_launches: u64,
-}
-
 /// Everything the steps share.
 struct Ctx<'a> {
+    /// Index in the report's steps of the step being decomposed.
+    step_index: usize,
     tl: &'a Timeline,
     counters: Option<Counters<'a>>,
     /// `--bytes-per-step` bound, ns.
@@ -68,10 +47,7 @@ pub fn analyze(
     cfg: &BudgetConfig,
 ) -> BudgetReport {
     let dram = roofs.dram().map_or(0.0, |r| r.bytes_per_s);
-    let weights_bound_ns = cfg
-        .bytes_per_step
-        .filter(|_| dram > 0.0)
-        .map(|b| b / dram * 1e9);
+    let weights_bound_ns = cfg.bytes_per_step.and_then(|b| weights_bound_ns(b, roofs));
     let bound_source = match (ncu, cfg.bytes_per_step, weights_bound_ns) {
         (Some(_), _, _) => BoundSource::Ncu {
             file: cfg.ncu_file.clone().unwrap_or_default(),
@@ -83,6 +59,7 @@ pub fn analyze(
     let scope = gaps.settings.scope();
     let devices = DeviceOps::group(&tl.ops, |o| scope.selects(o));
     let mut ctx = Ctx {
+        step_index: 0,
         tl,
         counters: ncu.map(Counters::new),
         weights_bound_ns: if ncu.is_some() {
@@ -114,6 +91,7 @@ pub fn analyze(
             continue;
         }
         let text_id = names.id(gaps.name(r.text_id));
+        ctx.step_index = steps.len();
         let s = step(&mut ctx, text_id, r, on.first().copied());
         if s.projected && s.part(OUTSIDE) != 0 {
             unaccounted += 1;
@@ -191,20 +169,26 @@ pub fn analyze(
         names: names.into_table(),
         kernels: ctx.kernels,
         diagnostics,
+        host_fix: host_fix(gaps),
     })
 }
 
-/// What the summary phase takes.
-pub(crate) struct SummaryInput {
-    pub(crate) input: String,
-    pub(crate) pattern: String,
-    pub(crate) gpu: GpuInfo,
-    pub(crate) dram_bytes_per_s: f64,
-    pub(crate) bound_source: BoundSource,
-    pub(crate) steps: Vec<StepBudget>,
-    pub(crate) names: Vec<String>,
-    pub(crate) kernels: HashMap<String, KernelAcc>,
-    pub(crate) diagnostics: Vec<String>,
+/// The fix for host-bound idle time, from the gap report's evidence:
+/// the family of the NVTX ranges the host-bound gaps were spent in (MPI,
+/// NCCL, PyTorch), else the length of the host-bound gaps (CUDA graphs for
+/// launch-scale gaps only, profiling the host for CPU stretches).
+fn host_fix(gaps: &GapReport) -> &'static str {
+    if let Some(h) = gaps.nvtx_hint() {
+        return h.family.fix();
+    }
+    let mut scales = crate::gaps::model::ScaleTotals::default();
+    for d in &gaps.devices {
+        scales.merge(&d.host_scale);
+    }
+    scales
+        .dominant()
+        .unwrap_or(crate::gaps::Scale::Launch)
+        .fix(gaps.has_pytorch())
 }
 
 /// Sums of one step's charged time by part.
@@ -258,6 +242,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
                         s.capped += capped;
                         acc.bound_ns += b;
                         acc.shortfall_ns += c.charged_ns - b;
+                        acc.add_step_shortfall(ctx.step_index, c.charged_ns - b);
                         acc.bound_by = acc.bound_by.or(kb.bound_by);
                         acc.lower_bound_launches += u64::from(kb.lower);
                         s.lower += u64::from(kb.lower);

@@ -8,7 +8,7 @@
 //! streams count once), `bound` (ncu launches matched to timeline kernels
 //! by name and order; the roofline report's `T*`, not recomputed), `analyze`
 //! (one step at a time; the idle parts are the gaps `gaps` classified) and
-//! `summary` (median step, spread, coverage, fix first). docs/budget.md has
+//! `summary` (median step, outliers, spread, coverage, fix first). docs/budget.md has
 //! the method and its limits.
 
 mod analyze;
@@ -17,7 +17,7 @@ mod charge;
 pub mod model;
 mod summary;
 
-pub use analyze::{analyze, BudgetConfig, METHOD};
+pub use analyze::{analyze, BudgetConfig};
 pub use bound::kernel_key;
 pub use model::*;
 pub use summary::FIX_FIRST_MAX;

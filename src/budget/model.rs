@@ -7,6 +7,7 @@
 
 use crate::roofs::GpuInfo;
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// Version tag of the JSON document.
 pub const SCHEMA: &str = "rooftrace.budget/2";
@@ -174,14 +175,17 @@ pub struct Coverage {
     pub fraction: f64,
 }
 
+/// A step longer than this many median steps is an outlier.
+pub const OUTLIER_FACTOR: i64 = 3;
+
 /// One "fix first" line: a part, its time per step and what to do.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FixLine {
     /// What it is (part name or `shortfall:<kernel>`).
     pub what: String,
-    /// Mean time per step, ns.
+    /// Median time per step over the steps that are not outliers, ns.
     pub ns_per_step: f64,
-    /// Its share of the mean step.
+    /// Its share of the median step.
     pub share_of_step: f64,
     /// The sentence, with the fix.
     pub text: String,
@@ -208,6 +212,10 @@ pub struct BudgetReport {
     pub steps: Vec<StepBudget>,
     /// Index in `steps` of the median step (nearest rank by `step_ns`).
     pub median_step: Option<usize>,
+    /// Indices in `steps` of the outlier steps: longer than
+    /// [`OUTLIER_FACTOR`] × the median step (warm-up, a checkpoint); named
+    /// in the report and left out of `fix_first`.
+    pub outlier_steps: Vec<usize>,
     /// Spread of the step and of each part across steps.
     pub spread: Vec<Spread>,
     /// Per kernel name, largest shortfall first.
@@ -243,4 +251,57 @@ pub fn part_label(name: &str) -> String {
         }
     }
     name.replace('_', " ")
+}
+
+/// The one-sentence definitions carried in every report.
+pub const METHOD: [&str; 6] = [
+    "step = GPU window of the NVTX instance (first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
+    "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
+    "a kernel's bound is its T* scaled by its charged share, rounded to the nearest ns and capped at its charged time (the excess is reported as bound_capped_ns); shortfall = charged time - bound",
+    "idle parts are the gaps `rooftrace gaps` classified, clipped to the window; outside_gpu_span is window time beyond the device's ops (host-range windows only)",
+    "ncu launches match timeline kernels by base name (no namespace, template or parameters) and order within the step; a launch beyond the profiled ones of its name gets the name's fraction of roof (sum T* / sum T) times its time; T* with an unknown side is a lower bound (lower_bound_launches)",
+    "one statistic, the median: the headline is the median step; fix first ranks each part by its median per step over the steps no longer than 3 × the median step (longer ones are outliers, named, left out)",
+];
+
+/// Per-name accumulator.
+#[derive(Default)]
+pub(crate) struct KernelAcc {
+    pub(crate) launches: u64,
+    pub(crate) matched: u64,
+    pub(crate) per_name: u64,
+    pub(crate) time_ns: i64,
+    pub(crate) bound_ns: i64,
+    pub(crate) shortfall_ns: i64,
+    pub(crate) matched_ns: i64,
+    pub(crate) per_name_ns: i64,
+    pub(crate) bound_by: Option<&'static str>,
+    pub(crate) lower_bound_launches: u64,
+    /// Shortfall per step it ran in: (index in the report's steps, ns),
+    /// by step.
+    pub(crate) shortfall_by_step: Vec<(usize, i64)>,
+}
+
+impl KernelAcc {
+    /// Adds `ns` of shortfall in step `step` (steps come in order).
+    pub(crate) fn add_step_shortfall(&mut self, step: usize, ns: i64) {
+        match self.shortfall_by_step.last_mut() {
+            Some(last) if last.0 == step => last.1 += ns,
+            _ => self.shortfall_by_step.push((step, ns)),
+        }
+    }
+}
+
+/// What the summary phase takes.
+pub(crate) struct SummaryInput {
+    pub(crate) input: String,
+    pub(crate) pattern: String,
+    pub(crate) gpu: GpuInfo,
+    pub(crate) dram_bytes_per_s: f64,
+    pub(crate) bound_source: BoundSource,
+    pub(crate) steps: Vec<StepBudget>,
+    pub(crate) names: Vec<String>,
+    pub(crate) kernels: HashMap<String, KernelAcc>,
+    pub(crate) diagnostics: Vec<String>,
+    /// The fix for host-bound idle time, from the gap report's evidence.
+    pub(crate) host_fix: &'static str,
 }

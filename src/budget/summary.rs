@@ -1,8 +1,10 @@
-//! Across steps: the median step, each part's spread (nearest-rank p10,
-//! median, p90), the per-kernel table, the coverage, and "fix first" (the
-//! largest parts by mean time per step, each with its fix).
+//! Across steps: the median step, the outlier steps (longer than
+//! [`OUTLIER_FACTOR`] × the median: warm-up, a checkpoint), each part's
+//! spread (nearest-rank p10, median, p90), the per-kernel table, the
+//! coverage, and "fix first" (the largest parts by their median per step
+//! over the steps that are not outliers, each with its fix): one statistic,
+//! the median, throughout.
 
-use super::analyze::{SummaryInput, METHOD};
 use super::model::*;
 use crate::gaps::GapClass;
 use crate::units::{duration_ns, percent};
@@ -33,22 +35,21 @@ fn spread(name: &str, mut v: Vec<i64>) -> Spread {
     }
 }
 
-/// The fix for an idle class: the gap analysis' own fix, with host-bound
-/// gaps inside a step spelled out (the step's kernels are issued one by
-/// one faster than the host can).
-fn idle_fix(c: GapClass) -> &'static str {
+/// The fix for an idle class: the gap analysis' own fix, and for
+/// host-bound gaps the one drawn from the gap report's evidence.
+fn idle_fix(c: GapClass, host_fix: &'static str) -> &'static str {
     match c {
-        GapClass::HostBound => "the CPU issues kernels slower than the GPU runs them: launch fewer, larger kernels (fuse) or capture the step in a CUDA graph",
+        GapClass::HostBound => host_fix,
         _ => c.fix(),
     }
 }
 
 /// What a part is called in "fix first" and its fix (not a kernel's
 /// shortfall).
-fn part_fix(name: &str) -> Option<(String, &'static str)> {
+fn part_fix(name: &str, host_fix: &'static str) -> Option<(String, &'static str)> {
     if let Some(key) = name.strip_prefix(IDLE_PREFIX) {
         let c = GapClass::ALL.into_iter().find(|c| c.key() == key)?;
-        return Some((format!("{} gaps", c.label()), idle_fix(c)));
+        return Some((format!("{} gaps", c.label()), idle_fix(c, host_fix)));
     }
     let (what, fix) = match name {
         SHORTFALL => (
@@ -132,7 +133,22 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             0.0
         },
     };
-    let fix_first = fix_first(&spreads, &kernels, n, &si.bound_source);
+    let median_ns = median_step.map_or(0, |i| steps[i].step_ns);
+    let outlier_steps: Vec<usize> = (0..n)
+        .filter(|&i| median_ns > 0 && steps[i].step_ns > OUTLIER_FACTOR * median_ns)
+        .collect();
+    let typical: Vec<usize> = (0..n).filter(|i| !outlier_steps.contains(i)).collect();
+    let fix_first = fix_first(
+        &Typical {
+            steps: &steps,
+            indices: &typical,
+            median_step_ns: median_ns,
+            host_fix: si.host_fix,
+        },
+        &si.kernels,
+        &kernels,
+        &si.bound_source,
+    );
     BudgetReport {
         schema: SCHEMA,
         input: si.input,
@@ -143,6 +159,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         method: METHOD.to_vec(),
         steps,
         median_step,
+        outlier_steps,
         spread: spreads,
         kernels,
         coverage,
@@ -155,46 +172,77 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
 /// Most lines in "fix first".
 pub const FIX_FIRST_MAX: usize = 5;
 
-/// The largest parts by mean per step: every idle class, copies, memsets,
-/// unbounded kernel time, and (with ncu) each kernel's shortfall, or (with
-/// the weights bound) the step's shortfall. The bound itself is the floor
-/// at these roofs, not something to fix, so it is left out.
+/// The steps "fix first" reads: every step but the outliers.
+struct Typical<'a> {
+    steps: &'a [StepBudget],
+    /// Indices of the steps that are not outliers.
+    indices: &'a [usize],
+    /// The median step's length (the headline's), ns.
+    median_step_ns: i64,
+    /// The fix for host-bound idle time.
+    host_fix: &'static str,
+}
+
+impl Typical<'_> {
+    /// Median over the typical steps of `value(step index)`.
+    fn median(&self, value: impl Fn(usize) -> i64) -> i64 {
+        let mut v: Vec<i64> = self.indices.iter().map(|&i| value(i)).collect();
+        v.sort_unstable();
+        rank(&v, 0.5)
+    }
+}
+
+/// The largest parts by their median per step over the typical steps:
+/// every idle class, copies, memsets, unbounded kernel time, and (with ncu)
+/// each kernel's shortfall, or (with the weights bound) the step's
+/// shortfall. The bound itself is the floor at these roofs, not something
+/// to fix, so it is left out. Shares are of the median step.
 fn fix_first(
-    spreads: &[Spread],
+    typical: &Typical,
+    accs: &std::collections::HashMap<String, KernelAcc>,
     kernels: &[KernelBudget],
-    n: usize,
     source: &BoundSource,
 ) -> Vec<FixLine> {
-    let Some(step) = spreads.first().filter(|s| s.mean_ns > 0.0) else {
+    let step = typical.median_step_ns;
+    let Some(first) = typical.steps.first().filter(|_| step > 0) else {
         return Vec::new();
     };
+    let step_f = step as f64;
     let mut lines = Vec::new();
-    for s in &spreads[1..] {
-        if s.name == SHORTFALL && matches!(source, BoundSource::Ncu { .. }) {
+    for p in &first.parts {
+        if p.name == SHORTFALL && matches!(source, BoundSource::Ncu { .. }) {
             continue; // split per kernel below
         }
-        if let Some((what, fix)) = part_fix(&s.name).filter(|_| s.mean_ns > 0.0) {
+        let ns = typical.median(|i| typical.steps[i].part(&p.name));
+        if let Some((what, fix)) = part_fix(&p.name, typical.host_fix).filter(|_| ns > 0) {
             lines.push(FixLine {
-                what: s.name.clone(),
-                ns_per_step: s.mean_ns,
-                share_of_step: s.mean_ns / step.mean_ns,
+                what: p.name.clone(),
+                ns_per_step: ns as f64,
+                share_of_step: ns as f64 / step_f,
                 text: format!(
                     "{what} {} per step of {}: {fix}",
-                    duration_ns(s.mean_ns),
-                    duration_ns(step.mean_ns)
+                    duration_ns(ns as f64),
+                    duration_ns(step_f)
                 ),
             });
         }
     }
-    if matches!(source, BoundSource::Ncu { .. }) && n > 0 {
+    if matches!(source, BoundSource::Ncu { .. }) {
         for k in kernels.iter() {
             let (Some(bound), Some(short)) = (k.bound_ns, k.shortfall_ns) else {
                 continue;
             };
-            if short <= 0 {
+            let Some(acc) = accs.get(&k.name).filter(|_| short > 0) else {
+                continue;
+            };
+            let per_step = typical.median(|i| {
+                acc.shortfall_by_step
+                    .binary_search_by_key(&i, |x| x.0)
+                    .map_or(0, |j| acc.shortfall_by_step[j].1)
+            });
+            if per_step <= 0 {
                 continue;
             }
-            let per_step = short as f64 / n as f64;
             let how = match k.bound_by {
                 Some("compute") => "compute-bound: a faster path (tensor cores, lower precision) or less padding",
                 _ => "memory-bound: fewer bytes (fusion, smaller types) or a kernel that streams at full bandwidth for this shape",
@@ -204,25 +252,18 @@ fn fix_first(
             } else {
                 "-".to_string()
             };
+            let lower = k.lower_bound_launches > 0;
             lines.push(FixLine {
                 what: format!("{SHORTFALL}:{}", k.name),
-                ns_per_step: per_step,
-                share_of_step: per_step / step.mean_ns,
+                ns_per_step: per_step as f64,
+                share_of_step: per_step as f64 / step_f,
                 text: format!(
                     "{} {}{} per step below its roof ({} launches, at {}{of_roof} of roof): {how}",
                     k.name,
-                    if k.lower_bound_launches > 0 {
-                        "up to "
-                    } else {
-                        ""
-                    },
-                    duration_ns(per_step),
+                    if lower { "up to " } else { "" },
+                    duration_ns(per_step as f64),
                     k.launches,
-                    if k.lower_bound_launches > 0 {
-                        "≥"
-                    } else {
-                        ""
-                    }
+                    if lower { "≥" } else { "" }
                 ),
             });
         }

@@ -15,6 +15,7 @@ Examples:
   rooftrace budget decode.nsys-rep --ncu decode.csv --nvtx decode_step --gpu h100-sxm
   rooftrace budget decode.sqlite --nvtx decode_step --bytes-per-step 14.14GB --gpu h200
   rooftrace budget decode.sqlite --nvtx decode_step --ncu decode.csv --plot budget.svg --format md
+  rooftrace budget run.pt.trace.json.gz --gpu a100-80gb --bytes-per-step 14GB   # PyTorch: ProfilerStep#N
 
 Each step (instance of the NVTX range, projected on the GPU) is split into
 bound + shortfall + idle gaps per class + copies/memsets + kernels without
@@ -24,11 +25,14 @@ counters, summing to the measured step to the nanosecond. Details: docs/budget.m
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct BudgetArgs {
-    /// The timeline: `.nsys-rep` or a `.sqlite` export.
+    /// The timeline: `.nsys-rep`, a `.sqlite` export or a PyTorch profiler
+    /// (Kineto) trace `.json[.gz]`.
     pub input: PathBuf,
-    /// The NVTX range that marks one step (a regular expression on its text).
+    /// The NVTX range that marks one step (a regular expression on its
+    /// text). Required for an nsys export; on a PyTorch (Kineto) trace with
+    /// `ProfilerStep#N` annotations it defaults to `ProfilerStep#\d+`.
     #[arg(long, value_name = "REGEX")]
-    pub nvtx: String,
+    pub nvtx: Option<String>,
     /// ncu CSV of the same program: each kernel's bound T* from its counters.
     #[arg(long, value_name = "CSV", conflicts_with = "bytes_per_step")]
     pub ncu: Option<PathBuf>,

@@ -22,8 +22,9 @@ Examples:
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct GapsArgs {
-    /// The reports: `.nsys-rep` or `.sqlite` exports, directories (searched
-    /// for both) or glob patterns (`'traces/rank*.sqlite'`). Several inputs
+    /// The reports: `.nsys-rep` or `.sqlite` exports, PyTorch profiler
+    /// traces (`.json[.gz]`), directories (searched for all three; a `.json`
+    /// or `.gz` by its content) or glob patterns (`'traces/rank*.sqlite'`). Several inputs
     /// give one cross-rank report (docs/scale.md).
     #[arg(required = true, num_args = 1..)]
     pub input: Vec<PathBuf>,

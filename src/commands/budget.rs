@@ -52,8 +52,18 @@ impl BudgetRunConfig {
     /// Resolves the arguments; the regex, the plot name and the roofs
     /// choice are checked before any work (exit 2 on a bad one).
     pub fn from_args(args: BudgetArgs) -> Result<BudgetRunConfig, InputError> {
-        let nvtx = regex::Regex::new(&args.nvtx)
-            .map_err(|e| InputError::new(format!("--nvtx `{}`: {e}", args.nvtx)))?;
+        let nvtx = args
+            .nvtx
+            .as_deref()
+            .map(|n| {
+                regex::Regex::new(n).map_err(|e| InputError::new(format!("--nvtx `{n}`: {e}")))
+            })
+            .transpose()?;
+        if nvtx.is_none() && !super::timeline::is_kineto(&args.input) {
+            return Err(InputError::new(
+                "--nvtx REGEX is required: the NVTX range that marks one step (e.g. --nvtx decode_step); only a PyTorch profiler trace has a default step (ProfilerStep#N)",
+            ));
+        }
         let plot = args
             .plot
             .as_deref()
@@ -81,7 +91,7 @@ impl BudgetRunConfig {
             gaps: GapConfig {
                 device: args.device,
                 launch_latency_ns: args.latency,
-                nvtx: Some(nvtx),
+                nvtx,
                 ..GapConfig::default()
             },
             ncu: args.ncu,
@@ -219,10 +229,22 @@ pub fn budget_and_roofline(
             .chosen_by
             .replace(" in the CSV", " in the export's TARGET_INFO_GPU");
     }
-    if config.gaps.device.is_some() {
-        check_filters_match(&timeline, &config.gaps, &config.input)?;
+    let (gap_config, default_step) = step_range(&config.gaps, &timeline, &config.input)?;
+    if gap_config.device.is_some() {
+        check_filters_match(&timeline, &gap_config, &config.input)?;
     }
-    let gaps = crate::gaps::analyze(&timeline, &config.gaps);
+    let gaps = crate::gaps::analyze(&timeline, &gap_config);
+    if let (Some(re), Some(rr)) = (&gap_config.nvtx, &gaps.ranges) {
+        if rr.instances.is_empty() {
+            // Nothing to budget is the input's problem, not an empty table.
+            return Err(InputError::new(format!(
+                "{}: {}",
+                config.input.display(),
+                crate::gaps::no_match_message(&timeline, re.as_str())
+            ))
+            .into());
+        }
+    }
     let roofline = csv
         .as_ref()
         .map(|c| crate::roofline::analyze(c, &roofs, gpu.clone(), GroupBy::Launch));
@@ -231,6 +253,39 @@ pub fn budget_and_roofline(
         ncu_file: config.ncu.as_ref().map(|p| p.display().to_string()),
         bytes_per_step: config.bytes_per_step,
     };
-    let report = analyze(&timeline, &gaps, roofline.as_ref(), &roofs, gpu, &cfg);
+    let mut report = analyze(&timeline, &gaps, roofline.as_ref(), &roofs, gpu, &cfg);
+    if default_step {
+        report.diagnostics.insert(0, DEFAULT_STEP_NOTE.to_string());
+    }
     Ok((report, roofline))
+}
+
+/// The step pattern of a PyTorch profiler trace given without `--nvtx`:
+/// `prof.step()` writes one `ProfilerStep#N` annotation per step.
+pub const DEFAULT_STEP: &str = r"^ProfilerStep#\d+$";
+
+/// What the report says when [`DEFAULT_STEP`] was used.
+const DEFAULT_STEP_NOTE: &str = "steps: no --nvtx given, so each `ProfilerStep#N` annotation of the PyTorch trace (one per `prof.step()`) is one step; give --nvtx REGEX for another range";
+
+/// The gap config with its step range: `--nvtx` as given, else (a Kineto
+/// trace, checked in `from_args`) [`DEFAULT_STEP`] when the trace has such
+/// annotations (`true`: the default was used), else exit 2.
+fn step_range(
+    gaps: &GapConfig,
+    timeline: &crate::nsys::Timeline,
+    input: &std::path::Path,
+) -> Result<(GapConfig, bool), InputError> {
+    if gaps.nvtx.is_some() {
+        return Ok((gaps.clone(), false));
+    }
+    let re = regex::Regex::new(DEFAULT_STEP).expect("a valid literal pattern");
+    if !timeline.nvtx.iter().any(|r| re.is_match(&r.text)) {
+        return Err(InputError::new(format!(
+            "{}: no --nvtx given and the trace has no ProfilerStep#N annotation (call `prof.step()` once per step under torch.profiler); give --nvtx REGEX naming the range that marks one step",
+            input.display()
+        )));
+    }
+    let mut with_step = gaps.clone();
+    with_step.nvtx = Some(re);
+    Ok((with_step, true))
 }

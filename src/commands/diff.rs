@@ -141,6 +141,8 @@ enum Input {
     /// An `.ncu-rep`, imported with `ncu` like `rooftrace ncu` does.
     NcuRep,
     Nsys,
+    /// A PyTorch profiler (Kineto) trace: a timeline, read like an export.
+    Kineto,
     NcuJson(Value, String),
     GapsJson(Value, String),
 }
@@ -149,7 +151,7 @@ impl Input {
     fn kind(&self) -> DiffKind {
         match self {
             Input::NcuCsv | Input::NcuRep | Input::NcuJson(..) => DiffKind::Ncu,
-            Input::Nsys | Input::GapsJson(..) => DiffKind::Nsys,
+            Input::Nsys | Input::Kineto | Input::GapsJson(..) => DiffKind::Nsys,
         }
     }
 
@@ -158,6 +160,7 @@ impl Input {
             Input::NcuCsv => "ncu csv".into(),
             Input::NcuRep => "ncu report".into(),
             Input::Nsys => "nsys export".into(),
+            Input::Kineto => KINETO_LABEL.into(),
             Input::NcuJson(_, s) | Input::GapsJson(_, s) => format!("{s} json"),
         }
     }
@@ -187,8 +190,11 @@ fn detect(path: &Path) -> Result<Input, InputError> {
         f.read(&mut head)
             .map_err(|e| InputError::new(format!("{shown}: {e}")))?
     };
-    if head[..n].starts_with(b"SQLite format 3\0") || crate::kineto::input::is_kineto_trace(path) {
-        return Ok(Input::Nsys); // a timeline: nsys export or Kineto trace
+    if head[..n].starts_with(b"SQLite format 3\0") {
+        return Ok(Input::Nsys);
+    }
+    if crate::kineto::input::is_kineto_trace(path) {
+        return Ok(Input::Kineto);
     }
     let first = head[..n].iter().find(|b| !b.is_ascii_whitespace()).copied();
     if ext == "json" || first == Some(b'{') {
@@ -227,6 +233,32 @@ fn read_json(path: &Path, len: u64) -> Result<Input, InputError> {
             schema
         )))
     }
+}
+
+/// How a PyTorch profiler (Kineto) side is labelled (`source`).
+const KINETO_LABEL: &str = "PyTorch trace";
+
+/// A PyTorch trace against an nsys export is refused (exit 2): the two
+/// profilers record different windows (the profiler's active steps vs the
+/// whole run), with different overheads and host rows (no OS runtime calls
+/// in Kineto), so span, idle and its classes would move with the tool, not
+/// the code. A `rooftrace gaps` JSON report does not say which profiler it
+/// came from and is compared with either.
+fn check_same_profiler(config: &DiffConfig, base: &Input, new: &Input) -> Result<(), InputError> {
+    let mixed = matches!(
+        (base, new),
+        (Input::Nsys, Input::Kineto) | (Input::Kineto, Input::Nsys)
+    );
+    if !mixed {
+        return Ok(());
+    }
+    Err(InputError::new(format!(
+        "cannot compare {} ({}) with {} ({}): the two profilers record different windows, overheads and host rows, so span and idle would change with the tool, not the code; profile both runs the same way (torch.profiler for both, or nsys for both)",
+        config.base.display(),
+        base.label(),
+        config.new.display(),
+        new.label()
+    )))
 }
 
 /// Runs `rooftrace diff`.
@@ -281,6 +313,7 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
         ))
         .into());
     }
+    check_same_profiler(config, &base_input, &new_input)?;
     if base_input.kind() == DiffKind::Nsys && config.roofs_given {
         return Err(InputError::new(format!(
             "--gpu/--roofs apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
@@ -553,12 +586,7 @@ fn gaps_sides(
                         ..GapConfig::default()
                     };
                     let report = crate::gaps::analyze(&timeline, &cfg);
-                    let kind = if super::timeline::is_kineto(&source) {
-                        "Kineto trace"
-                    } else {
-                        "nsys export"
-                    };
-                    let mut side = GapsSide::from_report(&report, &file, kind);
+                    let mut side = GapsSide::from_report(&report, &file, &input.label());
                     side.kernels = crate::multi::kernel_totals(&timeline, cfg.scope())
                         .into_iter()
                         .map(|k| KernelTime {

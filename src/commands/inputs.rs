@@ -11,10 +11,15 @@
 use crate::error::InputError;
 use std::path::{Path, PathBuf};
 
-/// The file endings `gaps` searches a directory for, and what to give.
-pub const NSYS_EXTS: &[&str] = &["sqlite", "nsys-rep"];
-/// What to give where an nsys export is read.
-pub const NSYS_FIX: &str = "give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`";
+/// The file endings `gaps` searches a directory for: nsys exports, and
+/// PyTorch profiler traces (`.json`, `.json.gz`: kept only when their
+/// content is a trace, see [`TRACE_EXTS`]).
+pub const NSYS_EXTS: &[&str] = &["sqlite", "nsys-rep", "json", "gz"];
+/// What to give where a timeline (nsys export or PyTorch trace) is read.
+pub const NSYS_FIX: &str = "give an .nsys-rep, the .sqlite from `nsys export --type=sqlite`, or a PyTorch profiler trace (.json or .json.gz)";
+/// Endings that any JSON or gzip file has: a file with one is searched
+/// for only when its content is a PyTorch profiler (Kineto) trace.
+const TRACE_EXTS: &[&str] = &["json", "gz"];
 /// The file endings `ncu` searches a directory for.
 pub const NCU_EXTS: &[&str] = &["csv", "ncu-rep"];
 /// What to give where an ncu CSV is read.
@@ -108,8 +113,24 @@ fn describe_dir(dir: &Path, exts: &[&str]) -> String {
     } else if exts.is_empty() || !found.is_empty() {
         "a directory, not a file".to_string()
     } else {
-        let list: Vec<String> = exts.iter().map(|e| format!(".{e}")).collect();
-        format!("a directory with no {} file in it", list.join(" or "))
+        format!("a directory with no {} file in it", ext_list(exts))
+    }
+}
+
+/// The endings as a reader says them: ".sqlite or .nsys-rep", and
+/// "PyTorch trace (.json or .json.gz)" for [`TRACE_EXTS`].
+fn ext_list(exts: &[&str]) -> String {
+    let mut list: Vec<String> = exts
+        .iter()
+        .filter(|e| !TRACE_EXTS.contains(e))
+        .map(|e| format!(".{e}"))
+        .collect();
+    if exts.iter().any(|e| TRACE_EXTS.contains(e)) {
+        list.push("PyTorch trace (.json or .json.gz)".to_string());
+    }
+    match list.split_last() {
+        Some((last, rest)) if rest.len() > 1 => format!("{}, or {last}", rest.join(", ")),
+        _ => list.join(" or "),
     }
 }
 
@@ -129,7 +150,10 @@ fn walk(dir: &Path, exts: &[&str], depth: usize, out: &mut Vec<PathBuf>) {
         if p.is_dir() && !hidden && depth < MAX_DEPTH {
             walk(&p, exts, depth + 1, out);
         } else if p.is_file() && !hidden && has_ext(&p, exts) {
-            out.push(p);
+            // A .json or .gz file is a trace only by its content.
+            if !has_ext(&p, TRACE_EXTS) || crate::kineto::input::holds_trace(&p) {
+                out.push(p);
+            }
         }
     }
 }

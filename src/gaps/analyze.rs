@@ -6,13 +6,13 @@
 
 use super::class::merge_syncs;
 use super::config::GapConfig;
+use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
 use super::host::{describe, NvtxIndex};
 use super::model::*;
 use super::ranges::range_report;
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
-use super::GapClass;
 use crate::nsys::{GpuOp, SyncCall, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
@@ -50,6 +50,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
             graph_launches: tl.graph_launches,
             nested_api_rows: tl.nested_api_rows,
             ops: n_ops,
+            range_families: range_families(tl),
         },
         settings: SettingsEcho {
             min_gap_ns: cfg.min_gap_ns,
@@ -210,32 +211,67 @@ fn top_gaps<'t>(
 ) -> Vec<TopGap> {
     heap.into_sorted_vec()
         .into_iter()
-        .map(
-            |std::cmp::Reverse((d, std::cmp::Reverse((pid, device, start)), b, a, c))| {
-                let after = &ops[a];
-                let class = GapClass::ALL[c];
-                let (host, context) = describe(tl, syncs, nvtx, class, after, start, start + d);
-                TopGap {
-                    pid,
-                    device,
-                    start_ns: start,
-                    end_ns: start + d,
-                    duration_ns: d,
-                    class,
-                    before: op_ref(tl, &ops[b], names),
-                    after: op_ref(tl, after, names),
-                    api: tl.api_of(after).map(|x| ApiRef {
-                        name_id: names.id(tl.name(x.name)),
-                        tid: x.tid,
-                        start_ns: x.start_ns,
-                        end_ns: x.end_ns,
-                    }),
-                    host,
-                    nvtx_id: context.map(|t| names.id(t)),
-                }
-            },
-        )
+        .map(|std::cmp::Reverse(c)| {
+            let after = &ops[c.after];
+            let (g0, g1) = (c.start_ns, c.start_ns + c.duration_ns);
+            let found = describe(tl, syncs, nvtx, c.class, after, g0, g1);
+            TopGap {
+                pid: c.pid,
+                device: c.device,
+                start_ns: g0,
+                end_ns: g1,
+                duration_ns: c.duration_ns,
+                class: c.class,
+                before: op_ref(tl, &ops[c.before], names),
+                after: op_ref(tl, after, names),
+                api: tl.api_of(after).map(|x| ApiRef {
+                    name_id: names.id(tl.name(x.name)),
+                    tid: x.tid,
+                    start_ns: x.start_ns,
+                    end_ns: x.end_ns,
+                }),
+                host: found.host,
+                nvtx_id: found.context.map(|t| names.id(t)),
+                host_evidence: found.verdict.map(|(detail, call_family, range_family)| {
+                    HostEvidence {
+                        detail,
+                        call_family,
+                        range_family,
+                        scale: Scale::of(c.duration_ns),
+                    }
+                }),
+                ranges: found
+                    .ranges
+                    .into_iter()
+                    .map(|(text, ns)| RangeShare {
+                        text_id: names.id(text),
+                        ns,
+                        family: RangeFamily::of(text),
+                    })
+                    .collect(),
+            }
+        })
         .collect()
+}
+
+/// The families of the export's NVTX ranges, in [`RangeFamily`] order
+/// (each distinct text looked at once).
+fn range_families(tl: &Timeline) -> Vec<RangeFamily> {
+    let mut seen: Vec<RangeFamily> = Vec::new();
+    let mut last: Option<&str> = None;
+    for r in &tl.nvtx {
+        if last == Some(&*r.text) {
+            continue;
+        }
+        last = Some(&*r.text);
+        if let Some(f) = RangeFamily::of(&r.text) {
+            if !seen.contains(&f) {
+                seen.push(f);
+            }
+        }
+    }
+    seen.sort_unstable();
+    seen
 }
 
 /// The export's diagnostics plus what this analysis found missing.
@@ -264,22 +300,7 @@ fn diagnostics(
     }
     if let (Some(re), Some(rr)) = (&cfg.nvtx, ranges) {
         if rr.instances.is_empty() {
-            // Name a few range texts so the user can fix the pattern.
-            let mut texts: Vec<&str> = tl.nvtx.iter().map(|r| &*r.text).collect();
-            texts.sort_unstable();
-            texts.dedup();
-            let shown: Vec<String> = texts.iter().take(5).map(|t| format!("`{t}`")).collect();
-            diagnostics.push(if texts.is_empty() {
-                format!(
-                    "--nvtx `{re}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
-                )
-            } else {
-                format!(
-                    "--nvtx `{re}` matches none of the {} distinct NVTX range texts, e.g. {}",
-                    texts.len(),
-                    shown.join(", ")
-                )
-            });
+            diagnostics.push(super::ranges::no_match_message(tl, re.as_str()));
         }
     }
     diagnostics

@@ -496,4 +496,88 @@ mod tests {
             GapClass::HostBound
         );
     }
+
+    #[test]
+    fn the_launching_threads_own_sync_ranks_before_a_thread_less_one() {
+        // Gap [100, 200), launch at 160. The thread's own sync 50..150 and
+        // a SYNCHRONIZATION row without a thread 40..158 both explain it;
+        // the thread's own is tried first and is the one named.
+        let own = SyncCall {
+            pageable: true,
+            ..sync(1, 1, 50, 150)
+        };
+        let threadless = sync(1, NO_TID, 40, 158);
+        let syncs = merge_syncs(&[own, threadless]);
+        let a = api(160, 170);
+        let found = blocking_sync(&ev(&syncs), &a, 100).unwrap();
+        assert_eq!(found.tid, 1);
+        // So a pageable blocking copy on the thread makes it staging, not
+        // synchronisation, although the thread-less row covers more.
+        assert_eq!(
+            classify(100, 200, &next(Some(&a)), &ev(&syncs)),
+            GapClass::PageableCopy
+        );
+        // Without the thread's own sync the thread-less row explains it.
+        assert_eq!(
+            classify(100, 200, &next(Some(&a)), &ev(&[threadless])),
+            GapClass::Synchronization
+        );
+    }
+
+    #[test]
+    fn a_pageable_async_copy_is_staging_only_when_it_covers_the_gap() {
+        // `cudaMemcpyAsync` from pageable memory: CUDA stages it through a
+        // pinned buffer and returns when the host copy is done, so it holds
+        // the host like a blocking copy. Covering 85 of 100 ns of the gap
+        // (called after g0): staging.
+        let a = api(110, 195);
+        let async_pageable = NextOp {
+            pageable: true,
+            blocking: false,
+            ..next(Some(&a))
+        };
+        assert_eq!(
+            classify(100, 200, &async_pageable, &ev(&[])),
+            GapClass::PageableCopy
+        );
+        // Called before g0 and returning after it, it is not a blocking
+        // copy: it did not wait for the work queued before it, so it is
+        // launch overhead (host-bound) or, when long, a slow launch call.
+        let a = api(90, 130);
+        let straddling = NextOp {
+            api: Some(&a),
+            ..async_pageable
+        };
+        assert_eq!(
+            classify(100, 200, &straddling, &ev(&[])),
+            GapClass::HostBound
+        );
+    }
+
+    #[test]
+    fn without_a_launch_before_the_gap_any_earlier_wait_is_evidence() {
+        // The op before the gap has no launch row (trimmed export, graph
+        // replay): "between the two launches" runs from the start of the
+        // trace, so a cudaStreamWaitEvent of the process at any time before
+        // this launch (10..20) is evidence of a dependency.
+        let a = api(10, 20);
+        let copy = NextOp {
+            copy: true,
+            before_call_ns: None,
+            ..next(Some(&a))
+        };
+        let waits = [(1, 2)];
+        let e = Evidence {
+            waits: &waits,
+            ..ev(&[])
+        };
+        assert_eq!(classify(100, 200, &copy, &e), GapClass::QueuedDependency);
+        // A wait after this launch is not.
+        let waits = [(1, 25)];
+        let e = Evidence {
+            waits: &waits,
+            ..ev(&[])
+        };
+        assert_eq!(classify(100, 200, &copy, &e), GapClass::CopyScheduling);
+    }
 }

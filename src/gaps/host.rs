@@ -5,156 +5,9 @@
 //! ranges. Documented in `docs/gaps.md`.
 
 use super::class::{blocking_sync, overlap};
-use super::model::ClassTotal;
+use super::evidence::{CallFamily, HostDetail, RangeFamily, N_DETAILS};
 use super::GapClass;
 use crate::nsys::{GpuOp, HostSpanKind, NameRef, SyncCall, Timeline, NO_API};
-use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
-
-/// What the launching thread did while the GPU waited for it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum HostDetail {
-    /// The launch call itself (launch overhead): the host issues one op at a time.
-    LaunchCall,
-    /// `cudaMalloc`/`cudaMallocAsync`/`cudaFree` and other allocation calls.
-    Alloc,
-    /// Other CUDA runtime/driver calls.
-    CudaApi,
-    /// OS runtime calls (`read`, `getc`, `fflush`, locks): traced with `--trace=osrt`.
-    OsRuntime,
-    /// Profiler overhead (`PROFILER_OVERHEAD`: buffer flushes): the profiler, not the program.
-    ProfilerOverhead,
-    /// No call: inside an NVTX range of the thread (`MPI_Recv`, a user range).
-    Nvtx,
-    /// No call and no NVTX range: CPU work (Python, the framework).
-    CpuWork,
-}
-
-/// Number of [`HostDetail`]s.
-pub const N_DETAILS: usize = 7;
-
-impl HostDetail {
-    /// All details in display order.
-    pub const ALL: [HostDetail; N_DETAILS] = [
-        HostDetail::LaunchCall,
-        HostDetail::Alloc,
-        HostDetail::CudaApi,
-        HostDetail::OsRuntime,
-        HostDetail::ProfilerOverhead,
-        HostDetail::Nvtx,
-        HostDetail::CpuWork,
-    ];
-
-    /// The snake_case key used in JSON.
-    pub fn key(self) -> &'static str {
-        match self {
-            HostDetail::LaunchCall => "launch_call",
-            HostDetail::Alloc => "alloc",
-            HostDetail::CudaApi => "cuda_api",
-            HostDetail::OsRuntime => "os_runtime",
-            HostDetail::ProfilerOverhead => "profiler_overhead",
-            HostDetail::Nvtx => "nvtx",
-            HostDetail::CpuWork => "cpu_work",
-        }
-    }
-
-    /// A short human label.
-    pub fn label(self) -> &'static str {
-        match self {
-            HostDetail::LaunchCall => "the launch call itself",
-            HostDetail::Alloc => "cudaMalloc/cudaFree",
-            HostDetail::CudaApi => "other CUDA API calls",
-            HostDetail::OsRuntime => "OS runtime calls",
-            HostDetail::ProfilerOverhead => "profiler overhead",
-            HostDetail::Nvtx => "inside an NVTX range",
-            HostDetail::CpuWork => "CPU work (no API call)",
-        }
-    }
-
-    /// What to do about it.
-    pub fn fix(self) -> &'static str {
-        match self {
-            HostDetail::LaunchCall => "CUDA graphs, or fewer, larger kernels (launch overhead)",
-            HostDetail::Alloc => "pre-allocate, or use a caching allocator / memory pool",
-            HostDetail::CudaApi => "move these calls out of the hot loop",
-            HostDetail::OsRuntime => "overlap I/O with GPU work (prefetch, async I/O)",
-            HostDetail::ProfilerOverhead => "the profiler, not the program: ignore it",
-            HostDetail::Nvtx => "look inside the range (MPI_*: overlap communication)",
-            HostDetail::CpuWork => "CUDA graphs, or fewer, larger kernels",
-        }
-    }
-}
-
-/// The human name of a host-detail key, as `rooftrace gaps` prints it: the
-/// detail's [`label`](HostDetail::label), or for a key this version does
-/// not know the key with spaces for underscores. JSON and CSV keep the keys.
-pub fn detail_label(key: &str) -> String {
-    HostDetail::ALL
-        .into_iter()
-        .find(|d| d.key() == key)
-        .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
-}
-
-/// The fix for host-bound time spent inside NVTX ranges, from what the
-/// ranges are: PyTorch ops, MPI or NCCL calls; `None` for other ranges.
-pub fn nvtx_range_fix(text: &str) -> Option<&'static str> {
-    let lower = text.to_ascii_lowercase();
-    if text.starts_with("aten::") || text.starts_with("autograd::") || lower.contains("torch") {
-        Some("PyTorch issues its ops one at a time from the CPU: compile the step (torch.compile fuses ops into fewer kernels) or capture it in a CUDA graph (torch.compile mode=\"reduce-overhead\", torch.cuda.CUDAGraph)")
-    } else if text.starts_with("MPI_") {
-        Some("overlap MPI with GPU work (non-blocking MPI_Isend/MPI_Irecv, CUDA-aware MPI)")
-    } else if lower.contains("nccl") {
-        Some("overlap the NCCL calls with compute (communication on its own stream, bucketed collectives)")
-    } else {
-        None
-    }
-}
-
-/// Host-bound idle time per [`HostDetail`]; serialised as an object keyed
-/// by [`HostDetail::key`]. Sums to the host-bound class total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DetailTotals(pub [ClassTotal; N_DETAILS]);
-
-impl DetailTotals {
-    /// Adds one gap.
-    pub fn add(&mut self, d: HostDetail, duration_ns: i64) {
-        let t = &mut self.0[d as usize];
-        t.count += 1;
-        t.total_ns += duration_ns;
-    }
-
-    /// The totals of one detail.
-    pub fn get(&self, d: HostDetail) -> ClassTotal {
-        self.0[d as usize]
-    }
-
-    /// Adds another device's totals.
-    pub fn merge(&mut self, o: &DetailTotals) {
-        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
-            a.count += b.count;
-            a.total_ns += b.total_ns;
-        }
-    }
-
-    /// The detail with the most time (first in display order on ties).
-    pub fn dominant(&self) -> Option<HostDetail> {
-        HostDetail::ALL
-            .into_iter()
-            .filter(|d| self.get(*d).total_ns > 0)
-            .max_by_key(|d| (self.get(*d).total_ns, std::cmp::Reverse(*d as usize)))
-    }
-}
-
-impl Serialize for DetailTotals {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(N_DETAILS))?;
-        for d in HostDetail::ALL {
-            m.serialize_entry(d.key(), &self.get(d))?;
-        }
-        m.end()
-    }
-}
 
 /// The verdict on one host window: the detail, what it names (call,
 /// OS function or range text) and the time it covered, ns.
@@ -168,6 +21,20 @@ pub struct HostVerdict {
     pub covered_ns: i64,
 }
 
+impl HostVerdict {
+    /// The family of the CUDA call the verdict names (launch, allocation,
+    /// other CUDA calls); `None` for OS calls, ranges and CPU work.
+    pub fn family(&self, tl: &Timeline) -> Option<CallFamily> {
+        match (self.detail, self.what) {
+            (
+                HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi,
+                Some(What::Name(n)),
+            ) => Some(CallFamily::of(tl.name(n))),
+            _ => None,
+        }
+    }
+}
+
 /// A thing named in a [`HostVerdict`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum What {
@@ -177,33 +44,76 @@ pub enum What {
     Range(usize),
 }
 
+/// One NVTX range in the index: its thread, interval and place in
+/// [`Timeline::nvtx`]; ordered by (pid, tid, start, end, index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct IndexedRange {
+    pid: u32,
+    tid: u32,
+    start_ns: i64,
+    end_ns: i64,
+    index: usize,
+}
+
 /// NVTX ranges by (pid, tid, start): the index the detail looks up.
-pub(crate) struct NvtxIndex(Vec<(u32, u32, i64, i64, usize)>);
+pub(crate) struct NvtxIndex(Vec<IndexedRange>);
+
+/// Ranges looked at, back from a time, on one thread (nesting deeper than
+/// this is not real; the bound keeps a hostile export's work linear).
+const MAX_RANGES_BACK: usize = 256;
 
 impl NvtxIndex {
     /// Indexes the timeline's closed NVTX ranges.
     pub(crate) fn new(tl: &Timeline) -> NvtxIndex {
-        let mut v: Vec<_> = tl
+        let mut v: Vec<IndexedRange> = tl
             .nvtx
             .iter()
             .enumerate()
-            .map(|(i, r)| (r.pid, r.tid, r.start_ns, r.end_ns, i))
+            .map(|(index, r)| IndexedRange {
+                pid: r.pid,
+                tid: r.tid,
+                start_ns: r.start_ns,
+                end_ns: r.end_ns,
+                index,
+            })
             .collect();
         v.sort_unstable();
         NvtxIndex(v)
     }
 
-    /// The innermost range of thread (pid, tid) that contains `t` (the
-    /// latest-starting one among the last 256 starting at or before `t`).
-    pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
-        let j = self.0.partition_point(|x| (x.0, x.1, x.2) <= (pid, tid, t));
+    /// The ranges of thread (pid, tid) starting at or before `t`, latest
+    /// first (at most [`MAX_RANGES_BACK`]).
+    fn back_from(&self, pid: u32, tid: u32, t: i64) -> impl Iterator<Item = &IndexedRange> {
+        let j = self
+            .0
+            .partition_point(|x| (x.pid, x.tid, x.start_ns) <= (pid, tid, t));
         self.0[..j]
             .iter()
             .rev()
-            .take(256)
-            .take_while(|x| (x.0, x.1) == (pid, tid))
-            .find(|x| x.3 > t)
-            .map(|x| x.4)
+            .take(MAX_RANGES_BACK)
+            .take_while(move |x| (x.pid, x.tid) == (pid, tid))
+    }
+
+    /// The innermost range of thread (pid, tid) that contains `t` (the
+    /// latest-starting one among the last 256 starting at or before `t`).
+    pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
+        self.back_from(pid, tid, t)
+            .find(|x| x.end_ns > t)
+            .map(|x| x.index)
+    }
+
+    /// The ranges of thread (pid, tid) overlapping `[w0, w1)`, each with
+    /// its overlap, ns (latest-starting first).
+    pub(crate) fn overlapping(
+        &self,
+        pid: u32,
+        tid: u32,
+        w0: i64,
+        w1: i64,
+    ) -> impl Iterator<Item = (usize, i64)> + '_ {
+        self.back_from(pid, tid, w1 - 1)
+            .map(move |x| (x.index, overlap(x.start_ns, x.end_ns, w0, w1)))
+            .filter(|x| x.1 > 0)
     }
 }
 
@@ -213,10 +123,13 @@ const MAX_SCAN: usize = 4096;
 /// What the thread of the call `tl.api[call]` did over `[w0, w1)` (`syncs`
 /// merged per thread; the window runs from the gap start to the launch
 /// call's end or the gap end): the launch call itself, the other CUDA calls
-/// (allocation or other), OS runtime calls and profiler overhead of that
-/// thread that overlap the window, each summed; the largest wins, and the
-/// rest of the window is CPU work — named by the innermost NVTX range
-/// around the launch call's start when there is one.
+/// (allocation or other), OS runtime calls outside those CUDA calls (an OS
+/// call nested in a CUDA call is that call's time: the `ioctl` inside a
+/// `cudaMallocAsync` growing its pool is the allocation) and profiler
+/// overhead of that thread that overlap the window, each summed; the
+/// largest wins, and the rest of the window is CPU work — named by the NVTX
+/// range of the thread that overlaps the window most (a PyTorch, MPI or
+/// NCCL range first), or the innermost one around the launch call's start.
 pub(crate) fn host_verdict(
     tl: &Timeline,
     syncs: &[SyncCall],
@@ -235,11 +148,20 @@ pub(crate) fn host_verdict(
     };
     if call != NO_API && w1 > w0 {
         let a = &tl.api[call as usize];
-        note(
-            HostDetail::LaunchCall,
-            overlap(a.start_ns, a.end_ns, w0, w1),
-            What::Name(a.name),
-        );
+        // CUDA calls of the thread in the window, kept only when OS rows
+        // exist to be nested in them.
+        let mut cuda: Vec<(i64, i64)> = Vec::new();
+        let keep_cuda = !tl.host_spans.is_empty();
+        let mut cuda_call = |d: HostDetail, c0: i64, c1: i64, name: NameRef| {
+            let ns = overlap(c0, c1, w0, w1);
+            if ns > 0 {
+                note(d, ns, What::Name(name));
+                if keep_cuda {
+                    cuda.push((c0, c1));
+                }
+            }
+        };
+        cuda_call(HostDetail::LaunchCall, a.start_ns, a.end_ns, a.name);
         // Correlation ids grow with call start within a process: walk back
         // until this thread's first call starting before the window (calls
         // on one thread do not overlap, so none earlier can reach into it).
@@ -250,15 +172,12 @@ pub(crate) fn host_verdict(
             if c.tid != a.tid {
                 continue;
             }
-            let ns = overlap(c.start_ns, c.end_ns, w0, w1);
-            if ns > 0 {
-                let d = if tl.is_alloc(c.name) {
-                    HostDetail::Alloc
-                } else {
-                    HostDetail::CudaApi
-                };
-                note(d, ns, What::Name(c.name));
-            }
+            let d = if tl.is_alloc(c.name) {
+                HostDetail::Alloc
+            } else {
+                HostDetail::CudaApi
+            };
+            cuda_call(d, c.start_ns, c.end_ns, c.name);
             if c.start_ns < w0 {
                 break;
             }
@@ -270,12 +189,9 @@ pub(crate) fn host_verdict(
             if tl.is_blocking_name(s.name) {
                 continue; // a blocking copy is also a launch: counted above
             }
-            note(
-                HostDetail::CudaApi,
-                overlap(s.start_ns, s.end_ns, w0, w1),
-                What::Name(s.name),
-            );
+            cuda_call(HostDetail::CudaApi, s.start_ns, s.end_ns, s.name);
         }
+        cuda.sort_unstable();
         for h in thread_slice(
             &tl.host_spans,
             a.pid,
@@ -286,11 +202,17 @@ pub(crate) fn host_verdict(
             if h.start_ns >= w1 {
                 break;
             }
-            let d = match h.kind {
-                HostSpanKind::OsRuntime => HostDetail::OsRuntime,
-                HostSpanKind::ProfilerOverhead => HostDetail::ProfilerOverhead,
+            let (d, ns) = match h.kind {
+                HostSpanKind::OsRuntime => (
+                    HostDetail::OsRuntime,
+                    outside(&cuda, h.start_ns.max(w0), h.end_ns.min(w1)),
+                ),
+                HostSpanKind::ProfilerOverhead => (
+                    HostDetail::ProfilerOverhead,
+                    overlap(h.start_ns, h.end_ns, w0, w1),
+                ),
             };
-            note(d, overlap(h.start_ns, h.end_ns, w0, w1), What::Name(h.name));
+            note(d, ns, What::Name(h.name));
         }
     }
     let called: i64 = sums.iter().sum();
@@ -309,7 +231,7 @@ pub(crate) fn host_verdict(
         None => {
             let range = (call != NO_API)
                 .then(|| &tl.api[call as usize])
-                .and_then(|a| nvtx.innermost(a.pid, a.tid, a.start_ns.min(w1)));
+                .and_then(|a| main_range(tl, nvtx, a.pid, a.tid, a.start_ns.min(w1), (w0, w1)));
             HostVerdict {
                 detail: if range.is_some() {
                     HostDetail::Nvtx
@@ -321,6 +243,62 @@ pub(crate) fn host_verdict(
             }
         }
     }
+}
+
+/// The time of `[s0, s1)` outside the sorted, disjoint intervals `inside`, ns.
+fn outside(inside: &[(i64, i64)], s0: i64, s1: i64) -> i64 {
+    if s1 <= s0 {
+        return 0;
+    }
+    let from = inside.partition_point(|c| c.1 <= s0);
+    let covered: i64 = inside[from..]
+        .iter()
+        .take_while(|c| c.0 < s1)
+        .map(|c| overlap(c.0, c.1, s0, s1))
+        .sum();
+    (s1 - s0 - covered).max(0)
+}
+
+/// The NVTX range that names the host's CPU time over `[w0, w1)` on thread
+/// (pid, tid): among the ranges overlapping the window, one of a known
+/// family (PyTorch, MPI, NCCL) first, then the most overlap, then the
+/// latest start (the innermost); without any, the innermost range around
+/// `t` (the launch call's start).
+fn main_range(
+    tl: &Timeline,
+    nvtx: &NvtxIndex,
+    pid: u32,
+    tid: u32,
+    t: i64,
+    (w0, w1): (i64, i64),
+) -> Option<usize> {
+    nvtx.overlapping(pid, tid, w0, w1)
+        .max_by_key(|&(i, ns)| (RangeFamily::of(&tl.nvtx[i].text).is_some(), ns))
+        .map(|x| x.0)
+        .or_else(|| nvtx.innermost(pid, tid, t))
+}
+
+/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, summed per
+/// text, most time first, at most `max` texts: (text, ns).
+pub(crate) fn range_shares<'t>(
+    tl: &'t Timeline,
+    nvtx: &NvtxIndex,
+    pid: u32,
+    tid: u32,
+    (w0, w1): (i64, i64),
+    max: usize,
+) -> Vec<(&'t str, i64)> {
+    let mut by_text: Vec<(&'t str, i64)> = Vec::new();
+    for (i, ns) in nvtx.overlapping(pid, tid, w0, w1) {
+        let text: &'t str = &tl.nvtx[i].text;
+        match by_text.iter_mut().find(|x| x.0 == text) {
+            Some(x) => x.1 += ns,
+            None => by_text.push((text, ns)),
+        }
+    }
+    by_text.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    by_text.truncate(max);
+    by_text
 }
 
 /// The rows of thread (pid, tid) from the first whose key (third element)
@@ -356,9 +334,25 @@ fn thread_slice<T>(
 /// under 40 characters); the whole name is in the report's name table.
 pub(crate) const HOST_NAME_CHARS: usize = 120;
 
-/// What the host did over a gap `[g0, g1)` of class `class` ended by `op`,
-/// in words, and the text of the innermost NVTX range of the launching
-/// thread around the launch call (for the longest-gaps table).
+/// NVTX range texts named per gap, with their share.
+pub(crate) const RANGES_PER_GAP: usize = 3;
+
+/// What [`describe`] found over one gap.
+#[derive(Debug, Default)]
+pub(crate) struct Described<'t> {
+    /// What the host did, in words.
+    pub(crate) host: Option<String>,
+    /// The innermost NVTX range of the launching thread around the call.
+    pub(crate) context: Option<&'t str>,
+    /// For a host-bound gap, the verdict and the family of what it names.
+    pub(crate) verdict: Option<(HostDetail, Option<CallFamily>, Option<RangeFamily>)>,
+    /// The launching thread's NVTX ranges overlapping the gap: (text, ns).
+    pub(crate) ranges: Vec<(&'t str, i64)>,
+}
+
+/// What the host did over a gap `[g0, g1)` of class `class` ended by `op`:
+/// in words, as typed evidence, and the NVTX ranges of the launching
+/// thread (around the launch call, and overlapping the gap).
 pub(crate) fn describe<'t>(
     tl: &'t Timeline,
     syncs: &[SyncCall],
@@ -367,11 +361,10 @@ pub(crate) fn describe<'t>(
     op: &GpuOp,
     g0: i64,
     g1: i64,
-) -> (Option<String>, Option<&'t str>) {
+) -> Described<'t> {
     let Some(a) = tl.api_of(op) else {
-        return (None, None);
+        return Described::default();
     };
-    let range = |t: i64| nvtx.innermost(a.pid, a.tid, t).map(|i| &*tl.nvtx[i].text);
     let cut = |s: &str| crate::units::ellipsize(s, HOST_NAME_CHARS);
     let last_sync = || {
         let j = syncs.partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, a.tid, g0));
@@ -380,9 +373,15 @@ pub(crate) fn describe<'t>(
             .filter(|s| (s.pid, s.tid) == (a.pid, a.tid))
             .map(|s| cut(tl.name(s.name)))
     };
+    let mut verdict = None;
     let host = match class {
         GapClass::HostBound => {
             let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1));
+            let range_family = match v.what {
+                Some(What::Range(i)) => RangeFamily::of(&tl.nvtx[i].text),
+                _ => None,
+            };
+            verdict = Some((v.detail, v.family(tl), range_family));
             let what = match v.what {
                 Some(What::Name(n)) => format!("{} ", cut(tl.name(n))),
                 Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
@@ -408,24 +407,28 @@ pub(crate) fn describe<'t>(
         GapClass::LaunchInFlight => Some(cut(tl.name(a.name))),
         _ => None,
     };
-    (host, range(a.start_ns))
+    Described {
+        host,
+        context: nvtx
+            .innermost(a.pid, a.tid, a.start_ns)
+            .map(|i| &*tl.nvtx[i].text),
+        verdict,
+        ranges: range_shares(tl, nvtx, a.pid, a.tid, (g0, g1), RANGES_PER_GAP),
+    }
 }
 
 #[cfg(test)]
-mod nvtx_fix_tests {
-    use super::nvtx_range_fix;
+mod tests {
+    use super::outside;
 
     #[test]
-    fn range_families_get_their_own_fix() {
-        let fix = |t| nvtx_range_fix(t).unwrap_or("none");
-        // PyTorch's emit_nvtx ranges, MPI (nsys --trace=mpi), NCCL.
-        assert!(fix("aten::addmm, seq = 47595, op_id = 999269").contains("torch.compile"));
-        assert!(fix("autograd::engine::evaluate_function: AddmmBackward0").contains("CUDA graph"));
-        assert!(fix("MPI_Recv").contains("MPI_Isend"));
-        assert!(fix("ncclAllReduce").contains("NCCL"));
-        assert!(fix("nccl:all_reduce").contains("NCCL"));
-        // A user's own range says nothing about the fix.
-        assert_eq!(fix("decode_step"), "none");
-        assert_eq!(fix("MPI"), "none");
+    fn time_outside_nested_calls() {
+        // An OS call 100..200 with CUDA calls 90..120 and 150..160 around
+        // parts of it: 200 - 100 - 20 - 10 = 70 ns is its own.
+        assert_eq!(outside(&[(90, 120), (150, 160)], 100, 200), 70);
+        // Wholly inside a CUDA call: none of it is the OS call's.
+        assert_eq!(outside(&[(50, 250)], 100, 200), 0);
+        assert_eq!(outside(&[], 100, 200), 100);
+        assert_eq!(outside(&[(300, 400)], 100, 200), 100);
     }
 }

@@ -2,7 +2,7 @@
 //! each idle gap classified by why the GPU idled.
 //!
 //! By phase: [`config`] (plain config and the one `--device`/`--stream`
-//! filter), `sweep` (one pass per device: busy union, gaps, their
+//! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep` (one pass per device: busy union, gaps, their
 //! [`class`], histogram bins from [`hist`], longest gaps), `ranges`
 //! (`--nvtx` instances), [`analyze`] (the phases in order) and [`window`]
 //! (which stretch a timeline shows).
@@ -10,6 +10,7 @@
 mod analyze;
 pub mod class;
 pub mod config;
+pub mod evidence;
 pub mod hist;
 pub mod host;
 pub mod model;
@@ -21,6 +22,7 @@ pub mod window;
 pub use analyze::analyze;
 pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
+pub use evidence::{detail_label, CallFamily, HostDetail, RangeFamily, Scale};
 pub use hist::{hist_bin, HIST_EDGES_NS};
-pub use host::{detail_label, DetailTotals, HostDetail};
 pub use model::*;
+pub use ranges::{most_frequent_ranges, no_match_message};

@@ -3,6 +3,7 @@
 //! timeline or histogram drawer needs is public here.
 
 use super::class::N_CLASSES;
+use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale, N_DETAILS};
 use super::GapClass;
 use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
 use serde::ser::SerializeMap;
@@ -89,6 +90,96 @@ impl Serialize for ClassTotals {
     }
 }
 
+/// Host-bound idle time per [`HostDetail`]; serialised as an object keyed
+/// by [`HostDetail::key`]. Sums to the host-bound class total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DetailTotals(pub [ClassTotal; N_DETAILS]);
+
+impl DetailTotals {
+    /// Adds one gap.
+    pub fn add(&mut self, d: HostDetail, duration_ns: i64) {
+        let t = &mut self.0[d as usize];
+        t.count += 1;
+        t.total_ns += duration_ns;
+    }
+
+    /// The totals of one detail.
+    pub fn get(&self, d: HostDetail) -> ClassTotal {
+        self.0[d as usize]
+    }
+
+    /// Adds another device's totals.
+    pub fn merge(&mut self, o: &DetailTotals) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            a.count += b.count;
+            a.total_ns += b.total_ns;
+        }
+    }
+
+    /// The detail with the most time (first in display order on ties).
+    pub fn dominant(&self) -> Option<HostDetail> {
+        HostDetail::ALL
+            .into_iter()
+            .filter(|d| self.get(*d).total_ns > 0)
+            .max_by_key(|d| (self.get(*d).total_ns, std::cmp::Reverse(*d as usize)))
+    }
+}
+
+impl Serialize for DetailTotals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(N_DETAILS))?;
+        for d in HostDetail::ALL {
+            m.serialize_entry(d.key(), &self.get(d))?;
+        }
+        m.end()
+    }
+}
+
+/// Host-bound idle time by gap length ([`Scale`]); serialised as an object
+/// keyed by [`Scale::key`]. Sums to the host-bound class total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScaleTotals(pub [ClassTotal; 3]);
+
+impl ScaleTotals {
+    /// Adds one gap of `duration_ns`.
+    pub fn add(&mut self, duration_ns: i64) {
+        let t = &mut self.0[Scale::of(duration_ns) as usize];
+        t.count += 1;
+        t.total_ns += duration_ns;
+    }
+
+    /// The totals of one scale.
+    pub fn get(&self, s: Scale) -> ClassTotal {
+        self.0[s as usize]
+    }
+
+    /// Adds another device's totals.
+    pub fn merge(&mut self, o: &ScaleTotals) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            a.count += b.count;
+            a.total_ns += b.total_ns;
+        }
+    }
+
+    /// The scale holding the most time (the shorter on ties).
+    pub fn dominant(&self) -> Option<Scale> {
+        Scale::ALL
+            .into_iter()
+            .filter(|s| self.get(*s).total_ns > 0)
+            .max_by_key(|s| (self.get(*s).total_ns, std::cmp::Reverse(*s as usize)))
+    }
+}
+
+impl Serialize for ScaleTotals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        for sc in Scale::ALL {
+            m.serialize_entry(sc.key(), &self.get(sc))?;
+        }
+        m.end()
+    }
+}
+
 /// Busy/idle of one (process, device).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DeviceGaps {
@@ -132,7 +223,33 @@ pub struct DeviceGaps {
     pub classes: ClassTotals,
     /// The host-bound gaps by what the launching thread did meanwhile;
     /// sums to `classes.host_bound`.
-    pub host_detail: super::DetailTotals,
+    pub host_detail: DetailTotals,
+    /// The host-bound gaps by length: launch-scale, mid, CPU stretches
+    /// (docs/gaps.md, "Advice that fits the scale"); sums to
+    /// `classes.host_bound`.
+    pub host_scale: ScaleTotals,
+    /// The copies by direction and host memory kind, most time first
+    /// (empty with `--stream`: the totals are per device).
+    pub copies: Vec<CopySummary>,
+}
+
+/// The copies of one device in one direction, from one kind of host
+/// memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CopySummary {
+    /// Direction (`HtoD`, `DtoH`, `DtoD`, `PtoP`, …).
+    pub direction: String,
+    /// The host side is pageable memory (the copy is staged by the host).
+    pub pageable: bool,
+    /// Number of copies.
+    pub count: u64,
+    /// Bytes moved, byte (`None` when the export has no `bytes` column).
+    pub bytes: Option<u64>,
+    /// Sum of the copies' durations, ns.
+    pub duration_ns: i64,
+    /// Achieved bandwidth while copying: `bytes / duration`, byte/s,
+    /// rounded down (`None` without bytes or time).
+    pub bytes_per_s: Option<u64>,
 }
 
 /// The same view for one stream (its gaps are not device idle: another
@@ -279,6 +396,52 @@ pub struct TopGap {
     /// The innermost NVTX range of the launching thread around the call
     /// start: an index into [`GapReport::names`].
     pub nvtx_id: Option<NameId>,
+    /// For a host-bound gap, what the launching thread did, typed: the
+    /// advice is chosen from this, never from the words in `host`.
+    pub host_evidence: Option<HostEvidence>,
+    /// The NVTX ranges of the launching thread overlapping the gap, summed
+    /// per text, most time first (at most 3).
+    pub ranges: Vec<RangeShare>,
+}
+
+/// What the host-bound time inside NVTX ranges means in one report
+/// ([`GapReport::nvtx_hint`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NvtxHint<'r> {
+    /// Whose ranges they are.
+    pub family: RangeFamily,
+    /// A range text of the family, from the longest such gap.
+    pub example: &'r str,
+    /// Length of the longest gaps spent inside ranges of the family, ns.
+    pub gaps_ns: i64,
+    /// The part of those gaps the family's ranges cover (per gap, the
+    /// range text with the most overlap), ns.
+    pub in_ranges_ns: i64,
+}
+
+/// What the launching thread did inside a host-bound gap, typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct HostEvidence {
+    /// The host detail (what covered most of the host's lateness).
+    pub detail: HostDetail,
+    /// The family of the CUDA call named, for the launch call, allocation
+    /// and other CUDA calls.
+    pub call_family: Option<CallFamily>,
+    /// The family of the NVTX range named, for a gap inside a range.
+    pub range_family: Option<RangeFamily>,
+    /// The gap's length class.
+    pub scale: Scale,
+}
+
+/// An NVTX range overlapping a gap on the launching thread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RangeShare {
+    /// Range text: an index into [`GapReport::names`].
+    pub text_id: NameId,
+    /// Time of the gap inside ranges of this text, ns.
+    pub ns: i64,
+    /// Whose range it is (PyTorch, MPI, NCCL), when known.
+    pub family: Option<RangeFamily>,
 }
 
 /// One instance of an NVTX range matching `--nvtx`.
@@ -362,6 +525,9 @@ pub struct InputSummary {
     pub nested_api_rows: u64,
     /// GPU ops analysed (after `--device`/`--stream`).
     pub ops: u64,
+    /// Families of the export's NVTX ranges (PyTorch, MPI, NCCL): the
+    /// evidence framework or communication advice needs.
+    pub range_families: Vec<RangeFamily>,
 }
 
 /// The analysis settings, echoed in the report.
@@ -437,29 +603,82 @@ impl GapReport {
     }
 
     /// Among the longest host-bound gaps spent inside an NVTX range, the
-    /// range family (by [`super::host::nvtx_range_fix`]) with the most
-    /// time, as (an example range text, its fix): what "inside an NVTX
-    /// range" means in this export.
-    pub fn nvtx_hint(&self) -> Option<(&str, &'static str)> {
-        let inside = format!("({}", super::HostDetail::Nvtx.label());
-        let mut by_fix: Vec<(&'static str, i64, &str)> = Vec::new();
+    /// range family with the most time: what "inside an NVTX range" means
+    /// in this export. Read from the typed evidence
+    /// ([`TopGap::host_evidence`], [`TopGap::ranges`]).
+    pub fn nvtx_hint(&self) -> Option<NvtxHint<'_>> {
+        let mut by_family: Vec<NvtxHint<'_>> = Vec::new();
         for g in &self.top_gaps {
-            let in_range = g.host.as_deref().is_some_and(|h| h.contains(&inside));
-            let (GapClass::HostBound, true, Some(id)) = (g.class, in_range, g.nvtx_id) else {
+            let Some(HostEvidence {
+                detail: HostDetail::Nvtx,
+                range_family: Some(family),
+                ..
+            }) = g.host_evidence
+            else {
                 continue;
             };
-            let text = self.name(id);
-            let Some(fix) = super::host::nvtx_range_fix(text) else {
+            // The range named is the family range with the most overlap.
+            let named = g.ranges.iter().find(|r| r.family == Some(family));
+            let Some(text) = named
+                .map(|r| self.name(r.text_id))
+                .or_else(|| g.nvtx_id.map(|id| self.name(id)))
+            else {
                 continue;
             };
-            match by_fix.iter_mut().find(|x| x.0 == fix) {
-                Some(x) => x.1 += g.duration_ns,
-                None => by_fix.push((fix, g.duration_ns, text)),
+            // The largest one (nested ranges of a family overlap each other).
+            let in_ranges: i64 = g
+                .ranges
+                .iter()
+                .filter(|r| r.family == Some(family))
+                .map(|r| r.ns)
+                .max()
+                .unwrap_or(0);
+            match by_family.iter_mut().find(|x| x.family == family) {
+                Some(x) => {
+                    x.gaps_ns += g.duration_ns;
+                    x.in_ranges_ns += in_ranges;
+                }
+                None => by_family.push(NvtxHint {
+                    family,
+                    example: text,
+                    gaps_ns: g.duration_ns,
+                    in_ranges_ns: in_ranges,
+                }),
             }
         }
         // Most time first; on a tie, the family met first (longest gap).
-        let best = by_fix.iter().rev().max_by_key(|x| x.1)?;
-        Some((best.2, best.0))
+        by_family.into_iter().rev().max_by_key(|x| x.gaps_ns)
+    }
+
+    /// True when the export shows PyTorch (its NVTX ranges).
+    pub fn has_pytorch(&self) -> bool {
+        self.input.range_families.contains(&RangeFamily::PyTorch)
+    }
+
+    /// The fix for one of the longest gaps, from its typed evidence: the
+    /// CUDA call's family, the NVTX range's family, the OS or profiler
+    /// detail, else (CPU work) the fix for its length; other classes their
+    /// class's fix.
+    pub fn gap_fix(&self, g: &TopGap) -> &'static str {
+        let Some(e) = g.host_evidence.filter(|_| g.class == GapClass::HostBound) else {
+            return g.class.fix();
+        };
+        let range_fix = || {
+            g.ranges
+                .iter()
+                .find_map(|r| r.family)
+                .or(e.range_family)
+                .map(RangeFamily::fix)
+        };
+        match e.detail {
+            HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
+                e.call_family.map_or(e.detail.fix(), CallFamily::fix)
+            }
+            HostDetail::OsRuntime | HostDetail::ProfilerOverhead => e.detail.fix(),
+            HostDetail::Nvtx | HostDetail::CpuWork => {
+                range_fix().unwrap_or_else(|| e.scale.fix(self.has_pytorch()))
+            }
+        }
     }
 }
 

@@ -160,3 +160,38 @@ pub(crate) fn range_report<'t>(
         instances,
     }
 }
+
+/// The `n` most frequent NVTX range texts of the export with their
+/// instance counts, most first (ties by text): what to suggest when
+/// `--nvtx` matches nothing.
+pub fn most_frequent_ranges(tl: &Timeline, n: usize) -> Vec<(String, u64)> {
+    let mut counts: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    for r in &tl.nvtx {
+        *counts.entry(&r.text).or_insert(0) += 1;
+    }
+    let mut v: Vec<(&str, u64)> = counts.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    v.into_iter()
+        .take(n)
+        .map(|(t, c)| (crate::units::ellipsize(t, 80), c))
+        .collect()
+}
+
+/// The sentence for a `--nvtx` pattern that matches no range: the most
+/// frequent ranges that do exist, or how to record some.
+pub fn no_match_message(tl: &Timeline, pattern: &str) -> String {
+    let frequent = most_frequent_ranges(tl, 5);
+    if frequent.is_empty() {
+        return format!(
+            "--nvtx `{pattern}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
+        );
+    }
+    let shown: Vec<String> = frequent
+        .iter()
+        .map(|(t, c)| format!("`{t}` ({c})"))
+        .collect();
+    format!(
+        "--nvtx `{pattern}` matches no NVTX range; the most frequent ranges are {}",
+        shown.join(", ")
+    )
+}

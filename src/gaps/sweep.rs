@@ -6,16 +6,48 @@ use super::class::{blocking_sync, classify, Evidence, NextOp};
 use super::hist::{hist_bin, HIST_EDGES_NS};
 use super::host::{host_verdict, NvtxIndex};
 use super::model::*;
+use super::GapClass;
 use super::GapConfig;
-use super::{DetailTotals, GapClass};
 use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use std::collections::BinaryHeap;
 
-/// A top-gap candidate in the min-heap: (duration, reverse (pid, device,
-/// start) so earlier gaps win ties, index of the op before, index of the op
-/// after, class index).
-pub(crate) type TopEntry =
-    std::cmp::Reverse<(i64, std::cmp::Reverse<(u32, u16, i64)>, usize, usize, usize)>;
+/// A candidate for the longest gaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TopCandidate {
+    pub(crate) duration_ns: i64,
+    pub(crate) pid: u32,
+    pub(crate) device: u16,
+    pub(crate) start_ns: i64,
+    /// Index in the analysed ops of the op before the gap.
+    pub(crate) before: usize,
+    /// Index in the analysed ops of the op after the gap.
+    pub(crate) after: usize,
+    pub(crate) class: GapClass,
+}
+
+impl Ord for TopCandidate {
+    /// Longer is greater; on equal length the earlier gap (by pid, device,
+    /// start) is greater, so it is kept and listed first. The op indices
+    /// and class follow from (pid, device, start) and only make the order
+    /// total.
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.duration_ns
+            .cmp(&o.duration_ns)
+            .then_with(|| {
+                (o.pid, o.device, o.start_ns).cmp(&(self.pid, self.device, self.start_ns))
+            })
+            .then_with(|| (self.before, self.after, self.class).cmp(&(o.before, o.after, o.class)))
+    }
+}
+
+impl PartialOrd for TopCandidate {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// A top-gap candidate in the min-heap (the shortest kept on top).
+pub(crate) type TopEntry = std::cmp::Reverse<TopCandidate>;
 
 /// A device gap as found by the sweep: `[start, end)`, the index (in the
 /// device slice) of the op that ended last before it and of the op after it.
@@ -80,23 +112,47 @@ impl Union {
     }
 }
 
-/// Busy time by kind in one pass over a device's ops (sorted by start):
-/// (kernels and graph rows, memcpys, memsets, communication kernels, other
-/// kernels and graph rows), each a union, ns.
-fn busy_by_kind(tl: &Timeline, ops: &[GpuOp]) -> [i64; 5] {
-    let mut u = [Union::default(); 5];
+/// Busy time of one device by kind, each a union, ns.
+#[derive(Debug, Default, Clone, Copy)]
+struct BusyByKind {
+    /// Kernels and graph rows.
+    kernels: i64,
+    /// Memcpys.
+    copies: i64,
+    /// Memsets.
+    memsets: i64,
+    /// Communication kernels (NCCL, NVSHMEM).
+    comm: i64,
+    /// Other kernels and graph rows (compute).
+    compute: i64,
+}
+
+/// Busy time by kind in one pass over a device's ops (sorted by start).
+fn busy_by_kind(tl: &Timeline, ops: &[GpuOp]) -> BusyByKind {
+    let [mut kernels, mut copies, mut memsets, mut comm, mut compute] = [Union::default(); 5];
     for o in ops {
         let (s, e) = (o.start_ns, o.end_ns);
         match o.kind {
-            OpKind::Memcpy => u[1].add(s, e),
-            OpKind::Memset => u[2].add(s, e),
+            OpKind::Memcpy => copies.add(s, e),
+            OpKind::Memset => memsets.add(s, e),
             _ => {
-                u[0].add(s, e);
-                u[if tl.is_comm(o) { 3 } else { 4 }].add(s, e);
+                kernels.add(s, e);
+                let part = if tl.is_comm(o) {
+                    &mut comm
+                } else {
+                    &mut compute
+                };
+                part.add(s, e);
             }
         }
     }
-    u.map(|x| x.total())
+    BusyByKind {
+        kernels: kernels.total(),
+        copies: copies.total(),
+        memsets: memsets.total(),
+        comm: comm.total(),
+        compute: compute.total(),
+    }
 }
 
 /// Per-device data kept for `--nvtx`.
@@ -168,6 +224,7 @@ pub(crate) fn analyze_device(
     let mut heap = BinaryHeap::new();
     let ev = evidence(tl, syncs, cfg);
     let mut host_detail = DetailTotals::default();
+    let mut host_scale = ScaleTotals::default();
     let mut drain = Drain::default();
     let (busy, span_start, span_end) = sweep(dev_ops, |g| {
         let next = next_op(tl, &dev_ops[g.before], &dev_ops[g.after]);
@@ -178,6 +235,7 @@ pub(crate) fn analyze_device(
             let call = dev_ops[g.after].api;
             let v = host_verdict(tl, syncs, nvtx, call, g.start, a.end_ns.min(g.end));
             host_detail.add(v.detail, d);
+            host_scale.add(d);
         }
         classes.add(class, d);
         gap_count += 1;
@@ -195,18 +253,21 @@ pub(crate) fn analyze_device(
             let bin = hist_bin(d);
             hist[bin].0 += 1;
             hist[bin].1 += d;
-            let entry = std::cmp::Reverse((
-                d,
-                std::cmp::Reverse((pid, device, g.start)),
-                offset + g.before,
-                offset + g.after,
-                class as usize,
-            ));
+            let entry = std::cmp::Reverse(TopCandidate {
+                duration_ns: d,
+                pid,
+                device,
+                start_ns: g.start,
+                before: offset + g.before,
+                after: offset + g.after,
+                class,
+            });
             push_bounded(&mut heap, entry, cfg.top);
         }
     });
     let kernel_like = |o: &GpuOp| matches!(o.kind, OpKind::Kernel | OpKind::Graph);
-    let [kbusy, copy, memset, comm, compute] = busy_by_kind(tl, dev_ops);
+    let busy_kinds = busy_by_kind(tl, dev_ops);
+    let (kbusy, comm) = (busy_kinds.kernels, busy_kinds.comm);
     let mut by_kind = [0u64; 4];
     for o in dev_ops {
         by_kind[o.kind as usize] += 1;
@@ -220,10 +281,14 @@ pub(crate) fn analyze_device(
             span_ns: span_end - span_start,
             busy_ns: busy,
             kernel_busy_ns: kbusy,
-            copy_busy_ns: copy,
-            memset_busy_ns: memset,
+            copy_busy_ns: busy_kinds.copies,
+            memset_busy_ns: busy_kinds.memsets,
             comm_busy_ns: comm,
-            comm_compute_overlap_ns: if comm > 0 { comm + compute - kbusy } else { 0 },
+            comm_compute_overlap_ns: if comm > 0 {
+                comm + busy_kinds.compute - kbusy
+            } else {
+                0
+            },
             idle_ns: span_end - span_start - busy,
             gap_count,
             kernels: by_kind[OpKind::Kernel as usize],
@@ -232,6 +297,12 @@ pub(crate) fn analyze_device(
             graphs: by_kind[OpKind::Graph as usize],
             classes,
             host_detail,
+            host_scale,
+            copies: if cfg.stream.is_some() {
+                Vec::new()
+            } else {
+                copy_summaries(tl, pid, device)
+            },
         },
         streams: stream_view(tl, dev_ops, &ev),
         detail: keep_detail.then(|| DeviceDetail {
@@ -247,6 +318,37 @@ pub(crate) fn analyze_device(
         hist,
         heap,
     }
+}
+
+/// The copies of (pid, device) from the timeline's memcpy totals, most
+/// time first.
+fn copy_summaries(tl: &Timeline, pid: u32, device: u16) -> Vec<CopySummary> {
+    let mut v: Vec<CopySummary> = tl
+        .copies
+        .iter()
+        .filter(|c| (c.pid, c.device) == (pid, device))
+        .map(|c| {
+            let name = tl.name(crate::nsys::NameRef::memcpy(c.copy_kind));
+            CopySummary {
+                direction: name.strip_prefix("memcpy ").unwrap_or(name).to_string(),
+                pageable: c.pageable,
+                count: c.count,
+                bytes: c.bytes,
+                duration_ns: c.duration_ns,
+                bytes_per_s: c.bytes.filter(|_| c.duration_ns > 0).map(|b| {
+                    (u128::from(b) * 1_000_000_000 / c.duration_ns as u128)
+                        .min(u128::from(u64::MAX)) as u64
+                }),
+            }
+        })
+        .collect();
+    v.sort_by(|a, b| {
+        b.duration_ns
+            .cmp(&a.duration_ns)
+            .then_with(|| a.direction.cmp(&b.direction))
+            .then_with(|| a.pageable.cmp(&b.pageable))
+    });
+    v
 }
 
 /// Merged busy runs of the ops passing `keep`.

@@ -1,8 +1,9 @@
 //! Which stretch of the timeline to draw, decided in this one place:
 //! `--window` (relative to the first GPU op), else the first
 //! [`TIMELINE_NVTX_INSTANCES`] `--nvtx` instances projected on the GPU, else
-//! the busiest stretch by kernel time ([`busiest_window`], a pure function
-//! over intervals).
+//! the stretch holding the most idle time of the largest class (when the
+//! report kept its gaps), else the busiest stretch by kernel time
+//! ([`busiest_window`], a pure function over intervals).
 
 use super::model::GapReport;
 use crate::error::InputError;
@@ -97,6 +98,10 @@ pub fn timeline_window(
         .filter(|o| scope.selects(o))
         .map(|o| (o.start_ns, o.end_ns, o.kind))
         .collect();
+    let choice = match choice {
+        WindowChoice::Busiest { .. } => idle_window(report, &ops).unwrap_or(choice),
+        other => other,
+    };
     choose_window(&choice, &ops).ok_or_else(|| {
         InputError::new(match window_rel_ns {
             Some(_) => "--window: the end must be after the start".to_string(),
@@ -104,6 +109,44 @@ pub fn timeline_window(
                 "no GPU op with a positive duration to draw (check --device/--stream)".to_string()
             }
         })
+    })
+}
+
+/// The default window when the report kept its gaps: the stretch holding
+/// the most idle time of the largest class (an all-busy stretch shows
+/// nothing of why the GPU idled). Its width is the busiest-stretch width
+/// ([`default_busy_width`]) or, when the longest gap of that class is
+/// longer, 5/4 of that gap, so the ops on both sides of it are drawn.
+fn idle_window(report: &GapReport, ops: &[(i64, i64, OpKind)]) -> Option<WindowChoice> {
+    let gaps = report.gaps.as_ref()?;
+    let mut totals = super::ClassTotals::default();
+    for d in &report.devices {
+        for c in super::GapClass::ALL {
+            let t = d.classes.get(c);
+            totals.0[c as usize].count += t.count;
+            totals.0[c as usize].total_ns += t.total_ns;
+        }
+    }
+    let class = totals.dominant()?;
+    let idle: Vec<(i64, i64)> = gaps
+        .iter()
+        .filter(|g| g.class == class)
+        .map(|g| (g.start_ns, g.end_ns))
+        .collect();
+    let longest = idle.iter().map(|g| g.1 - g.0).max()?;
+    let is_kernel = |k: OpKind| matches!(k, OpKind::Kernel | OpKind::Graph);
+    let kernels = ops.iter().any(|o| is_kernel(o.2));
+    let busy: Vec<(i64, i64)> = ops
+        .iter()
+        .filter(|o| !kernels || is_kernel(o.2))
+        .map(|o| (o.0, o.1))
+        .collect();
+    let width = default_busy_width(&busy).max(longest.saturating_add(longest / 4));
+    let (start_ns, end_ns) = busiest_window(&idle, width)?;
+    Some(WindowChoice::Chosen {
+        start_ns,
+        end_ns,
+        how: format!("stretch with the most {} idle", class.label()),
     })
 }
 

@@ -80,6 +80,34 @@ pub fn is_kineto_trace(path: &Path) -> bool {
     looks_like_json_or_gzip(path) && (has(b"\"traceEvents\"") || has(b"\"schemaVersion\""))
 }
 
+/// True when the first 64 KiB of `path`'s JSON (gzip decoded, at most
+/// 64 KiB read from either) name `traceEvents` or Kineto's
+/// `schemaVersion`: the content check of a directory search, where any
+/// `.json` or `.gz` file may lie (reports, archives).
+pub fn holds_trace(path: &Path) -> bool {
+    const HEAD: u64 = 64 << 10;
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut raw = BufReader::new(file);
+    let gzip = raw.fill_buf().is_ok_and(|b| b.starts_with(&[0x1f, 0x8b]));
+    let mut head = Vec::new();
+    let read = if gzip {
+        flate2::bufread::MultiGzDecoder::new(raw)
+            .take(HEAD)
+            .read_to_end(&mut head)
+    } else {
+        raw.take(HEAD).read_to_end(&mut head)
+    };
+    // A truncated head (a cut gzip) still shows its first bytes.
+    if read.is_err() && head.is_empty() {
+        return false;
+    }
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
+    let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+    first == Some(&b'{') && (has(b"\"traceEvents\"") || has(b"\"schemaVersion\""))
+}
+
 /// Opens `path` as a buffered, bounded JSON byte stream; gzip is decoded on
 /// the fly. Returns the stream and whether it was gzip.
 pub fn open(path: &Path) -> io::Result<(BufReader<Bounded>, bool)> {

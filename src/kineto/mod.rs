@@ -20,7 +20,7 @@ pub use event::SyncKind;
 pub use event::{DeviceProps, DistributedInfo};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
-use crate::timeline::{ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts};
+use crate::timeline::{CopyTotal, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts};
 use serde::de::DeserializeSeed;
 use std::path::{Path, PathBuf};
 
@@ -268,6 +268,7 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
             gpus: Vec::new(),
         },
     };
+    let copies = CopyTotal::from_ops(&joined.ops);
     let timeline = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
@@ -276,6 +277,10 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         waits: std::mem::take(&mut c.waits),
         host_spans: Vec::new(),
         nvtx: std::mem::take(&mut c.ranges),
+        // Kineto memcpy events carry bytes in `args`, but the collector does
+        // not keep them yet: totals from the ops, bytes unknown (a
+        // copy-bound verdict then says the bytes are not in the trace).
+        copies,
         graph_trace: joined.graph_trace,
         graph_launches: joined.graph_launches,
         nested_api_rows: joined.nested_api_rows,

@@ -213,9 +213,13 @@ fn read_sync_rows(
 /// blocking copy is already a sync (with its thread), a query
 /// (`cudaEventQuery`, which nsys records as an event synchronisation) or
 /// `cudaStreamWaitEvent` never blocks. Only rows without their call are
-/// kept, decoded by `syncType` per export version, thread unknown
-/// ([`NO_TID`]). `api` is sorted by (pid, correlation id); `runtime` holds
-/// the syncs read from the API tables.
+/// kept, thread unknown ([`NO_TID`]), when their `syncType` blocks: what a
+/// code means is learnt from the export itself — the rows of that code
+/// whose call is present say whether it is a synchronize (a sync call) or
+/// not (any other call), the majority deciding — and only a code with no
+/// such row falls back to the per-version table ([`SyncDecode`]). `api` is
+/// sorted by (pid, correlation id); `runtime` holds the syncs read from the
+/// API tables.
 pub(super) fn resolve_sync_rows(
     rows: &[SyncRow],
     decode: SyncDecode,
@@ -224,15 +228,31 @@ pub(super) fn resolve_sync_rows(
 ) -> Vec<SyncCall> {
     let mut known: Vec<(u32, u32)> = runtime.iter().map(|s| (s.pid, s.correlation_id)).collect();
     known.sort_unstable();
+    // Per row: Some(true) joined to a sync call, Some(false) joined to
+    // another call, None without its call.
+    let joined = |r: &SyncRow| -> Option<bool> {
+        let key = (r.pid, r.correlation_id);
+        if r.correlation_id == 0 {
+            None
+        } else if known.binary_search(&key).is_ok() {
+            Some(true)
+        } else if api
+            .binary_search_by_key(&key, |a| (a.pid, a.correlation_id))
+            .is_ok()
+        {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let learnt = learn_sync_codes(rows.iter().map(|r| (r.sync_type, joined(r))));
     rows.iter()
         .filter(|r| {
-            let key = (r.pid, r.correlation_id);
-            let has_call = r.correlation_id != 0
-                && (known.binary_search(&key).is_ok()
-                    || api
-                        .binary_search_by_key(&key, |a| (a.pid, a.correlation_id))
-                        .is_ok());
-            !has_call && decode.blocks(r.sync_type)
+            joined(r).is_none()
+                && learnt
+                    .iter()
+                    .find(|c| c.0 == r.sync_type)
+                    .map_or_else(|| decode.blocks(r.sync_type), |c| c.1 > c.2)
         })
         .map(|r| SyncCall {
             pid: r.pid,
@@ -244,6 +264,31 @@ pub(super) fn resolve_sync_rows(
             name: NameRef::UNKNOWN,
         })
         .collect()
+}
+
+/// What the export says each `syncType` code means, from its rows whose
+/// call is present: (code, rows joined to a sync call, rows joined to
+/// another call), for the codes with at least one such row.
+fn learn_sync_codes(
+    rows: impl Iterator<Item = (Option<i64>, Option<bool>)>,
+) -> Vec<(Option<i64>, u64, u64)> {
+    let mut codes: Vec<(Option<i64>, u64, u64)> = Vec::new();
+    for (code, joined) in rows {
+        let Some(is_sync) = joined else { continue };
+        let i = match codes.iter().position(|c| c.0 == code) {
+            Some(i) => i,
+            None => {
+                codes.push((code, 0, 0));
+                codes.len() - 1
+            }
+        };
+        if is_sync {
+            codes[i].1 += 1;
+        } else {
+            codes[i].2 += 1;
+        }
+    }
+    codes
 }
 
 /// Reads an OS-runtime or profiler-overhead table (`start`, `end`,
@@ -368,4 +413,65 @@ pub(super) fn read_nvtx(
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(code: i64, correlation_id: u32) -> SyncRow {
+        SyncRow {
+            pid: 1,
+            correlation_id,
+            start_ns: 100,
+            end_ns: 200,
+            sync_type: Some(code),
+        }
+    }
+
+    fn call(correlation_id: u32) -> ApiCall {
+        ApiCall {
+            start_ns: 90,
+            end_ns: 210,
+            pid: 1,
+            tid: 1,
+            correlation_id,
+            name: NameRef(0),
+        }
+    }
+
+    #[test]
+    fn a_sync_type_means_what_the_export_joins_it_to() {
+        let sync = SyncCall {
+            pid: 1,
+            tid: 1,
+            start_ns: 90,
+            end_ns: 210,
+            correlation_id: 1,
+            pageable: false,
+            name: NameRef(0),
+        };
+        // Code 2 joins to a sync call (corr 1: `cudaStreamSynchronize`, as
+        // in the 2025.1.1 and 2025.5.2 exports), code 1 to another call
+        // (corr 2: `cudaEventQuery`, as 2 does in 2023.1.2); rows 3 and 4
+        // have no call. The CUPTI table would call 2 a stream-wait-event
+        // (not blocking): the join says it blocks, so row 3 is kept; row 4
+        // (code 1) does not block. A code no joined row explains (5) falls
+        // back to the table (CUPTI: every code but 2 blocks).
+        let rows = [row(2, 1), row(1, 2), row(2, 3), row(1, 4), row(5, 0)];
+        let api = [call(2)];
+        let cupti = SyncDecode::Cupti { wait_event: 2 };
+        let kept: Vec<u32> = resolve_sync_rows(&rows, cupti, &api, &[sync])
+            .iter()
+            .map(|s| s.correlation_id)
+            .collect();
+        assert_eq!(kept, vec![3, 0]);
+        // The legacy table calls every code blocking; the join still says
+        // code 1 is a query.
+        let kept: Vec<u32> = resolve_sync_rows(&rows, SyncDecode::Legacy, &api, &[sync])
+            .iter()
+            .map(|s| s.correlation_id)
+            .collect();
+        assert_eq!(kept, vec![3, 0]);
+    }
 }

@@ -78,6 +78,7 @@ pub fn read_timeline(
         .map(|a| (a.pid, a.start_ns))
         .collect();
     waits.sort_unstable();
+    let copies = super::copies::read_copy_totals(&conn, path, &schema, host.pageable_kind)?;
     let mut nvtx = host.nvtx;
     nvtx.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
     Ok(Timeline::from_parts(TimelineParts {
@@ -88,6 +89,7 @@ pub fn read_timeline(
         waits,
         host_spans: host.host_spans,
         nvtx,
+        copies,
         graph_trace: joined.graph_trace,
         graph_launches: joined.graph_launches,
         nested_api_rows: joined.nested_api_rows,

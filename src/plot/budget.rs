@@ -56,7 +56,8 @@ impl BudgetInput {
             bars.push(bar(format!("#{}", i + 1), s));
         }
         Ok(BudgetInput {
-            title: format!("`{}` step budget on {}", r.pattern, r.gpu.name),
+            // Plain text: a chart title is not Markdown.
+            title: format!("Step budget of the {} range on {}", r.pattern, r.gpu.name),
             bars,
             bound_is_lower: m.lower_bound_launches > 0,
         })
@@ -107,8 +108,9 @@ pub struct BudgetChart {
     pub y: LinearAxis,
     /// Time ticks.
     pub y_ticks: Vec<Tick>,
-    /// Bar labels with their centre x, in pixels.
-    pub labels: Vec<(i32, String)>,
+    /// The bar labels that fit under the axis without overlapping (the
+    /// median's first), as drawn.
+    pub labels: Vec<super::extent::PlacedText>,
     /// Segments, bar by bar, bottom first (zero parts left out).
     pub segments: Vec<BarSegment>,
     /// Legend: each part present in some bar, with the median step's time.
@@ -198,7 +200,7 @@ impl BudgetChart {
             plot,
             y,
             y_ticks,
-            labels,
+            labels: super::ticks::fitting_x_labels(&labels, plot.bottom)?,
             segments,
             legend,
         })
@@ -222,12 +224,9 @@ impl Chart for BudgetChart {
         for s in &self.segments {
             draw::fill_rect(area, s.rect, part_color(&s.part), 1.0)?;
         }
-        // Labels only where they fit: the median always, then every k-th.
-        let every = (self.labels.len() / 12).max(1);
-        for (i, (x, l)) in self.labels.iter().enumerate() {
-            if i == 0 || i % every == 0 {
-                draw::x_tick(area, *x, p.bottom, l)?;
-            }
+        // Labels only where they fit (decided in `build`).
+        for l in &self.labels {
+            draw::x_tick(area, l.pos.0, p.bottom, &l.text)?;
         }
         draw::outline_rect(area, p, style::INK, 1)?;
         draw::axis_titles(area, p, "step (median first, then in order)", "time")?;

@@ -155,8 +155,9 @@ impl GapHistogram {
             per_class[c].0 += 1;
             per_class[c].1 += g.duration_ns;
         }
+        let cap = axis_cap(&bins);
         let max_time = bins.iter().map(Bin::total_time_ns).fold(0.0, f64::max);
-        let y = LinearAxis::nice(0.0, max_time.max(1.0), 6);
+        let y = LinearAxis::nice(0.0, cap.unwrap_or(max_time).max(1.0), 6);
         let x_ticks = x.decade_ticks(|e| decade_si(e - 9, "s"));
         let y_ticks = y.ticks(|v| if v == 0.0 { "0".into() } else { duration_ns(v) });
 
@@ -183,6 +184,12 @@ impl GapHistogram {
         let mut counts = Vec::new();
         for b in &bins {
             let (l, r) = (x_px(b.lo_ns) + 1, x_px(b.hi_ns) - 1);
+            // A bar above the cut is drawn to the top of the frame, its
+            // classes in proportion, and says its idle time above it.
+            let scale = match cap {
+                Some(_) if b.total_time_ns() > y.max => y.max / b.total_time_ns(),
+                _ => 1.0,
+            };
             let mut below = 0.0f64;
             let mut bottom = y_px(0.0);
             for ((c, &n), &t) in GapClass::ALL.iter().zip(&b.counts).zip(&b.time_ns) {
@@ -192,7 +199,7 @@ impl GapHistogram {
                 // Many short gaps can hold little idle time: every non-empty
                 // segment gets at least MIN_SEGMENT_PX so it stays visible
                 // next to a bin of a few long gaps.
-                let top = y_px(below + t).min(bottom - MIN_SEGMENT_PX);
+                let top = y_px((below + t) * scale).min(bottom - MIN_SEGMENT_PX);
                 segments.push(Segment {
                     rect: Rect {
                         left: l,
@@ -206,7 +213,16 @@ impl GapHistogram {
                 bottom = top;
             }
             if b.total() > 0 {
-                counts.push((((l + r) / 2, bottom - 4), b.total().to_string()));
+                let text = if scale < 1.0 {
+                    format!(
+                        "{} gaps, {} (bar cut)",
+                        b.total(),
+                        duration_ns(b.total_time_ns())
+                    )
+                } else {
+                    b.total().to_string()
+                };
+                counts.push((((l + r) / 2, bottom - 4), text));
             }
         }
         let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
@@ -214,9 +230,17 @@ impl GapHistogram {
             size_px: style::HISTOGRAM_SIZE_PX,
             title: input.title.clone(),
             subtitle: format!(
-                "{} idle gaps, {} idle in total",
+                "{} idle gaps, {} idle in total{}",
                 valid.len(),
-                duration_ns(total)
+                duration_ns(total),
+                if cap.is_some() {
+                    format!(
+                        "; idle-time axis cut at {} so the other bars stay readable",
+                        duration_ns(y.max)
+                    )
+                } else {
+                    String::new()
+                }
             ),
             plot,
             x,
@@ -229,6 +253,25 @@ impl GapHistogram {
             legend,
             skipped,
         })
+    }
+}
+
+/// A bin holding more than this many times the idle time of the next
+/// largest makes the idle-time axis cut.
+pub const DOMINANT_BIN_RATIO: f64 = 5.0;
+
+/// Where the idle-time axis stops when one bin dominates: at
+/// [`DOMINANT_BIN_RATIO`] / 2 × the second-largest bin, so that bin fills
+/// 40 % of the height and the dominant bar is cut at the top (with its
+/// time written above it); `None` when no bin dominates.
+fn axis_cap(bins: &[Bin]) -> Option<f64> {
+    let mut totals: Vec<f64> = bins.iter().map(Bin::total_time_ns).collect();
+    totals.sort_by(|a, b| b.total_cmp(a));
+    match totals.as_slice() {
+        [first, second, ..] if *second > 0.0 && *first > DOMINANT_BIN_RATIO * second => {
+            Some(second * DOMINANT_BIN_RATIO / 2.0)
+        }
+        _ => None,
     }
 }
 
@@ -348,5 +391,44 @@ mod tests {
         assert!(height(&h.segments[0]) > height(&h.segments[1]));
         assert_eq!(h.bins[0].total_time_ns(), 3_400.0);
         assert_eq!(h.counts[0].1, "2");
+    }
+
+    #[test]
+    fn one_dominant_bin_cuts_the_axis_and_keeps_the_others_readable() {
+        // One 1.6 s gap and twenty gaps of 2 µs (40 µs): on a linear axis
+        // to 1.6 s the short bin would be 3 px high. The axis is cut at
+        // 2.5 × 40 µs = 100 µs (rounded up to a nice value), the short bin
+        // fills 40 % of the frame or more, the long bar reaches the top.
+        let mut gaps = vec![GapSample {
+            duration_ns: 1.6e9,
+            class: GapClass::HostBound,
+        }];
+        gaps.extend((0..20).map(|_| GapSample {
+            duration_ns: 2_000.0,
+            class: GapClass::LaunchLatency,
+        }));
+        let h = GapHistogram::build(&HistogramInput {
+            title: "t".into(),
+            gaps,
+            edges_ns: crate::gaps::HIST_EDGES_NS.to_vec(),
+        })
+        .unwrap();
+        assert!(h.y.max >= 100_000.0 && h.y.max < 1e6, "{}", h.y.max);
+        let height = |c: GapClass| -> i32 {
+            h.segments
+                .iter()
+                .filter(|s| s.class == c)
+                .map(|s| s.rect.bottom - s.rect.top)
+                .sum()
+        };
+        // At least a quarter of the frame (40 % before the axis is rounded).
+        assert!(height(GapClass::LaunchLatency) * 4 >= h.plot.height());
+        assert_eq!(height(GapClass::HostBound), h.plot.height());
+        assert!(
+            h.counts.iter().any(|c| c.1 == "1 gaps, 1.60 s (bar cut)"),
+            "{:?}",
+            h.counts
+        );
+        assert!(h.subtitle.contains("axis cut at"));
     }
 }

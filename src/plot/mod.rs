@@ -32,6 +32,7 @@ pub mod labels;
 pub mod projection;
 pub mod roofline;
 pub mod style;
+pub mod ticks;
 pub mod timeline;
 
 use plotters::coord::Shift;

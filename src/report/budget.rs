@@ -6,7 +6,7 @@ use super::table::Table;
 use super::{Format, Render, RenderOptions};
 use crate::budget::{
     part_label, BoundSource, BudgetReport, StepBudget, BOUND, IDLE_PREFIX, MEMCPY, MEMSET,
-    SHORTFALL,
+    OUTLIER_FACTOR, SHORTFALL,
 };
 use crate::units::{duration_ns, ellipsize, percent};
 
@@ -232,11 +232,51 @@ fn coverage_line(r: &BudgetReport) -> String {
 }
 
 fn fix_lines(r: &BudgetReport) -> Vec<String> {
-    r.fix_first
+    let mut lines: Vec<String> = r
+        .fix_first
         .iter()
         .enumerate()
         .map(|(i, f)| format!("{}. {}", i + 1, f.text))
-        .collect()
+        .collect();
+    if let Some(o) = outlier_line(r) {
+        lines.push(o);
+    }
+    lines
+}
+
+/// The outlier steps by name, or `None` when there are none.
+fn outlier_line(r: &BudgetReport) -> Option<String> {
+    let m = r.median_step.and_then(|i| r.steps.get(i))?;
+    if r.outlier_steps.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = r
+        .outlier_steps
+        .iter()
+        .take(5)
+        .filter_map(|&i| r.steps.get(i).map(|s| (i, s)))
+        .map(|(i, s)| {
+            format!(
+                "#{i} `{}` {}",
+                ellipsize(r.text(s), 40),
+                dur(s.step_ns as f64)
+            )
+        })
+        .collect();
+    let more = r.outlier_steps.len().saturating_sub(named.len());
+    Some(format!(
+        "left out: {} outlier step{} longer than {} × the median step ({}): {}{}",
+        r.outlier_steps.len(),
+        if r.outlier_steps.len() == 1 { "" } else { "s" },
+        OUTLIER_FACTOR,
+        dur(m.step_ns as f64),
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ))
 }
 
 fn table(r: &BudgetReport, o: &RenderOptions) -> String {
@@ -258,7 +298,7 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
             ));
         }
     }
-    if !r.fix_first.is_empty() {
+    if !r.fix_first.is_empty() || !r.outlier_steps.is_empty() {
         out.push_str("\nfix first:\n");
         for l in fix_lines(r) {
             out.push_str(&format!("  {l}\n"));
@@ -319,7 +359,7 @@ fn csv_row(i: usize, text: &str, s: &StepBudget, names: &[&str]) -> String {
 
 fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
     let mut out = format!("**{}**\n\n{}\n\n", verdict(r), source_phrase(r));
-    if !r.fix_first.is_empty() {
+    if !r.fix_first.is_empty() || !r.outlier_steps.is_empty() {
         out.push_str("**Fix first**\n\n");
         for l in fix_lines(r) {
             out.push_str(&format!("{l}\n"));

@@ -1,11 +1,13 @@
 //! Renderers of the gap report: aligned table, CSV, Markdown (verdict first,
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
+pub use super::gaps_verdict::verdict;
+use super::gaps_verdict::{call_family, dur, frac, host_detail, sum_classes};
 use super::table::Table;
 use super::{Format, Render, RenderOptions};
-use crate::gaps::{ClassTotals, DetailTotals, GapClass, GapReport, HostDetail, TopGap};
+use crate::gaps::model::DetailTotals;
+use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail, TopGap};
 use crate::units::ellipsize;
-use crate::units::{duration_ns, percent};
 
 /// At most this many longest gaps in Markdown (the JSON has them all).
 const MARKDOWN_TOP_GAPS: usize = 50;
@@ -28,162 +30,6 @@ pub fn json(r: &GapReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
     v
-}
-
-fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
-    let mut t = ClassTotals::default();
-    for c in it {
-        for (i, x) in c.0.iter().enumerate() {
-            t.0[i].count += x.count;
-            t.0[i].total_ns += x.total_ns;
-        }
-    }
-    t
-}
-
-/// One line: how idle the GPU was and the main reason. With `--nvtx`, per
-/// range instance ("2.10 ms/step idle (median of 40 `decode`), 71.0 % host-bound").
-pub fn verdict(r: &GapReport) -> String {
-    let (idle, classes) = match &r.ranges {
-        Some(rr) if !rr.instances.is_empty() => {
-            let idle: i64 = rr.instances.iter().map(|i| i.idle_ns).sum();
-            let head = format!(
-                "GPU idle {} per `{}` range (median of {}, GPU window {})",
-                dur(rr.idle_ns.median),
-                rr.pattern,
-                rr.instances.len(),
-                dur(rr.gpu_window_ns.median)
-            );
-            return with_reason(head, idle, &rr.classes, None, None);
-        }
-        _ => (
-            r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
-            sum_classes(r.devices.iter().map(|d| &d.classes)),
-        ),
-    };
-    let span: i64 = r.devices.iter().map(|d| d.span_ns).sum();
-    let n = r.devices.len();
-    let head = format!(
-        "GPU idle {} of {}{}{}",
-        percent(if span > 0 {
-            idle as f64 / span as f64
-        } else {
-            0.0
-        }),
-        duration_ns(span as f64),
-        if n > 1 {
-            format!(" summed over {n} process/device pairs")
-        } else {
-            String::new()
-        },
-        busy_note(r)
-    );
-    with_reason(head, idle, &classes, Some(&host_detail(r)), r.nvtx_hint())
-}
-
-/// The host-bound detail summed over devices.
-fn host_detail(r: &GapReport) -> DetailTotals {
-    let mut t = DetailTotals::default();
-    for d in &r.devices {
-        t.merge(&d.host_detail);
-    }
-    t
-}
-
-/// " (busy: 97.7 % copies)" when copies or memsets, not kernels, kept the
-/// GPU busy: a copy-bound GPU is not "busy computing".
-fn busy_note(r: &GapReport) -> String {
-    let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
-    let kernels: i64 = r.devices.iter().map(|d| d.kernel_busy_ns).sum();
-    let copies: i64 = r.devices.iter().map(|d| d.copy_busy_ns).sum();
-    if busy > 0 && copies > kernels {
-        format!(
-            " (busy {}: {} copies, {} kernels)",
-            dur(busy),
-            frac(copies, busy),
-            frac(kernels, busy)
-        )
-    } else {
-        String::new()
-    }
-}
-
-/// The verdict's tail: the largest class and its fix; for host-bound, the
-/// fix of the largest thing the host did.
-fn with_reason(
-    head: String,
-    idle: i64,
-    classes: &ClassTotals,
-    detail: Option<&DetailTotals>,
-    nvtx: Option<(&str, &'static str)>,
-) -> String {
-    let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
-    match classes.dominant() {
-        // "Unattributed" says the export cannot tell; when it leads, also
-        // name the largest class among the gaps that can be explained.
-        Some(GapClass::Unattributed) if idle > 0 => {
-            let mut explained = *classes;
-            explained.0[GapClass::Unattributed as usize] = Default::default();
-            match explained.dominant() {
-                Some(c) => format!(
-                    "{head}, {} unattributed (no launch row), then {} {}",
-                    share(GapClass::Unattributed),
-                    share(c),
-                    c.label()
-                ),
-                None => format!(
-                    "{head}, {} unattributed (no launch row)",
-                    share(GapClass::Unattributed)
-                ),
-            }
-        }
-        Some(GapClass::HostBound) if idle > 0 => {
-            let hb = classes.get(GapClass::HostBound).total_ns;
-            match detail.and_then(|d| d.dominant().map(|k| (k, d.get(k).total_ns))) {
-                Some((HostDetail::Nvtx, ns)) if nvtx.is_some() => {
-                    let (text, fix) = nvtx.unwrap_or_default();
-                    format!(
-                        "{head}, {} host-bound; fix first: {fix} ({}, e.g. `{}`: {} of {} host-bound)",
-                        share(GapClass::HostBound),
-                        HostDetail::Nvtx.label(),
-                        ellipsize(text.split(',').next().unwrap_or(text), 48),
-                        dur(ns),
-                        dur(hb)
-                    )
-                }
-                Some((k, ns)) => format!(
-                    "{head}, {} host-bound; fix first: {} ({}: {} of {} host-bound)",
-                    share(GapClass::HostBound),
-                    k.fix(),
-                    k.label(),
-                    dur(ns),
-                    dur(hb)
-                ),
-                None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
-            }
-        }
-        Some(c) if idle > 0 => format!(
-            "{head}, {} {}; fix first: {} ({} of {} idle)",
-            share(c),
-            c.label(),
-            c.fix(),
-            dur(classes.get(c).total_ns),
-            dur(idle)
-        ),
-        _ => head,
-    }
-}
-
-fn frac(a: i64, b: i64) -> String {
-    percent(if b > 0 { a as f64 / b as f64 } else { 0.0 })
-}
-
-fn dur(ns: i64) -> String {
-    if ns == 0 {
-        "0".to_string()
-    } else {
-        duration_ns(ns as f64)
-    }
 }
 
 fn class_header(h: &mut Vec<&'static str>) {
@@ -283,8 +129,9 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
             "call duration",
             "what the host did",
             "NVTX",
+            "fix",
         ],
-        &[5, 6, 7, 8, 11, 12],
+        &[5, 6, 7, 8, 11, 12, 13],
     );
     for (i, g) in gaps.iter().enumerate() {
         t.push(vec![
@@ -306,10 +153,35 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
             g.host
                 .as_ref()
                 .map_or("-".to_string(), |h| ellipsize(h, name_width + 24)),
-            g.nvtx_id.map_or("-".to_string(), name),
+            nvtx_cell(r, g, name_width),
+            r.gap_fix(g).to_string(),
         ]);
     }
     t
+}
+
+/// The NVTX ranges of the launching thread inside the gap with their
+/// share of it (`MPI_Recv 36.0 ms (18.4 %)`), else the innermost range
+/// around the launch call, else `-`.
+fn nvtx_cell(r: &GapReport, g: &TopGap, name_width: usize) -> String {
+    if g.ranges.is_empty() {
+        return g
+            .nvtx_id
+            .map_or("-".to_string(), |id| ellipsize(r.name(id), name_width));
+    }
+    let parts: Vec<String> = g
+        .ranges
+        .iter()
+        .map(|x| {
+            format!(
+                "{} {} ({})",
+                ellipsize(r.name(x.text_id), name_width),
+                dur(x.ns),
+                frac(x.ns, g.duration_ns)
+            )
+        })
+        .collect();
+    parts.join(", ")
 }
 
 fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
@@ -422,13 +294,17 @@ fn host_table(r: &GapReport) -> Option<Table> {
         ],
         &[0, 4],
     );
-    let nvtx_fix = r.nvtx_hint().map(|h| h.1);
+    let nvtx_fix = r.nvtx_hint().map(|h| h.family.fix());
     for k in HostDetail::ALL {
         let x = t.get(k);
         if x.count > 0 {
-            let fix = nvtx_fix
-                .filter(|_| k == HostDetail::Nvtx)
-                .unwrap_or(k.fix());
+            let fix = match k {
+                HostDetail::Nvtx => nvtx_fix.unwrap_or(k.fix()),
+                HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
+                    call_family(r, k).map_or(k.fix(), CallFamily::fix)
+                }
+                _ => k.fix(),
+            };
             tab.push(vec![
                 k.label().into(),
                 x.count.to_string(),

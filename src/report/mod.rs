@@ -8,6 +8,7 @@ pub mod budget_projection;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
+mod gaps_verdict;
 pub mod gpu_list;
 pub mod multi;
 pub mod parquet;

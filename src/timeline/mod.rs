@@ -287,6 +287,9 @@ pub struct Timeline {
     pub host_spans: Vec<HostSpan>,
     /// Closed NVTX ranges sorted by (pid, start) (whenever the export has them).
     pub nvtx: Vec<NvtxRange>,
+    /// Memcpy totals per (pid, device, `copyKind`, pageable), sorted; empty
+    /// when the reader has no per-copy bytes.
+    pub copies: Vec<CopyTotal>,
     /// How graphs were traced.
     pub graph_trace: GraphTrace,
     /// Number of API calls that are `cudaGraphLaunch*`/`cuGraphLaunch*`.
@@ -365,6 +368,61 @@ fn memcpy_kind_name(k: u8) -> &'static str {
     }
 }
 
+/// The copies of one (process, device, `copyKind`, pageable or not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CopyTotal {
+    /// Process id.
+    pub pid: u32,
+    /// Device id.
+    pub device: u16,
+    /// `copyKind` (`ENUM_CUDA_MEMCPY_OPER`: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, …).
+    pub copy_kind: u8,
+    /// The host side is pageable memory (`srcKind` or `dstKind` is the
+    /// pageable code of `ENUM_CUDA_MEM_KIND`).
+    pub pageable: bool,
+    /// Number of copies.
+    pub count: u64,
+    /// Bytes moved, byte (`None` when the export has no `bytes` column).
+    pub bytes: Option<u64>,
+    /// Sum of the copies' durations on the GPU, ns.
+    pub duration_ns: i64,
+}
+
+impl CopyTotal {
+    /// Copy totals from the ops alone, bytes unknown: for a reader whose
+    /// copies carry no byte count it keeps (the count, direction, host
+    /// memory kind and time are still the evidence a copy-bound verdict
+    /// names). Sorted like the nsys totals.
+    pub fn from_ops(ops: &[GpuOp]) -> Vec<CopyTotal> {
+        let mut totals: Vec<CopyTotal> = Vec::new();
+        for op in ops.iter().filter(|o| o.kind == OpKind::Memcpy) {
+            // `NameRef::memcpy(k)` stores the copy kind below u32::MAX - 16.
+            let copy_kind = (u32::MAX - 16).saturating_sub(op.name.0).min(15) as u8;
+            let key = (op.pid, op.device, copy_kind, op.is_pageable());
+            match totals
+                .iter_mut()
+                .find(|c| (c.pid, c.device, c.copy_kind, c.pageable) == key)
+            {
+                Some(c) => {
+                    c.count += 1;
+                    c.duration_ns = c.duration_ns.saturating_add(op.end_ns - op.start_ns);
+                }
+                None => totals.push(CopyTotal {
+                    pid: op.pid,
+                    device: op.device,
+                    copy_kind,
+                    pageable: op.is_pageable(),
+                    count: 1,
+                    bytes: None,
+                    duration_ns: op.end_ns - op.start_ns,
+                }),
+            }
+        }
+        totals.sort_unstable();
+        totals
+    }
+}
+
 /// Everything a reader collected, before the name sets are derived:
 /// [`Timeline::from_parts`] turns it into a [`Timeline`].
 #[derive(Debug, Clone)]
@@ -383,6 +441,9 @@ pub struct TimelineParts {
     pub host_spans: Vec<HostSpan>,
     /// Closed ranges sorted by (pid, start).
     pub nvtx: Vec<NvtxRange>,
+    /// Memcpy totals per (pid, device, direction, pageable), sorted; empty
+    /// when the reader has no per-copy bytes.
+    pub copies: Vec<CopyTotal>,
     /// How graphs were traced.
     pub graph_trace: GraphTrace,
     /// Graph launch calls.
@@ -411,6 +472,7 @@ impl Timeline {
             waits: p.waits,
             host_spans: p.host_spans,
             nvtx: p.nvtx,
+            copies: p.copies,
             graph_trace: p.graph_trace,
             graph_launches: p.graph_launches,
             nested_api_rows: p.nested_api_rows,

@@ -373,7 +373,47 @@ fn plot_has_one_bar_per_step_plus_the_median() {
     assert_eq!(input.bars[0].label, "median");
     let chart = rooftrace::plot::BudgetChart::build(&input).unwrap();
     let svg = rooftrace::plot::render_svg(&chart).unwrap();
-    assert!(svg.contains("step budget"));
+    // A plain-text title: no Markdown backticks around the pattern.
+    assert!(
+        chart.title.starts_with("Step budget of the "),
+        "{}",
+        chart.title
+    );
+    assert!(!chart.title.contains('`'), "{}", chart.title);
+    assert!(svg.contains("Step budget of the "));
+    // The bar labels as drawn never overlap (boxes from the font's metrics).
+    assert_eq!(
+        rooftrace::plot::extent::first_overlap(&chart.labels).unwrap(),
+        None
+    );
+    assert_eq!(chart.labels[0].text, "median");
+}
+
+#[test]
+fn budget_chart_with_many_steps_keeps_only_labels_that_fit() {
+    // 48 bars (more than from_report draws): "#10" … "#47" under slots of
+    // about 17 px cannot all be drawn; the kept ones must not touch.
+    let bars: Vec<rooftrace::plot::BudgetBar> = (0..48)
+        .map(|i| rooftrace::plot::BudgetBar {
+            label: if i == 0 {
+                "median".into()
+            } else {
+                format!("#{i}")
+            },
+            parts: vec![(budget::BOUND.to_string(), 1000 + i)],
+        })
+        .collect();
+    let input = rooftrace::plot::BudgetInput {
+        title: "t".into(),
+        bars,
+        bound_is_lower: false,
+    };
+    let chart = rooftrace::plot::BudgetChart::build(&input).unwrap();
+    assert!(chart.labels.len() < 48, "{}", chart.labels.len());
+    assert_eq!(
+        rooftrace::plot::extent::first_overlap(&chart.labels).unwrap(),
+        None
+    );
 }
 
 #[test]

@@ -872,9 +872,14 @@ fn nvtx_pattern_matching_nothing_is_diagnosed_with_examples() {
     let d = r
         .diagnostics
         .iter()
-        .find(|d| d.starts_with("--nvtx `^forward` matches none"))
+        .find(|d| d.starts_with("--nvtx `^forward` matches no NVTX range"))
         .expect("a diagnostic for the empty match");
-    assert!(d.contains("`FSDP::inputs_to_device, op_id = "), "{d}");
+    // The most frequent ranges, with their counts: each op_id-tagged
+    // PyTorch range appears at most twice (once per rank); ties go by text.
+    assert!(
+        d.contains("the most frequent ranges are `aten::_to_copy, op_id = 317173` (2), `aten::add, op_id = 314359` (2)"),
+        "{d}"
+    );
 }
 
 #[test]
@@ -990,10 +995,10 @@ fn host_bound_inside_pytorch_ranges_names_the_pytorch_fix() {
         "{verdict}"
     );
     assert!(verdict.contains("torch.compile"), "{verdict}");
-    assert!(
-        verdict.contains("e.g. `aten::native_layer_norm`"),
-        "{verdict}"
-    );
+    // The PyTorch range covering most of the longest such gap: the outer
+    // `aten::layer_norm` (the `aten::native_layer_norm` nested in it covers
+    // less).
+    assert!(verdict.contains("e.g. `aten::layer_norm`"), "{verdict}");
     // The host-bound table's NVTX row carries the same fix.
     let row = out
         .lines()

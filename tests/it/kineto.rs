@@ -386,6 +386,38 @@ fn budget_takes_profiler_steps_as_its_steps() {
 }
 
 #[test]
+fn budget_without_nvtx_defaults_to_profiler_steps_only_where_the_trace_has_them() {
+    // sampled_rank-0 has ProfilerStep#551/#552 (raw JSON above): without
+    // --nvtx the steps are those two, figure for figure the same as with
+    // the explicit pattern, and the report says the default was used.
+    let path = trace("sampled_rank-0");
+    let p = path.to_str().unwrap();
+    let bound = ["--gpu", "a100-40gb", "--bytes-per-step", "1GB", "--format", "json"];
+    let explicit = json_of(&[&["budget", p, "--nvtx", r"ProfilerStep#\d+"], &bound[..]].concat());
+    let default = json_of(&[&["budget", p], &bound[..]].concat());
+    assert_eq!(default["steps"], explicit["steps"]);
+    assert_eq!(default["names"], explicit["names"]);
+    assert_eq!(default["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(default["pattern"], r"^ProfilerStep#\d+$");
+    let said = default["diagnostics"][0].as_str().unwrap();
+    assert!(said.contains("no --nvtx given") && said.contains("ProfilerStep#N"), "{said}");
+    assert!(!explicit["diagnostics"].to_string().contains("no --nvtx given"));
+    // simple_add has no ProfilerStep annotation (none in its raw JSON):
+    // no silent empty budget, exit 2 naming the file and what to give.
+    let plain = trace("simple_add");
+    assert!(profiler_steps(&raw_events(&plain)).is_empty());
+    let (code, _, err) = rooftrace(&["budget", plain.to_str().unwrap(), "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("simple_add.json.gz: no --nvtx given"), "{err}");
+    assert!(err.contains("give --nvtx REGEX"), "{err}");
+    // An nsys export has no default step: --nvtx stays required (exit 2).
+    let db = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let (code, _, err) = rooftrace(&["budget", db.to_str().unwrap(), "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--nvtx REGEX is required"), "{err}");
+}
+
+#[test]
 fn diff_of_a_trace_with_itself_and_with_its_own_gaps_json_is_unchanged() {
     let path = trace("sampled_rank-0");
     let p = path.to_str().unwrap();
@@ -407,6 +439,26 @@ fn diff_of_a_trace_with_itself_and_with_its_own_gaps_json_is_unchanged() {
     let busy = &ranks["nsys"]["total"]["busy_ns"];
     assert_eq!(busy["before"].as_f64(), Some(547_656_000.0));
     assert_eq!(busy["after"].as_f64(), Some(580_050_000.0));
+    // Each side says what it is: a PyTorch trace, not an nsys export.
+    assert_eq!(ranks["base"]["source"], "PyTorch trace");
+    assert_eq!(ranks["new"]["source"], "PyTorch trace");
+}
+
+#[test]
+fn diff_refuses_a_pytorch_trace_against_an_nsys_export_either_way() {
+    // Different profilers record different windows and host rows: span and
+    // idle would move with the tool, so the pair is bad input (exit 2),
+    // named side by side, in both orders.
+    let t = trace("sampled_rank-0");
+    let db = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let (t, db) = (t.to_str().unwrap(), db.to_str().unwrap());
+    for (base, new) in [(t, db), (db, t)] {
+        let (code, out, err) = rooftrace(&["diff", base, new]);
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty(), "{out}");
+        assert!(err.contains("(PyTorch trace)") && err.contains("(nsys export)"), "{err}");
+        assert!(err.contains("profile both runs the same way"), "{err}");
+    }
 }
 
 #[test]

@@ -6,7 +6,7 @@
 use super::common::fixture;
 use std::path::Path;
 
-const NSYS_FIX: &str = "give an .nsys-rep or the .sqlite from `nsys export --type=sqlite`";
+const NSYS_FIX: &str = "give an .nsys-rep, the .sqlite from `nsys export --type=sqlite`, or a PyTorch profiler trace (.json or .json.gz)";
 const NCU_FIX: &str =
     "give an ncu CSV (`ncu --csv --page raw ... > report.csv`) or an .ncu-rep report";
 
@@ -41,6 +41,10 @@ fn directories_where_a_file_is_expected_are_named_with_what_they_hold() {
     std::fs::create_dir(p.join("x.sqlite")).unwrap();
     std::fs::create_dir(p.join("notes")).unwrap();
     std::fs::write(p.join("notes/readme.txt"), "not a profile").unwrap();
+    // A .json and a .gz that are not PyTorch traces: searched by content,
+    // they do not count as timelines.
+    std::fs::write(p.join("notes/report.json"), r#"{"schema": "rooftrace.gaps/1"}"#).unwrap();
+    std::fs::write(p.join("notes/logs.gz"), gzip(b"{\"lines\": []}")).unwrap();
     std::fs::create_dir(p.join("csvs")).unwrap();
     std::fs::copy(
         fixture("ncu/sgemm_a100_printfp_details15.csv"),
@@ -60,7 +64,7 @@ fn directories_where_a_file_is_expected_are_named_with_what_they_hold() {
     assert_bad_input(
         p,
         &["gaps", "notes"],
-        &format!("notes: a directory with no .sqlite or .nsys-rep file in it; {NSYS_FIX}"),
+        &format!("notes: a directory with no .sqlite, .nsys-rep, or PyTorch trace (.json or .json.gz) file in it; {NSYS_FIX}"),
     );
     assert_bad_input(
         p,
@@ -161,4 +165,54 @@ fn calibrate_plot_with_nothing_measured_is_bad_input_and_writes_nothing() {
         "R.jsonl: nothing for --plot to draw: no sample with a positive FLOP/byte and FLOP/s, and no roof selected; leave out --plot, or run the harness again on an idle GPU",
     );
     assert!(!d.path().join("c.png").exists());
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(bytes).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn a_directory_given_to_gaps_yields_its_pytorch_traces_by_content() {
+    // A trace kept gzip under its usual name, one decompressed under a bare
+    // .json, beside a rooftrace JSON report and a gzip that is not JSON
+    // and a .txt: gaps DIR reads the two traces only, sorted by path.
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::create_dir_all(p.join("traces/rank1")).unwrap();
+    std::fs::copy(
+        fixture("kineto/sampled_rank-0.json.gz"),
+        p.join("traces/host_1.pt.trace.json.gz"),
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(
+            std::fs::File::open(fixture("kineto/sampled_rank-1.json.gz")).unwrap(),
+        ),
+        &mut raw,
+    )
+    .unwrap();
+    std::fs::write(p.join("traces/rank1/trace.json"), raw).unwrap();
+    std::fs::write(p.join("traces/report.json"), r#"{"schema": "rooftrace.gaps/1"}"#).unwrap();
+    std::fs::write(p.join("traces/logs.gz"), gzip(b"step 1 done")).unwrap();
+    std::fs::write(p.join("traces/notes.txt"), "not a profile").unwrap();
+    let (code, out, err) = run_in(p, &["gaps", "traces", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let inputs: Vec<(&str, i64)> = doc["inputs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["input"].as_str().unwrap(), i["rank"].as_i64().unwrap()))
+        .collect();
+    assert_eq!(
+        inputs,
+        [
+            ("traces/host_1.pt.trace.json.gz", 0),
+            ("traces/rank1/trace.json", 1)
+        ]
+    );
 }

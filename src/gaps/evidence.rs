@@ -1,0 +1,447 @@
+//! The evidence vocabulary of the gap report, and the one table that maps
+//! evidence to a fix (`docs/gaps.md`, "From evidence to a fix"): what the
+//! launching thread did inside a host-bound gap ([`HostDetail`]), which
+//! family a CUDA call belongs to ([`CallFamily`]), which family an NVTX
+//! range belongs to ([`RangeFamily`]) and how long the host-bound gaps are
+//! ([`Scale`]). A leaf: it imports nothing of the gap analysis, so the model,
+//! the sweep and the renderers all read the same words.
+
+use serde::Serialize;
+
+/// What the launching thread did while the GPU waited for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostDetail {
+    /// The launch call itself (launch overhead): the host issues one op at a time.
+    LaunchCall,
+    /// `cudaMalloc`/`cudaMallocAsync`/`cudaFree` and other allocation calls.
+    Alloc,
+    /// Other CUDA runtime/driver calls.
+    CudaApi,
+    /// OS runtime calls (`read`, `getc`, `fflush`, locks) outside any CUDA
+    /// call: traced with `--trace=osrt`.
+    OsRuntime,
+    /// Profiler overhead (`PROFILER_OVERHEAD`: buffer flushes): the profiler, not the program.
+    ProfilerOverhead,
+    /// No call: inside NVTX ranges of the thread (`MPI_Recv`, a user range).
+    Nvtx,
+    /// No call and no NVTX range: CPU work (Python, the framework).
+    CpuWork,
+}
+
+/// Number of [`HostDetail`]s.
+pub const N_DETAILS: usize = 7;
+
+impl HostDetail {
+    /// All details in display order.
+    pub const ALL: [HostDetail; N_DETAILS] = [
+        HostDetail::LaunchCall,
+        HostDetail::Alloc,
+        HostDetail::CudaApi,
+        HostDetail::OsRuntime,
+        HostDetail::ProfilerOverhead,
+        HostDetail::Nvtx,
+        HostDetail::CpuWork,
+    ];
+
+    /// The snake_case key used in JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            HostDetail::LaunchCall => "launch_call",
+            HostDetail::Alloc => "alloc",
+            HostDetail::CudaApi => "cuda_api",
+            HostDetail::OsRuntime => "os_runtime",
+            HostDetail::ProfilerOverhead => "profiler_overhead",
+            HostDetail::Nvtx => "nvtx",
+            HostDetail::CpuWork => "cpu_work",
+        }
+    }
+
+    /// A short human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            HostDetail::LaunchCall => "the launch call itself",
+            HostDetail::Alloc => "cudaMalloc/cudaFree",
+            HostDetail::CudaApi => "other CUDA API calls",
+            HostDetail::OsRuntime => "OS runtime calls",
+            HostDetail::ProfilerOverhead => "profiler overhead",
+            HostDetail::Nvtx => "inside an NVTX range",
+            HostDetail::CpuWork => "CPU work (no API call)",
+        }
+    }
+
+    /// What to do about it, when nothing finer is known (the call family,
+    /// the range family or the scale of the gaps decide first).
+    pub fn fix(self) -> &'static str {
+        match self {
+            HostDetail::LaunchCall => "CUDA graphs, or fewer, larger kernels (launch overhead)",
+            HostDetail::Alloc => CallFamily::Alloc.fix(),
+            HostDetail::CudaApi => CallFamily::Other.fix(),
+            HostDetail::OsRuntime => "overlap I/O with GPU work (prefetch, async I/O)",
+            HostDetail::ProfilerOverhead => "the profiler, not the program: ignore it",
+            HostDetail::Nvtx => "look inside the range: it is where the host spent the gap",
+            HostDetail::CpuWork => Scale::Mid.fix(false),
+        }
+    }
+}
+
+/// The human name of a host-detail key, as `rooftrace gaps` prints it: the
+/// detail's [`label`](HostDetail::label), or for a key this version does
+/// not know the key with spaces for underscores. JSON and CSV keep the keys.
+pub fn detail_label(key: &str) -> String {
+    HostDetail::ALL
+        .into_iter()
+        .find(|d| d.key() == key)
+        .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
+}
+
+/// The family of a CUDA runtime/driver call, each with its fix and the
+/// evidence that names it (the rows of `docs/gaps.md`'s evidence table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallFamily {
+    /// Kernel, copy or graph launches (`cudaLaunchKernel`, `cuLaunchKernel`, `cudaGraphLaunch`).
+    Launch,
+    /// Synchronous allocation (`cudaMalloc`, `cudaFree`, `cudaHostAlloc`, `cuMemAlloc`).
+    Alloc,
+    /// Stream-ordered allocation (`cudaMallocAsync`, `cudaFreeAsync`): the pool grew or shrank.
+    PoolAlloc,
+    /// Stream or event creation and destruction.
+    StreamEvent,
+    /// Module or library loading (`cuModuleLoad*`, `cuLibraryLoad*`, `cudaGetFuncBySymbol`).
+    ModuleLoad,
+    /// Host-side synchronisation (`*Synchronize`, `cudaEventQuery`/`cudaStreamQuery` polls).
+    Sync,
+    /// A blocking copy (`cudaMemcpy` without `Async`, `cuMemcpyDtoH`).
+    BlockingCopy,
+    /// CUDA graph construction (`cudaGraphInstantiate`, `cudaStreamBeginCapture`, `cudaGraphCreate`).
+    GraphBuild,
+    /// Any other CUDA call.
+    Other,
+}
+
+impl CallFamily {
+    /// The family of a runtime/driver function name (`_v7000`-style
+    /// version suffixes are ignored; the name is matched by prefix).
+    pub fn of(name: &str) -> CallFamily {
+        let has = |p: &str| name.starts_with(p);
+        let any = |ps: &[&str]| ps.iter().any(|p| name.starts_with(p));
+        if any(&[
+            "cudaMallocAsync",
+            "cudaFreeAsync",
+            "cuMemAllocAsync",
+            "cuMemFreeAsync",
+            "cudaMallocFromPoolAsync",
+            "cuMemAllocFromPoolAsync",
+        ]) {
+            CallFamily::PoolAlloc
+        } else if any(&[
+            "cudaMalloc",
+            "cudaFree",
+            "cudaHostAlloc",
+            "cudaHostRegister",
+            "cuMemAlloc",
+            "cuMemFree",
+            "cuMemHostAlloc",
+            "cuMemCreate",
+            "cuMemMap",
+            "cuMemHostRegister",
+        ]) {
+            CallFamily::Alloc
+        } else if any(&[
+            "cudaStreamCreate",
+            "cudaStreamDestroy",
+            "cudaEventCreate",
+            "cudaEventDestroy",
+            "cuStreamCreate",
+            "cuStreamDestroy",
+            "cuEventCreate",
+            "cuEventDestroy",
+        ]) {
+            CallFamily::StreamEvent
+        } else if any(&[
+            "cuModuleLoad",
+            "cuModuleGetFunction",
+            "cuLibraryLoad",
+            "cuLibraryGetKernel",
+            "cudaGetFuncBySymbol",
+            "cudaFuncGetAttributes",
+            "cuLinkComplete",
+            "cuLinkAddData",
+            "nvrtc",
+        ]) {
+            CallFamily::ModuleLoad
+        } else if name.contains("Synchronize")
+            || any(&[
+                "cudaEventQuery",
+                "cudaStreamQuery",
+                "cuEventQuery",
+                "cuStreamQuery",
+            ])
+        {
+            CallFamily::Sync
+        } else if any(&[
+            "cudaGraphInstantiate",
+            "cuGraphInstantiate",
+            "cudaStreamBeginCapture",
+            "cudaStreamEndCapture",
+            "cudaGraphCreate",
+            "cudaGraphAdd",
+            "cuGraphAdd",
+            "cuStreamBeginCapture",
+            "cuStreamEndCapture",
+            "cudaGraphExecUpdate",
+            "cuGraphExecUpdate",
+        ]) {
+            CallFamily::GraphBuild
+        } else if (has("cudaMemcpy") || has("cuMemcpy")) && !name.contains("Async") {
+            CallFamily::BlockingCopy
+        } else if any(&[
+            "cudaLaunch",
+            "cuLaunch",
+            "cudaGraphLaunch",
+            "cuGraphLaunch",
+            "cudaMemcpy",
+            "cuMemcpy",
+            "cudaMemset",
+            "cuMemset",
+        ]) {
+            CallFamily::Launch
+        } else {
+            CallFamily::Other
+        }
+    }
+
+    /// All families in display order.
+    pub const ALL: [CallFamily; 9] = [
+        CallFamily::Launch,
+        CallFamily::Alloc,
+        CallFamily::PoolAlloc,
+        CallFamily::StreamEvent,
+        CallFamily::ModuleLoad,
+        CallFamily::Sync,
+        CallFamily::BlockingCopy,
+        CallFamily::GraphBuild,
+        CallFamily::Other,
+    ];
+
+    /// A short human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            CallFamily::Launch => "launch calls",
+            CallFamily::Alloc => "allocation",
+            CallFamily::PoolAlloc => "stream-ordered allocation",
+            CallFamily::StreamEvent => "stream/event creation",
+            CallFamily::ModuleLoad => "module loading",
+            CallFamily::Sync => "host-side sync",
+            CallFamily::BlockingCopy => "blocking copy",
+            CallFamily::GraphBuild => "graph instantiation",
+            CallFamily::Other => "other CUDA calls",
+        }
+    }
+
+    /// The concrete fix.
+    pub fn fix(self) -> &'static str {
+        match self {
+            CallFamily::Launch => "CUDA graphs, or fewer, larger kernels (launch overhead)",
+            CallFamily::Alloc => "allocate once before the loop and reuse the buffers, or use a caching allocator / memory pool",
+            CallFamily::PoolAlloc => "keep the pool's memory: raise its release threshold (cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, …)) or pre-allocate once, so cudaMallocAsync stops growing the pool",
+            CallFamily::StreamEvent => "create streams and events once, outside the loop, and reuse them",
+            CallFamily::ModuleLoad => "load modules before the timed work (a warm-up step, or CUDA_MODULE_LOADING=EAGER)",
+            CallFamily::Sync => "remove the host-side sync from the loop, or defer it (events, a later check)",
+            CallFamily::BlockingCopy => "use cudaMemcpyAsync from pinned memory (cudaHostAlloc, pin_memory) so the copy does not hold the host",
+            CallFamily::GraphBuild => "instantiate the graph once and relaunch it (cudaGraphExecUpdate for new parameters)",
+            CallFamily::Other => "move these calls out of the hot loop",
+        }
+    }
+}
+
+/// The family of an NVTX range: whose range it is decides the advice (a
+/// user's own range says where, not what to do).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RangeFamily {
+    /// PyTorch's own ranges (`aten::`, `autograd::`, anything naming torch).
+    PyTorch,
+    /// MPI calls (`nsys --trace=mpi`: `MPI_Send`, `MPI_Recv`).
+    Mpi,
+    /// NCCL calls (`nccl…`, `nccl:all_reduce`).
+    Nccl,
+}
+
+impl RangeFamily {
+    /// The family of a range text; `None` for a user's own range.
+    pub fn of(text: &str) -> Option<RangeFamily> {
+        if text.starts_with("aten::")
+            || text.starts_with("autograd::")
+            || contains_ci(text, "torch")
+        {
+            Some(RangeFamily::PyTorch)
+        } else if text.starts_with("MPI_") {
+            Some(RangeFamily::Mpi)
+        } else if contains_ci(text, "nccl") {
+            Some(RangeFamily::Nccl)
+        } else {
+            None
+        }
+    }
+
+    /// The fix for host-bound time spent inside ranges of this family.
+    pub fn fix(self) -> &'static str {
+        match self {
+            RangeFamily::PyTorch => "PyTorch issues its ops one at a time from the CPU: compile the step (torch.compile fuses ops into fewer kernels) or capture it in a CUDA graph (torch.compile mode=\"reduce-overhead\", torch.cuda.CUDAGraph)",
+            RangeFamily::Mpi => "overlap MPI with GPU work (non-blocking MPI_Isend/MPI_Irecv, CUDA-aware MPI)",
+            RangeFamily::Nccl => "overlap the NCCL calls with compute (communication on its own stream, bucketed collectives)",
+        }
+    }
+}
+
+/// True when `hay` contains `needle` in any ASCII case (no allocation: it
+/// runs per gap).
+fn contains_ci(hay: &str, needle: &str) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+}
+
+/// The fix for host-bound time inside NVTX ranges, from what the ranges
+/// are; `None` for other ranges.
+pub fn nvtx_range_fix(text: &str) -> Option<&'static str> {
+    RangeFamily::of(text).map(RangeFamily::fix)
+}
+
+/// Host-bound gaps shorter than this are launch-scale: the host issues
+/// work one short op at a time (a `cudaLaunchKernel` costs 2-10 µs), ns.
+pub const LAUNCH_SCALE_MAX_NS: i64 = 100_000;
+
+/// Host-bound gaps at least this long are CPU stretches: the host did
+/// something else for milliseconds (data loading, Python, I/O), ns.
+pub const CPU_STRETCH_MIN_NS: i64 = 1_000_000;
+
+/// How long a host-bound gap is, which decides the advice for CPU work:
+/// CUDA graphs and fusion remove µs of launch overhead repeated thousands
+/// of times and do nothing for a 1.6 s stretch of CPU work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scale {
+    /// Shorter than [`LAUNCH_SCALE_MAX_NS`].
+    Launch,
+    /// Between the two thresholds.
+    Mid,
+    /// At least [`CPU_STRETCH_MIN_NS`].
+    Stretch,
+}
+
+impl Scale {
+    /// All scales, shortest first.
+    pub const ALL: [Scale; 3] = [Scale::Launch, Scale::Mid, Scale::Stretch];
+
+    /// The scale of a gap of `duration_ns`.
+    pub fn of(duration_ns: i64) -> Scale {
+        if duration_ns < LAUNCH_SCALE_MAX_NS {
+            Scale::Launch
+        } else if duration_ns < CPU_STRETCH_MIN_NS {
+            Scale::Mid
+        } else {
+            Scale::Stretch
+        }
+    }
+
+    /// The snake_case key used in JSON.
+    pub fn key(self) -> &'static str {
+        match self {
+            Scale::Launch => "launch_scale",
+            Scale::Mid => "mid",
+            Scale::Stretch => "cpu_stretch",
+        }
+    }
+
+    /// A short human label.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scale::Launch => "gaps under 100 µs",
+            Scale::Mid => "gaps of 100 µs to 1 ms",
+            Scale::Stretch => "gaps of 1 ms or more",
+        }
+    }
+
+    /// The fix for host CPU work at this scale; `pytorch` when the export
+    /// shows PyTorch (its NVTX ranges), which adds the framework's own knobs.
+    pub fn fix(self, pytorch: bool) -> &'static str {
+        match (self, pytorch) {
+            (Scale::Launch, false) => "CUDA graphs, or fewer, larger kernels (fusion): the host issues short ops one at a time",
+            (Scale::Launch, true) => "capture the step in a CUDA graph or compile it (torch.compile mode=\"reduce-overhead\"): PyTorch issues short ops one at a time",
+            (Scale::Mid, false) => "profile the host between launches (nsys --sample=cpu) and take that work off the launch path",
+            (Scale::Mid, true) => "profile the host between launches (nsys --sample=cpu, py-spy) and take that work off the launch path (torch.compile for Python overhead)",
+            (Scale::Stretch, false) => "profile the host in these stretches (nsys --sample=cpu) and move that work off the GPU's critical path (prefetch, a background thread, overlap with GPU work)",
+            (Scale::Stretch, true) => "profile the host in these stretches (nsys --sample=cpu, py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn range_families_get_their_own_fix() {
+        let fix = |t| nvtx_range_fix(t).unwrap_or("none");
+        // PyTorch's emit_nvtx ranges, MPI (nsys --trace=mpi), NCCL.
+        assert!(fix("aten::addmm, seq = 47595, op_id = 999269").contains("torch.compile"));
+        assert!(fix("autograd::engine::evaluate_function: AddmmBackward0").contains("CUDA graph"));
+        assert!(fix("MPI_Recv").contains("MPI_Isend"));
+        assert!(fix("ncclAllReduce").contains("NCCL"));
+        assert!(fix("nccl:all_reduce").contains("NCCL"));
+        // A user's own range says nothing about the fix.
+        assert_eq!(fix("decode_step"), "none");
+        assert_eq!(fix("MPI"), "none");
+    }
+
+    #[test]
+    fn call_families_follow_the_evidence_table() {
+        use CallFamily::*;
+        for (name, family) in [
+            ("cudaMallocAsync_v11020", PoolAlloc),
+            ("cudaFreeAsync_v11020", PoolAlloc),
+            ("cudaMalloc_v3020", Alloc),
+            ("cuMemAlloc_v2", Alloc),
+            ("cudaHostAlloc_v3020", Alloc),
+            ("cudaStreamCreateWithFlags_v5000", StreamEvent),
+            ("cudaEventCreate_v3020", StreamEvent),
+            ("cuModuleLoadData", ModuleLoad),
+            ("cuLibraryLoadData", ModuleLoad),
+            ("cudaDeviceSynchronize_v3020", Sync),
+            ("cudaEventQuery_v3020", Sync),
+            ("cudaMemcpy_v3020", BlockingCopy),
+            ("cuMemcpyDtoH_v2", BlockingCopy),
+            ("cudaMemcpyAsync_v3020", Launch),
+            ("cudaLaunchKernel_v7000", Launch),
+            ("cudaGraphLaunch_v10000", Launch),
+            ("cudaGraphInstantiateWithFlags_v11040", GraphBuild),
+            ("cudaGetDeviceProperties_v2_v12000", Other),
+        ] {
+            assert_eq!(CallFamily::of(name), family, "{name}");
+        }
+        // Each family's fix is its own (the table has no two rows alike).
+        let mut fixes: Vec<&str> = CallFamily::ALL.iter().map(|f| f.fix()).collect();
+        fixes.sort_unstable();
+        fixes.dedup();
+        assert_eq!(fixes.len(), CallFamily::ALL.len());
+    }
+
+    #[test]
+    fn scale_thresholds_are_100_us_and_1_ms() {
+        // The edges belong to the longer scale.
+        assert_eq!(Scale::of(99_999), Scale::Launch);
+        assert_eq!(Scale::of(100_000), Scale::Mid);
+        assert_eq!(Scale::of(999_999), Scale::Mid);
+        assert_eq!(Scale::of(1_000_000), Scale::Stretch);
+        // CUDA graphs are launch-scale advice only; PyTorch's knobs only
+        // with PyTorch evidence.
+        assert!(Scale::Launch.fix(false).contains("CUDA graphs"));
+        assert!(!Scale::Stretch.fix(false).contains("CUDA graph"));
+        assert!(!Scale::Stretch.fix(false).contains("DataLoader"));
+        assert!(Scale::Stretch.fix(true).contains("DataLoader"));
+        assert!(!Scale::Mid.fix(false).contains("torch"));
+    }
+}

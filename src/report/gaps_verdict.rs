@@ -1,0 +1,280 @@
+//! The one-line verdict of the gap report: how idle the GPU was, the
+//! largest reason and the fix drawn from the evidence (the host detail,
+//! the CUDA call and NVTX range families of the longest gaps, the length
+//! of the host-bound gaps, the copies when they dominate busy time).
+
+use crate::gaps::model::{DetailTotals, ScaleTotals};
+use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail};
+use crate::units::{duration_ns, ellipsize, percent};
+
+pub(super) fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
+    let mut t = ClassTotals::default();
+    for c in it {
+        for (i, x) in c.0.iter().enumerate() {
+            t.0[i].count += x.count;
+            t.0[i].total_ns += x.total_ns;
+        }
+    }
+    t
+}
+
+/// One line: how idle the GPU was and the main reason. With `--nvtx`, per
+/// range instance ("2.10 ms/step idle (median of 40 `decode`), 71.0 % host-bound").
+pub fn verdict(r: &GapReport) -> String {
+    let (idle, classes) = match &r.ranges {
+        Some(rr) if !rr.instances.is_empty() => {
+            let idle: i64 = rr.instances.iter().map(|i| i.idle_ns).sum();
+            let head = format!(
+                "GPU idle {} per `{}` range (median of {}, GPU window {})",
+                dur(rr.idle_ns.median),
+                rr.pattern,
+                rr.instances.len(),
+                dur(rr.gpu_window_ns.median)
+            );
+            return with_reason(head, idle, &rr.classes, None);
+        }
+        _ => (
+            r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
+            sum_classes(r.devices.iter().map(|d| &d.classes)),
+        ),
+    };
+    let span: i64 = r.devices.iter().map(|d| d.span_ns).sum();
+    let n = r.devices.len();
+    let head = format!(
+        "GPU idle {} of {}{}{}",
+        percent(if span > 0 {
+            idle as f64 / span as f64
+        } else {
+            0.0
+        }),
+        duration_ns(span as f64),
+        if n > 1 {
+            format!(" summed over {n} process/device pairs")
+        } else {
+            String::new()
+        },
+        busy_note(r)
+    );
+    let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
+    let line = with_reason(head, idle, &classes, host_advice(r));
+    match copy_advice(r) {
+        // A mostly busy GPU whose busy time is copies: the copies first.
+        Some(c) if busy > idle && !line.contains("fix first") => format!("{line}; fix first: {c}"),
+        Some(c) => format!("{line}; then {c}"),
+        None => line,
+    }
+}
+
+/// When copies kept the GPU busier than kernels: the largest copy stream
+/// (direction and host memory kind) with its bytes, time and achieved
+/// bandwidth, and the fix, e.g. `copies dominate busy time: HtoD 50.9 GB in
+/// 1.84 s at 27.7 GB/s from pinned memory (link bandwidth unknown: …): keep
+/// the data resident …`.
+fn copy_advice(r: &GapReport) -> Option<String> {
+    let kernels: i64 = r.devices.iter().map(|d| d.kernel_busy_ns).sum();
+    let copies: i64 = r.devices.iter().map(|d| d.copy_busy_ns).sum();
+    if copies <= kernels {
+        return None;
+    }
+    // The largest (direction, pageable) over every device.
+    let mut by_kind: Vec<(&str, bool, u64, Option<u64>, i64)> = Vec::new();
+    for c in r.devices.iter().flat_map(|d| &d.copies) {
+        match by_kind
+            .iter_mut()
+            .find(|x| (x.0, x.1) == (c.direction.as_str(), c.pageable))
+        {
+            Some(x) => {
+                x.2 += c.count;
+                x.3 = x.3.zip(c.bytes).map(|(a, b)| a.saturating_add(b));
+                x.4 += c.duration_ns;
+            }
+            None => by_kind.push((&c.direction, c.pageable, c.count, c.bytes, c.duration_ns)),
+        }
+    }
+    let (direction, pageable, count, bytes, ns) = by_kind
+        .into_iter()
+        .max_by_key(|x| (x.4, std::cmp::Reverse(x.0)))?;
+    let moved = match bytes {
+        Some(b) if ns > 0 => format!(
+            "{} in {} at {} achieved",
+            crate::units::si(b as f64, "B"),
+            dur(ns),
+            crate::units::si(b as f64 / (ns as f64 * 1e-9), "B/s")
+        ),
+        _ => format!("{} (bytes not in the export)", dur(ns)),
+    };
+    let fix = match (direction, pageable) {
+        (_, true) => "pin the host buffers (cudaHostAlloc, pin_memory=True) so the copies run asynchronously, then overlap them with compute",
+        ("DtoD", _) => "avoid the device-to-device copies (views or in-place ops instead of copies, fewer .contiguous() calls)",
+        _ => "keep the data resident on the GPU (copy once, reuse), overlap pinned async copies with compute on another stream, and batch small copies into fewer, larger ones",
+    };
+    Some(format!(
+        "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, link bandwidth unknown (the export records no host link for its GPU): {fix}",
+        if pageable {
+            "pageable"
+        } else if direction.contains('H') {
+            "pinned"
+        } else {
+            "device"
+        }
+    ))
+}
+
+/// The fix for the host-bound time of the whole report and the evidence
+/// behind it, in words: from the largest host detail, refined by the typed
+/// evidence of the longest gaps (the call family, the NVTX range family)
+/// or, for CPU work, by the length of the host-bound gaps.
+fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
+    let details = host_detail(r);
+    let k = details.dominant()?;
+    let ns = details.get(k).total_ns;
+    let hb: i64 = details.0.iter().map(|x| x.total_ns).sum();
+    let of = format!("{} of {} host-bound", dur(ns), dur(hb));
+    let scale_advice = || {
+        let mut scales = ScaleTotals::default();
+        for d in &r.devices {
+            scales.merge(&d.host_scale);
+        }
+        let sc = scales.dominant()?;
+        let t = scales.get(sc);
+        Some((
+            sc.fix(r.has_pytorch()),
+            format!(
+                "{}: {of}; {} {} hold {}",
+                k.label(),
+                t.count,
+                sc.label(),
+                dur(t.total_ns)
+            ),
+        ))
+    };
+    match k {
+        HostDetail::Nvtx => match r.nvtx_hint() {
+            Some(h) => Some((
+                h.family.fix(),
+                format!(
+                    "{}, e.g. `{}`: {of}; in the longest of these gaps the ranges cover {} of {}",
+                    k.label(),
+                    ellipsize(h.example.split(',').next().unwrap_or(h.example), 48),
+                    dur(h.in_ranges_ns),
+                    dur(h.gaps_ns)
+                ),
+            )),
+            None => scale_advice(),
+        },
+        HostDetail::CpuWork => scale_advice(),
+        HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
+            match call_family(r, k) {
+                Some(CallFamily::Launch) | None => Some((k.fix(), format!("{}: {of}", k.label()))),
+                Some(f) => Some((f.fix(), format!("{}, {}: {of}", k.label(), f.label()))),
+            }
+        }
+        HostDetail::OsRuntime | HostDetail::ProfilerOverhead => {
+            Some((k.fix(), format!("{}: {of}", k.label())))
+        }
+    }
+}
+
+/// Among the longest host-bound gaps of detail `k`, the CUDA call family
+/// with the most time (typed evidence, not the words of the table).
+pub(super) fn call_family(r: &GapReport, k: HostDetail) -> Option<CallFamily> {
+    let mut by_family: Vec<(CallFamily, i64)> = Vec::new();
+    for g in &r.top_gaps {
+        let Some(e) = g.host_evidence.filter(|e| e.detail == k) else {
+            continue;
+        };
+        let Some(f) = e.call_family else { continue };
+        match by_family.iter_mut().find(|x| x.0 == f) {
+            Some(x) => x.1 += g.duration_ns,
+            None => by_family.push((f, g.duration_ns)),
+        }
+    }
+    by_family.sort_by_key(|x| std::cmp::Reverse(x.1));
+    by_family.first().map(|x| x.0)
+}
+
+/// The host-bound detail summed over devices.
+pub(super) fn host_detail(r: &GapReport) -> DetailTotals {
+    let mut t = DetailTotals::default();
+    for d in &r.devices {
+        t.merge(&d.host_detail);
+    }
+    t
+}
+
+/// " (busy: 97.7 % copies)" when copies or memsets, not kernels, kept the
+/// GPU busy: a copy-bound GPU is not "busy computing".
+fn busy_note(r: &GapReport) -> String {
+    let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
+    let kernels: i64 = r.devices.iter().map(|d| d.kernel_busy_ns).sum();
+    let copies: i64 = r.devices.iter().map(|d| d.copy_busy_ns).sum();
+    if busy > 0 && copies > kernels {
+        format!(
+            " (busy {}: {} copies, {} kernels)",
+            dur(busy),
+            frac(copies, busy),
+            frac(kernels, busy)
+        )
+    } else {
+        String::new()
+    }
+}
+
+/// The verdict's tail: the largest class and its fix; for host-bound, the
+/// fix of the largest thing the host did.
+fn with_reason(
+    head: String,
+    idle: i64,
+    classes: &ClassTotals,
+    host: Option<(&'static str, String)>,
+) -> String {
+    let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
+    match classes.dominant() {
+        // "Unattributed" says the export cannot tell; when it leads, also
+        // name the largest class among the gaps that can be explained.
+        Some(GapClass::Unattributed) if idle > 0 => {
+            let mut explained = *classes;
+            explained.0[GapClass::Unattributed as usize] = Default::default();
+            match explained.dominant() {
+                Some(c) => format!(
+                    "{head}, {} unattributed (no launch row), then {} {}",
+                    share(GapClass::Unattributed),
+                    share(c),
+                    c.label()
+                ),
+                None => format!(
+                    "{head}, {} unattributed (no launch row)",
+                    share(GapClass::Unattributed)
+                ),
+            }
+        }
+        Some(GapClass::HostBound) if idle > 0 => match host {
+            Some((fix, evidence)) => format!(
+                "{head}, {} host-bound; fix first: {fix} ({evidence})",
+                share(GapClass::HostBound),
+            ),
+            None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
+        },
+        Some(c) if idle > 0 => format!(
+            "{head}, {} {}; fix first: {} ({} of {} idle)",
+            share(c),
+            c.label(),
+            c.fix(),
+            dur(classes.get(c).total_ns),
+            dur(idle)
+        ),
+        _ => head,
+    }
+}
+
+pub(super) fn frac(a: i64, b: i64) -> String {
+    percent(if b > 0 { a as f64 / b as f64 } else { 0.0 })
+}
+
+pub(super) fn dur(ns: i64) -> String {
+    if ns == 0 {
+        "0".to_string()
+    } else {
+        duration_ns(ns as f64)
+    }
+}

@@ -1,0 +1,274 @@
+//! `rooftrace gaps` and `budget`: advice drawn from the evidence inside each
+//! gap (docs/gaps.md, "From evidence to a fix"), checked on real exports —
+//! edited copies where the corpus lacks a case, with the edit in
+//! `fixtures/nsys/sql/` — with the expected numbers recomputed from the
+//! raw rows.
+
+use crate::common::{corpus, fixture, rooftrace};
+use rooftrace::gaps::{analyze, CallFamily, GapClass, GapConfig, HostDetail, RangeFamily};
+use rooftrace::nsys::read_timeline;
+use rusqlite::Connection;
+use std::path::{Path, PathBuf};
+
+const CLOVERLEAF: &str = "nsys/nsys2024.5.1_pipit_cloverleaf.sqlite";
+const SAXPY: &str = "nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
+
+fn no_progress(_: u64, _: u64) {}
+
+fn report(path: &Path) -> rooftrace::gaps::GapReport {
+    let cfg = GapConfig {
+        top: 0,
+        ..GapConfig::default()
+    };
+    analyze(&read_timeline(path, false, &no_progress).unwrap(), &cfg)
+}
+
+/// A temporary copy of a fixture with `sql` (a file under
+/// `fixtures/nsys/sql/`) applied.
+fn edited(dir: &Path, base: &str, sql: &str) -> PathBuf {
+    let p = dir.join("edited.sqlite");
+    std::fs::copy(fixture(base), &p).unwrap();
+    let edit = std::fs::read_to_string(fixture(&format!("nsys/sql/{sql}"))).unwrap();
+    Connection::open(&p).unwrap().execute_batch(&edit).unwrap();
+    p
+}
+
+#[test]
+fn an_os_call_inside_cuda_malloc_async_gets_the_allocation_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = edited(dir.path(), CLOVERLEAF, "nested_osrt_cloverleaf.sql");
+    // The edited gap and its host window [g0, launch call end), from the
+    // SQL file's header.
+    let (g0, w1) = (544_365_378i64, 544_396_614i64);
+    let c = Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    // Independently: the allocation calls' time in the window, and the OS
+    // time in it with and without the parts inside CUDA calls.
+    let q = |sql: &str| -> i64 { c.query_row(sql, [g0, w1], |r| r.get(0)).unwrap() };
+    let alloc = q(
+        "SELECT SUM(MIN(r.end, ?2) - MAX(r.start, ?1)) FROM CUPTI_ACTIVITY_KIND_RUNTIME r
+         JOIN StringIds s ON s.id = r.nameId
+         WHERE s.value LIKE 'cudaMalloc%' AND r.end > ?1 AND r.start < ?2
+           AND r.globalTid = 310028055214088",
+    );
+    let os_all = q(
+        "SELECT SUM(MIN(o.end, ?2) - MAX(o.start, ?1)) FROM OSRT_API o
+         WHERE o.end > ?1 AND o.start < ?2 AND o.globalTid = 310028055214088",
+    );
+    let os_outside = q(
+        "SELECT SUM(MIN(o.end, ?2) - MAX(o.start, ?1)) FROM OSRT_API o
+         WHERE o.end > ?1 AND o.start < ?2 AND o.globalTid = 310028055214088
+           AND NOT EXISTS (SELECT 1 FROM CUPTI_ACTIVITY_KIND_RUNTIME r
+             WHERE r.globalTid = o.globalTid AND r.start <= o.start AND r.end >= o.end)",
+    );
+    assert_eq!(alloc, 19_789);
+    // Counting nested OS time too, OS calls would outweigh the allocation
+    // (the old rule's "OS runtime calls"); outside CUDA calls they do not.
+    assert!(os_all > alloc, "{os_all} <= {alloc}");
+    assert_eq!(os_outside, 391);
+    let r = report(&db);
+    let g = r.top_gaps.iter().find(|g| g.start_ns == g0).unwrap();
+    assert_eq!(g.class, GapClass::HostBound);
+    let e = g.host_evidence.unwrap();
+    assert_eq!(e.detail, HostDetail::Alloc);
+    assert_eq!(e.call_family, Some(CallFamily::PoolAlloc));
+    assert_eq!(
+        g.host.as_deref(),
+        Some("cudaMallocAsync_v11020 (cudaMalloc/cudaFree, 19.8 µs)")
+    );
+    assert!(r.gap_fix(g).contains("cudaMemPoolAttrReleaseThreshold"));
+    assert!(!r.gap_fix(g).contains("I/O"));
+}
+
+#[test]
+fn mpi_ranges_inside_a_gap_are_named_in_its_advice() {
+    let path = fixture(SAXPY);
+    let r = report(&path);
+    let g = &r.top_gaps[0];
+    // The 196 ms gap before the third HtoD copy: the rank's main thread
+    // sat in MPI_Recv, then two MPI_Send, inside it (recomputed below).
+    assert_eq!(g.class, GapClass::HostBound);
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let in_gap = |text: &str| -> i64 {
+        c.query_row(
+            "SELECT COALESCE(SUM(MIN(n.end, ?2) - MAX(n.start, ?1)), 0) FROM NVTX_EVENTS n
+             LEFT JOIN StringIds s ON s.id = n.textId
+             WHERE COALESCE(n.text, s.value) = ?3 AND n.end > ?1 AND n.start < ?2",
+            rusqlite::params![g.start_ns, g.end_ns, text],
+            |x| x.get(0),
+        )
+        .unwrap()
+    };
+    let (recv, send) = (in_gap("MPI_Recv"), in_gap("MPI_Send"));
+    assert!(recv > 30_000_000 && send > 20_000_000, "{recv} {send}");
+    let shares: Vec<(&str, i64)> = g.ranges.iter().map(|x| (r.name(x.text_id), x.ns)).collect();
+    assert_eq!(shares, vec![("MPI_Recv", recv), ("MPI_Send", send)]);
+    assert!(g.ranges.iter().all(|x| x.family == Some(RangeFamily::Mpi)));
+    assert_eq!(g.host_evidence.unwrap().detail, HostDetail::Nvtx);
+    assert!(r.gap_fix(g).contains("MPI_Isend"));
+    // The Markdown names them with their share of the gap, and the verdict
+    // gives the MPI fix.
+    let (code, md, _) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);
+    assert_eq!(code, 0);
+    assert!(md.lines().next().unwrap().contains("MPI_Isend"), "{md}");
+    let share = format!(
+        "MPI_Recv 36.0 ms ({:.1} %)",
+        100.0 * recv as f64 / g.duration_ns as f64
+    );
+    assert!(md.contains(&share), "{share} not in {md}");
+}
+
+#[test]
+fn nvfuser_verdict_names_neither_cuda_graphs_nor_mpi() {
+    let Some(dir) = corpus("nsys") else {
+        eprintln!("skipped: ../shared/corpus/nsys not present");
+        return;
+    };
+    let path = dir.join("nsys2025.1.1_nvfuser_cross-entropy-pytest.sqlite");
+    let r = report(&path);
+    // 1.63 s, 652 ms, 566 ms … of CPU work: stretches, not launch overhead.
+    let hb_stretch: i64 = r
+        .devices
+        .iter()
+        .map(|d| d.host_scale.get(rooftrace::gaps::Scale::Stretch).total_ns)
+        .sum();
+    let hb: i64 = r
+        .devices
+        .iter()
+        .map(|d| d.classes.get(GapClass::HostBound).total_ns)
+        .sum();
+    assert!(2 * hb_stretch > hb, "{hb_stretch} of {hb}");
+    let v = rooftrace::report::gaps::verdict(&r);
+    assert!(!v.contains("CUDA graph"), "{v}");
+    assert!(!v.contains("MPI"), "{v}");
+    assert!(v.contains("profile the host"), "{v}");
+    // No PyTorch NVTX ranges in this export: no PyTorch knobs either.
+    assert!(!r.has_pytorch());
+    assert!(!v.contains("DataLoader"), "{v}");
+}
+
+#[test]
+fn h100_verdict_names_the_copy_fix_with_bytes_and_bandwidth() {
+    let path = fixture("nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite");
+    // Independently: the largest copy stream by time, its bytes and time.
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let (kind, count, bytes, ns): (i64, i64, i64, i64) = c
+        .query_row(
+            "SELECT copyKind, COUNT(*), SUM(bytes), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY
+             GROUP BY copyKind, srcKind = 0 OR dstKind = 0 ORDER BY 4 DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    // Host to device (ENUM_CUDA_MEMCPY_OPER 1), pinned (srcKind 1):
+    // 446 copies, 50,950,504,448 bytes in 1,841,627,438 ns = 27.7 GB/s.
+    assert_eq!((kind, count), (1, 446));
+    let gb_s = bytes as f64 / ns as f64;
+    assert!((gb_s - 27.67).abs() < 0.01, "{gb_s}");
+    let (code, md, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);
+    assert_eq!(code, 0, "{err}");
+    let v = md.lines().next().unwrap();
+    assert!(
+        v.contains("fix first: copies dominate busy time: 446 HtoD copies from pinned memory"),
+        "{v}"
+    );
+    assert!(v.contains("51.0 GB in 1.84 s at 27.7 GB/s achieved"), "{v}");
+    assert!(v.contains("keep the data resident on the GPU"), "{v}");
+    // The export has no GPU record: the link's bandwidth is unknown, not 0.
+    assert!(v.contains("link bandwidth unknown"), "{v}");
+    assert!(!v.contains("MPI"), "{v}");
+}
+
+#[test]
+fn tls_search_default_timeline_window_contains_idle_time() {
+    let Some(dir) = corpus("nsys") else {
+        eprintln!("skipped: ../shared/corpus/nsys not present");
+        return;
+    };
+    let path = dir.join("nsys2023.1.2_gtls_tls-search.sqlite");
+    let tl = read_timeline(&path, false, &no_progress).unwrap();
+    let r = analyze(
+        &tl,
+        &GapConfig {
+            keep_gaps: true,
+            ..GapConfig::default()
+        },
+    );
+    let input = rooftrace::plot::TimelineInput::from_gaps(&tl, &r, None, "t").unwrap();
+    let chart = rooftrace::plot::TimelineChart::build(&input).unwrap();
+    let (w0, w1) = chart.window_ns;
+    // Idle time of the largest class (host-bound) inside the window,
+    // from the report's own classified gaps.
+    let idle_in = |class: Option<GapClass>| -> i64 {
+        r.gaps
+            .as_ref()
+            .unwrap()
+            .iter()
+            .filter(|g| class.is_none_or(|c| g.class == c))
+            .map(|g| (g.end_ns.min(w1) - g.start_ns.max(w0)).max(0))
+            .sum()
+    };
+    assert!(idle_in(Some(GapClass::HostBound)) > 0, "window {w0}..{w1}");
+    // At least a tenth of the window is idle (the busiest stretch was 100 % busy).
+    assert!(10 * idle_in(None) >= w1 - w0, "window {w0}..{w1}");
+    assert!(!input.gaps.is_empty());
+}
+
+#[test]
+fn budget_nvtx_matching_nothing_exits_2_naming_the_most_frequent_ranges() {
+    let path = fixture(SAXPY);
+    let (code, out, err) = rooftrace(&[
+        "budget",
+        path.to_str().unwrap(),
+        "--nvtx",
+        "NoSuchRange",
+        "--gpu",
+        "a100-40gb",
+    ]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(out.is_empty(), "{out}");
+    // The counts, from the export: closed ranges per text.
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let sends: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM NVTX_EVENTS n LEFT JOIN StringIds s ON s.id = n.textId
+             WHERE COALESCE(n.text, s.value) = 'MPI_Send' AND n.end IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(sends, 10);
+    assert!(
+        err.contains("--nvtx `NoSuchRange` matches no NVTX range; the most frequent ranges are `MPI_Send` (10), `MPI_Recv` (5), `saxpy` (5)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn budget_outlier_steps_are_named_and_left_out_of_fix_first() {
+    // The saxpy rank's MPI_Send ranges: 10 steps, median 11.1 ms; the
+    // second send of the run takes 33.5 ms (851,454,373..884,983,803 ns),
+    // more than 3 × the median: an outlier.
+    let path = fixture(SAXPY);
+    let (code, md, err) = rooftrace(&[
+        "budget",
+        path.to_str().unwrap(),
+        "--nvtx",
+        "^MPI_Send$",
+        "--gpu",
+        "a100-40gb",
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        md.contains("left out: 1 outlier step longer than 3 × the median step (11.1 ms): #1 `MPI_Send` 33.5 ms"),
+        "{md}"
+    );
+    // Fix first uses the median step (the headline's), not the mean (13.6
+    // ms with the outlier), and names the MPI fix: the host-bound time is
+    // spent in MPI ranges, not in launching kernels.
+    let fix = md.lines().find(|l| l.starts_with("1. ")).unwrap();
+    assert!(fix.contains("per step of 11.1 ms"), "{fix}");
+    assert!(fix.contains("MPI_Isend"), "{fix}");
+    assert!(!fix.contains("CUDA graph"), "{fix}");
+}
