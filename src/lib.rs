@@ -19,6 +19,7 @@ pub mod multi;
 pub mod ncu;
 pub mod nsys;
 pub mod plot;
+pub mod project;
 pub mod report;
 pub mod roofline;
 pub mod roofs;

@@ -42,6 +42,10 @@ pub struct BudgetRunConfig {
     pub top: usize,
     /// Output file (stdout when `None`).
     pub output: Option<PathBuf>,
+    /// `--project-to` targets (empty: no projection).
+    pub project_to: Vec<crate::project::Target>,
+    /// `--projection-model`.
+    pub projection_model: crate::project::Model,
 }
 
 impl BudgetRunConfig {
@@ -71,6 +75,11 @@ impl BudgetRunConfig {
             (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
             (None, None) => RoofsChoice::FromCsv,
         };
+        if args.ncu.is_none() && !args.project_to.is_empty() {
+            return Err(InputError::new(
+                "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
+            ));
+        }
         if args.ncu.is_none() && matches!(roofs, RoofsChoice::Ncu) {
             return Err(InputError::new(
                 "--roofs ncu needs --ncu (the peaks are in the ncu CSV): give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE, or leave both out to take the GPU from the export's TARGET_INFO_GPU",
@@ -96,6 +105,8 @@ impl BudgetRunConfig {
             })?,
             top: args.output.top,
             output: args.output.output,
+            project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
+            projection_model: super::project::model(args.projection_model),
         })
     }
 }
@@ -116,7 +127,7 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
         inputs.push(f);
     }
     refuse_inputs(&targets, &inputs)?;
-    let report = budget(&config)?;
+    let (report, roofline) = budget_and_roofline(&config)?;
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = BudgetInput::from_report(&report)?;
@@ -128,13 +139,17 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
             target.markdown_link(config.output.as_deref()),
         ));
     }
-    let bytes = report.render(
-        config.format,
-        &RenderOptions {
-            top: config.top,
-            images,
-        },
-    );
+    let opts = RenderOptions {
+        top: config.top,
+        images,
+    };
+    let bytes = match roofline.filter(|_| !config.project_to.is_empty()) {
+        Some(ncu) => {
+            super::project::budget(report, &ncu, &config.project_to, config.projection_model)
+                .render(config.format, &opts)
+        }
+        None => report.render(config.format, &opts),
+    };
     write_output(config.output.as_deref(), &bytes)
 }
 
@@ -172,6 +187,13 @@ fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecor
 
 /// Reads both inputs, analyses each once and budgets the steps.
 pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
+    Ok(budget_and_roofline(config)?.0)
+}
+
+/// [`budget`], keeping the ncu analysis it budgeted with (for `--project-to`).
+pub fn budget_and_roofline(
+    config: &BudgetRunConfig,
+) -> anyhow::Result<(BudgetReport, Option<crate::roofline::RooflineReport>)> {
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
     let csv = config.ncu.as_deref().map(read_csv).transpose()?;
     if let Some(c) = &csv {
@@ -235,7 +257,7 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     if default_step {
         report.diagnostics.insert(0, DEFAULT_STEP_NOTE.to_string());
     }
-    Ok(report)
+    Ok((report, roofline))
 }
 
 /// The step pattern of a PyTorch profiler trace given without `--nvtx`:

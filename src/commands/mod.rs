@@ -12,6 +12,7 @@ pub mod many;
 pub mod ncu;
 pub mod output;
 pub mod plot;
+pub mod project;
 pub mod timeline;
 
 /// Runs one parsed command line.

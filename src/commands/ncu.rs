@@ -4,7 +4,7 @@
 use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
-use crate::plot::{RooflineChart, RooflineInput};
+use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChart, RooflineInput};
 use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
@@ -54,6 +54,10 @@ pub struct NcuConfig {
     pub plot: Option<PlotTarget>,
     /// Useful work per kernel (`--useful-flops`).
     pub useful: Vec<UsefulRule>,
+    /// `--project-to` targets (empty: no projection).
+    pub project_to: Vec<crate::project::Target>,
+    /// `--projection-model`.
+    pub projection_model: crate::project::Model,
 }
 
 /// Runs `rooftrace ncu`.
@@ -113,7 +117,15 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
             .map(|r| UsefulRule::parse(r))
             .collect::<Result<_, _>>()
             .map_err(InputError::from)?,
+        project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
+        projection_model: super::project::model(args.projection_model),
     };
+    if !config.project_to.is_empty() && (inputs.len() > 1 || many_config.parquet.is_some()) {
+        return Err(InputError::new(
+            "--project-to projects one input; give a single CSV (and a --format other than parquet)",
+        )
+        .into());
+    }
     let mut targets: Vec<(&str, &Path)> = Vec::new();
     if let Some(o) = &config.output {
         targets.push(("-o", o));
@@ -145,6 +157,9 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
         })?;
     let mut report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
     apply_useful(&mut report, &config.useful);
+    if !config.project_to.is_empty() {
+        return projection_bytes(report, config);
+    }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
         let chart = RooflineChart::build(&input)
@@ -165,6 +180,46 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
             .collect(),
     };
     Ok(report.render(config.format, &opts))
+}
+
+/// `--project-to`: projects the report, draws the projected roofline of the
+/// first target when asked, renders.
+fn projection_bytes(
+    report: crate::roofline::RooflineReport,
+    config: &NcuConfig,
+) -> anyhow::Result<Vec<u8>> {
+    if report.roofless() {
+        return Err(InputError::new(format!(
+            "--project-to compares the bounds on both GPUs, but {} has no roofs (its GPU was not decided): name it with --gpu KEY or give --roofs FILE",
+            config.input.display()
+        ))
+        .into());
+    }
+    let projected = super::project::ncu(report, &config.project_to, config.projection_model);
+    let mut images = Vec::new();
+    if let Some(target) = &config.plot {
+        let input = ProjectionRooflineInput::from_projection(&projected, 0).ok_or_else(|| {
+            InputError::new(
+                "--plot with --project-to: no row has FLOPs, DRAM bytes and an expected time on the first target, so there is no point to draw",
+            )
+        })?;
+        let chart = ProjectionRooflineChart::build(&input).with_context(|| {
+            format!(
+                "drawing the projected roofline of {}",
+                config.input.display()
+            )
+        })?;
+        target.write(&chart)?;
+        images.push((
+            "projected roofline".to_string(),
+            target.markdown_link(config.output.as_deref()),
+        ));
+    }
+    let opts = RenderOptions {
+        top: config.top,
+        images,
+    };
+    Ok(projected.render(config.format, &opts))
 }
 
 /// Runs over many CSVs in parallel ([`many::run_all`]), each with its own

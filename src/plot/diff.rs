@@ -10,6 +10,7 @@ use super::labels::Rect;
 use super::roofline::{KernelPoint, RooflineChart, RooflineInput};
 use super::{draw, style, Chart, PlotError};
 use crate::diff::DiffReport;
+use crate::roofs::{ComputePath, Roofs};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -49,7 +50,7 @@ impl DiffRooflineInput {
     pub fn from_diff(r: &DiffReport) -> Option<DiffRooflineInput> {
         let n = r.ncu.as_ref()?;
         let roofs = n.roofs.clone()?;
-        let mut moves: Vec<Move> = n
+        let moves: Vec<Move> = n
             .kernels
             .iter()
             .filter_map(|k| {
@@ -62,6 +63,23 @@ impl DiffRooflineInput {
                 })
             })
             .collect();
+        let path = |name: &str| {
+            n.kernels
+                .iter()
+                .find(|k| format!("{} #{}", k.name, k.occurrence) == name)
+                .and_then(|k| k.path)
+        };
+        DiffRooflineInput::from_moves(roofs, moves, path)
+    }
+
+    /// The chart input of kernel moves (each with the compute path of its
+    /// point, looked up by name): the largest time changes first; `None`
+    /// without a move.
+    pub fn from_moves(
+        roofs: Roofs,
+        mut moves: Vec<Move>,
+        path: impl Fn(&str) -> Option<ComputePath>,
+    ) -> Option<DiffRooflineInput> {
         if moves.is_empty() {
             return None;
         }
@@ -71,12 +89,6 @@ impl DiffRooflineInput {
                 .total_cmp(&a.delta_ns.abs())
                 .then_with(|| a.name.cmp(&b.name))
         });
-        let path = |name: &str| {
-            n.kernels
-                .iter()
-                .find(|k| format!("{} #{}", k.name, k.occurrence) == name)
-                .and_then(|k| k.path)
-        };
         let mut points: Vec<KernelPoint> = Vec::new();
         for (i, m) in moves.iter().enumerate() {
             let before_ns = m.duration_ns - m.delta_ns;

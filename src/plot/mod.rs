@@ -29,6 +29,7 @@ pub mod extent;
 mod from_gaps;
 pub mod histogram;
 pub mod labels;
+pub mod projection;
 pub mod roofline;
 pub mod style;
 pub mod ticks;
@@ -43,6 +44,7 @@ pub use budget::{BudgetBar, BudgetChart, BudgetInput};
 pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, SweepKind};
 pub use diff::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 pub use histogram::{GapHistogram, GapSample, HistogramInput};
+pub use projection::{ProjectionRooflineChart, ProjectionRooflineInput};
 pub use roofline::{KernelPoint, RooflineChart, RooflineInput};
 pub use timeline::{
     busiest_window, GapBar, Lane, OpBar, OpKind, TimelineChart, TimelineInput, WindowChoice,

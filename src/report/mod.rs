@@ -4,6 +4,7 @@
 //! Renderers return bytes; they never touch files or stdout.
 
 pub mod budget;
+pub mod budget_projection;
 pub mod calibrate;
 pub mod diff;
 pub mod gaps;
@@ -11,6 +12,7 @@ mod gaps_verdict;
 pub mod gpu_list;
 pub mod multi;
 pub mod parquet;
+pub mod projection;
 pub mod roofline;
 pub mod roofline_clock;
 pub mod table;

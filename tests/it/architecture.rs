@@ -44,6 +44,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "project",
+        &[
+            "units", "error", "roofs", "ncu", "nsys", "roofline", "gaps", "budget",
+        ],
+    ),
+    (
         "report",
         &[
             "units",
@@ -59,6 +65,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "diff",
             "multi",
+            "project",
         ],
     ),
     (
@@ -76,6 +83,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "gaps",
             "budget",
             "diff",
+            "project",
         ],
     ),
     ("cli", &["report"]),
@@ -95,6 +103,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "diff",
             "multi",
+            "project",
             "report",
             "plot",
             "cli",

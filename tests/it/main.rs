@@ -25,5 +25,6 @@ mod ncu;
 mod ncu_derived;
 mod paths;
 mod plot;
+mod projection;
 mod readme;
 mod useful;
