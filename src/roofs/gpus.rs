@@ -97,7 +97,8 @@ pub struct FactSources {
     pub boost_clock: &'static str,
 }
 
-const RUNTIME: &str = "CUDA runtime device attribute (entry predates per-value citations; see the module header)";
+const RUNTIME: &str =
+    "CUDA runtime device attribute (entry predates per-value citations; see the module header)";
 
 /// The facts of the entries that predate per-value citations: values as
 /// the CUDA runtime reports them, no stated boost clock.
@@ -628,7 +629,13 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
         memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            sm_count: "NVIDIA L40S datasheet (L40/L40S table as reproduced at https://www.mullet.se/product.html?product_id=355414): 18,176 CUDA cores / 128 per SM (Ada whitepaper) = 142 SMs; 568 Tensor Cores / 4 per SM = 142",
+            l2: RUNTIME,
+            memory: "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
+            boost_clock_mhz: Some(2520.0),
+            boost_clock: "boost clock 2,520 MHz: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
+        },
         datasheet: &[
             m(Dram, 864.0, L40S_DS),
             c(Fp64, 1.43, "L40S datasheet FP32 91.6 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -1150,20 +1157,23 @@ mod tests {
             if let Some(boost) = f.boost_clock_mhz {
                 assert!(!f.boost_clock.is_empty(), "{k}");
                 let hz = g.sm_clock().unwrap_or_else(|| panic!("{k}")).0;
-                assert!((hz / (boost * 1e6) - 1.0).abs() < 0.01, "{k}: {hz} vs {boost} MHz");
+                assert!(
+                    (hz / (boost * 1e6) - 1.0).abs() < 0.01,
+                    "{k}: {hz} vs {boost} MHz"
+                );
                 checked += 1;
             }
         }
         // Entries added with per-value citations carry every fact's source
         // and a stated boost clock.
-        for k in ["l40", "a40"] {
+        for k in ["l40", "a40", "l40s"] {
             let f = by_key(k).unwrap().facts;
             assert!(f.boost_clock_mhz.is_some(), "{k}");
             for s in [f.sm_count, f.memory, f.boost_clock] {
                 assert!(s.contains("http"), "{k}: {s}");
             }
         }
-        assert!(checked >= 2);
+        assert!(checked >= 3);
     }
 
     #[test]

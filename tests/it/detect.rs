@@ -155,7 +155,10 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(fits, ["l4", "l40s", "l40", "rtx6000-ada", "rtx4080", "rtx4090"]);
+    assert_eq!(
+        fits,
+        ["l4", "l40s", "l40", "rtx6000-ada", "rtx4080", "rtx4090"]
+    );
     let k = &v["kernels"][0];
     // Roof-free: the same figures as against any roofs (tests/it/ncu.rs):
     // I = 2.012895e12 FLOP / 134.957e9 B = 14.915; 2.012895e12 / 22.765 s.
