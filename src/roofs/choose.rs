@@ -274,7 +274,10 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
     }
     if let [l2] = hints.l2_bytes.as_slice() {
         let l2f = *l2 as f64;
-        c.retain(|g| ((g.l2_bytes as f64) - l2f).abs() <= L2_TOLERANCE * l2f);
+        c.retain(|g| {
+            g.l2_bytes
+                .is_none_or(|b| ((b as f64) - l2f).abs() <= L2_TOLERANCE * l2f)
+        });
         used.push(format!("L2 {:.1} MiB", l2f / (1u64 << 20) as f64));
     }
     if c.len() > 1 && !hints.memory_clocks_mhz.is_empty() {
@@ -450,7 +453,8 @@ mod tests {
 
     #[test]
     fn sm_count_splits_a_compute_capability() {
-        // 8.9 with 142 SMs: L40S and RTX 6000 Ada (both 142); 128 SMs: RTX 4090.
+        // 8.9 with 142 SMs: L40S, L40 and RTX 6000 Ada (all 142, one AD102
+        // configuration); 128 SMs: RTX 4090.
         let mut h = hints(&[], &["8.9"]);
         h.sm_counts = vec![128];
         let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
@@ -460,10 +464,16 @@ mod tests {
         let e = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap_err();
         assert!(
             e.to_string()
-                .contains("compute capability 8.9, 142 SMs, shared by l40s, rtx6000-ada"),
+                .contains("compute capability 8.9, 142 SMs, shared by l40s, l40, rtx6000-ada"),
             "{e}"
         );
-        // L2 size splits those two? No: both 96 MiB. It does split CC 12.0.
+        // 8.6 with 84 SMs is the A40 (A10 72, RTX 3090 82).
+        let mut h = hints(&[], &["8.6"]);
+        h.sm_counts = vec![84];
+        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
+        assert_eq!(gpu.key.as_deref(), Some("a40"));
+        // L2 size splits those three? No: the L40S and RTX 6000 Ada both
+        // 96 MiB, the L40's unknown. It does split CC 12.0.
         let mut h = hints(&[], &["12.0"]);
         h.l2_bytes = vec![128 << 20];
         let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();

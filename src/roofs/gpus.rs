@@ -63,16 +63,52 @@ pub struct GpuSpec {
     pub compute_capability: &'static str,
     /// Streaming multiprocessors, as the CUDA runtime reports them.
     pub sm_count: Option<u32>,
-    /// L2 size in bytes, as the CUDA runtime reports it.
-    pub l2_bytes: u64,
+    /// L2 size in bytes, as the CUDA runtime reports it; `None` where no
+    /// source gives it (the GPU then stays a candidate whatever L2 a
+    /// profile reports).
+    pub l2_bytes: Option<u64>,
     /// Memory clock in MHz (`cudaDevAttrMemoryClockRate`), when known.
     pub memory_clock_mhz: Option<f64>,
+    /// Where the SM count, L2 size, memory figures and boost clock come from.
+    pub facts: FactSources,
     /// Datasheet values (dense), FLOP/s or byte/s.
     pub datasheet: &'static [TableRoof],
     /// Published measurements, FLOP/s or byte/s; preferred by
     /// [`GpuSpec::default_roofs`].
     pub measured: &'static [TableRoof],
 }
+
+/// Citations for the device facts of a table entry (the roofs carry their
+/// own, in [`TableRoof::source`]).
+#[derive(Debug, Clone, Copy)]
+pub struct FactSources {
+    /// Source of [`GpuSpec::sm_count`].
+    pub sm_count: &'static str,
+    /// Source of [`GpuSpec::l2_bytes`].
+    pub l2: &'static str,
+    /// Source of [`GpuSpec::memory_clock_mhz`] and of the memory type, bus
+    /// width and data rate behind the DRAM roof.
+    pub memory: &'static str,
+    /// The boost SM clock a source states, MHz, where one was at hand: the
+    /// clock [`GpuSpec::sm_clock`] derives from the FP32 peak must agree
+    /// with it (a table test checks 1 %).
+    pub boost_clock_mhz: Option<f64>,
+    /// Source of [`FactSources::boost_clock_mhz`].
+    pub boost_clock: &'static str,
+}
+
+const RUNTIME: &str =
+    "CUDA runtime device attribute (entry predates per-value citations; see the module header)";
+
+/// The facts of the entries that predate per-value citations: values as
+/// the CUDA runtime reports them, no stated boost clock.
+const RUNTIME_FACTS: FactSources = FactSources {
+    sm_count: RUNTIME,
+    l2: RUNTIME,
+    memory: RUNTIME,
+    boost_clock_mhz: None,
+    boost_clock: "",
+};
 
 // TFLOP/s to FLOP/s in two steps: `66.9 * 1e12` is 66900000000000.01 in
 // binary floating point, `66.9 * 1e3` rounds back to exactly 66900, and the
@@ -156,6 +192,10 @@ const GA102_WP: &str =
 const GB202_WP: &str =
     "NVIDIA RTX Blackwell GPU Architecture whitepaper (GeForce RTX 5090), dense, FP32 accumulate";
 const RTXPRO6000_DS: &str = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition datasheet";
+const L40_DS: &str = "NVIDIA L40 datasheet (L40/L40S table as reproduced at https://www.mullet.se/product.html?product_id=355414), sparse figures / 2";
+const L40_CORES: &str = "NVIDIA L40 datasheet (https://www.mullet.se/product.html?product_id=355414): 18,176 CUDA cores / 128 per SM (NVIDIA Ada GPU Architecture whitepaper) = 142 SMs; 568 Tensor Cores / 4 per SM = 142";
+const A40_DS: &str = "NVIDIA A40 datasheet (as reproduced at https://www.ecer.com/corp/details-uuuedqa-p1bsay9-multi-display-setups-supported-by-48gb-gddr6-ecc-memory-nvidia-a40-gpu-and-vga-outputs.html), sparse figures / 2";
+const A40_CORES: &str = "NVIDIA A40 datasheet (https://www.ecer.com/corp/details-uuuedqa-p1bsay9-multi-display-setups-supported-by-48gb-gddr6-ecc-memory-nvidia-a40-gpu-and-vga-outputs.html): 10,752 CUDA cores / 128 per SM (NVIDIA Ampere GA102 GPU Architecture whitepaper) = 84 SMs; 336 Tensor Cores / 4 per SM = 84";
 
 static TABLE: &[GpuSpec] = &[
     GpuSpec {
@@ -163,8 +203,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA Tesla V100 SXM2 16GB",
         compute_capability: "7.0",
         sm_count: Some(80),
-        l2_bytes: 6 * MIB,
+        l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 900.0, V100_DS),
             c(Fp64, 7.8, V100_DS),
@@ -184,8 +225,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA Tesla V100 SXM2 32GB",
         compute_capability: "7.0",
         sm_count: Some(80),
-        l2_bytes: 6 * MIB,
+        l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 900.0, V100_DS),
             c(Fp64, 7.8, V100_DS),
@@ -205,8 +247,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA T4",
         compute_capability: "7.5",
         sm_count: Some(40),
-        l2_bytes: 4 * MIB,
+        l2_bytes: Some(4 * MIB),
         memory_clock_mhz: Some(5001.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 320.0, T4_DS),
             c(Fp64, 0.25, "Turing whitepaper: FP64 at 1/32 of FP32 (8.1 TFLOPS / 32)"),
@@ -222,8 +265,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA A100 40GB SXM4",
         compute_capability: "8.0",
         sm_count: Some(108),
-        l2_bytes: 40 * MIB,
+        l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1215.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 1555.0, A100_DS),
             c(Fp64, 9.7, A100_DS),
@@ -242,8 +286,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA A100 80GB SXM4",
         compute_capability: "8.0",
         sm_count: Some(108),
-        l2_bytes: 40 * MIB,
+        l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1593.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 2039.0, A100_DS),
             c(Fp64, 9.7, A100_DS),
@@ -271,8 +316,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA A10",
         compute_capability: "8.6",
         sm_count: Some(72),
-        l2_bytes: 6 * MIB,
+        l2_bytes: Some(6 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 600.0, A10_DS),
             c(Fp64, 0.4875, "GA102 FP64 at 1/64 of FP32 (GA102 whitepaper): 31.2 TFLOPS / 64"),
@@ -286,12 +332,39 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "a40",
+        name: "NVIDIA A40",
+        compute_capability: "8.6",
+        sm_count: Some(84),
+        l2_bytes: Some(6 * MIB),
+        memory_clock_mhz: None,
+        facts: FactSources {
+            sm_count: A40_CORES,
+            l2: "L2 6 MB: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie (third-party database); the full GA102 has 6,144 KB of L2 (NVIDIA Ampere GA102 GPU Architecture whitepaper)",
+            memory: "48 GB GDDR6, 384-bit at 14.5 Gbps = 696 GB/s: PNY A40 (900-2G133-0000-000) specification, http://www.relationship-nepal.org/900-2g133-0000-000.html",
+            boost_clock_mhz: Some(1740.0),
+            boost_clock: "boost clock 1,740 MHz: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
+        },
+        datasheet: &[
+            m(Dram, 696.0, A40_DS),
+            c(Fp64, 0.584, "GA102 FP64 at 1/64 of FP32 (GA102 whitepaper): A40 datasheet 37.4 TFLOPS / 64 = 0.584 (third-party databases say 1:32; the table follows the whitepaper, as for the A10 and RTX 3090)"),
+            c(Fp32, 37.4, A40_DS),
+            c(Fp16, 18.7, "GA102 FP16 (non-tensor) = FP32 rate 37.4 TFLOPS packed (GA102 whitepaper), / 2 for per-instruction counting"),
+            c(TensorTf32, 74.8, A40_DS),
+            c(TensorFp16, 149.7, A40_DS),
+            c(TensorBf16, 149.7, A40_DS),
+            c(TensorInt8, 299.3, A40_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "rtx3090",
         name: "NVIDIA GeForce RTX 3090",
         compute_capability: "8.6",
         sm_count: Some(82),
-        l2_bytes: 6 * MIB,
+        l2_bytes: Some(6 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 936.0, GA102_WP),
             c(Fp64, 0.556, "GA102 whitepaper FP32 35.6 TFLOPS x 1/64 (GA102 FP64 rate)"),
@@ -309,8 +382,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA H100 SXM5 80GB",
         compute_capability: "9.0",
         sm_count: Some(132),
-        l2_bytes: 50 * MIB,
+        l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(2619.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 3350.0, H100_DS),
             c(Fp64, 34.0, H100_DS),
@@ -342,8 +416,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA H100 PCIe 80GB",
         compute_capability: "9.0",
         sm_count: Some(114),
-        l2_bytes: 50 * MIB,
+        l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(1593.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 2000.0, H100P_DS),
             c(Fp64, 26.0, H100P_DS),
@@ -369,8 +444,9 @@ static TABLE: &[GpuSpec] = &[
         // `cudaDeviceProp::l2CacheSize` on an H200 reads 62914560 bytes
         // (issue 14's review; also l2_mib 60.0 in roofline/data/devices.csv
         // of the measurement). A device check records the value it reads.
-        l2_bytes: 60 * MIB,
+        l2_bytes: Some(60 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 4800.0, H200_DS),
             c(Fp64, 34.0, H200_DS),
@@ -398,8 +474,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA GH200 Grace Hopper (H100 96GB HBM3)",
         compute_capability: "9.0",
         sm_count: Some(132),
-        l2_bytes: 50 * MIB,
+        l2_bytes: Some(50 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 4000.0, GH200_DS),
             c(Fp64, 34.0, GH200_DS),
@@ -419,8 +496,9 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "9.0",
         sm_count: Some(132),
         // roofline/data/devices.csv of the measurement: l2_mib 60.0.
-        l2_bytes: 60 * MIB,
+        l2_bytes: Some(60 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 4900.0, GH200E_DS),
             c(Fp64, 34.0, GH200E_DS),
@@ -451,8 +529,9 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(148),
         // device__attribute_l2_cache_size 132644864 in a real B200 ncu CSV
         // (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv).
-        l2_bytes: 126 * MIB + 512 * KIB,
+        l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: Some(3996.0),
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 7700.0, B200_DS),
             c(Fp64, 37.0, B200_DS),
@@ -472,8 +551,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA GB200 (Blackwell GPU of GB200 NVL72)",
         compute_capability: "10.0",
         sm_count: None,
-        l2_bytes: 126 * MIB + 512 * KIB,
+        l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 8000.0, GB200_DS),
             c(Fp64, 45.0, GB200_DS),
@@ -494,8 +574,9 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "10.3",
         sm_count: Some(148),
         // roofline/data/devices.csv of the measurement: 148 SMs, l2_mib 126.5.
-        l2_bytes: 126 * MIB + 512 * KIB,
+        l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 8000.0, B300_DS),
             c(Fp64, 1.25, B300_DS),
@@ -525,8 +606,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA L4",
         compute_capability: "8.9",
         sm_count: Some(58),
-        l2_bytes: 48 * MIB,
+        l2_bytes: Some(48 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 300.0, L4_DS),
             c(Fp64, 0.473, "L4 datasheet FP32 30.3 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -545,8 +627,15 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA L40S",
         compute_capability: "8.9",
         sm_count: Some(142),
-        l2_bytes: 96 * MIB,
+        l2_bytes: Some(96 * MIB),
         memory_clock_mhz: None,
+        facts: FactSources {
+            sm_count: "NVIDIA L40S datasheet (L40/L40S table as reproduced at https://www.mullet.se/product.html?product_id=355414): 18,176 CUDA cores / 128 per SM (Ada whitepaper) = 142 SMs; 568 Tensor Cores / 4 per SM = 142",
+            l2: RUNTIME,
+            memory: "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
+            boost_clock_mhz: Some(2520.0),
+            boost_clock: "boost clock 2,520 MHz: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
+        },
         datasheet: &[
             m(Dram, 864.0, L40S_DS),
             c(Fp64, 1.43, "L40S datasheet FP32 91.6 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -561,12 +650,42 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "l40",
+        name: "NVIDIA L40",
+        compute_capability: "8.9",
+        sm_count: Some(142),
+        // No source at hand gives the L40's L2 size (a third-party database
+        // says 48 MB for the same-silicon L40S, the table's L40S entry 96 MiB).
+        l2_bytes: None,
+        memory_clock_mhz: None,
+        facts: FactSources {
+            sm_count: L40_CORES,
+            l2: "",
+            memory: "48 GB GDDR6, 384-bit at 18 Gbps (2,250 MHz) = 864 GB/s: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s (third-party database); 864 GB/s agrees with the L40 datasheet",
+            boost_clock_mhz: Some(2490.0),
+            boost_clock: "boost clock 2,490 MHz: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
+        },
+        datasheet: &[
+            m(Dram, 864.0, L40_DS),
+            c(Fp64, 1.414, "L40 datasheet FP32 90.5 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper) = 1.414"),
+            c(Fp32, 90.5, L40_DS),
+            c(Fp16, 45.25, "L40 FP16 (non-tensor) = FP32 rate 90.5 TFLOPS packed (Ada whitepaper), / 2 for per-instruction counting"),
+            c(TensorTf32, 90.5, L40_DS),
+            c(TensorFp16, 181.05, L40_DS),
+            c(TensorBf16, 181.05, L40_DS),
+            c(TensorFp8, 362.0, L40_DS),
+            c(TensorInt8, 362.0, L40_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "rtx6000-ada",
         name: "NVIDIA RTX 6000 Ada Generation",
         compute_capability: "8.9",
         sm_count: Some(142),
-        l2_bytes: 96 * MIB,
+        l2_bytes: Some(96 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 960.0, RTX6000ADA_DS),
             c(Fp64, 1.42, "RTX 6000 Ada datasheet FP32 91.1 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -585,8 +704,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA GeForce RTX 4080",
         compute_capability: "8.9",
         sm_count: Some(76),
-        l2_bytes: 64 * MIB,
+        l2_bytes: Some(64 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 716.8, ADA_WP),
             c(Fp64, 0.76, "Ada whitepaper FP32 48.7 TFLOPS x 1/64 (Ada FP64 rate)"),
@@ -617,8 +737,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA GeForce RTX 4090",
         compute_capability: "8.9",
         sm_count: Some(128),
-        l2_bytes: 72 * MIB,
+        l2_bytes: Some(72 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 1008.0, ADA_WP),
             c(Fp64, 1.29, "Ada whitepaper FP32 82.6 TFLOPS x 1/64 (Ada FP64 rate)"),
@@ -637,8 +758,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA GeForce RTX 5090",
         compute_capability: "12.0",
         sm_count: Some(170),
-        l2_bytes: 96 * MIB,
+        l2_bytes: Some(96 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 1792.0, GB202_WP),
             c(Fp64, 1.6375, "RTX Blackwell whitepaper FP32 104.8 TFLOPS x 1/64 (FP64 rate of GB202)"),
@@ -658,8 +780,9 @@ static TABLE: &[GpuSpec] = &[
         name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
         compute_capability: "12.0",
         sm_count: Some(188),
-        l2_bytes: 128 * MIB,
+        l2_bytes: Some(128 * MIB),
         memory_clock_mhz: None,
+        facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 1792.0, RTXPRO6000_DS),
             c(Fp64, 1.953, "RTX PRO 6000 Blackwell datasheet FP32 125 TFLOPS x 1/64 (FP64 rate of GB202)"),
@@ -725,6 +848,13 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
             "a100-80gb"
         } else if has("40gb") {
             "a100-40gb"
+        } else if has("pg509-200") {
+            // PG509 is an A100 SXM board name some drivers report
+            // (github.com/facebookincubator/AITemplate/pull/749); the
+            // PG509-200 in HTA's Kineto traces (corpus kineto_hta_*) has
+            // 108 SMs, CC 8.0 and totalGlobalMem 42297524224 B (39.4 GiB):
+            // the 40 GB A100. Other PG509 variants are not guessed.
+            "a100-40gb"
         } else {
             return None;
         }
@@ -742,8 +872,12 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
         "b200"
     } else if has("l40s") {
         "l40s"
+    } else if word("l40") {
+        "l40"
     } else if word("l4") {
         "l4"
+    } else if word("a40") {
+        "a40"
     } else if word("a10") {
         "a10"
     } else if word("t4") {
@@ -923,6 +1057,8 @@ mod tests {
             "b300",
             "l4",
             "l40s",
+            "l40",
+            "a40",
             "rtx6000-ada",
             "rtx4080",
             "rtx4090",
@@ -1004,6 +1140,43 @@ mod tests {
     }
 
     #[test]
+    fn every_value_has_a_source_and_stated_boost_clocks_agree() {
+        let mut checked = 0;
+        for g in all() {
+            let k = g.key;
+            for e in g.datasheet.iter().chain(g.measured) {
+                assert!(e.value > 0.0 && !e.source.trim().is_empty(), "{k}");
+            }
+            let f = &g.facts;
+            assert!(g.sm_count.is_none() || !f.sm_count.is_empty(), "{k}");
+            assert!(g.l2_bytes.is_none() || !f.l2.is_empty(), "{k}");
+            assert!(g.memory_clock_mhz.is_none() || !f.memory.is_empty(), "{k}");
+            // A stated boost clock has a source, and the clock the FP32 peak
+            // implies (sm_clock) agrees with it within 1 %: the SM count, the
+            // lanes per SM and the peak are consistent with each other.
+            if let Some(boost) = f.boost_clock_mhz {
+                assert!(!f.boost_clock.is_empty(), "{k}");
+                let hz = g.sm_clock().unwrap_or_else(|| panic!("{k}")).0;
+                assert!(
+                    (hz / (boost * 1e6) - 1.0).abs() < 0.01,
+                    "{k}: {hz} vs {boost} MHz"
+                );
+                checked += 1;
+            }
+        }
+        // Entries added with per-value citations carry every fact's source
+        // and a stated boost clock.
+        for k in ["l40", "a40", "l40s"] {
+            let f = by_key(k).unwrap().facts;
+            assert!(f.boost_clock_mhz.is_some(), "{k}");
+            for s in [f.sm_count, f.memory, f.boost_clock] {
+                assert!(s.contains("http"), "{k}: {s}");
+            }
+        }
+        assert!(checked >= 3);
+    }
+
+    #[test]
     fn device_names_resolve() {
         let k = |n| by_device_name(n).map(|g| g.key);
         assert_eq!(k("NVIDIA H100 80GB HBM3"), Some("h100-sxm"));
@@ -1024,6 +1197,11 @@ mod tests {
         assert_eq!(k("NVIDIA L40S"), Some("l40s"));
         assert_eq!(k("NVIDIA A10"), Some("a10"));
         assert_eq!(k("NVIDIA A10G"), None);
+        assert_eq!(k("NVIDIA L40"), Some("l40"));
+        assert_eq!(k("NVIDIA A40"), Some("a40"));
+        // The Kineto corpus traces' name (108 SMs, 39.4 GiB: the 40 GB A100).
+        assert_eq!(k("NVIDIA A100-PG509-200"), Some("a100-40gb"));
+        assert_eq!(k("NVIDIA A100-PG509-210"), None);
         assert_eq!(k("Tesla T4"), Some("t4"));
         assert_eq!(k("NVIDIA RTX 6000 Ada Generation"), Some("rtx6000-ada"));
         assert_eq!(
@@ -1040,7 +1218,8 @@ mod tests {
         assert_eq!(k("NVIDIA GeForce RTX 3090 Ti"), None);
         assert_eq!(k("NVIDIA GeForce RTX 4080 SUPER"), None);
         assert_eq!(k("NVIDIA H100 NVL"), None);
-        assert_eq!(by_compute_capability("8.9").len(), 5);
+        assert_eq!(by_compute_capability("8.9").len(), 6);
+        assert_eq!(by_compute_capability("8.6").len(), 3);
         assert_eq!(by_compute_capability("12.0").len(), 2);
     }
 }

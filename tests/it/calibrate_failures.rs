@@ -20,9 +20,9 @@ const NO_DRAM: &str = "calibrate/h200-no-dram.jsonl";
 fn h200_table_l2_is_60_mib() {
     let h200 = gpus::by_key("h200").unwrap();
     // 60 MiB = 60 x 1,048,576 = 62,914,560 bytes, what an H200 reports.
-    assert_eq!(h200.l2_bytes, 62_914_560);
+    assert_eq!(h200.l2_bytes, Some(62_914_560));
     assert_eq!(
-        gpus::by_device_name("NVIDIA H200").map(|g| g.l2_bytes),
+        gpus::by_device_name("NVIDIA H200").and_then(|g| g.l2_bytes),
         Some(62_914_560)
     );
 }

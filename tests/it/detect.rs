@@ -39,10 +39,10 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
             "ncu2021.2_sections_metrics_rules_csv_leleucas_bert_flashattn_a100.csv",
             Err("no device name, compute capability, SM count or L2 size"),
         ),
-        // CC 8.9 column only: five GPUs of the table have it.
+        // CC 8.9 column only: six GPUs of the table have it (the L40 joined).
         (
             "ncu2024.2_metrics_csv_gpp_clean.csv",
-            Err("compute capability 8.9, shared by l4, l40s, rtx6000-ada, rtx4080, rtx4090"),
+            Err("compute capability 8.9, shared by l4, l40s, l40, rtx6000-ada, rtx4080, rtx4090"),
         ),
         // CC 12.0 column only: RTX 5090 and RTX PRO 6000 Blackwell.
         (
@@ -139,7 +139,7 @@ fn gpu_flag_that_contradicts_the_file_is_refused() {
 }
 
 /// Issue 19: an export whose compute capability fits several GPUs (the GPP
-/// file, CC 8.9: five of the table) exits 0 without --gpu, with every
+/// file, CC 8.9: six of the table) exits 0 without --gpu, with every
 /// roof-free column (intensity, FLOP/s, B/s as with any GPU), the
 /// roof-dependent ones unknown, and names only the GPUs that fit.
 #[test]
@@ -155,7 +155,10 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(fits, ["l4", "l40s", "rtx6000-ada", "rtx4080", "rtx4090"]);
+    assert_eq!(
+        fits,
+        ["l4", "l40s", "l40", "rtx6000-ada", "rtx4080", "rtx4090"]
+    );
     let k = &v["kernels"][0];
     // Roof-free: the same figures as against any roofs (tests/it/ncu.rs):
     // I = 2.012895e12 FLOP / 134.957e9 B = 14.915; 2.012895e12 / 22.765 s.
@@ -176,7 +179,7 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
     let undecided = d.iter().find(|d| d["kind"] == "gpu_undecided").unwrap();
     let msg = undecided["message"].as_str().unwrap();
     assert!(
-        msg.contains("l4, l40s, rtx6000-ada, rtx4080, rtx4090"),
+        msg.contains("l4, l40s, l40, rtx6000-ada, rtx4080, rtx4090"),
         "{msg}"
     );
     // Only the GPUs that fit are named, in every format.
