@@ -7,7 +7,10 @@
 //! text, auto-scaled units, thousands separators): 100,000 launches of 64
 //! kernel names over two processes, about 0.5 GB.
 //!
-//! Run: `cargo bench --bench ncu_parse` (add `-- --launches N` to resize).
+//! Run: `cargo bench --bench ncu_parse` (add `-- --launches N` or
+//! `-- --size 200MB` to resize, `-- --page details15` for the 15-column
+//! default page of a live `ncu --csv` capture instead of the 20-column
+//! import-mode page).
 //! Prints parse+analyse throughput next to a baseline that only reads the
 //! bytes and counts lines (what `wc -l` does), their ratio, and the peak RSS.
 
@@ -16,6 +19,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 const TEMPLATE: &str = include_str!("../fixtures/ncu/bf16_gemm_ncu2025.1_import_details20.csv");
+
+/// The default `ncu --csv` page of a live capture (ncu 2024.2): 15 columns,
+/// one metric per row, no rule rows, base units with thousands separators.
+const TEMPLATE15: &str = include_str!("../fixtures/ncu/gpp_ncu2024.2_details15.csv");
 
 const NAMES: [&str; 8] = [
     "void Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_256x128_32x3_tn_align8>(Params)",
@@ -28,12 +35,37 @@ const NAMES: [&str; 8] = [
     "void silu_and_mul_kernel<c10::BFloat16>(c10::BFloat16 *, const c10::BFloat16 *, int)",
 ];
 
-pub(crate) fn generate(path: &Path, launches: usize) -> std::io::Result<()> {
+/// Which page shape to generate: `details20` (ncu 2025.1 import mode, the
+/// original case) or `details15` (the default `ncu --csv` of a live capture).
+#[derive(Clone, Copy, PartialEq)]
+enum Page {
+    Details20,
+    Details15,
+}
+
+impl Page {
+    fn template(self) -> &'static str {
+        match self {
+            Page::Details20 => TEMPLATE,
+            Page::Details15 => TEMPLATE15,
+        }
+    }
+}
+
+/// Approximate bytes one generated launch occupies (its template rows with
+/// the longest kernel name), to turn `--size` into a launch count.
+fn bytes_per_launch(page: Page) -> usize {
+    let t = page.template();
+    let body = t.len() - t.lines().next().map_or(0, str::len);
+    body + 15 * 300
+}
+
+pub(crate) fn generate(path: &Path, launches: usize, page: Page) -> std::io::Result<()> {
     std::fs::create_dir_all(path.parent().expect("bench-data/"))?;
     let mut rows = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_reader(TEMPLATE.as_bytes());
+        .from_reader(page.template().as_bytes());
     let template: Vec<csv::StringRecord> = rows.records().collect::<Result<_, _>>()?;
     let tmp = path.with_extension("tmp");
     let mut w = csv::WriterBuilder::new()
@@ -61,6 +93,10 @@ pub(crate) fn generate(path: &Path, launches: usize) -> std::io::Result<()> {
                 "dram__bytes_read.sum" => f[14] = format!("{:.2}", 5.0 + (i % 997) as f64 * 0.031),
                 "gpu__time_duration.sum" | "Duration" => {
                     f[14] = format!("{:.2}", 20.0 + (i % 991) as f64 * 0.17)
+                }
+                "dram__bytes.sum" => f[14] = thousands(100_000_000 + (i as u64 % 997) * 3_456_789),
+                "sm__sass_thread_inst_executed_op_dfma_pred_on.sum" => {
+                    f[14] = thousands(50_000_000 + (i as u64 % 1009) * 1_234_567)
                 }
                 "sm__ops_path_tensor_src_bf16_dst_fp32.sum" => {
                     f[14] = thousands(1_000_000_000 + (i as u64 % 1009) * 12_345_678)
@@ -95,16 +131,33 @@ fn peak_rss_kib() -> Option<u64> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let launches = args
-        .iter()
-        .position(|a| a == "--launches")
-        .and_then(|i| args.get(i + 1))
-        .map_or(Ok(100_000), |s| s.parse())?;
+    let arg = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let page = match arg("--page").map(String::as_str) {
+        None | Some("details20") => Page::Details20,
+        Some("details15") => Page::Details15,
+        Some(other) => return Err(format!("--page {other}: use details20 or details15").into()),
+    };
+    let launches = match (arg("--launches"), arg("--size")) {
+        (Some(n), _) => n.parse()?,
+        (None, Some(size)) => {
+            let mb: usize = size.trim_end_matches("MB").parse()?;
+            (mb * 1_000_000 / bytes_per_launch(page)).max(1)
+        }
+        (None, None) => 100_000,
+    };
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let path = root.join(format!("bench-data/ncu_details20_{launches}.csv"));
+    let stem = match page {
+        Page::Details20 => "ncu_details20",
+        Page::Details15 => "ncu_details15",
+    };
+    let path = root.join(format!("bench-data/{stem}_{launches}.csv"));
     if !path.exists() {
         let t = Instant::now();
-        generate(&path, launches)?;
+        generate(&path, launches, page)?;
         eprintln!(
             "generated {} in {:.1} s",
             path.display(),

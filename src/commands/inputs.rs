@@ -96,7 +96,10 @@ pub fn check_file(path: &Path, exts: &[&str], fix: &str) -> Result<(), InputErro
         Ok(m) if m.is_file() && m.len() == 0 => "an empty file (0 bytes)".to_string(),
         Ok(_) => return Ok(()),
     };
-    Err(InputError::new(format!("{}: {what}; {fix}", path.display())))
+    Err(InputError::new(format!(
+        "{}: {what}; {fix}",
+        path.display()
+    )))
 }
 
 /// What a directory given where a file is read is: empty, without any file

@@ -20,7 +20,9 @@ pub use event::SyncKind;
 pub use event::{DeviceProps, DistributedInfo};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
-use crate::timeline::{CopyTotal, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts};
+use crate::timeline::{
+    CopyTotal, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts,
+};
 use serde::de::DeserializeSeed;
 use std::path::{Path, PathBuf};
 

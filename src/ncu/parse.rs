@@ -135,6 +135,12 @@ struct State<'a> {
     last: Option<((u64, u64), usize)>,
     names: HashMap<Box<[u8]>, Arc<str>>,
     metric_cache: BytesMap<Option<Slot>>,
+    /// The metric names of the details page in the order rows bring them,
+    /// with their slots: ncu writes each launch's metrics in the same order,
+    /// so row k of a launch is compared byte for byte with entry k before
+    /// the name is hashed (see [`State::seq_slot`]).
+    seq: Vec<(Box<[u8]>, Option<Slot>)>,
+    seq_pos: usize,
     label_cache: BytesMap<Option<Slot>>,
     unit_cache: BytesMap<Unit>,
     devices: BTreeSet<String>,
@@ -156,6 +162,8 @@ impl<'a> State<'a> {
             last: None,
             names: HashMap::new(),
             metric_cache: BytesMap::default(),
+            seq: Vec::new(),
+            seq_pos: 0,
             label_cache: BytesMap::default(),
             unit_cache: BytesMap::default(),
             devices: BTreeSet::new(),
@@ -230,6 +238,26 @@ impl<'a> State<'a> {
         );
         self.label_cache.insert(key.into(), s);
         s
+    }
+
+    /// The slot of metric `name` when it is the entry expected next in
+    /// [`State::seq`] (or the first, when a new launch starts): a byte
+    /// comparison instead of hashing a long name. `None` when not there
+    /// (then the caller classifies through the hashed cache).
+    fn seq_slot(&mut self, name: &[u8]) -> Option<Option<Slot>> {
+        if let Some((n, s)) = self.seq.get(self.seq_pos) {
+            if **n == *name {
+                self.seq_pos += 1;
+                return Some(*s);
+            }
+        }
+        match self.seq.first() {
+            Some((n, s)) if **n == *name => {
+                self.seq_pos = 1;
+                Some(*s)
+            }
+            _ => None,
+        }
     }
 
     fn line_of(&self, rec: &csv::ByteRecord) -> u64 {
@@ -357,15 +385,22 @@ impl<'a> State<'a> {
             self.launch_index(rec, ident)?;
             return Ok(());
         }
-        let slot = if is_metric_name(name) {
-            match self.metric_cache.get(name) {
+        let slot = if let Some(s) = self.seq_slot(name) {
+            s
+        } else if is_metric_name(name) {
+            let s = match self.metric_cache.get(name) {
                 Some(s) => *s,
                 None => {
                     let s = classify(&String::from_utf8_lossy(name), "");
                     self.metric_cache.insert(name.into(), s);
                     s
                 }
+            };
+            if self.seq_pos == self.seq.len() && self.seq.len() < SEQ_MAX && name.len() <= 256 {
+                self.seq.push((name.into(), s));
+                self.seq_pos += 1;
             }
+            s
         } else if is_read_label(name) {
             let section = d.section.and_then(|c| rec.get(c)).unwrap_or_default();
             self.label_slot(name, section)
@@ -652,6 +687,9 @@ fn is_metric_name(name: &[u8]) -> bool {
 /// A map keyed by the bytes of a metric name, label or unit (std's
 /// SipHash: the keys come from an untrusted file).
 type BytesMap<V> = HashMap<Box<[u8]>, V>;
+
+/// Most metric names remembered in [`State::seq`] (each at most 256 bytes).
+const SEQ_MAX: usize = 512;
 
 /// Most distinct units remembered; ncu prints a few dozen, and a hostile
 /// file cannot grow the cache past this.
