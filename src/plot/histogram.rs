@@ -242,20 +242,7 @@ impl GapHistogram {
                 counts.push((bar, text, scale < 1.0));
             }
         }
-        let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
-        let subtitle = format!(
-            "{} idle gaps, {} idle in total{}",
-            valid.len(),
-            duration_ns(total),
-            if cap.is_some() {
-                format!(
-                    "; idle-time axis cut at {} so the other bars stay readable",
-                    duration_ns(y.max)
-                )
-            } else {
-                String::new()
-            }
-        );
+        let subtitle = subtitle(&valid, cap.map(|_| y.max));
         let mut texts = fixed_texts(
             &input.title,
             &subtitle,
@@ -283,6 +270,23 @@ impl GapHistogram {
             skipped,
         })
     }
+}
+
+/// The subtitle: gap count and idle total, and where the idle-time axis
+/// is cut (`cut_at`, ns) when one bin dominates.
+fn subtitle(valid: &[GapSample], cut_at: Option<f64>) -> String {
+    let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
+    let cut = cut_at.map_or(String::new(), |ns| {
+        format!(
+            "; idle-time axis cut at {} so the other bars stay readable",
+            duration_ns(ns)
+        )
+    });
+    format!(
+        "{} idle gaps, {} idle in total{cut}",
+        valid.len(),
+        duration_ns(total)
+    )
 }
 
 /// The x axis title.
