@@ -4,7 +4,7 @@
 //! [`PlotError`]; nothing here unwraps.
 
 use super::axis::{LogLogFrame, Tick};
-use super::labels::{Legend, Rect, Swatch, LEGEND_ROW_PX, LEGEND_SWATCH_PX};
+use super::labels::{Legend, Rect, Swatch, LEGEND_SWATCH_PX};
 use super::style;
 use super::{OrPlotError, PlotError, FONT_FAMILY};
 use plotters::coord::Shift;
@@ -239,31 +239,60 @@ pub(crate) fn axis_titles<DB: DrawingBackend>(
     .or_plot()
 }
 
-/// A legend box with its entries.
+/// A legend box with its entries (each swatch, then its text).
 pub(crate) fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     legend: &Legend,
 ) -> Result<(), PlotError> {
-    let r = legend.rect;
-    fill_rect(area, r, style::BACKGROUND, 0.9)?;
-    outline_rect(area, r, style::GRID, 1)?;
-    for (i, item) in legend.items.iter().enumerate() {
-        let cy = r.top + 5 + i as i32 * LEGEND_ROW_PX + LEGEND_ROW_PX / 2;
-        let sx = r.left + 8 + (LEGEND_SWATCH_PX - 8) / 2;
-        match item.swatch {
-            Swatch::Dot(c) => dot(area, (sx, cy), 6.0, c, 0.7, None)?,
-            Swatch::Ring(c) => dot(area, (sx, cy), 6.0, style::BACKGROUND, 1.0, Some((c, 3)))?,
-            Swatch::Bar(c) => fill_rect(area, Rect::at(sx - 9, cy - 6, 18, 12), c, 1.0)?,
-            Swatch::Line(c) => line(area, vec![(sx - 10, cy), (sx + 10, cy)], c, 3)?,
-        }
+    legend_box(area, legend)?;
+    for i in 0..legend.items.len() {
+        legend_swatch(area, legend, i)?;
         text(
             area,
-            &item.text,
-            (r.left + 8 + LEGEND_SWATCH_PX, cy),
+            &legend.items[i].text,
+            (legend.text_x(), legend.row_center_y(i)),
             style::LEGEND_FONT,
             style::INK,
             (HPos::Left, VPos::Center),
         )?;
     }
     Ok(())
+}
+
+/// A legend's box and swatches, without its texts (a chart that keeps its
+/// texts as [`super::extent::PlacedText`]s draws them itself).
+pub(crate) fn legend_frame<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    legend: &Legend,
+) -> Result<(), PlotError> {
+    legend_box(area, legend)?;
+    for i in 0..legend.items.len() {
+        legend_swatch(area, legend, i)?;
+    }
+    Ok(())
+}
+
+/// The legend's background and outline.
+fn legend_box<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    legend: &Legend,
+) -> Result<(), PlotError> {
+    fill_rect(area, legend.rect, style::BACKGROUND, 0.9)?;
+    outline_rect(area, legend.rect, style::GRID, 1)
+}
+
+/// Entry `i`'s swatch.
+fn legend_swatch<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    legend: &Legend,
+    i: usize,
+) -> Result<(), PlotError> {
+    let cy = legend.row_center_y(i);
+    let sx = legend.rect.left + 8 + (LEGEND_SWATCH_PX - 8) / 2;
+    match legend.items[i].swatch {
+        Swatch::Dot(c) => dot(area, (sx, cy), 6.0, c, 0.7, None),
+        Swatch::Ring(c) => dot(area, (sx, cy), 6.0, style::BACKGROUND, 1.0, Some((c, 3))),
+        Swatch::Bar(c) => fill_rect(area, Rect::at(sx - 9, cy - 6, 18, 12), c, 1.0),
+        Swatch::Line(c) => line(area, vec![(sx - 10, cy), (sx + 10, cy)], c, 3),
+    }
 }

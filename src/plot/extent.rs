@@ -10,7 +10,7 @@
 //! [`draw_texts`] and checks them with the same list: what is measured is
 //! what is drawn.
 
-use super::labels::{text_size_px, Rect};
+use super::labels::{text_size_px, Legend, Rect};
 use super::{draw, PlotError};
 use plotters::coord::Shift;
 use plotters::prelude::{DrawingArea, DrawingBackend};
@@ -213,6 +213,25 @@ pub fn wrap_to_width(
         lines.push(super::labels::fit_middle("", &rest, "", size, max_px)?);
     }
     Ok(lines)
+}
+
+/// A legend's entry texts as drawn by [`super::draw::legend`]: legend
+/// font, left-anchored after the swatch, centred on the entry's row.
+pub fn legend_texts(legend: &Legend) -> Vec<PlacedText> {
+    legend
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            PlacedText::new(
+                item.text.clone(),
+                (legend.text_x(), legend.row_center_y(i)),
+                super::style::LEGEND_FONT,
+                super::style::INK,
+                (HAnchor::Left, VAnchor::Center),
+            )
+        })
+        .collect()
 }
 
 /// Draws every text of `texts` as placed.

@@ -5,13 +5,14 @@
 //! out next to thousands of short ones).
 
 use super::axis::{decade_si, LinearAxis, LogAxis, Tick};
+use super::extent::{self, first_overlap, legend_texts, HAnchor, PlacedText, VAnchor};
 use super::labels::{Legend, LegendItem, Rect, Swatch};
 use super::{draw, style, Chart, PlotError};
 use crate::gaps::GapClass;
 use crate::units::duration_ns;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, VPos};
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// One idle gap.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -89,8 +90,17 @@ pub struct GapHistogram {
     pub x_ticks: Vec<Tick>,
     /// Idle-time ticks.
     pub y_ticks: Vec<Tick>,
-    /// The gap count above each non-empty bar: (x, y) in pixels and the text.
-    pub counts: Vec<((i32, i32), String)>,
+    /// The gap count of each non-empty bar, as drawn: above the bar,
+    /// raised a line at a time past a label it would overlap; the cut
+    /// bar's "N gaps, T (bar cut)" sits in the frame's top row beside it.
+    pub counts: Vec<PlacedText>,
+    /// Bars whose count found no free place (their gaps are still in the
+    /// legend's per-class counts).
+    pub hidden_counts: usize,
+    /// Every horizontal text as drawn (title, subtitle, tick labels, x
+    /// axis title, counts, legend entries): [`first_overlap`] checks them.
+    /// The rotated y axis title is drawn beside them, left of the ticks.
+    pub texts: Vec<PlacedText>,
     /// Bins from the shortest to the longest gap.
     pub bins: Vec<Bin>,
     /// Stacked segments, bottom class first.
@@ -181,7 +191,8 @@ impl GapHistogram {
         let x_px = |v: f64| plot.left + (x.fraction(v) * plot.width() as f64).round() as i32;
         let y_px = |v: f64| plot.bottom - (y.fraction(v) * plot.height() as f64).round() as i32;
         let mut segments = Vec::new();
-        let mut counts = Vec::new();
+        // (bar, text, cut): placed once every bar is known.
+        let mut counts: Vec<(Rect, String, bool)> = Vec::new();
         for b in &bins {
             let (l, r) = (x_px(b.lo_ns) + 1, x_px(b.hi_ns) - 1);
             // A bar above the cut is drawn to the top of the frame, its
@@ -222,38 +233,194 @@ impl GapHistogram {
                 } else {
                     b.total().to_string()
                 };
-                counts.push((((l + r) / 2, bottom - 4), text));
+                let bar = Rect {
+                    left: l,
+                    right: r,
+                    top: bottom,
+                    bottom: y_px(0.0),
+                };
+                counts.push((bar, text, scale < 1.0));
             }
         }
-        let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
+        let subtitle = subtitle(&valid, cap.map(|_| y.max));
+        let mut texts = fixed_texts(
+            &input.title,
+            &subtitle,
+            plot,
+            (&x, &x_ticks),
+            (&y, &y_ticks),
+        );
+        texts.extend(legend_texts(&legend));
+        let (counts, hidden_counts) = place_counts(&counts, plot, &mut texts)?;
         Ok(GapHistogram {
             size_px: style::HISTOGRAM_SIZE_PX,
             title: input.title.clone(),
-            subtitle: format!(
-                "{} idle gaps, {} idle in total{}",
-                valid.len(),
-                duration_ns(total),
-                if cap.is_some() {
-                    format!(
-                        "; idle-time axis cut at {} so the other bars stay readable",
-                        duration_ns(y.max)
-                    )
-                } else {
-                    String::new()
-                }
-            ),
+            subtitle,
             plot,
             x,
             y,
             x_ticks,
             y_ticks,
             counts,
+            hidden_counts,
+            texts,
             bins,
             segments,
             legend,
             skipped,
         })
     }
+}
+
+/// The subtitle: gap count and idle total, and where the idle-time axis
+/// is cut (`cut_at`, ns) when one bin dominates.
+fn subtitle(valid: &[GapSample], cut_at: Option<f64>) -> String {
+    let total: f64 = valid.iter().map(|g| g.duration_ns).sum();
+    let cut = cut_at.map_or(String::new(), |ns| {
+        format!(
+            "; idle-time axis cut at {} so the other bars stay readable",
+            duration_ns(ns)
+        )
+    });
+    format!(
+        "{} idle gaps, {} idle in total{cut}",
+        valid.len(),
+        duration_ns(total)
+    )
+}
+
+/// The x axis title.
+const X_TITLE: &str = "idle gap duration (log bins); gap count above each bar";
+
+/// Title, subtitle, tick labels and the x axis title, as drawn.
+fn fixed_texts(
+    title: &str,
+    subtitle: &str,
+    plot: Rect,
+    x: (&LogAxis, &[Tick]),
+    y: (&LinearAxis, &[Tick]),
+) -> Vec<PlacedText> {
+    let center_x = style::HISTOGRAM_SIZE_PX.0 as i32 / 2;
+    let top = (HAnchor::Center, VAnchor::Top);
+    let mut texts = vec![
+        PlacedText::new(title, (center_x, 10), style::TITLE_FONT, style::INK, top),
+        PlacedText::new(
+            subtitle,
+            (center_x, 44),
+            style::SUBTITLE_FONT,
+            style::INK_SOFT,
+            top,
+        ),
+    ];
+    for t in y.1 {
+        let row = plot.bottom - (y.0.fraction(t.value) * plot.height() as f64).round() as i32;
+        texts.push(PlacedText::new(
+            t.label.clone(),
+            (plot.left - 10, row),
+            style::TICK_FONT,
+            style::INK,
+            (HAnchor::Right, VAnchor::Center),
+        ));
+    }
+    for t in x.1 {
+        let col = plot.left + (x.0.fraction(t.value) * plot.width() as f64).round() as i32;
+        texts.push(PlacedText::new(
+            t.label.clone(),
+            (col, plot.bottom + 10),
+            style::TICK_FONT,
+            style::INK,
+            top,
+        ));
+    }
+    texts.push(PlacedText::new(
+        X_TITLE,
+        ((plot.left + plot.right) / 2, plot.bottom + 42),
+        style::AXIS_TITLE_FONT,
+        style::INK,
+        top,
+    ));
+    texts
+}
+
+/// How many lines a count may be raised to clear another label.
+const COUNT_RAISES: i32 = 3;
+
+/// Places each bar's count among `texts` (which it extends): a plain
+/// count centred 4 px above its bar; when that overlaps a text already
+/// placed (a full-height bar's count under the subtitle), just inside the
+/// bar's top if the bar is tall enough, else raised one line at a time (at
+/// most [`COUNT_RAISES`]) past a neighbour's count; the cut
+/// bar's label, wider than its bin, in the frame's top row right of the
+/// bar (left of it when it would cross the frame), where every other bar
+/// is at most 40 % high. A count with no free place is left out and
+/// counted. Returns the counts and how many were left out.
+fn place_counts(
+    counts: &[(Rect, String, bool)],
+    plot: Rect,
+    texts: &mut Vec<PlacedText>,
+) -> Result<(Vec<PlacedText>, usize), PlotError> {
+    let (_, line_px) = super::labels::text_size_px("0", style::TICK_FONT)?;
+    let mut placed = Vec::new();
+    let mut hidden = 0;
+    for (bar, text, cut) in counts {
+        let candidates: Vec<PlacedText> = if *cut {
+            let right = PlacedText::new(
+                text.clone(),
+                (bar.right + 6, plot.top + 4),
+                style::TICK_FONT,
+                style::INK,
+                (HAnchor::Left, VAnchor::Top),
+            );
+            let left = PlacedText::new(
+                text.clone(),
+                (bar.left - 6, plot.top + 4),
+                style::TICK_FONT,
+                style::INK,
+                (HAnchor::Right, VAnchor::Top),
+            );
+            if right.extent()?.right <= plot.right {
+                vec![right, left]
+            } else {
+                vec![left]
+            }
+        } else {
+            let raised = |k: i32| {
+                PlacedText::new(
+                    text.clone(),
+                    ((bar.left + bar.right) / 2, bar.top - 4 - k * (line_px + 2)),
+                    style::TICK_FONT,
+                    style::INK,
+                    (HAnchor::Center, VAnchor::Bottom),
+                )
+            };
+            let mut c = vec![raised(0)];
+            if bar.height() >= line_px + 8 {
+                c.push(PlacedText::new(
+                    text.clone(),
+                    ((bar.left + bar.right) / 2, bar.top + 4),
+                    style::TICK_FONT,
+                    style::INK,
+                    (HAnchor::Center, VAnchor::Top),
+                ));
+            }
+            c.extend((1..=COUNT_RAISES).map(raised));
+            c
+        };
+        let mut found = None;
+        for c in candidates {
+            texts.push(c);
+            if first_overlap(texts)?.is_none() {
+                found = texts.last().cloned();
+                break;
+            }
+            texts.pop();
+        }
+        match found {
+            Some(t) => placed.push(t),
+            None => hidden += 1,
+        }
+    }
+    Ok((placed, hidden))
 }
 
 /// A bin holding more than this many times the idle time of the next
@@ -287,38 +454,32 @@ impl Chart for GapHistogram {
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let p = self.plot;
-        draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
-        let row = |v: f64| p.bottom - (self.y.fraction(v) * p.height() as f64).round() as i32;
-        let rows = self
-            .y_ticks
-            .iter()
-            .map(|t| (row(t.value), t.label.as_str()));
-        draw::y_grid(area, p, rows, 10)?;
+        area.fill(&style::BACKGROUND)
+            .map_err(|e| PlotError::Draw(e.to_string()))?;
+        for t in &self.y_ticks {
+            let y = p.bottom - (self.y.fraction(t.value) * p.height() as f64).round() as i32;
+            draw::line(area, vec![(p.left, y), (p.right, y)], style::GRID, 1)?;
+        }
         for t in &self.x_ticks {
             let x = p.left + (self.x.fraction(t.value) * p.width() as f64).round() as i32;
-            draw::x_tick(area, x, p.bottom, &t.label)?;
+            draw::line(area, vec![(x, p.bottom), (x, p.bottom + 6)], style::INK, 1)?;
         }
         for s in &self.segments {
             draw::fill_rect(area, s.rect, style::gap_color(s.class), 1.0)?;
         }
-        for (at, n) in &self.counts {
-            draw::text(
-                area,
-                n,
-                *at,
-                style::TICK_FONT,
-                style::INK,
-                (HPos::Center, VPos::Bottom),
-            )?;
-        }
         draw::outline_rect(area, p, style::INK, 1)?;
-        draw::axis_titles(
-            area,
-            p,
-            "idle gap duration (log bins); gap count above each bar",
-            "idle time",
-        )?;
-        draw::legend(area, &self.legend)
+        draw::legend_frame(area, &self.legend)?;
+        extent::draw_texts(area, &self.texts)?;
+        // The rotated y title, as draw::axis_titles draws it.
+        let style = draw::font(style::AXIS_TITLE_FONT, style::INK)
+            .transform(FontTransform::Rotate270)
+            .pos(Pos::new(HPos::Center, VPos::Top));
+        area.draw(&Text::new(
+            "idle time".to_string(),
+            (6, (p.top + p.bottom) / 2),
+            style,
+        ))
+        .map_err(|e| PlotError::Draw(e.to_string()))
     }
 }
 
@@ -390,7 +551,7 @@ mod tests {
         let height = |s: &Segment| s.rect.bottom - s.rect.top;
         assert!(height(&h.segments[0]) > height(&h.segments[1]));
         assert_eq!(h.bins[0].total_time_ns(), 3_400.0);
-        assert_eq!(h.counts[0].1, "2");
+        assert_eq!(h.counts[0].text, "2");
     }
 
     #[test]
@@ -425,7 +586,9 @@ mod tests {
         assert!(height(GapClass::LaunchLatency) * 4 >= h.plot.height());
         assert_eq!(height(GapClass::HostBound), h.plot.height());
         assert!(
-            h.counts.iter().any(|c| c.1 == "1 gaps, 1.60 s (bar cut)"),
+            h.counts
+                .iter()
+                .any(|c| c.text == "1 gaps, 1.60 s (bar cut)"),
             "{:?}",
             h.counts
         );

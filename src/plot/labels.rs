@@ -324,6 +324,16 @@ impl Legend {
             items,
         })
     }
+
+    /// Centre row (y, pixels) of entry `i`.
+    pub fn row_center_y(&self, i: usize) -> i32 {
+        self.rect.top + 5 + i as i32 * LEGEND_ROW_PX + LEGEND_ROW_PX / 2
+    }
+
+    /// Where entry `i`'s text starts (x, pixels): after the swatch column.
+    pub fn text_x(&self) -> i32 {
+        self.rect.left + 8 + LEGEND_SWATCH_PX
+    }
 }
 
 #[cfg(test)]

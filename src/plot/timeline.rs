@@ -6,8 +6,9 @@
 //! [`crate::gaps::window`] (the one place that decides it).
 
 use super::axis::{decimals_for_step, LinearAxis, Tick};
+use super::extent::{self, legend_texts, HAnchor, PlacedText, VAnchor};
 use super::labels::{text_size_px, Legend, LegendItem, Rect, Swatch};
-use super::{draw, style, Chart, PlotError};
+use super::{draw, style, ticks, Chart, PlotError};
 use crate::gaps::window::choose_window;
 pub use crate::gaps::window::{busiest_window, WindowChoice, BUSIEST_TARGET_OPS};
 use crate::gaps::GapClass;
@@ -15,7 +16,6 @@ pub use crate::nsys::OpKind;
 use crate::units::ellipsize;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, VPos};
 
 /// How an op kind is drawn: a graph row is kernel work (one colour, one
 /// legend entry).
@@ -146,6 +146,10 @@ pub struct TimelineChart {
     pub legend: Legend,
     /// Lanes left out because the canvas has room for [`MAX_LANES`].
     pub hidden_lanes: usize,
+    /// Every text as drawn (title, subtitle, tick labels that fit, lane
+    /// labels, axis title, legend entries): [`extent::first_overlap`]
+    /// checks them.
+    pub texts: Vec<PlacedText>,
 }
 
 /// Most lanes drawn; the rest are counted in the subtitle.
@@ -234,6 +238,15 @@ impl TimelineChart {
         if hidden_lanes > 0 {
             subtitle.push_str(&format!(", {hidden_lanes} more lanes not shown"));
         }
+        let texts = timeline_texts(
+            (&input.title, &subtitle, w as i32 / 2),
+            plot,
+            &axis,
+            &ticks,
+            &lanes,
+            &format!("time since window start ({unit})"),
+            &legend,
+        )?;
         Ok(TimelineChart {
             size_px: (w, h),
             title: input.title.clone(),
@@ -247,8 +260,64 @@ impl TimelineChart {
             bars,
             legend,
             hidden_lanes,
+            texts,
         })
     }
+}
+
+/// The chart's texts in drawing order: title and subtitle (centred at
+/// `heading.2`), the tick labels that fit side by side
+/// ([`ticks::fitting_x_labels`]), one label per lane right of the label
+/// column, the axis title and the legend entries.
+fn timeline_texts(
+    heading: (&str, &str, i32),
+    plot: Rect,
+    axis: &LinearAxis,
+    axis_ticks: &[Tick],
+    lanes: &[LaneRow],
+    axis_title: &str,
+    legend: &Legend,
+) -> Result<Vec<PlacedText>, PlotError> {
+    let top = (HAnchor::Center, VAnchor::Top);
+    let (title, subtitle, center_x) = heading;
+    let mut texts = vec![
+        PlacedText::new(title, (center_x, 10), style::TITLE_FONT, style::INK, top),
+        PlacedText::new(
+            subtitle,
+            (center_x, 44),
+            style::SUBTITLE_FONT,
+            style::INK_SOFT,
+            top,
+        ),
+    ];
+    let tick_labels: Vec<(i32, String)> = axis_ticks
+        .iter()
+        .map(|t| (tick_x(plot, axis, t), t.label.clone()))
+        .collect();
+    texts.extend(ticks::fitting_x_labels(&tick_labels, plot.bottom)?);
+    for lane in lanes {
+        texts.push(PlacedText::new(
+            lane.label.clone(),
+            (plot.left - 10, (lane.rect.top + lane.rect.bottom) / 2),
+            style::TICK_FONT,
+            style::INK,
+            (HAnchor::Right, VAnchor::Center),
+        ));
+    }
+    texts.push(PlacedText::new(
+        axis_title,
+        ((plot.left + plot.right) / 2, plot.bottom + 42),
+        style::AXIS_TITLE_FONT,
+        style::INK,
+        top,
+    ));
+    texts.extend(legend_texts(legend));
+    Ok(texts)
+}
+
+/// Pixel column of tick `t` on the time axis.
+fn tick_x(plot: Rect, axis: &LinearAxis, t: &Tick) -> i32 {
+    plot.left + (axis.fraction(t.value) * plot.width() as f64).round() as i32
 }
 
 /// The legend: the op kinds and gap classes that appear in the window.
@@ -407,24 +476,17 @@ impl Chart for TimelineChart {
 
     fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError> {
         let p = self.plot;
-        draw::canvas(area, &self.title, &self.subtitle, self.size_px.0 as i32 / 2)?;
+        area.fill(&style::BACKGROUND)
+            .map_err(|e| PlotError::Draw(e.to_string()))?;
         for t in &self.ticks {
-            let x = p.left + (self.axis.fraction(t.value) * p.width() as f64).round() as i32;
+            let x = tick_x(p, &self.axis, t);
             draw::line(area, vec![(x, p.top), (x, p.bottom)], style::GRID, 1)?;
-            draw::x_tick(area, x, p.bottom, &t.label)?;
+            draw::line(area, vec![(x, p.bottom), (x, p.bottom + 6)], style::INK, 1)?;
         }
         for (i, lane) in self.lanes.iter().enumerate() {
             if i % 2 == 1 {
                 draw::fill_rect(area, lane.rect, style::GRID_MINOR, 0.6)?;
             }
-            draw::text(
-                area,
-                &lane.label,
-                (p.left - 10, (lane.rect.top + lane.rect.bottom) / 2),
-                style::TICK_FONT,
-                style::INK,
-                (HPos::Right, VPos::Center),
-            )?;
         }
         for b in &self.bars {
             let color = match b.what {
@@ -434,17 +496,9 @@ impl Chart for TimelineChart {
             draw::fill_rect(area, b.rect, color, 1.0)?;
         }
         draw::outline_rect(area, p, style::INK, 1)?;
-        draw::text(
-            area,
-            &self.axis_title,
-            ((p.left + p.right) / 2, p.bottom + 42),
-            style::AXIS_TITLE_FONT,
-            style::INK,
-            (HPos::Center, VPos::Top),
-        )?;
         if !self.legend.items.is_empty() {
-            draw::legend(area, &self.legend)?;
+            draw::legend_frame(area, &self.legend)?;
         }
-        Ok(())
+        extent::draw_texts(area, &self.texts)
     }
 }

@@ -1163,3 +1163,61 @@ fn gaps_plot_with_an_unknown_extension_is_exit_2_before_any_work() {
     }
     assert!(!pdf.exists());
 }
+
+#[test]
+fn timeline_and_histogram_texts_never_overlap_on_the_nsys_fixtures() {
+    // Every shipped export (and H100 at --min 5us, whose histogram has the
+    // most bins): the default timeline window and the histogram, each text
+    // measured with the embedded font as drawn. The cut bar's label
+    // ("… gaps, … (bar cut)") is wider than its bin, so it is the one most
+    // likely to collide.
+    use rooftrace::plot::extent::first_overlap;
+    let mut exports: Vec<(std::path::PathBuf, i64)> =
+        std::fs::read_dir(common::root().join("fixtures/nsys"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
+            .filter(|p| !p.ends_with("not_sqlite.sqlite"))
+            .map(|p| (p, 0))
+            .collect();
+    exports.sort();
+    assert!(exports.len() >= 5, "{exports:?}");
+    exports.push((common::root().join(H100_2GPU), 5_000));
+    let mut cut = 0;
+    for (path, min_gap_ns) in &exports {
+        let t = rooftrace::nsys::read_timeline(path, false, &|_, _| {}).unwrap();
+        let cfg = rooftrace::gaps::GapConfig {
+            min_gap_ns: *min_gap_ns,
+            keep_gaps: true,
+            ..Default::default()
+        };
+        let report = rooftrace::gaps::analyze(&t, &cfg);
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let tl = TimelineChart::build(&TimelineInput::from_gaps(&t, &report, None, &name).unwrap())
+            .unwrap();
+        assert_eq!(first_overlap(&tl.texts).unwrap(), None, "{name} timeline");
+        assert_eq!(tl.texts.iter().filter(|x| x.text == tl.title).count(), 1);
+        assert!(tl
+            .lanes
+            .iter()
+            .all(|l| tl.texts.iter().any(|x| x.text == l.label)));
+        let Ok(input) = HistogramInput::from_gaps(&report, &name) else {
+            continue;
+        };
+        let h = GapHistogram::build(&input).unwrap();
+        assert_eq!(first_overlap(&h.texts).unwrap(), None, "{name} histogram");
+        // Every non-empty bar's count is drawn (none had to be left out).
+        assert_eq!(h.hidden_counts, 0, "{name}");
+        assert_eq!(
+            h.counts.len(),
+            h.bins.iter().filter(|b| b.total() > 0).count()
+        );
+        cut += h
+            .counts
+            .iter()
+            .filter(|c| c.text.ends_with("(bar cut)"))
+            .count();
+    }
+    // At least one export exercises the cut bar's label.
+    assert!(cut > 0);
+}
