@@ -1,6 +1,6 @@
 //! Arguments of `rooftrace ncu`.
 
-use super::{ManyArgs, OutputArgs};
+use super::{ManyArgs, OutputArgs, PeakArgs};
 use clap::ValueEnum;
 use std::path::PathBuf;
 
@@ -16,7 +16,9 @@ work as far as they go: derived figures are marked, what was not collected
 prints as unknown with the --metrics to add.
 
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
-rooftrace calibrate), --roofs ncu (peak metrics in the CSV). Without them the
+rooftrace calibrate), --roofs ncu (peak metrics in the CSV), or for a card the
+table lacks --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s (docs/roofs-format.md).
+Without them the
 GPU comes from what the CSV says about its device: name, compute capability,
 SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every output
 names the roofs it used and their source. Details: docs/ncu.md
@@ -50,6 +52,8 @@ pub struct NcuArgs {
     /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the CSV.
     #[arg(long, value_name = "FILE|ncu")]
     pub roofs: Option<String>,
+    #[command(flatten)]
+    pub peaks: PeakArgs,
     /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
     #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
     pub group_by: GroupByArg,

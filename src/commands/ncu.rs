@@ -86,11 +86,12 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|p| PlotTarget::from_flag("--plot", p))
         .transpose()?;
-    let roofs = match (args.gpu, args.roofs) {
-        (Some(g), _) => RoofsChoice::Gpu(g),
-        (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
-        (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
-        (None, None) => RoofsChoice::FromCsv,
+    let roofs = match (args.peaks.roofs()?, args.gpu, args.roofs) {
+        (Some(flags), _, _) => RoofsChoice::Flags(Box::new(flags)),
+        (None, Some(g), _) => RoofsChoice::Gpu(g),
+        (None, None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
+        (None, None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
+        (None, None, None) => RoofsChoice::FromCsv,
     };
     let config = NcuConfig {
         input,

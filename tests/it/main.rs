@@ -26,4 +26,5 @@ mod ncu_derived;
 mod paths;
 mod plot;
 mod readme;
+mod roofs_flags;
 mod useful;
