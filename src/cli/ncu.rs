@@ -153,7 +153,9 @@ pub fn parse_flop_rate(s: &str) -> Result<f64, String> {
         };
         let r = v * scale;
         if !r.is_finite() || r <= 0.0 {
-            return Err(format!("`{s}`: the peak must be a positive number of FLOP/s"));
+            return Err(format!(
+                "`{s}`: the peak must be a positive number of FLOP/s"
+            ));
         }
         Ok(r)
     })

@@ -1,6 +1,7 @@
 //! `rooftrace ncu`: resolve the arguments into plain config, parse the CSV,
 //! pick the roofs, analyse, render, write.
 
+use crate::cli::ncu::PeakArgs;
 use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
@@ -9,7 +10,6 @@ use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
 use crate::roofline::{analyze_at, GroupBy, RoofClock};
-use crate::cli::ncu::PeakArgs;
 use crate::roofs::{self, ComputePath, Roofs, RoofsChoice};
 use anyhow::Context;
 use std::io::IsTerminal;
@@ -85,11 +85,19 @@ fn parse_peak(s: &str) -> Result<(ComputePath, f64), String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (path, rate) = s
-        .split_once('=')
-        .ok_or_else(|| format!("`{s}` is not PATH=RATE; write e.g. fp32=30.8TFLOP/s (paths: {})", keys()))?;
-    let p = ComputePath::from_key(path.trim())
-        .ok_or_else(|| format!("unknown compute path `{}` in `{s}`; use one of: {}", path.trim(), keys()))?;
+    let (path, rate) = s.split_once('=').ok_or_else(|| {
+        format!(
+            "`{s}` is not PATH=RATE; write e.g. fp32=30.8TFLOP/s (paths: {})",
+            keys()
+        )
+    })?;
+    let p = ComputePath::from_key(path.trim()).ok_or_else(|| {
+        format!(
+            "unknown compute path `{}` in `{s}`; use one of: {}",
+            path.trim(),
+            keys()
+        )
+    })?;
     Ok((p, crate::cli::ncu::parse_flop_rate(rate)?))
 }
 

@@ -396,9 +396,8 @@ impl Roofs {
         peaks: &[(ComputePath, f64)],
     ) -> Result<Roofs, String> {
         let mut roofs = Roofs::new(COMMAND_LINE_GPU, "command line (--peak-dram-bw, --peak)");
-        let valid = |what: &str, v: f64| {
-            check_positive("command line", what, v).map_err(|e| e.to_string())
-        };
+        let valid =
+            |what: &str, v: f64| check_positive("command line", what, v).map_err(|e| e.to_string());
         valid("--peak-dram-bw", dram_bytes_per_s)?;
         roofs.memory.insert(
             MemoryLevel::Dram,

@@ -35,15 +35,27 @@ fn peak_flags_give_the_fractions_of_the_equivalent_roofs_file() {
     )
     .unwrap();
     let (code, by_file, err) = rooftrace(&[
-        "ncu", SGEMM, "--roofs", file.to_str().unwrap(), "--format", "json",
+        "ncu",
+        SGEMM,
+        "--roofs",
+        file.to_str().unwrap(),
+        "--format",
+        "json",
     ]);
     assert_eq!(code, 0, "{err}");
     let (code, by_flags, err) = rooftrace(&[
-        "ncu", SGEMM, "--format", "json",
-        "--peak-dram-bw", "1555GB/s",
-        "--peak", "fp32=19.5TFLOP/s",
-        "--peak", "fp16=39e12",
-        "--peak-sm-clock", "1410MHz",
+        "ncu",
+        SGEMM,
+        "--format",
+        "json",
+        "--peak-dram-bw",
+        "1555GB/s",
+        "--peak",
+        "fp32=19.5TFLOP/s",
+        "--peak",
+        "fp16=39e12",
+        "--peak-sm-clock",
+        "1410MHz",
     ]);
     assert_eq!(code, 0, "{err}");
     let (a, b) = (fractions(&by_file), fractions(&by_flags));
@@ -68,10 +80,29 @@ fn bad_peak_flags_exit_2_with_the_fix() {
     let cases: [(&[&str], &str); 7] = [
         (&["--peak-dram-bw", "0GB/s"], "must be a positive number"),
         (&["--peak-dram-bw", "fast"], "is not a size"),
-        (&["--peak-dram-bw", "1TB/s", "--peak", "fp33=1T"], "unknown compute path `fp33`"),
-        (&["--peak-dram-bw", "1TB/s", "--peak", "fp32=1Tbyte/s"], "unknown unit `Tbyte`"),
-        (&["--peak-dram-bw", "1TB/s", "--peak", "fp32"], "is not PATH=RATE"),
-        (&["--peak-dram-bw", "1TB/s", "--peak", "fp32=1T", "--peak", "fp32=2T"], "given twice"),
+        (
+            &["--peak-dram-bw", "1TB/s", "--peak", "fp33=1T"],
+            "unknown compute path `fp33`",
+        ),
+        (
+            &["--peak-dram-bw", "1TB/s", "--peak", "fp32=1Tbyte/s"],
+            "unknown unit `Tbyte`",
+        ),
+        (
+            &["--peak-dram-bw", "1TB/s", "--peak", "fp32"],
+            "is not PATH=RATE",
+        ),
+        (
+            &[
+                "--peak-dram-bw",
+                "1TB/s",
+                "--peak",
+                "fp32=1T",
+                "--peak",
+                "fp32=2T",
+            ],
+            "given twice",
+        ),
         (&["--peak", "fp32=1T"], "--peak-dram-bw"),
     ];
     for (flags, want) in cases {
@@ -102,14 +133,26 @@ fn advice_names_only_tensor_counters_of_the_files_architecture() {
     let (code, out, err) = rooftrace(&["ncu", SGEMM, "--gpu", "a100-40gb"]);
     assert_eq!(code, 0, "{err}");
     let a100 = tensor_advice(&out);
-    assert!(a100.contains("sm__ops_path_tensor_src_bf16_dst_fp32.sum"), "{a100}");
-    assert!(a100.contains("sm__ops_path_tensor_src_tf32_dst_fp32.sum"), "{a100}");
+    assert!(
+        a100.contains("sm__ops_path_tensor_src_bf16_dst_fp32.sum"),
+        "{a100}"
+    );
+    assert!(
+        a100.contains("sm__ops_path_tensor_src_tf32_dst_fp32.sum"),
+        "{a100}"
+    );
     assert!(!a100.contains("fp8"), "{a100}");
-    assert!(a100.contains("no FP8 tensor counters: compute capability 8.0"), "{a100}");
+    assert!(
+        a100.contains("no FP8 tensor counters: compute capability 8.0"),
+        "{a100}"
+    );
     // Ada (the GPP export states 8.9): every path of the list exists, nothing left out.
     let (_, out, _) = rooftrace(&["ncu", "fixtures/ncu/gpp_full_set_memory_throughput.csv"]);
     let ada = tensor_advice(&out);
-    assert!(ada.contains("sm__ops_path_tensor_src_fp8_dst_fp32.sum"), "{ada}");
+    assert!(
+        ada.contains("sm__ops_path_tensor_src_fp8_dst_fp32.sum"),
+        "{ada}"
+    );
     assert!(!ada.contains("no FP8"), "{ada}");
 }
 
@@ -125,11 +168,17 @@ fn v100_advice_has_no_bf16_tf32_or_fp8_counters() {
     let (code, out, err) = rooftrace(&["ncu", p, "--gpu", "v100"]);
     assert_eq!(code, 0, "{err}");
     let v100 = tensor_advice(&out);
-    assert!(v100.contains("sm__ops_path_tensor_src_fp16_dst_fp32.sum"), "{v100}");
+    assert!(
+        v100.contains("sm__ops_path_tensor_src_fp16_dst_fp32.sum"),
+        "{v100}"
+    );
     for absent in ["bf16", "tf32", "fp8"] {
         assert!(!v100.contains(&format!("src_{absent}")), "{v100}");
     }
-    assert!(v100.contains("no TF32/BF16/FP8 tensor counters: compute capability 7.0"), "{v100}");
+    assert!(
+        v100.contains("no TF32/BF16/FP8 tensor counters: compute capability 7.0"),
+        "{v100}"
+    );
     // Without a GPU, nothing says the architecture: every counter is named.
     let (_, out, _) = rooftrace(&["ncu", p]);
     assert!(tensor_advice(&out).contains("src_fp8"), "{out}");
@@ -137,7 +186,11 @@ fn v100_advice_has_no_bf16_tf32_or_fp8_counters() {
 
 #[test]
 fn a_capture_without_kernels_says_ncu_profiled_none() {
-    let causes = ["--launch-skip/--launch-count", "-k/--kernel-name", "--target-processes all"];
+    let causes = [
+        "--launch-skip/--launch-count",
+        "-k/--kernel-name",
+        "--target-processes all",
+    ];
     // ncu attached, the application failed, no kernel was profiled: the
     // real capture (tested in place: its repository declares no licence).
     if let Some(dir) = corpus("ncu") {
@@ -145,7 +198,10 @@ fn a_capture_without_kernels_says_ncu_profiled_none() {
         let (code, _, err) = rooftrace(&["ncu", empty.to_str().unwrap()]);
         assert_eq!(code, 2, "{err}");
         assert!(err.contains("profiled no kernel"), "{err}");
-        assert!(err.contains("==ERROR== The application returned an error code (1)."), "{err}");
+        assert!(
+            err.contains("==ERROR== The application returned an error code (1)."),
+            "{err}"
+        );
         for c in causes {
             assert!(err.contains(c), "{c}: {err}");
         }
@@ -159,7 +215,10 @@ fn a_capture_without_kernels_says_ncu_profiled_none() {
     std::fs::write(&cut, format!("{header}\n")).unwrap();
     let (code, _, err) = rooftrace(&["ncu", cut.to_str().unwrap()]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no launch rows: ncu profiled no kernel"), "{err}");
+    assert!(
+        err.contains("no launch rows: ncu profiled no kernel"),
+        "{err}"
+    );
     for c in causes {
         assert!(err.contains(c), "{c}: {err}");
     }
