@@ -1,6 +1,7 @@
 //! `rooftrace ncu`: resolve the arguments into plain config, parse the CSV,
 //! pick the roofs, analyse, render, write.
 
+use crate::cli::ncu::PeakArgs;
 use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
@@ -9,7 +10,7 @@ use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
 use crate::roofline::{analyze_at, GroupBy, RoofClock};
-use crate::roofs::{self, RoofsChoice};
+use crate::roofs::{self, ComputePath, Roofs, RoofsChoice};
 use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,50 @@ pub struct NcuConfig {
     pub projection_model: crate::project::Model,
 }
 
+/// The roofs of `--peak-dram-bw`/`--peak`/`--peak-sm-clock` (source
+/// `command line`), `None` without `--peak-dram-bw`.
+pub fn peak_roofs(args: &PeakArgs) -> Result<Option<Roofs>, InputError> {
+    let Some(dram) = args.peak_dram_bw else {
+        return Ok(None);
+    };
+    let peaks = args
+        .peak
+        .iter()
+        .map(|p| parse_peak(p).map_err(|e| InputError::new(format!("--peak: {e}"))))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut roofs = Roofs::from_command_line(dram, &peaks).map_err(InputError::new)?;
+    if let Some(hz) = args.peak_sm_clock {
+        roofs.clocks.sm_clock_hz = Some(hz);
+        roofs.clocks.sm_clock_source = "command line: --peak-sm-clock".into();
+    }
+    Ok(Some(roofs))
+}
+
+/// Parses `--peak PATH=RATE`.
+fn parse_peak(s: &str) -> Result<(ComputePath, f64), String> {
+    let keys = || {
+        ComputePath::ALL
+            .iter()
+            .map(|p| p.key())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (path, rate) = s.split_once('=').ok_or_else(|| {
+        format!(
+            "`{s}` is not PATH=RATE; write e.g. fp32=30.8TFLOP/s (paths: {})",
+            keys()
+        )
+    })?;
+    let p = ComputePath::from_key(path.trim()).ok_or_else(|| {
+        format!(
+            "unknown compute path `{}` in `{s}`; use one of: {}",
+            path.trim(),
+            keys()
+        )
+    })?;
+    Ok((p, crate::cli::ncu::parse_flop_rate(rate)?))
+}
+
 /// Runs `rooftrace ncu`.
 pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     let report_format = args.output.format.report();
@@ -90,11 +135,12 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|p| PlotTarget::from_flag("--plot", p))
         .transpose()?;
-    let roofs = match (args.gpu, args.roofs) {
-        (Some(g), _) => RoofsChoice::Gpu(g),
-        (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
-        (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
-        (None, None) => RoofsChoice::FromCsv,
+    let roofs = match (peak_roofs(&args.peaks)?, args.gpu, args.roofs) {
+        (Some(flags), _, _) => RoofsChoice::Flags(Box::new(flags)),
+        (None, Some(g), _) => RoofsChoice::Gpu(g),
+        (None, None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
+        (None, None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
+        (None, None, None) => RoofsChoice::FromCsv,
     };
     let config = NcuConfig {
         input,

@@ -42,6 +42,15 @@ pub enum NcuError {
         /// ncu's `==ERROR==` (and `==WARNING==`) lines, verbatim.
         errors: Vec<String>,
     },
+    /// ncu attached to the application (`==PROF== Connected`) but profiled
+    /// no kernel (no `==PROF== Profiling` line) and wrote no CSV.
+    #[error("{file} holds no ncu CSV: ncu ran the application but profiled no kernel (no \"==PROF== Profiling\" line){}\n{NO_KERNEL_CAUSES}", errors_or_nothing(.errors))]
+    NoKernelProfiled {
+        /// The file.
+        file: String,
+        /// ncu's `==ERROR==` (and `==WARNING==`) lines, verbatim.
+        errors: Vec<String>,
+    },
     /// No CSV header and no ncu error lines.
     #[error("{file} holds no ncu CSV: no header line starting with \"ID\",\"Process ID\" in its {lines} lines; export with `ncu --csv --page details` or `--page raw`")]
     NoCsv {
@@ -51,7 +60,7 @@ pub enum NcuError {
         lines: u64,
     },
     /// A header without launches.
-    #[error("{file}: the ncu CSV has a header but no launches (line {line}); was any kernel profiled? check ncu's --kernel-name / --launch-skip filters")]
+    #[error("{file}: the ncu CSV has a header (line {line}) but no launch rows: ncu profiled no kernel. {NO_KERNEL_CAUSES}")]
     NoLaunches {
         /// The file.
         file: String,
@@ -250,6 +259,10 @@ fn errors_or_nothing(errors: &[String]) -> String {
         format!("; ncu printed:\n{}", quote(errors))
     }
 }
+
+/// Why an ncu run profiles no kernel, and the fix of each (the advice of
+/// [`NcuError::NoKernelProfiled`] and [`NcuError::NoLaunches`]).
+pub const NO_KERNEL_CAUSES: &str = "Likely causes: the application failed or exited before its first kernel launch (run it without ncu); --launch-skip/--launch-count skipped past every launch it made; a kernel filter (-k/--kernel-name, --kernel-id) that matched no kernel (check the name with `--kernel-name-base demangled` or drop the filter); the kernels ran in a child process (add --target-processes all). Profile again, then export with `ncu --csv ...`";
 
 fn quote(lines: &[String]) -> String {
     lines

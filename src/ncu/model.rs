@@ -179,6 +179,19 @@ impl FlopGroup {
         }
     }
 
+    /// [`FlopGroup::metrics`] without the tensor counters of paths that
+    /// compute capability `cc` (`(8, 0)`) lacks ([`ComputePath::exists_on`]);
+    /// all of them when `cc` is unknown.
+    pub fn metrics_on(self, cc: Option<(u32, u32)>) -> Vec<&'static str> {
+        self.metrics()
+            .split(',')
+            .filter(|m| match (cc, tensor_src_path(m)) {
+                (Some(cc), Some(p)) => p.exists_on(cc),
+                _ => true,
+            })
+            .collect()
+    }
+
     /// `fp64`, `fp32`, `fp16`, `tensor`.
     pub fn key(self) -> &'static str {
         match self {
@@ -188,6 +201,21 @@ impl FlopGroup {
             FlopGroup::Tensor => "tensor",
         }
     }
+}
+
+/// The compute path of a `sm__ops_path_tensor_src_<dtype>_...` counter.
+fn tensor_src_path(metric: &str) -> Option<ComputePath> {
+    let src = metric.split("ops_path_tensor_src_").nth(1)?;
+    let dtype = src.split(['_', '.']).next()?;
+    Some(match dtype {
+        "fp64" => ComputePath::TensorFp64,
+        "tf32" => ComputePath::TensorTf32,
+        "fp16" => ComputePath::TensorFp16,
+        "bf16" => ComputePath::TensorBf16,
+        "fp8" => ComputePath::TensorFp8,
+        "int8" => ComputePath::TensorInt8,
+        _ => return None,
+    })
 }
 
 /// A set of [`FlopGroup`]s (the groups whose counters were not collected).
@@ -220,6 +248,21 @@ impl FlopGroups {
         FlopGroup::ALL
             .into_iter()
             .filter(move |g| self.contains(*g))
+    }
+
+    /// [`FlopGroups::metrics`] for compute capability `cc`
+    /// ([`FlopGroup::metrics_on`]), and the paths left out for it.
+    pub fn metrics_on(self, cc: Option<(u32, u32)>) -> (String, Vec<ComputePath>) {
+        let all: Vec<&str> = self.iter().flat_map(|g| g.metrics().split(',')).collect();
+        let kept: Vec<&str> = self.iter().flat_map(|g| g.metrics_on(cc)).collect();
+        let mut dropped: Vec<ComputePath> = all
+            .iter()
+            .filter(|m| !kept.contains(m))
+            .filter_map(|m| tensor_src_path(m))
+            .collect();
+        dropped.sort();
+        dropped.dedup();
+        (kept.join(","), dropped)
     }
 
     /// The `ncu --metrics` list that collects every group of the set.

@@ -28,6 +28,9 @@ pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Pre
     };
     let mut log = Vec::new();
     let mut lines = 0u64;
+    // `==PROF== Connected to process` without any `==PROF== Profiling`
+    // line: ncu attached and profiled no kernel.
+    let (mut connected, mut profiled) = (false, false);
     let mut line = Vec::new();
     loop {
         line.clear();
@@ -43,6 +46,12 @@ pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Pre
             }
         })?;
         if n == 0 {
+            if connected && !profiled {
+                return Err(NcuError::NoKernelProfiled {
+                    file: file.to_string(),
+                    errors: log,
+                });
+            }
             let errors = log.iter().any(|l: &String| l.starts_with("==ERROR=="));
             if !errors {
                 return Err(NcuError::NoCsv {
@@ -66,6 +75,8 @@ pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Pre
         }
         let text = String::from_utf8_lossy(body);
         let text = text.trim_end();
+        connected |= text.starts_with("==PROF== Connected");
+        profiled |= text.starts_with("==PROF== Profiling");
         if text.starts_with("==ERROR==") || text.starts_with("==WARNING==") {
             log.push(text.to_string());
         }

@@ -101,6 +101,21 @@ impl Acc {
     }
 }
 
+/// The compute capability the advice is for: the file's own when it names
+/// one, else the chosen table GPU's; `None` when neither says (advice then
+/// names every counter).
+fn compute_capability(csv: &NcuCsv, gpu: &GpuInfo) -> Option<(u32, u32)> {
+    match csv.compute_capabilities.as_slice() {
+        [one] => ComputePath::parse_cc(one),
+        [] => gpu
+            .key
+            .as_deref()
+            .and_then(crate::roofs::gpus::by_key)
+            .and_then(|g| ComputePath::parse_cc(g.compute_capability)),
+        _ => None,
+    }
+}
+
 /// Analyses every launch of `csv` against `roofs` at the clocks the
 /// launches ran at ([`analyze_at`] with [`RoofClock::Run`]).
 pub fn analyze(csv: &NcuCsv, roofs: &Roofs, gpu: GpuInfo, group_by: GroupBy) -> RooflineReport {
@@ -136,7 +151,8 @@ pub fn analyze_at(
         k.label = label;
     }
     let padding = super::useful::flag_padding(&mut kernels);
-    let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, d);
+    let cc = compute_capability(csv, &gpu);
+    let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, cc, d);
     diagnostics.extend(padding);
     diagnostics.extend(below_clock);
     if gpu.undecided() {

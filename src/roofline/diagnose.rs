@@ -124,6 +124,7 @@ pub(super) fn rows(
     kernels: &[KernelRoofline],
     unroofed: &BTreeSet<ComputePath>,
     percent_roof: Option<(f64, &'static str)>,
+    cc: Option<(u32, u32)>,
     mut d: Diags,
 ) -> Vec<Diagnostic> {
     use DiagnosticKind::*;
@@ -144,7 +145,20 @@ pub(super) fn rows(
             format!("add --metrics {metrics}")
         }
     };
-    let add = fix(&missing.metrics());
+    // Only counters that exist on the file's architecture, and which ones
+    // were left out on what evidence.
+    let (flop_metrics, left_out) = missing.metrics_on(cc);
+    let mut add = fix(&flop_metrics);
+    if let (Some((major, minor)), false, false) = (cc, left_out.is_empty(), rate_only) {
+        let paths: Vec<&str> = left_out
+            .iter()
+            .map(|p| p.label().trim_end_matches(" tensor"))
+            .collect();
+        add.push_str(&format!(
+            " (no {} tensor counters: compute capability {major}.{minor} has no such tensor path)",
+            paths.join("/")
+        ));
+    }
     let add_dram = fix(DRAM_METRICS);
     for k in kernels {
         if k.rate_only {

@@ -20,6 +20,8 @@ pub enum RoofsChoice {
     File(PathBuf),
     /// The peak metrics in the input (`--roofs ncu`).
     Ncu,
+    /// Roofs given on the command line (`--peak-dram-bw`, `--peak`).
+    Flags(Box<Roofs>),
     /// Device name or compute capability in the input.
     FromCsv,
 }
@@ -235,6 +237,16 @@ pub fn choose<E: From<RoofsError>>(
                 candidates: Vec::new(),
             };
             (roofs, gpu)
+        }
+        RoofsChoice::Flags(roofs) => {
+            let gpu = GpuInfo {
+                key: None,
+                name: roofs.gpu.clone(),
+                chosen_by: "command line (--peak-dram-bw, --peak)".into(),
+                notes: Vec::new(),
+                candidates: Vec::new(),
+            };
+            ((**roofs).clone(), gpu)
         }
         RoofsChoice::FromCsv => detect(hints)?,
     };

@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// The GPU name of roofs given by `--peak-dram-bw`/`--peak`.
+pub const COMMAND_LINE_GPU: &str = "GPU given on the command line";
+
 /// Schema tag of the roofs JSON file.
 pub const ROOFS_SCHEMA: &str = "rooftrace.roofs/1";
 
@@ -89,6 +92,29 @@ impl ComputePath {
     /// Parses a key as written by [`ComputePath::key`].
     pub fn from_key(s: &str) -> Option<ComputePath> {
         ComputePath::ALL.into_iter().find(|p| p.key() == s)
+    }
+
+    /// False when GPUs of compute capability `cc` (`(7, 0)`) have no such
+    /// path, so ncu has no counter for it there: tensor cores from 7.0
+    /// (FP16), INT8 from 7.2 (Turing), TF32/BF16/FP64 from 8.0 (Ampere),
+    /// FP8 from 8.9 (Ada, Hopper), FP4 from 10.0 (Blackwell) — the
+    /// architecture whitepapers' tensor-core precisions.
+    pub fn exists_on(self, cc: (u32, u32)) -> bool {
+        let since = match self {
+            ComputePath::Fp64 | ComputePath::Fp32 | ComputePath::Fp16 => (0, 0),
+            ComputePath::TensorFp16 => (7, 0),
+            ComputePath::TensorInt8 => (7, 2),
+            ComputePath::TensorTf32 | ComputePath::TensorBf16 | ComputePath::TensorFp64 => (8, 0),
+            ComputePath::TensorFp8 => (8, 9),
+            ComputePath::TensorFp4 => (10, 0),
+        };
+        cc >= since
+    }
+
+    /// Parses a compute capability as ncu and the table write it (`8.9`).
+    pub fn parse_cc(s: &str) -> Option<(u32, u32)> {
+        let (major, minor) = s.trim().split_once('.')?;
+        Some((major.parse().ok()?, minor.parse().ok()?))
     }
 
     /// True for tensor-core paths.
@@ -360,6 +386,44 @@ impl Roofs {
             compute: BTreeMap::new(),
             clocks: RoofClocks::default(),
         }
+    }
+
+    /// The roofs of `--peak-dram-bw` (bytes/s) and `--peak PATH=RATE`
+    /// (FLOP/s per path): what a roofs file with these values would hold,
+    /// source `command line`. A path given twice is an error.
+    pub fn from_command_line(
+        dram_bytes_per_s: f64,
+        peaks: &[(ComputePath, f64)],
+    ) -> Result<Roofs, String> {
+        let mut roofs = Roofs::new(COMMAND_LINE_GPU, "command line (--peak-dram-bw, --peak)");
+        let valid =
+            |what: &str, v: f64| check_positive("command line", what, v).map_err(|e| e.to_string());
+        valid("--peak-dram-bw", dram_bytes_per_s)?;
+        roofs.memory.insert(
+            MemoryLevel::Dram,
+            MemoryRoof {
+                bytes_per_s: dram_bytes_per_s,
+                origin: Origin::File,
+                source: "command line: --peak-dram-bw".into(),
+                measurement: None,
+            },
+        );
+        for &(path, flop_per_s) in peaks {
+            valid(&format!("--peak {}", path.key()), flop_per_s)?;
+            let roof = ComputeRoof {
+                flop_per_s,
+                origin: Origin::File,
+                source: format!("command line: --peak {}", path.key()),
+                measurement: None,
+            };
+            if roofs.compute.insert(path, roof).is_some() {
+                return Err(format!(
+                    "--peak {} is given twice; give each compute path once",
+                    path.key()
+                ));
+            }
+        }
+        Ok(roofs)
     }
 
     /// Parses and validates roofs JSON; `path` is used in error messages only.

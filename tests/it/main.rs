@@ -27,4 +27,5 @@ mod paths;
 mod plot;
 mod projection;
 mod readme;
+mod roofs_flags;
 mod useful;
