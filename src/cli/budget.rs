@@ -38,7 +38,7 @@ pub struct BudgetArgs {
     pub ncu: Option<PathBuf>,
     /// Bytes every step must move (e.g. the weights: `14.14GB`, `13.2GiB`,
     /// `1.5e10`): the bound is SIZE / B on the DRAM roof.
-    #[arg(long, value_name = "SIZE", value_parser = parse_bytes)]
+    #[arg(long, value_name = "SIZE", value_parser = super::parse_bytes)]
     pub bytes_per_step: Option<f64>,
     /// GPU of the built-in table (see `rooftrace ncu --list-gpus`).
     #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
@@ -75,45 +75,10 @@ pub struct BudgetArgs {
     pub output: OutputArgs,
 }
 
-/// Parses `14.14GB`, `13.2GiB`, `512MB`, `1.5e10`, `1000B` into bytes.
-pub fn parse_bytes(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size; write e.g. 14.14GB or 13.2GiB"))?;
-    let scale = match unit.trim() {
-        "" | "B" => 1.0,
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        "TiB" => 1024f64.powi(4),
-        u => {
-            return Err(format!(
-                "unknown unit `{u}` in `{s}`; use B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
-            ))
-        }
-    };
-    let bytes = v * scale;
-    if !bytes.is_finite() || bytes <= 0.0 {
-        return Err(format!(
-            "`{s}`: the size must be a positive number of bytes"
-        ));
-    }
-    Ok(bytes)
-}
 
 #[cfg(test)]
 mod tests {
-    use super::parse_bytes as p;
+    use super::super::parse_bytes as p;
 
     #[test]
     fn sizes() {

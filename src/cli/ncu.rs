@@ -147,9 +147,9 @@ fn per_second(
 }
 
 /// Parses `672GB/s`, `1.5TiB/s`, `672e9` into bytes/s (the units of
-/// [`super::budget::parse_bytes`]).
+/// [`super::parse_bytes`]).
 pub fn parse_byte_rate(s: &str) -> Result<f64, String> {
-    per_second(s, "672GB/s", super::budget::parse_bytes)
+    per_second(s, "672GB/s", super::parse_bytes)
 }
 
 /// Parses `30.8TFLOP/s`, `989.4T`, `1.5e12` into FLOP/s (SI prefixes k, M,
