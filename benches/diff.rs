@@ -32,7 +32,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let base = root.join(format!("bench-data/ncu_details20_{launches}.csv"));
     if !base.exists() {
-        ncu_gen::generate(&base, launches)?;
+        ncu_gen::generate(&base, launches, ncu_gen::Page::Details20)?;
     }
     let new = root.join(format!("bench-data/ncu_details20_{launches}_new.csv"));
     if !new.exists() {
@@ -49,6 +49,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         output: None,
         plot: None,
         useful: Vec::new(),
+        project_to: Vec::new(),
+        projection_model: rooftrace::project::Model::BoundScales,
     };
     let diff = DiffConfig {
         base: base.clone(),

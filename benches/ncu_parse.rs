@@ -38,7 +38,7 @@ const NAMES: [&str; 8] = [
 /// Which page shape to generate: `details20` (ncu 2025.1 import mode, the
 /// original case) or `details15` (the default `ncu --csv` of a live capture).
 #[derive(Clone, Copy, PartialEq)]
-enum Page {
+pub enum Page {
     Details20,
     Details15,
 }

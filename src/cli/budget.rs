@@ -75,7 +75,6 @@ pub struct BudgetArgs {
     pub output: OutputArgs,
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::super::parse_bytes as p;

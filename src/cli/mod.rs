@@ -158,26 +158,6 @@ pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use clap::CommandFactory;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(super::parse_size_bytes("4096"), Ok(4096));
-        assert_eq!(super::parse_size_bytes("512M"), Ok(512 << 20));
-        assert_eq!(super::parse_size_bytes("8GiB"), Ok(8 << 30));
-        assert!(super::parse_size_bytes("8X").is_err());
-        assert!(super::parse_size_bytes("M").is_err());
-    }
-
-    #[test]
-    fn cli_definition_is_consistent() {
-        Cli::command().debug_assert();
-    }
-}
-
 /// Parses `14.14GB`, `13.2GiB`, `512MB`, `1.5e10`, `1000B` into bytes.
 pub fn parse_bytes(s: &str) -> Result<f64, String> {
     let t = s.trim();
@@ -212,4 +192,24 @@ pub fn parse_bytes(s: &str) -> Result<f64, String> {
         ));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(super::parse_size_bytes("4096"), Ok(4096));
+        assert_eq!(super::parse_size_bytes("512M"), Ok(512 << 20));
+        assert_eq!(super::parse_size_bytes("8GiB"), Ok(8 << 30));
+        assert!(super::parse_size_bytes("8X").is_err());
+        assert!(super::parse_size_bytes("M").is_err());
+    }
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
 }

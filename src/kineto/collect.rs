@@ -78,10 +78,8 @@ impl Collector {
             Cat::Flow => self.counts.flows += 1,
             Cat::GpuAnnotation => self.counts.gpu_annotations += 1,
             Cat::Other => {}
-            _ if ev.ph.is_some_and(|p| p.0 == b'X') => {
-                if self.take_complete(&ev).is_none() {
-                    self.counts.bad += 1;
-                }
+            _ if ev.ph.is_some_and(|p| p.0 == b'X') && self.take_complete(&ev).is_none() => {
+                self.counts.bad += 1;
             }
             _ => {}
         }

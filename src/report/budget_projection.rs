@@ -28,7 +28,7 @@ fn rule_key(r: PartRule) -> &'static str {
     }
 }
 
-fn median<'a>(p: &'a BudgetProjection) -> Option<&'a StepProjection> {
+fn median(p: &BudgetProjection) -> Option<&StepProjection> {
     p.median_step.and_then(|i| p.steps.get(i))
 }
 

@@ -35,7 +35,7 @@ pub fn repeat_trace(trace: &Value, reps: u32, out: &mut impl Write) -> std::io::
         }
     }
     let head = serde_json::to_string(&Value::Object(head))?;
-    out.write_all(head[..head.len() - 1].as_bytes())?;
+    out.write_all(&head.as_bytes()[..head.len() - 1])?;
     out.write_all(if head.len() > 2 {
         b",\"traceEvents\":[\n"
     } else {

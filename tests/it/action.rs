@@ -99,7 +99,11 @@ impl Runner {
     /// Runs one phase of the script from the repo root; returns (exit code, output).
     fn phase(&self, phase: &str, base: &str, new: &str, fail_on: &str) -> (i32, String) {
         let script = root().join("action/diff_gate.py");
-        let path = format!("{}:{}", self.bin.display(), std::env::var("PATH").unwrap_or_default());
+        let path = format!(
+            "{}:{}",
+            self.bin.display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
         let p = |n: &str| self.path(n);
         let out = Command::new("python3")
             .arg(&script)
@@ -137,7 +141,10 @@ impl Runner {
     /// Both phases, as the action's steps run them.
     fn run(&self, base: &str, new: &str, fail_on: &str) -> (i32, String) {
         let (code, out) = self.phase("diff", base, new, fail_on);
-        assert_eq!(code, 0, "the diff phase always lets the upload step run: {out}");
+        assert_eq!(
+            code, 0,
+            "the diff phase always lets the upload step run: {out}"
+        );
         self.phase("publish", base, new, fail_on)
     }
 
@@ -156,7 +163,10 @@ impl Runner {
 }
 
 fn python3_present() -> bool {
-    Command::new("python3").arg("--version").output().is_ok_and(|o| o.status.success())
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
 
 fn read(p: &Path) -> String {
@@ -186,13 +196,19 @@ fn the_action_creates_then_updates_one_comment_and_exits_3_on_a_regression_after
     assert!(body.contains("**unchanged:"), "{body}");
     // The plot is linked to the uploaded artifact, not embedded by a
     // relative path that a comment cannot show.
-    assert!(body.contains(&format!("in the workflow artifact]({ARTIFACT_URL})")), "{body}");
+    assert!(
+        body.contains(&format!("in the workflow artifact]({ARTIFACT_URL})")),
+        "{body}"
+    );
     assert!(!body.contains("!["), "{body}");
     assert!(body.contains("[workflow run](https://github.example/acme/kernels/actions/runs/42)"));
     assert!(r.path("out/plots/diff.png").is_file());
     let summary = read(&r.path("summary.md"));
     assert!(summary.contains("**unchanged:"), "{summary}");
-    assert!(!summary.contains(MARKER), "the marker is for the comment only");
+    assert!(
+        !summary.contains(MARKER),
+        "the marker is for the comment only"
+    );
     assert!(read(&r.path("output.txt")).contains("exit-code=0\n"));
 
     // 2. A second push: the same comment is updated, none is added.
@@ -203,7 +219,9 @@ fn the_action_creates_then_updates_one_comment_and_exits_3_on_a_regression_after
     assert_eq!(second[0]["id"].as_i64(), Some(id));
     let log = read(&r.path("gh.log"));
     assert!(
-        log.contains(&format!("-X PATCH repos/acme/kernels/issues/comments/{id} --input")),
+        log.contains(&format!(
+            "-X PATCH repos/acme/kernels/issues/comments/{id} --input"
+        )),
         "{log}"
     );
     assert_eq!(log.matches("-X POST").count(), 1, "{log}");
@@ -233,7 +251,11 @@ fn the_action_reports_bad_input_in_the_comment_and_exits_2() {
         return;
     }
     let r = Runner::new();
-    let (code, out) = r.run("fixtures/ncu/sgemm_a100_printfp_details15.csv", "missing.csv", "");
+    let (code, out) = r.run(
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "missing.csv",
+        "",
+    );
     assert_eq!(code, 2, "{out}");
     let marked = r.marked();
     assert_eq!(marked.len(), 1);

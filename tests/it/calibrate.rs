@@ -295,7 +295,9 @@ fn too_few_samples_and_missing_file_are_input_errors() {
     let (code, _, stderr) = rooftrace(&["calibrate", "--from", "fixtures/calibrate/nope.jsonl"]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("fixtures/calibrate/nope.jsonl: no such file; give the JSON lines of a harness run"),
+        stderr.contains(
+            "fixtures/calibrate/nope.jsonl: no such file; give the JSON lines of a harness run"
+        ),
         "{stderr}"
     );
 }

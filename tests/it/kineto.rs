@@ -392,7 +392,14 @@ fn budget_without_nvtx_defaults_to_profiler_steps_only_where_the_trace_has_them(
     // the explicit pattern, and the report says the default was used.
     let path = trace("sampled_rank-0");
     let p = path.to_str().unwrap();
-    let bound = ["--gpu", "a100-40gb", "--bytes-per-step", "1GB", "--format", "json"];
+    let bound = [
+        "--gpu",
+        "a100-40gb",
+        "--bytes-per-step",
+        "1GB",
+        "--format",
+        "json",
+    ];
     let explicit = json_of(&[&["budget", p, "--nvtx", r"ProfilerStep#\d+"], &bound[..]].concat());
     let default = json_of(&[&["budget", p], &bound[..]].concat());
     assert_eq!(default["steps"], explicit["steps"]);
@@ -400,8 +407,13 @@ fn budget_without_nvtx_defaults_to_profiler_steps_only_where_the_trace_has_them(
     assert_eq!(default["steps"].as_array().unwrap().len(), 2);
     assert_eq!(default["pattern"], r"^ProfilerStep#\d+$");
     let said = default["diagnostics"][0].as_str().unwrap();
-    assert!(said.contains("no --nvtx given") && said.contains("ProfilerStep#N"), "{said}");
-    assert!(!explicit["diagnostics"].to_string().contains("no --nvtx given"));
+    assert!(
+        said.contains("no --nvtx given") && said.contains("ProfilerStep#N"),
+        "{said}"
+    );
+    assert!(!explicit["diagnostics"]
+        .to_string()
+        .contains("no --nvtx given"));
     // simple_add has no ProfilerStep annotation (none in its raw JSON):
     // no silent empty budget, exit 2 naming the file and what to give.
     let plain = trace("simple_add");
@@ -456,7 +468,10 @@ fn diff_refuses_a_pytorch_trace_against_an_nsys_export_either_way() {
         let (code, out, err) = rooftrace(&["diff", base, new]);
         assert_eq!(code, 2, "{err}");
         assert!(out.is_empty(), "{out}");
-        assert!(err.contains("(PyTorch trace)") && err.contains("(nsys export)"), "{err}");
+        assert!(
+            err.contains("(PyTorch trace)") && err.contains("(nsys export)"),
+            "{err}"
+        );
         assert!(err.contains("profile both runs the same way"), "{err}");
     }
 }

@@ -42,10 +42,13 @@ fn down(ns: i64) -> i64 {
 /// kind), `kind` `None` for a `cuda_sync` record.
 type HtaEvent = (i64, i64, i64, u32, Option<OpKind>);
 
+/// ns → whole µs, one function per end of an interval.
+type Round = fn(i64) -> i64;
+
 /// The events HTA keeps after its iteration filter; `rounds` when the
 /// trace's times have fractions (HTA rounds only float traces).
 fn hta_events(t: &KinetoTrace, rounds: bool) -> Vec<HtaEvent> {
-    let (lo, hi): (fn(i64) -> i64, fn(i64) -> i64) = if rounds {
+    let (lo, hi): (Round, Round) = if rounds {
         (up, down)
     } else {
         (|n| n / 1000, |n| n / 1000)

@@ -43,7 +43,11 @@ fn directories_where_a_file_is_expected_are_named_with_what_they_hold() {
     std::fs::write(p.join("notes/readme.txt"), "not a profile").unwrap();
     // A .json and a .gz that are not PyTorch traces: searched by content,
     // they do not count as timelines.
-    std::fs::write(p.join("notes/report.json"), r#"{"schema": "rooftrace.gaps/1"}"#).unwrap();
+    std::fs::write(
+        p.join("notes/report.json"),
+        r#"{"schema": "rooftrace.gaps/1"}"#,
+    )
+    .unwrap();
     std::fs::write(p.join("notes/logs.gz"), gzip(b"{\"lines\": []}")).unwrap();
     std::fs::create_dir(p.join("csvs")).unwrap();
     std::fs::copy(
@@ -76,7 +80,16 @@ fn directories_where_a_file_is_expected_are_named_with_what_they_hold() {
     let export = export.to_str().unwrap();
     assert_bad_input(
         p,
-        &["budget", export, "--ncu", "csvs", "--nvtx", "step", "--gpu", "a100-40gb"],
+        &[
+            "budget",
+            export,
+            "--ncu",
+            "csvs",
+            "--nvtx",
+            "step",
+            "--gpu",
+            "a100-40gb",
+        ],
         &format!("csvs: a directory, not a file; {NCU_FIX}"),
     );
     assert_bad_input(
@@ -127,7 +140,10 @@ fn empty_and_missing_files_say_so_once_without_the_os_text_twice() {
     let (code, out, err) = run_in(p, &["ncu", csv.to_str().unwrap(), "--roofs", "r.json"]);
     assert_eq!(code, 2, "{err}");
     assert_eq!(out, "");
-    assert!(err.starts_with("error: cannot read roofs file r.json: "), "{err}");
+    assert!(
+        err.starts_with("error: cannot read roofs file r.json: "),
+        "{err}"
+    );
     assert_eq!(err.matches("(os error").count(), 1, "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
@@ -147,7 +163,16 @@ fn a_truncated_sqlite_file_is_called_truncated_with_both_lengths() {
     assert_bad_input(d.path(), &["gaps", "cut.sqlite"], &line);
     assert_bad_input(
         d.path(),
-        &["budget", "cut.sqlite", "--nvtx", "x", "--bytes-per-step", "1GB", "--gpu", "h100-sxm"],
+        &[
+            "budget",
+            "cut.sqlite",
+            "--nvtx",
+            "x",
+            "--bytes-per-step",
+            "1GB",
+            "--gpu",
+            "h100-sxm",
+        ],
         &line,
     );
 }
@@ -196,7 +221,11 @@ fn a_directory_given_to_gaps_yields_its_pytorch_traces_by_content() {
     )
     .unwrap();
     std::fs::write(p.join("traces/rank1/trace.json"), raw).unwrap();
-    std::fs::write(p.join("traces/report.json"), r#"{"schema": "rooftrace.gaps/1"}"#).unwrap();
+    std::fs::write(
+        p.join("traces/report.json"),
+        r#"{"schema": "rooftrace.gaps/1"}"#,
+    )
+    .unwrap();
     std::fs::write(p.join("traces/logs.gz"), gzip(b"step 1 done")).unwrap();
     std::fs::write(p.join("traces/notes.txt"), "not a profile").unwrap();
     let (code, out, err) = run_in(p, &["gaps", "traces", "--format", "json"]);

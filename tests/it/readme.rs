@@ -108,7 +108,12 @@ fn script(block: &Block) -> String {
     for c in commands(block) {
         let Some(text) = runnable(&c) else { continue };
         let want = expected_exit(&c);
-        let first = c.text.lines().next().unwrap_or_default().replace('\'', "'\\''");
+        let first = c
+            .text
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .replace('\'', "'\\''");
         s.push_str(&format!(
             "{{\n{text}\n}}\nrc=$?\nif [ \"$rc\" -ne {want} ]; then echo 'README.md line {}: exit '\"$rc\"' (expected {want}): {first}' >&2; exit 90; fi\n",
             c.line
@@ -136,8 +141,11 @@ fn scratch_root() -> tempfile::TempDir {
 #[cfg(unix)]
 fn shim_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_rooftrace"), dir.path().join("rooftrace"))
-        .unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_rooftrace"),
+        dir.path().join("rooftrace"),
+    )
+    .unwrap();
     dir
 }
 
@@ -264,7 +272,11 @@ fn the_readme_opens_with_the_main_job_and_the_test_command_ci_runs() {
         .map(str::trim)
         .filter(|l| l.starts_with("cargo test"))
         .collect();
-    assert_eq!(calls, [cmds[1].as_str()], ".ci/run must call exactly the README's test command");
+    assert_eq!(
+        calls,
+        [cmds[1].as_str()],
+        ".ci/run must call exactly the README's test command"
+    );
 }
 
 #[test]
@@ -272,13 +284,18 @@ fn the_calibrate_time_is_the_same_in_help_and_readme() {
     let re = regex::Regex::new(r"(\d+-\d+) min\b").unwrap();
     let (code, help, _) = super::common::rooftrace(&["calibrate", "--help"]);
     assert_eq!(code, 0);
-    let in_help: Vec<&str> = re.captures_iter(&help).map(|c| c.get(1).unwrap().as_str()).collect();
+    let in_help: Vec<&str> = re
+        .captures_iter(&help)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
     let line = readme
         .lines()
         .find(|l| l.contains("rooftrace calibrate -o roofs.json"))
         .expect("the README's live calibrate line");
-    let in_readme = re.captures(line).map(|c| c.get(1).unwrap().as_str().to_string());
+    let in_readme = re
+        .captures(line)
+        .map(|c| c.get(1).unwrap().as_str().to_string());
     assert_eq!(in_help.first().map(|s| s.to_string()), in_readme, "{help}");
 }
 
@@ -318,7 +335,10 @@ fn block_parsing_groups_continuations_and_reads_expected_exits() {
     let c = commands(&b[0]);
     assert_eq!(c.len(), 3);
     assert_eq!((c[0].line, expected_exit(&c[0])), (3, 3));
-    assert_eq!(runnable(&c[1]).as_deref(), Some("rooftrace ncu f.csv   # main"));
+    assert_eq!(
+        runnable(&c[1]).as_deref(),
+        Some("rooftrace ncu f.csv   # main")
+    );
     assert_eq!(expected_exit(&c[1]), 0);
     assert_eq!(runnable(&c[2]), None);
 }
