@@ -52,29 +52,37 @@ impl Page {
     }
 }
 
-/// Approximate bytes one generated launch occupies (its template rows with
-/// the longest kernel name), to turn `--size` into a launch count.
-fn bytes_per_launch(page: Page) -> usize {
-    let t = page.template();
-    let body = t.len() - t.lines().next().map_or(0, str::len);
-    body + 15 * 300
+/// Bytes one generated launch occupies on average (64 launches written to
+/// memory: each kernel name in each of its 8 variants), to turn `--size`
+/// into a launch count.
+fn bytes_per_launch(page: Page) -> std::io::Result<usize> {
+    let mut out = Vec::new();
+    write_launches(&mut out, 64, page)?;
+    let header = page.template().lines().next().map_or(0, str::len);
+    Ok((out.len() - header) / 64)
 }
 
 pub(crate) fn generate(path: &Path, launches: usize, page: Page) -> std::io::Result<()> {
     std::fs::create_dir_all(path.parent().expect("bench-data/"))?;
+    let tmp = path.with_extension("tmp");
+    let mut file = BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+    write_launches(&mut file, launches, page)?;
+    file.flush()?;
+    drop(file);
+    std::fs::rename(tmp, path)
+}
+
+/// Writes the header and `launches` launches of `page` to `out`.
+fn write_launches(out: impl Write, launches: usize, page: Page) -> std::io::Result<()> {
     let mut rows = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(page.template().as_bytes());
     let template: Vec<csv::StringRecord> = rows.records().collect::<Result<_, _>>()?;
-    let tmp = path.with_extension("tmp");
     let mut w = csv::WriterBuilder::new()
         .flexible(true)
         .quote_style(csv::QuoteStyle::Always)
-        .from_writer(BufWriter::with_capacity(
-            1 << 20,
-            std::fs::File::create(&tmp)?,
-        ));
+        .from_writer(out);
     w.write_record(&template[0])?;
     for i in 0..launches {
         let pid = if i < launches / 2 {
@@ -107,8 +115,7 @@ pub(crate) fn generate(path: &Path, launches: usize, page: Page) -> std::io::Res
         }
     }
     w.flush()?;
-    drop(w);
-    std::fs::rename(tmp, path)
+    Ok(())
 }
 
 fn thousands(v: u64) -> String {
@@ -145,7 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Some(n), _) => n.parse()?,
         (None, Some(size)) => {
             let mb: usize = size.trim_end_matches("MB").parse()?;
-            (mb * 1_000_000 / bytes_per_launch(page)).max(1)
+            (mb * 1_000_000 / bytes_per_launch(page)?).max(1)
         }
         (None, None) => 100_000,
     };

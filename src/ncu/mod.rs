@@ -1,19 +1,22 @@
 //! Nsight Compute CSV (details and raw pages, every ncu version) -> launches.
 //!
-//! [`parse`] streams the file once with the `csv` crate (byte records, no
-//! per-row allocation for skipped rows), so memory grows with the number of
-//! launches, not with the file. Numbers and units are converted at this
+//! [`parse`] streams the file once (`records`: fields split at ncu's quotes
+//! in the read buffer, other lines through `csv_core`; no per-row
+//! allocation), so memory grows with the number of launches, not with the
+//! file. Numbers and units are converted at this
 //! boundary (`number`); metric names are classified once (`metrics`).
 
 pub mod bounds;
 pub mod convert;
 mod finalize;
+mod launches;
 pub mod metrics;
 pub mod model;
 pub mod number;
 mod parse;
 mod peaks;
 mod preamble;
+mod records;
 
 pub use finalize::{RATE_ONLY_NS, RATE_ONLY_SOURCE};
 pub use model::{

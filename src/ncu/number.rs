@@ -51,6 +51,9 @@ pub fn parse_value(cell: &[u8]) -> Result<Value, NumberError> {
         }
         return Ok(Value::Number(v as f64));
     }
+    if let Some(v) = grouped_integer(s) {
+        return Ok(Value::Number(v));
+    }
     let (neg, body) = match s.first() {
         Some(b'-') => (true, &s[1..]),
         Some(b'+') => (false, &s[1..]),
@@ -124,6 +127,35 @@ pub fn parse_value(cell: &[u8]) -> Result<Value, NumberError> {
         return Err(NumberError::Overflow);
     }
     Ok(Value::Number(if neg { -v } else { v }))
+}
+
+/// Fast path for an integer in thousands groups (`134,957,158,144`, what a
+/// details page in base units holds): one to three digits, then `,` and
+/// three digits per group, at most 15 digits, so the value is below 2^53
+/// and exactly what the general path computes. `None` for anything else.
+fn grouped_integer(s: &[u8]) -> Option<f64> {
+    if s.len() > 19 {
+        return None;
+    }
+    let lead = s.len() % 4;
+    let lead = if lead == 0 { 4 } else { lead };
+    // `lead` = 4 means a comma or a fourth digit comes first: not grouped.
+    if lead == 4 || s.len() < 5 {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for (i, &b) in s.iter().enumerate() {
+        if i >= lead && (i - lead) % 4 == 0 {
+            if b != b',' {
+                return None;
+            }
+        } else if b.is_ascii_digit() {
+            v = v * 10 + u64::from(b - b'0');
+        } else {
+            return None;
+        }
+    }
+    Some(v as f64)
 }
 
 fn trim(s: &[u8]) -> &[u8] {
@@ -304,6 +336,33 @@ mod tests {
         assert_eq!(num("0"), 0.0);
         assert_eq!(num("-3.25"), -3.25);
         assert_eq!(num("1.5e+09"), 1.5e9);
+    }
+
+    #[test]
+    fn grouped_integers_take_the_fast_path_only_when_exact() {
+        // Digits with the commas removed, read by hand.
+        assert_eq!(grouped_integer(b"1,000"), Some(1000.0));
+        assert_eq!(grouped_integer(b"12,345,678"), Some(12_345_678.0));
+        assert_eq!(
+            grouped_integer(b"999,999,999,999,999"),
+            Some(999_999_999_999_999.0)
+        );
+        // Not grouped in threes, signed, decimal, or over 15 digits: the
+        // general path decides (an error for the misgrouped ones).
+        for s in [
+            "1,0000",
+            "1000",
+            ",100",
+            "1,00",
+            "-1,000",
+            "1,000.5",
+            "1,000,",
+            "1,000,000,000,000,000",
+        ] {
+            assert_eq!(grouped_integer(s.as_bytes()), None, "{s}");
+        }
+        assert_eq!(parse_value(b"1,0000"), Err(NumberError::CommaDecimal));
+        assert_eq!(num("1,000,000,000,000,000"), 1e18);
     }
 
     #[test]

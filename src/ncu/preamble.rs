@@ -1,7 +1,6 @@
 //! Before the CSV: application output and ncu's `==ERROR==`/`==WARNING==`
 //! lines up to the header line (each line bounded by
-//! [`super::bounds::MAX_RECORD_BYTES`]), and the csv crate's errors as
-//! [`NcuError`]s.
+//! [`super::bounds::MAX_RECORD_BYTES`]), and read errors as [`NcuError`]s.
 
 use super::bounds::{is_too_long, read_line};
 use super::NcuError;
@@ -83,22 +82,19 @@ pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Pre
     }
 }
 
-/// The csv crate's error as an [`NcuError`] at `line`.
-pub(super) fn csv_err(e: csv::Error, file: &str, line: u64) -> NcuError {
-    match e.into_kind() {
-        csv::ErrorKind::Io(source) if is_too_long(&source) => NcuError::TooLong {
+/// An error reading the records as an [`NcuError`] at `line`: a record
+/// over the length bound, or the file's I/O error.
+pub(super) fn io_err(error: std::io::Error, file: &str, line: u64) -> NcuError {
+    if is_too_long(&error) {
+        NcuError::TooLong {
             file: file.to_string(),
             line,
             limit: super::bounds::MAX_RECORD_BYTES,
-        },
-        csv::ErrorKind::Io(error) => NcuError::Io {
+        }
+    } else {
+        NcuError::Io {
             file: file.to_string(),
             error,
-        },
-        kind => NcuError::Csv {
-            file: file.to_string(),
-            line,
-            detail: format!("{kind:?}"),
-        },
+        }
     }
 }

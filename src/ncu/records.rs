@@ -1,0 +1,355 @@
+//! The CSV records of an ncu file, one at a time, as byte fields.
+//!
+//! ncu quotes every field (`"a","b",...,"z"`), so a line that is exactly
+//! quoted fields joined by `,` (no `"` inside a field, no line end inside
+//! quotes) is split where its quotes are, found with `memchr`: the fields
+//! are slices of the read buffer, nothing is copied. Any other line (an
+//! unquoted or empty field, an escaped `""`, a line end inside quotes, a
+//! line longer than the buffer, a log line) goes through `csv_core`, the
+//! state machine under the `csv` crate, with the `csv` crate's defaults; so
+//! every record has the fields the `csv` crate would give it.
+//!
+//! Memory: a fixed read buffer, plus (`csv_core` path) one record's fields,
+//! which the reader under it ([`super::bounds::Guard`]) bounds by failing a
+//! record longer than [`super::bounds::MAX_RECORD_BYTES`].
+
+use std::io::{ErrorKind, Read};
+
+/// The read buffer: a line longer than this takes the `csv_core` path.
+const BUF_BYTES: usize = 1 << 18;
+
+/// Records read from `inner`, with the line each starts on.
+pub(super) struct Records<R> {
+    inner: R,
+    buf: Box<[u8]>,
+    /// The unread bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
+    /// The line of `buf[start]` (1-based in the file).
+    line: u64,
+    core: csv_core::Reader,
+    /// The fields of the last `csv_core` record and their ends.
+    out: Vec<u8>,
+    ends: Vec<usize>,
+    /// The last record's fields, as ranges of `buf` or of `out`.
+    fields: Vec<(usize, usize)>,
+}
+
+/// One record: its fields and the line it starts on.
+pub(super) struct Row<'r> {
+    data: &'r [u8],
+    fields: &'r [(usize, usize)],
+    /// The line the record starts on (1-based in the file).
+    pub(super) line: u64,
+}
+
+impl<'r> Row<'r> {
+    /// Field `i`, if the record has that many.
+    pub(super) fn get(&self, i: usize) -> Option<&'r [u8]> {
+        let data = self.data;
+        self.fields.get(i).map(|&(a, b)| &data[a..b])
+    }
+
+    /// How many fields the record has.
+    pub(super) fn len(&self) -> usize {
+        self.fields.len()
+    }
+
+    /// The fields in order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &'r [u8]> + '_ {
+        let data = self.data;
+        self.fields.iter().map(move |&(a, b)| &data[a..b])
+    }
+}
+
+impl<R: Read> Records<R> {
+    /// Reads records from `inner`, whose first byte is on line `first_line`.
+    pub(super) fn new(inner: R, first_line: u64) -> Records<R> {
+        Records {
+            inner,
+            buf: vec![0; BUF_BYTES].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            eof: false,
+            line: first_line,
+            core: csv_core::Reader::new(),
+            out: vec![0; 1024],
+            ends: vec![0; 64],
+            fields: Vec::new(),
+        }
+    }
+
+    /// The line the reader is on: after the last record, the end of the
+    /// file.
+    pub(super) fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// Moves the unread bytes to the front and reads more after them; false
+    /// at the end of the input.
+    fn fill(&mut self) -> std::io::Result<bool> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    return Ok(false);
+                }
+                Ok(n) => {
+                    self.end += n;
+                    return Ok(true);
+                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// The next record, `None` at the end of the input. Blank lines are
+    /// skipped, as the `csv` crate does.
+    pub(super) fn next_row(&mut self) -> std::io::Result<Option<Row<'_>>> {
+        loop {
+            while self.start < self.end {
+                match self.buf[self.start] {
+                    b'\n' => self.line += 1,
+                    b'\r' => {}
+                    _ => break,
+                }
+                self.start += 1;
+            }
+            if self.start < self.end {
+                break;
+            }
+            if self.eof || !self.fill()? {
+                return Ok(None);
+            }
+        }
+        let line = self.line;
+        let newline = loop {
+            let unread = &self.buf[self.start..self.end];
+            if let Some(i) = memchr::memchr(b'\n', unread) {
+                break Some(self.start + i);
+            }
+            if self.eof {
+                break None;
+            }
+            if self.start == 0 && self.end == self.buf.len() {
+                return self.core_row(line);
+            }
+            self.fill()?;
+        };
+        let stop = newline.unwrap_or(self.end);
+        let body_end = if self.buf[stop - 1] == b'\r' {
+            stop - 1
+        } else {
+            stop
+        };
+        if split_quoted(
+            &self.buf[self.start..body_end],
+            self.start,
+            &mut self.fields,
+        ) {
+            match newline {
+                Some(i) => {
+                    self.start = i + 1;
+                    self.line += 1;
+                }
+                None => self.start = self.end,
+            }
+            return Ok(Some(Row {
+                data: &self.buf,
+                fields: &self.fields,
+                line,
+            }));
+        }
+        self.core_row(line)
+    }
+
+    /// The record at `buf[start]` through `csv_core`, reading more input
+    /// as it needs.
+    fn core_row(&mut self, line: u64) -> std::io::Result<Option<Row<'_>>> {
+        use csv_core::ReadRecordResult::{End, InputEmpty, OutputEndsFull, OutputFull, Record};
+        self.core.reset();
+        let (mut outlen, mut endlen) = (0, 0);
+        loop {
+            if self.start == self.end && !self.eof {
+                self.fill()?;
+                continue;
+            }
+            let input = &self.buf[self.start..self.end];
+            let (res, nin, nout, nend) =
+                self.core
+                    .read_record(input, &mut self.out[outlen..], &mut self.ends[endlen..]);
+            self.line += memchr::memchr_iter(b'\n', &input[..nin]).count() as u64;
+            self.start += nin;
+            outlen += nout;
+            endlen += nend;
+            match res {
+                InputEmpty => {}
+                OutputFull => {
+                    let n = self.out.len() * 2;
+                    self.out.resize(n, 0);
+                }
+                OutputEndsFull => {
+                    let n = self.ends.len() * 2;
+                    self.ends.resize(n, 0);
+                }
+                Record => {
+                    self.fields.clear();
+                    let mut a = 0;
+                    for &b in &self.ends[..endlen] {
+                        self.fields.push((a, b));
+                        a = b;
+                    }
+                    return Ok(Some(Row {
+                        data: &self.out,
+                        fields: &self.fields,
+                        line,
+                    }));
+                }
+                End => return Ok(None),
+            }
+        }
+    }
+}
+
+/// Splits `line` (no line end) when it is exactly quoted fields joined by
+/// `,` with no `"` inside a field, pushing each field's range (offset by
+/// `base`) to `fields`; false (fields unspecified) for any other line.
+fn split_quoted(line: &[u8], base: usize, fields: &mut Vec<(usize, usize)>) -> bool {
+    fields.clear();
+    let mut quotes = memchr::memchr_iter(b'"', line);
+    if quotes.next() != Some(0) {
+        return false;
+    }
+    let mut open = 0;
+    loop {
+        let Some(close) = quotes.next() else {
+            return false;
+        };
+        fields.push((base + open + 1, base + close));
+        if close + 1 == line.len() {
+            return true;
+        }
+        match quotes.next() {
+            Some(next) if next == close + 2 && line[close + 1] == b',' => open = next,
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every record of `text`, read through a reader that hands out `chunk`
+    /// bytes at a time, beside what the `csv` crate reads (same settings as
+    /// the parser had before this reader: no headers, flexible).
+    fn both(text: &[u8], chunk: usize) -> (Vec<(u64, Vec<Vec<u8>>)>, Vec<Vec<Vec<u8>>>) {
+        struct Chunks<'a>(&'a [u8], usize);
+        impl Read for Chunks<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(self.1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut mine = Vec::new();
+        let mut r = Records::new(Chunks(text, chunk), 1);
+        while let Some(row) = r.next_row().unwrap() {
+            mine.push((row.line, row.iter().map(<[u8]>::to_vec).collect()));
+        }
+        let mut theirs = Vec::new();
+        let mut c = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(text);
+        let mut rec = csv::ByteRecord::new();
+        while c.read_byte_record(&mut rec).unwrap() {
+            theirs.push(rec.iter().map(<[u8]>::to_vec).collect());
+        }
+        (mine, theirs)
+    }
+
+    #[test]
+    fn fields_as_the_csv_crate_reads_them() {
+        let cases: [&[u8]; 9] = [
+            b"\"a\",\"b\",\"\"\n\"c\",\"d\",\"e\"\n",
+            b"\"a\",\"b\"\r\n\"c\",\"d\"\r\n",
+            // Escaped quotes, a line end inside quotes, unquoted fields.
+            b"\"a\"\"x\",\"b\"\n\"c\nd\",\"e\"\nf,g,\"h\"\n",
+            // Blank lines, a log line, no final line end.
+            b"\n\"a\"\n\n==PROF== x\n\"b\",\"c\"",
+            // A quote inside an unquoted field; text after a closing quote.
+            b"a\"b,\"c\"d\n\"e\",\"f\" \n",
+            // A file ending inside quotes (truncated).
+            b"\"a\",\"b\n",
+            b"\"\"\n\"\",\"\"\n",
+            b"\"a\"\r\"b\"\r",
+            b"",
+        ];
+        for text in cases {
+            for chunk in [1, 3, 64, 1 << 20] {
+                let (mine, theirs) = both(text, chunk);
+                let fields: Vec<_> = mine.iter().map(|(_, f)| f.clone()).collect();
+                assert_eq!(
+                    fields,
+                    theirs,
+                    "{:?}, chunks of {chunk}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn random_bytes_read_as_the_csv_crate_reads_them() {
+        // 20,000 short texts over the bytes that matter to the splitter
+        // (a fixed xorshift sequence, so a failure reproduces), each read
+        // in chunks of 1 and 7 bytes and whole.
+        let alphabet = b"\"\",,\n\r ab";
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let len = (x % 24) as usize;
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                text.push(alphabet[(x % alphabet.len() as u64) as usize]);
+            }
+            for chunk in [1, 7, 1 << 20] {
+                let (mine, theirs) = both(&text, chunk);
+                let fields: Vec<_> = mine.into_iter().map(|(_, f)| f).collect();
+                assert_eq!(fields, theirs, "{:?}", String::from_utf8_lossy(&text));
+            }
+        }
+    }
+
+    #[test]
+    fn records_know_their_lines() {
+        // Lines: 1 "a", 2 blank, 3-4 a quoted line end, 5 "d" (CRLF).
+        let (mine, _) = both(b"\"a\"\r\n\r\n\"b\nc\"\r\n\"d\"\r\n", 2);
+        let lines: Vec<u64> = mine.iter().map(|(l, _)| *l).collect();
+        assert_eq!(lines, [1, 3, 5]);
+    }
+
+    #[test]
+    fn a_line_longer_than_the_buffer_is_still_read() {
+        let long = "x".repeat(BUF_BYTES + 10);
+        let text = format!("\"a\",\"{long}\"\n\"b\"\n");
+        let (mine, theirs) = both(text.as_bytes(), 1 << 16);
+        assert_eq!(mine.len(), 2);
+        assert_eq!(mine[0].1[1].len(), BUF_BYTES + 10);
+        assert_eq!(mine.into_iter().map(|(_, f)| f).collect::<Vec<_>>(), theirs);
+    }
+}
