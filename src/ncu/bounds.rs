@@ -4,9 +4,7 @@
 //! [`MAX_ECHO_CHARS`]; a metric value must be finite and within
 //! [`MAX_MAGNITUDE`] after its unit is applied.
 
-use std::cell::Cell;
 use std::io::{BufRead, Read};
-use std::rc::Rc;
 
 /// Longest record (from one unquoted line end to the next) read.
 pub const MAX_RECORD_BYTES: u64 = 4 << 20;
@@ -30,74 +28,14 @@ impl std::fmt::Display for RecordTooLong {
 
 impl std::error::Error for RecordTooLong {}
 
-fn too_long() -> std::io::Error {
+/// The over-long record error.
+pub(crate) fn too_long() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, RecordTooLong)
 }
 
 /// True when `e` is the over-long record error.
 pub fn is_too_long(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|r| r.is::<RecordTooLong>())
-}
-
-/// A reader that counts the `"` bytes passing through it (an odd total
-/// means the file ends inside a field) and fails on a record longer than
-/// [`MAX_RECORD_BYTES`] (line ends inside quotes do not end a record).
-pub struct Guard<R> {
-    pub inner: R,
-    pub quotes: Rc<Cell<u64>>,
-    /// Bytes since the last record end.
-    run: u64,
-}
-
-impl<R> Guard<R> {
-    /// Wraps `inner`, counting into `quotes`.
-    pub fn new(inner: R, quotes: Rc<Cell<u64>>) -> Guard<R> {
-        Guard {
-            inner,
-            quotes,
-            run: 0,
-        }
-    }
-}
-
-impl<R: Read> Read for Guard<R> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let mut q = self.quotes.get();
-        let mut run = self.run;
-        // 64-byte blocks: a block without a line end only adds its quotes
-        // and its length, in a loop the compiler turns into SIMD compares;
-        // only blocks with a `\n` need the byte-at-a-time parity walk
-        // (the plain walk took about a sixth of the parse).
-        for block in buf[..n].chunks(64) {
-            let mut quotes = 0u8;
-            let mut newline = false;
-            for &b in block {
-                quotes += u8::from(b == b'"');
-                newline |= b == b'\n';
-            }
-            if !newline {
-                q += u64::from(quotes);
-                run += block.len() as u64;
-                continue;
-            }
-            for &b in block {
-                if b == b'"' {
-                    q += 1;
-                } else if b == b'\n' && q % 2 == 0 {
-                    run = 0;
-                    continue;
-                }
-                run += 1;
-            }
-        }
-        self.quotes.set(q);
-        self.run = run;
-        if run > MAX_RECORD_BYTES {
-            return Err(too_long());
-        }
-        Ok(n)
-    }
 }
 
 /// Reads one line (up to and including `\n`) into `line`, failing when it
@@ -180,45 +118,6 @@ mod tests {
         let e = echo(&long);
         assert!(e.ends_with("… (10000 bytes)"), "{e}");
         assert!(e.len() < 200);
-    }
-
-    #[test]
-    fn guard_bounds_a_record_but_not_a_file() {
-        let q = Rc::new(Cell::new(0));
-        let mut ok = Guard::new(std::io::repeat(b'\n').take(3 * MAX_RECORD_BYTES), q.clone());
-        std::io::copy(&mut ok, &mut std::io::sink()).unwrap();
-        let mut zero = Guard::new(std::io::repeat(0).take(2 * MAX_RECORD_BYTES), q);
-        let e = std::io::copy(&mut zero, &mut std::io::sink()).unwrap_err();
-        assert!(is_too_long(&e));
-    }
-
-    #[test]
-    fn guard_blocks_count_like_a_byte_walk() {
-        // Quotes and line ends (some inside quotes) at every offset of a
-        // 64-byte block: the block walk must end with the same quote count
-        // and the same bytes since the last record end as a plain walk.
-        let mut text = Vec::new();
-        for i in 0..300u32 {
-            text.extend(std::iter::repeat_n(b'x', (i % 97) as usize));
-            text.extend_from_slice(if i % 3 == 0 { b"\"a\nb\"," } else { b"\"v\"\n" });
-        }
-        text.extend_from_slice(b"\"tail");
-        let (mut q, mut run) = (0u64, 0u64);
-        for &b in &text {
-            if b == b'"' {
-                q += 1;
-            } else if b == b'\n' && q % 2 == 0 {
-                run = 0;
-                continue;
-            }
-            run += 1;
-        }
-        let quotes = Rc::new(Cell::new(0));
-        let mut g = Guard::new(&text[..], quotes.clone());
-        std::io::copy(&mut g, &mut std::io::sink()).unwrap();
-        assert_eq!((quotes.get(), g.run), (q, run));
-        assert_eq!(q % 2, 1, "the text ends inside a field");
-        assert_eq!(run, 5, "`\"tail` since the last record end");
     }
 
     #[test]

@@ -2,17 +2,14 @@
 //! 12/15/20/21 columns, ragged rule rows) or the raw page (wide format with
 //! a units row), into [`NcuCsv`].
 
-use super::bounds::Guard;
 use super::launches::{Identity, Launches};
 use super::metrics::{classify, Slot};
 use super::model::{NcuCsv, Page};
 use super::preamble::{io_err, read_preamble};
 use super::records::{Records, Row};
 use super::NcuError;
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::io::{BufReader, Read};
-use std::rc::Rc;
 
 /// Parses an ncu CSV from `input`; `file` names it in messages. Phases:
 /// the preamble before the header, the header (which page, which columns),
@@ -20,16 +17,8 @@ use std::rc::Rc;
 pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
     let mut reader = BufReader::with_capacity(1 << 16, input);
     let pre = read_preamble(&mut reader, file)?;
-    // Every field ncu writes is quoted, so a complete file has an even
-    // number of `"` from the header on; an odd count means the file ends
-    // inside a field (truncated), where a CSV reader would silently yield
-    // e.g. `134,957,158` for `134,957,158,144`: 1000x off.
-    let quotes = Rc::new(Cell::new(0u64));
     let mut records = Records::new(
-        Guard::new(
-            std::io::Cursor::new(pre.header_line).chain(reader),
-            quotes.clone(),
-        ),
+        std::io::Cursor::new(pre.header_line).chain(reader),
         pre.line_no,
     );
     let header = read_header(&mut records, file, pre.line_no)?;
@@ -38,7 +27,11 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         Some(d) => st.read_details(&mut records, &header.ident, d)?,
         None => st.read_raw(&mut records, &header.ident, &header.columns)?,
     }
-    if quotes.get() % 2 == 1 {
+    // Every field ncu writes is quoted, so a complete file has an even
+    // number of `"` from the header on; an odd count means the file ends
+    // inside a field (truncated), where a CSV reader would silently yield
+    // e.g. `134,957,158` for `134,957,158,144`: 1000x off.
+    if records.odd_quotes() {
         return Err(NcuError::Truncated {
             file: file.to_string(),
             line: records.line(),
@@ -147,11 +140,10 @@ impl<'a> State<'a> {
         d: &Details,
     ) -> Result<(), NcuError> {
         loop {
-            let line = records.line();
             match records.next_row() {
                 Ok(Some(rec)) => self.details_row(&rec, ident, d)?,
                 Ok(None) => return Ok(()),
-                Err(e) => return Err(io_err(e, self.table.file, line)),
+                Err(e) => return Err(io_err(e, self.table.file, records.started())),
             }
         }
     }
@@ -168,11 +160,10 @@ impl<'a> State<'a> {
         let mut units: Vec<Vec<u8>> = Vec::new();
         let mut first = true;
         loop {
-            let line = records.line();
             let rec = match records.next_row() {
                 Ok(Some(rec)) => rec,
                 Ok(None) => return Ok(()),
-                Err(e) => return Err(io_err(e, self.table.file, line)),
+                Err(e) => return Err(io_err(e, self.table.file, records.started())),
             };
             let rec = &rec;
             if first {

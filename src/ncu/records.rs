@@ -10,9 +10,13 @@
 //! every record has the fields the `csv` crate would give it.
 //!
 //! Memory: a fixed read buffer, plus (`csv_core` path) one record's fields,
-//! which the reader under it ([`super::bounds::Guard`]) bounds by failing a
-//! record longer than [`super::bounds::MAX_RECORD_BYTES`].
+//! bounded by failing a record longer than [`MAX_RECORD_BYTES`].
+//!
+//! It also counts the `"` the file holds (a split line holds two per field,
+//! an even number; the `csv_core` path counts what it reads): every field
+//! ncu writes is quoted, so an odd count means the file ends inside a field.
 
+use super::bounds::{too_long, MAX_RECORD_BYTES};
 use std::io::{ErrorKind, Read};
 
 /// The read buffer: a line longer than this takes the `csv_core` path.
@@ -28,6 +32,10 @@ pub(super) struct Records<R> {
     eof: bool,
     /// The line of `buf[start]` (1-based in the file).
     line: u64,
+    /// The line the last record began on.
+    started: u64,
+    /// How many `"` were read, mod 2 being what matters.
+    quotes: u64,
     core: csv_core::Reader,
     /// The fields of the last `csv_core` record and their ends.
     out: Vec<u8>,
@@ -73,6 +81,8 @@ impl<R: Read> Records<R> {
             end: 0,
             eof: false,
             line: first_line,
+            started: first_line,
+            quotes: 0,
             core: csv_core::Reader::new(),
             out: vec![0; 1024],
             ends: vec![0; 64],
@@ -84,6 +94,16 @@ impl<R: Read> Records<R> {
     /// file.
     pub(super) fn line(&self) -> u64 {
         self.line
+    }
+
+    /// The line the last record (or the one that failed) began on.
+    pub(super) fn started(&self) -> u64 {
+        self.started
+    }
+
+    /// True when the input read so far holds an odd number of `"`.
+    pub(super) fn odd_quotes(&self) -> bool {
+        self.quotes % 2 == 1
     }
 
     /// Moves the unread bytes to the front and reads more after them; false
@@ -130,6 +150,7 @@ impl<R: Read> Records<R> {
             }
         }
         let line = self.line;
+        self.started = line;
         let newline = loop {
             let unread = &self.buf[self.start..self.end];
             if let Some(i) = memchr::memchr(b'\n', unread) {
@@ -176,6 +197,7 @@ impl<R: Read> Records<R> {
         use csv_core::ReadRecordResult::{End, InputEmpty, OutputEndsFull, OutputFull, Record};
         self.core.reset();
         let (mut outlen, mut endlen) = (0, 0);
+        let mut taken = 0;
         loop {
             if self.start == self.end && !self.eof {
                 self.fill()?;
@@ -185,8 +207,14 @@ impl<R: Read> Records<R> {
             let (res, nin, nout, nend) =
                 self.core
                     .read_record(input, &mut self.out[outlen..], &mut self.ends[endlen..]);
-            self.line += memchr::memchr_iter(b'\n', &input[..nin]).count() as u64;
+            let read = &input[..nin];
+            self.line += memchr::memchr_iter(b'\n', read).count() as u64;
+            self.quotes += memchr::memchr_iter(b'"', read).count() as u64;
             self.start += nin;
+            taken += nin as u64;
+            if taken > MAX_RECORD_BYTES {
+                return Err(too_long());
+            }
             outlen += nout;
             endlen += nend;
             match res {
@@ -333,6 +361,38 @@ mod tests {
                 assert_eq!(fields, theirs, "{:?}", String::from_utf8_lossy(&text));
             }
         }
+    }
+
+    #[test]
+    fn a_record_is_bounded_but_a_file_is_not() {
+        // 3 x the bound in short records reads; one record (unquoted, so
+        // through csv_core) of 2 x the bound fails.
+        let short = "\"a\",b\n".repeat(3 * MAX_RECORD_BYTES as usize / 6 + 1);
+        let mut r = Records::new(short.as_bytes(), 1);
+        let mut n = 0;
+        while r.next_row().unwrap().is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 3 * MAX_RECORD_BYTES / 6 + 1);
+        let mut r = Records::new(std::io::repeat(b'x').take(2 * MAX_RECORD_BYTES), 7);
+        let e = r.next_row().err().expect("too long");
+        assert!(super::super::bounds::is_too_long(&e));
+        assert_eq!(r.started(), 7);
+    }
+
+    #[test]
+    fn quotes_are_counted_as_a_byte_walk_counts_them() {
+        // Split lines, csv_core lines (escaped quotes, a quoted line end)
+        // and a file that ends inside a field.
+        let text = b"\"a\",\"b\"\n\"c\"\"d\",e\n\"f\ng\",\"h\"\n\"i\",\"tail";
+        let walk = text.iter().filter(|&&b| b == b'"').count() as u64;
+        let mut r = Records::new(&text[..], 1);
+        while r.next_row().unwrap().is_some() {}
+        assert_eq!(walk % 2, 1, "the text ends inside a field");
+        assert!(r.odd_quotes());
+        let mut r = Records::new(&text[..text.len() - 5], 1);
+        while r.next_row().unwrap().is_some() {}
+        assert!(!r.odd_quotes());
     }
 
     #[test]
