@@ -3,6 +3,7 @@
 
 mod action;
 mod architecture;
+mod broken_pipe;
 mod budget;
 mod calibrate;
 mod calibrate_failures;

@@ -79,7 +79,7 @@ fn peak_flags_give_the_fractions_of_the_equivalent_roofs_file() {
 fn bad_peak_flags_exit_2_with_the_fix() {
     let cases: [(&[&str], &str); 7] = [
         (&["--peak-dram-bw", "0GB/s"], "must be a positive number"),
-        (&["--peak-dram-bw", "fast"], "is not a size"),
+        (&["--peak-dram-bw", "fast"], "is not a bandwidth"),
         (
             &["--peak-dram-bw", "1TB/s", "--peak", "fp33=1T"],
             "unknown compute path `fp33`",
