@@ -27,6 +27,7 @@ mod ncu_derived;
 mod paths;
 mod plot;
 mod projection;
+mod rate_only_consumers;
 mod readme;
 mod roofs_flags;
 mod useful;
