@@ -10,10 +10,16 @@ const SGEMM: &str = "fixtures/ncu/sgemm_a100_printfp_details15.csv";
 const SGEMM_NEW: &str = "fixtures/ncu/sgemm_a100_diff_new_constructed.csv";
 const SAXPY: &str = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
 
-/// A pipe whose read end is already closed: writing to it fails with EPIPE.
+/// A pipe whose read end is already closed, so writing to it fails with
+/// EPIPE: the write end of the stdin of a `true` that has exited (the MSRV,
+/// 1.85, predates `std::io::pipe`).
 fn closed_pipe() -> Stdio {
-    let (reader, writer) = std::io::pipe().expect("pipe");
-    drop(reader);
+    let mut reader = Command::new("true")
+        .stdin(Stdio::piped())
+        .spawn()
+        .expect("run true");
+    let writer = reader.stdin.take().expect("piped stdin");
+    reader.wait().expect("true exits");
     Stdio::from(writer)
 }
 

@@ -3,6 +3,7 @@
 
 mod action;
 mod architecture;
+#[cfg(unix)]
 mod broken_pipe;
 mod budget;
 mod calibrate;
