@@ -76,6 +76,21 @@ fn a_closed_stdout_is_success_for_every_report_format() {
 }
 
 #[test]
+fn help_and_usage_errors_survive_closed_pipes() {
+    for args in [
+        &["diff", "--help"][..],
+        &["--version"],
+        &["ncu", "--print-metrics"],
+    ] {
+        let (code, err) = stdout_closed(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // clap's usage error goes to stderr: exit 2 with or without a reader.
+    assert_eq!(stderr_closed(&["ncu", "--no-such-flag"]), 2);
+}
+
+#[test]
 fn a_closed_stderr_keeps_the_exit_code_and_never_panics() {
     // Each exit code as with a reader on stderr: 0 with a message
     // (Parquet written), 2 bad input, 3 a failed gate (its message goes to

@@ -394,3 +394,32 @@ fn peak_mem_clock_scales_the_flag_dram_roof_to_the_run_memory_clock() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--peak-dram-bw"), "{err}");
 }
+
+#[test]
+fn many_inputs_with_peak_flags_give_the_rows_of_the_equivalent_roofs_file() {
+    // The many-inputs path takes `rooftrace ncu`'s flags for every input.
+    let dir = tempfile::tempdir().unwrap();
+    let (file, flags) = a100_by_hand(dir.path());
+    let new = "fixtures/ncu/sgemm_a100_diff_new_constructed.csv";
+    let base = ["ncu", SGEMM, new, "--format", "json"];
+    let (code, by_file, err) = rooftrace(&[&base[..], &["--roofs", &file]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, by_flags, err) = rooftrace(&[&base[..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let kernels = |json: &str| {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["kernels"].clone()
+    };
+    assert_eq!(kernels(&by_file), kernels(&by_flags));
+    // The slowest randomInit of the two inputs, by hand: 792 MB/s of
+    // 1555 GB/s, 0.0509 % (as for one input).
+    let rows = kernels(&by_flags);
+    let random_init = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"].as_str().unwrap().contains("randomInit"))
+        .unwrap();
+    let min = random_init["min_fraction_of_roof"].as_f64().unwrap();
+    assert!((min - 5.09e-4).abs() < 0.01e-4, "{min}");
+}
