@@ -209,7 +209,7 @@ pub enum NcuError {
     },
     /// Launches with rates but no duration (ncu's roofline section
     /// exported alone), read by a command that needs each kernel's time.
-    #[error("{file}: {rate_only} of {launches} launch(es) have rates but no duration (ncu's roofline section exported by itself), and {needs}. Give the .ncu-rep itself (rooftrace imports it with every counter), or re-export it: `ncu --import R.ncu-rep --csv --page raw --print-units base > R.csv`. `rooftrace ncu {file}` shows its roofline points (intensity, FLOP/s, B/s, fraction of roof) as they are")]
+    #[error("{file}: {rate_only} of {launches} launch(es) have rates but no duration (ncu's roofline section exported by itself), and {needs}. Give the .ncu-rep itself (rooftrace imports it with every counter it holds), or re-export it: `ncu --import R.ncu-rep --csv --page raw --print-units base > R.csv`. `rooftrace ncu {file}` shows its roofline points (intensity, FLOP/s, B/s, fraction of roof) as they are")]
     RateOnly {
         /// The file.
         file: String,
