@@ -290,11 +290,14 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
             images,
         },
     );
-    write_output(config.output.as_deref(), &bytes)?;
-    if report.gate.failed {
-        return Err(RegressionFound(report.headline()).into());
+    let written = write_output(config.output.as_deref(), &bytes);
+    // A reader that leaves early (`| head`) ends the report, not the gate: a
+    // failed gate still exits 3, so `set -o pipefail` in CI cannot be fooled.
+    match written {
+        Err(e) if !crate::error::is_broken_pipe(&e) => Err(e),
+        _ if report.gate.failed => Err(RegressionFound(report.headline()).into()),
+        other => other,
     }
-    Ok(())
 }
 
 /// Reads, compares and gates: the report.

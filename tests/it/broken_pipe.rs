@@ -58,10 +58,6 @@ fn a_closed_stdout_is_success_for_every_report_format() {
         &["ncu", SGEMM, "--gpu", "a100-40gb"],
         &["ncu", "--list-gpus"],
         &["gaps", SAXPY],
-        // A diff that finds a regression: the report is never read, so no
-        // gate verdict reached anyone either way; exit 0 as for any reader
-        // that left.
-        &["diff", SGEMM, SGEMM_NEW, "--gpu", "a100-40gb"],
         &["diff", SAXPY, SAXPY],
     ];
     for args in runs {
@@ -72,6 +68,19 @@ fn a_closed_stdout_is_success_for_every_report_format() {
             assert!(!err.contains("panicked"), "{all:?}: {err}");
             assert!(!err.contains("Broken pipe"), "{all:?}: {err}");
         }
+    }
+}
+
+#[test]
+fn a_closed_stdout_does_not_pass_a_failed_gate() {
+    // The SGEMM pair regresses one kernel (tests/it/diff.rs): the gate fails
+    // whether or not anyone reads the report, so `rooftrace diff … | head`
+    // under `set -o pipefail` still fails the CI job (exit 3, not 0).
+    for format in ["table", "json", "csv", "md"] {
+        let all = ["diff", SGEMM, SGEMM_NEW, "--gpu", "a100-40gb", "--format", format];
+        let (code, err) = stdout_closed(&all);
+        assert_eq!(code, 3, "{all:?}: {err}");
+        assert!(!err.contains("panicked"), "{all:?}: {err}");
     }
 }
 
