@@ -275,10 +275,13 @@ fn split_quoted(line: &[u8], base: usize, fields: &mut Vec<(usize, usize)>) -> b
 mod tests {
     use super::*;
 
+    /// One record's fields.
+    type Fields = Vec<Vec<u8>>;
+
     /// Every record of `text`, read through a reader that hands out `chunk`
     /// bytes at a time, beside what the `csv` crate reads (same settings as
     /// the parser had before this reader: no headers, flexible).
-    fn both(text: &[u8], chunk: usize) -> (Vec<(u64, Vec<Vec<u8>>)>, Vec<Vec<Vec<u8>>>) {
+    fn both(text: &[u8], chunk: usize) -> (Vec<(u64, Fields)>, Vec<Fields>) {
         struct Chunks<'a>(&'a [u8], usize);
         impl Read for Chunks<'_> {
             fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
