@@ -262,7 +262,7 @@ macro_rules! tu_clk {
 }
 macro_rules! a30_ds {
     () => {
-        "NVIDIA A30 Tensor Core GPU datasheet (the search corpus held only a third-party copy of its non-tensor figures: https://www.topcpu.net-style databases), sparse figures / 2: "
+        "NVIDIA A30 Tensor Core GPU datasheet (not openable in this session: no copy in the search corpora; its FP32/FP64 figures agree with third-party databases), sparse figures / 2: "
     };
 }
 macro_rules! a800_ds {
@@ -611,6 +611,7 @@ static TABLE: &[GpuSpec] = &[
         datasheet: &[
             m(Dram, 933.0, concat!(a30_ds!(), "24 GB HBM2, 933 GB/s")),
             c(Fp32, 10.3, concat!(a30_ds!(), "FP32 10.3 TFLOP/s dense; check: 56 SMs x 128 per SM and clock x 1440 MHz = 10.32 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 20.64, "derived: 56 SMs x 256 FP16 FLOP per SM and clock (NVIDIA A100 Tensor Core GPU Architecture whitepaper: FP16 non-tensor at 4x the FP32 rate, 512 packed, halved here for per-instruction counting) x 1440 MHz = 20.64 TFLOP/s; no figure of this path in the A30 datasheet"),
             c(Fp64, 5.2, concat!(a30_ds!(), "FP64 5.2 TFLOP/s dense; check: 56 SMs x 64 per SM and clock x 1440 MHz = 5.161 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorFp64, 10.3, concat!(a30_ds!(), "FP64 tensor 10.3 TFLOP/s dense; check: 56 SMs x 128 per SM and clock x 1440 MHz = 10.32 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorTf32, 82.0, concat!(a30_ds!(), "TF32 82.0 TFLOP/s dense; check: 56 SMs x 1024 per SM and clock x 1440 MHz = 82.58 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
@@ -638,6 +639,7 @@ static TABLE: &[GpuSpec] = &[
         datasheet: &[
             m(Dram, 1555.0, concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s")),
             c(Fp32, 19.5, concat!(a800_ds!(), "FP32 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting (the A800 is the A100's GA100 configuration)"),
             c(Fp64, 9.7, concat!(a800_ds!(), "FP64 9.7 TFLOP/s dense; check: 108 SMs x 64 per SM and clock x 1410 MHz = 9.746 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorFp64, 19.5, concat!(a800_ds!(), "FP64 tensor 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorTf32, 156.0, concat!(a800_ds!(), "TF32 156.0 TFLOP/s dense; check: 108 SMs x 1024 per SM and clock x 1410 MHz = 155.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
@@ -665,6 +667,7 @@ static TABLE: &[GpuSpec] = &[
         datasheet: &[
             m(Dram, 2039.0, concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM)")),
             c(Fp32, 19.5, concat!(a800_ds!(), "FP32 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting (the A800 is the A100's GA100 configuration)"),
             c(Fp64, 9.7, concat!(a800_ds!(), "FP64 9.7 TFLOP/s dense; check: 108 SMs x 64 per SM and clock x 1410 MHz = 9.746 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorFp64, 19.5, concat!(a800_ds!(), "FP64 tensor 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorTf32, 156.0, concat!(a800_ds!(), "TF32 156.0 TFLOP/s dense; check: 108 SMs x 1024 per SM and clock x 1410 MHz = 155.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
@@ -692,6 +695,7 @@ static TABLE: &[GpuSpec] = &[
         datasheet: &[
             m(Dram, 1935.0, concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe)")),
             c(Fp32, 19.5, concat!(a800_ds!(), "FP32 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting (the A800 is the A100's GA100 configuration)"),
             c(Fp64, 9.7, concat!(a800_ds!(), "FP64 9.7 TFLOP/s dense; check: 108 SMs x 64 per SM and clock x 1410 MHz = 9.746 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorFp64, 19.5, concat!(a800_ds!(), "FP64 tensor 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
             c(TensorTf32, 156.0, concat!(a800_ds!(), "TF32 156.0 TFLOP/s dense; check: 108 SMs x 1024 per SM and clock x 1410 MHz = 155.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
@@ -864,7 +868,7 @@ static TABLE: &[GpuSpec] = &[
         bus_width_bits: Some(192),
         facts: FactSources {
             sm_count: concat!(rtx3060_real!(), "smCount 28 (3584 CUDA cores / 128 on the product page)"),
-            l2: concat!(rtx3060_real!(), "l2CacheSize 2359296 B = 2.25 MiB (the runtime's figure; third-party databases say 3 MB)"),
+            l2: concat!(rtx3060_real!(), "l2CacheSize 2359296 B = 2.25 MiB (the runtime's figure; third-party pages say 3 MB, e.g. http://cholla.mmto.org/nvidia/my3060.html; a GA104-based RTX 3060 of the same name may report another L2)"),
             memory: concat!(rtx3060_real!(), "memoryBandwidth 360048000000 B/s = 2 x memory clock 7501 MHz x 192 bit / 8; 12 GB GDDR6, 192-bit at 15 Gbps = 360 GB/s on the product page"),
             boost_clock_mhz: Some(1777.0),
             boost_clock: concat!(rtx3060_real!(), "clockRate 1777 MHz, the product page's boost clock"),
@@ -2053,7 +2057,10 @@ impl GpuSpec {
             memory_clock_source: self
                 .memory_clock_mhz
                 .map(|_| {
-                    "built-in table: the memory clock the CUDA runtime reports (cudaDevAttrMemoryClockRate, ncu device__attribute_max_mem_frequency_khz)".to_string()
+                    format!(
+                        "built-in table: the memory clock as the CUDA runtime reports it (cudaDevAttrMemoryClockRate, ncu device__attribute_memory_clock_rate); {}",
+                        self.facts.memory
+                    )
                 })
                 .unwrap_or_default(),
         }
