@@ -102,6 +102,63 @@ pub fn analyze(
         }
         steps.push(s);
     }
+    diagnostics.extend(notes(
+        gaps,
+        Dropped {
+            multi,
+            empty,
+            unaccounted,
+        },
+        &ctx,
+        &steps,
+        &bound_source,
+        ncu,
+    ));
+    summarise(SummaryInput {
+        input: cfg.input.clone(),
+        pattern: gaps
+            .ranges
+            .as_ref()
+            .map(|r| r.pattern.clone())
+            .unwrap_or_default(),
+        gpu,
+        dram_bytes_per_s: dram,
+        bound_source,
+        steps,
+        names: names.into_table(),
+        kernels: ctx.kernels,
+        diagnostics,
+        pytorch: gaps.has_pytorch(),
+    })
+}
+
+/// Instances left out of the budget, by reason.
+struct Dropped {
+    /// On several devices.
+    multi: u64,
+    /// With an empty GPU window.
+    empty: u64,
+    /// Projected, with time outside their device's ops.
+    unaccounted: u64,
+}
+
+/// What the budget says about its own inputs: instances left out, ncu
+/// names unmatched, lower and capped bounds, no bound, and the ncu
+/// report's own diagnostics.
+fn notes(
+    gaps: &GapReport,
+    Dropped {
+        multi,
+        empty,
+        unaccounted,
+    }: Dropped,
+    ctx: &Ctx,
+    steps: &[StepBudget],
+    bound_source: &BoundSource,
+    ncu: Option<&RooflineReport>,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let instances: &[RangeRow] = gaps.ranges.as_ref().map_or(&[], |r| &r.instances);
     if let Some(rr) = &gaps.ranges {
         if instances.is_empty() && !rr.pattern.is_empty() {
             diagnostics.push(Diagnostic::new(
@@ -182,40 +239,7 @@ pub fn analyze(
                 .map(|d| Diagnostic::new(DiagnosticKind::Ncu(d.kind), format!("ncu: {}", d.message))),
         );
     }
-    summarise(SummaryInput {
-        input: cfg.input.clone(),
-        pattern: gaps
-            .ranges
-            .as_ref()
-            .map(|r| r.pattern.clone())
-            .unwrap_or_default(),
-        gpu,
-        dram_bytes_per_s: dram,
-        bound_source,
-        steps,
-        names: names.into_table(),
-        kernels: ctx.kernels,
-        diagnostics,
-        host_fix: host_fix(gaps),
-    })
-}
-
-/// The fix for host-bound idle time, from the gap report's evidence:
-/// the family of the NVTX ranges the host-bound gaps were spent in (MPI,
-/// NCCL, PyTorch), else the length of the host-bound gaps (CUDA graphs for
-/// launch-scale gaps only, profiling the host for CPU stretches).
-fn host_fix(gaps: &GapReport) -> &'static str {
-    if let Some(h) = gaps.nvtx_hint() {
-        return h.family.fix();
-    }
-    let mut scales = crate::gaps::model::ScaleTotals::default();
-    for d in &gaps.devices {
-        scales.merge(&d.host_scale);
-    }
-    scales
-        .dominant()
-        .unwrap_or(crate::gaps::Scale::Launch)
-        .fix(gaps.has_pytorch())
+    diagnostics
 }
 
 /// Sums of one step's charged time by part.
@@ -326,6 +350,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         concurrent_ns: s.concurrent,
         bound_capped_ns: s.capped,
         lower_bound_launches: s.lower,
+        host: r.host.clone(),
     }
 }
 

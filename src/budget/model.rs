@@ -93,6 +93,10 @@ pub struct StepBudget {
     /// of their ncu row): when nonzero, `bound` is a lower bound and
     /// `shortfall` an upper bound.
     pub lower_bound_launches: u64,
+    /// The step's host-bound gaps by their typed evidence (what the
+    /// launching thread did, the length class of the whole gap), from the
+    /// gap analysis: the host-bound fix is chosen from these.
+    pub host: crate::gaps::HostTotals,
 }
 
 impl StepBudget {
@@ -350,6 +354,6 @@ pub(crate) struct SummaryInput {
     pub(crate) names: Vec<String>,
     pub(crate) kernels: HashMap<String, KernelAcc>,
     pub(crate) diagnostics: Vec<Diagnostic>,
-    /// The fix for host-bound idle time, from the gap report's evidence.
-    pub(crate) host_fix: &'static str,
+    /// The input shows PyTorch's own ranges (its knobs may be named).
+    pub(crate) pytorch: bool,
 }

@@ -10,7 +10,7 @@ use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
 use super::host::{describe, NvtxIndex};
 use super::model::*;
-use super::ranges::range_report;
+use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
 use crate::nsys::{GpuOp, SyncCall, Timeline};
@@ -38,7 +38,13 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let ranges = cfg
         .nvtx
         .as_ref()
-        .map(|re| range_report(tl, &ops, &merged.details, &merged.gaps, re, &mut names));
+        .map(|re| {
+            let host = HostLookup {
+                syncs: &syncs,
+                nvtx: &nvtx,
+            };
+            range_report(tl, &ops, &merged.details, &merged.gaps, (re, &host), &mut names)
+        });
     let diagnostics = diagnostics(tl, cfg, &launch, ranges.as_ref(), n_ops);
     GapReport {
         schema: SCHEMA,

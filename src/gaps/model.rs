@@ -8,7 +8,9 @@ use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
 use serde::Serialize;
 use std::collections::HashMap;
 
-pub use super::totals::{ClassTotal, ClassTotals, DetailTotals, ScaleTotals};
+pub use super::totals::{
+    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, ScaleTotals,
+};
 
 /// Version tag of the JSON document.
 pub const SCHEMA: &str = "rooftrace.gaps/3";
@@ -335,6 +337,9 @@ pub struct RangeRow {
     pub kernels: u64,
     /// Idle time inside the window by class (gaps clipped to the window).
     pub classes: ClassTotals,
+    /// The host-bound time inside the window by its typed evidence (what
+    /// the launching thread did, the length class of the whole gap).
+    pub host: HostTotals,
 }
 
 /// Median and 90th percentile across range instances.
