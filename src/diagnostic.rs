@@ -68,10 +68,7 @@ mod tests {
     #[test]
     fn serialised_as_its_sentence_and_wrapped_with_its_kind() {
         let d = Diagnostic::new(Inner::Skipped(3), "T: skipped 3 rows");
-        assert_eq!(
-            serde_json::to_string(&d).unwrap(),
-            "\"T: skipped 3 rows\""
-        );
+        assert_eq!(serde_json::to_string(&d).unwrap(), "\"T: skipped 3 rows\"");
         assert_eq!(d.to_string(), "T: skipped 3 rows");
         let w = d.wrap(Outer::Inner);
         assert_eq!(w.kind, Outer::Inner(Inner::Skipped(3)));

@@ -234,9 +234,9 @@ fn notes(
     }
     if let Some(n) = ncu {
         diagnostics.extend(
-            n.diagnostics
-                .iter()
-                .map(|d| Diagnostic::new(DiagnosticKind::Ncu(d.kind), format!("ncu: {}", d.message))),
+            n.diagnostics.iter().map(|d| {
+                Diagnostic::new(DiagnosticKind::Ncu(d.kind), format!("ncu: {}", d.message))
+            }),
         );
     }
     diagnostics

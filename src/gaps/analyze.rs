@@ -35,16 +35,20 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     };
     drop(gap_durations);
     let launch = launch_stats(tl, &ops);
-    let ranges = cfg
-        .nvtx
-        .as_ref()
-        .map(|re| {
-            let host = HostLookup {
-                syncs: &syncs,
-                nvtx: &nvtx,
-            };
-            range_report(tl, &ops, &merged.details, &merged.gaps, (re, &host), &mut names)
-        });
+    let ranges = cfg.nvtx.as_ref().map(|re| {
+        let host = HostLookup {
+            syncs: &syncs,
+            nvtx: &nvtx,
+        };
+        range_report(
+            tl,
+            &ops,
+            &merged.details,
+            &merged.gaps,
+            (re, &host),
+            &mut names,
+        )
+    });
     let diagnostics = diagnostics(tl, cfg, &launch, ranges.as_ref(), n_ops);
     GapReport {
         schema: SCHEMA,

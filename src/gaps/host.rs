@@ -44,10 +44,7 @@ impl HostVerdict {
     }
 
     /// The verdict typed: (detail, call family, range family).
-    pub fn typed(
-        &self,
-        tl: &Timeline,
-    ) -> (HostDetail, Option<CallFamily>, Option<RangeFamily>) {
+    pub fn typed(&self, tl: &Timeline) -> (HostDetail, Option<CallFamily>, Option<RangeFamily>) {
         (self.detail, self.family(tl), self.range_family(tl))
     }
 }

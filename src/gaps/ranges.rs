@@ -5,9 +5,9 @@
 use super::class::overlap;
 use super::host::{gap_evidence, NvtxIndex};
 use super::model::*;
-use super::GapClass;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
+use super::GapClass;
 use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use regex::Regex;
 

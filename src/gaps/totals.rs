@@ -8,8 +8,8 @@
 
 use super::class::N_CLASSES;
 use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale, N_DETAILS};
-use crate::units::duration_ns;
 use super::GapClass;
+use crate::units::duration_ns;
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
@@ -341,10 +341,6 @@ impl HostAdvice {
             HostAdvice::Detail(d, t) => (format!("gaps of {}", d.label()), t),
             HostAdvice::Scale(s, t) => (s.label().to_string(), t),
         };
-        format!(
-            "{} {what} hold {}",
-            t.count,
-            duration_ns(t.total_ns as f64)
-        )
+        format!("{} {what} hold {}", t.count, duration_ns(t.total_ns as f64))
     }
 }

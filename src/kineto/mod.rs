@@ -21,7 +21,8 @@ pub use event::{DeviceProps, DistributedInfo};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
-    Diagnostic, DiagnosticKind, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts,
+    Diagnostic, DiagnosticKind, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline,
+    TimelineParts,
 };
 use serde::de::DeserializeSeed;
 use std::path::{Path, PathBuf};

@@ -25,7 +25,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("kineto", &["units", "error", "roofs", "timeline"]),
     ("calibrate", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
-    ("gaps", &["units", "error", "diagnostic", "timeline", "nsys"]),
+    (
+        "gaps",
+        &["units", "error", "diagnostic", "timeline", "nsys"],
+    ),
     (
         "budget",
         &[

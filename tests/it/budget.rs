@@ -579,8 +579,16 @@ fn budget_host_fix_comes_from_the_gaps_inside_the_steps() {
     }
     // Over the whole export: two CPU stretches between the steps outweigh
     // the three 50 µs gaps.
-    let stretches: i64 = host_late.iter().map(|g| g.1 - g.0).filter(|&d| stretch(d)).sum();
-    let short: i64 = host_late.iter().map(|g| g.1 - g.0).filter(|&d| launch_scale(d)).sum();
+    let stretches: i64 = host_late
+        .iter()
+        .map(|g| g.1 - g.0)
+        .filter(|&d| stretch(d))
+        .sum();
+    let short: i64 = host_late
+        .iter()
+        .map(|g| g.1 - g.0)
+        .filter(|&d| launch_scale(d))
+        .sum();
     assert_eq!(host_late.len(), 5);
     assert!(stretches > 1_000 * short, "{stretches} vs {short}");
 
@@ -595,7 +603,10 @@ fn budget_host_fix_comes_from_the_gaps_inside_the_steps() {
     }
     // The whole report says CPU stretch: the budget must not take its fix.
     let g = gaps::analyze(&tl, &GapConfig::default());
-    assert_eq!(g.devices[0].host_scale.dominant(), Some(gaps::Scale::Stretch));
+    assert_eq!(
+        g.devices[0].host_scale.dominant(),
+        Some(gaps::Scale::Stretch)
+    );
     let host = r
         .fix_first
         .iter()
@@ -603,7 +614,9 @@ fn budget_host_fix_comes_from_the_gaps_inside_the_steps() {
         .expect("host-bound gaps in fix first");
     assert!(
         host.text.contains(gaps::Scale::Launch.fix(false))
-            && host.text.contains("in the 3 steps ranked: 3 gaps under 100 µs hold 150 µs")
+            && host
+                .text
+                .contains("in the 3 steps ranked: 3 gaps under 100 µs hold 150 µs")
             && !host.text.contains("profile the host"),
         "{}",
         host.text

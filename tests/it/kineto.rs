@@ -660,8 +660,9 @@ fn kineto_copies_keep_their_bytes_and_the_verdict_says_trace() {
     let verdict = out.lines().next().unwrap();
     // 244,403,360 B / 39.08 ms = 6.254 GB/s.
     assert!(
-        verdict.contains("16 HtoD copies from pageable memory, 244 MB in 39.1 ms at 6.25 GB/s achieved")
-            && verdict.contains("(the trace records no host link for its GPU)")
+        verdict.contains(
+            "16 HtoD copies from pageable memory, 244 MB in 39.1 ms at 6.25 GB/s achieved"
+        ) && verdict.contains("(the trace records no host link for its GPU)")
             && !verdict.contains("export"),
         "{verdict}"
     );
