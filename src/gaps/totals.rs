@@ -344,3 +344,78 @@ impl HostAdvice {
         format!("{} {what} hold {}", t.count, duration_ns(t.total_ns as f64))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+    const US: i64 = 1_000;
+
+    #[test]
+    fn a_cut_gap_keeps_the_scale_of_its_whole_length() {
+        let mut t = HostTotals::default();
+        // 40 µs of a 5 ms gap fall in the window: a CPU stretch, 40 µs.
+        t.add((HostDetail::CpuWork, None, None), 5 * MS, 40 * US);
+        let s = t.scale.get(Scale::Stretch);
+        assert_eq!((s.count, s.total_ns), (1, 40 * US));
+        assert_eq!(t.scale.get(Scale::Launch).count, 0);
+        assert_eq!(
+            t.advice(),
+            Some(HostAdvice::Scale(
+                Scale::Stretch,
+                ClassTotal {
+                    count: 1,
+                    total_ns: 40 * US
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn advice_follows_the_dominant_detail_then_its_family() {
+        let mpi = (HostDetail::Nvtx, None, Some(RangeFamily::Mpi));
+        let module = (HostDetail::CudaApi, Some(CallFamily::ModuleLoad), None);
+        let launch = (HostDetail::LaunchCall, Some(CallFamily::Launch), None);
+        let cpu = (HostDetail::CpuWork, None, None);
+        // NVTX time (2 × 3 ms in MPI ranges) outweighs CPU work (4 ms).
+        let mut t = HostTotals::default();
+        t.add(mpi, 3 * MS, 3 * MS);
+        t.add(mpi, 3 * MS, 3 * MS);
+        t.add(cpu, 4 * MS, 4 * MS);
+        let a = t.advice().unwrap();
+        assert_eq!(
+            a,
+            HostAdvice::Range(
+                RangeFamily::Mpi,
+                ClassTotal {
+                    count: 2,
+                    total_ns: 6 * MS
+                }
+            )
+        );
+        assert_eq!(a.fix(false), RangeFamily::Mpi.fix());
+        assert_eq!(a.evidence(), "2 gaps inside MPI ranges hold 6.00 ms");
+        // Other CUDA calls that load modules: the module-loading fix.
+        let mut t = HostTotals::default();
+        t.add(module, 2 * MS, 2 * MS);
+        assert_eq!(t.advice().unwrap().fix(false), CallFamily::ModuleLoad.fix());
+        // The launch call itself: its detail's fix, not "launch calls".
+        let mut t = HostTotals::default();
+        t.add(launch, 50 * US, 50 * US);
+        assert_eq!(t.advice().unwrap().fix(false), HostDetail::LaunchCall.fix());
+        // Merging adds per evidence: the CPU work of a second window (9 ms)
+        // now outweighs the first's MPI time.
+        let mut a = HostTotals::default();
+        a.add(mpi, 3 * MS, 3 * MS);
+        let mut b = HostTotals::default();
+        b.add(cpu, 9 * MS, 9 * MS);
+        a.merge(&b);
+        assert_eq!(a.evidence.len(), 2);
+        assert!(matches!(
+            a.advice(),
+            Some(HostAdvice::Scale(Scale::Stretch, _))
+        ));
+        assert_eq!(a.detail.get(HostDetail::CpuWork).total_ns, 9 * MS);
+    }
+}
