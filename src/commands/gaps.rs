@@ -183,11 +183,11 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
     let (ok, failures) = many::split_results(&config.inputs, results);
     let total = config.inputs.len();
     match &config.many.parquet {
-        Some(dir) => eprintln!(
+        Some(dir) => super::output::note(&format!(
             "wrote Parquet datasets of {} inputs under {}",
             ok.len(),
             dir.display()
-        ),
+        )),
         None if ok.is_empty() => {}
         None => {
             let report = crate::multi::summarize_gaps(ok, failures.clone());
