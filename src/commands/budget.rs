@@ -149,8 +149,13 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
 }
 
 /// What an export's `TARGET_INFO_GPU` rows say about its device, as the
-/// hints the roofs are chosen from.
-fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecord]) -> DeviceHints {
+/// hints the roofs are chosen from: names, compute capabilities, SM
+/// counts, L2 sizes and theoretical DRAM bandwidths (`clockRate` is the SM
+/// clock, not a memory clock, and no bus width is recorded).
+pub fn export_hints(
+    input: &std::path::Path,
+    gpus: &[crate::nsys::identity::GpuRecord],
+) -> DeviceHints {
     let set = |v: Vec<String>| {
         let mut v = v;
         v.sort();
@@ -163,6 +168,12 @@ fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecor
     let mut l2: Vec<u64> = gpus.iter().filter_map(|g| g.l2_bytes).collect();
     l2.sort_unstable();
     l2.dedup();
+    let mut bw: Vec<u64> = gpus
+        .iter()
+        .filter_map(|g| g.memory_bandwidth_bytes_per_s)
+        .collect();
+    bw.sort_unstable();
+    bw.dedup();
     DeviceHints {
         file: input.display().to_string(),
         device_names: set(gpus
@@ -176,7 +187,10 @@ fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecor
             .collect()),
         sm_counts: sm,
         l2_bytes: l2,
+        // `clockRate` is the SM clock, not the memory clock.
         memory_clocks_mhz: Vec::new(),
+        bus_widths_bits: Vec::new(),
+        memory_bandwidths_bytes_per_s: bw,
     }
 }
 

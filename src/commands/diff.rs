@@ -290,14 +290,13 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
             images,
         },
     );
-    let written = write_output(config.output.as_deref(), &bytes);
     // A reader that leaves early (`| head`) ends the report, not the gate: a
     // failed gate still exits 3, so `set -o pipefail` in CI cannot be fooled.
-    match written {
-        Err(e) if !crate::error::is_broken_pipe(&e) => Err(e),
-        _ if report.gate.failed => Err(RegressionFound(report.headline()).into()),
-        other => other,
-    }
+    let gate = match report.gate.failed {
+        true => Err(RegressionFound(report.headline()).into()),
+        false => Ok(()),
+    };
+    super::output::finish(write_output(config.output.as_deref(), &bytes), gate)
 }
 
 /// Reads, compares and gates: the report.

@@ -182,6 +182,7 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
     let results = many::run_all(&config.inputs, &config.many, &work);
     let (ok, failures) = many::split_results(&config.inputs, results);
     let total = config.inputs.len();
+    let mut written = Ok(());
     match &config.many.parquet {
         Some(dir) => super::output::note(&format!(
             "wrote Parquet datasets of {} inputs under {}",
@@ -198,10 +199,10 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
                     images: Vec::new(),
                 },
             );
-            write_output(config.output.as_deref(), &bytes)?;
+            written = write_output(config.output.as_deref(), &bytes);
         }
     }
-    many::outcome(total, &failures)
+    super::output::finish(written, many::outcome(total, &failures))
 }
 
 /// One input of a many-input run: read, analyse as a single run would, tag,

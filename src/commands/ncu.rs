@@ -267,6 +267,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
     };
     let results = many::run_all(inputs, mc, &work);
     let (ok, failures) = many::split_results(inputs, results);
+    let mut written = Ok(());
     match &mc.parquet {
         Some(dir) => super::output::note(&format!(
             "wrote Parquet datasets of {} inputs under {}",
@@ -280,13 +281,13 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
                 top: config.top,
                 images: Vec::new(),
             };
-            write_output(
+            written = write_output(
                 config.output.as_deref(),
                 &report.render(config.format, &opts),
-            )?;
+            );
         }
     }
-    many::outcome(inputs.len(), &failures)
+    super::output::finish(written, many::outcome(inputs.len(), &failures))
 }
 
 /// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a

@@ -25,6 +25,17 @@ pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     }
 }
 
+/// The result of a run that wrote its report and then has a verdict of its
+/// own (a failed gate, inputs that failed): a failed write wins unless it is a
+/// broken pipe; a reader that left early (`| head`) ends the report, never the
+/// verdict, so a failing run cannot exit 0 because nobody read to the end.
+pub fn finish(written: anyhow::Result<()>, verdict: anyhow::Result<()>) -> anyhow::Result<()> {
+    match written {
+        Err(e) if !crate::error::is_broken_pipe(&e) => Err(e),
+        written => verdict.and(written),
+    }
+}
+
 /// Writes one line to stderr (a message, the error chain). A stderr that
 /// cannot be written (closed, or a pipe whose reader left) is ignored: the
 /// message has nobody to reach, and the exit code still tells the outcome.

@@ -136,3 +136,14 @@ fn a_closed_stderr_keeps_the_exit_code_and_never_panics() {
         assert_eq!(stderr_closed(args), want, "{args:?}");
     }
 }
+
+#[test]
+fn a_closed_stdout_does_not_hide_failed_inputs() {
+    // Two inputs, one of them not an ncu CSV: the summary of the good one is
+    // written and the run exits 4 (some inputs failed) with or without a
+    // reader; a closed pipe must not turn the failure into success.
+    let all = ["ncu", SGEMM, SAXPY, "--gpu", "a100-40gb"];
+    let (code, err) = stdout_closed(&all);
+    assert_eq!(code, 4, "{all:?}: {err}");
+    assert!(!err.contains("panicked"), "{all:?}: {err}");
+}
