@@ -8,7 +8,7 @@ use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
 use super::ncu::read_csv;
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
-use crate::budget::{analyze, BudgetConfig, BudgetReport};
+use crate::budget::{analyze, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind};
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
 use crate::gaps::GapConfig;
@@ -266,7 +266,10 @@ pub fn budget_and_roofline(
     };
     let mut report = analyze(&timeline, &gaps, roofline.as_ref(), &roofs, gpu, &cfg);
     if default_step {
-        report.diagnostics.insert(0, DEFAULT_STEP_NOTE.to_string());
+        report.diagnostics.insert(
+            0,
+            Diagnostic::new(DiagnosticKind::DefaultStep, DEFAULT_STEP_NOTE),
+        );
     }
     Ok((report, roofline))
 }
