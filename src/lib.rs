@@ -7,6 +7,11 @@
 //! presented as bytes (`report`, `plot`). Only `commands` touches paths,
 //! stdout and progress bars.
 
+// Every byte for the user goes through `commands::output` (`write_output`,
+// `note`), where a reader that left is no failure; `println!`/`eprintln!`
+// panic on a closed pipe.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
 pub mod budget;
 pub mod calibrate;
 pub mod cli;

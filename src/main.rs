@@ -1,4 +1,7 @@
 //! The `rooftrace` binary: parse arguments, run, print the error chain, exit.
+//! A broken pipe on stdout is success; the error line goes through
+//! `commands::output::note`, which never panics on a closed stderr.
+#![deny(clippy::print_stdout, clippy::print_stderr)]
 
 use std::process::ExitCode;
 
@@ -10,7 +13,7 @@ fn main() -> ExitCode {
             if rooftrace::error::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("error: {err:#}");
+            rooftrace::commands::output::note(&format!("error: {err:#}"));
             ExitCode::from(rooftrace::error::exit_code(&err))
         }
     }

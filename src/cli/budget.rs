@@ -2,6 +2,7 @@
 
 use super::gaps::parse_duration_ns;
 use super::ncu::ProjectionModelArg;
+use super::roofs::RoofsArgs;
 use super::OutputArgs;
 use std::path::PathBuf;
 
@@ -16,6 +17,8 @@ Examples:
   rooftrace budget decode.sqlite --nvtx decode_step --bytes-per-step 14.14GB --gpu h200
   rooftrace budget decode.sqlite --nvtx decode_step --ncu decode.csv --plot budget.svg --format md
   rooftrace budget run.pt.trace.json.gz --gpu a100-80gb --bytes-per-step 14GB   # PyTorch: ProfilerStep#N
+  rooftrace budget decode.sqlite --nvtx decode_step --bytes-per-step 11GB \
+      --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s   # a card the table lacks
 
 Each step (instance of the NVTX range, projected on the GPU) is split into
 bound + shortfall + idle gaps per class + copies/memsets + kernels without
@@ -40,12 +43,8 @@ pub struct BudgetArgs {
     /// `1.5e10`): the bound is SIZE / B on the DRAM roof.
     #[arg(long, value_name = "SIZE", value_parser = super::parse_bytes)]
     pub bytes_per_step: Option<f64>,
-    /// GPU of the built-in table (see `rooftrace ncu --list-gpus`).
-    #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
-    pub gpu: Option<String>,
-    /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the ncu CSV.
-    #[arg(long, value_name = "FILE|ncu")]
-    pub roofs: Option<String>,
+    #[command(flatten)]
+    pub roofs: RoofsArgs,
     /// Only this CUDA device id (needed when a step spans several devices).
     #[arg(long, value_name = "N")]
     pub device: Option<u16>,
@@ -73,20 +72,4 @@ pub struct BudgetArgs {
     pub target_launch_cost: Option<f64>,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::super::parse_bytes as p;
-
-    #[test]
-    fn sizes() {
-        assert_eq!(p("14.14GB"), Ok(14.14e9));
-        assert_eq!(p("1GiB"), Ok(1073741824.0));
-        assert_eq!(p("1.5e10"), Ok(1.5e10));
-        assert_eq!(p("512 MB"), Ok(512e6));
-        assert!(p("0GB").is_err());
-        assert!(p("big").is_err());
-        assert!(p("3 parsecs").is_err());
-    }
 }

@@ -1,6 +1,7 @@
 //! Arguments of `rooftrace diff`.
 
 use super::gaps::parse_duration_ns;
+use super::roofs::RoofsArgs;
 use super::OutputArgs;
 use std::path::PathBuf;
 
@@ -24,6 +25,10 @@ Gate (--fail-on, repeatable): [SCOPE:]METRIC(>|<)VALUE
 Without --fail-on, any row called a regression (kernels, devices, ranges, gaps
 and every totals row) fails the gate (--no-gate: never).
 
+Roofs of ncu sides (both sides): --gpu KEY, --roofs FILE|ncu, or for a card
+the table lacks --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s; without them
+the base side's GPU, from what its CSV says (docs/roofs-format.md).
+
 Comparable or refused: every ncu CSV is checked against --gpu, and the two
 sides' GPUs against each other (unless --own-roofs); sides that share no
 kernel or range name are refused (exit 2); when the shared names hold less
@@ -46,15 +51,11 @@ pub struct DiffArgs {
     pub base: PathBuf,
     /// The new run, of the same kind.
     pub new: PathBuf,
-    /// GPU of the built-in table, applied to both ncu CSVs.
-    #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
-    pub gpu: Option<String>,
-    /// Roofs JSON file, or `ncu` (peak metrics in the CSVs), applied to both ncu CSVs.
-    #[arg(long, value_name = "FILE|ncu")]
-    pub roofs: Option<String>,
+    #[command(flatten)]
+    pub roofs: RoofsArgs,
     /// Each side against its own roofs (detected from its own CSV, or as its JSON report says),
     /// instead of the base side's roofs for both.
-    #[arg(long, conflicts_with_all = ["gpu", "roofs"])]
+    #[arg(long, conflicts_with_all = ["gpu", "roofs", "peak_dram_bw"])]
     pub own_roofs: bool,
     /// nsys: NVTX ranges (regex) compared by name, median and p90 of their instances.
     #[arg(long, value_name = "REGEX")]

@@ -10,6 +10,8 @@ pub mod calibrate;
 pub mod diff;
 pub mod gaps;
 pub mod ncu;
+pub mod quantity;
+pub mod roofs;
 
 /// The version line: the crate version and the commit it was built from
 /// (recorded by `build.rs`; "unknown" for a build outside a git checkout).
@@ -158,40 +160,10 @@ pub fn parse_size_bytes(s: &str) -> Result<u64, String> {
         .ok_or_else(|| format!("`{s}` is too large"))
 }
 
-/// Parses `14.14GB`, `13.2GiB`, `512MB`, `1.5e10`, `1000B` into bytes.
+/// Parses `14.14GB`, `13.2GiB`, `512MB`, `1.5e10`, `1000B` into bytes
+/// ([`quantity::parse`] with [`quantity::BYTES`]).
 pub fn parse_bytes(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let split = t
-        .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-        .unwrap_or(t.len());
-    let (num, unit) = t.split_at(split);
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a size; write e.g. 14.14GB or 13.2GiB"))?;
-    let scale = match unit.trim() {
-        "" | "B" => 1.0,
-        "kB" | "KB" => 1e3,
-        "MB" => 1e6,
-        "GB" => 1e9,
-        "TB" => 1e12,
-        "KiB" => 1024.0,
-        "MiB" => 1024.0 * 1024.0,
-        "GiB" => 1024.0 * 1024.0 * 1024.0,
-        "TiB" => 1024f64.powi(4),
-        u => {
-            return Err(format!(
-                "unknown unit `{u}` in `{s}`; use B, kB, MB, GB, TB, KiB, MiB, GiB or TiB"
-            ))
-        }
-    };
-    let bytes = v * scale;
-    if !bytes.is_finite() || bytes <= 0.0 {
-        return Err(format!(
-            "`{s}`: the size must be a positive number of bytes"
-        ));
-    }
-    Ok(bytes)
+    quantity::parse(s, &quantity::BYTES)
 }
 
 #[cfg(test)]

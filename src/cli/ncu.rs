@@ -1,5 +1,6 @@
 //! Arguments of `rooftrace ncu`.
 
+use super::roofs::RoofsArgs;
 use super::{ManyArgs, OutputArgs};
 use clap::ValueEnum;
 use std::path::PathBuf;
@@ -17,7 +18,8 @@ prints as unknown with the --metrics to add.
 
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
 rooftrace calibrate), --roofs ncu (peak metrics in the CSV), or for a card the
-table lacks --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s (docs/roofs-format.md).
+table lacks --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s (docs/roofs-format.md;
+the same flags work for budget and diff).
 Without them the
 GPU comes from what the CSV says about its device: name, compute capability,
 SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every output
@@ -49,14 +51,8 @@ pub struct NcuArgs {
     /// Print the built-in GPU table with its roofs and exit.
     #[arg(long, conflicts_with = "input")]
     pub list_gpus: bool,
-    /// GPU of the built-in table (`--list-gpus`: v100, t4, a100-80gb, a10, h100-sxm, h200, b200, b300, gb200, l4, l40s, rtx4090, rtx5090, rtx-pro-6000, ...).
-    #[arg(long, value_name = "KEY", conflicts_with = "roofs")]
-    pub gpu: Option<String>,
-    /// Roofs JSON file (as `rooftrace calibrate` writes), or `ncu` for the peak metrics in the CSV.
-    #[arg(long, value_name = "FILE|ncu")]
-    pub roofs: Option<String>,
     #[command(flatten)]
-    pub peaks: PeakArgs,
+    pub roofs: RoofsArgs,
     /// One row per launch, or per kernel name (times, bytes and FLOPs summed).
     #[arg(long, value_enum, default_value_t = GroupByArg::Launch)]
     pub group_by: GroupByArg,
@@ -109,102 +105,6 @@ pub enum ProjectionModelArg {
     SameFraction,
     /// The same time.
     SameTime,
-}
-
-/// Roofs of a card the table lacks, given on the command line instead of a
-/// roofs file (docs/roofs-format.md, "The same card via flags").
-#[derive(Debug, Clone, Default, clap::Args)]
-pub struct PeakArgs {
-    /// Peak DRAM bandwidth of a GPU the table lacks (`672GB/s`, `3.35TB/s`,
-    /// `672e9`): roofs from the command line instead of `--gpu`/`--roofs`.
-    #[arg(long, value_name = "RATE", value_parser = parse_byte_rate, conflicts_with_all = ["gpu", "roofs"])]
-    pub peak_dram_bw: Option<f64>,
-    /// Peak of one compute path, named as the roofs file names it
-    /// (`fp32=30.8TFLOP/s`, `tensor_fp16=123.5TFLOP/s`; paths: fp64, fp32,
-    /// fp16, tensor_fp64, tensor_tf32, tensor_fp16, tensor_bf16, tensor_fp8,
-    /// tensor_int8, tensor_fp4). Dense figures. Repeatable; needs --peak-dram-bw.
-    #[arg(long, value_name = "PATH=RATE", requires = "peak_dram_bw")]
-    pub peak: Vec<String>,
-    /// The SM clock the --peak figures assume (`2.51GHz`, the boost clock
-    /// of a datasheet), so that they scale to the clock the profile ran at
-    /// as the table's roofs do. Needs --peak-dram-bw.
-    #[arg(long, value_name = "HZ", value_parser = parse_hz, requires = "peak_dram_bw")]
-    pub peak_sm_clock: Option<f64>,
-}
-
-/// Parses a rate `RATE/s` with `parse` reading `RATE` (`/s` optional).
-fn per_second(
-    s: &str,
-    example: &str,
-    parse: impl Fn(&str) -> Result<f64, String>,
-) -> Result<f64, String> {
-    let t = s.trim();
-    let num = t
-        .strip_suffix("/s")
-        .or_else(|| t.strip_suffix("/second"))
-        .unwrap_or(t);
-    parse(num).map_err(|e| format!("{e} (a rate per second, e.g. {example})"))
-}
-
-/// Parses `672GB/s`, `1.5TiB/s`, `672e9` into bytes/s (the units of
-/// [`super::parse_bytes`]).
-pub fn parse_byte_rate(s: &str) -> Result<f64, String> {
-    per_second(s, "672GB/s", super::parse_bytes)
-}
-
-/// Parses `30.8TFLOP/s`, `989.4T`, `1.5e12` into FLOP/s (SI prefixes k, M,
-/// G, T, P; the base `FLOP`/`FLOPS` optional).
-pub fn parse_flop_rate(s: &str) -> Result<f64, String> {
-    per_second(s, "30.8TFLOP/s", |t| {
-        let split = t
-            .find(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E')
-            .unwrap_or(t.len());
-        let (num, unit) = t.split_at(split);
-        let v: f64 = num
-            .trim()
-            .parse()
-            .map_err(|_| format!("`{s}` is not a FLOP rate; write e.g. 30.8TFLOP/s"))?;
-        let unit = unit.trim();
-        let prefix = unit
-            .strip_suffix("FLOPS")
-            .or_else(|| unit.strip_suffix("FLOP"))
-            .unwrap_or(unit);
-        let scale = match prefix {
-            "" => 1.0,
-            "k" | "K" => 1e3,
-            "M" => 1e6,
-            "G" => 1e9,
-            "T" => 1e12,
-            "P" => 1e15,
-            u => {
-                return Err(format!(
-                    "unknown unit `{u}` in `{s}`; use FLOP/s with a prefix k, M, G, T or P"
-                ))
-            }
-        };
-        let r = v * scale;
-        if !r.is_finite() || r <= 0.0 {
-            return Err(format!(
-                "`{s}`: the peak must be a positive number of FLOP/s"
-            ));
-        }
-        Ok(r)
-    })
-}
-
-/// Parses `2.51GHz`, `1410MHz`, `2.51e9` into Hz.
-pub fn parse_hz(s: &str) -> Result<f64, String> {
-    let t = s.trim();
-    let (num, scale) = [("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3), ("Hz", 1.0)]
-        .iter()
-        .find_map(|(u, f)| t.strip_suffix(u).map(|n| (n, *f)))
-        .unwrap_or((t, 1.0));
-    match num.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v * scale > 0.0 => Ok(v * scale),
-        _ => Err(format!(
-            "`{s}` is not a positive clock; write e.g. 2.51GHz or 1410MHz"
-        )),
-    }
 }
 
 /// `--roof-clock` values.

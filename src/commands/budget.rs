@@ -69,12 +69,7 @@ impl BudgetRunConfig {
             .as_deref()
             .map(|p| PlotTarget::from_flag("--plot", p))
             .transpose()?;
-        let roofs = match (args.gpu, args.roofs) {
-            (Some(g), _) => RoofsChoice::Gpu(g),
-            (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
-            (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
-            (None, None) => RoofsChoice::FromCsv,
-        };
+        let roofs = super::roofs::choice(&args.roofs)?;
         if args.ncu.is_none() && !args.project_to.is_empty() {
             return Err(InputError::new(
                 "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
@@ -198,6 +193,8 @@ pub fn budget_and_roofline(
     let csv = config.ncu.as_deref().map(read_csv).transpose()?;
     if let Some(c) = &csv {
         c.check_analysable().map_err(InputError::from)?;
+        c.check_timed("rooftrace budget needs each kernel's bound time T* in nanoseconds, from its DRAM bytes and FLOPs per launch, to split the step")
+            .map_err(InputError::from)?;
     }
     // A Kineto trace is read first: its `deviceProperties` name the GPU; an
     // nsys export's TARGET_INFO_GPU does (one identity for timelines too).

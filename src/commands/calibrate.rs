@@ -197,7 +197,7 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
     if let (Some(out), None) = (&config.roofs_output, &no_dram) {
         write_atomic(out, calibration.roofs.to_json().as_bytes())
             .with_context(|| format!("writing roofs to {}", out.display()))?;
-        eprintln!("wrote roofs to {}", out.display());
+        crate::commands::output::note(&format!("wrote roofs to {}", out.display()));
     }
     if let Some((target, chart)) = chart {
         target.write(&chart)?;
@@ -297,16 +297,16 @@ fn live_run(cfg: &LiveConfig) -> anyhow::Result<(PathBuf, Vec<String>)> {
 fn build_harness(tc: &Toolchain, dir: &Path) -> anyhow::Result<PathBuf> {
     let bin = dir.join(HARNESS_BIN);
     if bin.is_file() {
-        eprintln!("using the harness built in {}", dir.display());
+        crate::commands::output::note(&format!("using the harness built in {}", dir.display()));
         return Ok(bin);
     }
     build::write_sources(dir)
         .with_context(|| format!("writing kernel sources to {}", dir.display()))?;
-    eprintln!(
+    crate::commands::output::note(&format!(
         "building the reference kernels with {} in {} (under a minute)...",
         tc.nvcc.display(),
         dir.display()
-    );
+    ));
     let out = Command::new(&tc.nvcc)
         .args(build::build_args(tc, dir))
         .output()
@@ -377,7 +377,7 @@ fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Resul
             .map(|p| format!("{} {}", p.kernel, p.shape.describe()))
             .unwrap_or_default();
         if bar.is_hidden() {
-            eprintln!("[{}/{total}] {what}", i + 1);
+            crate::commands::output::note(&format!("[{}/{total}] {what}", i + 1));
         } else {
             bar.set_message(what);
             bar.inc(1);
@@ -398,6 +398,6 @@ fn run_harness(harness: &Path, args: &[String], results: &Path) -> anyhow::Resul
             status.code().unwrap_or(-1)
         ));
     }
-    eprintln!("harness results saved to {}", results.display());
+    crate::commands::output::note(&format!("harness results saved to {}", results.display()));
     Ok(notes)
 }

@@ -24,6 +24,8 @@ use std::path::{Path, PathBuf};
 
 /// What to give `rooftrace diff`.
 const DIFF_FIX: &str = "give two ncu CSVs or .ncu-rep reports, two nsys exports (.sqlite or .nsys-rep), or two `rooftrace ncu|gaps --format json` reports";
+/// Why a side from rates alone is refused ([`crate::ncu::NcuCsv::check_timed`]).
+const DIFF_NEEDS_TIME: &str = "rooftrace diff judges kernels by their time: it compares times and time lost, checks that the kernels both runs share hold most of each run's time, and weights the fraction of roof by time";
 /// Longest gaps kept per side for matching (the tables show `--top`).
 const GAPS_KEPT: usize = 50;
 /// Largest rooftrace JSON report read whole (1 GiB).
@@ -47,7 +49,7 @@ pub struct DiffConfig {
     pub new: PathBuf,
     /// Roofs (ncu CSVs).
     pub roofs: DiffRoofs,
-    /// True when `--gpu`/`--roofs` was given (refused for JSON sides).
+    /// True when `--gpu`/`--roofs`/`--peak-dram-bw` was given (refused for JSON sides).
     pub roofs_given: bool,
     /// NVTX ranges to compare (nsys).
     pub nvtx: Option<regex::Regex>,
@@ -94,16 +96,11 @@ impl DiffConfig {
                 regex::Regex::new(p).map_err(|e| InputError::new(format!("--nvtx `{p}`: {e}")))
             })
             .transpose()?;
-        let roofs_given = a.gpu.is_some() || a.roofs.is_some();
+        let roofs_given = super::roofs::given(&a.roofs);
         let roofs = if a.own_roofs {
             DiffRoofs::Own
         } else {
-            DiffRoofs::Shared(match (a.gpu, a.roofs) {
-                (Some(g), _) => RoofsChoice::Gpu(g),
-                (None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
-                (None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
-                (None, None) => RoofsChoice::FromCsv,
-            })
+            DiffRoofs::Shared(super::roofs::choice(&a.roofs)?)
         };
         Ok(DiffConfig {
             base: a.base,
@@ -293,11 +290,13 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
             images,
         },
     );
-    write_output(config.output.as_deref(), &bytes)?;
-    if report.gate.failed {
-        return Err(RegressionFound(report.headline()).into());
-    }
-    Ok(())
+    // A reader that leaves early (`| head`) ends the report, not the gate: a
+    // failed gate still exits 3, so `set -o pipefail` in CI cannot be fooled.
+    let gate = match report.gate.failed {
+        true => Err(RegressionFound(report.headline()).into()),
+        false => Ok(()),
+    };
+    super::output::finish(write_output(config.output.as_deref(), &bytes), gate)
 }
 
 /// Reads, compares and gates: the report.
@@ -316,7 +315,7 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
     check_same_profiler(config, &base_input, &new_input)?;
     if base_input.kind() == DiffKind::Nsys && config.roofs_given {
         return Err(InputError::new(format!(
-            "--gpu/--roofs apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
+            "--gpu/--roofs/--peak-dram-bw apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
             config.base.display(),
             config.new.display()
         ))
@@ -480,6 +479,7 @@ fn ncu_sides(
             _ => {
                 let csv = super::ncu::read_csv(path)?;
                 csv.check_analysable().map_err(InputError::from)?;
+                csv.check_timed(DIFF_NEEDS_TIME).map_err(InputError::from)?;
                 Ok(NcuRead::Csv(csv))
             }
         },
@@ -512,7 +512,7 @@ fn ncu_sides(
         let csv = match r {
             NcuRead::Side(s) if config.roofs_given => {
                 return Err(InputError::new(format!(
-                    "{}: --gpu/--roofs apply to ncu CSVs; a JSON report carries the roofs it was analysed with (re-run `rooftrace ncu` with the roofs you want)",
+                    "{}: --gpu/--roofs/--peak-dram-bw apply to ncu CSVs; a JSON report carries the roofs it was analysed with (re-run `rooftrace ncu` with the roofs you want)",
                     s.info.input
                 ))
                 .into())

@@ -182,12 +182,13 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
     let results = many::run_all(&config.inputs, &config.many, &work);
     let (ok, failures) = many::split_results(&config.inputs, results);
     let total = config.inputs.len();
+    let mut written = Ok(());
     match &config.many.parquet {
-        Some(dir) => eprintln!(
+        Some(dir) => super::output::note(&format!(
             "wrote Parquet datasets of {} inputs under {}",
             ok.len(),
             dir.display()
-        ),
+        )),
         None if ok.is_empty() => {}
         None => {
             let report = crate::multi::summarize_gaps(ok, failures.clone());
@@ -198,10 +199,10 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
                     images: Vec::new(),
                 },
             );
-            write_output(config.output.as_deref(), &bytes)?;
+            written = write_output(config.output.as_deref(), &bytes);
         }
     }
-    many::outcome(total, &failures)
+    super::output::finish(written, many::outcome(total, &failures))
 }
 
 /// One input of a many-input run: read, analyse as a single run would, tag,

@@ -13,6 +13,7 @@ pub mod ncu;
 pub mod output;
 pub mod plot;
 pub mod project;
+pub mod roofs;
 pub mod timeline;
 
 /// Runs one parsed command line.

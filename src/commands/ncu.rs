@@ -1,7 +1,6 @@
 //! `rooftrace ncu`: resolve the arguments into plain config, parse the CSV,
 //! pick the roofs, analyse, render, write.
 
-use crate::cli::ncu::PeakArgs;
 use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
 use crate::ncu::{self, NcuCsv, NcuError};
@@ -10,7 +9,7 @@ use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
 use crate::roofline::{analyze_at, GroupBy, RoofClock};
-use crate::roofs::{self, ComputePath, Roofs, RoofsChoice};
+use crate::roofs::{self, RoofsChoice};
 use anyhow::Context;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -61,50 +60,6 @@ pub struct NcuConfig {
     pub projection_model: crate::project::Model,
 }
 
-/// The roofs of `--peak-dram-bw`/`--peak`/`--peak-sm-clock` (source
-/// `command line`), `None` without `--peak-dram-bw`.
-pub fn peak_roofs(args: &PeakArgs) -> Result<Option<Roofs>, InputError> {
-    let Some(dram) = args.peak_dram_bw else {
-        return Ok(None);
-    };
-    let peaks = args
-        .peak
-        .iter()
-        .map(|p| parse_peak(p).map_err(|e| InputError::new(format!("--peak: {e}"))))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut roofs = Roofs::from_command_line(dram, &peaks).map_err(InputError::new)?;
-    if let Some(hz) = args.peak_sm_clock {
-        roofs.clocks.sm_clock_hz = Some(hz);
-        roofs.clocks.sm_clock_source = "command line: --peak-sm-clock".into();
-    }
-    Ok(Some(roofs))
-}
-
-/// Parses `--peak PATH=RATE`.
-fn parse_peak(s: &str) -> Result<(ComputePath, f64), String> {
-    let keys = || {
-        ComputePath::ALL
-            .iter()
-            .map(|p| p.key())
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let (path, rate) = s.split_once('=').ok_or_else(|| {
-        format!(
-            "`{s}` is not PATH=RATE; write e.g. fp32=30.8TFLOP/s (paths: {})",
-            keys()
-        )
-    })?;
-    let p = ComputePath::from_key(path.trim()).ok_or_else(|| {
-        format!(
-            "unknown compute path `{}` in `{s}`; use one of: {}",
-            path.trim(),
-            keys()
-        )
-    })?;
-    Ok((p, crate::cli::ncu::parse_flop_rate(rate)?))
-}
-
 /// Runs `rooftrace ncu`.
 pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     let report_format = args.output.format.report();
@@ -135,13 +90,7 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         .as_deref()
         .map(|p| PlotTarget::from_flag("--plot", p))
         .transpose()?;
-    let roofs = match (peak_roofs(&args.peaks)?, args.gpu, args.roofs) {
-        (Some(flags), _, _) => RoofsChoice::Flags(Box::new(flags)),
-        (None, Some(g), _) => RoofsChoice::Gpu(g),
-        (None, None, Some(r)) if r == "ncu" => RoofsChoice::Ncu,
-        (None, None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
-        (None, None, None) => RoofsChoice::FromCsv,
-    };
+    let roofs = super::roofs::choice(&args.roofs)?;
     let config = NcuConfig {
         input,
         roofs,
@@ -268,6 +217,10 @@ fn projection_bytes(
     Ok(projected.render(config.format, &opts))
 }
 
+/// Why an input from rates alone fails in a run over many inputs
+/// ([`crate::ncu::NcuCsv::check_timed`]).
+const MANY_NEEDS_TIME: &str = "a run over several inputs (and --format parquet) ranks kernels by time and sums times, bytes and time lost across inputs and into the datasets";
+
 /// Runs over many CSVs in parallel ([`many::run_all`]), each with its own
 /// roofs (from the CSV, or `--gpu`/`--roofs`); writes the cross-input
 /// report (or the Parquet datasets), then says whether some failed (exit 4).
@@ -287,6 +240,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
         };
         csv.check_analysable().map_err(InputError::from)?;
+        csv.check_timed(MANY_NEEDS_TIME).map_err(InputError::from)?;
         let (roofs, gpu) =
             roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
                 Ok(csv.roofs_from_peaks()?)
@@ -313,12 +267,13 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
     };
     let results = many::run_all(inputs, mc, &work);
     let (ok, failures) = many::split_results(inputs, results);
+    let mut written = Ok(());
     match &mc.parquet {
-        Some(dir) => eprintln!(
+        Some(dir) => super::output::note(&format!(
             "wrote Parquet datasets of {} inputs under {}",
             ok.len(),
             dir.display()
-        ),
+        )),
         None if ok.is_empty() => {}
         None => {
             let report = crate::multi::summarize_ncu(ok, failures.clone());
@@ -326,13 +281,13 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
                 top: config.top,
                 images: Vec::new(),
             };
-            write_output(
+            written = write_output(
                 config.output.as_deref(),
                 &report.render(config.format, &opts),
-            )?;
+            );
         }
     }
-    many::outcome(inputs.len(), &failures)
+    super::output::finish(written, many::outcome(inputs.len(), &failures))
 }
 
 /// Reads and parses an ncu CSV, with a byte progress bar on a terminal; a

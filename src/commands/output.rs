@@ -3,7 +3,9 @@
 //! (or links to) an input is refused before any work ([`refuse_inputs`]),
 //! and a file is written to a temporary file beside the target, then renamed
 //! over it ([`write_atomic`]), so a failed or killed run leaves the old file
-//! or nothing, never half a file.
+//! or nothing, never half a file. Messages to the user go through [`note`]:
+//! a reader that left (`rooftrace diff ... 2>&1 | head`) is no failure, and
+//! `print!`/`eprint!` would panic on it (clippy's `print_stderr` keeps them out).
 
 use crate::error::InputError;
 use anyhow::Context;
@@ -21,6 +23,25 @@ pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The result of a run that wrote its report and then has a verdict of its
+/// own (a failed gate, inputs that failed): a failed write wins unless it is a
+/// broken pipe; a reader that left early (`| head`) ends the report, never the
+/// verdict, so a failing run cannot exit 0 because nobody read to the end.
+pub fn finish(written: anyhow::Result<()>, verdict: anyhow::Result<()>) -> anyhow::Result<()> {
+    match written {
+        Err(e) if !crate::error::is_broken_pipe(&e) => Err(e),
+        written => verdict.and(written),
+    }
+}
+
+/// Writes one line to stderr (a message, the error chain). A stderr that
+/// cannot be written (closed, or a pipe whose reader left) is ignored: the
+/// message has nobody to reach, and the exit code still tells the outcome.
+pub fn note(message: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{message}").and_then(|()| err.flush());
 }
 
 /// Writes `bytes` to a temporary file in `path`'s directory and renames it

@@ -24,6 +24,14 @@ pub enum NcuSideError {
         /// What is wrong.
         what: String,
     },
+    /// Rows from rates alone (`rate_only`): no time to compare.
+    #[error("{file}: {rows} row(s) come from rates alone (`rate_only`: the ncu export had no duration), and rooftrace diff judges kernels by their time. Re-run `rooftrace ncu` on the .ncu-rep itself, or on a re-export with every counter (`ncu --import R.ncu-rep --csv --page raw --print-units base > R.csv`), with --format json")]
+    RateOnly {
+        /// The file.
+        file: String,
+        /// Rows with `rate_only: true`.
+        rows: usize,
+    },
 }
 
 impl BadInput for NcuSideError {}
@@ -238,6 +246,16 @@ impl NcuSide {
             .get("kernels")
             .and_then(Value::as_array)
             .ok_or_else(|| shape("no `kernels` array"))?;
+        let rate_only = rows
+            .iter()
+            .filter(|r| r.get("rate_only").and_then(Value::as_bool) == Some(true))
+            .count();
+        if rate_only > 0 {
+            return Err(NcuSideError::RateOnly {
+                file: file.to_string(),
+                rows: rate_only,
+            });
+        }
         let mut keys = HashMap::new();
         let kernels = rows
             .iter()

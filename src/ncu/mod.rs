@@ -207,6 +207,20 @@ pub enum NcuError {
         /// Launches in the file.
         launches: usize,
     },
+    /// Launches with rates but no duration (ncu's roofline section
+    /// exported alone), read by a command that needs each kernel's time.
+    #[error("{file}: {rate_only} of {launches} launch(es) have rates but no duration (ncu's roofline section exported by itself), and {needs}. Give the .ncu-rep itself (rooftrace imports it with every counter it holds), or re-export it: `ncu --import R.ncu-rep --csv --page raw --print-units base > R.csv`. `rooftrace ncu {file}` shows its roofline points (intensity, FLOP/s, B/s, fraction of roof) as they are")]
+    RateOnly {
+        /// The file.
+        file: String,
+        /// Launches in the file.
+        launches: usize,
+        /// Launches from rates alone.
+        rate_only: usize,
+        /// What the command does with time, in words (`rooftrace diff
+        /// compares kernel times ...`).
+        needs: String,
+    },
     /// The profiled launches failed: ncu read every metric as `nan`.
     #[error("the profiled kernel launches failed in {file}: {nan} of {launches} launch(es) have their metrics read as `nan`, and no launch has a usable value{}\nfix the failing launch (run the application without ncu, e.g. under compute-sanitizer), then profile again", errors_or_nothing(.errors))]
     LaunchFailed {
@@ -339,6 +353,23 @@ impl NcuCsv {
             file: self.file.clone(),
             launches: n,
             no_duration: !any_duration,
+        })
+    }
+
+    /// Checks that every launch has its time, for a command that needs it
+    /// (`needs` says what it does with time): a launch from rates alone
+    /// ([`LaunchMetrics::rate_only`], timed per nominal second) is refused
+    /// with the export to make instead.
+    pub fn check_timed(&self, needs: &str) -> Result<(), NcuError> {
+        let rate_only = self.launches.iter().filter(|l| l.rate_only).count();
+        if rate_only == 0 {
+            return Ok(());
+        }
+        Err(NcuError::RateOnly {
+            file: self.file.clone(),
+            launches: self.launches.len(),
+            rate_only,
+            needs: needs.to_string(),
         })
     }
 }

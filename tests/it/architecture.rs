@@ -348,6 +348,43 @@ fn files_and_functions_stay_readable() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// Rule 8: a `print!`-family macro panics when its stream is a pipe whose
+/// reader left; user-facing bytes go through `commands::output`.
+fn print_macros(code: &str) -> Vec<(usize, String)> {
+    code.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .filter(|(_, l)| {
+            ["println!(", "print!(", "eprintln!(", "eprint!("]
+                .iter()
+                .any(|m| l.contains(m))
+        })
+        .map(|(i, l)| (i + 1, l.trim().to_string()))
+        .collect()
+}
+
+#[test]
+fn output_leaves_through_commands_output_only() {
+    let root = root();
+    let mut files = Vec::new();
+    rs_files(&root.join("src"), &mut files);
+    let mut problems = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&root).expect("under root");
+        let text = std::fs::read_to_string(f).expect("readable");
+        for (line, l) in print_macros(without_tests(&text)) {
+            problems.push(format!(
+                "{}:{line}: `{l}`: write through commands::output (write_output, note)",
+                rel.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The checker sees a macro, and not a comment about one.
+    assert_eq!(print_macros("let x = 1;\n    eprintln!(\"a\");").len(), 1);
+    assert!(print_macros("// eprintln!(\"a\")").is_empty());
+}
+
 #[test]
 fn the_checker_sees_what_it_checks() {
     // The checks above pass vacuously if the helpers see nothing: feed them

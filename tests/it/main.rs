@@ -3,6 +3,8 @@
 
 mod action;
 mod architecture;
+#[cfg(unix)]
+mod broken_pipe;
 mod budget;
 mod calibrate;
 mod calibrate_failures;
@@ -26,6 +28,7 @@ mod ncu_derived;
 mod paths;
 mod plot;
 mod projection;
+mod rate_only_consumers;
 mod readme;
 mod roofs_flags;
 mod useful;

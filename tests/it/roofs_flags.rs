@@ -79,7 +79,7 @@ fn peak_flags_give_the_fractions_of_the_equivalent_roofs_file() {
 fn bad_peak_flags_exit_2_with_the_fix() {
     let cases: [(&[&str], &str); 7] = [
         (&["--peak-dram-bw", "0GB/s"], "must be a positive number"),
-        (&["--peak-dram-bw", "fast"], "is not a size"),
+        (&["--peak-dram-bw", "fast"], "is not a bandwidth"),
         (
             &["--peak-dram-bw", "1TB/s", "--peak", "fp33=1T"],
             "unknown compute path `fp33`",
@@ -222,4 +222,204 @@ fn a_capture_without_kernels_says_ncu_profiled_none() {
     for c in causes {
         assert!(err.contains(c), "{c}: {err}");
     }
+}
+
+/// The A100 40GB datasheet roofs as a roofs file in `dir`, and the same
+/// roofs as flags (issue 19: budget and diff take the flags too).
+fn a100_by_hand(dir: &std::path::Path) -> (String, Vec<&'static str>) {
+    let file = dir.join("a100.json");
+    std::fs::write(
+        &file,
+        r#"{"schema": "rooftrace.roofs/1", "gpu": "A100 by hand",
+            "memory": {"dram": {"bytes_per_s": 1555e9}},
+            "compute": {"fp32": {"flop_per_s": 19.5e12}, "fp16": {"flop_per_s": 39e12}},
+            "clocks": {"sm_clock_hz": 1.41e9}}"#,
+    )
+    .unwrap();
+    let flags = vec![
+        "--peak-dram-bw",
+        "1555GB/s",
+        "--peak",
+        "fp32=19.5TFLOP/s",
+        "--peak",
+        "fp16=39e12",
+        "--peak-sm-clock",
+        "1410MHz",
+    ];
+    (file.to_str().unwrap().to_string(), flags)
+}
+
+/// `ncu.kernels[*]` of a diff JSON: (name, fraction before, fraction after).
+fn diff_fractions(json: &str) -> Vec<(String, Option<f64>, Option<f64>)> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["ncu"]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            (
+                k["name"].as_str().unwrap().to_string(),
+                k["fraction_of_roof"]["before"].as_f64(),
+                k["fraction_of_roof"]["after"].as_f64(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn diff_with_peak_flags_gives_the_fractions_of_the_equivalent_roofs_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let (file, flags) = a100_by_hand(dir.path());
+    let new = "fixtures/ncu/sgemm_a100_diff_new_constructed.csv";
+    let base = ["diff", SGEMM, new, "--format", "json", "--no-gate"];
+    let (code, by_file, err) = rooftrace(&[&base[..], &["--roofs", &file]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, by_flags, err) = rooftrace(&[&base[..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (a, b) = (diff_fractions(&by_file), diff_fractions(&by_flags));
+    assert!(a.len() >= 3, "{by_file}");
+    assert_eq!(a, b);
+    // By hand, as for `ncu`: the first randomInit moves 5.32 GB in 6.73 s,
+    // 792 MB/s of the 1555 GB/s DRAM roof = 0.0509 %.
+    let random_init = b
+        .iter()
+        .filter(|(n, _, _)| n.contains("randomInit"))
+        .filter_map(|(_, before, _)| *before)
+        .fold(f64::INFINITY, f64::min);
+    assert!((random_init - 5.09e-4).abs() < 0.01e-4, "{random_init}");
+    // The flags are for ncu sides: refused with --own-roofs and on timelines.
+    let (code, _, err) = rooftrace(&[&base[..], &["--own-roofs"], &flags[..]].concat());
+    assert_eq!(code, 2, "{err}");
+    let saxpy = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
+    let (code, _, err) =
+        rooftrace(&[&["diff", saxpy, saxpy, "--peak-dram-bw", "1TB/s"][..]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--peak-dram-bw apply to ncu"), "{err}");
+}
+
+/// `steps[*].parts` of a budget JSON.
+fn budget_parts(json: &str) -> Vec<serde_json::Value> {
+    let v: serde_json::Value = serde_json::from_str(json).unwrap();
+    v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["parts"].clone())
+        .collect()
+}
+
+/// The `bound` part of a budget step, ns.
+fn bound_ns(parts: &serde_json::Value) -> i64 {
+    parts
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "bound")
+        .and_then(|p| p["ns"].as_i64())
+        .unwrap()
+}
+
+#[test]
+fn budget_with_peak_flags_gives_the_parts_of_the_equivalent_roofs_file() {
+    // The synthetic export names no GPU (no TARGET_INFO_GPU): without roofs
+    // budget refuses it; an unlisted card given by flags answers.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sgemm_steps.sqlite");
+    let sql = std::fs::read_to_string(fixture("budget/sgemm_steps.sql")).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    let db = db.to_str().unwrap();
+    let (file, flags) = a100_by_hand(dir.path());
+    let base = ["budget", db, "--nvtx", "^step$", "--format", "json"];
+    let with_ncu = [&base[..], &["--ncu", SGEMM]].concat();
+    let (code, by_file, err) = rooftrace(&[&with_ncu[..], &["--roofs", &file]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, by_flags, err) = rooftrace(&[&with_ncu[..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (a, b) = (budget_parts(&by_file), budget_parts(&by_flags));
+    assert!(!a.is_empty());
+    assert_eq!(a, b);
+    // By hand, from the bytes alone: 1 GB per step on a 500 GB/s card is
+    // a bound of 1e9 / 500e9 s = 2 ms in every step.
+    let bytes = [
+        &base[..],
+        &["--bytes-per-step", "1GB", "--peak-dram-bw", "500GB/s"],
+    ]
+    .concat();
+    let (code, out, err) = rooftrace(&bytes);
+    assert_eq!(code, 0, "{err}");
+    let parts = budget_parts(&out);
+    assert!(!parts.is_empty());
+    for p in &parts {
+        assert_eq!(bound_ns(p), 2_000_000, "{p}");
+    }
+}
+
+#[test]
+fn peak_mem_clock_scales_the_flag_dram_roof_to_the_run_memory_clock() {
+    // The GPP export (RTX 4090 class) records DRAM Frequency 10501 MHz and
+    // only the memory side. A 1 TB/s roof stated at twice that clock is
+    // 0.5 TB/s at the run clock: the fraction doubles. Within 2 % of the
+    // run clock (10.6 GHz) and with --roof-clock boost it is not scaled.
+    let gpp = "fixtures/ncu/gpp_full_set_memory_throughput.csv";
+    let fraction = |extra: &[&str]| {
+        let args = [
+            &["ncu", gpp, "--format", "json", "--peak-dram-bw", "1TB/s"],
+            extra,
+        ]
+        .concat();
+        let (code, out, err) = rooftrace(&args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let dram = v["roofs"]["memory"]["dram"].clone();
+        (v["kernels"][0]["fraction_of_roof"].as_f64().unwrap(), dram)
+    };
+    let (plain, _) = fraction(&[]);
+    let (scaled, dram) = fraction(&["--peak-mem-clock", "21.002GHz"]);
+    assert!((scaled / plain - 2.0).abs() < 1e-9, "{plain} {scaled}");
+    assert_eq!(dram["bytes_per_s"], 0.5e12, "{dram}");
+    assert!(
+        dram["source"]
+            .as_str()
+            .unwrap()
+            .contains("10501 MHz / 21002 MHz"),
+        "{dram}"
+    );
+    assert_eq!(fraction(&["--peak-mem-clock", "10.6GHz"]).0, plain);
+    let boost = ["--peak-mem-clock", "21.002GHz", "--roof-clock", "boost"];
+    assert_eq!(fraction(&boost).0, plain);
+    let (code, _, err) = rooftrace(&["ncu", gpp, "--peak-mem-clock", "10GHz"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--peak-dram-bw"), "{err}");
+}
+
+#[test]
+fn many_inputs_with_peak_flags_give_the_rows_of_the_equivalent_roofs_file() {
+    // The many-inputs path takes `rooftrace ncu`'s flags for every input.
+    let dir = tempfile::tempdir().unwrap();
+    let (file, flags) = a100_by_hand(dir.path());
+    let new = "fixtures/ncu/sgemm_a100_diff_new_constructed.csv";
+    let base = ["ncu", SGEMM, new, "--format", "json"];
+    let (code, by_file, err) = rooftrace(&[&base[..], &["--roofs", &file]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, by_flags, err) = rooftrace(&[&base[..], &flags[..]].concat());
+    assert_eq!(code, 0, "{err}");
+    let kernels = |json: &str| {
+        let v: serde_json::Value = serde_json::from_str(json).unwrap();
+        v["kernels"].clone()
+    };
+    assert_eq!(kernels(&by_file), kernels(&by_flags));
+    // The slowest randomInit of the two inputs, by hand: 792 MB/s of
+    // 1555 GB/s, 0.0509 % (as for one input).
+    let rows = kernels(&by_flags);
+    let random_init = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["name"].as_str().unwrap().contains("randomInit"))
+        .unwrap();
+    let min = random_init["min_fraction_of_roof"].as_f64().unwrap();
+    assert!((min - 5.09e-4).abs() < 0.01e-4, "{min}");
 }
