@@ -38,5 +38,9 @@ for pair in "$@"; do
     fi
     set -- "$@" "$label=$bin gaps $file --format json"
 done
-exec python3 "$(dirname "$0")/bench_pairs.py" --rounds "$rounds" --ref sqlite3 \
+# Ratios to the sqlite3 dump and, with two builds or more, to the first.
+refs="--ref sqlite3"
+[ $# -gt 2 ] && refs="$refs --ref ${2%%=*}"
+# shellcheck disable=SC2086
+exec python3 "$(dirname "$0")/bench_pairs.py" --rounds "$rounds" $refs \
     --per "$kernels" "$@"

@@ -1,16 +1,16 @@
 #!/usr/bin/env python3
 """Side-by-side timing of shell commands, alternated, with medians.
 
-    python3 scripts/bench_pairs.py [--rounds 5] [--ref LABEL] [--per N] \
+    python3 scripts/bench_pairs.py [--rounds 5] [--ref LABEL ...] [--per N] \
         LABEL='COMMAND' LABEL='COMMAND' ...
 
 Each round runs every command once under `/usr/bin/time` (stdout to
 /dev/null); the order rotates from round to round (A B C, B C A, C A B, ...),
 so no command always runs first or last after another. Per command it prints
 every run and the median wall time, CPU time (user + system) and peak RSS;
-with `--ref`, the median over rounds of each command's ratio to the
-reference command *of the same round* (wall and CPU), so a load change
-between rounds moves both sides of a ratio alike; with `--per N`, the peak
+with `--ref` (repeatable), the median over rounds of each command's ratio
+to the reference command *of the same round* (wall and CPU), so a load
+change between rounds moves both sides of a ratio alike; with `--per N`, the peak
 RSS divided by N (bytes per kernel). The load average is printed before and
 after. Used by docs/bench-gaps.md and docs/bench-diff.md.
 """
@@ -41,7 +41,8 @@ def run_once(cmd):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--ref", help="label of the command the others are divided by")
+    ap.add_argument("--ref", action="append", default=[],
+                    help="label of a command the others are divided by (repeatable)")
     ap.add_argument("--per", type=float, help="divide peak RSS by this (e.g. kernels)")
     ap.add_argument("commands", nargs="+", metavar="LABEL=COMMAND")
     a = ap.parse_args()
@@ -52,8 +53,9 @@ def main():
             sys.exit(f"expected LABEL=COMMAND, got {c!r}")
         cmds.append((label, cmd))
     labels = [l for l, _ in cmds]
-    if a.ref and a.ref not in labels:
-        sys.exit(f"--ref {a.ref!r} is not one of {labels}")
+    for ref in a.ref:
+        if ref not in labels:
+            sys.exit(f"--ref {ref!r} is not one of {labels}")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}, "
           f"{os.cpu_count()} CPUs, {a.rounds} rounds")
     res = {l: [] for l in labels}
@@ -68,8 +70,8 @@ def main():
     print()
     print("| command | median wall s | median CPU s | peak RSS (largest) |"
           + (" B/kernel |" if a.per else "")
-          + (f" wall / {a.ref} | CPU / {a.ref} |" if a.ref else ""))
-    print("|---|---|---|---|" + ("---|" if a.per else "") + ("---|---|" if a.ref else ""))
+          + "".join(f" wall / {r} | CPU / {r} |" for r in a.ref))
+    print("|---|---|---|---|" + ("---|" if a.per else "") + "---|---|" * len(a.ref))
     for label in labels:
         runs = res[label]
         wall = statistics.median(x[0] for x in runs)
@@ -78,11 +80,11 @@ def main():
         row = f"| {label} | {wall:.2f} | {cpu:.2f} | {rss / 2**20:.0f} MiB |"
         if a.per:
             row += f" {rss / a.per:.1f} |"
-        if a.ref:
-            ref = res[a.ref]
-            rw = statistics.median(x[0] / y[0] for x, y in zip(runs, ref))
-            rc = statistics.median(x[1] / y[1] for x, y in zip(runs, ref))
-            row += f" {rw:.3f} | {rc:.3f} |"
+        for r in a.ref:
+            ref = res[r]
+            for k in (0, 1):  # wall, CPU
+                q = [x[k] / y[k] for x, y in zip(runs, ref) if y[k] > 0]
+                row += f" {statistics.median(q):.3f} |" if len(q) == len(runs) else " n/a |"
         print(row)
 
 

@@ -485,10 +485,7 @@ mod tests {
         for tid in [1, 2, 3] {
             let mine = || sorted.iter().filter(move |x| x.0 == tid);
             for t in (-5..1_250).step_by(3) {
-                let want = mine()
-                    .filter(|x| x.1 <= t && x.2 > t)
-                    .next_back()
-                    .map(|x| x.3);
+                let want = mine().rfind(|x| x.1 <= t && x.2 > t).map(|x| x.3);
                 assert_eq!(idx.innermost(7, tid, t), want, "innermost tid {tid} t {t}");
                 for w in [1, 7, 40, 300] {
                     let (w0, w1) = (t, t + w);
