@@ -16,6 +16,7 @@ pub mod budget;
 pub mod calibrate;
 pub mod cli;
 pub mod commands;
+pub mod diagnostic;
 pub mod diff;
 pub mod error;
 pub mod gaps;

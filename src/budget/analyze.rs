@@ -55,7 +55,11 @@ pub fn analyze(
         (None, Some(bytes), Some(bound_ns)) => BoundSource::BytesPerStep { bytes, bound_ns },
         _ => BoundSource::Unknown,
     };
-    let mut diagnostics = gaps.diagnostics.clone();
+    let mut diagnostics: Vec<Diagnostic> = gaps
+        .diagnostics
+        .iter()
+        .map(|d| d.clone().wrap(DiagnosticKind::Gaps))
+        .collect();
     let scope = gaps.settings.scope();
     let devices = DeviceOps::group(&tl.ops, |o| scope.selects(o));
     let mut ctx = Ctx {
@@ -98,63 +102,18 @@ pub fn analyze(
         }
         steps.push(s);
     }
-    if let Some(rr) = &gaps.ranges {
-        if instances.is_empty() && !rr.pattern.is_empty() {
-            diagnostics.push(format!(
-                "--nvtx `{}`: no instance to budget; check the pattern against `rooftrace gaps --nvtx`",
-                rr.pattern
-            ));
-        }
-    }
-    if multi > 0 {
-        diagnostics.push(format!(
-            "{multi} instances ran on several devices and are left out: budget one device at a time with --device N"
-        ));
-    }
-    if empty > 0 {
-        diagnostics.push(format!(
-            "{empty} instances have an empty GPU window and are left out"
-        ));
-    }
-    if unaccounted > 0 {
-        diagnostics.push(format!(
-            "{unaccounted} projected instances have time outside their device's ops (a bug: please report it with the export)"
-        ));
-    }
-    if let Some(c) = &ctx.counters {
-        let unseen = c.unseen(&ctx.seen);
-        if !unseen.is_empty() {
-            let shown: Vec<&str> = unseen.iter().take(5).map(String::as_str).collect();
-            diagnostics.push(format!(
-                "{} kernel names in the ncu CSV match no kernel in the steps (e.g. {}): was ncu run on the same program and range?",
-                unseen.len(),
-                shown.join(", ")
-            ));
-        }
-    }
-    let lower: u64 = ctx.kernels.values().map(|a| a.lower_bound_launches).sum();
-    if lower > 0 {
-        diagnostics.push(format!(
-            "the bound of {lower} launches is a lower bound (their ncu row has an unknown or incomplete side: FLOPs or bytes not collected), so their shortfall is an upper bound: collect the missing counters (see `rooftrace ncu`)"
-        ));
-    }
-    let capped: Vec<&StepBudget> = steps.iter().filter(|s| s.bound_capped_ns > 0).collect();
-    if !capped.is_empty() {
-        diagnostics.push(format!(
-            "{} steps have kernels faster than their bound (capped at their time, {} ns in all): the bound's bytes or roofs are too high, or the data came from L2",
-            capped.len(),
-            capped.iter().map(|s| s.bound_capped_ns).sum::<i64>()
-        ));
-    }
-    if matches!(bound_source, BoundSource::Unknown) {
-        diagnostics.push(
-            "no bound: give --ncu decode.csv (per-kernel counters) or --bytes-per-step SIZE (the weights bound)"
-                .to_string(),
-        );
-    }
-    if let Some(n) = ncu {
-        diagnostics.extend(n.diagnostics.iter().map(|d| format!("ncu: {}", d.message)));
-    }
+    diagnostics.extend(notes(
+        gaps,
+        Dropped {
+            multi,
+            empty,
+            unaccounted,
+        },
+        &ctx,
+        &steps,
+        &bound_source,
+        ncu,
+    ));
     summarise(SummaryInput {
         input: cfg.input.clone(),
         pattern: gaps
@@ -169,26 +128,118 @@ pub fn analyze(
         names: names.into_table(),
         kernels: ctx.kernels,
         diagnostics,
-        host_fix: host_fix(gaps),
+        pytorch: gaps.has_pytorch(),
     })
 }
 
-/// The fix for host-bound idle time, from the gap report's evidence:
-/// the family of the NVTX ranges the host-bound gaps were spent in (MPI,
-/// NCCL, PyTorch), else the length of the host-bound gaps (CUDA graphs for
-/// launch-scale gaps only, profiling the host for CPU stretches).
-fn host_fix(gaps: &GapReport) -> &'static str {
-    if let Some(h) = gaps.nvtx_hint() {
-        return h.family.fix();
+/// Instances left out of the budget, by reason.
+struct Dropped {
+    /// On several devices.
+    multi: u64,
+    /// With an empty GPU window.
+    empty: u64,
+    /// Projected, with time outside their device's ops.
+    unaccounted: u64,
+}
+
+/// What the budget says about its own inputs: instances left out, ncu
+/// names unmatched, lower and capped bounds, no bound, and the ncu
+/// report's own diagnostics.
+fn notes(
+    gaps: &GapReport,
+    Dropped {
+        multi,
+        empty,
+        unaccounted,
+    }: Dropped,
+    ctx: &Ctx,
+    steps: &[StepBudget],
+    bound_source: &BoundSource,
+    ncu: Option<&RooflineReport>,
+) -> Vec<Diagnostic> {
+    let mut diagnostics = Vec::new();
+    let instances: &[RangeRow] = gaps.ranges.as_ref().map_or(&[], |r| &r.instances);
+    if let Some(rr) = &gaps.ranges {
+        if instances.is_empty() && !rr.pattern.is_empty() {
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::NoInstance,
+                format!(
+                    "--nvtx `{}`: no instance to budget; check the pattern against `rooftrace gaps --nvtx`",
+                    rr.pattern
+                ),
+            ));
+        }
     }
-    let mut scales = crate::gaps::model::ScaleTotals::default();
-    for d in &gaps.devices {
-        scales.merge(&d.host_scale);
+    if multi > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::SeveralDevices { instances: multi },
+            format!("{multi} instances ran on several devices and are left out: budget one device at a time with --device N"),
+        ));
     }
-    scales
-        .dominant()
-        .unwrap_or(crate::gaps::Scale::Launch)
-        .fix(gaps.has_pytorch())
+    if empty > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::EmptyWindow { instances: empty },
+            format!("{empty} instances have an empty GPU window and are left out"),
+        ));
+    }
+    if unaccounted > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::OutsideSpan {
+                instances: unaccounted,
+            },
+            format!("{unaccounted} projected instances have time outside their device's ops (a bug: please report it with the export)"),
+        ));
+    }
+    if let Some(c) = &ctx.counters {
+        let unseen = c.unseen(&ctx.seen);
+        if !unseen.is_empty() {
+            let shown: Vec<&str> = unseen.iter().take(5).map(String::as_str).collect();
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::UnmatchedCounters {
+                    names: unseen.len(),
+                },
+                format!(
+                    "{} kernel names in the ncu CSV match no kernel in the steps (e.g. {}): was ncu run on the same program and range?",
+                    unseen.len(),
+                    shown.join(", ")
+                ),
+            ));
+        }
+    }
+    let lower: u64 = ctx.kernels.values().map(|a| a.lower_bound_launches).sum();
+    if lower > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::LowerBound { launches: lower },
+            format!("the bound of {lower} launches is a lower bound (their ncu row has an unknown or incomplete side: FLOPs or bytes not collected), so their shortfall is an upper bound: collect the missing counters (see `rooftrace ncu`)"),
+        ));
+    }
+    let capped: Vec<&StepBudget> = steps.iter().filter(|s| s.bound_capped_ns > 0).collect();
+    if !capped.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::BoundCapped {
+                steps: capped.len(),
+            },
+            format!(
+                "{} steps have kernels faster than their bound (capped at their time, {} ns in all): the bound's bytes or roofs are too high, or the data came from L2",
+                capped.len(),
+                capped.iter().map(|s| s.bound_capped_ns).sum::<i64>()
+            ),
+        ));
+    }
+    if matches!(bound_source, BoundSource::Unknown) {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoBound,
+            "no bound: give --ncu decode.csv (per-kernel counters) or --bytes-per-step SIZE (the weights bound)",
+        ));
+    }
+    if let Some(n) = ncu {
+        diagnostics.extend(
+            n.diagnostics.iter().map(|d| {
+                Diagnostic::new(DiagnosticKind::Ncu(d.kind), format!("ncu: {}", d.message))
+            }),
+        );
+    }
+    diagnostics
 }
 
 /// Sums of one step's charged time by part.
@@ -299,6 +350,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         concurrent_ns: s.concurrent,
         bound_capped_ns: s.capped,
         lower_bound_launches: s.lower,
+        host: r.host.clone(),
     }
 }
 

@@ -93,6 +93,10 @@ pub struct StepBudget {
     /// of their ncu row): when nonzero, `bound` is a lower bound and
     /// `shortfall` an upper bound.
     pub lower_bound_launches: u64,
+    /// The step's host-bound gaps by their typed evidence (what the
+    /// launching thread did, the length class of the whole gap), from the
+    /// gap analysis: the host-bound fix is chosen from these.
+    pub host: crate::gaps::HostTotals,
 }
 
 impl StepBudget {
@@ -191,6 +195,54 @@ pub struct FixLine {
     pub text: String,
 }
 
+/// What a budget's warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    /// A warning of the gap analysis (or of the timeline's reader).
+    Gaps(crate::gaps::DiagnosticKind),
+    /// A warning of the ncu report the bound came from.
+    Ncu(crate::roofline::model::DiagnosticKind),
+    /// No `--nvtx`: each `ProfilerStep#N` of a PyTorch trace is a step.
+    DefaultStep,
+    /// The pattern matched no instance to budget.
+    NoInstance,
+    /// Instances on several devices, left out.
+    SeveralDevices {
+        /// Instances left out.
+        instances: u64,
+    },
+    /// Instances with an empty GPU window, left out.
+    EmptyWindow {
+        /// Instances left out.
+        instances: u64,
+    },
+    /// Projected instances with time outside their device's ops (a bug).
+    OutsideSpan {
+        /// Instances.
+        instances: u64,
+    },
+    /// Kernel names of the ncu CSV that match no kernel in the steps.
+    UnmatchedCounters {
+        /// Names.
+        names: usize,
+    },
+    /// Launches whose bound is a lower bound (an unknown side in ncu).
+    LowerBound {
+        /// Launches.
+        launches: u64,
+    },
+    /// Steps with kernels faster than their bound (capped).
+    BoundCapped {
+        /// Steps.
+        steps: usize,
+    },
+    /// Neither `--ncu` nor `--bytes-per-step`: no bound.
+    NoBound,
+}
+
+/// A budget's warning, typed; in the JSON, its sentence.
+pub type Diagnostic = crate::diagnostic::Diagnostic<DiagnosticKind>;
+
 /// The whole `rooftrace budget` report.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BudgetReport {
@@ -225,7 +277,7 @@ pub struct BudgetReport {
     /// The largest parts, with the fix.
     pub fix_first: Vec<FixLine>,
     /// Warnings, each once.
-    pub diagnostics: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
     /// The steps' range texts, each once, in order of first use (steps hold
     /// indices): a long text costs its bytes once, not once per step.
     pub names: Vec<String>,
@@ -301,7 +353,7 @@ pub(crate) struct SummaryInput {
     pub(crate) steps: Vec<StepBudget>,
     pub(crate) names: Vec<String>,
     pub(crate) kernels: HashMap<String, KernelAcc>,
-    pub(crate) diagnostics: Vec<String>,
-    /// The fix for host-bound idle time, from the gap report's evidence.
-    pub(crate) host_fix: &'static str,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    /// The input shows PyTorch's own ranges (its knobs may be named).
+    pub(crate) pytorch: bool,
 }

@@ -6,7 +6,7 @@
 //! the median, throughout.
 
 use super::model::*;
-use crate::gaps::GapClass;
+use crate::gaps::{GapClass, HostTotals};
 use crate::units::{duration_ns, percent};
 
 /// Nearest-rank percentile of sorted values.
@@ -143,7 +143,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             steps: &steps,
             indices: &typical,
             median_step_ns: median_ns,
-            host_fix: si.host_fix,
+            host: host_fix(&steps, &typical, si.pytorch),
         },
         &si.kernels,
         &kernels,
@@ -179,8 +179,40 @@ struct Typical<'a> {
     indices: &'a [usize],
     /// The median step's length (the headline's), ns.
     median_step_ns: i64,
-    /// The fix for host-bound idle time.
-    host_fix: &'static str,
+    /// The fix for host-bound idle time and its evidence.
+    host: HostFix,
+}
+
+/// The fix for the host-bound gaps of the steps "fix first" ranks, and
+/// the evidence it rests on, in words.
+struct HostFix {
+    fix: &'static str,
+    evidence: Option<String>,
+}
+
+/// The host-bound fix from the typed evidence of the gaps inside the
+/// typical steps (not the whole report: between steps the host may do
+/// something else for seconds), by the gap verdict's rule
+/// ([`HostTotals::advice`]); the class's own fix when no gap has evidence.
+fn host_fix(steps: &[StepBudget], typical: &[usize], pytorch: bool) -> HostFix {
+    let mut host = HostTotals::default();
+    for &i in typical {
+        host.merge(&steps[i].host);
+    }
+    match host.advice() {
+        Some(a) => HostFix {
+            fix: a.fix(pytorch),
+            evidence: Some(format!(
+                "in the {} steps ranked: {}",
+                typical.len(),
+                a.evidence()
+            )),
+        },
+        None => HostFix {
+            fix: GapClass::HostBound.fix(),
+            evidence: None,
+        },
+    }
 }
 
 impl Typical<'_> {
@@ -214,13 +246,19 @@ fn fix_first(
             continue; // split per kernel below
         }
         let ns = typical.median(|i| typical.steps[i].part(&p.name));
-        if let Some((what, fix)) = part_fix(&p.name, typical.host_fix).filter(|_| ns > 0) {
+        if let Some((what, fix)) = part_fix(&p.name, typical.host.fix).filter(|_| ns > 0) {
+            let evidence = match &typical.host.evidence {
+                Some(e) if p.name.strip_prefix(IDLE_PREFIX) == Some(GapClass::HostBound.key()) => {
+                    format!(" ({e})")
+                }
+                _ => String::new(),
+            };
             lines.push(FixLine {
                 what: p.name.clone(),
                 ns_per_step: ns as f64,
                 share_of_step: ns as f64 / step_f,
                 text: format!(
-                    "{what} {} per step of {}: {fix}",
+                    "{what} {} per step of {}: {fix}{evidence}",
                     duration_ns(ns as f64),
                     duration_ns(step_f)
                 ),

@@ -18,7 +18,7 @@ Examples:
   rooftrace budget decode.sqlite --nvtx decode_step --ncu decode.csv --plot budget.svg --format md
   rooftrace budget run.pt.trace.json.gz --gpu a100-80gb --bytes-per-step 14GB   # PyTorch: ProfilerStep#N
   rooftrace budget decode.sqlite --nvtx decode_step --bytes-per-step 11GB \
-      --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s   # a card the table lacks
+      --peak-dram-bw 448GB/s --peak fp32=19.2TFLOP/s   # a card the table lacks
 
 Each step (instance of the NVTX range, projected on the GPU) is split into
 bound + shortfall + idle gaps per class + copies/memsets + kernels without

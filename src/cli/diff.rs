@@ -26,7 +26,7 @@ Without --fail-on, any row called a regression (kernels, devices, ranges, gaps
 and every totals row) fails the gate (--no-gate: never).
 
 Roofs of ncu sides (both sides): --gpu KEY, --roofs FILE|ncu, or for a card
-the table lacks --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s; without them
+the table lacks --peak-dram-bw 448GB/s --peak fp32=19.2TFLOP/s; without them
 the base side's GPU, from what its CSV says (docs/roofs-format.md).
 
 Comparable or refused: every ncu CSV is checked against --gpu, and the two

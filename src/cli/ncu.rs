@@ -18,11 +18,12 @@ prints as unknown with the --metrics to add.
 
 Roofs: --gpu KEY (built-in table, see --list-gpus), --roofs FILE (written by
 rooftrace calibrate), --roofs ncu (peak metrics in the CSV), or for a card the
-table lacks --peak-dram-bw 672GB/s --peak fp32=30.8TFLOP/s (docs/roofs-format.md;
+table lacks --peak-dram-bw 448GB/s --peak fp32=19.2TFLOP/s (docs/roofs-format.md;
 the same flags work for budget and diff).
 Without them the
 GPU comes from what the CSV says about its device: name, compute capability,
-SM count, L2 size, memory clock (a contradiction with --gpu is reported). Every output
+SM count, L2 size, memory bus width, memory clock (a contradiction with --gpu
+is reported). Every output
 names the roofs it used and their source. Details: docs/ncu.md
 
 Plot and pull-request comment:

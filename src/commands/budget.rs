@@ -8,7 +8,7 @@ use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
 use super::ncu::read_csv;
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
-use crate::budget::{analyze, BudgetConfig, BudgetReport};
+use crate::budget::{analyze, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind};
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
 use crate::gaps::GapConfig;
@@ -149,8 +149,13 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
 }
 
 /// What an export's `TARGET_INFO_GPU` rows say about its device, as the
-/// hints the roofs are chosen from.
-fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecord]) -> DeviceHints {
+/// hints the roofs are chosen from: names, compute capabilities, SM
+/// counts, L2 sizes and theoretical DRAM bandwidths (`clockRate` is the SM
+/// clock, not a memory clock, and no bus width is recorded).
+pub fn export_hints(
+    input: &std::path::Path,
+    gpus: &[crate::nsys::identity::GpuRecord],
+) -> DeviceHints {
     let set = |v: Vec<String>| {
         let mut v = v;
         v.sort();
@@ -163,6 +168,12 @@ fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecor
     let mut l2: Vec<u64> = gpus.iter().filter_map(|g| g.l2_bytes).collect();
     l2.sort_unstable();
     l2.dedup();
+    let mut bw: Vec<u64> = gpus
+        .iter()
+        .filter_map(|g| g.memory_bandwidth_bytes_per_s)
+        .collect();
+    bw.sort_unstable();
+    bw.dedup();
     DeviceHints {
         file: input.display().to_string(),
         device_names: set(gpus
@@ -176,7 +187,10 @@ fn export_hints(input: &std::path::Path, gpus: &[crate::nsys::identity::GpuRecor
             .collect()),
         sm_counts: sm,
         l2_bytes: l2,
+        // `clockRate` is the SM clock, not the memory clock.
         memory_clocks_mhz: Vec::new(),
+        bus_widths_bits: Vec::new(),
+        memory_bandwidths_bytes_per_s: bw,
     }
 }
 
@@ -252,7 +266,10 @@ pub fn budget_and_roofline(
     };
     let mut report = analyze(&timeline, &gaps, roofline.as_ref(), &roofs, gpu, &cfg);
     if default_step {
-        report.diagnostics.insert(0, DEFAULT_STEP_NOTE.to_string());
+        report.diagnostics.insert(
+            0,
+            Diagnostic::new(DiagnosticKind::DefaultStep, DEFAULT_STEP_NOTE),
+        );
     }
     Ok((report, roofline))
 }

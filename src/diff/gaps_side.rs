@@ -226,7 +226,13 @@ impl GapsSide {
                 .filter_map(|g| gap_from_json(g, &names))
                 .collect(),
             kernels: Vec::new(),
-            diagnostics: report.diagnostics.clone(),
+            // The sentences: a JSON side has no kinds, and the diff only
+            // prints them (once when both sides say the same).
+            diagnostics: report
+                .diagnostics
+                .iter()
+                .map(|d| d.message.clone())
+                .collect(),
         }
     }
 

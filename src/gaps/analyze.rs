@@ -10,7 +10,7 @@ use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
 use super::host::{describe, NvtxIndex};
 use super::model::*;
-use super::ranges::range_report;
+use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
 use crate::nsys::{GpuOp, SyncCall, Timeline};
@@ -35,10 +35,20 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     };
     drop(gap_durations);
     let launch = launch_stats(tl, &ops);
-    let ranges = cfg
-        .nvtx
-        .as_ref()
-        .map(|re| range_report(tl, &ops, &merged.details, &merged.gaps, re, &mut names));
+    let ranges = cfg.nvtx.as_ref().map(|re| {
+        let host = HostLookup {
+            syncs: &syncs,
+            nvtx: &nvtx,
+        };
+        range_report(
+            tl,
+            &ops,
+            &merged.details,
+            &merged.gaps,
+            (re, &host),
+            &mut names,
+        )
+    });
     let diagnostics = diagnostics(tl, cfg, &launch, ranges.as_ref(), n_ops);
     GapReport {
         schema: SCHEMA,
@@ -281,26 +291,41 @@ fn diagnostics(
     launch: &LaunchStats,
     ranges: Option<&RangeReport>,
     n_ops: u64,
-) -> Vec<String> {
-    let mut diagnostics = tl.diagnostics.clone();
+) -> Vec<Diagnostic> {
+    let mut diagnostics: Vec<Diagnostic> = tl
+        .diagnostics
+        .iter()
+        .map(|d| d.clone().wrap(DiagnosticKind::Timeline))
+        .collect();
     if launch.ops_without_api > 0 && launch.ops_with_api > 0 {
-        diagnostics.push(format!(
-            "{} of {} GPU ops have no launching API row in the export (trimmed export, graph replay or device-side launch): gaps they end are unattributed",
-            launch.ops_without_api,
-            launch.ops_with_api + launch.ops_without_api
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::OpsWithoutApi {
+                ops: launch.ops_without_api,
+            },
+            format!(
+                "{} of {} GPU ops have no launching API row in the export (trimmed export, graph replay or device-side launch): gaps they end are unattributed",
+                launch.ops_without_api,
+                launch.ops_with_api + launch.ops_without_api
+            ),
         ));
     } else if launch.ops_with_api == 0 {
-        diagnostics.push(
-            "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`"
-                .to_string(),
-        );
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoApiRows,
+            "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
+        ));
     }
     if n_ops == 0 {
-        diagnostics.push("no GPU ops left after --device/--stream".to_string());
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoOpsInScope,
+            "no GPU ops left after --device/--stream",
+        ));
     }
     if let (Some(re), Some(rr)) = (&cfg.nvtx, ranges) {
         if rr.instances.is_empty() {
-            diagnostics.push(super::ranges::no_match_message(tl, re.as_str()));
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::NvtxNoMatch,
+                super::ranges::no_match_message(tl, re.as_str()),
+            ));
         }
     }
     diagnostics

@@ -286,6 +286,15 @@ impl RangeFamily {
         }
     }
 
+    /// Its name in a sentence.
+    pub fn label(self) -> &'static str {
+        match self {
+            RangeFamily::PyTorch => "PyTorch",
+            RangeFamily::Mpi => "MPI",
+            RangeFamily::Nccl => "NCCL",
+        }
+    }
+
     /// The fix for host-bound time spent inside ranges of this family.
     pub fn fix(self) -> &'static str {
         match self {

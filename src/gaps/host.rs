@@ -33,6 +33,35 @@ impl HostVerdict {
             _ => None,
         }
     }
+
+    /// The family of the NVTX range the verdict names (PyTorch, MPI,
+    /// NCCL); `None` for calls, CPU work and a user's own range.
+    pub fn range_family(&self, tl: &Timeline) -> Option<RangeFamily> {
+        match self.what {
+            Some(What::Range(i)) => RangeFamily::of(&tl.nvtx[i].text),
+            _ => None,
+        }
+    }
+
+    /// The verdict typed: (detail, call family, range family).
+    pub fn typed(&self, tl: &Timeline) -> (HostDetail, Option<CallFamily>, Option<RangeFamily>) {
+        (self.detail, self.family(tl), self.range_family(tl))
+    }
+}
+
+/// The typed evidence of the host-bound gap `[g0, g1)` ended by `op`, as
+/// the sweep judges it (over the host's lateness, up to the end of the
+/// launch call); `None` when the op has no launching call.
+pub(crate) fn gap_evidence(
+    tl: &Timeline,
+    syncs: &[SyncCall],
+    nvtx: &NvtxIndex,
+    op: &GpuOp,
+    g0: i64,
+    g1: i64,
+) -> Option<(HostDetail, Option<CallFamily>, Option<RangeFamily>)> {
+    let a = tl.api_of(op)?;
+    Some(host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1)).typed(tl))
 }
 
 /// A thing named in a [`HostVerdict`].
@@ -409,11 +438,7 @@ pub(crate) fn describe<'t>(
     let host = match class {
         GapClass::HostBound => {
             let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1));
-            let range_family = match v.what {
-                Some(What::Range(i)) => RangeFamily::of(&tl.nvtx[i].text),
-                _ => None,
-            };
-            verdict = Some((v.detail, v.family(tl), range_family));
+            verdict = Some(v.typed(tl));
             let what = match v.what {
                 Some(What::Name(n)) => format!("{} ", cut(tl.name(n))),
                 Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),

@@ -2,10 +2,12 @@
 //! each idle gap classified by why the GPU idled.
 //!
 //! By phase: [`config`] (plain config and the one `--device`/`--stream`
-//! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep` (one pass per device: busy union, gaps, their
-//! [`class`], histogram bins from [`hist`], longest gaps), `ranges`
-//! (`--nvtx` instances), [`analyze`] (the phases in order) and [`window`]
-//! (which stretch a timeline shows).
+//! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep`
+//! (one pass per device: busy union, gaps, their [`class`], histogram bins
+//! from [`hist`], longest gaps), `ranges` (`--nvtx` instances), [`totals`]
+//! (count and time per class, host detail and length), [`analyze`] (the
+//! phases in order) and [`window`] (which stretch a timeline shows); the
+//! report they fill is [`model`].
 
 mod analyze;
 pub mod class;
@@ -17,6 +19,7 @@ pub mod model;
 mod ranges;
 mod stats;
 mod sweep;
+pub mod totals;
 pub mod window;
 
 pub use analyze::analyze;

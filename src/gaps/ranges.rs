@@ -3,10 +3,12 @@
 //! classes inside each instance's GPU window.
 
 use super::class::overlap;
+use super::host::{gap_evidence, NvtxIndex};
 use super::model::*;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
-use crate::nsys::{GpuOp, OpKind, Timeline};
+use super::GapClass;
+use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use regex::Regex;
 
 /// Sum of the overlaps of sorted disjoint intervals with `[w0, w1)`.
@@ -27,15 +29,24 @@ fn clipped<T>(
     }
 }
 
+/// What the host-bound evidence of a window is judged with: the merged
+/// syncs and the NVTX index of the sweep.
+pub(crate) struct HostLookup<'a> {
+    pub(crate) syncs: &'a [SyncCall],
+    pub(crate) nvtx: &'a NvtxIndex,
+}
+
 /// The `--nvtx` report over the analysed ops (in scope, grouped by
 /// (pid, device), sorted by start), each device's detail and every
-/// classified gap.
+/// classified gap. Each instance's host-bound gaps carry their typed
+/// evidence (judged again here, as the sweep judged them: only the gaps
+/// inside instances, only with `--nvtx`).
 pub(crate) fn range_report<'t>(
     tl: &'t Timeline,
     ops: &[GpuOp],
     details: &[DeviceDetail],
     gaps: &[ClassifiedGap],
-    re: &Regex,
+    (re, host): (&Regex, &HostLookup),
     names: &mut Names<'t>,
 ) -> RangeReport {
     // Ops by (pid, tid, launch start) to project host ranges onto the GPU.
@@ -78,11 +89,13 @@ pub(crate) fn range_report<'t>(
         devs.dedup();
         let (mut idle, mut in_span, mut kbusy) = (0i64, 0i64, 0i64);
         let mut classes = ClassTotals::default();
+        let mut host_totals = HostTotals::default();
         for d in details
             .iter()
             .filter(|d| d.pid == r.pid && devs.contains(&d.device))
         {
             in_span += overlap(d.span.0, d.span.1, w0, w1);
+            let dev_ops = &ops[d.ops_at.0..d.ops_at.1];
             clipped(
                 &gaps[d.gaps_at.0..d.gaps_at.1],
                 w0,
@@ -92,6 +105,9 @@ pub(crate) fn range_report<'t>(
                     if len > 0 {
                         idle += len;
                         classes.add(g.class, len);
+                        if g.class == GapClass::HostBound {
+                            add_host(tl, host, dev_ops, g, len, &mut host_totals);
+                        }
                     }
                 },
             );
@@ -132,6 +148,7 @@ pub(crate) fn range_report<'t>(
             idle_ns: idle,
             kernels,
             classes,
+            host: host_totals,
         });
     }
     let mp = |f: &dyn Fn(&RangeRow) -> i64| {
@@ -158,6 +175,25 @@ pub(crate) fn range_report<'t>(
         kernels: mp(&|r| r.kernels as i64),
         classes,
         instances,
+    }
+}
+
+/// Adds `len` ns of the host-bound gap `g` to `totals` with its typed
+/// evidence. The op that ended the gap is the first of the device's ops
+/// (sorted by start) starting at or after the gap's end: the sweep's
+/// "after" op, since every op before it started inside the busy run.
+fn add_host(
+    tl: &Timeline,
+    host: &HostLookup,
+    dev_ops: &[GpuOp],
+    g: &ClassifiedGap,
+    len: i64,
+    totals: &mut HostTotals,
+) {
+    let after = dev_ops.partition_point(|o| o.start_ns < g.end_ns);
+    let Some(op) = dev_ops.get(after) else { return };
+    if let Some(e) = gap_evidence(tl, host.syncs, host.nvtx, op, g.start_ns, g.end_ns) {
+        totals.add(e, g.end_ns - g.start_ns, len);
     }
 }
 

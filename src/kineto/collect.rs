@@ -2,7 +2,8 @@
 //! (`kernel`, `gpu_memcpy`, `gpu_memset`), API calls (`cuda_runtime`,
 //! `cuda_driver`; HIP names too), syncs (`*Synchronize` calls, blocking
 //! copies, and `cuda_sync` records without their call), host ranges
-//! (`user_annotation`, `cpu_op`) and CUPTI counter ranges. Names are
+//! (`user_annotation`, `cpu_op`), CUPTI counter ranges, and memcpy totals
+//! with the bytes of `args.bytes` (per direction and host memory). Names are
 //! interned once; a range text is shared by every range that has it.
 
 use super::event::{Cat, Event, SyncKind};
@@ -11,7 +12,7 @@ use super::CounterRange;
 use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES};
 use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_name};
 use crate::timeline::{
-    ApiCall, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID, OP_PAGEABLE,
+    ApiCall, CopyTotal, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID, OP_PAGEABLE,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -63,6 +64,9 @@ pub struct Collector {
     /// Processes seen on runtime rows.
     pub(super) api_pids: Vec<u32>,
     pub(super) sync_records: Vec<SyncRecord>,
+    /// Memcpy totals with the bytes of each copy's `args.bytes` (the ops
+    /// keep no byte count); their `pid` is set with the ops'.
+    pub(super) copies: Vec<CopyTotal>,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
     sync_names: HashSet<u32>,
@@ -98,6 +102,8 @@ impl Collector {
         match ev.cat {
             Cat::Kernel | Cat::Memcpy | Cat::Memset => {
                 let op = self.gpu_op(ev, name, start_ns, end_ns)?;
+                // A copy's bytes are kept at the boundary, in its totals.
+                CopyTotal::add_op(&mut self.copies, &op, ev.args.bytes);
                 self.ops.push(op);
             }
             Cat::Runtime | Cat::Driver => self.api_call(ev, name, start_ns, end_ns)?,

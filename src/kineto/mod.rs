@@ -21,7 +21,8 @@ pub use event::{DeviceProps, DistributedInfo};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
-    CopyTotal, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline, TimelineParts,
+    Diagnostic, DiagnosticKind, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline,
+    TimelineParts,
 };
 use serde::de::DeserializeSeed;
 use std::path::{Path, PathBuf};
@@ -239,6 +240,9 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
     for op in &mut c.ops {
         op.pid = host_pid;
     }
+    for copy in &mut c.copies {
+        copy.pid = host_pid;
+    }
     c.resolve_sync_records();
     let graph_launch_names =
         NameSet::matching(&c.strings, crate::timeline::names::is_graph_launch_name);
@@ -270,7 +274,8 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
             gpus: Vec::new(),
         },
     };
-    let copies = CopyTotal::from_ops(&joined.ops);
+    let mut copies = std::mem::take(&mut c.copies);
+    copies.sort_unstable();
     let timeline = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
@@ -279,9 +284,8 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         waits: std::mem::take(&mut c.waits),
         host_spans: Vec::new(),
         nvtx: std::mem::take(&mut c.ranges),
-        // Kineto memcpy events carry bytes in `args`, but the collector does
-        // not keep them yet: totals from the ops, bytes unknown (a
-        // copy-bound verdict then says the bytes are not in the trace).
+        // From each `gpu_memcpy` event's `args.bytes`: unknown for a
+        // direction where a copy has none (ROCm traces write `kind` only).
         copies,
         graph_trace: joined.graph_trace,
         graph_launches: joined.graph_launches,
@@ -302,19 +306,29 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
 }
 
 /// What was left out, as diagnostics.
-fn diagnostics_of(c: &collect::Collector) -> Vec<String> {
+fn diagnostics_of(c: &collect::Collector) -> Vec<Diagnostic> {
     let mut d = Vec::new();
     if c.counts.bad > 0 {
-        d.push(format!(
-            "{} events of a category rooftrace reads were skipped: a `ts`/`dur` that is not a number within ±2^61 ns, or a pid, tid, device, stream or correlation beyond its range",
-            c.counts.bad
+        d.push(Diagnostic::new(
+            DiagnosticKind::SkippedEvents {
+                events: c.counts.bad,
+            },
+            format!(
+                "{} events of a category rooftrace reads were skipped: a `ts`/`dur` that is not a number within ±2^61 ns, or a pid, tid, device, stream or correlation beyond its range",
+                c.counts.bad
+            ),
         ));
     }
     if c.api_pids.len() > 1 {
-        d.push(format!(
-            "runtime calls from {} processes; GPU ops are joined to the calls of process {} (the first seen)",
-            c.api_pids.len(),
-            c.host_pid.unwrap_or(0)
+        d.push(Diagnostic::new(
+            DiagnosticKind::SeveralProcesses {
+                processes: c.api_pids.len(),
+            },
+            format!(
+                "runtime calls from {} processes; GPU ops are joined to the calls of process {} (the first seen)",
+                c.api_pids.len(),
+                c.host_pid.unwrap_or(0)
+            ),
         ));
     }
     d

@@ -34,8 +34,11 @@ pub enum DeviceAttr {
     SmCount,
     /// `device__attribute_l2_cache_size`, bytes.
     L2Bytes,
-    /// `device__attribute_max_mem_frequency_khz`, kHz.
+    /// `device__attribute_max_mem_frequency_khz` or
+    /// `device__attribute_memory_clock_rate`, kHz.
     MemClockKhz,
+    /// `device__attribute_global_memory_bus_width`, bits.
+    BusWidthBits,
     /// The Speed Of Light label `Memory Frequency` (older ncu), 1/s.
     MemClock,
 }
@@ -295,8 +298,11 @@ pub fn classify(name: &str, section: &str) -> Option<Slot> {
             return Some(Slot::Device(DeviceAttr::SmCount))
         }
         "device__attribute_l2_cache_size" => return Some(Slot::Device(DeviceAttr::L2Bytes)),
-        "device__attribute_max_mem_frequency_khz" => {
+        "device__attribute_max_mem_frequency_khz" | "device__attribute_memory_clock_rate" => {
             return Some(Slot::Device(DeviceAttr::MemClockKhz))
+        }
+        "device__attribute_global_memory_bus_width" => {
+            return Some(Slot::Device(DeviceAttr::BusWidthBits))
         }
         _ => {}
     }

@@ -307,6 +307,8 @@ impl NcuCsv {
             sm_counts: self.facts.sm_counts.iter().copied().collect(),
             l2_bytes: self.facts.l2_bytes.iter().copied().collect(),
             memory_clocks_mhz,
+            bus_widths_bits: self.facts.bus_widths_bits.iter().copied().collect(),
+            memory_bandwidths_bytes_per_s: Vec::new(),
         }
     }
 

@@ -381,8 +381,12 @@ pub struct DeviceFacts {
     /// L2 sizes in bytes (`device__attribute_l2_cache_size`).
     pub l2_bytes: std::collections::BTreeSet<u64>,
     /// Memory clocks in MHz (`device__attribute_max_mem_frequency_khz`,
-    /// `Memory Frequency`, `DRAM Frequency`).
+    /// `device__attribute_memory_clock_rate`, `Memory Frequency`, `DRAM
+    /// Frequency`).
     pub memory_clocks_mhz: std::collections::BTreeSet<u64>,
+    /// Memory bus widths in bits
+    /// (`device__attribute_global_memory_bus_width`).
+    pub bus_widths_bits: std::collections::BTreeSet<u32>,
 }
 
 impl DeviceFacts {
@@ -411,6 +415,11 @@ impl DeviceFacts {
             }
             DeviceAttr::MemClockKhz => {
                 self.memory_clocks_mhz.insert((v / 1e3).round() as u64);
+            }
+            DeviceAttr::BusWidthBits => {
+                if v.fract() == 0.0 && v < 1e6 {
+                    self.bus_widths_bits.insert(v as u32);
+                }
             }
             DeviceAttr::MemClock => {
                 self.memory_clocks_mhz

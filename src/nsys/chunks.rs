@@ -368,7 +368,7 @@ pub(super) struct BigRows {
     /// Rows of the whole-graph table.
     pub(super) graph_rows: u64,
     /// Rows skipped per table.
-    pub(super) diagnostics: Vec<String>,
+    pub(super) diagnostics: Vec<Diagnostic>,
 }
 
 /// Reads every GPU activity and API table in parallel rowid chunks.
@@ -510,10 +510,10 @@ fn compact(
     filled: &[(usize, u64)],
     ops: &mut Vec<GpuOp>,
     api: &mut Vec<ApiCall>,
-) -> (u64, Vec<String>) {
+) -> (u64, Vec<Diagnostic>) {
     let (mut op_at, mut op_to, mut api_at, mut api_to) = (0usize, 0usize, 0usize, 0usize);
     let mut graph_rows = 0u64;
-    let mut skipped: Vec<(&str, u64)> = Vec::new();
+    let mut skipped: Vec<(&'static str, u64)> = Vec::new();
     for (c, &(n, bad)) in chunks.iter().zip(filled) {
         if c.kind.is_some() {
             if op_at != op_to {
@@ -543,7 +543,10 @@ fn compact(
     let diagnostics = skipped
         .into_iter()
         .map(|(table, bad)| {
-            format!("{table}: skipped {bad} rows with a NULL start/end, end before start, a time beyond ±2^61 ns or an id beyond 32 bits")
+            Diagnostic::new(
+                DiagnosticKind::SkippedRows { table, rows: bad },
+                format!("{table}: skipped {bad} rows with a NULL start/end, end before start, a time beyond ±2^61 ns or an id beyond 32 bits"),
+            )
         })
         .collect();
     (graph_rows, diagnostics)

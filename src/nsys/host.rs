@@ -38,7 +38,7 @@ pub(super) struct HostRead {
     pub(super) wait_event_names: NameSet,
     /// OS runtime calls and profiler overhead.
     pub(super) host_spans: Vec<HostSpan>,
-    pub(super) diagnostics: Vec<String>,
+    pub(super) diagnostics: Vec<Diagnostic>,
 }
 
 /// A raw `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION` row (the table has a process
@@ -107,9 +107,12 @@ pub(super) fn read_host_small(
             }
         }
         if bad_ids > 0 {
-            h.diagnostics.push(format!(
-                "StringIds: {bad_ids} names with an id outside 0..={} ignored (their users print as \"?\")",
-                super::guard::MAX_STRING_ID
+            h.diagnostics.push(Diagnostic::new(
+                DiagnosticKind::BadNameIds { names: bad_ids },
+                format!(
+                    "StringIds: {bad_ids} names with an id outside 0..={} ignored (their users print as \"?\")",
+                    super::guard::MAX_STRING_ID
+                ),
             ));
         }
     }
@@ -136,8 +139,10 @@ pub(super) fn read_host_small(
     if schema.has_table(NVTX) {
         read_nvtx(conn, path, schema, &mut h)?;
     } else if want_nvtx {
-        h.diagnostics
-            .push("no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`".into());
+        h.diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoNvtxTable,
+            "no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`",
+        ));
     }
     Ok(h)
 }
@@ -201,8 +206,12 @@ fn read_sync_rows(
         });
     }
     if bad > 0 {
-        h.diagnostics.push(format!(
-            "{SYNC}: skipped {bad} rows with a NULL start/end, a time beyond ±2^61 ns or an id beyond 32 bits"
+        h.diagnostics.push(Diagnostic::new(
+            DiagnosticKind::SkippedRows {
+                table: SYNC,
+                rows: bad,
+            },
+            format!("{SYNC}: skipped {bad} rows with a NULL start/end, a time beyond ±2^61 ns or an id beyond 32 bits"),
         ));
     }
     Ok(())
@@ -403,13 +412,18 @@ pub(super) fn read_nvtx(
         });
     }
     if bad > 0 {
-        h.diagnostics.push(format!(
-            "{NVTX}: skipped {bad} ranges with a NULL start or a time beyond ±2^61 ns"
+        h.diagnostics.push(Diagnostic::new(
+            DiagnosticKind::SkippedRows {
+                table: NVTX,
+                rows: bad,
+            },
+            format!("{NVTX}: skipped {bad} ranges with a NULL start or a time beyond ±2^61 ns"),
         ));
     }
     if unnamed > 0 {
-        h.diagnostics.push(format!(
-            "{NVTX}: {unnamed} ranges without text or textId ignored"
+        h.diagnostics.push(Diagnostic::new(
+            DiagnosticKind::UnnamedRanges { ranges: unnamed },
+            format!("{NVTX}: {unnamed} ranges without text or textId ignored"),
         ));
     }
     Ok(())

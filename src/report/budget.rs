@@ -2,11 +2,11 @@
 //! column per part), Markdown (verdict and "fix first" on top, fits a PR
 //! comment) and versioned JSON (`rooftrace.budget/1`). Each returns bytes.
 
-use super::table::Table;
+use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::budget::{
-    part_label, BoundSource, BudgetReport, StepBudget, BOUND, IDLE_PREFIX, MEMCPY, MEMSET,
-    OUTLIER_FACTOR, SHORTFALL,
+    part_label, BoundSource, BudgetReport, KernelBudget, Spread, StepBudget, BOUND, IDLE_PREFIX,
+    MEMCPY, MEMSET, OUTLIER_FACTOR, SHORTFALL,
 };
 use crate::units::{duration_ns, ellipsize, percent};
 
@@ -82,140 +82,123 @@ pub fn verdict(r: &BudgetReport) -> String {
 }
 
 fn parts_table(r: &BudgetReport) -> Table {
-    let mut t = Table::new(
-        &["part", "median step", "share", "p10", "median", "p90"],
-        &[0],
-    );
     let m = r.median_step.and_then(|i| r.steps.get(i));
     let step = m.map_or(0, |m| m.step_ns) as f64;
-    for s in &r.spread {
-        let v = match m {
+    // The part's time in the median step.
+    let in_median = move |s: &Spread| {
+        (match m {
             Some(m) if s.name == "step" => m.step_ns,
             Some(m) => m.part(&s.name),
             None => 0,
-        } as f64;
-        t.push(vec![
-            part_label(&s.name),
-            dur(v),
-            share(v, step),
-            dur(s.p10_ns as f64),
-            dur(s.median_ns as f64),
-            dur(s.p90_ns as f64),
-        ]);
-    }
-    t
+        }) as f64
+    };
+    let columns: Vec<Column<&Spread>> = vec![
+        Column::left("part", |s: &&Spread| part_label(&s.name)),
+        Column::right("median step", move |s: &&Spread| dur(in_median(s))),
+        Column::right("share", move |s: &&Spread| share(in_median(s), step)),
+        Column::right("p10", |s: &&Spread| dur(s.p10_ns as f64)),
+        Column::right("median", |s: &&Spread| dur(s.median_ns as f64)),
+        Column::right("p90", |s: &&Spread| dur(s.p90_ns as f64)),
+    ];
+    Table::of_columns(&columns, &r.spread)
 }
 
 fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) {
-    let mut t = Table::new(
-        &[
-            "kernel",
-            "launches",
-            "own counter",
-            "name figure",
-            "time",
-            "bound",
-            "shortfall",
-            "of roof",
-            "bound by",
-        ],
-        &[0, 8],
-    );
+    // A lower bound on the bound (an unknown side in ncu) makes the
+    // shortfall an upper bound.
+    let marks = |k: &KernelBudget| {
+        if k.lower_bound_launches > 0 {
+            ("≥", "≤")
+        } else {
+            ("", "")
+        }
+    };
+    let columns: Vec<Column<&KernelBudget>> = vec![
+        Column::left("kernel", move |k: &&KernelBudget| ellipsize(&k.name, width)),
+        Column::right("launches", |k: &&KernelBudget| k.launches.to_string()),
+        Column::right("own counter", |k: &&KernelBudget| k.matched.to_string()),
+        Column::right("name figure", |k: &&KernelBudget| k.per_name.to_string()),
+        Column::right("time", |k: &&KernelBudget| dur(k.time_ns as f64)),
+        Column::right("bound", move |k: &&KernelBudget| {
+            k.bound_ns.map_or("unknown".into(), |b| {
+                format!("{}{}", marks(k).0, dur(b as f64))
+            })
+        }),
+        Column::right("shortfall", move |k: &&KernelBudget| {
+            k.shortfall_ns.map_or("unknown".into(), |b| {
+                format!("{}{}", marks(k).1, dur(b as f64))
+            })
+        }),
+        Column::right("of roof", move |k: &&KernelBudget| {
+            k.bound_ns.map_or("-".into(), |b| {
+                format!("{}{}", marks(k).0, share(b as f64, k.time_ns as f64))
+            })
+        }),
+        Column::left("bound by", |k: &&KernelBudget| {
+            k.bound_by.unwrap_or("-").to_string()
+        }),
+    ];
     let shown = if rows == 0 {
         r.kernels.len()
     } else {
         rows.min(r.kernels.len())
     };
-    for k in &r.kernels[..shown] {
-        // A lower bound on the bound (an unknown side in ncu) makes the
-        // shortfall an upper bound.
-        let (lo, hi) = if k.lower_bound_launches > 0 {
-            ("≥", "≤")
-        } else {
-            ("", "")
-        };
-        t.push(vec![
-            ellipsize(&k.name, width),
-            k.launches.to_string(),
-            k.matched.to_string(),
-            k.per_name.to_string(),
-            dur(k.time_ns as f64),
-            k.bound_ns
-                .map_or("unknown".into(), |b| format!("{lo}{}", dur(b as f64))),
-            k.shortfall_ns
-                .map_or("unknown".into(), |b| format!("{hi}{}", dur(b as f64))),
-            k.bound_ns.map_or("-".into(), |b| {
-                format!("{lo}{}", share(b as f64, k.time_ns as f64))
-            }),
-            k.bound_by.unwrap_or("-").to_string(),
-        ]);
-    }
+    let t = Table::of_columns(&columns, &r.kernels[..shown]);
     (t, r.kernels.len() - shown)
 }
+
+/// A row of the steps table and CSV: the step's index and the step.
+type StepRow<'a> = (usize, &'a StepBudget);
 
 /// One row per step (the first `rows`; 0 = all): the parts grouped as
 /// bound, shortfall, idle (every class), copies (memcpy + memset) and the
 /// rest (kernels without counters, graph rows, outside the GPU span).
 fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
-    let mut t = Table::new(
-        &[
-            "#",
-            "step",
-            "bound",
-            "shortfall",
-            "idle",
-            "copies",
-            "other",
-            "kernels",
-        ],
-        &[],
-    );
+    let idle = |s: &StepBudget| -> i64 {
+        s.parts
+            .iter()
+            .filter(|p| p.name.starts_with(IDLE_PREFIX))
+            .map(|p| p.ns)
+            .sum()
+    };
+    let copies = |s: &StepBudget| s.part(MEMCPY) + s.part(MEMSET);
+    let lower = |s: &StepBudget, mark: &'static str| {
+        if s.lower_bound_launches > 0 {
+            mark
+        } else {
+            ""
+        }
+    };
+    let columns: Vec<Column<StepRow>> = vec![
+        Column::right("#", |&(i, _): &StepRow| {
+            let mark = if r.median_step == Some(i) {
+                " (median)"
+            } else {
+                ""
+            };
+            format!("{}{mark}", i + 1)
+        }),
+        Column::right("step", |(_, s): &StepRow| dur(s.step_ns as f64)),
+        Column::right("bound", move |(_, s): &StepRow| {
+            format!("{}{}", lower(s, "≥"), dur(s.part(BOUND) as f64))
+        }),
+        Column::right("shortfall", move |(_, s): &StepRow| {
+            format!("{}{}", lower(s, "≤"), dur(s.part(SHORTFALL) as f64))
+        }),
+        Column::right("idle", move |(_, s): &StepRow| dur(idle(s) as f64)),
+        Column::right("copies", move |(_, s): &StepRow| dur(copies(s) as f64)),
+        Column::right("other", move |(_, s): &StepRow| {
+            let other = s.step_ns - s.part(BOUND) - s.part(SHORTFALL) - idle(s) - copies(s);
+            dur(other as f64)
+        }),
+        Column::right("kernels", |(_, s): &StepRow| s.kernels.to_string()),
+    ];
     let shown = if rows == 0 {
         r.steps.len()
     } else {
         rows.min(r.steps.len())
     };
-    for (i, s) in r.steps[..shown].iter().enumerate() {
-        let idle: i64 = s
-            .parts
-            .iter()
-            .filter(|p| p.name.starts_with(IDLE_PREFIX))
-            .map(|p| p.ns)
-            .sum();
-        let copies = s.part(MEMCPY) + s.part(MEMSET);
-        let other = s.step_ns - s.part(BOUND) - s.part(SHORTFALL) - idle - copies;
-        let mark = if r.median_step == Some(i) {
-            " (median)"
-        } else {
-            ""
-        };
-        t.push(vec![
-            format!("{}{mark}", i + 1),
-            dur(s.step_ns as f64),
-            format!(
-                "{}{}",
-                if s.lower_bound_launches > 0 {
-                    "≥"
-                } else {
-                    ""
-                },
-                dur(s.part(BOUND) as f64)
-            ),
-            format!(
-                "{}{}",
-                if s.lower_bound_launches > 0 {
-                    "≤"
-                } else {
-                    ""
-                },
-                dur(s.part(SHORTFALL) as f64)
-            ),
-            dur(idle as f64),
-            dur(copies as f64),
-            dur(other as f64),
-            s.kernels.to_string(),
-        ]);
-    }
+    let t = Table::of_columns(&columns, r.steps[..shown].iter().enumerate());
     (t, r.steps.len() - shown)
 }
 
@@ -319,42 +302,61 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
     out
 }
 
+/// The CSV's columns: where the step is, then one `<part>_ns` per part
+/// (`names`, the first step's parts), then the figures that are not parts.
+fn csv_columns<'a>(r: &'a BudgetReport, names: &[&'a str]) -> Vec<Column<'a, StepRow<'a>>> {
+    let mut columns: Vec<Column<StepRow>> = vec![
+        Column::left("step", |&(i, _): &StepRow| i.to_string()),
+        Column::left("text", |(_, s): &StepRow| {
+            let text = r.text(s);
+            if text.contains([',', '"', '\n']) {
+                format!("\"{}\"", text.replace('"', "\"\""))
+            } else {
+                text.to_string()
+            }
+        }),
+        Column::left("pid", |(_, s): &StepRow| s.pid.to_string()),
+        Column::left("device", |(_, s): &StepRow| s.device.to_string()),
+        Column::left("gpu_start_ns", |(_, s): &StepRow| {
+            s.gpu_start_ns.to_string()
+        }),
+        Column::left("gpu_end_ns", |(_, s): &StepRow| s.gpu_end_ns.to_string()),
+        Column::left("projected", |(_, s): &StepRow| s.projected.to_string()),
+        Column::left("kernels", |(_, s): &StepRow| s.kernels.to_string()),
+        Column::left("step_ns", |(_, s): &StepRow| s.step_ns.to_string()),
+    ];
+    for &n in names {
+        columns.push(Column::left(format!("{n}_ns"), move |(_, s): &StepRow| {
+            s.part(n).to_string()
+        }));
+    }
+    columns.push(Column::left("concurrent_ns", |(_, s): &StepRow| {
+        s.concurrent_ns.to_string()
+    }));
+    columns.push(Column::left("bound_capped_ns", |(_, s): &StepRow| {
+        s.bound_capped_ns.to_string()
+    }));
+    columns.push(Column::left("lower_bound_launches", |(_, s): &StepRow| {
+        s.lower_bound_launches.to_string()
+    }));
+    columns
+}
+
 fn csv(r: &BudgetReport) -> String {
     let names: Vec<&str> = r
         .steps
         .first()
         .map(|s| s.parts.iter().map(|p| p.name.as_str()).collect())
         .unwrap_or_default();
-    let mut out =
-        String::from("step,text,pid,device,gpu_start_ns,gpu_end_ns,projected,kernels,step_ns");
-    for n in &names {
-        out.push_str(&format!(",{n}_ns"));
-    }
-    out.push_str(",concurrent_ns,bound_capped_ns,lower_bound_launches\n");
-    for (i, s) in r.steps.iter().enumerate() {
-        out.push_str(&csv_row(i, r.text(s), s, &names));
+    let columns = csv_columns(r, &names);
+    let headers: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();
+    let mut out = headers.join(",");
+    out.push('\n');
+    for row in r.steps.iter().enumerate() {
+        out.push_str(&cells(&columns, &row).join(","));
+        out.push('\n');
     }
     out
-}
-
-fn csv_row(i: usize, text: &str, s: &StepBudget, names: &[&str]) -> String {
-    let text = if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    };
-    let mut row = format!(
-        "{i},{text},{},{},{},{},{},{},{}",
-        s.pid, s.device, s.gpu_start_ns, s.gpu_end_ns, s.projected, s.kernels, s.step_ns
-    );
-    for n in names {
-        row.push_str(&format!(",{}", s.part(n)));
-    }
-    row.push_str(&format!(
-        ",{},{},{}\n",
-        s.concurrent_ns, s.bound_capped_ns, s.lower_bound_launches
-    ));
-    row
 }
 
 fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {

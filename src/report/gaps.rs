@@ -3,10 +3,13 @@
 
 pub use super::gaps_verdict::verdict;
 use super::gaps_verdict::{call_family, dur, frac, host_detail, sum_classes};
-use super::table::Table;
+use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;
-use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail, TopGap};
+use crate::gaps::{
+    CallFamily, ClassTotals, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90, RangeReport,
+    RangeRow, StreamGaps, TopGap,
+};
 use crate::units::ellipsize;
 
 /// At most this many longest gaps in Markdown (the JSON has them all).
@@ -32,62 +35,54 @@ pub fn json(r: &GapReport) -> Vec<u8> {
     v
 }
 
-fn class_header(h: &mut Vec<&'static str>) {
-    for c in GapClass::ALL {
-        h.push(c.label());
-    }
-}
-
-fn class_cells(row: &mut Vec<String>, c: &ClassTotals) {
-    for k in GapClass::ALL {
-        row.push(dur(c.get(k).total_ns));
-    }
+/// One column per gap class: its idle time in a row's class totals
+/// (`None`: a row without classes, an empty cell).
+fn class_columns<'a, R: 'a>(
+    totals: impl Fn(&R) -> Option<&ClassTotals> + Copy + 'a,
+) -> Vec<Column<'a, R>> {
+    GapClass::ALL
+        .into_iter()
+        .map(|k| {
+            Column::right(k.label(), move |row: &R| {
+                totals(row).map_or(String::new(), |c| dur(c.get(k).total_ns))
+            })
+        })
+        .collect()
 }
 
 fn devices_table(r: &GapReport) -> Table {
-    let mut h = vec![
-        "pid",
-        "device",
-        "span",
-        "busy",
-        "kernels",
-        "copies",
-        "memsets",
-        "comm kernels",
-        "comm ∥ compute",
-        "idle",
-        "idle %",
-        "gaps",
+    let mut columns: Vec<Column<&DeviceGaps>> = vec![
+        Column::right("pid", |d: &&DeviceGaps| d.pid.to_string()),
+        Column::right("device", |d: &&DeviceGaps| d.device.to_string()),
+        Column::right("span", |d: &&DeviceGaps| dur(d.span_ns)),
+        Column::right("busy", |d: &&DeviceGaps| dur(d.busy_ns)),
+        Column::right("kernels", |d: &&DeviceGaps| dur(d.kernel_busy_ns)),
+        Column::right("copies", |d: &&DeviceGaps| dur(d.copy_busy_ns)),
+        Column::right("memsets", |d: &&DeviceGaps| dur(d.memset_busy_ns)),
+        Column::right("comm kernels", |d: &&DeviceGaps| dur(d.comm_busy_ns)),
+        Column::right("comm ∥ compute", |d: &&DeviceGaps| {
+            dur(d.comm_compute_overlap_ns)
+        }),
+        Column::right("idle", |d: &&DeviceGaps| dur(d.idle_ns)),
+        Column::right("idle %", |d: &&DeviceGaps| frac(d.idle_ns, d.span_ns)),
+        Column::right("gaps", |d: &&DeviceGaps| d.gap_count.to_string()),
     ];
-    class_header(&mut h);
-    let mut t = Table::new(&h, &[]);
-    for d in &r.devices {
-        let mut row = vec![
-            d.pid.to_string(),
-            d.device.to_string(),
-            dur(d.span_ns),
-            dur(d.busy_ns),
-            dur(d.kernel_busy_ns),
-            dur(d.copy_busy_ns),
-            dur(d.memset_busy_ns),
-            dur(d.comm_busy_ns),
-            dur(d.comm_compute_overlap_ns),
-            dur(d.idle_ns),
-            frac(d.idle_ns, d.span_ns),
-            d.gap_count.to_string(),
-        ];
-        class_cells(&mut row, &d.classes);
-        t.push(row);
-    }
-    t
+    columns.extend(class_columns(|d: &&DeviceGaps| Some(&d.classes)));
+    Table::of_columns(&columns, &r.devices)
 }
 
 fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
-    let mut h = vec![
-        "pid", "device", "stream", "ops", "span", "busy", "idle", "gaps",
+    let mut columns: Vec<Column<&StreamGaps>> = vec![
+        Column::right("pid", |s: &&StreamGaps| s.pid.to_string()),
+        Column::right("device", |s: &&StreamGaps| s.device.to_string()),
+        Column::right("stream", |s: &&StreamGaps| s.stream.to_string()),
+        Column::right("ops", |s: &&StreamGaps| s.ops.to_string()),
+        Column::right("span", |s: &&StreamGaps| dur(s.span_ns)),
+        Column::right("busy", |s: &&StreamGaps| dur(s.busy_ns)),
+        Column::right("idle", |s: &&StreamGaps| dur(s.idle_ns)),
+        Column::right("gaps", |s: &&StreamGaps| s.gap_count.to_string()),
     ];
-    class_header(&mut h);
-    let mut t = Table::new(&h, &[]);
+    columns.extend(class_columns(|s: &&StreamGaps| Some(&s.classes)));
     let mut order: Vec<_> = r.streams.iter().collect();
     order.sort_by_key(|s| (std::cmp::Reverse(s.busy_ns), s.pid, s.device, s.stream));
     let n = if rows == 0 {
@@ -95,69 +90,51 @@ fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
     } else {
         rows.min(order.len())
     };
-    for s in &order[..n] {
-        let mut row = vec![
-            s.pid.to_string(),
-            s.device.to_string(),
-            s.stream.to_string(),
-            s.ops.to_string(),
-            dur(s.span_ns),
-            dur(s.busy_ns),
-            dur(s.idle_ns),
-            s.gap_count.to_string(),
-        ];
-        class_cells(&mut row, &s.classes);
-        t.push(row);
-    }
+    let t = Table::of_columns(&columns, order[..n].iter().copied());
     (t, order.len() - n)
 }
 
+/// A row of the longest-gaps table: its rank (from 0) and the gap.
+type TopRow<'a> = (usize, &'a TopGap);
+
 fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
-    let name = |id| ellipsize(r.name(id), name_width);
-    let mut t = Table::new(
-        &[
-            "#",
-            "pid",
-            "dev",
-            "start",
-            "gap",
-            "class",
-            "before",
-            "after",
-            "API call",
-            "call start − gap start",
-            "call duration",
-            "what the host did",
-            "NVTX",
-            "fix",
-        ],
-        &[5, 6, 7, 8, 11, 12, 13],
-    );
-    for (i, g) in gaps.iter().enumerate() {
-        t.push(vec![
-            (i + 1).to_string(),
-            g.pid.to_string(),
-            g.device.to_string(),
-            format!("{:.6} s", g.start_ns as f64 / 1e9),
-            dur(g.duration_ns),
-            g.class.label().to_string(),
-            format!("{} (s{})", name(g.before.name_id), g.before.stream),
-            format!("{} (s{})", name(g.after.name_id), g.after.stream),
-            g.api.as_ref().map_or("-".to_string(), |a| name(a.name_id)),
-            g.api
-                .as_ref()
-                .map_or("-".to_string(), |a| dur(a.start_ns - g.start_ns)),
-            g.api
-                .as_ref()
-                .map_or("-".to_string(), |a| dur(a.end_ns - a.start_ns)),
+    let name = move |id| ellipsize(r.name(id), name_width);
+    let api = |g: &TopGap, f: &dyn Fn(&crate::gaps::ApiRef) -> String| {
+        g.api.as_ref().map_or("-".to_string(), f)
+    };
+    let columns: Vec<Column<TopRow>> = vec![
+        Column::right("#", |&(i, _): &TopRow| (i + 1).to_string()),
+        Column::right("pid", |(_, g): &TopRow| g.pid.to_string()),
+        Column::right("dev", |(_, g): &TopRow| g.device.to_string()),
+        Column::right("start", |(_, g): &TopRow| {
+            format!("{:.6} s", g.start_ns as f64 / 1e9)
+        }),
+        Column::right("gap", |(_, g): &TopRow| dur(g.duration_ns)),
+        Column::left("class", |(_, g): &TopRow| g.class.label().to_string()),
+        Column::left("before", move |(_, g): &TopRow| {
+            format!("{} (s{})", name(g.before.name_id), g.before.stream)
+        }),
+        Column::left("after", move |(_, g): &TopRow| {
+            format!("{} (s{})", name(g.after.name_id), g.after.stream)
+        }),
+        Column::left("API call", move |(_, g): &TopRow| {
+            api(g, &|a| name(a.name_id))
+        }),
+        Column::right("call start − gap start", move |(_, g): &TopRow| {
+            api(g, &|a| dur(a.start_ns - g.start_ns))
+        }),
+        Column::right("call duration", move |(_, g): &TopRow| {
+            api(g, &|a| dur(a.end_ns - a.start_ns))
+        }),
+        Column::left("what the host did", move |(_, g): &TopRow| {
             g.host
                 .as_ref()
-                .map_or("-".to_string(), |h| ellipsize(h, name_width + 24)),
-            nvtx_cell(r, g, name_width),
-            r.gap_fix(g).to_string(),
-        ]);
-    }
-    t
+                .map_or("-".to_string(), |h| ellipsize(h, name_width + 24))
+        }),
+        Column::left("NVTX", move |(_, g): &TopRow| nvtx_cell(r, g, name_width)),
+        Column::left("fix", |(_, g): &TopRow| r.gap_fix(g).to_string()),
+    ];
+    Table::of_columns(&columns, gaps.iter().enumerate())
 }
 
 /// The NVTX ranges of the launching thread inside the gap with their
@@ -184,56 +161,60 @@ fn nvtx_cell(r: &GapReport, g: &TopGap, name_width: usize) -> String {
     parts.join(", ")
 }
 
+/// A row of the NVTX ranges table: an instance, or the median or 90th
+/// percentile across instances (which has no pid and no classes).
+enum RangeLine<'a> {
+    Instance(&'a RangeRow),
+    Stat(&'static str, fn(MedianP90) -> i64),
+}
+
 fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
     let rr = r.ranges.as_ref()?;
-    let mut h = vec![
-        "range",
-        "pid",
-        "wall",
-        "GPU window",
-        "kernel busy",
-        "idle",
-        "kernels",
+    // An instance's own figure, or the statistic's pick across instances.
+    let figure = |own: fn(&RangeRow) -> i64, across: fn(&RangeReport) -> MedianP90| {
+        move |line: &RangeLine| match line {
+            RangeLine::Instance(i) => own(i),
+            RangeLine::Stat(_, pick) => pick(across(rr)),
+        }
+    };
+    let wall = figure(|i| i.wall_ns, |rr| rr.wall_ns);
+    let window = figure(|i| i.gpu_end_ns - i.gpu_start_ns, |rr| rr.gpu_window_ns);
+    let kbusy = figure(|i| i.kernel_busy_ns, |rr| rr.kernel_busy_ns);
+    let idle = figure(|i| i.idle_ns, |rr| rr.idle_ns);
+    let kernels = figure(|i| i.kernels as i64, |rr| rr.kernels);
+    let mut columns: Vec<Column<RangeLine>> = vec![
+        Column::left("range", |line: &RangeLine| match line {
+            RangeLine::Instance(i) => format!(
+                "{}{}",
+                ellipsize(r.name(i.text_id), 40),
+                if i.projected { "" } else { " *" }
+            ),
+            RangeLine::Stat(label, _) => label.to_string(),
+        }),
+        Column::right("pid", |line: &RangeLine| match line {
+            RangeLine::Instance(i) => i.pid.to_string(),
+            RangeLine::Stat(..) => String::new(),
+        }),
+        Column::right("wall", move |line: &RangeLine| dur(wall(line))),
+        Column::right("GPU window", move |line: &RangeLine| dur(window(line))),
+        Column::right("kernel busy", move |line: &RangeLine| dur(kbusy(line))),
+        Column::right("idle", move |line: &RangeLine| dur(idle(line))),
+        Column::right("kernels", move |line: &RangeLine| kernels(line).to_string()),
     ];
-    class_header(&mut h);
-    let mut t = Table::new(&h, &[0]);
+    columns.extend(class_columns(|line: &RangeLine| match line {
+        RangeLine::Instance(i) => Some(&i.classes),
+        RangeLine::Stat(..) => None,
+    }));
     let n = if rows == 0 {
         rr.instances.len()
     } else {
         rows.min(rr.instances.len())
     };
-    for i in &rr.instances[..n] {
-        let mut row = vec![
-            format!(
-                "{}{}",
-                ellipsize(r.name(i.text_id), 40),
-                if i.projected { "" } else { " *" }
-            ),
-            i.pid.to_string(),
-            dur(i.wall_ns),
-            dur(i.gpu_end_ns - i.gpu_start_ns),
-            dur(i.kernel_busy_ns),
-            dur(i.idle_ns),
-            i.kernels.to_string(),
-        ];
-        class_cells(&mut row, &i.classes);
-        t.push(row);
-    }
-    for (label, f) in [("median", 0), ("p90", 1)] {
-        let pick = |m: crate::gaps::MedianP90| if f == 0 { m.median } else { m.p90 };
-        let mut row = vec![
-            label.to_string(),
-            String::new(),
-            dur(pick(rr.wall_ns)),
-            dur(pick(rr.gpu_window_ns)),
-            dur(pick(rr.kernel_busy_ns)),
-            dur(pick(rr.idle_ns)),
-            pick(rr.kernels).to_string(),
-        ];
-        row.extend(std::iter::repeat_n(String::new(), GapClass::ALL.len()));
-        t.push(row);
-    }
-    Some((t, rr.instances.len() - n))
+    let lines = rr.instances[..n].iter().map(RangeLine::Instance).chain([
+        RangeLine::Stat("median", |m| m.median),
+        RangeLine::Stat("p90", |m| m.p90),
+    ]);
+    Some((Table::of_columns(&columns, lines), rr.instances.len() - n))
 }
 
 fn launch_lines(r: &GapReport) -> Vec<String> {
@@ -383,106 +364,129 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
     s
 }
 
+/// A row of the CSV: one device, stream or range instance.
+struct ScopeRow<'a> {
+    scope: &'static str,
+    pid: u32,
+    device: Option<u16>,
+    stream: Option<u32>,
+    range: Option<&'a str>,
+    start_ns: i64,
+    end_ns: i64,
+    span_ns: i64,
+    busy_ns: i64,
+    idle_ns: i64,
+    gap_count: u64,
+    classes: &'a ClassTotals,
+    /// The host-bound detail, per device only.
+    detail: Option<&'a DetailTotals>,
+}
+
+/// The CSV's columns: where the row is, its times, then a count and a
+/// time per class and per host detail.
+fn csv_columns<'a>() -> Vec<Column<'a, ScopeRow<'a>>> {
+    let opt = |v: Option<String>| v.unwrap_or_default();
+    let mut columns: Vec<Column<ScopeRow>> = vec![
+        Column::left("scope", |s: &ScopeRow| s.scope.to_string()),
+        Column::left("pid", |s: &ScopeRow| s.pid.to_string()),
+        Column::left("device", move |s: &ScopeRow| {
+            opt(s.device.map(|d| d.to_string()))
+        }),
+        Column::left("stream", move |s: &ScopeRow| {
+            opt(s.stream.map(|d| d.to_string()))
+        }),
+        Column::left("range", move |s: &ScopeRow| {
+            opt(s.range.map(str::to_string))
+        }),
+        Column::left("start_ns", |s: &ScopeRow| s.start_ns.to_string()),
+        Column::left("end_ns", |s: &ScopeRow| s.end_ns.to_string()),
+        Column::left("span_ns", |s: &ScopeRow| s.span_ns.to_string()),
+        Column::left("busy_ns", |s: &ScopeRow| s.busy_ns.to_string()),
+        Column::left("idle_ns", |s: &ScopeRow| s.idle_ns.to_string()),
+        Column::left("gap_count", |s: &ScopeRow| s.gap_count.to_string()),
+    ];
+    for c in GapClass::ALL {
+        columns.push(Column::left(
+            format!("{}_count", c.key()),
+            move |s: &ScopeRow| s.classes.get(c).count.to_string(),
+        ));
+        columns.push(Column::left(
+            format!("{}_ns", c.key()),
+            move |s: &ScopeRow| s.classes.get(c).total_ns.to_string(),
+        ));
+    }
+    for d in HostDetail::ALL {
+        columns.push(Column::left(
+            format!("host_detail_{}_count", d.key()),
+            move |s: &ScopeRow| opt(s.detail.map(|t| t.get(d).count.to_string())),
+        ));
+        columns.push(Column::left(
+            format!("host_detail_{}_ns", d.key()),
+            move |s: &ScopeRow| opt(s.detail.map(|t| t.get(d).total_ns.to_string())),
+        ));
+    }
+    columns
+}
+
 /// CSV: one row per device, stream and range instance, SI units in the
 /// column names. The host-bound detail (`host_detail_<detail>_count`/`_ns`) is
 /// split per device only: empty (not computed, not zero) on stream and range
 /// rows.
 fn csv(r: &GapReport) -> String {
+    let columns = csv_columns();
+    let devices = r.devices.iter().map(|d| ScopeRow {
+        scope: "device",
+        pid: d.pid,
+        device: Some(d.device),
+        stream: None,
+        range: None,
+        start_ns: d.start_ns,
+        end_ns: d.end_ns,
+        span_ns: d.span_ns,
+        busy_ns: d.busy_ns,
+        idle_ns: d.idle_ns,
+        gap_count: d.gap_count,
+        classes: &d.classes,
+        detail: Some(&d.host_detail),
+    });
+    let streams = r.streams.iter().map(|s| ScopeRow {
+        scope: "stream",
+        pid: s.pid,
+        device: Some(s.device),
+        stream: Some(s.stream),
+        range: None,
+        start_ns: s.start_ns,
+        end_ns: s.end_ns,
+        span_ns: s.span_ns,
+        busy_ns: s.busy_ns,
+        idle_ns: s.idle_ns,
+        gap_count: s.gap_count,
+        classes: &s.classes,
+        detail: None,
+    });
+    let ranges = r
+        .ranges
+        .iter()
+        .flat_map(|rr| &rr.instances)
+        .map(|i| ScopeRow {
+            scope: "range",
+            pid: i.pid,
+            device: None,
+            stream: None,
+            range: Some(r.name(i.text_id)),
+            start_ns: i.gpu_start_ns,
+            end_ns: i.gpu_end_ns,
+            span_ns: i.gpu_end_ns - i.gpu_start_ns,
+            busy_ns: i.busy_ns,
+            idle_ns: i.idle_ns,
+            gap_count: i.classes.0.iter().map(|c| c.count).sum(),
+            classes: &i.classes,
+            detail: None,
+        });
     let mut w = csv::Writer::from_writer(Vec::new());
-    let mut h: Vec<String> = [
-        "scope",
-        "pid",
-        "device",
-        "stream",
-        "range",
-        "start_ns",
-        "end_ns",
-        "span_ns",
-        "busy_ns",
-        "idle_ns",
-        "gap_count",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    for c in GapClass::ALL {
-        h.push(format!("{}_count", c.key()));
-        h.push(format!("{}_ns", c.key()));
-    }
-    for d in HostDetail::ALL {
-        h.push(format!("host_detail_{}_count", d.key()));
-        h.push(format!("host_detail_{}_ns", d.key()));
-    }
-    let _ = w.write_record(&h);
-    let mut put = |head: [String; 11], c: &ClassTotals, detail: Option<&DetailTotals>| {
-        let mut row = head.to_vec();
-        for k in GapClass::ALL {
-            row.push(c.get(k).count.to_string());
-            row.push(c.get(k).total_ns.to_string());
-        }
-        for d in HostDetail::ALL {
-            let t = detail.map(|x| x.get(d));
-            row.push(t.map_or(String::new(), |t| t.count.to_string()));
-            row.push(t.map_or(String::new(), |t| t.total_ns.to_string()));
-        }
-        let _ = w.write_record(&row);
-    };
-    for d in &r.devices {
-        put(
-            [
-                "device".into(),
-                d.pid.to_string(),
-                d.device.to_string(),
-                String::new(),
-                String::new(),
-                d.start_ns.to_string(),
-                d.end_ns.to_string(),
-                d.span_ns.to_string(),
-                d.busy_ns.to_string(),
-                d.idle_ns.to_string(),
-                d.gap_count.to_string(),
-            ],
-            &d.classes,
-            Some(&d.host_detail),
-        );
-    }
-    for s in &r.streams {
-        put(
-            [
-                "stream".into(),
-                s.pid.to_string(),
-                s.device.to_string(),
-                s.stream.to_string(),
-                String::new(),
-                s.start_ns.to_string(),
-                s.end_ns.to_string(),
-                s.span_ns.to_string(),
-                s.busy_ns.to_string(),
-                s.idle_ns.to_string(),
-                s.gap_count.to_string(),
-            ],
-            &s.classes,
-            None,
-        );
-    }
-    for i in r.ranges.iter().flat_map(|rr| &rr.instances) {
-        put(
-            [
-                "range".into(),
-                i.pid.to_string(),
-                String::new(),
-                String::new(),
-                r.name(i.text_id).to_string(),
-                i.gpu_start_ns.to_string(),
-                i.gpu_end_ns.to_string(),
-                (i.gpu_end_ns - i.gpu_start_ns).to_string(),
-                i.busy_ns.to_string(),
-                i.idle_ns.to_string(),
-                i.classes.0.iter().map(|c| c.count).sum::<u64>().to_string(),
-            ],
-            &i.classes,
-            None,
-        );
+    let _ = w.write_record(columns.iter().map(|c| &c.header));
+    for row in devices.chain(streams).chain(ranges) {
+        let _ = w.write_record(cells(&columns, &row));
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
 }

@@ -5,6 +5,7 @@
 
 use crate::gaps::model::{DetailTotals, ScaleTotals};
 use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail};
+use crate::nsys::SchemaFlavor;
 use crate::units::{duration_ns, ellipsize, percent};
 
 pub(super) fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
@@ -31,7 +32,7 @@ pub fn verdict(r: &GapReport) -> String {
                 rr.instances.len(),
                 dur(rr.gpu_window_ns.median)
             );
-            return with_reason(head, idle, &rr.classes, None);
+            return with_reason(head, idle, &rr.classes, None).0;
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
@@ -56,10 +57,10 @@ pub fn verdict(r: &GapReport) -> String {
         busy_note(r)
     );
     let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
-    let line = with_reason(head, idle, &classes, host_advice(r));
+    let (line, named_fix) = with_reason(head, idle, &classes, host_advice(r));
     match copy_advice(r) {
         // A mostly busy GPU whose busy time is copies: the copies first.
-        Some(c) if busy > idle && !line.contains("fix first") => format!("{line}; fix first: {c}"),
+        Some(c) if busy > idle && !named_fix => format!("{line}; fix first: {c}"),
         Some(c) => format!("{line}; then {c}"),
         None => line,
     }
@@ -94,6 +95,11 @@ fn copy_advice(r: &GapReport) -> Option<String> {
     let (direction, pageable, count, bytes, ns) = by_kind
         .into_iter()
         .max_by_key(|x| (x.4, std::cmp::Reverse(x.0)))?;
+    // What the input is called: a PyTorch profiler trace or an nsys export.
+    let input = match r.input.schema_flavor {
+        SchemaFlavor::Kineto => "trace",
+        _ => "export",
+    };
     let moved = match bytes {
         Some(b) if ns > 0 => format!(
             "{} in {} at {} achieved",
@@ -101,7 +107,7 @@ fn copy_advice(r: &GapReport) -> Option<String> {
             dur(ns),
             crate::units::si(b as f64 / (ns as f64 * 1e-9), "B/s")
         ),
-        _ => format!("{} (bytes not in the export)", dur(ns)),
+        _ => format!("{} (bytes not in the {input})", dur(ns)),
     };
     let fix = match (direction, pageable) {
         (_, true) => "pin the host buffers (cudaHostAlloc, pin_memory=True) so the copies run asynchronously, then overlap them with compute",
@@ -109,7 +115,7 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         _ => "keep the data resident on the GPU (copy once, reuse), overlap pinned async copies with compute on another stream, and batch small copies into fewer, larger ones",
     };
     Some(format!(
-        "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, link bandwidth unknown (the export records no host link for its GPU): {fix}",
+        "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, link bandwidth unknown (the {input} records no host link for its GPU): {fix}",
         if pageable {
             "pageable"
         } else if direction.contains('H') {
@@ -221,15 +227,21 @@ fn busy_note(r: &GapReport) -> String {
 }
 
 /// The verdict's tail: the largest class and its fix; for host-bound, the
-/// fix of the largest thing the host did.
+/// fix of the largest thing the host did. The flag says whether a fix was
+/// named (decided here, not by searching the sentence).
 fn with_reason(
     head: String,
     idle: i64,
     classes: &ClassTotals,
     host: Option<(&'static str, String)>,
-) -> String {
+) -> (String, bool) {
     let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
-    match classes.dominant() {
+    let named_fix = match classes.dominant() {
+        Some(GapClass::Unattributed) | None => false,
+        Some(GapClass::HostBound) => host.is_some(),
+        Some(_) => true,
+    };
+    let line = match classes.dominant() {
         // "Unattributed" says the export cannot tell; when it leads, also
         // name the largest class among the gaps that can be explained.
         Some(GapClass::Unattributed) if idle > 0 => {
@@ -263,8 +275,9 @@ fn with_reason(
             dur(classes.get(c).total_ns),
             dur(idle)
         ),
-        _ => head,
-    }
+        _ => return (head, false),
+    };
+    (line, named_fix)
 }
 
 pub(super) fn frac(a: i64, b: i64) -> String {

@@ -21,6 +21,15 @@ pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
                     "compute_capability": g.compute_capability,
                     "sm_count": g.sm_count,
                     "l2_bytes": g.l2_bytes,
+                    "memory_clock_mhz": g.memory_clock_mhz,
+                    "bus_width_bits": g.bus_width_bits,
+                    "boost_clock_mhz": g.facts.boost_clock_mhz,
+                    "fact_sources": {
+                        "sm_count": g.facts.sm_count,
+                        "l2_bytes": g.facts.l2,
+                        "memory": g.facts.memory,
+                        "boost_clock": g.facts.boost_clock,
+                    },
                     "clocks": roofs.clocks,
                     "roofs": roofs,
                 })

@@ -82,7 +82,56 @@ pub fn md_code(text: &str) -> String {
     format!("{fence}{pad}{}{pad}{fence}", flat.replace('|', "\\|"))
 }
 
+/// One column of a table: its header, its alignment and how a row of type
+/// `R` writes its cell, defined together so that a header and its cells
+/// cannot drift apart and a new column is one entry in one list (read by
+/// the text, Markdown and CSV renderers alike).
+pub struct Column<'a, R> {
+    /// Header.
+    pub header: String,
+    /// Alignment of the column in text tables.
+    pub align: Align,
+    /// The cell of one row.
+    pub cell: Box<dyn Fn(&R) -> String + 'a>,
+}
+
+impl<'a, R> Column<'a, R> {
+    /// A left-aligned column (names, sentences).
+    pub fn left(header: impl Into<String>, cell: impl Fn(&R) -> String + 'a) -> Column<'a, R> {
+        Column {
+            header: header.into(),
+            align: Align::Left,
+            cell: Box::new(cell),
+        }
+    }
+
+    /// A right-aligned column (numbers).
+    pub fn right(header: impl Into<String>, cell: impl Fn(&R) -> String + 'a) -> Column<'a, R> {
+        Column {
+            header: header.into(),
+            align: Align::Right,
+            cell: Box::new(cell),
+        }
+    }
+}
+
+/// The cells of `row`, one per column, in column order.
+pub fn cells<R>(columns: &[Column<'_, R>], row: &R) -> Vec<String> {
+    columns.iter().map(|c| (c.cell)(row)).collect()
+}
+
 impl Table {
+    /// A table of `rows` with `columns`: the headers, alignments and cells
+    /// all come from the one column list.
+    pub fn of_columns<R>(columns: &[Column<'_, R>], rows: impl IntoIterator<Item = R>) -> Table {
+        Table {
+            header: columns.iter().map(|c| c.header.clone()).collect(),
+            align: columns.iter().map(|c| c.align).collect(),
+            rows: rows.into_iter().map(|r| cells(columns, &r)).collect(),
+            code: Vec::new(),
+        }
+    }
+
     /// A table with the given header; every column right-aligned except those in `left`.
     pub fn new(header: &[&str], left: &[usize]) -> Table {
         Table {

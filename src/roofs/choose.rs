@@ -1,6 +1,7 @@
 //! Choosing the roofs of a run (policy): `--gpu KEY`, `--roofs FILE`,
 //! `--roofs ncu`, else detection from what the input says about its device
-//! (name, compute capability, SM count, L2 size, memory clock). `--gpu` is
+//! (name, compute capability, SM count, L2 size, memory bus width, memory
+//! clock, memory bandwidth). `--gpu` is
 //! checked against the same facts: a compute capability it cannot have is
 //! an error, another SM count or device name a note. Takes plain data
 //! ([`DeviceHints`]), so the parsers fill it and nothing here knows their
@@ -39,8 +40,15 @@ pub struct DeviceHints {
     pub sm_counts: Vec<u32>,
     /// Distinct L2 sizes seen, bytes, sorted.
     pub l2_bytes: Vec<u64>,
-    /// Distinct memory clocks seen, MHz, sorted.
+    /// Distinct memory clocks seen, MHz, sorted (the CUDA attribute, or
+    /// the DRAM clock ncu measured while a kernel ran).
     pub memory_clocks_mhz: Vec<u64>,
+    /// Distinct memory bus widths seen, bits, sorted
+    /// (`device__attribute_global_memory_bus_width`).
+    pub bus_widths_bits: Vec<u32>,
+    /// Distinct theoretical DRAM bandwidths seen, byte/s, sorted (nsys
+    /// `TARGET_INFO_GPU.memoryBandwidth`: 2 x memory clock x bus width / 8).
+    pub memory_bandwidths_bytes_per_s: Vec<u64>,
 }
 
 /// How the GPU (and so the roofs) was chosen.
@@ -261,17 +269,55 @@ pub fn choose<E: From<RoofsError>>(
 }
 
 /// Memory clocks closer than this fraction to a GPU's match it: the file's
-/// value is measured while the kernel runs (ncu's `Memory Frequency`), the
-/// table's is the CUDA attribute.
+/// value may be measured while the kernel runs (ncu's `Memory Frequency`),
+/// the table's is the CUDA attribute.
 const MEMORY_CLOCK_TOLERANCE: f64 = 0.10;
+
+/// A stated DRAM bandwidth this close to a GPU's datasheet bandwidth
+/// matches it: the runtime's figure is 2 x memory clock x bus width / 8
+/// (A100 40GB: 2 x 1215 MHz x 640 B = 1555.2 GB/s, datasheet 1555; H200:
+/// 4916.7 GB/s in a real export, datasheet 4.8 TB/s, 2.4 % apart).
+const BANDWIDTH_TOLERANCE: f64 = 0.05;
 
 /// L2 sizes closer than this fraction match (runtime-reported sizes).
 const L2_TOLERANCE: f64 = 0.02;
 
+/// How much worse than the best fit another candidate's fit may be and
+/// stay (fraction): cards of one silicon differ in memory clock by 5-10 %
+/// (A40 7250 vs RTX A6000 8000 MHz), more than a measured clock is off.
+const NEAREST_SLACK: f64 = 0.02;
+
+/// Keeps the candidates a fact fits best, and says whether the fact was
+/// used. `error` is the relative distance between the fact and a GPU's
+/// value, `None` where the table does not know the value (those stay
+/// candidates). A GPU fits within `tolerance`; of those, the ones within
+/// `slack` of the nearest stay. A fact that no known value fits is not
+/// used: it may be a clock measured under a power state, not a reason to
+/// rule out every GPU.
+fn narrow(
+    c: &mut Vec<&'static GpuSpec>,
+    tolerance: f64,
+    slack: f64,
+    error: impl Fn(&GpuSpec) -> Option<f64>,
+) -> bool {
+    let best = c
+        .iter()
+        .filter_map(|g| error(g))
+        .filter(|e| *e <= tolerance)
+        .fold(f64::INFINITY, f64::min);
+    if c.len() < 2 || !best.is_finite() {
+        return false;
+    }
+    let before = c.len();
+    c.retain(|g| error(g).is_none_or(|e| e <= tolerance && e <= best + slack));
+    c.len() < before
+}
+
 /// The GPUs of the table consistent with every fact in `hints` but the
 /// device name, and the facts used, in words. A fact with several distinct
-/// values (several devices) is not used. The memory clock only decides
-/// between candidates: it is used when exactly one of them matches it.
+/// values (several devices) is not used. Compute capability, SM count, L2
+/// size and bus width are device attributes and rule GPUs out; the memory
+/// clock and bandwidth only narrow the candidates ([`narrow`]).
 fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
     let mut used = Vec::new();
     let mut c: Vec<&'static GpuSpec> = gpus::all().iter().collect();
@@ -292,18 +338,32 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
         });
         used.push(format!("L2 {:.1} MiB", l2f / (1u64 << 20) as f64));
     }
-    if c.len() > 1 && !hints.memory_clocks_mhz.is_empty() {
-        let fits = |g: &&GpuSpec| {
-            g.memory_clock_mhz.is_some_and(|m| {
+    if let [bus] = hints.bus_widths_bits.as_slice() {
+        c.retain(|g| g.bus_width_bits.is_none_or(|b| b == *bus));
+        used.push(format!("{bus}-bit memory bus"));
+    }
+    if let [bw] = hints.memory_bandwidths_bytes_per_s.as_slice() {
+        let bwf = *bw as f64;
+        let error = |g: &GpuSpec| g.datasheet_dram().map(|d| (d - bwf).abs() / d);
+        // Every GPU within the tolerance stays: datasheets round their
+        // figures (H200: 4.8 TB/s stated, 4.92 reported), so the nearest
+        // is not the likeliest.
+        if narrow(&mut c, BANDWIDTH_TOLERANCE, BANDWIDTH_TOLERANCE, error) {
+            used.push(format!("DRAM bandwidth {:.1} GB/s", bwf / 1e9));
+        }
+    }
+    if !hints.memory_clocks_mhz.is_empty() {
+        // Every clock the file states must fit: the worst one counts.
+        let error = |g: &GpuSpec| {
+            g.memory_clock_mhz.map(|m| {
                 hints
                     .memory_clocks_mhz
                     .iter()
-                    .all(|&f| (f as f64 - m).abs() <= MEMORY_CLOCK_TOLERANCE * m)
+                    .map(|&f| (f as f64 - m).abs() / m)
+                    .fold(0.0, f64::max)
             })
         };
-        let fitting: Vec<&'static GpuSpec> = c.iter().copied().filter(fits).collect();
-        if fitting.len() == 1 {
-            c = fitting;
+        if narrow(&mut c, MEMORY_CLOCK_TOLERANCE, NEAREST_SLACK, error) {
             let clocks: Vec<String> = hints
                 .memory_clocks_mhz
                 .iter()
@@ -315,9 +375,18 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
     (c, used)
 }
 
+/// True when the table knows `g`'s value of every device attribute
+/// (SM count, L2 size, bus width) that `hints` state once: a GPU that
+/// stayed a candidate only because a value is unknown is not decided on.
+fn confirmed(g: &GpuSpec, hints: &DeviceHints) -> bool {
+    (hints.sm_counts.len() != 1 || g.sm_count.is_some())
+        && (hints.l2_bytes.len() != 1 || g.l2_bytes.is_some())
+        && (hints.bus_widths_bits.len() != 1 || g.bus_width_bits.is_some())
+}
+
 /// The GPU named by the device name in `hints`, else the one GPU of the
-/// table consistent with its compute capability, SM count, L2 size and
-/// memory clock ([`match_facts`]).
+/// table consistent with its compute capability, SM count, L2 size, bus
+/// width, memory clock and bandwidth ([`match_facts`]).
 fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     for name in &hints.device_names {
         if let Some(g) = gpus::by_device_name(name) {
@@ -332,11 +401,13 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     let (candidates, used) = match_facts(hints);
     if hints.device_names.is_empty() && !used.is_empty() {
         if let [g] = candidates.as_slice() {
-            return Ok(from_table(
-                g,
-                format!("{} in the CSV", used.join(", ")),
-                hints,
-            ));
+            if confirmed(g, hints) {
+                return Ok(from_table(
+                    g,
+                    format!("{} in the CSV", used.join(", ")),
+                    hints,
+                ));
+            }
         }
     }
     let keys: Vec<&str> = candidates.iter().map(|g| g.key).collect();
@@ -354,6 +425,11 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
         (None, false) if keys.is_empty() => format!(
             "{}, which no GPU of the built-in table has",
             used.join(", ")
+        ),
+        (None, false) if keys.len() == 1 => format!(
+            "{}, which only {} might have (the table does not know its SM count, L2 size or bus width to confirm it)",
+            used.join(", "),
+            keys[0]
         ),
         (None, false) => format!("{}, shared by {}", used.join(", "), keys.join(", ")),
     };
@@ -463,57 +539,166 @@ mod tests {
         );
     }
 
-    #[test]
-    fn sm_count_splits_a_compute_capability() {
-        // 8.9 with 142 SMs: L40S, L40 and RTX 6000 Ada (all 142, one AD102
-        // configuration); 128 SMs: RTX 4090.
-        let mut h = hints(&[], &["8.9"]);
-        h.sm_counts = vec![128];
-        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
-        assert_eq!(gpu.key.as_deref(), Some("rtx4090"));
-        assert_eq!(gpu.chosen_by, "compute capability 8.9, 128 SMs in the CSV");
-        h.sm_counts = vec![142];
-        let e = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("compute capability 8.9, 142 SMs, shared by l40s, l40, rtx6000-ada"),
-            "{e}"
-        );
-        // 8.6 with 84 SMs is the A40 (A10 72, RTX 3090 82).
-        let mut h = hints(&[], &["8.6"]);
-        h.sm_counts = vec![84];
-        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
-        assert_eq!(gpu.key.as_deref(), Some("a40"));
-        // L2 size splits those three? No: the L40S and RTX 6000 Ada both
-        // 96 MiB, the L40's unknown. It does split CC 12.0.
-        let mut h = hints(&[], &["12.0"]);
-        h.l2_bytes = vec![128 << 20];
-        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
-        assert_eq!(gpu.key.as_deref(), Some("rtx-pro-6000"));
+    fn decide(h: &DeviceHints) -> Result<String, String> {
+        match choose(&RoofsChoice::FromCsv, h, no_peaks) {
+            Ok((_, gpu)) => Ok(gpu.key.unwrap()),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     #[test]
-    fn memory_clock_splits_the_two_a100s() {
-        // CC 8.0 with 108 SMs fits both A100s; the HBM2 clock of the 40 GB
-        // part is 1215 MHz, the HBM2e of the 80 GB part 1593 MHz.
+    fn sm_count_splits_a_compute_capability() {
+        // CC 8.9, SM counts from the cited documents: RTX 4070 5888 CUDA
+        // cores / 128 = 46, RTX 4080 76 (Ada whitepaper), L4 58, RTX 4090
+        // 128; L40S, L40 and RTX 6000 Ada all 142 (one AD102 configuration).
+        let mut h = hints(&[], &["8.9"]);
+        for (sms, key) in [
+            (46, "rtx4070"),
+            (76, "rtx4080"),
+            (58, "l4"),
+            (128, "rtx4090"),
+        ] {
+            h.sm_counts = vec![sms];
+            assert_eq!(decide(&h).as_deref(), Ok(key), "{sms} SMs");
+        }
+        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
+        assert_eq!(gpu.chosen_by, "compute capability 8.9, 128 SMs in the CSV");
+        h.sm_counts = vec![142];
+        let e = decide(&h).unwrap_err();
+        assert!(
+            e.contains("compute capability 8.9, 142 SMs, shared by l40s, l40, rtx6000-ada"),
+            "{e}"
+        );
+        // The memory clock splits the RTX 6000 Ada (20 Gbps: 10000 MHz)
+        // from the L40 and L40S (18 Gbps: 9000 MHz), not those two.
+        h.memory_clocks_mhz = vec![10001];
+        assert_eq!(decide(&h).as_deref(), Ok("rtx6000-ada"));
+        h.memory_clocks_mhz = vec![9001];
+        assert!(decide(&h).unwrap_err().contains("shared by l40s, l40"));
+        // CC 12.0 (CES 2025 table: CUDA cores / 128): RTX 5080 84, 5070 Ti
+        // 70, 5070 48, 5060 Ti 36, 5090 170, RTX PRO 6000 188.
+        let mut h = hints(&[], &["12.0"]);
+        for (sms, key) in [
+            (84, "rtx5080"),
+            (70, "rtx5070ti"),
+            (48, "rtx5070"),
+            (36, "rtx5060ti"),
+            (170, "rtx5090"),
+            (188, "rtx-pro-6000"),
+        ] {
+            h.sm_counts = vec![sms];
+            assert_eq!(decide(&h).as_deref(), Ok(key), "{sms} SMs");
+        }
+        // L2 alone: 128 MiB rules out the RTX 5090 (96 MiB) and 5080 (64
+        // MiB); the cards whose L2 the table does not know stay candidates,
+        // and only those are named.
+        h.sm_counts.clear();
+        h.l2_bytes = vec![128 << 20];
+        let e = decide(&h).unwrap_err();
+        assert!(
+            e.contains("L2 128.0 MiB, shared by rtx5070ti, rtx5070, rtx5060ti, rtx-pro-6000"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn name_bus_width_and_memory_clock_split_one_silicon() {
+        // CC 8.6 with 84 SMs: the A40 and the RTX A6000 (GA102, 10,752 CUDA
+        // cores each, both 384-bit); the RTX 3090 has 82.
+        let mut h = hints(&[], &["8.6"]);
+        h.sm_counts = vec![84];
+        let e = decide(&h).unwrap_err();
+        assert!(e.contains("84 SMs, shared by a40, rtx-a6000"), "{e}");
+        h.bus_widths_bits = vec![384];
+        assert!(decide(&h).unwrap_err().contains("shared by a40, rtx-a6000"));
+        // Memory clock (CUDA attribute = data rate / 2): A40 14.5 Gbps ->
+        // 7250 MHz, RTX A6000 16 Gbps -> 8000 MHz (PNY and NVIDIA
+        // datasheets). 7251 is within 10 % of both; the nearer one wins.
+        h.memory_clocks_mhz = vec![7251];
+        assert_eq!(decide(&h).as_deref(), Ok("a40"));
+        h.memory_clocks_mhz = vec![8001];
+        assert_eq!(decide(&h).as_deref(), Ok("rtx-a6000"));
+        // The device name decides whatever the facts.
+        let mut h = hints(&["NVIDIA RTX A6000"], &["8.6"]);
+        h.sm_counts = vec![84];
+        assert_eq!(decide(&h).as_deref(), Ok("rtx-a6000"));
+        // 82 SMs: the RTX 3090.
+        let mut h = hints(&[], &["8.6"]);
+        h.sm_counts = vec![82];
+        assert_eq!(decide(&h).as_deref(), Ok("rtx3090"));
+        // Bus width alone: 320 bits is the RTX 3080's (GA102 whitepaper);
+        // the A10, whose bus width the table does not know, stays.
+        let mut h = hints(&[], &["8.6"]);
+        h.bus_widths_bits = vec![320];
+        let e = decide(&h).unwrap_err();
+        assert!(
+            e.contains("320-bit memory bus, shared by a10, rtx3080"),
+            "{e}"
+        );
+        // A bus width no GPU of that CC has rules all out (a card not in
+        // the table): the message says none fits.
+        h.bus_widths_bits = vec![96];
+        let e = decide(&h).unwrap_err();
+        assert!(e.contains("which only a10 might have"), "{e}");
+        // With its SM count too, nothing fits.
+        h.sm_counts = vec![20];
+        let e = decide(&h).unwrap_err();
+        assert!(e.contains("which no GPU of the built-in table has"), "{e}");
+    }
+
+    #[test]
+    fn dram_bandwidth_splits_the_a100s() {
+        // nsys TARGET_INFO_GPU.memoryBandwidth of a real A100-SXM4-80GB
+        // export (corpus cloverleaf): 2039040000000 B/s; datasheets: A100
+        // 40GB 1555, 80GB SXM 2039, 80GB PCIe 1935 GB/s. The A800 is the
+        // same silicon and memory (A800 datasheet): no fact splits it from
+        // the A100, only the name.
         let mut h = hints(&[], &["8.0"]);
         h.sm_counts = vec![108];
-        let e = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap_err();
+        h.memory_bandwidths_bytes_per_s = vec![2_039_040_000_000];
+        let e = decide(&h).unwrap_err();
         assert!(
-            e.to_string().contains("shared by a100-40gb, a100-80gb"),
+            e.contains("DRAM bandwidth 2039.0 GB/s, shared by a100-80gb, a800-80gb"),
+            "{e}"
+        );
+        h.memory_bandwidths_bytes_per_s = vec![1_935_000_000_000];
+        let e = decide(&h).unwrap_err();
+        assert!(
+            e.contains("shared by a100-80gb-pcie, a800-80gb-pcie"),
+            "{e}"
+        );
+        // Over 5 % from every table figure: not used.
+        h.memory_bandwidths_bytes_per_s = vec![3_000_000_000_000];
+        let e = decide(&h).unwrap_err();
+        assert!(!e.contains("DRAM bandwidth"), "{e}");
+    }
+
+    #[test]
+    fn memory_clock_splits_the_a100s() {
+        // CC 8.0 with 108 SMs fits every A100 and A800; the HBM2 clock of
+        // the 40 GB parts is 1215 MHz, the 80 GB SXM 1593, the 80 GB PCIe
+        // 1512 (bandwidth / (2 x 5120 / 8) of the datasheet figures).
+        let mut h = hints(&[], &["8.0"]);
+        h.sm_counts = vec![108];
+        let e = decide(&h).unwrap_err();
+        assert!(
+            e.contains("shared by a100-40gb, a100-80gb, a100-80gb-pcie, a800-40gb, a800-80gb, a800-80gb-pcie"),
             "{e}"
         );
         h.memory_clocks_mhz = vec![1512];
-        let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
-        assert_eq!(gpu.key.as_deref(), Some("a100-80gb"));
+        let e = decide(&h).unwrap_err();
         assert!(
-            gpu.chosen_by.contains("memory clock 1512 MHz"),
-            "{}",
-            gpu.chosen_by
+            e.contains("memory clock 1512 MHz, shared by a100-80gb-pcie, a800-80gb-pcie"),
+            "{e}"
         );
-        // A clock that fits neither (V100-like 627 MHz) is not used.
+        h.memory_clocks_mhz = vec![1215];
+        let e = decide(&h).unwrap_err();
+        assert!(e.contains("shared by a100-40gb, a800-40gb"), "{e}");
+        // A clock that fits none (V100-like 627 MHz) is not used.
         h.memory_clocks_mhz = vec![627];
-        assert!(choose(&RoofsChoice::FromCsv, &h, no_peaks).is_err());
+        let e = decide(&h).unwrap_err();
+        assert!(!e.contains("memory clock"), "{e}");
+        assert!(e.contains("a100-40gb, a100-80gb, a100-80gb-pcie"), "{e}");
     }
 
     #[test]

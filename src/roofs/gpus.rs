@@ -67,8 +67,13 @@ pub struct GpuSpec {
     /// source gives it (the GPU then stays a candidate whatever L2 a
     /// profile reports).
     pub l2_bytes: Option<u64>,
-    /// Memory clock in MHz (`cudaDevAttrMemoryClockRate`), when known.
+    /// Memory clock in MHz as the CUDA runtime reports it
+    /// (`cudaDevAttrMemoryClockRate`: half the per-pin data rate, so that
+    /// DRAM bandwidth = 2 x clock x bus width / 8), when known.
     pub memory_clock_mhz: Option<f64>,
+    /// Memory bus width in bits (`cudaDevAttrGlobalMemoryBusWidth`), when
+    /// known.
+    pub bus_width_bits: Option<u32>,
     /// Where the SM count, L2 size, memory figures and boost clock come from.
     pub facts: FactSources,
     /// Datasheet values (dense), FLOP/s or byte/s.
@@ -169,6 +174,7 @@ use MemoryLevel::{Dram, L2};
 
 const V100_DS: &str = "NVIDIA Tesla V100 datasheet (SXM2)";
 const A100_DS: &str = "NVIDIA A100 Tensor Core GPU datasheet (SXM), dense";
+const A100P_DS: &str = "NVIDIA A100 Tensor Core GPU datasheet (PCIe 80GB column: 1,935 GB/s, the same compute peaks as the SXM part), dense";
 const H100_DS: &str = "NVIDIA H100 Tensor Core GPU datasheet (SXM), sparse figures / 2";
 const H100P_DS: &str = "NVIDIA H100 Tensor Core GPU datasheet (PCIe), sparse figures / 2";
 const H200_DS: &str = "NVIDIA H200 Tensor Core GPU datasheet (SXM), sparse figures / 2";
@@ -197,6 +203,159 @@ const L40_CORES: &str = "NVIDIA L40 datasheet (https://www.mullet.se/product.htm
 const A40_DS: &str = "NVIDIA A40 datasheet (as reproduced at https://www.ecer.com/corp/details-uuuedqa-p1bsay9-multi-display-setups-supported-by-48gb-gddr6-ecc-memory-nvidia-a40-gpu-and-vga-outputs.html), sparse figures / 2";
 const A40_CORES: &str = "NVIDIA A40 datasheet (https://www.ecer.com/corp/details-uuuedqa-p1bsay9-multi-display-setups-supported-by-48gb-gddr6-ecc-memory-nvidia-a40-gpu-and-vga-outputs.html): 10,752 CUDA cores / 128 per SM (NVIDIA Ampere GA102 GPU Architecture whitepaper) = 84 SMs; 336 Tensor Cores / 4 per SM = 84";
 
+// Document citations of the entries below, as literals so that `concat!`
+// can build each value's source from them.
+macro_rules! rate_turing_gf {
+    () => {
+        "NVIDIA Turing GPU Architecture whitepaper: per SM and clock 64 FP32 lanes (128 FLOP), FP64 1/32, FP16 x2 packed (halved here), 8 Tensor Cores = 1024 FP16 FLOP (512 with FP32 accumulate on GeForce), 2048 INT8 ops"
+    };
+}
+macro_rules! rate_ga100 {
+    () => {
+        "NVIDIA A100 Tensor Core GPU Architecture whitepaper: per SM and clock 64 FP32 lanes (128 FLOP), 32 FP64 (64 FLOP), FP64 tensor 128, TF32 1024, FP16/BF16 2048, INT8 4096 dense"
+    };
+}
+macro_rules! rate_ga10x_gf {
+    () => {
+        "NVIDIA Ampere GA102 GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), FP64 1/64, FP16 (non-tensor) at the FP32 rate (halved here), tensor dense TF32 256, FP16/BF16 with FP32 accumulate 512 (GeForce), INT8 2048"
+    };
+}
+macro_rules! rate_ga10x_pro {
+    () => {
+        "NVIDIA Ampere GA102 GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), FP64 1/64, FP16 (non-tensor) at the FP32 rate (halved here), tensor dense TF32 512, FP16/BF16 1024 (FP32 accumulate at full rate on professional cards), INT8 2048"
+    };
+}
+macro_rules! rate_ada_gf {
+    () => {
+        "NVIDIA Ada GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), FP64 1/64, FP16 (non-tensor) at the FP32 rate (halved here), tensor dense with FP32 accumulate (GeForce) TF32 256, FP16/BF16 512, FP8 1024, INT8 2048"
+    };
+}
+macro_rules! rate_ada_pro {
+    () => {
+        "NVIDIA Ada GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), FP64 1/64, FP16 (non-tensor) at the FP32 rate (halved here), tensor dense (professional cards, FP32 accumulate at full rate) TF32 512, FP16/BF16 1024, FP8 2048, INT8 2048"
+    };
+}
+macro_rules! rate_ada_cuda {
+    () => {
+        "NVIDIA Ada GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), FP64 1/64, FP16 (non-tensor) at the FP32 rate (halved here)"
+    };
+}
+macro_rules! rate_gh100 {
+    () => {
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), 64 FP64 (128 FLOP); its tensor peaks assume a lower clock than the FP32 peak (1830 vs 1980 MHz on the H100 SXM5), so they are taken as stated"
+    };
+}
+macro_rules! rate_gb20x_gf {
+    () => {
+        "NVIDIA RTX Blackwell GPU Architecture whitepaper: per SM and clock 128 FP32 lanes (256 FLOP), FP64 1/64, FP16 (non-tensor) at the FP32 rate (halved here), tensor dense with FP32 accumulate (GeForce) TF32 256, FP16/BF16 512, FP8 1024, INT8 2048, FP4 4096"
+    };
+}
+macro_rules! tu_wp {
+    () => {
+        "NVIDIA Turing GPU Architecture whitepaper, Appendix A, reference-card column (summarised at https://www.tomshardware.com/reviews/nvidia-turing-gpu-architecture-explored,5801.html): "
+    };
+}
+macro_rules! tu_clk {
+    () => {
+        "reference boost clock, NVIDIA Turing GPU Architecture whitepaper Appendix A (Founders Edition cards run higher; also at https://gist.github.com/sagnitude/c32a204dc698639e1ef54ad260f53449): "
+    };
+}
+macro_rules! a30_ds {
+    () => {
+        "NVIDIA A30 Tensor Core GPU datasheet (not openable in this session: no copy in the search corpora; its FP32/FP64 figures agree with third-party databases), sparse figures / 2: "
+    };
+}
+macro_rules! a800_ds {
+    () => {
+        "NVIDIA A800 Tensor Core GPU datasheet (the A100's compute with NVLink limited to 400 GB/s), sparse figures / 2: "
+    };
+}
+macro_rules! a100_wp {
+    () => {
+        "NVIDIA A100 Tensor Core GPU Architecture whitepaper (A100: 108 SMs, 1410 MHz boost, 40 MB L2, 5120-bit HBM2); the A800 is the same GA100 configuration: "
+    };
+}
+macro_rules! h800_ds {
+    () => {
+        "NVIDIA H800 Tensor Core GPU datasheet (the H100's compute with FP64 cut to about 1 TFLOPS and NVLink to 400 GB/s; FP64 also at https://www.philisun.com/technical-analysis/nvidia-h800-vs-h100-a-technical-deep-dive-into-politically-defined-ai-chips/), sparse figures / 2: "
+    };
+}
+macro_rules! h100_wp {
+    () => {
+        "NVIDIA H100 Tensor Core GPU Architecture whitepaper (H100 SXM5: 132 SMs, 50 MB L2, five HBM3 stacks on ten 512-bit controllers; H100 PCIe: 114 SMs); the H800 is the same GH100 configuration: "
+    };
+}
+macro_rules! h20_tp {
+    () => {
+        "NVIDIA H20 (China-market Hopper), figures NVIDIA gave its customers as reported by third parties (no public NVIDIA datasheet at hand): https://zangshuxian.com/new/674733024499207168 and https://willitrunai.com/es/gpus/h20-96gb; "
+    };
+}
+macro_rules! ga102_wp {
+    () => {
+        "NVIDIA Ampere GA102 GPU Architecture whitepaper, Appendix A: "
+    };
+}
+macro_rules! gf_ampere {
+    () => {
+        "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages: CUDA cores, boost clock, memory configuration; FP32 also in https://huggingface.co/datasets/ohdoking/gpu_spec): "
+    };
+}
+macro_rules! rtx3060_real {
+    () => {
+        "real nsys exports of an RTX 3060 (shared/corpus/nsys/nsys2023.1.2_gtls_tls-search.sqlite and nsys2025.5.2_flameox_cudagraph-smoke.sqlite, TARGET_INFO_GPU): "
+    };
+}
+macro_rules! rtxa6000_ds {
+    () => {
+        "NVIDIA RTX A6000 datasheet (10,752 CUDA cores, 336 Tensor Cores, 48 GB GDDR6 384-bit 768 GB/s, also at https://llmperf.net/categories/gpu/Nvidia-A6000-GPUs), sparse figures / 2: "
+    };
+}
+macro_rules! rtxa5000_ds {
+    () => {
+        "NVIDIA RTX A5000 datasheet (8,192 CUDA cores, 256 Tensor Cores, 24 GB GDDR6 384-bit 768 GB/s; FP32 27.77 also at https://huggingface.co/datasets/ohdoking/gpu_spec), sparse figures / 2: "
+    };
+}
+macro_rules! rtxa4000_ds {
+    () => {
+        "NVIDIA RTX A4000 datasheet (as reproduced at https://www.ecer.com/corp/details-uuuedqa-p1bsb03-pci-express-3-0-x16-nvidia-rtx-a4000-16g-graphics-card-for-professional-video-editing.html), sparse figures / 2: "
+    };
+}
+macro_rules! ada_wp {
+    () => {
+        "NVIDIA Ada GPU Architecture whitepaper, Appendix A, \"GeForce RTX 4080 12GB\" (launched unchanged as the RTX 4070 Ti: AD104, 60 SMs, 7680 CUDA cores): "
+    };
+}
+macro_rules! gf_ada {
+    () => {
+        "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages: CUDA cores, boost clock, memory configuration): "
+    };
+}
+macro_rules! rtx4000ada_ds {
+    () => {
+        "NVIDIA RTX 4000 Ada Generation datasheet (6,144 CUDA cores, 192 Tensor Cores, 20 GB GDDR6 160-bit 360 GB/s; cores also at https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation): "
+    };
+}
+macro_rules! rtx5000ada_ds {
+    () => {
+        "NVIDIA RTX 5000 Ada Generation datasheet (12,800 CUDA cores, 400 Tensor Cores, 32 GB GDDR6 256-bit 576 GB/s), sparse figures / 2: "
+    };
+}
+macro_rules! l20_tp {
+    () => {
+        "NVIDIA L20 (China-market AD102 card), no NVIDIA datasheet at hand; third-party databases https://www.topcpu.net/en/gpu-c/a40-pcie-vs-l20 and https://pcpartdb.com/gpus/compare/nvidia-l4--vs--nvidia-l20: "
+    };
+}
+macro_rules! ces25 {
+    () => {
+        "NVIDIA GeForce RTX 50 series specifications (CES 2025 and nvidia.com product pages; CES table reproduced at https://www.tweaktown.com/news/102469/nvidia-geforce-rtx-50-series-specs-pricing-and-performance-plan-that-upgrade-today/index.html): "
+    };
+}
+macro_rules! gb_wp {
+    () => {
+        "NVIDIA RTX Blackwell GPU Architecture whitepaper, Appendix (GeForce RTX 5080, GB203): "
+    };
+}
+
 static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "v100",
@@ -205,7 +364,11 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(4096),
+        facts: FactSources {
+            memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 900.0, V100_DS),
             c(Fp64, 7.8, V100_DS),
@@ -227,7 +390,11 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(4096),
+        facts: FactSources {
+            memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 900.0, V100_DS),
             c(Fp64, 7.8, V100_DS),
@@ -249,7 +416,11 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(40),
         l2_bytes: Some(4 * MIB),
         memory_clock_mhz: Some(5001.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            memory: "16 GB GDDR6, 256-bit, 320 GB/s: NVIDIA T4 datasheet; memory clock 5001 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 320.0, T4_DS),
             c(Fp64, 0.25, "Turing whitepaper: FP64 at 1/32 of FP32 (8.1 TFLOPS / 32)"),
@@ -261,13 +432,92 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "rtx2080ti",
+        name: "NVIDIA GeForce RTX 2080 Ti",
+        compute_capability: "7.5",
+        sm_count: Some(68),
+        l2_bytes: Some(5632 * KIB),
+        memory_clock_mhz: Some(7000.0),
+        bus_width_bits: Some(352),
+        facts: FactSources {
+            sm_count: concat!(tu_wp!(), "68 SMs = 4352 CUDA cores / 64 per SM"),
+            l2: concat!(tu_wp!(), "L2 5632 KB"),
+            memory: concat!(tu_wp!(), "GDDR6, 352-bit at 14 Gbps = 616 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1545.0),
+            boost_clock: concat!(tu_clk!(), "1545 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 616.0, concat!(tu_wp!(), "352-bit GDDR6 at 14 Gbps = 616 GB/s")),
+            c(Fp32, 13.4, concat!(tu_wp!(), "FP32 13.4 TFLOP/s dense; check: 68 SMs x 128 per SM and clock x 1545 MHz = 13.45 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(Fp64, 0.4202, concat!("derived (no figure of this path in the card document): 68 SMs x 4 per SM and clock x 1545 MHz = 0.4202 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(Fp16, 13.45, concat!("derived (no figure of this path in the card document): 68 SMs x 128 per SM and clock x 1545 MHz = 13.45 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(TensorFp16, 53.8, concat!(tu_wp!(), "FP16 tensor with FP32 accumulate 53.8 TFLOP/s dense; check: 68 SMs x 512 per SM and clock x 1545 MHz = 53.79 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(TensorInt8, 215.2, concat!(tu_wp!(), "INT8 tensor 215.2 TFLOP/s dense; check: 68 SMs x 2048 per SM and clock x 1545 MHz = 215.2 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx2080",
+        name: "NVIDIA GeForce RTX 2080",
+        compute_capability: "7.5",
+        sm_count: Some(46),
+        l2_bytes: Some(4 * MIB),
+        memory_clock_mhz: Some(7000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(tu_wp!(), "46 SMs = 2944 CUDA cores / 64 per SM"),
+            l2: concat!(tu_wp!(), "L2 4096 KB"),
+            memory: concat!(tu_wp!(), "GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1710.0),
+            boost_clock: concat!(tu_clk!(), "1710 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 448.0, concat!(tu_wp!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
+            c(Fp32, 10.1, concat!(tu_wp!(), "FP32 10.1 TFLOP/s dense; check: 46 SMs x 128 per SM and clock x 1710 MHz = 10.07 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(Fp64, 0.3146, concat!("derived (no figure of this path in the card document): 46 SMs x 4 per SM and clock x 1710 MHz = 0.3146 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(Fp16, 10.07, concat!("derived (no figure of this path in the card document): 46 SMs x 128 per SM and clock x 1710 MHz = 10.07 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(TensorFp16, 40.3, concat!(tu_wp!(), "FP16 tensor with FP32 accumulate 40.3 TFLOP/s dense; check: 46 SMs x 512 per SM and clock x 1710 MHz = 40.27 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(TensorInt8, 161.1, concat!(tu_wp!(), "INT8 tensor 161.1 TFLOP/s dense; check: 46 SMs x 2048 per SM and clock x 1710 MHz = 161.1 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx2070",
+        name: "NVIDIA GeForce RTX 2070",
+        compute_capability: "7.5",
+        sm_count: Some(36),
+        l2_bytes: Some(4 * MIB),
+        memory_clock_mhz: Some(7000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(tu_wp!(), "36 SMs = 2304 CUDA cores / 64 per SM"),
+            l2: concat!(tu_wp!(), "L2 4096 KB"),
+            memory: concat!(tu_wp!(), "GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1620.0),
+            boost_clock: concat!(tu_clk!(), "1620 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 448.0, concat!(tu_wp!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
+            c(Fp32, 7.5, concat!(tu_wp!(), "FP32 7.5 TFLOP/s dense; check: 36 SMs x 128 per SM and clock x 1620 MHz = 7.465 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(Fp64, 0.2333, concat!("derived (no figure of this path in the card document): 36 SMs x 4 per SM and clock x 1620 MHz = 0.2333 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(Fp16, 7.465, concat!("derived (no figure of this path in the card document): 36 SMs x 128 per SM and clock x 1620 MHz = 7.465 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(TensorFp16, 29.9, concat!(tu_wp!(), "FP16 tensor with FP32 accumulate 29.9 TFLOP/s dense; check: 36 SMs x 512 per SM and clock x 1620 MHz = 29.86 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+            c(TensorInt8, 119.4, concat!(tu_wp!(), "INT8 tensor 119.4 TFLOP/s dense; check: 36 SMs x 2048 per SM and clock x 1620 MHz = 119.4 TFLOP/s (per-SM rate: ", rate_turing_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "a100-40gb",
         name: "NVIDIA A100 40GB SXM4",
         compute_capability: "8.0",
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1215.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            memory: "5120-bit HBM2 (five stacks, ten 512-bit controllers): NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1215 MHz: a real nsys export of this card records memoryBandwidth 1555200000000 B/s = 2 x 1215 MHz x 5120 / 8 (shared/corpus/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite, TARGET_INFO_GPU)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 1555.0, A100_DS),
             c(Fp64, 9.7, A100_DS),
@@ -288,7 +538,11 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1593.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            memory: "5120-bit HBM2e: NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1593 MHz: a real nsys export of an A100-SXM4-80GB records memoryBandwidth 2039040000000 B/s = 2 x 1593 MHz x 5120 / 8 (shared/corpus/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite, TARGET_INFO_GPU)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 2039.0, A100_DS),
             c(Fp64, 9.7, A100_DS),
@@ -312,12 +566,153 @@ static TABLE: &[GpuSpec] = &[
         ],
     },
     GpuSpec {
+        key: "a100-80gb-pcie",
+        name: "NVIDIA A100 80GB PCIe",
+        compute_capability: "8.0",
+        sm_count: Some(108),
+        l2_bytes: Some(40 * MIB),
+        memory_clock_mhz: Some(1512.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            sm_count: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs",
+            l2: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 40 MB L2",
+            memory: "80 GB HBM2e, 1935 GB/s: NVIDIA A100 Tensor Core GPU datasheet (PCIe 80GB column); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            boost_clock_mhz: Some(1410.0),
+            boost_clock: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: boost clock 1410 MHz",
+        },
+        datasheet: &[
+            m(Dram, 1935.0, A100P_DS),
+            c(Fp64, 9.7, A100P_DS),
+            c(TensorFp64, 19.5, A100P_DS),
+            c(Fp32, 19.5, A100P_DS),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting"),
+            c(TensorTf32, 156.0, A100P_DS),
+            c(TensorFp16, 312.0, A100P_DS),
+            c(TensorBf16, 312.0, A100P_DS),
+            c(TensorInt8, 624.0, A100P_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "a30",
+        name: "NVIDIA A30",
+        compute_capability: "8.0",
+        sm_count: Some(56),
+        l2_bytes: None,
+        memory_clock_mhz: Some(1215.0),
+        bus_width_bits: Some(3072),
+        facts: FactSources {
+            sm_count: "56 SMs = 3584 CUDA cores / 64 (third-party database); the datasheet's FP32 10.3 TFLOPS / (128 FLOP x 56 x 1440 MHz) agrees",
+            l2: "not set: third-party databases give 24 MB, no NVIDIA source at hand",
+            memory: concat!(a30_ds!(), "24 GB HBM2, 933 GB/s; 3072-bit (third-party database) at 1215 MHz; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1440.0),
+            boost_clock: "1440 MHz (third-party database)",
+        },
+        datasheet: &[
+            m(Dram, 933.0, concat!(a30_ds!(), "24 GB HBM2, 933 GB/s")),
+            c(Fp32, 10.3, concat!(a30_ds!(), "FP32 10.3 TFLOP/s dense; check: 56 SMs x 128 per SM and clock x 1440 MHz = 10.32 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 20.64, "derived: 56 SMs x 256 FP16 FLOP per SM and clock (NVIDIA A100 Tensor Core GPU Architecture whitepaper: FP16 non-tensor at 4x the FP32 rate, 512 packed, halved here for per-instruction counting) x 1440 MHz = 20.64 TFLOP/s; no figure of this path in the A30 datasheet"),
+            c(Fp64, 5.2, concat!(a30_ds!(), "FP64 5.2 TFLOP/s dense; check: 56 SMs x 64 per SM and clock x 1440 MHz = 5.161 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp64, 10.3, concat!(a30_ds!(), "FP64 tensor 10.3 TFLOP/s dense; check: 56 SMs x 128 per SM and clock x 1440 MHz = 10.32 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorTf32, 82.0, concat!(a30_ds!(), "TF32 82.0 TFLOP/s dense; check: 56 SMs x 1024 per SM and clock x 1440 MHz = 82.58 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp16, 165.0, concat!(a30_ds!(), "FP16 165.0 TFLOP/s dense; check: 56 SMs x 2048 per SM and clock x 1440 MHz = 165.2 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorBf16, 165.0, concat!(a30_ds!(), "BF16 165.0 TFLOP/s dense; check: 56 SMs x 2048 per SM and clock x 1440 MHz = 165.2 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorInt8, 330.0, concat!(a30_ds!(), "INT8 330.0 TFLOP/s dense; check: 56 SMs x 4096 per SM and clock x 1440 MHz = 330.3 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "a800-40gb",
+        name: "NVIDIA A800 40GB PCIe",
+        compute_capability: "8.0",
+        sm_count: Some(108),
+        l2_bytes: Some(40 * MIB),
+        memory_clock_mhz: Some(1215.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            sm_count: concat!(a100_wp!(), "108 SMs"),
+            l2: concat!(a100_wp!(), "40 MB L2"),
+            memory: concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s; 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1410.0),
+            boost_clock: concat!(a100_wp!(), "1410 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 1555.0, concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s")),
+            c(Fp32, 19.5, concat!(a800_ds!(), "FP32 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting (the A800 is the A100's GA100 configuration)"),
+            c(Fp64, 9.7, concat!(a800_ds!(), "FP64 9.7 TFLOP/s dense; check: 108 SMs x 64 per SM and clock x 1410 MHz = 9.746 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp64, 19.5, concat!(a800_ds!(), "FP64 tensor 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorTf32, 156.0, concat!(a800_ds!(), "TF32 156.0 TFLOP/s dense; check: 108 SMs x 1024 per SM and clock x 1410 MHz = 155.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp16, 312.0, concat!(a800_ds!(), "FP16 312.0 TFLOP/s dense; check: 108 SMs x 2048 per SM and clock x 1410 MHz = 311.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorBf16, 312.0, concat!(a800_ds!(), "BF16 312.0 TFLOP/s dense; check: 108 SMs x 2048 per SM and clock x 1410 MHz = 311.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorInt8, 624.0, concat!(a800_ds!(), "INT8 624.0 TFLOP/s dense; check: 108 SMs x 4096 per SM and clock x 1410 MHz = 623.7 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "a800-80gb",
+        name: "NVIDIA A800 80GB SXM4",
+        compute_capability: "8.0",
+        sm_count: Some(108),
+        l2_bytes: Some(40 * MIB),
+        memory_clock_mhz: Some(1593.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            sm_count: concat!(a100_wp!(), "108 SMs"),
+            l2: concat!(a100_wp!(), "40 MB L2"),
+            memory: concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1410.0),
+            boost_clock: concat!(a100_wp!(), "1410 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 2039.0, concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM)")),
+            c(Fp32, 19.5, concat!(a800_ds!(), "FP32 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting (the A800 is the A100's GA100 configuration)"),
+            c(Fp64, 9.7, concat!(a800_ds!(), "FP64 9.7 TFLOP/s dense; check: 108 SMs x 64 per SM and clock x 1410 MHz = 9.746 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp64, 19.5, concat!(a800_ds!(), "FP64 tensor 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorTf32, 156.0, concat!(a800_ds!(), "TF32 156.0 TFLOP/s dense; check: 108 SMs x 1024 per SM and clock x 1410 MHz = 155.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp16, 312.0, concat!(a800_ds!(), "FP16 312.0 TFLOP/s dense; check: 108 SMs x 2048 per SM and clock x 1410 MHz = 311.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorBf16, 312.0, concat!(a800_ds!(), "BF16 312.0 TFLOP/s dense; check: 108 SMs x 2048 per SM and clock x 1410 MHz = 311.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorInt8, 624.0, concat!(a800_ds!(), "INT8 624.0 TFLOP/s dense; check: 108 SMs x 4096 per SM and clock x 1410 MHz = 623.7 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "a800-80gb-pcie",
+        name: "NVIDIA A800 80GB PCIe",
+        compute_capability: "8.0",
+        sm_count: Some(108),
+        l2_bytes: Some(40 * MIB),
+        memory_clock_mhz: Some(1512.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            sm_count: concat!(a100_wp!(), "108 SMs"),
+            l2: concat!(a100_wp!(), "40 MB L2"),
+            memory: concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1410.0),
+            boost_clock: concat!(a100_wp!(), "1410 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 1935.0, concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe)")),
+            c(Fp32, 19.5, concat!(a800_ds!(), "FP32 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting (the A800 is the A100's GA100 configuration)"),
+            c(Fp64, 9.7, concat!(a800_ds!(), "FP64 9.7 TFLOP/s dense; check: 108 SMs x 64 per SM and clock x 1410 MHz = 9.746 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp64, 19.5, concat!(a800_ds!(), "FP64 tensor 19.5 TFLOP/s dense; check: 108 SMs x 128 per SM and clock x 1410 MHz = 19.49 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorTf32, 156.0, concat!(a800_ds!(), "TF32 156.0 TFLOP/s dense; check: 108 SMs x 1024 per SM and clock x 1410 MHz = 155.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorFp16, 312.0, concat!(a800_ds!(), "FP16 312.0 TFLOP/s dense; check: 108 SMs x 2048 per SM and clock x 1410 MHz = 311.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorBf16, 312.0, concat!(a800_ds!(), "BF16 312.0 TFLOP/s dense; check: 108 SMs x 2048 per SM and clock x 1410 MHz = 311.9 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+            c(TensorInt8, 624.0, concat!(a800_ds!(), "INT8 624.0 TFLOP/s dense; check: 108 SMs x 4096 per SM and clock x 1410 MHz = 623.7 TFLOP/s (per-SM rate: ", rate_ga100!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "a10",
         name: "NVIDIA A10",
         compute_capability: "8.6",
         sm_count: Some(72),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 600.0, A10_DS),
@@ -337,11 +732,12 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "8.6",
         sm_count: Some(84),
         l2_bytes: Some(6 * MIB),
-        memory_clock_mhz: None,
+        memory_clock_mhz: Some(7250.0),
+        bus_width_bits: Some(384),
         facts: FactSources {
             sm_count: A40_CORES,
             l2: "L2 6 MB: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie (third-party database); the full GA102 has 6,144 KB of L2 (NVIDIA Ampere GA102 GPU Architecture whitepaper)",
-            memory: "48 GB GDDR6, 384-bit at 14.5 Gbps = 696 GB/s: PNY A40 (900-2G133-0000-000) specification, http://www.relationship-nepal.org/900-2g133-0000-000.html",
+            memory: "48 GB GDDR6, 384-bit at 14.5 Gbps = 696 GB/s: PNY A40 (900-2G133-0000-000) specification, http://www.relationship-nepal.org/900-2g133-0000-000.html; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(1740.0),
             boost_clock: "boost clock 1,740 MHz: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
         },
@@ -363,8 +759,12 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "8.6",
         sm_count: Some(82),
         l2_bytes: Some(6 * MIB),
-        memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        memory_clock_mhz: Some(9751.0),
+        bus_width_bits: Some(384),
+        facts: FactSources {
+            memory: "384-bit GDDR6X at 19.5 Gbps = 936 GB/s: NVIDIA Ampere GA102 GPU Architecture whitepaper, Appendix A; 9751 MHz: real nsys exports of this card record memoryBandwidth 936096000000 B/s = 2 x 9751 MHz x 384 / 8 (shared/corpus/nsys/nsys2025.5.1_balinski-gomory_report3.sqlite, TARGET_INFO_GPU)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 936.0, GA102_WP),
             c(Fp64, 0.556, "GA102 whitepaper FP32 35.6 TFLOPS x 1/64 (GA102 FP64 rate)"),
@@ -378,13 +778,206 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "rtx3080",
+        name: "NVIDIA GeForce RTX 3080",
+        compute_capability: "8.6",
+        sm_count: Some(68),
+        l2_bytes: Some(5 * MIB),
+        memory_clock_mhz: Some(9500.0),
+        bus_width_bits: Some(320),
+        facts: FactSources {
+            sm_count: concat!(ga102_wp!(), "RTX 3080: 68 SMs, 8704 CUDA cores"),
+            l2: concat!(ga102_wp!(), "RTX 3080: L2 5120 KB"),
+            memory: concat!(ga102_wp!(), "RTX 3080: 10 GB GDDR6X, 320-bit at 19 Gbps = 760 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1710.0),
+            boost_clock: concat!(ga102_wp!(), "RTX 3080 boost clock 1710 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 760.0, concat!(ga102_wp!(), "RTX 3080: 320-bit GDDR6X at 19 Gbps = 760 GB/s")),
+            c(Fp32, 29.8, concat!(ga102_wp!(), "RTX 3080 FP32 29.8 TFLOP/s dense; check: 68 SMs x 256 per SM and clock x 1710 MHz = 29.77 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp64, 0.4651, concat!("derived (no figure of this path in the card document): 68 SMs x 4 per SM and clock x 1710 MHz = 0.4651 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp16, 14.88, concat!("derived (no figure of this path in the card document): 68 SMs x 128 per SM and clock x 1710 MHz = 14.88 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorTf32, 29.8, concat!(ga102_wp!(), "RTX 3080 TF32 29.8 TFLOP/s dense; check: 68 SMs x 256 per SM and clock x 1710 MHz = 29.77 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorFp16, 59.5, concat!(ga102_wp!(), "RTX 3080 FP16 tensor with FP32 accumulate 59.5 TFLOP/s dense; check: 68 SMs x 512 per SM and clock x 1710 MHz = 59.54 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorBf16, 59.5, concat!(ga102_wp!(), "RTX 3080 BF16 tensor with FP32 accumulate 59.5 TFLOP/s dense; check: 68 SMs x 512 per SM and clock x 1710 MHz = 59.54 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorInt8, 238.0, concat!(ga102_wp!(), "RTX 3080 INT8 tensor 238.0 TFLOP/s dense; check: 68 SMs x 2048 per SM and clock x 1710 MHz = 238.1 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx3070",
+        name: "NVIDIA GeForce RTX 3070",
+        compute_capability: "8.6",
+        sm_count: Some(46),
+        l2_bytes: None,
+        memory_clock_mhz: Some(7000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(gf_ampere!(), "5888 CUDA cores / 128 per SM = 46 SMs (GA104)"),
+            l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
+            memory: concat!(gf_ampere!(), "8 GB GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1725.0),
+            boost_clock: concat!(gf_ampere!(), "boost clock 1725 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 448.0, concat!(gf_ampere!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
+            c(Fp32, 20.3, concat!(gf_ampere!(), "RTX 3070 FP32 20.3 TFLOP/s dense; check: 46 SMs x 256 per SM and clock x 1725 MHz = 20.31 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp64, 0.3174, concat!("derived (no figure of this path in the card document): 46 SMs x 4 per SM and clock x 1725 MHz = 0.3174 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp16, 10.16, concat!("derived (no figure of this path in the card document): 46 SMs x 128 per SM and clock x 1725 MHz = 10.16 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorTf32, 20.31, concat!("derived (no figure of this path in the card document): 46 SMs x 256 per SM and clock x 1725 MHz = 20.31 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorFp16, 40.63, concat!("derived (no figure of this path in the card document): 46 SMs x 512 per SM and clock x 1725 MHz = 40.63 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorBf16, 40.63, concat!("derived (no figure of this path in the card document): 46 SMs x 512 per SM and clock x 1725 MHz = 40.63 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorInt8, 162.5, concat!("derived (no figure of this path in the card document): 46 SMs x 2048 per SM and clock x 1725 MHz = 162.5 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx3060ti",
+        name: "NVIDIA GeForce RTX 3060 Ti",
+        compute_capability: "8.6",
+        sm_count: Some(38),
+        l2_bytes: None,
+        memory_clock_mhz: Some(7000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(gf_ampere!(), "4864 CUDA cores / 128 per SM = 38 SMs (GA104)"),
+            l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
+            memory: concat!(gf_ampere!(), "8 GB GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1665.0),
+            boost_clock: concat!(gf_ampere!(), "boost clock 1665 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 448.0, concat!(gf_ampere!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
+            c(Fp32, 16.2, concat!(gf_ampere!(), "RTX 3060 Ti FP32 16.2 TFLOP/s dense; check: 38 SMs x 256 per SM and clock x 1665 MHz = 16.2 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp64, 0.2531, concat!("derived (no figure of this path in the card document): 38 SMs x 4 per SM and clock x 1665 MHz = 0.2531 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp16, 8.099, concat!("derived (no figure of this path in the card document): 38 SMs x 128 per SM and clock x 1665 MHz = 8.099 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorTf32, 16.2, concat!("derived (no figure of this path in the card document): 38 SMs x 256 per SM and clock x 1665 MHz = 16.2 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorFp16, 32.39, concat!("derived (no figure of this path in the card document): 38 SMs x 512 per SM and clock x 1665 MHz = 32.39 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorBf16, 32.39, concat!("derived (no figure of this path in the card document): 38 SMs x 512 per SM and clock x 1665 MHz = 32.39 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorInt8, 129.6, concat!("derived (no figure of this path in the card document): 38 SMs x 2048 per SM and clock x 1665 MHz = 129.6 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx3060",
+        name: "NVIDIA GeForce RTX 3060",
+        compute_capability: "8.6",
+        sm_count: Some(28),
+        l2_bytes: Some(2304 * KIB),
+        memory_clock_mhz: Some(7501.0),
+        bus_width_bits: Some(192),
+        facts: FactSources {
+            sm_count: concat!(rtx3060_real!(), "smCount 28 (3584 CUDA cores / 128 on the product page)"),
+            l2: concat!(rtx3060_real!(), "l2CacheSize 2359296 B = 2.25 MiB (the runtime's figure; third-party pages say 3 MB, e.g. http://cholla.mmto.org/nvidia/my3060.html; a GA104-based RTX 3060 of the same name may report another L2)"),
+            memory: concat!(rtx3060_real!(), "memoryBandwidth 360048000000 B/s = 2 x memory clock 7501 MHz x 192 bit / 8; 12 GB GDDR6, 192-bit at 15 Gbps = 360 GB/s on the product page"),
+            boost_clock_mhz: Some(1777.0),
+            boost_clock: concat!(rtx3060_real!(), "clockRate 1777 MHz, the product page's boost clock"),
+        },
+        datasheet: &[
+            m(Dram, 360.0, concat!(gf_ampere!(), "RTX 3060: 192-bit GDDR6 at 15 Gbps = 360 GB/s")),
+            c(Fp32, 12.7, concat!(gf_ampere!(), "RTX 3060 FP32 12.7 TFLOP/s dense; check: 28 SMs x 256 per SM and clock x 1777 MHz = 12.74 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp64, 0.199, concat!("derived (no figure of this path in the card document): 28 SMs x 4 per SM and clock x 1777 MHz = 0.199 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(Fp16, 6.369, concat!("derived (no figure of this path in the card document): 28 SMs x 128 per SM and clock x 1777 MHz = 6.369 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorTf32, 12.74, concat!("derived (no figure of this path in the card document): 28 SMs x 256 per SM and clock x 1777 MHz = 12.74 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorFp16, 25.48, concat!("derived (no figure of this path in the card document): 28 SMs x 512 per SM and clock x 1777 MHz = 25.48 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorBf16, 25.48, concat!("derived (no figure of this path in the card document): 28 SMs x 512 per SM and clock x 1777 MHz = 25.48 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+            c(TensorInt8, 101.9, concat!("derived (no figure of this path in the card document): 28 SMs x 2048 per SM and clock x 1777 MHz = 101.9 TFLOP/s (per-SM rate: ", rate_ga10x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx-a6000",
+        name: "NVIDIA RTX A6000",
+        compute_capability: "8.6",
+        sm_count: Some(84),
+        l2_bytes: Some(6 * MIB),
+        memory_clock_mhz: Some(8000.0),
+        bus_width_bits: Some(384),
+        facts: FactSources {
+            sm_count: concat!(rtxa6000_ds!(), "10,752 CUDA cores / 128 = 84 SMs; 336 Tensor Cores / 4 = 84"),
+            l2: "L2 6 MB: https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40 (third-party database); the full GA102 has 6,144 KB (GA102 whitepaper) and the A6000 keeps all twelve 32-bit controllers (384-bit)",
+            memory: concat!(rtxa6000_ds!(), "384-bit GDDR6 at 16 Gbps = 768 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1800.0),
+            boost_clock: "1800 MHz: https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40 (third-party database)",
+        },
+        datasheet: &[
+            m(Dram, 768.0, concat!(rtxa6000_ds!(), "48 GB GDDR6, 768 GB/s")),
+            c(Fp32, 38.7, concat!(rtxa6000_ds!(), "FP32 38.7 TFLOP/s dense; check: 84 SMs x 256 per SM and clock x 1800 MHz = 38.71 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(Fp64, 0.6048, concat!("derived (no figure of this path in the card document): 84 SMs x 4 per SM and clock x 1800 MHz = 0.6048 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(Fp16, 19.35, concat!("derived (no figure of this path in the card document): 84 SMs x 128 per SM and clock x 1800 MHz = 19.35 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorTf32, 77.41, concat!("derived (no figure of this path in the card document): 84 SMs x 512 per SM and clock x 1800 MHz = 77.41 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorFp16, 154.85, concat!(rtxa6000_ds!(), "tensor 309.7 (FP16, sparse) / 2 = 154.85 TFLOP/s dense; check: 84 SMs x 1024 per SM and clock x 1800 MHz = 154.8 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorBf16, 154.8, concat!("derived (no figure of this path in the card document): 84 SMs x 1024 per SM and clock x 1800 MHz = 154.8 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorInt8, 309.7, concat!("derived (no figure of this path in the card document): 84 SMs x 2048 per SM and clock x 1800 MHz = 309.7 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx-a5000",
+        name: "NVIDIA RTX A5000",
+        compute_capability: "8.6",
+        sm_count: Some(64),
+        l2_bytes: None,
+        memory_clock_mhz: Some(8000.0),
+        bus_width_bits: Some(384),
+        facts: FactSources {
+            sm_count: concat!(rtxa5000_ds!(), "8,192 CUDA cores / 128 = 64 SMs"),
+            l2: "not set: third-party databases give 6 MB, no NVIDIA source at hand",
+            memory: concat!(rtxa5000_ds!(), "384-bit GDDR6 at 16 Gbps = 768 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1695.0),
+            boost_clock: "1695 MHz (third-party databases); FP32 27.8 TFLOPS / (256 x 64) = 1697 MHz",
+        },
+        datasheet: &[
+            m(Dram, 768.0, concat!(rtxa5000_ds!(), "24 GB GDDR6, 768 GB/s")),
+            c(Fp32, 27.8, concat!(rtxa5000_ds!(), "FP32 27.8 TFLOP/s dense; check: 64 SMs x 256 per SM and clock x 1695 MHz = 27.77 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(Fp64, 0.4339, concat!("derived (no figure of this path in the card document): 64 SMs x 4 per SM and clock x 1695 MHz = 0.4339 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(Fp16, 13.89, concat!("derived (no figure of this path in the card document): 64 SMs x 128 per SM and clock x 1695 MHz = 13.89 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorTf32, 55.54, concat!("derived (no figure of this path in the card document): 64 SMs x 512 per SM and clock x 1695 MHz = 55.54 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorFp16, 111.1, concat!(rtxa5000_ds!(), "tensor 222.2 (FP16, sparse) / 2 = 111.1 TFLOP/s dense; check: 64 SMs x 1024 per SM and clock x 1695 MHz = 111.1 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorBf16, 111.1, concat!("derived (no figure of this path in the card document): 64 SMs x 1024 per SM and clock x 1695 MHz = 111.1 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorInt8, 222.2, concat!("derived (no figure of this path in the card document): 64 SMs x 2048 per SM and clock x 1695 MHz = 222.2 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx-a4000",
+        name: "NVIDIA RTX A4000",
+        compute_capability: "8.6",
+        sm_count: Some(48),
+        l2_bytes: None,
+        memory_clock_mhz: Some(7000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(rtxa4000_ds!(), "6,144 CUDA cores / 128 = 48 SMs; 192 Tensor Cores / 4 = 48"),
+            l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
+            memory: concat!(rtxa4000_ds!(), "16 GB GDDR6, 256-bit, 448 GB/s (14 Gbps); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1560.0),
+            boost_clock: "1560 MHz (third-party databases); FP32 19.2 TFLOPS / (256 x 48) = 1563 MHz",
+        },
+        datasheet: &[
+            m(Dram, 448.0, concat!(rtxa4000_ds!(), "16 GB GDDR6, 256-bit, 448 GB/s")),
+            c(Fp32, 19.2, concat!(rtxa4000_ds!(), "FP32 19.2 TFLOP/s dense; check: 48 SMs x 256 per SM and clock x 1560 MHz = 19.17 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(Fp64, 0.2995, concat!("derived (no figure of this path in the card document): 48 SMs x 4 per SM and clock x 1560 MHz = 0.2995 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(Fp16, 9.585, concat!("derived (no figure of this path in the card document): 48 SMs x 128 per SM and clock x 1560 MHz = 9.585 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorTf32, 38.34, concat!("derived (no figure of this path in the card document): 48 SMs x 512 per SM and clock x 1560 MHz = 38.34 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorFp16, 76.7, concat!(rtxa4000_ds!(), "tensor 153.4 (FP16, sparse) / 2 = 76.7 TFLOP/s dense; check: 48 SMs x 1024 per SM and clock x 1560 MHz = 76.68 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorBf16, 76.68, concat!("derived (no figure of this path in the card document): 48 SMs x 1024 per SM and clock x 1560 MHz = 76.68 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+            c(TensorInt8, 153.4, concat!("derived (no figure of this path in the card document): 48 SMs x 2048 per SM and clock x 1560 MHz = 153.4 TFLOP/s (per-SM rate: ", rate_ga10x_pro!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "h100-sxm",
         name: "NVIDIA H100 SXM5 80GB",
         compute_capability: "9.0",
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(2619.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            memory: "5120-bit HBM3 (five stacks, ten 512-bit controllers): NVIDIA H100 Tensor Core GPU Architecture whitepaper; memory clock 2619 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 3350.0, H100_DS),
             c(Fp64, 34.0, H100_DS),
@@ -418,7 +1011,11 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(114),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(1593.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            memory: "5120-bit HBM2e: NVIDIA H100 Tensor Core GPU Architecture whitepaper; memory clock 1593 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 2000.0, H100P_DS),
             c(Fp64, 26.0, H100P_DS),
@@ -446,6 +1043,7 @@ static TABLE: &[GpuSpec] = &[
         // of the measurement). A device check records the value it reads.
         l2_bytes: Some(60 * MIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 4800.0, H200_DS),
@@ -476,6 +1074,7 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 4000.0, GH200_DS),
@@ -498,6 +1097,7 @@ static TABLE: &[GpuSpec] = &[
         // roofline/data/devices.csv of the measurement: l2_mib 60.0.
         l2_bytes: Some(60 * MIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 4900.0, GH200E_DS),
@@ -523,6 +1123,90 @@ static TABLE: &[GpuSpec] = &[
         ],
     },
     GpuSpec {
+        key: "h800-sxm",
+        name: "NVIDIA H800 SXM5 80GB",
+        compute_capability: "9.0",
+        sm_count: Some(132),
+        l2_bytes: Some(50 * MIB),
+        memory_clock_mhz: Some(2619.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            sm_count: concat!(h100_wp!(), "132 SMs"),
+            l2: concat!(h100_wp!(), "50 MB L2"),
+            memory: concat!(h800_ds!(), "80 GB HBM3, 3.35 TB/s (SXM); 5120-bit (H100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1980.0),
+            boost_clock: "1980 MHz, the H100 SXM5 boost clock (NVIDIA H100 whitepaper), FP32 67 TFLOPS / (256 x 132) = 1983",
+        },
+        datasheet: &[
+            m(Dram, 3350.0, concat!(h800_ds!(), "80 GB HBM3, 3.35 TB/s (SXM)")),
+            c(Fp64, 1.0, concat!(h800_ds!(), "FP64 (not the GH100 rate: cut in the H800) 1.0 TFLOP/s dense")),
+            c(Fp32, 67.0, concat!(h800_ds!(), "FP32 67.0 TFLOP/s dense; check: 132 SMs x 256 per SM and clock x 1980 MHz = 66.91 TFLOP/s (per-SM rate: ", rate_gh100!(), ")")),
+            c(TensorFp64, 1.0, concat!(h800_ds!(), "FP64 tensor 1.0 TFLOP/s dense")),
+            c(TensorTf32, 494.5, concat!(h800_ds!(), "TF32 494.5 TFLOP/s dense")),
+            c(TensorFp16, 989.5, concat!(h800_ds!(), "FP16 989.5 TFLOP/s dense")),
+            c(TensorBf16, 989.5, concat!(h800_ds!(), "BF16 989.5 TFLOP/s dense")),
+            c(TensorFp8, 1979.0, concat!(h800_ds!(), "FP8 1979.0 TFLOP/s dense")),
+            c(TensorInt8, 1979.0, concat!(h800_ds!(), "INT8 1979.0 TFLOP/s dense")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "h800-pcie",
+        name: "NVIDIA H800 PCIe 80GB",
+        compute_capability: "9.0",
+        sm_count: Some(114),
+        l2_bytes: Some(50 * MIB),
+        memory_clock_mhz: Some(1593.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            sm_count: concat!(h100_wp!(), "114 SMs"),
+            l2: concat!(h100_wp!(), "50 MB L2"),
+            memory: concat!(h800_ds!(), "80 GB HBM2e, 2 TB/s (PCIe); 5120-bit (H100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(1755.0),
+            boost_clock: "1755 MHz: H100 PCIe boost clock, FP32 51 TFLOPS / (256 x 114) = 1748 MHz (NVIDIA H100 whitepaper)",
+        },
+        datasheet: &[
+            m(Dram, 2000.0, concat!(h800_ds!(), "80 GB HBM2e, 2 TB/s (PCIe)")),
+            c(Fp64, 0.8, concat!(h800_ds!(), "FP64 (not the GH100 rate: cut in the H800) 0.8 TFLOP/s dense")),
+            c(Fp32, 51.0, concat!(h800_ds!(), "FP32 51.0 TFLOP/s dense; check: 114 SMs x 256 per SM and clock x 1755 MHz = 51.22 TFLOP/s (per-SM rate: ", rate_gh100!(), ")")),
+            c(TensorFp64, 0.8, concat!(h800_ds!(), "FP64 tensor 0.8 TFLOP/s dense")),
+            c(TensorTf32, 378.0, concat!(h800_ds!(), "TF32 378.0 TFLOP/s dense")),
+            c(TensorFp16, 756.5, concat!(h800_ds!(), "FP16 756.5 TFLOP/s dense")),
+            c(TensorBf16, 756.5, concat!(h800_ds!(), "BF16 756.5 TFLOP/s dense")),
+            c(TensorFp8, 1513.0, concat!(h800_ds!(), "FP8 1513.0 TFLOP/s dense")),
+            c(TensorInt8, 1513.0, concat!(h800_ds!(), "INT8 1513.0 TFLOP/s dense")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        // FP32 left unknown: the reported 44 TFLOPS would need 2.2 GHz on 78 SMs (78 x 256 FLOP),
+        // above any Hopper boost clock, so the reports contradict each other.
+        key: "h20",
+        name: "NVIDIA H20",
+        compute_capability: "9.0",
+        sm_count: Some(78),
+        l2_bytes: None,
+        memory_clock_mhz: None,
+        bus_width_bits: None,
+        facts: FactSources {
+            sm_count: concat!(h20_tp!(), "78 SMs (Geekbench listing)"),
+            l2: "not set: third parties say 60 MB (https://ke60.top/article/1471031.html), no NVIDIA source",
+            memory: concat!(h20_tp!(), "96 GB HBM3, 4.0 TB/s; bus width and memory clock not set (third parties disagree: 6144-bit)"),
+            boost_clock_mhz: None,
+            boost_clock: "not stated",
+        },
+        datasheet: &[
+            m(Dram, 4000.0, concat!(h20_tp!(), "96 GB HBM3, 4.0 TB/s")),
+            c(Fp64, 1.0, concat!(h20_tp!(), "FP64 1.0 TFLOP/s dense")),
+            c(TensorTf32, 74.0, concat!(h20_tp!(), "TF32 74.0 TFLOP/s dense")),
+            c(TensorFp16, 148.0, concat!(h20_tp!(), "FP16 148.0 TFLOP/s dense")),
+            c(TensorBf16, 148.0, concat!(h20_tp!(), "BF16 148.0 TFLOP/s dense")),
+            c(TensorFp8, 296.0, concat!(h20_tp!(), "FP8 296.0 TFLOP/s dense")),
+            c(TensorInt8, 296.0, concat!(h20_tp!(), "INT8 296.0 TFLOP/s dense")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "b200",
         name: "NVIDIA B200 (HGX, 180GB)",
         compute_capability: "10.0",
@@ -531,7 +1215,11 @@ static TABLE: &[GpuSpec] = &[
         // (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv).
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: Some(3996.0),
-        facts: RUNTIME_FACTS,
+        bus_width_bits: Some(7680),
+        facts: FactSources {
+            memory: "a real ncu export of a B200: device__attribute_global_memory_bus_width 7680, device__attribute_memory_clock_rate 3996000 kHz (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv); 2 x 3996 MHz x 7680 / 8 = 7.67 TB/s, the datasheet's 7.7",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 7700.0, B200_DS),
             c(Fp64, 37.0, B200_DS),
@@ -553,6 +1241,7 @@ static TABLE: &[GpuSpec] = &[
         sm_count: None,
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 8000.0, GB200_DS),
@@ -576,6 +1265,7 @@ static TABLE: &[GpuSpec] = &[
         // roofline/data/devices.csv of the measurement: 148 SMs, l2_mib 126.5.
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 8000.0, B300_DS),
@@ -608,6 +1298,7 @@ static TABLE: &[GpuSpec] = &[
         sm_count: Some(58),
         l2_bytes: Some(48 * MIB),
         memory_clock_mhz: None,
+        bus_width_bits: None,
         facts: RUNTIME_FACTS,
         datasheet: &[
             m(Dram, 300.0, L4_DS),
@@ -628,11 +1319,12 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "8.9",
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
-        memory_clock_mhz: None,
+        memory_clock_mhz: Some(9000.0),
+        bus_width_bits: Some(384),
         facts: FactSources {
             sm_count: "NVIDIA L40S datasheet (L40/L40S table as reproduced at https://www.mullet.se/product.html?product_id=355414): 18,176 CUDA cores / 128 per SM (Ada whitepaper) = 142 SMs; 568 Tensor Cores / 4 per SM = 142",
             l2: RUNTIME,
-            memory: "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
+            memory: "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(2520.0),
             boost_clock: "boost clock 2,520 MHz: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
         },
@@ -657,11 +1349,12 @@ static TABLE: &[GpuSpec] = &[
         // No source at hand gives the L40's L2 size (a third-party database
         // says 48 MB for the same-silicon L40S, the table's L40S entry 96 MiB).
         l2_bytes: None,
-        memory_clock_mhz: None,
+        memory_clock_mhz: Some(9000.0),
+        bus_width_bits: Some(384),
         facts: FactSources {
             sm_count: L40_CORES,
-            l2: "",
-            memory: "48 GB GDDR6, 384-bit at 18 Gbps (2,250 MHz) = 864 GB/s: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s (third-party database); 864 GB/s agrees with the L40 datasheet",
+            l2: "not set: no source at hand gives the L40's L2 size (a third-party database says 48 MB for the same-silicon L40S, whose table entry says 96 MiB)",
+            memory: "48 GB GDDR6, 384-bit at 18 Gbps (2,250 MHz) = 864 GB/s: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s (third-party database); 864 GB/s agrees with the L40 datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(2490.0),
             boost_clock: "boost clock 2,490 MHz: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
         },
@@ -684,8 +1377,12 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "8.9",
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
-        memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        memory_clock_mhz: Some(10000.0),
+        bus_width_bits: Some(384),
+        facts: FactSources {
+            memory: "48 GB GDDR6, 384-bit, 960 GB/s: NVIDIA RTX 6000 Ada Generation datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 960.0, RTX6000ADA_DS),
             c(Fp64, 1.42, "RTX 6000 Ada datasheet FP32 91.1 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -705,8 +1402,12 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "8.9",
         sm_count: Some(76),
         l2_bytes: Some(64 * MIB),
-        memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        memory_clock_mhz: Some(11200.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            memory: "16 GB GDDR6X, 256-bit at 22.4 Gbps = 716.8 GB/s: NVIDIA Ada GPU Architecture whitepaper, Appendix A; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 716.8, ADA_WP),
             c(Fp64, 0.76, "Ada whitepaper FP32 48.7 TFLOPS x 1/64 (Ada FP64 rate)"),
@@ -738,8 +1439,12 @@ static TABLE: &[GpuSpec] = &[
         compute_capability: "8.9",
         sm_count: Some(128),
         l2_bytes: Some(72 * MIB),
-        memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        memory_clock_mhz: Some(10500.0),
+        bus_width_bits: Some(384),
+        facts: FactSources {
+            memory: "24 GB GDDR6X, 384-bit at 21 Gbps = 1008 GB/s: NVIDIA Ada GPU Architecture whitepaper, Appendix A; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 1008.0, ADA_WP),
             c(Fp64, 1.29, "Ada whitepaper FP32 82.6 TFLOPS x 1/64 (Ada FP64 rate)"),
@@ -754,13 +1459,180 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "rtx4070ti",
+        name: "NVIDIA GeForce RTX 4070 Ti",
+        compute_capability: "8.9",
+        sm_count: Some(60),
+        l2_bytes: Some(48 * MIB),
+        memory_clock_mhz: Some(10500.0),
+        bus_width_bits: Some(192),
+        facts: FactSources {
+            sm_count: concat!(ada_wp!(), "60 SMs"),
+            l2: concat!(ada_wp!(), "L2 49152 KB"),
+            memory: concat!(ada_wp!(), "12 GB GDDR6X, 192-bit at 21 Gbps = 504 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2610.0),
+            boost_clock: concat!(ada_wp!(), "boost clock 2610 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 504.0, concat!(ada_wp!(), "192-bit GDDR6X at 21 Gbps = 504 GB/s")),
+            c(Fp32, 40.1, concat!(ada_wp!(), "FP32 40.1 TFLOP/s dense; check: 60 SMs x 256 per SM and clock x 2610 MHz = 40.09 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(Fp64, 0.6264, concat!("derived (no figure of this path in the card document): 60 SMs x 4 per SM and clock x 2610 MHz = 0.6264 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(Fp16, 20.04, concat!("derived (no figure of this path in the card document): 60 SMs x 128 per SM and clock x 2610 MHz = 20.04 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorTf32, 40.1, concat!(ada_wp!(), "TF32 tensor 40.1 TFLOP/s dense; check: 60 SMs x 256 per SM and clock x 2610 MHz = 40.09 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorFp16, 80.2, concat!(ada_wp!(), "FP16 tensor with FP32 accumulate 80.2 TFLOP/s dense; check: 60 SMs x 512 per SM and clock x 2610 MHz = 80.18 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorBf16, 80.2, concat!(ada_wp!(), "BF16 tensor with FP32 accumulate 80.2 TFLOP/s dense; check: 60 SMs x 512 per SM and clock x 2610 MHz = 80.18 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorFp8, 160.4, concat!(ada_wp!(), "FP8 tensor with FP32 accumulate 160.4 TFLOP/s dense; check: 60 SMs x 1024 per SM and clock x 2610 MHz = 160.4 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorInt8, 320.8, concat!(ada_wp!(), "INT8 tensor 320.8 TFLOP/s dense; check: 60 SMs x 2048 per SM and clock x 2610 MHz = 320.7 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx4070",
+        name: "NVIDIA GeForce RTX 4070",
+        compute_capability: "8.9",
+        sm_count: Some(46),
+        l2_bytes: None,
+        memory_clock_mhz: Some(10500.0),
+        bus_width_bits: Some(192),
+        facts: FactSources {
+            sm_count: concat!(gf_ada!(), "5888 CUDA cores / 128 per SM = 46 SMs (AD104)"),
+            l2: "not set: third-party databases give 36 MB, no NVIDIA source at hand",
+            memory: concat!(gf_ada!(), "12 GB GDDR6X, 192-bit at 21 Gbps = 504 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2475.0),
+            boost_clock: concat!(gf_ada!(), "boost clock 2475 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 504.0, concat!(gf_ada!(), "192-bit at 21 Gbps = 504 GB/s")),
+            c(Fp32, 29.1, concat!(gf_ada!(), "RTX 4070 FP32 29.1 TFLOP/s dense; check: 46 SMs x 256 per SM and clock x 2475 MHz = 29.15 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(Fp64, 0.4554, concat!("derived (no figure of this path in the card document): 46 SMs x 4 per SM and clock x 2475 MHz = 0.4554 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(Fp16, 14.57, concat!("derived (no figure of this path in the card document): 46 SMs x 128 per SM and clock x 2475 MHz = 14.57 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorTf32, 29.15, concat!("derived (no figure of this path in the card document): 46 SMs x 256 per SM and clock x 2475 MHz = 29.15 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorFp16, 58.29, concat!("derived (no figure of this path in the card document): 46 SMs x 512 per SM and clock x 2475 MHz = 58.29 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorBf16, 58.29, concat!("derived (no figure of this path in the card document): 46 SMs x 512 per SM and clock x 2475 MHz = 58.29 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorFp8, 116.6, concat!("derived (no figure of this path in the card document): 46 SMs x 1024 per SM and clock x 2475 MHz = 116.6 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorInt8, 233.2, concat!("derived (no figure of this path in the card document): 46 SMs x 2048 per SM and clock x 2475 MHz = 233.2 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx4060ti",
+        name: "NVIDIA GeForce RTX 4060 Ti",
+        compute_capability: "8.9",
+        sm_count: Some(34),
+        l2_bytes: None,
+        memory_clock_mhz: Some(9000.0),
+        bus_width_bits: Some(128),
+        facts: FactSources {
+            sm_count: concat!(gf_ada!(), "4352 CUDA cores / 128 per SM = 34 SMs (AD106)"),
+            l2: "not set: third-party databases give 32 MB, no NVIDIA source at hand",
+            memory: concat!(gf_ada!(), "8 or 16 GB GDDR6, 128-bit at 18 Gbps = 288 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2535.0),
+            boost_clock: concat!(gf_ada!(), "boost clock 2535 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 288.0, concat!(gf_ada!(), "128-bit at 18 Gbps = 288 GB/s")),
+            c(Fp32, 22.1, concat!(gf_ada!(), "RTX 4060 Ti FP32 22.1 TFLOP/s dense; check: 34 SMs x 256 per SM and clock x 2535 MHz = 22.06 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(Fp64, 0.3448, concat!("derived (no figure of this path in the card document): 34 SMs x 4 per SM and clock x 2535 MHz = 0.3448 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(Fp16, 11.03, concat!("derived (no figure of this path in the card document): 34 SMs x 128 per SM and clock x 2535 MHz = 11.03 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorTf32, 22.06, concat!("derived (no figure of this path in the card document): 34 SMs x 256 per SM and clock x 2535 MHz = 22.06 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorFp16, 44.13, concat!("derived (no figure of this path in the card document): 34 SMs x 512 per SM and clock x 2535 MHz = 44.13 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorBf16, 44.13, concat!("derived (no figure of this path in the card document): 34 SMs x 512 per SM and clock x 2535 MHz = 44.13 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorFp8, 88.26, concat!("derived (no figure of this path in the card document): 34 SMs x 1024 per SM and clock x 2535 MHz = 88.26 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+            c(TensorInt8, 176.5, concat!("derived (no figure of this path in the card document): 34 SMs x 2048 per SM and clock x 2535 MHz = 176.5 TFLOP/s (per-SM rate: ", rate_ada_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        // The datasheet's tensor figure implies 1666 MHz (327.6 / 2 / (48 x 2048 FP8 per SM and clock)),
+        // below the 2175 MHz its FP32 figure implies: taken as stated.
+        key: "rtx4000-ada",
+        name: "NVIDIA RTX 4000 Ada Generation",
+        compute_capability: "8.9",
+        sm_count: Some(48),
+        l2_bytes: None,
+        memory_clock_mhz: Some(9000.0),
+        bus_width_bits: Some(160),
+        facts: FactSources {
+            sm_count: concat!(rtx4000ada_ds!(), "6,144 CUDA cores / 128 = 48 SMs; 192 Tensor Cores / 4 = 48"),
+            l2: "not set: third-party databases give 48 MB, no NVIDIA source at hand",
+            memory: concat!(rtx4000ada_ds!(), "160-bit GDDR6 at 18 Gbps = 360 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2175.0),
+            boost_clock: "2175 MHz: https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation (third-party database); FP32 26.7 TFLOPS / (256 x 48) = 2173 MHz",
+        },
+        datasheet: &[
+            m(Dram, 360.0, concat!(rtx4000ada_ds!(), "20 GB GDDR6, 360 GB/s")),
+            c(Fp32, 26.7, concat!(rtx4000ada_ds!(), "FP32 26.7 TFLOP/s dense; check: 48 SMs x 256 per SM and clock x 2175 MHz = 26.73 TFLOP/s (per-SM rate: ", rate_ada_cuda!(), ")")),
+            c(Fp64, 0.4176, concat!("derived (no figure of this path in the card document): 48 SMs x 4 per SM and clock x 2175 MHz = 0.4176 TFLOP/s (per-SM rate: ", rate_ada_cuda!(), ")")),
+            c(Fp16, 13.36, concat!("derived (no figure of this path in the card document): 48 SMs x 128 per SM and clock x 2175 MHz = 13.36 TFLOP/s (per-SM rate: ", rate_ada_cuda!(), ")")),
+            c(TensorFp8, 163.8, concat!(rtx4000ada_ds!(), "tensor 327.6 TFLOPS (FP8, sparse) / 2 = 163.8 TFLOP/s dense")),
+            c(TensorFp16, 81.9, concat!(rtx4000ada_ds!(), "tensor 327.6 TFLOPS (FP8, sparse) / 2 / 2 (FP16 is half the FP8 rate on Ada) = 81.9 TFLOP/s dense")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx5000-ada",
+        name: "NVIDIA RTX 5000 Ada Generation",
+        compute_capability: "8.9",
+        sm_count: Some(100),
+        l2_bytes: None,
+        memory_clock_mhz: Some(9000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(rtx5000ada_ds!(), "12,800 CUDA cores / 128 = 100 SMs"),
+            l2: "not set: third-party databases give 64 MB, no NVIDIA source at hand",
+            memory: concat!(rtx5000ada_ds!(), "256-bit GDDR6 at 18 Gbps = 576 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2550.0),
+            boost_clock: "2550 MHz (third-party databases); FP32 65.3 TFLOPS / (256 x 100) = 2551 MHz",
+        },
+        datasheet: &[
+            m(Dram, 576.0, concat!(rtx5000ada_ds!(), "32 GB GDDR6, 576 GB/s")),
+            c(Fp32, 65.3, concat!(rtx5000ada_ds!(), "FP32 65.3 TFLOP/s dense; check: 100 SMs x 256 per SM and clock x 2550 MHz = 65.28 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(Fp64, 1.02, concat!("derived (no figure of this path in the card document): 100 SMs x 4 per SM and clock x 2550 MHz = 1.02 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(Fp16, 32.64, concat!("derived (no figure of this path in the card document): 100 SMs x 128 per SM and clock x 2550 MHz = 32.64 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(TensorTf32, 130.6, concat!("derived (no figure of this path in the card document): 100 SMs x 512 per SM and clock x 2550 MHz = 130.6 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(TensorFp16, 261.1, concat!("derived (no figure of this path in the card document): 100 SMs x 1024 per SM and clock x 2550 MHz = 261.1 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(TensorBf16, 261.1, concat!("derived (no figure of this path in the card document): 100 SMs x 1024 per SM and clock x 2550 MHz = 261.1 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(TensorFp8, 522.2, concat!(rtx5000ada_ds!(), "tensor 1044.4 TFLOPS (FP8, sparse) / 2 = 522.2 TFLOP/s dense; check: 100 SMs x 2048 per SM and clock x 2550 MHz = 522.2 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+            c(TensorInt8, 522.2, concat!("derived (no figure of this path in the card document): 100 SMs x 2048 per SM and clock x 2550 MHz = 522.2 TFLOP/s (per-SM rate: ", rate_ada_pro!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        // Tensor peaks left unknown: only third-party reports, which disagree.
+        key: "l20",
+        name: "NVIDIA L20",
+        compute_capability: "8.9",
+        sm_count: Some(92),
+        l2_bytes: None,
+        memory_clock_mhz: Some(9000.0),
+        bus_width_bits: Some(384),
+        facts: FactSources {
+            sm_count: concat!(l20_tp!(), "92 SMs, 11,776 CUDA cores"),
+            l2: "not set: third-party databases give 96 MB, no NVIDIA source",
+            memory: concat!(l20_tp!(), "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2520.0),
+            boost_clock: concat!(l20_tp!(), "boost clock 2520 MHz"),
+        },
+        datasheet: &[
+            m(Dram, 864.0, concat!(l20_tp!(), "48 GB GDDR6, 384-bit, 864 GB/s")),
+            c(Fp32, 59.35, concat!("derived (no figure of this path in the card document): 92 SMs x 256 per SM and clock x 2520 MHz = 59.35 TFLOP/s (per-SM rate: ", rate_ada_cuda!(), ")")),
+            c(Fp64, 0.9274, concat!("derived (no figure of this path in the card document): 92 SMs x 4 per SM and clock x 2520 MHz = 0.9274 TFLOP/s (per-SM rate: ", rate_ada_cuda!(), ")")),
+            c(Fp16, 29.68, concat!("derived (no figure of this path in the card document): 92 SMs x 128 per SM and clock x 2520 MHz = 29.68 TFLOP/s (per-SM rate: ", rate_ada_cuda!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "rtx5090",
         name: "NVIDIA GeForce RTX 5090",
         compute_capability: "12.0",
         sm_count: Some(170),
         l2_bytes: Some(96 * MIB),
-        memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        memory_clock_mhz: Some(14000.0),
+        bus_width_bits: Some(512),
+        facts: FactSources {
+            memory: "32 GB GDDR7, 512-bit at 28 Gbps = 1792 GB/s: NVIDIA RTX Blackwell GPU Architecture whitepaper; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 1792.0, GB202_WP),
             c(Fp64, 1.6375, "RTX Blackwell whitepaper FP32 104.8 TFLOPS x 1/64 (FP64 rate of GB202)"),
@@ -776,13 +1648,133 @@ static TABLE: &[GpuSpec] = &[
         measured: &[],
     },
     GpuSpec {
+        key: "rtx5080",
+        name: "NVIDIA GeForce RTX 5080",
+        compute_capability: "12.0",
+        sm_count: Some(84),
+        l2_bytes: Some(64 * MIB),
+        memory_clock_mhz: Some(15000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(ces25!(), "RTX 5080: 10752 CUDA cores / 128 per SM = 84 SMs (GB203)"),
+            l2: concat!(gb_wp!(), "L2 65536 KB"),
+            memory: concat!(ces25!(), "RTX 5080: 16 GB GDDR7, 256-bit at 30 Gbps = 960 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2617.0),
+            boost_clock: concat!(ces25!(), "RTX 5080: boost clock 2.62 GHz; 2617 MHz from the AI TOPS: 1801 / 2 / (84 SMs x 4096 FP4 per SM and clock)"),
+        },
+        datasheet: &[
+            m(Dram, 960.0, concat!(ces25!(), "RTX 5080: 256-bit GDDR7 at 30 Gbps = 960 GB/s")),
+            c(Fp32, 56.28, concat!("derived (no figure of this path in the card document): 84 SMs x 256 per SM and clock x 2617 MHz = 56.28 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp64, 0.8793, concat!("derived (no figure of this path in the card document): 84 SMs x 4 per SM and clock x 2617 MHz = 0.8793 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp16, 28.14, concat!("derived (no figure of this path in the card document): 84 SMs x 128 per SM and clock x 2617 MHz = 28.14 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorTf32, 56.28, concat!("derived (no figure of this path in the card document): 84 SMs x 256 per SM and clock x 2617 MHz = 56.28 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp16, 112.6, concat!("derived (no figure of this path in the card document): 84 SMs x 512 per SM and clock x 2617 MHz = 112.6 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorBf16, 112.6, concat!("derived (no figure of this path in the card document): 84 SMs x 512 per SM and clock x 2617 MHz = 112.6 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp8, 225.1, concat!("derived (no figure of this path in the card document): 84 SMs x 1024 per SM and clock x 2617 MHz = 225.1 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorInt8, 450.2, concat!("derived (no figure of this path in the card document): 84 SMs x 2048 per SM and clock x 2617 MHz = 450.2 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp4, 900.5, concat!(ces25!(), "RTX 5080: 1801 AI TOPS (FP4, sparse) / 2 = 900.5 TFLOP/s dense; check: 84 SMs x 4096 per SM and clock x 2617 MHz = 900.4 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx5070ti",
+        name: "NVIDIA GeForce RTX 5070 Ti",
+        compute_capability: "12.0",
+        sm_count: Some(70),
+        l2_bytes: None,
+        memory_clock_mhz: Some(14000.0),
+        bus_width_bits: Some(256),
+        facts: FactSources {
+            sm_count: concat!(ces25!(), "RTX 5070 Ti: 8960 CUDA cores / 128 per SM = 70 SMs (GB203)"),
+            l2: "not set: no NVIDIA source at hand",
+            memory: concat!(ces25!(), "RTX 5070 Ti: 16 GB GDDR7, 256-bit at 28 Gbps = 896 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2452.0),
+            boost_clock: concat!(ces25!(), "RTX 5070 Ti: boost clock 2.45 GHz; 2452 MHz from the AI TOPS: 1406 / 2 / (70 SMs x 4096 FP4 per SM and clock)"),
+        },
+        datasheet: &[
+            m(Dram, 896.0, concat!(ces25!(), "RTX 5070 Ti: 256-bit GDDR7 at 28 Gbps = 896 GB/s")),
+            c(Fp32, 43.94, concat!("derived (no figure of this path in the card document): 70 SMs x 256 per SM and clock x 2452 MHz = 43.94 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp64, 0.6866, concat!("derived (no figure of this path in the card document): 70 SMs x 4 per SM and clock x 2452 MHz = 0.6866 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp16, 21.97, concat!("derived (no figure of this path in the card document): 70 SMs x 128 per SM and clock x 2452 MHz = 21.97 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorTf32, 43.94, concat!("derived (no figure of this path in the card document): 70 SMs x 256 per SM and clock x 2452 MHz = 43.94 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp16, 87.88, concat!("derived (no figure of this path in the card document): 70 SMs x 512 per SM and clock x 2452 MHz = 87.88 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorBf16, 87.88, concat!("derived (no figure of this path in the card document): 70 SMs x 512 per SM and clock x 2452 MHz = 87.88 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp8, 175.8, concat!("derived (no figure of this path in the card document): 70 SMs x 1024 per SM and clock x 2452 MHz = 175.8 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorInt8, 351.5, concat!("derived (no figure of this path in the card document): 70 SMs x 2048 per SM and clock x 2452 MHz = 351.5 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp4, 703.0, concat!(ces25!(), "RTX 5070 Ti: 1406 AI TOPS (FP4, sparse) / 2 = 703.0 TFLOP/s dense; check: 70 SMs x 4096 per SM and clock x 2452 MHz = 703 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx5070",
+        name: "NVIDIA GeForce RTX 5070",
+        compute_capability: "12.0",
+        sm_count: Some(48),
+        l2_bytes: None,
+        memory_clock_mhz: Some(14000.0),
+        bus_width_bits: Some(192),
+        facts: FactSources {
+            sm_count: concat!(ces25!(), "RTX 5070: 6144 CUDA cores / 128 per SM = 48 SMs (GB205)"),
+            l2: "not set: no NVIDIA source at hand",
+            memory: concat!(ces25!(), "RTX 5070: 12 GB GDDR7, 192-bit at 28 Gbps = 672 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2512.0),
+            boost_clock: concat!(ces25!(), "RTX 5070: boost clock 2.51 GHz; 2512 MHz from the AI TOPS: 988 / 2 / (48 SMs x 4096 FP4 per SM and clock)"),
+        },
+        datasheet: &[
+            m(Dram, 672.0, concat!(ces25!(), "RTX 5070: 192-bit GDDR7 at 28 Gbps = 672 GB/s")),
+            c(Fp32, 30.87, concat!("derived (no figure of this path in the card document): 48 SMs x 256 per SM and clock x 2512 MHz = 30.87 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp64, 0.4823, concat!("derived (no figure of this path in the card document): 48 SMs x 4 per SM and clock x 2512 MHz = 0.4823 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp16, 15.43, concat!("derived (no figure of this path in the card document): 48 SMs x 128 per SM and clock x 2512 MHz = 15.43 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorTf32, 30.87, concat!("derived (no figure of this path in the card document): 48 SMs x 256 per SM and clock x 2512 MHz = 30.87 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp16, 61.73, concat!("derived (no figure of this path in the card document): 48 SMs x 512 per SM and clock x 2512 MHz = 61.73 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorBf16, 61.73, concat!("derived (no figure of this path in the card document): 48 SMs x 512 per SM and clock x 2512 MHz = 61.73 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp8, 123.5, concat!("derived (no figure of this path in the card document): 48 SMs x 1024 per SM and clock x 2512 MHz = 123.5 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorInt8, 246.9, concat!("derived (no figure of this path in the card document): 48 SMs x 2048 per SM and clock x 2512 MHz = 246.9 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp4, 494.0, concat!(ces25!(), "RTX 5070: 988 AI TOPS (FP4, sparse) / 2 = 494.0 TFLOP/s dense; check: 48 SMs x 4096 per SM and clock x 2512 MHz = 493.9 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "rtx5060ti",
+        name: "NVIDIA GeForce RTX 5060 Ti",
+        compute_capability: "12.0",
+        sm_count: Some(36),
+        l2_bytes: None,
+        memory_clock_mhz: Some(14000.0),
+        bus_width_bits: Some(128),
+        facts: FactSources {
+            sm_count: concat!(ces25!(), "RTX 5060 Ti: 4608 CUDA cores / 128 per SM = 36 SMs (GB206)"),
+            l2: "not set: no NVIDIA source at hand",
+            memory: concat!(ces25!(), "RTX 5060 Ti: 8 or 16 GB GDDR7, 128-bit at 28 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
+            boost_clock_mhz: Some(2572.0),
+            boost_clock: concat!(ces25!(), "RTX 5060 Ti: boost clock 2.57 GHz; 2572 MHz from the AI TOPS: 759 / 2 / (36 SMs x 4096 FP4 per SM and clock)"),
+        },
+        datasheet: &[
+            m(Dram, 448.0, concat!(ces25!(), "RTX 5060 Ti: 128-bit GDDR7 at 28 Gbps = 448 GB/s")),
+            c(Fp32, 23.7, concat!("derived (no figure of this path in the card document): 36 SMs x 256 per SM and clock x 2572 MHz = 23.7 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp64, 0.3704, concat!("derived (no figure of this path in the card document): 36 SMs x 4 per SM and clock x 2572 MHz = 0.3704 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(Fp16, 11.85, concat!("derived (no figure of this path in the card document): 36 SMs x 128 per SM and clock x 2572 MHz = 11.85 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorTf32, 23.7, concat!("derived (no figure of this path in the card document): 36 SMs x 256 per SM and clock x 2572 MHz = 23.7 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp16, 47.41, concat!("derived (no figure of this path in the card document): 36 SMs x 512 per SM and clock x 2572 MHz = 47.41 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorBf16, 47.41, concat!("derived (no figure of this path in the card document): 36 SMs x 512 per SM and clock x 2572 MHz = 47.41 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp8, 94.81, concat!("derived (no figure of this path in the card document): 36 SMs x 1024 per SM and clock x 2572 MHz = 94.81 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorInt8, 189.6, concat!("derived (no figure of this path in the card document): 36 SMs x 2048 per SM and clock x 2572 MHz = 189.6 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+            c(TensorFp4, 379.5, concat!(ces25!(), "RTX 5060 Ti: 759 AI TOPS (FP4, sparse) / 2 = 379.5 TFLOP/s dense; check: 36 SMs x 4096 per SM and clock x 2572 MHz = 379.3 TFLOP/s (per-SM rate: ", rate_gb20x_gf!(), ")")),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
         key: "rtx-pro-6000",
         name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
         compute_capability: "12.0",
         sm_count: Some(188),
         l2_bytes: Some(128 * MIB),
-        memory_clock_mhz: None,
-        facts: RUNTIME_FACTS,
+        memory_clock_mhz: Some(14000.0),
+        bus_width_bits: Some(512),
+        facts: FactSources {
+            memory: "96 GB GDDR7, 512-bit, 1792 GB/s: NVIDIA RTX PRO 6000 Blackwell Workstation Edition datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 1792.0, RTXPRO6000_DS),
             c(Fp64, 1.953, "RTX PRO 6000 Blackwell datasheet FP32 125 TFLOPS x 1/64 (FP64 rate of GB202)"),
@@ -837,6 +1829,24 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
         return None;
     } else if has("h200") {
         "h200"
+    } else if has("h800") {
+        if has("pcie") {
+            "h800-pcie"
+        } else {
+            "h800-sxm"
+        }
+    } else if word("h20") {
+        "h20"
+    } else if has("a800") {
+        if has("40gb") {
+            "a800-40gb"
+        } else if has("80gb") && has("pcie") {
+            "a800-80gb-pcie"
+        } else if has("80gb") {
+            "a800-80gb"
+        } else {
+            return None;
+        }
     } else if has("h100") {
         if has("pcie") {
             "h100-pcie"
@@ -844,7 +1854,9 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
             "h100-sxm"
         }
     } else if has("a100") {
-        if has("80gb") {
+        if has("80gb") && has("pcie") {
+            "a100-80gb-pcie"
+        } else if has("80gb") {
             "a100-80gb"
         } else if has("40gb") {
             "a100-40gb"
@@ -876,14 +1888,28 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
         "l40"
     } else if word("l4") {
         "l4"
+    } else if word("l20") {
+        "l20"
     } else if word("a40") {
         "a40"
+    } else if word("a30") {
+        "a30"
     } else if word("a10") {
         "a10"
     } else if word("t4") {
         "t4"
     } else if has("rtx 6000 ada") {
         "rtx6000-ada"
+    } else if has("rtx 5000 ada") {
+        "rtx5000-ada"
+    } else if has("rtx 4000 ada") && !has("sff") {
+        "rtx4000-ada"
+    } else if has("rtx a6000") {
+        "rtx-a6000"
+    } else if has("rtx a5000") {
+        "rtx-a5000"
+    } else if has("rtx a4000") {
+        "rtx-a4000"
     } else if has("rtx pro 6000") && has("blackwell") && !has("server") {
         "rtx-pro-6000"
     } else if has("rtx 5090") && !has("5090 d") {
@@ -894,6 +1920,45 @@ pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
         "rtx4080"
     } else if has("rtx 3090") && !has("3090 ti") {
         "rtx3090"
+    } else {
+        return geforce(&n);
+    };
+    by_key(key)
+}
+
+/// The GeForce cards of the table below the flagships, by name (a `Ti`
+/// is another card than the plain one; a name the table does not hold,
+/// such as the RTX 3080 Ti, is `None`).
+fn geforce(n: &str) -> Option<&'static GpuSpec> {
+    let has = |s: &str| n.contains(s);
+    let key = if has("rtx 5080") {
+        "rtx5080"
+    } else if has("rtx 5070 ti") {
+        "rtx5070ti"
+    } else if has("rtx 5070") {
+        "rtx5070"
+    } else if has("rtx 5060 ti") {
+        "rtx5060ti"
+    } else if has("rtx 4070 ti") {
+        "rtx4070ti"
+    } else if has("rtx 4070") {
+        "rtx4070"
+    } else if has("rtx 4060 ti") {
+        "rtx4060ti"
+    } else if has("rtx 3080") && !has("3080 ti") {
+        "rtx3080"
+    } else if has("rtx 3070") && !has("3070 ti") {
+        "rtx3070"
+    } else if has("rtx 3060 ti") {
+        "rtx3060ti"
+    } else if has("rtx 3060") {
+        "rtx3060"
+    } else if has("rtx 2080 ti") {
+        "rtx2080ti"
+    } else if has("rtx 2080") {
+        "rtx2080"
+    } else if has("rtx 2070") {
+        "rtx2070"
     } else {
         return None;
     };
@@ -992,10 +2057,21 @@ impl GpuSpec {
             memory_clock_source: self
                 .memory_clock_mhz
                 .map(|_| {
-                    "built-in table: the memory clock the CUDA runtime reports (cudaDevAttrMemoryClockRate, ncu device__attribute_max_mem_frequency_khz)".to_string()
+                    format!(
+                        "built-in table: the memory clock as the CUDA runtime reports it (cudaDevAttrMemoryClockRate, ncu device__attribute_memory_clock_rate); {}",
+                        self.facts.memory
+                    )
                 })
                 .unwrap_or_default(),
         }
+    }
+
+    /// The datasheet DRAM bandwidth, byte/s.
+    pub fn datasheet_dram(&self) -> Option<f64> {
+        self.datasheet
+            .iter()
+            .find(|e| e.roof == RoofKey::Memory(MemoryLevel::Dram))
+            .map(|e| e.value)
     }
 
     /// Datasheet roofs only (origin = datasheet).
@@ -1064,6 +2140,34 @@ mod tests {
             "rtx4090",
             "rtx5090",
             "rtx-pro-6000",
+            // Issue 19: the cards a profile is likely to come from.
+            "rtx2080ti",
+            "rtx2080",
+            "rtx2070",
+            "a100-80gb-pcie",
+            "a30",
+            "a800-40gb",
+            "a800-80gb",
+            "a800-80gb-pcie",
+            "rtx3080",
+            "rtx3070",
+            "rtx3060ti",
+            "rtx3060",
+            "rtx-a6000",
+            "rtx-a5000",
+            "rtx-a4000",
+            "h800-sxm",
+            "h800-pcie",
+            "rtx4070ti",
+            "rtx4070",
+            "rtx4060ti",
+            "rtx4000-ada",
+            "rtx5000-ada",
+            "l20",
+            "rtx5080",
+            "rtx5070ti",
+            "rtx5070",
+            "rtx5060ti",
         ] {
             let g = by_key(key).unwrap_or_else(|| panic!("{key}"));
             let r = g.default_roofs();
@@ -1164,16 +2268,50 @@ mod tests {
                 checked += 1;
             }
         }
-        // Entries added with per-value citations carry every fact's source
-        // and a stated boost clock.
-        for k in ["l40", "a40", "l40s"] {
-            let f = by_key(k).unwrap().facts;
-            assert!(f.boost_clock_mhz.is_some(), "{k}");
-            for s in [f.sm_count, f.memory, f.boost_clock] {
-                assert!(s.contains("http"), "{k}: {s}");
+        // Entries added with per-value citations carry a source for every
+        // fact (a value left unknown says why in its source), and a stated
+        // boost clock where an FP32 peak exists (the H20 has none: the
+        // reports contradict each other).
+        let cited: Vec<&GpuSpec> = all()
+            .iter()
+            .filter(|g| g.facts.sm_count != RUNTIME_FACTS.sm_count)
+            .collect();
+        for g in &cited {
+            let (k, f) = (g.key, g.facts);
+            for s in [f.sm_count, f.l2, f.memory] {
+                assert!(!s.trim().is_empty(), "{k}");
+            }
+            let fp32 = g.datasheet.iter().any(|e| e.roof == RoofKey::Compute(Fp32));
+            assert_eq!(f.boost_clock_mhz.is_some(), fp32, "{k}");
+            assert!(
+                g.memory_clock_mhz.is_none() || f.memory.contains("clock"),
+                "{k}: {}",
+                f.memory
+            );
+        }
+        assert!(cited.len() >= 30, "{}", cited.len());
+        assert!(checked >= 30, "{checked}");
+    }
+
+    #[test]
+    fn memory_clock_and_bus_width_agree_with_the_dram_bandwidth() {
+        // DRAM bandwidth = 2 x memory clock x bus width / 8 (how
+        // cudaDevAttrMemoryClockRate and ...GlobalMemoryBusWidth relate,
+        // CUDA deviceQuery): for every entry that states all three, within
+        // 3 % (H100 SXM: 2 x 2619 MHz x 640 B = 3352 GB/s, datasheet 3350;
+        // B200: 2 x 3996 x 960 = 7672, datasheet 7700). A typo in any of
+        // the three breaks this.
+        let mut checked = 0;
+        for g in all() {
+            if let (Some(mhz), Some(bus), Some(dram)) =
+                (g.memory_clock_mhz, g.bus_width_bits, g.datasheet_dram())
+            {
+                let bw = 2.0 * mhz * 1e6 * f64::from(bus) / 8.0;
+                assert!((bw / dram - 1.0).abs() < 0.03, "{}: {bw} vs {dram}", g.key);
+                checked += 1;
             }
         }
-        assert!(checked >= 3);
+        assert!(checked >= 40, "{checked}");
     }
 
     #[test]
@@ -1186,7 +2324,43 @@ mod tests {
         assert_eq!(k("NVIDIA GH200 480GB"), Some("gh200"));
         assert_eq!(k("NVIDIA GH200 144G HBM3e"), Some("gh200-144gb"));
         assert_eq!(k("NVIDIA A100-SXM4-40GB"), Some("a100-40gb"));
-        assert_eq!(k("NVIDIA A100 80GB PCIe"), Some("a100-80gb"));
+        assert_eq!(k("NVIDIA A100 80GB PCIe"), Some("a100-80gb-pcie"));
+        assert_eq!(k("NVIDIA A100-SXM4-80GB"), Some("a100-80gb"));
+        assert_eq!(k("NVIDIA A800-SXM4-80GB"), Some("a800-80gb"));
+        assert_eq!(k("NVIDIA A800 80GB PCIe"), Some("a800-80gb-pcie"));
+        assert_eq!(k("NVIDIA A800 40GB PCIe"), Some("a800-40gb"));
+        assert_eq!(k("NVIDIA A30"), Some("a30"));
+        assert_eq!(k("NVIDIA H800"), Some("h800-sxm"));
+        assert_eq!(k("NVIDIA H800 PCIe"), Some("h800-pcie"));
+        assert_eq!(k("NVIDIA H20"), Some("h20"));
+        assert_eq!(k("NVIDIA L20"), Some("l20"));
+        assert_eq!(k("NVIDIA RTX A6000"), Some("rtx-a6000"));
+        assert_eq!(k("NVIDIA RTX A5000"), Some("rtx-a5000"));
+        assert_eq!(k("NVIDIA RTX A4000"), Some("rtx-a4000"));
+        assert_eq!(k("NVIDIA RTX 4000 Ada Generation"), Some("rtx4000-ada"));
+        assert_eq!(k("NVIDIA RTX 4000 SFF Ada Generation"), None);
+        assert_eq!(k("NVIDIA RTX 5000 Ada Generation"), Some("rtx5000-ada"));
+        assert_eq!(k("NVIDIA GeForce RTX 2080 Ti"), Some("rtx2080ti"));
+        assert_eq!(k("NVIDIA GeForce RTX 2080"), Some("rtx2080"));
+        assert_eq!(k("NVIDIA GeForce RTX 2080 SUPER"), None);
+        assert_eq!(k("NVIDIA GeForce RTX 2070"), Some("rtx2070"));
+        assert_eq!(k("NVIDIA GeForce RTX 3080"), Some("rtx3080"));
+        assert_eq!(k("NVIDIA GeForce RTX 3080 Ti"), None);
+        assert_eq!(k("NVIDIA GeForce RTX 3070"), Some("rtx3070"));
+        assert_eq!(k("NVIDIA GeForce RTX 3070 Ti"), None);
+        assert_eq!(k("NVIDIA GeForce RTX 3060 Ti"), Some("rtx3060ti"));
+        assert_eq!(k("NVIDIA GeForce RTX 3060"), Some("rtx3060"));
+        assert_eq!(k("NVIDIA GeForce RTX 3060 Laptop GPU"), None);
+        assert_eq!(k("NVIDIA GeForce RTX 4070 Ti"), Some("rtx4070ti"));
+        assert_eq!(k("NVIDIA GeForce RTX 4070"), Some("rtx4070"));
+        assert_eq!(k("NVIDIA GeForce RTX 4070 Ti SUPER"), None);
+        assert_eq!(k("NVIDIA GeForce RTX 4060 Ti"), Some("rtx4060ti"));
+        assert_eq!(k("NVIDIA GeForce RTX 4060"), None);
+        assert_eq!(k("NVIDIA GeForce RTX 5080"), Some("rtx5080"));
+        assert_eq!(k("NVIDIA GeForce RTX 5070 Ti"), Some("rtx5070ti"));
+        assert_eq!(k("NVIDIA GeForce RTX 5070"), Some("rtx5070"));
+        assert_eq!(k("NVIDIA GeForce RTX 5060 Ti"), Some("rtx5060ti"));
+        assert_eq!(k("NVIDIA GeForce RTX 5060"), None);
         assert_eq!(k("Tesla V100-SXM2-16GB"), Some("v100"));
         assert_eq!(k("Tesla V100-SXM2-32GB"), Some("v100-32gb"));
         assert_eq!(k("Tesla V100-PCIE-32GB"), None);
@@ -1218,8 +2392,10 @@ mod tests {
         assert_eq!(k("NVIDIA GeForce RTX 3090 Ti"), None);
         assert_eq!(k("NVIDIA GeForce RTX 4080 SUPER"), None);
         assert_eq!(k("NVIDIA H100 NVL"), None);
-        assert_eq!(by_compute_capability("8.9").len(), 6);
-        assert_eq!(by_compute_capability("8.6").len(), 3);
-        assert_eq!(by_compute_capability("12.0").len(), 2);
+        assert_eq!(by_compute_capability("8.9").len(), 12);
+        assert_eq!(by_compute_capability("8.6").len(), 10);
+        assert_eq!(by_compute_capability("12.0").len(), 6);
+        assert_eq!(by_compute_capability("8.0").len(), 7);
+        assert_eq!(by_compute_capability("7.5").len(), 4);
     }
 }

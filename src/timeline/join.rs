@@ -17,7 +17,7 @@ pub struct Joined {
     /// How graphs were traced.
     pub graph_trace: GraphTrace,
     /// Graph launches whose GPU work is missing.
-    pub diagnostics: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// Sorts the ops and the API calls, drops nested API rows, joins each op
@@ -75,8 +75,11 @@ pub fn sort_and_join(
     };
     let mut diagnostics = Vec::new();
     if graph_launches > 0 && graph_trace == GraphTrace::None {
-        diagnostics.push(format!(
-            "{graph_launches} CUDA graph launches but neither node kernels nor whole-graph rows: their GPU work is missing from the export"
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::GraphWorkMissing {
+                launches: graph_launches,
+            },
+            format!("{graph_launches} CUDA graph launches but neither node kernels nor whole-graph rows: their GPU work is missing from the export"),
         ));
     }
     Joined {

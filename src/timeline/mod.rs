@@ -15,6 +15,53 @@ pub use names::NameSet;
 
 use std::collections::HashMap;
 
+/// What a reader's warning is about (the figures in it are what code may
+/// decide on; the sentence is for people).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    /// Rows of `table` skipped: a NULL or out-of-range time, an end before
+    /// its start, or an id beyond its range.
+    SkippedRows {
+        /// The table (`CUPTI_ACTIVITY_KIND_KERNEL`, `NVTX_EVENTS`, …).
+        table: &'static str,
+        /// Rows skipped.
+        rows: u64,
+    },
+    /// `StringIds` rows with an id out of range: their users print as `?`.
+    BadNameIds {
+        /// Names ignored.
+        names: u64,
+    },
+    /// NVTX ranges with neither text nor text id, ignored.
+    UnnamedRanges {
+        /// Ranges ignored.
+        ranges: u64,
+    },
+    /// NVTX ranges were asked for but the export has no NVTX table.
+    NoNvtxTable,
+    /// CUDA graph launches whose GPU work (node kernels or whole-graph
+    /// rows) is not in the input.
+    GraphWorkMissing {
+        /// Graph launch calls.
+        launches: u64,
+    },
+    /// Trace events of a category the reader reads, skipped (Kineto): no
+    /// usable time or id.
+    SkippedEvents {
+        /// Events skipped.
+        events: u64,
+    },
+    /// Runtime calls from several processes (Kineto): GPU ops are joined
+    /// to the calls of the first.
+    SeveralProcesses {
+        /// Processes seen on runtime rows.
+        processes: usize,
+    },
+}
+
+/// A reader's warning, typed.
+pub type Diagnostic = crate::diagnostic::Diagnostic<DiagnosticKind>;
+
 /// Which metadata table the export carries: a rough era marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -297,7 +344,7 @@ pub struct Timeline {
     /// Runtime rows dropped because an outer call shares their (pid, correlation id).
     pub nested_api_rows: u64,
     /// Warnings found while reading.
-    pub diagnostics: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
     strings: HashMap<u32, String>,
     /// `StringIds` ids of blocking copies (`cudaMemcpy`).
     blocking_names: NameSet,
@@ -389,37 +436,37 @@ pub struct CopyTotal {
 }
 
 impl CopyTotal {
-    /// Copy totals from the ops alone, bytes unknown: for a reader whose
-    /// copies carry no byte count it keeps (the count, direction, host
-    /// memory kind and time are still the evidence a copy-bound verdict
-    /// names). Sorted like the nsys totals.
-    pub fn from_ops(ops: &[GpuOp]) -> Vec<CopyTotal> {
-        let mut totals: Vec<CopyTotal> = Vec::new();
-        for op in ops.iter().filter(|o| o.kind == OpKind::Memcpy) {
-            // `NameRef::memcpy(k)` stores the copy kind below u32::MAX - 16.
-            let copy_kind = (u32::MAX - 16).saturating_sub(op.name.0).min(15) as u8;
-            let key = (op.pid, op.device, copy_kind, op.is_pageable());
-            match totals
-                .iter_mut()
-                .find(|c| (c.pid, c.device, c.copy_kind, c.pageable) == key)
-            {
-                Some(c) => {
-                    c.count += 1;
-                    c.duration_ns = c.duration_ns.saturating_add(op.end_ns - op.start_ns);
-                }
-                None => totals.push(CopyTotal {
-                    pid: op.pid,
-                    device: op.device,
-                    copy_kind,
-                    pageable: op.is_pageable(),
-                    count: 1,
-                    bytes: None,
-                    duration_ns: op.end_ns - op.start_ns,
-                }),
-            }
+    /// Adds one copy `op` moving `bytes` (`None`: unknown) to `totals`,
+    /// under its (pid, device, `copyKind`, pageable) key. A total's bytes
+    /// are known only while every copy in it has a byte count (unknown is
+    /// not zero). Ops that are not copies are ignored.
+    pub fn add_op(totals: &mut Vec<CopyTotal>, op: &GpuOp, bytes: Option<u64>) {
+        if op.kind != OpKind::Memcpy {
+            return;
         }
-        totals.sort_unstable();
-        totals
+        // `NameRef::memcpy(k)` stores the copy kind below u32::MAX - 16.
+        let copy_kind = (u32::MAX - 16).saturating_sub(op.name.0).min(15) as u8;
+        let key = (op.pid, op.device, copy_kind, op.is_pageable());
+        let ns = op.end_ns - op.start_ns;
+        match totals
+            .iter_mut()
+            .find(|c| (c.pid, c.device, c.copy_kind, c.pageable) == key)
+        {
+            Some(c) => {
+                c.count += 1;
+                c.bytes = c.bytes.zip(bytes).map(|(a, b)| a.saturating_add(b));
+                c.duration_ns = c.duration_ns.saturating_add(ns);
+            }
+            None => totals.push(CopyTotal {
+                pid: op.pid,
+                device: op.device,
+                copy_kind,
+                pageable: op.is_pageable(),
+                count: 1,
+                bytes,
+                duration_ns: ns,
+            }),
+        }
     }
 }
 
@@ -451,7 +498,7 @@ pub struct TimelineParts {
     /// Nested API rows dropped.
     pub nested_api_rows: u64,
     /// Warnings found while reading.
-    pub diagnostics: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
     /// Name id → text.
     pub strings: HashMap<u32, String>,
 }

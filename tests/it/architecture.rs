@@ -10,25 +10,37 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Each top-level module and the modules of ours it may use. Lower layers
-/// never name higher ones: ground floor (`units`, `error`, `roofs`,
-/// `synth`, `timeline`) ← parsers (`ncu`, `nsys`, `kineto`, `calibrate`) ← analysis (`roofline`,
+/// never name higher ones: ground floor (`units`, `error`, `diagnostic`,
+/// `roofs`, `synth`, `timeline`) ← parsers (`ncu`, `nsys`, `kineto`, `calibrate`) ← analysis (`roofline`,
 /// `gaps`, `budget`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
     ("error", &[]),
+    ("diagnostic", &[]),
     ("synth", &[]),
-    ("timeline", &[]),
+    ("timeline", &["diagnostic"]),
     ("roofs", &["units", "error"]),
     ("ncu", &["units", "error", "roofs"]),
     ("nsys", &["units", "error", "timeline"]),
     ("kineto", &["units", "error", "roofs", "timeline"]),
     ("calibrate", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
-    ("gaps", &["units", "error", "timeline", "nsys"]),
+    (
+        "gaps",
+        &["units", "error", "diagnostic", "timeline", "nsys"],
+    ),
     (
         "budget",
         &[
-            "units", "error", "roofs", "timeline", "ncu", "nsys", "roofline", "gaps",
+            "units",
+            "error",
+            "diagnostic",
+            "roofs",
+            "timeline",
+            "ncu",
+            "nsys",
+            "roofline",
+            "gaps",
         ],
     ),
     (

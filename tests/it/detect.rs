@@ -39,15 +39,15 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
             "ncu2021.2_sections_metrics_rules_csv_leleucas_bert_flashattn_a100.csv",
             Err("no device name, compute capability, SM count or L2 size"),
         ),
-        // CC 8.9 column only: six GPUs of the table have it (the L40 joined).
+        // CC 8.9 column only: twelve GPUs of the table have it.
         (
             "ncu2024.2_metrics_csv_gpp_clean.csv",
-            Err("compute capability 8.9, shared by l4, l40s, l40, rtx6000-ada, rtx4080, rtx4090"),
+            Err("compute capability 8.9, shared by l4, l40s, l40, rtx6000-ada, rtx4080, rtx4090, rtx4070ti, rtx4070, rtx4060ti, rtx4000-ada, rtx5000-ada, l20"),
         ),
-        // CC 12.0 column only: RTX 5090 and RTX PRO 6000 Blackwell.
+        // CC 12.0 column only: the RTX 50 cards and the RTX PRO 6000.
         (
             "ncu2025.1_import_metrics_csv_llm_bf16_gemm.csv",
-            Err("compute capability 12.0, shared by rtx5090, rtx-pro-6000"),
+            Err("compute capability 12.0, shared by rtx5090, rtx5080, rtx5070ti, rtx5070, rtx5060ti, rtx-pro-6000"),
         ),
         // device__attribute_display_name "NVIDIA B200", 148 SMs, L2
         // 132644864 bytes: all three agree with the table.
@@ -59,10 +59,10 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
             "ncu_metrics_csv_l2_table_rates_no_dram_leleucas_conv2d_a100.log",
             Err("no device name, compute capability, SM count or L2 size"),
         ),
-        // CC 8.0 column only: both A100s.
+        // CC 8.0 column only: the A100s, the A30 and the A800s.
         (
             "ncu_metrics_csv_printfp_a100_sgemm.csv",
-            Err("compute capability 8.0, shared by a100-40gb, a100-80gb"),
+            Err("compute capability 8.0, shared by a100-40gb, a100-80gb, a100-80gb-pcie, a30, a800-40gb, a800-80gb, a800-80gb-pcie"),
         ),
         (
             "ncu_roofline_section_rule_row_only_leleucas_conv2d_a100.log",
@@ -100,7 +100,8 @@ fn b200_raw_page_device_facts() {
     let h = csv.device_hints();
     // device__attribute_multiprocessor_count 148 (launch__sm_count agrees),
     // device__attribute_l2_cache_size 132644864 = 126.5 MiB,
-    // device__attribute_max_mem_frequency_khz 3996000 = 3996 MHz.
+    // device__attribute_max_mem_frequency_khz and _memory_clock_rate
+    // 3996000 kHz = 3996 MHz, device__attribute_global_memory_bus_width 7680.
     assert_eq!(h.sm_counts, vec![148]);
     assert_eq!(h.l2_bytes, vec![132_644_864]);
     assert!(
@@ -108,7 +109,81 @@ fn b200_raw_page_device_facts() {
         "{:?}",
         h.memory_clocks_mhz
     );
+    assert_eq!(h.bus_widths_bits, vec![7680]);
     assert_eq!(h.compute_capabilities, vec!["10.0".to_string()]);
+    // Without its device name the facts still decide: CC 10.0 holds the
+    // B200 and the GB200, and only the B200 is known to have 148 SMs and a
+    // 7680-bit bus (the GB200's SM count and bus width are not in the table,
+    // so it stays a candidate but is not decided on).
+    let mut nameless = h.clone();
+    nameless.device_names.clear();
+    let e = choose(&RoofsChoice::FromCsv, &nameless, no_peaks).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("148 SMs, L2 126.5 MiB, 7680-bit memory bus, shared by b200, gb200"),
+        "{e}"
+    );
+}
+
+/// Real nsys exports' `TARGET_INFO_GPU` rows (`budget`'s hints) without
+/// their device names: the SM count, L2 size and theoretical DRAM
+/// bandwidth still name the card where the table can tell it apart.
+#[test]
+fn nsys_target_info_gpu_facts_decide_without_the_name() {
+    use rooftrace::commands::budget::export_hints;
+    let Some(dir) = corpus("nsys") else {
+        return;
+    };
+    let cases: &[(&str, Result<&str, &str>)] = &[
+        // GeForce RTX 3060: CC 8.6, 28 SMs, L2 2359296 B, memoryBandwidth
+        // 360048000000 B/s (product page: 360 GB/s); only the RTX 3060 of
+        // the table has 28 SMs.
+        ("nsys2023.1.2_gtls_tls-search.sqlite", Ok("rtx3060")),
+        ("nsys2025.5.2_flameox_cudagraph-smoke.sqlite", Ok("rtx3060")),
+        // GeForce RTX 3090 (two of them): CC 8.6, 82 SMs, 6 MiB, 936.1 GB/s.
+        ("nsys2025.5.1_balinski-gomory_report3.sqlite", Ok("rtx3090")),
+        // A100-SXM4-40GB: CC 8.0, 108 SMs, 40 MiB, 1555.2 GB/s: the 40 GB
+        // A100 and A800 (one silicon, one memory: only the name splits them).
+        (
+            "nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite",
+            Err("DRAM bandwidth 1555.2 GB/s, shared by a100-40gb, a800-40gb"),
+        ),
+        // A100-SXM4-80GB x4: 2039.0 GB/s, the SXM parts (the PCIe 80 GB
+        // cards' 1935 GB/s is further than the SXM's 2039).
+        (
+            "nsys2024.5.1_pipit_cloverleaf.sqlite",
+            Err("DRAM bandwidth 2039.0 GB/s, shared by a100-80gb, a800-80gb"),
+        ),
+        // H200: 132 SMs, 60 MiB, 4916.7 GB/s, 2.4 % above the datasheet's
+        // 4.8 TB/s; the GH200 144GB (132 SMs, 60 MiB, 4.9 TB/s) fits as
+        // well, and neither is ruled out.
+        (
+            "nsys2025.1.1_nvfuser_cross-entropy-pytest.sqlite",
+            Err("shared by h200, gh200-144gb"),
+        ),
+    ];
+    for (name, want) in cases {
+        let path = dir.join(name);
+        let tl = rooftrace::nsys::read_timeline(&path, true, &|_, _| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut h = export_hints(&path, &tl.info.identity.gpus);
+        assert!(!h.device_names.is_empty(), "{name}");
+        // With the name, the name decides.
+        let named = choose(&RoofsChoice::FromCsv, &h, no_peaks).map(|r| r.1.key);
+        h.device_names.clear();
+        let got = choose(&RoofsChoice::FromCsv, &h, no_peaks);
+        match (want, got) {
+            (Ok(key), Ok((_, gpu))) => {
+                assert_eq!(gpu.key.as_deref(), Some(*key), "{name}");
+                assert_eq!(named.unwrap().as_deref(), Some(*key), "{name}");
+            }
+            (Err(words), Err(e)) => {
+                assert!(e.to_string().contains(words), "{name}: {e}");
+                assert!(named.is_ok(), "{name}");
+            }
+            (want, got) => panic!("{name}: want {want:?}, got {:?}", got.map(|g| g.1)),
+        }
+    }
 }
 
 /// `--gpu` against the file: a compute capability it cannot have is an
@@ -139,7 +214,7 @@ fn gpu_flag_that_contradicts_the_file_is_refused() {
 }
 
 /// Issue 19: an export whose compute capability fits several GPUs (the GPP
-/// file, CC 8.9: six of the table) exits 0 without --gpu, with every
+/// file, CC 8.9: twelve of the table) exits 0 without --gpu, with every
 /// roof-free column (intensity, FLOP/s, B/s as with any GPU), the
 /// roof-dependent ones unknown, and names only the GPUs that fit.
 #[test]
@@ -155,10 +230,15 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
         .iter()
         .map(|c| c.as_str().unwrap())
         .collect();
-    assert_eq!(
-        fits,
-        ["l4", "l40s", "l40", "rtx6000-ada", "rtx4080", "rtx4090"]
-    );
+    // Every CC 8.9 GPU of the table, and nothing else (the file states no
+    // SM count, L2 size, bus width or memory clock to narrow them).
+    let cc89: Vec<&str> = rooftrace::roofs::gpus::by_compute_capability("8.9")
+        .iter()
+        .map(|g| g.key)
+        .collect();
+    assert_eq!(fits, cc89);
+    assert_eq!(fits.len(), 12);
+    assert!(fits.contains(&"rtx4070") && !fits.contains(&"rtx3090"));
     let k = &v["kernels"][0];
     // Roof-free: the same figures as against any roofs (tests/it/ncu.rs):
     // I = 2.012895e12 FLOP / 134.957e9 B = 14.915; 2.012895e12 / 22.765 s.

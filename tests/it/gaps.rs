@@ -872,12 +872,12 @@ fn nvtx_pattern_matching_nothing_is_diagnosed_with_examples() {
     let d = r
         .diagnostics
         .iter()
-        .find(|d| d.starts_with("--nvtx `^forward` matches no NVTX range"))
+        .find(|d| d.kind == rooftrace::gaps::DiagnosticKind::NvtxNoMatch)
         .expect("a diagnostic for the empty match");
     // The most frequent ranges, with their counts: each op_id-tagged
     // PyTorch range appears at most twice (once per rank); ties go by text.
     assert!(
-        d.contains("the most frequent ranges are `aten::_to_copy, op_id = 317173` (2), `aten::add, op_id = 314359` (2)"),
+        d.message.contains("the most frequent ranges are `aten::_to_copy, op_id = 317173` (2), `aten::add, op_id = 314359` (2)"),
         "{d}"
     );
 }

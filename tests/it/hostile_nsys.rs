@@ -140,7 +140,7 @@ fn case3_a_huge_string_id_costs_no_bitmap() {
     assert!(
         t.diagnostics
             .iter()
-            .any(|d| d.contains("StringIds: 2 names with an id outside")),
+            .any(|d| d.kind == rooftrace::timeline::DiagnosticKind::BadNameIds { names: 2 }),
         "{:?}",
         t.diagnostics
     );

@@ -918,8 +918,9 @@ fn list_gpus_json_has_clocks_and_sources() {
     for g in list {
         let key = g["key"].as_str().unwrap();
         let c = &g["clocks"];
-        // Only a GPU without an SM count (gb200) has no derivable SM clock.
-        if g["sm_count"].is_null() {
+        // Only a GPU without an SM count (gb200) or an FP32 peak (h20, whose
+        // reported peaks contradict each other) has no derivable SM clock.
+        if g["sm_count"].is_null() || g["roofs"]["compute"].get("fp32").is_none() {
             assert!(c.get("sm_clock_hz").is_none(), "{key}");
         } else {
             let hz = c["sm_clock_hz"].as_f64().unwrap();
@@ -946,8 +947,61 @@ fn list_gpus_json_has_clocks_and_sources() {
             }
         }
     }
+    // Every device fact the table states has a source beside it.
+    for g in list {
+        let key = g["key"].as_str().unwrap();
+        let src = &g["fact_sources"];
+        for (fact, source) in [
+            ("sm_count", "sm_count"),
+            ("l2_bytes", "l2_bytes"),
+            ("memory_clock_mhz", "memory"),
+            ("bus_width_bits", "memory"),
+            ("boost_clock_mhz", "boost_clock"),
+        ] {
+            if !g[fact].is_null() {
+                assert!(!src[source].as_str().unwrap().is_empty(), "{key} {fact}");
+            }
+        }
+    }
+    // RTX 4070 (NVIDIA product page): 46 SMs, 192-bit at 21 Gbps, so a
+    // memory clock of 10500 MHz; boost 2475 MHz; its L2 is not stated.
+    let r4070 = list.iter().find(|g| g["key"] == "rtx4070").unwrap();
+    assert_eq!(r4070["sm_count"], 46);
+    assert_eq!(r4070["bus_width_bits"], 192);
+    assert_eq!(r4070["memory_clock_mhz"], 10500.0);
+    assert!(r4070["l2_bytes"].is_null());
+    assert!(r4070["fact_sources"]["l2_bytes"]
+        .as_str()
+        .unwrap()
+        .starts_with("not set"));
     // A100: 19.5 TFLOP/s / (2 x 64 x 108) = 1411 MHz; memory 1215 MHz.
     let a100 = list.iter().find(|g| g["key"] == "a100-40gb").unwrap();
     assert_eq!(a100["clocks"]["sm_clock_hz"], 1411e6);
     assert_eq!(a100["clocks"]["memory_clock_hz"], 1215e6);
+}
+
+/// docs/ncu.md §5 and the README list the built-in table: every key in
+/// docs/ncu.md, and the README's count, so neither falls behind the table.
+#[test]
+fn docs_list_every_gpu_of_the_table() {
+    let root = crate::common::root();
+    let doc = std::fs::read_to_string(root.join("docs/ncu.md")).unwrap();
+    let section = &doc[doc.find("- **Built-in table**").unwrap()..];
+    let section = &section[..section.find("- **`--roofs FILE`**").unwrap()];
+    let words: Vec<&str> = section
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .collect();
+    for g in gpus::all() {
+        assert!(words.contains(&g.key), "docs/ncu.md lacks {}", g.key);
+    }
+    let n = gpus::all().len();
+    assert!(
+        section.contains(&format!("{n} GPUs")),
+        "docs/ncu.md: count {n}"
+    );
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("for {n} GPUs")),
+        "README: count {n}"
+    );
 }

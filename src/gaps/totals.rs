@@ -1,0 +1,421 @@
+//! Count and time of gaps, summed by what the analysis tells apart: per
+//! class ([`ClassTotals`]), per host detail under the host-bound class
+//! ([`DetailTotals`]), per length class ([`ScaleTotals`]), and the
+//! host-bound time of a window by all its typed evidence ([`HostTotals`],
+//! with the advice it supports, [`HostAdvice`]). Plain data, serialised as
+//! objects keyed by the class, detail or scale key; read by the gap report
+//! ([`super::model`]), the step budget and every renderer.
+
+use super::class::N_CLASSES;
+use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale, N_DETAILS};
+use super::GapClass;
+use crate::units::duration_ns;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
+
+/// Count and total duration of the gaps of one class.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ClassTotal {
+    /// Number of gaps.
+    pub count: u64,
+    /// Sum of their durations, ns.
+    pub total_ns: i64,
+}
+
+/// Per-class totals, indexed in [`GapClass::ALL`] order; serialised as an
+/// object keyed by [`GapClass::key`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ClassTotals(pub [ClassTotal; N_CLASSES]);
+
+impl ClassTotals {
+    /// Adds one gap.
+    pub fn add(&mut self, class: GapClass, duration_ns: i64) {
+        let t = &mut self.0[class as usize];
+        t.count += 1;
+        t.total_ns += duration_ns;
+    }
+
+    /// The totals of one class.
+    pub fn get(&self, class: GapClass) -> ClassTotal {
+        self.0[class as usize]
+    }
+
+    /// Sum of all classes' durations, ns (equals the idle time it was built from).
+    pub fn total_ns(&self) -> i64 {
+        self.0.iter().map(|t| t.total_ns).sum()
+    }
+
+    /// The class with the most idle time (first in display order on ties).
+    pub fn dominant(&self) -> Option<GapClass> {
+        GapClass::ALL
+            .into_iter()
+            .filter(|c| self.get(*c).total_ns > 0)
+            .max_by_key(|c| (self.get(*c).total_ns, std::cmp::Reverse(*c as usize)))
+    }
+}
+
+impl Serialize for ClassTotals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(N_CLASSES))?;
+        for c in GapClass::ALL {
+            m.serialize_entry(c.key(), &self.get(c))?;
+        }
+        m.end()
+    }
+}
+
+/// Host-bound idle time per [`HostDetail`]; serialised as an object keyed
+/// by [`HostDetail::key`]. Sums to the host-bound class total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DetailTotals(pub [ClassTotal; N_DETAILS]);
+
+impl DetailTotals {
+    /// Adds one gap.
+    pub fn add(&mut self, d: HostDetail, duration_ns: i64) {
+        let t = &mut self.0[d as usize];
+        t.count += 1;
+        t.total_ns += duration_ns;
+    }
+
+    /// The totals of one detail.
+    pub fn get(&self, d: HostDetail) -> ClassTotal {
+        self.0[d as usize]
+    }
+
+    /// Adds another device's totals.
+    pub fn merge(&mut self, o: &DetailTotals) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            a.count += b.count;
+            a.total_ns += b.total_ns;
+        }
+    }
+
+    /// The detail with the most time (first in display order on ties).
+    pub fn dominant(&self) -> Option<HostDetail> {
+        HostDetail::ALL
+            .into_iter()
+            .filter(|d| self.get(*d).total_ns > 0)
+            .max_by_key(|d| (self.get(*d).total_ns, std::cmp::Reverse(*d as usize)))
+    }
+}
+
+impl Serialize for DetailTotals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(N_DETAILS))?;
+        for d in HostDetail::ALL {
+            m.serialize_entry(d.key(), &self.get(d))?;
+        }
+        m.end()
+    }
+}
+
+/// Host-bound idle time by gap length ([`Scale`]); serialised as an object
+/// keyed by [`Scale::key`]. Sums to the host-bound class total.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ScaleTotals(pub [ClassTotal; 3]);
+
+impl ScaleTotals {
+    /// Adds one gap of `duration_ns`.
+    pub fn add(&mut self, duration_ns: i64) {
+        self.add_as(Scale::of(duration_ns), duration_ns);
+    }
+
+    /// Adds `ns` of one gap of scale `scale` (a gap cut by a window keeps
+    /// the scale of its whole length).
+    pub fn add_as(&mut self, scale: Scale, ns: i64) {
+        let t = &mut self.0[scale as usize];
+        t.count += 1;
+        t.total_ns += ns;
+    }
+
+    /// The totals of one scale.
+    pub fn get(&self, s: Scale) -> ClassTotal {
+        self.0[s as usize]
+    }
+
+    /// Adds another device's totals.
+    pub fn merge(&mut self, o: &ScaleTotals) {
+        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+            a.count += b.count;
+            a.total_ns += b.total_ns;
+        }
+    }
+
+    /// The scale holding the most time (the shorter on ties).
+    pub fn dominant(&self) -> Option<Scale> {
+        Scale::ALL
+            .into_iter()
+            .filter(|s| self.get(*s).total_ns > 0)
+            .max_by_key(|s| (self.get(*s).total_ns, std::cmp::Reverse(*s as usize)))
+    }
+}
+
+impl Serialize for ScaleTotals {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(3))?;
+        for sc in Scale::ALL {
+            m.serialize_entry(sc.key(), &self.get(sc))?;
+        }
+        m.end()
+    }
+}
+
+/// The host-bound time with one piece of typed evidence: what the
+/// launching thread did (the host detail) and the family of the CUDA call
+/// or NVTX range it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EvidenceTotal {
+    /// The host detail.
+    pub detail: HostDetail,
+    /// The family of the CUDA call named (launch call, allocation, other
+    /// CUDA calls).
+    pub call_family: Option<CallFamily>,
+    /// The family of the NVTX range named (a gap inside a range).
+    pub range_family: Option<RangeFamily>,
+    /// Gaps.
+    pub count: u64,
+    /// Their time in the window, ns.
+    pub total_ns: i64,
+}
+
+/// The host-bound gaps of a window (an `--nvtx` instance) by their typed
+/// evidence, each gap judged as the sweep judges it (`gaps::host`): time
+/// per host detail, per length class (of the whole gap, docs/gaps.md
+/// "Advice that fits the scale") and per (detail, call family, range
+/// family). Each sums to the host-bound time in the window.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct HostTotals {
+    /// By host detail.
+    pub detail: DetailTotals,
+    /// By the length class of the whole gap.
+    pub scale: ScaleTotals,
+    /// By (detail, call family, range family), in order of first sight.
+    pub evidence: Vec<EvidenceTotal>,
+}
+
+impl HostTotals {
+    /// Adds `ns` of a host-bound gap `gap_ns` long with this evidence.
+    pub fn add(
+        &mut self,
+        (detail, call_family, range_family): (HostDetail, Option<CallFamily>, Option<RangeFamily>),
+        gap_ns: i64,
+        ns: i64,
+    ) {
+        let d = &mut self.detail.0[detail as usize];
+        d.count += 1;
+        d.total_ns += ns;
+        self.scale.add_as(Scale::of(gap_ns), ns);
+        let key = (detail, call_family, range_family);
+        match self
+            .evidence
+            .iter_mut()
+            .find(|e| (e.detail, e.call_family, e.range_family) == key)
+        {
+            Some(e) => {
+                e.count += 1;
+                e.total_ns += ns;
+            }
+            None => self.evidence.push(EvidenceTotal {
+                detail,
+                call_family,
+                range_family,
+                count: 1,
+                total_ns: ns,
+            }),
+        }
+    }
+
+    /// Adds another window's totals.
+    pub fn merge(&mut self, o: &HostTotals) {
+        self.detail.merge(&o.detail);
+        self.scale.merge(&o.scale);
+        for e in &o.evidence {
+            let key = (e.detail, e.call_family, e.range_family);
+            match self
+                .evidence
+                .iter_mut()
+                .find(|x| (x.detail, x.call_family, x.range_family) == key)
+            {
+                Some(x) => {
+                    x.count += e.count;
+                    x.total_ns += e.total_ns;
+                }
+                None => self.evidence.push(*e),
+            }
+        }
+    }
+
+    /// The advice this evidence supports, by the rule of the gap verdict:
+    /// the host detail with the most time; inside NVTX ranges, the range
+    /// family with the most time (else, as for CPU work, the length class
+    /// with the most time); in CUDA calls, the call family with the most
+    /// time (the launch call's own fix when it is launches); OS calls and
+    /// profiler overhead their detail's fix. `None` without host-bound time.
+    pub fn advice(&self) -> Option<HostAdvice> {
+        let k = self.detail.dominant()?;
+        // The family with the most time among the gaps of detail `k`
+        // (the first seen on ties).
+        let largest = |family: &dyn Fn(&EvidenceTotal) -> Option<Family>| {
+            let mut by: Vec<(Family, ClassTotal)> = Vec::new();
+            for e in self.evidence.iter().filter(|e| e.detail == k) {
+                let Some(f) = family(e) else { continue };
+                match by.iter_mut().find(|x| x.0 == f) {
+                    Some(x) => {
+                        x.1.count += e.count;
+                        x.1.total_ns += e.total_ns;
+                    }
+                    None => by.push((
+                        f,
+                        ClassTotal {
+                            count: e.count,
+                            total_ns: e.total_ns,
+                        },
+                    )),
+                }
+            }
+            by.into_iter().rev().max_by_key(|x| x.1.total_ns)
+        };
+        let by_scale = || {
+            let sc = self.scale.dominant()?;
+            Some(HostAdvice::Scale(sc, self.scale.get(sc)))
+        };
+        match k {
+            HostDetail::Nvtx => match largest(&|e| e.range_family.map(Family::Range)) {
+                Some((Family::Range(f), t)) => Some(HostAdvice::Range(f, t)),
+                _ => by_scale(),
+            },
+            HostDetail::CpuWork => by_scale(),
+            HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
+                match largest(&|e| e.call_family.map(Family::Call)) {
+                    Some((Family::Call(f), t)) if f != CallFamily::Launch => {
+                        Some(HostAdvice::Call(f, t))
+                    }
+                    _ => Some(HostAdvice::Detail(k, self.detail.get(k))),
+                }
+            }
+            HostDetail::OsRuntime | HostDetail::ProfilerOverhead => {
+                Some(HostAdvice::Detail(k, self.detail.get(k)))
+            }
+        }
+    }
+}
+
+/// A call or range family, for [`HostTotals::advice`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Family {
+    Call(CallFamily),
+    Range(RangeFamily),
+}
+
+/// The advice for host-bound time and the evidence it rests on (the gaps
+/// and time that decided it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostAdvice {
+    /// Inside NVTX ranges of a family (PyTorch, MPI, NCCL).
+    Range(RangeFamily, ClassTotal),
+    /// In CUDA calls of a family (allocation, module loading, …).
+    Call(CallFamily, ClassTotal),
+    /// A host detail's own fix (the launch call, OS calls, the profiler).
+    Detail(HostDetail, ClassTotal),
+    /// CPU work (or a user's range): the fix for the length class.
+    Scale(Scale, ClassTotal),
+}
+
+impl HostAdvice {
+    /// The fix (`pytorch`: the input shows PyTorch's own ranges, so the
+    /// length-class fix may name its knobs).
+    pub fn fix(&self, pytorch: bool) -> &'static str {
+        match *self {
+            HostAdvice::Range(f, _) => f.fix(),
+            HostAdvice::Call(f, _) => f.fix(),
+            HostAdvice::Detail(d, _) => d.fix(),
+            HostAdvice::Scale(s, _) => s.fix(pytorch),
+        }
+    }
+
+    /// The evidence in words: `3 gaps under 100 µs hold 150 µs`.
+    pub fn evidence(&self) -> String {
+        let (what, t) = match *self {
+            HostAdvice::Range(f, t) => (format!("gaps inside {} ranges", f.label()), t),
+            HostAdvice::Call(f, t) => (format!("gaps in {} calls", f.label()), t),
+            HostAdvice::Detail(d, t) => (format!("gaps of {}", d.label()), t),
+            HostAdvice::Scale(s, t) => (s.label().to_string(), t),
+        };
+        format!("{} {what} hold {}", t.count, duration_ns(t.total_ns as f64))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: i64 = 1_000_000;
+    const US: i64 = 1_000;
+
+    #[test]
+    fn a_cut_gap_keeps_the_scale_of_its_whole_length() {
+        let mut t = HostTotals::default();
+        // 40 µs of a 5 ms gap fall in the window: a CPU stretch, 40 µs.
+        t.add((HostDetail::CpuWork, None, None), 5 * MS, 40 * US);
+        let s = t.scale.get(Scale::Stretch);
+        assert_eq!((s.count, s.total_ns), (1, 40 * US));
+        assert_eq!(t.scale.get(Scale::Launch).count, 0);
+        assert_eq!(
+            t.advice(),
+            Some(HostAdvice::Scale(
+                Scale::Stretch,
+                ClassTotal {
+                    count: 1,
+                    total_ns: 40 * US
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn advice_follows_the_dominant_detail_then_its_family() {
+        let mpi = (HostDetail::Nvtx, None, Some(RangeFamily::Mpi));
+        let module = (HostDetail::CudaApi, Some(CallFamily::ModuleLoad), None);
+        let launch = (HostDetail::LaunchCall, Some(CallFamily::Launch), None);
+        let cpu = (HostDetail::CpuWork, None, None);
+        // NVTX time (2 × 3 ms in MPI ranges) outweighs CPU work (4 ms).
+        let mut t = HostTotals::default();
+        t.add(mpi, 3 * MS, 3 * MS);
+        t.add(mpi, 3 * MS, 3 * MS);
+        t.add(cpu, 4 * MS, 4 * MS);
+        let a = t.advice().unwrap();
+        assert_eq!(
+            a,
+            HostAdvice::Range(
+                RangeFamily::Mpi,
+                ClassTotal {
+                    count: 2,
+                    total_ns: 6 * MS
+                }
+            )
+        );
+        assert_eq!(a.fix(false), RangeFamily::Mpi.fix());
+        assert_eq!(a.evidence(), "2 gaps inside MPI ranges hold 6.00 ms");
+        // Other CUDA calls that load modules: the module-loading fix.
+        let mut t = HostTotals::default();
+        t.add(module, 2 * MS, 2 * MS);
+        assert_eq!(t.advice().unwrap().fix(false), CallFamily::ModuleLoad.fix());
+        // The launch call itself: its detail's fix, not "launch calls".
+        let mut t = HostTotals::default();
+        t.add(launch, 50 * US, 50 * US);
+        assert_eq!(t.advice().unwrap().fix(false), HostDetail::LaunchCall.fix());
+        // Merging adds per evidence: the CPU work of a second window (9 ms)
+        // now outweighs the first's MPI time.
+        let mut a = HostTotals::default();
+        a.add(mpi, 3 * MS, 3 * MS);
+        let mut b = HostTotals::default();
+        b.add(cpu, 9 * MS, 9 * MS);
+        a.merge(&b);
+        assert_eq!(a.evidence.len(), 2);
+        assert!(matches!(
+            a.advice(),
+            Some(HostAdvice::Scale(Scale::Stretch, _))
+        ));
+        assert_eq!(a.detail.get(HostDetail::CpuWork).total_ns, 9 * MS);
+    }
+}
