@@ -17,6 +17,12 @@
 //!   rows, rounded to 5 significant digits. A CUDA-core roof is the highest
 //!   measured value on that path (FMA sweep, or a GEMM that runs on CUDA
 //!   cores), as the study takes the highest data-moving kernel for B.
+//! - The host link (`FactSources::host_link`) is the interface the card's
+//!   datasheet or product page names, turned into bytes per direction by
+//!   the PCIe arithmetic of [`HostLink::bytes_per_s`]; the documents were
+//!   cited from their published interface lines, not reopened in the
+//!   session that added them (issue 23): check those first. No export
+//!   records the link, so nothing measured backs these values.
 //! - SM count, L2 size and memory clock are what the CUDA runtime reports
 //!   (`device__attribute_multiprocessor_count`, `..._l2_cache_size`,
 //!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
@@ -2220,6 +2226,55 @@ impl GpuSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_links_follow_from_their_interface_and_cite_a_source() {
+        // Per direction, 128b/130b line code: Gen3 x16 8e9 x 16 x 128 / 130
+        // / 8 = 15,753,846,153 B/s; Gen4 twice that, Gen5 four times; x8
+        // half of x16. NVLink-C2C: 900 GB/s both ways together.
+        let want = |iface: &str| match iface {
+            "PCIe Gen3 x16" => 15_753_846_153,
+            "PCIe Gen4 x8" => 15_753_846_153,
+            "PCIe Gen4 x16" => 31_507_692_307,
+            "PCIe Gen5 x8" => 31_507_692_307,
+            "PCIe Gen5 x16" => 63_015_384_615,
+            "NVLink-C2C" => 450_000_000_000,
+            other => panic!("{other}"),
+        };
+        let mut known = 0;
+        for g in all() {
+            let Some(l) = g.facts.host_link else { continue };
+            known += 1;
+            assert_eq!(l.bytes_per_s, want(l.interface), "{}", g.key);
+            assert!(l.source.starts_with("NVIDIA "), "{}: {}", g.key, l.source);
+        }
+        assert!(known >= 40, "{known}");
+        // SXM boards still reach the host over PCIe; Grace Hopper over C2C;
+        // no source at hand for the H20: unknown, not a guess.
+        assert_eq!(
+            by_key("h100-sxm")
+                .unwrap()
+                .facts
+                .host_link
+                .unwrap()
+                .interface,
+            "PCIe Gen5 x16"
+        );
+        assert_eq!(
+            by_key("a100-80gb")
+                .unwrap()
+                .facts
+                .host_link
+                .unwrap()
+                .interface,
+            "PCIe Gen4 x16"
+        );
+        assert_eq!(
+            by_key("gh200").unwrap().facts.host_link.unwrap().interface,
+            "NVLink-C2C"
+        );
+        assert!(by_key("h20").unwrap().facts.host_link.is_none());
+    }
 
     #[test]
     fn table_has_the_required_gpus_with_dram_and_fp32() {
