@@ -272,14 +272,11 @@ pub(crate) fn host_link(
     };
     let records = &timeline.info.identity.gpus;
     if gpu.is_none() && records.is_empty() {
-        return Ok(HostLinkInfo::unknown(format!(
-            "the {what} records no GPU ({}) and no --gpu was given",
-            if what == "trace" {
-                "rooftrace reads no GPU from a trace's deviceProperties for the link"
-            } else {
-                "no TARGET_INFO_GPU rows"
-            }
-        )));
+        return Ok(HostLinkInfo::unknown(if what == "trace" {
+            "the GPU of a PyTorch trace is not looked up for the link; give --gpu KEY"
+        } else {
+            "the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY"
+        }));
     }
     let hints = super::budget::export_hints(input, records);
     let choice = match gpu {

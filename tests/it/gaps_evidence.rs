@@ -176,7 +176,9 @@ fn h100_verdict_names_the_copy_fix_with_bytes_and_bandwidth() {
     // The export has no GPU record (no TARGET_INFO_GPU table): the link's
     // bandwidth is unknown, not 0, and the verdict says why.
     assert!(
-        v.contains("link bandwidth unknown (the export records no GPU (no TARGET_INFO_GPU rows) and no --gpu was given)"),
+        v.contains(
+            "link bandwidth unknown (the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY)"
+        ),
         "{v}"
     );
     assert!(!v.contains("% of the"), "{v}");
