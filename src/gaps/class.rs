@@ -147,6 +147,56 @@ pub struct Evidence<'a> {
     pub waits: &'a [(u32, i64)],
     /// Queued gaps shorter than this are launch latency, ns.
     pub latency_ns: i64,
+    /// Where the previous look-up into `syncs` landed, for a sweep that
+    /// asks in time order (`None`: a plain binary search each time).
+    pub hints: Option<&'a SyncHints>,
+}
+
+/// The positions in `Evidence::syncs` that [`blocking_sync`]'s two
+/// look-ups (the launching thread's syncs, then the process's syncs of
+/// unknown thread) last found. A device's gaps come in time order, so the
+/// next answer is at or just after the last one: searched outward from it,
+/// a look-up costs O(1) amortised instead of a binary search per gap.
+#[derive(Debug, Default)]
+pub struct SyncHints([std::cell::Cell<usize>; 2]);
+
+/// `s.partition_point(pred)`, searched outward from `hint` (the previous
+/// answer, updated) in doubling steps, then by bisection: O(log d) for an
+/// answer `d` rows from the hint, so O(1) when successive look-ups move a
+/// little, and never more than about twice a binary search.
+fn partition_point_near<T>(
+    s: &[T],
+    hint: &std::cell::Cell<usize>,
+    pred: impl Fn(&T) -> bool,
+) -> usize {
+    let h = hint.get().min(s.len());
+    // Every row before `lo` passes `pred`, none from `hi` on.
+    let (mut lo, mut hi) = (0, s.len());
+    let mut step = 1;
+    if h < s.len() && pred(&s[h]) {
+        lo = h + 1;
+        while h + step < s.len() {
+            if !pred(&s[h + step]) {
+                hi = h + step;
+                break;
+            }
+            lo = h + step + 1;
+            step *= 2;
+        }
+    } else {
+        hi = h;
+        while step <= h {
+            if pred(&s[h - step]) {
+                lo = h - step + 1;
+                break;
+            }
+            hi = h - step;
+            step *= 2;
+        }
+    }
+    let at = lo + s[lo..hi].partition_point(pred);
+    hint.set(at);
+    at
 }
 
 /// Why the GPU idled over `[g0, g1)`, judged from `next` (the op whose start
@@ -230,22 +280,30 @@ fn waited(ev: &Evidence, a: &ApiCall, from: Option<i64>) -> bool {
 /// the gap (see [`classify`] rule 2): the thread's own syncs, then the
 /// process's syncs of unknown thread.
 pub fn blocking_sync<'s>(ev: &Evidence<'s>, a: &ApiCall, g0: i64) -> Option<&'s SyncCall> {
-    [a.tid, NO_TID].into_iter().find_map(|tid| {
-        // Merged per (pid, tid), sorted by (pid, tid, start), disjoint: the
-        // latest one starting strictly before the launch call is the only
-        // one that can cover the end of the host's lateness [g0, a.start).
-        // Not "at or before": a blocking copy (`cudaMemcpy`) is itself a
-        // sync and would hide the `cudaDeviceSynchronize` that returned just
-        // before it, while covering nothing of [g0, a.start) itself.
-        let j = ev
-            .syncs
-            .partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, tid, a.start_ns));
-        let s = ev.syncs.get(j.checked_sub(1)?)?;
-        let in_sync = overlap(s.start_ns, s.end_ns, g0, a.start_ns);
-        let after_sync = a.start_ns - s.end_ns;
-        (s.pid == a.pid && s.tid == tid && in_sync > 0 && after_sync <= ev.latency_ns.max(in_sync))
+    [a.tid, NO_TID]
+        .into_iter()
+        .enumerate()
+        .find_map(|(k, tid)| {
+            // Merged per (pid, tid), sorted by (pid, tid, start), disjoint: the
+            // latest one starting strictly before the launch call is the only
+            // one that can cover the end of the host's lateness [g0, a.start).
+            // Not "at or before": a blocking copy (`cudaMemcpy`) is itself a
+            // sync and would hide the `cudaDeviceSynchronize` that returned just
+            // before it, while covering nothing of [g0, a.start) itself.
+            let before = |s: &SyncCall| (s.pid, s.tid, s.start_ns) < (a.pid, tid, a.start_ns);
+            let j = match ev.hints {
+                Some(h) => partition_point_near(ev.syncs, &h.0[k], before),
+                None => ev.syncs.partition_point(before),
+            };
+            let s = ev.syncs.get(j.checked_sub(1)?)?;
+            let in_sync = overlap(s.start_ns, s.end_ns, g0, a.start_ns);
+            let after_sync = a.start_ns - s.end_ns;
+            (s.pid == a.pid
+                && s.tid == tid
+                && in_sync > 0
+                && after_sync <= ev.latency_ns.max(in_sync))
             .then_some(s)
-    })
+        })
 }
 
 /// Merges each thread's sync intervals (sorted by (pid, tid, start)) so that
@@ -316,6 +374,26 @@ mod tests {
             syncs,
             waits: &[],
             latency_ns: 5,
+            hints: None,
+        }
+    }
+
+    /// The search from a hint answers what a binary search does, from any
+    /// hint (before, at, after the answer, past the end), on slices with
+    /// the answer at every place, and leaves the answer as the next hint.
+    #[test]
+    fn partition_point_near_equals_partition_point() {
+        let hint = std::cell::Cell::new(0);
+        for n in 0..40usize {
+            let v: Vec<usize> = (0..n).collect();
+            for cut in 0..=n {
+                for h in 0..=n + 3 {
+                    hint.set(h);
+                    let got = partition_point_near(&v, &hint, |&x| x < cut);
+                    assert_eq!(got, cut, "n {n} cut {cut} hint {h}");
+                    assert_eq!(hint.get(), cut);
+                }
+            }
         }
     }
 
@@ -482,6 +560,7 @@ mod tests {
             syncs: s,
             waits: &[],
             latency_ns: 5000,
+            hints: None,
         };
         assert_eq!(
             classify(900, 1500, &n, &e(&syncs)),

@@ -7,7 +7,7 @@
 use super::class::{blocking_sync, overlap};
 use super::evidence::{CallFamily, HostDetail, RangeFamily, N_DETAILS};
 use super::GapClass;
-use crate::nsys::{GpuOp, HostSpanKind, NameRef, SyncCall, Timeline, NO_API};
+use crate::nsys::{GpuOp, HostSpanKind, NameRef, NvtxRange, SyncCall, Timeline, NO_API};
 
 /// The verdict on one host window: the detail, what it names (call,
 /// OS function or range text) and the time it covered, ns.
@@ -85,7 +85,15 @@ struct IndexedRange {
 }
 
 /// NVTX ranges by (pid, tid, start): the index the detail looks up.
-pub(crate) struct NvtxIndex(Vec<IndexedRange>);
+pub(crate) struct NvtxIndex {
+    ranges: Vec<IndexedRange>,
+    /// `reach[i]`: the latest end of the ranges of `ranges[i]`'s thread up
+    /// to `i`. A look back from a time stops at the first range whose reach
+    /// is at or before the times it needs: no earlier range of that thread
+    /// is still open then. Disjoint ranges (one per step) are thus passed
+    /// over in O(1) per gap, not [`MAX_RANGES_BACK`] each.
+    reach: Vec<i64>,
+}
 
 /// Ranges looked at, back from a time, on one thread (nesting deeper than
 /// this is not real; the bound keeps a hostile export's work linear).
@@ -94,8 +102,12 @@ const MAX_RANGES_BACK: usize = 256;
 impl NvtxIndex {
     /// Indexes the timeline's closed NVTX ranges.
     pub(crate) fn new(tl: &Timeline) -> NvtxIndex {
-        let mut v: Vec<IndexedRange> = tl
-            .nvtx
+        NvtxIndex::of(&tl.nvtx)
+    }
+
+    /// Indexes `ranges` (closed NVTX ranges, in any order).
+    fn of(ranges: &[NvtxRange]) -> NvtxIndex {
+        let mut v: Vec<IndexedRange> = ranges
             .iter()
             .enumerate()
             .map(|(index, r)| IndexedRange {
@@ -107,26 +119,46 @@ impl NvtxIndex {
             })
             .collect();
         v.sort_unstable();
-        NvtxIndex(v)
+        let mut reach = Vec::with_capacity(v.len());
+        let mut prev: Option<&IndexedRange> = None;
+        for x in &v {
+            let r = match (prev, reach.last()) {
+                (Some(p), Some(&r)) if (p.pid, p.tid) == (x.pid, x.tid) => x.end_ns.max(r),
+                _ => x.end_ns,
+            };
+            reach.push(r);
+            prev = Some(x);
+        }
+        NvtxIndex { ranges: v, reach }
     }
 
     /// The ranges of thread (pid, tid) starting at or before `t`, latest
-    /// first (at most [`MAX_RANGES_BACK`]).
-    fn back_from(&self, pid: u32, tid: u32, t: i64) -> impl Iterator<Item = &IndexedRange> {
+    /// first (at most [`MAX_RANGES_BACK`]), up to the last one that some
+    /// range of the thread (it or an earlier one) is open after `open_after`:
+    /// the ranges left out all end at or before `open_after`.
+    fn back_from(
+        &self,
+        pid: u32,
+        tid: u32,
+        t: i64,
+        open_after: i64,
+    ) -> impl Iterator<Item = &IndexedRange> {
         let j = self
-            .0
+            .ranges
             .partition_point(|x| (x.pid, x.tid, x.start_ns) <= (pid, tid, t));
-        self.0[..j]
+        self.ranges[..j]
             .iter()
+            .zip(&self.reach[..j])
             .rev()
             .take(MAX_RANGES_BACK)
-            .take_while(move |x| (x.pid, x.tid) == (pid, tid))
+            .take_while(move |(x, &reach)| (x.pid, x.tid) == (pid, tid) && reach > open_after)
+            .map(|x| x.0)
     }
 
     /// The innermost range of thread (pid, tid) that contains `t` (the
     /// latest-starting one among the last 256 starting at or before `t`).
     pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
-        self.back_from(pid, tid, t)
+        self.back_from(pid, tid, t, t)
             .find(|x| x.end_ns > t)
             .map(|x| x.index)
     }
@@ -140,7 +172,7 @@ impl NvtxIndex {
         w0: i64,
         w1: i64,
     ) -> impl Iterator<Item = (usize, i64)> + '_ {
-        self.back_from(pid, tid, w1 - 1)
+        self.back_from(pid, tid, w1 - 1, w0)
             .map(move |x| (x.index, overlap(x.start_ns, x.end_ns, w0, w1)))
             .filter(|x| x.1 > 0)
     }
@@ -424,6 +456,7 @@ pub(crate) fn describe<'t>(
                 syncs,
                 waits: &[],
                 latency_ns: i64::MAX,
+                hints: None,
             };
             blocking_sync(&ev, a, g0)
                 .map(|s| cut(tl.name(s.name)))
@@ -444,7 +477,55 @@ pub(crate) fn describe<'t>(
 
 #[cfg(test)]
 mod tests {
-    use super::outside;
+    use super::{outside, NvtxIndex};
+    use crate::nsys::NvtxRange;
+
+    /// The index's answers equal a scan of every range: nested ranges
+    /// (an outer range open over many disjoint inner ones), disjoint
+    /// steps, an empty range and a second thread whose ranges interleave
+    /// in time. The look-back stops early (on `reach`) only past ranges
+    /// that cannot contain or overlap, so nothing may differ.
+    #[test]
+    fn nvtx_lookups_equal_a_full_scan() {
+        let r = |tid: u32, start_ns: i64, end_ns: i64| NvtxRange {
+            start_ns,
+            end_ns,
+            pid: 7,
+            tid,
+            text: "r".into(),
+        };
+        let mut ranges = vec![r(1, 0, 1_000), r(1, 400, 400), r(2, 5, 995)];
+        for k in 0..40 {
+            ranges.push(r(1, 10 + 20 * k, 25 + 20 * k)); // disjoint steps in the outer one
+            ranges.push(r(2, 12 + 20 * k, 30 + 20 * k)); // overlapping each other
+        }
+        ranges.push(r(1, 1_100, 1_200)); // after the outer one closed
+        let idx = NvtxIndex::of(&ranges);
+        let mut sorted: Vec<(u32, i64, i64, usize)> = ranges
+            .iter()
+            .enumerate()
+            .map(|(i, x)| (x.tid, x.start_ns, x.end_ns, i))
+            .collect();
+        sorted.sort_unstable();
+        for tid in [1, 2, 3] {
+            let mine = || sorted.iter().filter(move |x| x.0 == tid);
+            for t in (-5..1_250).step_by(3) {
+                let want = mine().rfind(|x| x.1 <= t && x.2 > t).map(|x| x.3);
+                assert_eq!(idx.innermost(7, tid, t), want, "innermost tid {tid} t {t}");
+                for w in [1, 7, 40, 300] {
+                    let (w0, w1) = (t, t + w);
+                    let want: Vec<(usize, i64)> = mine()
+                        .filter(|x| x.1 < w1)
+                        .map(|x| (x.3, x.2.min(w1) - x.1.max(w0)))
+                        .filter(|x| x.1 > 0)
+                        .rev()
+                        .collect();
+                    let got: Vec<(usize, i64)> = idx.overlapping(7, tid, w0, w1).collect();
+                    assert_eq!(got, want, "overlapping tid {tid} [{w0}, {w1})");
+                }
+            }
+        }
+    }
 
     #[test]
     fn time_outside_nested_calls() {

@@ -2,7 +2,7 @@
 //! gives the busy union, every gap with its class, the histogram, the
 //! top-N heap and the per-stream view.
 
-use super::class::{blocking_sync, classify, Evidence, NextOp};
+use super::class::{blocking_sync, classify, Evidence, NextOp, SyncHints};
 use super::hist::{hist_bin, HIST_EDGES_NS};
 use super::host::{host_verdict, NvtxIndex};
 use super::model::*;
@@ -222,7 +222,8 @@ pub(crate) fn analyze_device(
     let mut durations = Vec::new();
     let mut hist = [(0u64, 0i64); HIST_EDGES_NS.len()];
     let mut heap = BinaryHeap::new();
-    let ev = evidence(tl, syncs, cfg);
+    let hints = SyncHints::default();
+    let ev = evidence(tl, syncs, cfg, &hints);
     let mut host_detail = DetailTotals::default();
     let mut host_scale = ScaleTotals::default();
     let mut drain = Drain::default();
@@ -422,12 +423,19 @@ impl Drain {
     }
 }
 
-/// The host rows [`classify`] consults.
-fn evidence<'a>(tl: &'a Timeline, syncs: &'a [SyncCall], cfg: &GapConfig) -> Evidence<'a> {
+/// The host rows [`classify`] consults, looked up from `hints` (the
+/// device's gaps come in time order).
+fn evidence<'a>(
+    tl: &'a Timeline,
+    syncs: &'a [SyncCall],
+    cfg: &GapConfig,
+    hints: &'a SyncHints,
+) -> Evidence<'a> {
     Evidence {
         syncs,
         waits: &tl.waits,
         latency_ns: cfg.launch_latency_ns,
+        hints: Some(hints),
     }
 }
 
