@@ -278,7 +278,7 @@ pub(crate) fn host_link(
             "the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY"
         }));
     }
-    let hints = super::budget::export_hints(input, records);
+    let hints = super::timeline::export_hints(input, records);
     let choice = match gpu {
         Some(key) => RoofsChoice::Gpu(key.to_string()),
         None => RoofsChoice::FromCsv,
