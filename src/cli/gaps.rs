@@ -15,6 +15,7 @@ Examples:
   rooftrace gaps decode.nsys-rep --nvtx 'decode_step' --min-gap 5us --format md
   rooftrace gaps decode.sqlite --plot timeline.png --plot-hist gaps.png --format md -o report.md
   rooftrace gaps decode.sqlite --plot timeline.svg --window 10ms..60ms --device 0
+  rooftrace gaps copies.sqlite --gpu h100-sxm     # host link of an export with no GPU record
   rooftrace gaps traces/rank*.sqlite --nvtx decode_step
   rooftrace gaps traces/ --format parquet -o gaps.parquet/";
 
@@ -44,6 +45,12 @@ pub struct GapsArgs {
     /// Queued gaps shorter than DUR are launch latency rather than a dependency.
     #[arg(long, value_name = "DUR", default_value = "5us", value_parser = parse_duration_ns)]
     pub latency: i64,
+    /// The GPU the run was on, a key of `rooftrace ncu --list-gpus`
+    /// (`h100-sxm`): where the export records none, its host link (PCIe,
+    /// NVLink-C2C) is taken from the table entry to judge the copies'
+    /// bandwidth. Checked against the export's GPU record when there is one.
+    #[arg(long, value_name = "KEY")]
+    pub gpu: Option<String>,
     /// The `nsys` executable used to convert an `.nsys-rep`.
     #[arg(long, value_name = "PATH")]
     pub nsys: Option<PathBuf>,

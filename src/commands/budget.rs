@@ -8,6 +8,7 @@ use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
 use super::ncu::read_csv;
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
+pub use super::timeline::export_hints;
 use crate::budget::{analyze, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind};
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
@@ -15,7 +16,7 @@ use crate::gaps::GapConfig;
 use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
-use crate::roofs::{self, DeviceHints, RoofsChoice};
+use crate::roofs::{self, RoofsChoice};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -146,52 +147,6 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
         None => report.render(config.format, &opts),
     };
     write_output(config.output.as_deref(), &bytes)
-}
-
-/// What an export's `TARGET_INFO_GPU` rows say about its device, as the
-/// hints the roofs are chosen from: names, compute capabilities, SM
-/// counts, L2 sizes and theoretical DRAM bandwidths (`clockRate` is the SM
-/// clock, not a memory clock, and no bus width is recorded).
-pub fn export_hints(
-    input: &std::path::Path,
-    gpus: &[crate::nsys::identity::GpuRecord],
-) -> DeviceHints {
-    let set = |v: Vec<String>| {
-        let mut v = v;
-        v.sort();
-        v.dedup();
-        v
-    };
-    let mut sm: Vec<u32> = gpus.iter().filter_map(|g| g.sm_count).collect();
-    sm.sort_unstable();
-    sm.dedup();
-    let mut l2: Vec<u64> = gpus.iter().filter_map(|g| g.l2_bytes).collect();
-    l2.sort_unstable();
-    l2.dedup();
-    let mut bw: Vec<u64> = gpus
-        .iter()
-        .filter_map(|g| g.memory_bandwidth_bytes_per_s)
-        .collect();
-    bw.sort_unstable();
-    bw.dedup();
-    DeviceHints {
-        file: input.display().to_string(),
-        device_names: set(gpus
-            .iter()
-            .map(|g| g.name.clone())
-            .filter(|n| !n.is_empty())
-            .collect()),
-        compute_capabilities: set(gpus
-            .iter()
-            .filter_map(|g| g.compute_capability.clone())
-            .collect()),
-        sm_counts: sm,
-        l2_bytes: l2,
-        // `clockRate` is the SM clock, not the memory clock.
-        memory_clocks_mhz: Vec::new(),
-        bus_widths_bits: Vec::new(),
-        memory_bandwidths_bytes_per_s: bw,
-    }
 }
 
 /// Reads both inputs, analyses each once and budgets the steps.

@@ -8,10 +8,11 @@ use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
-use crate::gaps::{analyze, GapConfig, GapReport};
+use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
 use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
+use crate::roofs::{self, RoofsChoice};
 use crate::units::duration_ns;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -29,6 +30,9 @@ pub struct GapsConfig {
     pub many: ManyConfig,
     /// The `nsys` executable used to convert an `.nsys-rep`.
     pub nsys: Option<PathBuf>,
+    /// `--gpu`: the table GPU whose host link the copies are judged
+    /// against (else the GPU the export's record decides).
+    pub gpu: Option<String>,
     /// What to analyse and how.
     pub analysis: GapConfig,
     /// `--window`: the timeline window relative to the first GPU op, ns.
@@ -72,6 +76,13 @@ impl GapsConfig {
             None => Some(many::parquet_dir(args.output.output.as_deref())?),
             Some(_) => None,
         };
+        if let Some(key) = &args.gpu {
+            if crate::roofs::gpus::by_key(key).is_none() {
+                return Err(InputError::new(format!(
+                    "--gpu {key}: not a GPU of the built-in table; give one of `rooftrace ncu --list-gpus`"
+                )));
+            }
+        }
         let inputs = super::inputs::expand(&args.input, NSYS_EXTS);
         if inputs.len() > 1 || parquet.is_some() {
             for (flag, given) in [
@@ -101,6 +112,7 @@ impl GapsConfig {
                 keep_gaps: plot.is_some() || plot_hist.is_some() || format.is_none(),
             },
             nsys: args.nsys,
+            gpu: args.gpu,
             window_rel_ns: args.window,
             plot,
             plot_hist,
@@ -156,7 +168,8 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, &config.input)?;
     }
-    let report = analyze(&timeline, cfg);
+    let mut report = analyze(&timeline, cfg);
+    report.set_host_link(host_link(&timeline, config.gpu.as_deref(), &config.input)?);
     // Plots first, so a Markdown link never points at a file that failed.
     let mut images = write_plots(config, &timeline, &report)?;
     if let Some(url) = &config.image {
@@ -217,6 +230,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         check_filters_match(&timeline, cfg, path)?;
     }
     let mut report = analyze(&timeline, cfg);
+    report.set_host_link(host_link(&timeline, config.gpu.as_deref(), path)?);
     let kernels = crate::multi::kernel_totals(&timeline, cfg.scope());
     let name = path
         .file_name()
@@ -240,6 +254,59 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         tag,
         report,
         kernels,
+    })
+}
+
+/// The host link the copies crossed: no export records it, so it is the
+/// table entry's of the GPU `--gpu` names, else of the GPU the export's
+/// `TARGET_INFO_GPU` rows decide (as `budget` chooses its roofs); else
+/// unknown, with why. `--gpu` contradicted by the export is bad input.
+pub(crate) fn host_link(
+    timeline: &Timeline,
+    gpu: Option<&str>,
+    input: &Path,
+) -> Result<HostLinkInfo, InputError> {
+    let what = match timeline.info.flavor {
+        crate::nsys::SchemaFlavor::Kineto => "trace",
+        _ => "export",
+    };
+    let records = &timeline.info.identity.gpus;
+    if gpu.is_none() && records.is_empty() {
+        return Ok(HostLinkInfo::unknown(if what == "trace" {
+            "the GPU of a PyTorch trace is not looked up for the link; give --gpu KEY"
+        } else {
+            "the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY"
+        }));
+    }
+    let hints = super::timeline::export_hints(input, records);
+    let choice = match gpu {
+        Some(key) => RoofsChoice::Gpu(key.to_string()),
+        None => RoofsChoice::FromCsv,
+    };
+    let no_peaks = || Err(InputError::new("no ncu peaks in a timeline"));
+    let info = match roofs::choose::<InputError>(&choice, &hints, no_peaks) {
+        Ok((_, info)) => info,
+        Err(e) if gpu.is_some() => return Err(e),
+        Err(e) => {
+            return Ok(HostLinkInfo::unknown(format!(
+                "the {what}'s GPU is not decided ({}); give --gpu KEY",
+                e.to_string()
+                    .replace(" in the CSV", " in the export's TARGET_INFO_GPU")
+            )))
+        }
+    };
+    let Some(spec) = info.key.as_deref().and_then(roofs::gpus::by_key) else {
+        return Ok(HostLinkInfo::unknown("no table GPU was chosen"));
+    };
+    let chosen_by = info
+        .chosen_by
+        .replace(" in the CSV", " in the export's TARGET_INFO_GPU");
+    Ok(match spec.facts.host_link {
+        Some(l) => HostLinkInfo::known(l.interface, l.bytes_per_s, spec.key, &chosen_by, l.source),
+        None => HostLinkInfo::unknown(format!(
+            "the {} table entry ({chosen_by}) has no source for its host link",
+            spec.key
+        )),
     })
 }
 

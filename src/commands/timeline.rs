@@ -1,11 +1,14 @@
 //! One door for every timeline input: a Kineto trace (JSON or gzip, told by
 //! its first bytes) goes to `kineto`, anything else to `nsys` (an `.nsys-rep`
 //! converted first). `gaps`, `budget` and `diff` read through here, so each
-//! takes both formats the same way.
+//! takes both formats the same way; [`export_hints`] turns an export's GPU
+//! record into the facts the GPU table is searched with (for `budget`'s
+//! roofs and `gaps`' host link).
 
 use crate::error::InputError;
 use crate::nsys::convert::resolve_export;
 use crate::nsys::Timeline;
+use crate::roofs::DeviceHints;
 use std::path::{Path, PathBuf};
 
 /// True when `path` is read as a Kineto trace.
@@ -35,4 +38,50 @@ pub fn read(
             .timeline);
     }
     crate::nsys::read_timeline(source, nvtx, progress).map_err(InputError::from)
+}
+
+/// What an export's `TARGET_INFO_GPU` rows say about its device, as the
+/// hints the roofs are chosen from: names, compute capabilities, SM
+/// counts, L2 sizes and theoretical DRAM bandwidths (`clockRate` is the SM
+/// clock, not a memory clock, and no bus width is recorded).
+pub fn export_hints(
+    input: &std::path::Path,
+    gpus: &[crate::nsys::identity::GpuRecord],
+) -> DeviceHints {
+    let set = |v: Vec<String>| {
+        let mut v = v;
+        v.sort();
+        v.dedup();
+        v
+    };
+    let mut sm: Vec<u32> = gpus.iter().filter_map(|g| g.sm_count).collect();
+    sm.sort_unstable();
+    sm.dedup();
+    let mut l2: Vec<u64> = gpus.iter().filter_map(|g| g.l2_bytes).collect();
+    l2.sort_unstable();
+    l2.dedup();
+    let mut bw: Vec<u64> = gpus
+        .iter()
+        .filter_map(|g| g.memory_bandwidth_bytes_per_s)
+        .collect();
+    bw.sort_unstable();
+    bw.dedup();
+    DeviceHints {
+        file: input.display().to_string(),
+        device_names: set(gpus
+            .iter()
+            .map(|g| g.name.clone())
+            .filter(|n| !n.is_empty())
+            .collect()),
+        compute_capabilities: set(gpus
+            .iter()
+            .filter_map(|g| g.compute_capability.clone())
+            .collect()),
+        sm_counts: sm,
+        l2_bytes: l2,
+        // `clockRate` is the SM clock, not the memory clock.
+        memory_clocks_mhz: Vec::new(),
+        bus_widths_bits: Vec::new(),
+        memory_bandwidths_bytes_per_s: bw,
+    }
 }

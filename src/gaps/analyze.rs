@@ -75,6 +75,9 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
         ranges,
         top_gaps,
         diagnostics,
+        host_link: HostLinkInfo::unknown(
+            "not looked up: the analysis alone does not choose a GPU (the `gaps` command does, from the export's GPU record or --gpu)",
+        ),
         names: names.into_table(),
         gaps: cfg.keep_gaps.then_some(merged.gaps),
     }

@@ -5,7 +5,8 @@
 //! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep`
 //! (one pass per device: busy union, gaps, their [`class`], histogram bins
 //! from [`hist`], longest gaps), `ranges` (`--nvtx` instances), [`totals`]
-//! (count and time per class, host detail and length), [`analyze`] (the
+//! (count and time per class, host detail and length), [`link`] (the host
+//! link the copies crossed), [`analyze`] (the
 //! phases in order) and [`window`] (which stretch a timeline shows); the
 //! report they fill is [`model`].
 
@@ -15,6 +16,7 @@ pub mod config;
 pub mod evidence;
 pub mod hist;
 pub mod host;
+pub mod link;
 pub mod model;
 mod ranges;
 mod stats;

@@ -3,6 +3,7 @@
 //! timeline or histogram drawer needs is public here.
 
 use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale};
+pub use super::link::{HostLinkInfo, LinkCopy};
 use super::GapClass;
 use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
 use serde::Serialize;
@@ -430,7 +431,7 @@ pub enum DiagnosticKind {
 pub type Diagnostic = crate::diagnostic::Diagnostic<DiagnosticKind>;
 
 /// The whole `rooftrace gaps` report.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GapReport {
     /// [`SCHEMA`].
     pub schema: &'static str,
@@ -452,6 +453,9 @@ pub struct GapReport {
     pub top_gaps: Vec<TopGap>,
     /// Warnings, each once.
     pub diagnostics: Vec<Diagnostic>,
+    /// The host link the copies crossed and their share of it, or why it
+    /// is unknown ([`GapReport::set_host_link`]; unknown until set).
+    pub host_link: HostLinkInfo,
     /// Every op, API call and NVTX range name the report refers to, once
     /// each, in order of first use: `top_gaps` and `ranges.instances` hold
     /// indices into it, so a long name (up to the reader's 4 KiB cut) costs
@@ -482,6 +486,26 @@ pub struct ClassifiedGap {
 }
 
 impl GapReport {
+    /// Sets the host link and, for each device's copies that cross it,
+    /// the achieved share of the link.
+    pub fn set_host_link(&mut self, mut link: HostLinkInfo) {
+        link.copies = self
+            .devices
+            .iter()
+            .flat_map(|d| d.copies.iter().map(move |c| (d, c)))
+            .filter(|(_, c)| super::link::crosses_host_link(&c.direction))
+            .map(|(d, c)| LinkCopy {
+                pid: d.pid,
+                device: d.device,
+                direction: c.direction.clone(),
+                pageable: c.pageable,
+                bytes_per_s: c.bytes_per_s,
+                link_fraction: link.fraction(&c.direction, c.bytes_per_s),
+            })
+            .collect();
+        self.host_link = link;
+    }
+
     /// The text of name `id` (empty for an id the table does not have,
     /// which a report this crate built never holds).
     pub fn name(&self, id: NameId) -> &str {

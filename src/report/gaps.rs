@@ -2,13 +2,13 @@
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
 pub use super::gaps_verdict::verdict;
-use super::gaps_verdict::{call_family, dur, frac, host_detail, sum_classes};
+use super::gaps_verdict::{call_family, dur, frac, host_detail, link_lines, sum_classes};
 use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{
-    CallFamily, ClassTotals, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90, RangeReport,
-    RangeRow, StreamGaps, TopGap,
+    CallFamily, ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90,
+    RangeReport, RangeRow, StreamGaps, TopGap,
 };
 use crate::units::ellipsize;
 
@@ -320,6 +320,13 @@ fn histogram_table(r: &GapReport) -> Table {
 
 fn table(r: &GapReport, o: &RenderOptions) -> String {
     let mut s = format!("{}\n\nDevices\n{}", verdict(r), devices_table(r).to_text());
+    let link = link_lines(r);
+    if !link.is_empty() {
+        s.push_str(&format!(
+            "\nCopies over the host link\n{}\n",
+            link.join("\n")
+        ));
+    }
     if let Some(h) = host_table(r) {
         s.push_str(&format!(
             "\nHost-bound gaps: what the host did\n{}",
@@ -380,11 +387,14 @@ struct ScopeRow<'a> {
     classes: &'a ClassTotals,
     /// The host-bound detail, per device only.
     detail: Option<&'a DetailTotals>,
+    /// The device's largest copy stream over the host link (by time), on
+    /// device rows only.
+    host_copy: Option<&'a CopySummary>,
 }
 
 /// The CSV's columns: where the row is, its times, then a count and a
 /// time per class and per host detail.
-fn csv_columns<'a>() -> Vec<Column<'a, ScopeRow<'a>>> {
+fn csv_columns<'a>(r: &'a GapReport) -> Vec<Column<'a, ScopeRow<'a>>> {
     let opt = |v: Option<String>| v.unwrap_or_default();
     let mut columns: Vec<Column<ScopeRow>> = vec![
         Column::left("scope", |s: &ScopeRow| s.scope.to_string()),
@@ -425,6 +435,49 @@ fn csv_columns<'a>() -> Vec<Column<'a, ScopeRow<'a>>> {
             move |s: &ScopeRow| opt(s.detail.map(|t| t.get(d).total_ns.to_string())),
         ));
     }
+    // The host link (device rows) and the device's largest copy stream
+    // over it: achieved bandwidth and its share of the link.
+    let link = &r.host_link;
+    let on_device = |s: &ScopeRow| s.scope == "device";
+    columns.push(Column::left("host_link", move |s: &ScopeRow| {
+        opt(link.interface.clone().filter(|_| on_device(s)))
+    }));
+    columns.push(Column::left(
+        "host_link_bytes_per_s",
+        move |s: &ScopeRow| {
+            opt(link
+                .per_direction_bytes_per_s
+                .filter(|_| on_device(s))
+                .map(|b| b.to_string()))
+        },
+    ));
+    columns.push(Column::left("host_copy", move |s: &ScopeRow| {
+        opt(s.host_copy.map(|c| {
+            format!(
+                "{} {}",
+                c.direction,
+                if c.pageable { "pageable" } else { "pinned" }
+            )
+        }))
+    }));
+    columns.push(Column::left(
+        "host_copy_bytes_per_s",
+        move |s: &ScopeRow| {
+            opt(s
+                .host_copy
+                .and_then(|c| c.bytes_per_s)
+                .map(|b| b.to_string()))
+        },
+    ));
+    columns.push(Column::left(
+        "host_copy_link_fraction",
+        move |s: &ScopeRow| {
+            opt(s
+                .host_copy
+                .and_then(|c| link.fraction(&c.direction, c.bytes_per_s))
+                .map(|f| format!("{f:.4}")))
+        },
+    ));
     columns
 }
 
@@ -433,7 +486,7 @@ fn csv_columns<'a>() -> Vec<Column<'a, ScopeRow<'a>>> {
 /// split per device only: empty (not computed, not zero) on stream and range
 /// rows.
 fn csv(r: &GapReport) -> String {
-    let columns = csv_columns();
+    let columns = csv_columns(r);
     let devices = r.devices.iter().map(|d| ScopeRow {
         scope: "device",
         pid: d.pid,
@@ -448,6 +501,10 @@ fn csv(r: &GapReport) -> String {
         gap_count: d.gap_count,
         classes: &d.classes,
         detail: Some(&d.host_detail),
+        host_copy: d
+            .copies
+            .iter()
+            .find(|c| crate::gaps::link::crosses_host_link(&c.direction)),
     });
     let streams = r.streams.iter().map(|s| ScopeRow {
         scope: "stream",
@@ -463,6 +520,7 @@ fn csv(r: &GapReport) -> String {
         gap_count: s.gap_count,
         classes: &s.classes,
         detail: None,
+        host_copy: None,
     });
     let ranges = r
         .ranges
@@ -482,6 +540,7 @@ fn csv(r: &GapReport) -> String {
             gap_count: i.classes.0.iter().map(|c| c.count).sum(),
             classes: &i.classes,
             detail: None,
+            host_copy: None,
         });
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record(columns.iter().map(|c| &c.header));
@@ -529,11 +588,15 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
     let mut sections = vec![
         first,
         format!("### Devices\n\n{}", devices_table(r).to_markdown()),
-        format!(
-            "### Idle time by gap length\n\n{}",
-            histogram_table(r).to_markdown()
-        ),
     ];
+    let link = link_lines(r);
+    if !link.is_empty() {
+        sections.push(super::md_bullets("Copies over the host link", &link));
+    }
+    sections.extend([format!(
+        "### Idle time by gap length\n\n{}",
+        histogram_table(r).to_markdown()
+    )]);
     if let Some((t, more)) = ranges_table(r, if o.top == 0 { 50 } else { o.top.min(50) }) {
         let note = if more > 0 {
             format!("\n_{more} more ranges in the JSON report._\n")

@@ -3,10 +3,11 @@
 //! the CUDA call and NVTX range families of the longest gaps, the length
 //! of the host-bound gaps, the copies when they dominate busy time).
 
+use crate::gaps::link::crosses_host_link;
 use crate::gaps::model::{DetailTotals, ScaleTotals};
 use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail};
 use crate::nsys::SchemaFlavor;
-use crate::units::{duration_ns, ellipsize, percent};
+use crate::units::{duration_ns, ellipsize, percent, si};
 
 pub(super) fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
     let mut t = ClassTotals::default();
@@ -68,9 +69,11 @@ pub fn verdict(r: &GapReport) -> String {
 
 /// When copies kept the GPU busier than kernels: the largest copy stream
 /// (direction and host memory kind) with its bytes, time and achieved
-/// bandwidth, and the fix, e.g. `copies dominate busy time: HtoD 50.9 GB in
-/// 1.84 s at 27.7 GB/s from pinned memory (link bandwidth unknown: …): keep
-/// the data resident …`.
+/// bandwidth against the host link's (and where that figure came from),
+/// and the fix, e.g. `copies dominate busy time: 446 HtoD copies from
+/// pinned memory, 51.0 GB in 1.84 s at 27.7 GB/s achieved, 43.9 % of the
+/// PCIe Gen5 x16 link (63.0 GB/s per direction, from the h100-sxm table
+/// entry, GPU chosen by --gpu): keep the data resident …`.
 fn copy_advice(r: &GapReport) -> Option<String> {
     let kernels: i64 = r.devices.iter().map(|d| d.kernel_busy_ns).sum();
     let copies: i64 = r.devices.iter().map(|d| d.copy_busy_ns).sum();
@@ -100,14 +103,52 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         SchemaFlavor::Kineto => "trace",
         _ => "export",
     };
-    let moved = match bytes {
-        Some(b) if ns > 0 => format!(
+    let achieved = bytes
+        .filter(|_| ns > 0)
+        .map(|b| (b as f64 / (ns as f64 * 1e-9)) as u64);
+    let moved = match (bytes, achieved) {
+        (Some(b), Some(bw)) => format!(
             "{} in {} at {} achieved",
-            crate::units::si(b as f64, "B"),
+            si(b as f64, "B"),
             dur(ns),
-            crate::units::si(b as f64 / (ns as f64 * 1e-9), "B/s")
+            si(bw as f64, "B/s")
         ),
         _ => format!("{} (bytes not in the {input})", dur(ns)),
+    };
+    let link = &r.host_link;
+    let fraction = link.fraction(direction, achieved);
+    let against = match (&link.interface, link.per_direction_bytes_per_s, fraction) {
+        _ if !crosses_host_link(direction) => {
+            "device-side copies, not over the host link".to_string()
+        }
+        (Some(iface), Some(peak), Some(f)) => format!(
+            "{} of the {iface} link ({} per direction, from the {} table entry, GPU chosen by {})",
+            percent(f),
+            si(peak as f64, "B/s"),
+            link.gpu.as_deref().unwrap_or("?"),
+            link.chosen_by.as_deref().unwrap_or("?")
+        ),
+        (Some(iface), Some(peak), None) => format!(
+            "the {iface} link's {} per direction not compared (bytes not in the {input})",
+            si(peak as f64, "B/s")
+        ),
+        _ => format!(
+            "link bandwidth unknown ({})",
+            link.unknown_reason
+                .as_deref()
+                .unwrap_or("no host link recorded")
+        ),
+    };
+    // Pageable copies well under the link: the host's staging copy, not
+    // the link, sets their pace.
+    let staged = match fraction {
+        Some(f) if pageable && f < PAGEABLE_SHARE => {
+            format!(
+                "; pageable copies under {} of the link point to the host staging them",
+                percent(PAGEABLE_SHARE)
+            )
+        }
+        _ => String::new(),
     };
     let fix = match (direction, pageable) {
         (_, true) => "pin the host buffers (cudaHostAlloc, pin_memory=True) so the copies run asynchronously, then overlap them with compute",
@@ -115,7 +156,7 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         _ => "keep the data resident on the GPU (copy once, reuse), overlap pinned async copies with compute on another stream, and batch small copies into fewer, larger ones",
     };
     Some(format!(
-        "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, link bandwidth unknown (the {input} records no host link for its GPU): {fix}",
+        "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, {against}{staged}: {fix}",
         if pageable {
             "pageable"
         } else if direction.contains('H') {
@@ -125,6 +166,11 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         }
     ))
 }
+
+/// Pageable copies below this share of the host link point to pinning
+/// (docs/gaps.md, "Copy-bound"): the driver stages them through a pinned
+/// buffer, a host-side copy that pinned memory skips.
+const PAGEABLE_SHARE: f64 = 0.5;
 
 /// The fix for the host-bound time of the whole report and the evidence
 /// behind it, in words: from the largest host detail, refined by the typed
@@ -290,4 +336,44 @@ pub(super) fn dur(ns: i64) -> String {
     } else {
         duration_ns(ns as f64)
     }
+}
+
+/// The host link and each host copy stream's share of it, for the table
+/// and Markdown (empty when no copy crossed the host link): `host link:
+/// PCIe Gen5 x16, 63.0 GB/s per direction (h100-sxm table entry, GPU
+/// chosen by --gpu; source: …)`, then `pid 111 device 0 HtoD pinned: 27.7
+/// GB/s achieved, 43.9 % of the link`.
+pub(super) fn link_lines(r: &GapReport) -> Vec<String> {
+    let l = &r.host_link;
+    if l.copies.is_empty() {
+        return Vec::new();
+    }
+    let head = match (&l.interface, l.per_direction_bytes_per_s) {
+        (Some(iface), Some(peak)) => format!(
+            "host link: {iface}, {} per direction ({} table entry, GPU chosen by {}; source: {})",
+            si(peak as f64, "B/s"),
+            l.gpu.as_deref().unwrap_or("?"),
+            l.chosen_by.as_deref().unwrap_or("?"),
+            l.source.as_deref().unwrap_or("?")
+        ),
+        _ => format!(
+            "host link: unknown ({})",
+            l.unknown_reason.as_deref().unwrap_or("not recorded")
+        ),
+    };
+    let mut v = vec![head];
+    for c in &l.copies {
+        v.push(format!(
+            "pid {} device {} {} {}: {} achieved{}",
+            c.pid,
+            c.device,
+            c.direction,
+            if c.pageable { "pageable" } else { "pinned" },
+            c.bytes_per_s
+                .map_or("unknown".to_string(), |b| si(b as f64, "B/s")),
+            c.link_fraction
+                .map_or(String::new(), |f| format!(", {} of the link", percent(f)))
+        ));
+    }
+    v
 }

@@ -17,6 +17,12 @@
 //!   rows, rounded to 5 significant digits. A CUDA-core roof is the highest
 //!   measured value on that path (FMA sweep, or a GEMM that runs on CUDA
 //!   cores), as the study takes the highest data-moving kernel for B.
+//! - The host link (`FactSources::host_link`) is the interface the card's
+//!   datasheet or product page names, turned into bytes per direction by
+//!   the PCIe arithmetic of [`HostLink::bytes_per_s`]; the documents were
+//!   cited from their published interface lines, not reopened in the
+//!   session that added them (issue 23): check those first. No export
+//!   records the link, so nothing measured backs these values.
 //! - SM count, L2 size and memory clock are what the CUDA runtime reports
 //!   (`device__attribute_multiprocessor_count`, `..._l2_cache_size`,
 //!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
@@ -100,6 +106,54 @@ pub struct FactSources {
     pub boost_clock_mhz: Option<f64>,
     /// Source of [`FactSources::boost_clock_mhz`].
     pub boost_clock: &'static str,
+    /// The link the GPU reaches its host over, with its source (the
+    /// interface the card's datasheet names); `None` where no source at
+    /// hand says (unknown, not zero).
+    pub host_link: Option<HostLink>,
+}
+
+/// The link between the host and the GPU: what host-to-device and
+/// device-to-host copies cross. An SXM board reaches its host over PCIe
+/// (its NVLink joins GPUs); a Grace Hopper superchip over NVLink-C2C.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostLink {
+    /// The interface: `PCIe Gen4 x16`, `NVLink-C2C`.
+    pub interface: &'static str,
+    /// Peak bandwidth in one direction, byte/s (a copy moves one way):
+    /// PCIe Gen3 and later: transfer rate x lanes x 128/130 (the line
+    /// code) / 8, rounded down to the byte/s.
+    pub bytes_per_s: u64,
+    /// Citation: the document naming the interface, and the arithmetic.
+    pub source: &'static str,
+}
+
+/// A PCIe link of generation `gen` (3, 4, 5) and `lanes` lanes: 8, 16 or
+/// 32 GT/s per lane, 128b/130b line code. Gen4 x16: 16e9 x 16 x 128 /
+/// 130 / 8 = 31,507,692,307 byte/s per direction (31.5 GB/s).
+const fn pcie(gen: u32, lanes: u64, source: &'static str) -> Option<HostLink> {
+    let (gt_per_s, interface) = match (gen, lanes) {
+        (3, 16) => (8, "PCIe Gen3 x16"),
+        (4, 8) => (16, "PCIe Gen4 x8"),
+        (4, 16) => (16, "PCIe Gen4 x16"),
+        (5, 8) => (32, "PCIe Gen5 x8"),
+        (5, 16) => (32, "PCIe Gen5 x16"),
+        _ => panic!("a PCIe generation and width the table does not use"),
+    };
+    Some(HostLink {
+        interface,
+        bytes_per_s: gt_per_s * 1_000_000_000 * lanes * 128 / (130 * 8),
+        source,
+    })
+}
+
+/// NVLink-C2C between a Grace CPU and a Hopper GPU: 900 GB/s in both
+/// directions together, 450 GB/s each way.
+const fn c2c(source: &'static str) -> Option<HostLink> {
+    Some(HostLink {
+        interface: "NVLink-C2C",
+        bytes_per_s: 450_000_000_000,
+        source,
+    })
 }
 
 const RUNTIME: &str =
@@ -113,6 +167,7 @@ const RUNTIME_FACTS: FactSources = FactSources {
     memory: RUNTIME,
     boost_clock_mhz: None,
     boost_clock: "",
+    host_link: None,
 };
 
 // TFLOP/s to FLOP/s in two steps: `66.9 * 1e12` is 66900000000000.01 in
@@ -366,6 +421,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(877.0),
         bus_width_bits: Some(4096),
         facts: FactSources {
+            host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
         },
@@ -392,6 +448,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(877.0),
         bus_width_bits: Some(4096),
         facts: FactSources {
+            host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
         },
@@ -418,6 +475,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(5001.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            host_link: pcie(3, 16, "NVIDIA T4 Tensor Core GPU datasheet: system interface x16 PCIe Gen3"),
             memory: "16 GB GDDR6, 256-bit, 320 GB/s: NVIDIA T4 datasheet; memory clock 5001 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
         },
@@ -445,6 +503,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(tu_wp!(), "GDDR6, 352-bit at 14 Gbps = 616 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1545.0),
             boost_clock: concat!(tu_clk!(), "1545 MHz"),
+            host_link: pcie(3, 16, "NVIDIA GeForce RTX 20 series specifications (nvidia.com product pages): bus support PCI Express 3.0 x16"),
         },
         datasheet: &[
             m(Dram, 616.0, concat!(tu_wp!(), "352-bit GDDR6 at 14 Gbps = 616 GB/s")),
@@ -470,6 +529,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(tu_wp!(), "GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1710.0),
             boost_clock: concat!(tu_clk!(), "1710 MHz"),
+            host_link: pcie(3, 16, "NVIDIA GeForce RTX 20 series specifications (nvidia.com product pages): bus support PCI Express 3.0 x16"),
         },
         datasheet: &[
             m(Dram, 448.0, concat!(tu_wp!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -495,6 +555,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(tu_wp!(), "GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1620.0),
             boost_clock: concat!(tu_clk!(), "1620 MHz"),
+            host_link: pcie(3, 16, "NVIDIA GeForce RTX 20 series specifications (nvidia.com product pages): bus support PCI Express 3.0 x16"),
         },
         datasheet: &[
             m(Dram, 448.0, concat!(tu_wp!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -515,6 +576,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1215.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM2 (five stacks, ten 512-bit controllers): NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1215 MHz: a real nsys export of this card records memoryBandwidth 1555200000000 B/s = 2 x 1215 MHz x 5120 / 8 (shared/corpus/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite, TARGET_INFO_GPU)",
             ..RUNTIME_FACTS
         },
@@ -540,6 +602,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM2e: NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1593 MHz: a real nsys export of an A100-SXM4-80GB records memoryBandwidth 2039040000000 B/s = 2 x 1593 MHz x 5120 / 8 (shared/corpus/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite, TARGET_INFO_GPU)",
             ..RUNTIME_FACTS
         },
@@ -579,6 +642,7 @@ static TABLE: &[GpuSpec] = &[
             memory: "80 GB HBM2e, 1935 GB/s: NVIDIA A100 Tensor Core GPU datasheet (PCIe 80GB column); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(1410.0),
             boost_clock: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: boost clock 1410 MHz",
+            host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (PCIe column): PCIe Gen4, 64 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 1935.0, A100P_DS),
@@ -607,6 +671,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(a30_ds!(), "24 GB HBM2, 933 GB/s; 3072-bit (third-party database) at 1215 MHz; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1440.0),
             boost_clock: "1440 MHz (third-party database)",
+            host_link: pcie(4, 16, "NVIDIA A30 Tensor Core GPU datasheet: PCIe Gen4, 64 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 933.0, concat!(a30_ds!(), "24 GB HBM2, 933 GB/s")),
@@ -635,6 +700,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s; 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1410.0),
             boost_clock: concat!(a100_wp!(), "1410 MHz"),
+            host_link: pcie(4, 16, "NVIDIA A800 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
         },
         datasheet: &[
             m(Dram, 1555.0, concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s")),
@@ -663,6 +729,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1410.0),
             boost_clock: concat!(a100_wp!(), "1410 MHz"),
+            host_link: pcie(4, 16, "NVIDIA A800 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
         },
         datasheet: &[
             m(Dram, 2039.0, concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM)")),
@@ -691,6 +758,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1410.0),
             boost_clock: concat!(a100_wp!(), "1410 MHz"),
+            host_link: pcie(4, 16, "NVIDIA A800 Tensor Core GPU datasheet (PCIe column): PCIe Gen4, 64 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 1935.0, concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe)")),
@@ -713,7 +781,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA A10 Tensor Core GPU datasheet: PCIe Gen4, 64 GB/s both directions together"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 600.0, A10_DS),
             c(Fp64, 0.4875, "GA102 FP64 at 1/64 of FP32 (GA102 whitepaper): 31.2 TFLOPS / 64"),
@@ -740,6 +811,7 @@ static TABLE: &[GpuSpec] = &[
             memory: "48 GB GDDR6, 384-bit at 14.5 Gbps = 696 GB/s: PNY A40 (900-2G133-0000-000) specification, http://www.relationship-nepal.org/900-2g133-0000-000.html; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(1740.0),
             boost_clock: "boost clock 1,740 MHz: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
+            host_link: pcie(4, 16, "NVIDIA A40 datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 696.0, A40_DS),
@@ -762,6 +834,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9751.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
             memory: "384-bit GDDR6X at 19.5 Gbps = 936 GB/s: NVIDIA Ampere GA102 GPU Architecture whitepaper, Appendix A; 9751 MHz: real nsys exports of this card record memoryBandwidth 936096000000 B/s = 2 x 9751 MHz x 384 / 8 (shared/corpus/nsys/nsys2025.5.1_balinski-gomory_report3.sqlite, TARGET_INFO_GPU)",
             ..RUNTIME_FACTS
         },
@@ -791,6 +864,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(ga102_wp!(), "RTX 3080: 10 GB GDDR6X, 320-bit at 19 Gbps = 760 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1710.0),
             boost_clock: concat!(ga102_wp!(), "RTX 3080 boost clock 1710 MHz"),
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 760.0, concat!(ga102_wp!(), "RTX 3080: 320-bit GDDR6X at 19 Gbps = 760 GB/s")),
@@ -818,6 +892,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(gf_ampere!(), "8 GB GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1725.0),
             boost_clock: concat!(gf_ampere!(), "boost clock 1725 MHz"),
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 448.0, concat!(gf_ampere!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -845,6 +920,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(gf_ampere!(), "8 GB GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1665.0),
             boost_clock: concat!(gf_ampere!(), "boost clock 1665 MHz"),
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 448.0, concat!(gf_ampere!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -872,6 +948,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(rtx3060_real!(), "memoryBandwidth 360048000000 B/s = 2 x memory clock 7501 MHz x 192 bit / 8; 12 GB GDDR6, 192-bit at 15 Gbps = 360 GB/s on the product page"),
             boost_clock_mhz: Some(1777.0),
             boost_clock: concat!(rtx3060_real!(), "clockRate 1777 MHz, the product page's boost clock"),
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 360.0, concat!(gf_ampere!(), "RTX 3060: 192-bit GDDR6 at 15 Gbps = 360 GB/s")),
@@ -899,6 +976,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(rtxa6000_ds!(), "384-bit GDDR6 at 16 Gbps = 768 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1800.0),
             boost_clock: "1800 MHz: https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40 (third-party database)",
+            host_link: pcie(4, 16, "NVIDIA RTX A6000 datasheet: graphics bus PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 768.0, concat!(rtxa6000_ds!(), "48 GB GDDR6, 768 GB/s")),
@@ -926,6 +1004,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(rtxa5000_ds!(), "384-bit GDDR6 at 16 Gbps = 768 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1695.0),
             boost_clock: "1695 MHz (third-party databases); FP32 27.8 TFLOPS / (256 x 64) = 1697 MHz",
+            host_link: pcie(4, 16, "NVIDIA RTX A5000 datasheet: graphics bus PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 768.0, concat!(rtxa5000_ds!(), "24 GB GDDR6, 768 GB/s")),
@@ -953,6 +1032,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(rtxa4000_ds!(), "16 GB GDDR6, 256-bit, 448 GB/s (14 Gbps); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1560.0),
             boost_clock: "1560 MHz (third-party databases); FP32 19.2 TFLOPS / (256 x 48) = 1563 MHz",
+            host_link: pcie(4, 16, "NVIDIA RTX A4000 datasheet: graphics bus PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 448.0, concat!(rtxa4000_ds!(), "16 GB GDDR6, 256-bit, 448 GB/s")),
@@ -975,6 +1055,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(2619.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            host_link: pcie(5, 16, "NVIDIA H100 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM3 (five stacks, ten 512-bit controllers): NVIDIA H100 Tensor Core GPU Architecture whitepaper; memory clock 2619 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
         },
@@ -1013,6 +1094,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            host_link: pcie(5, 16, "NVIDIA H100 Tensor Core GPU datasheet (PCIe column): PCIe Gen5, 128 GB/s both directions together"),
             memory: "5120-bit HBM2e: NVIDIA H100 Tensor Core GPU Architecture whitepaper; memory clock 1593 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
         },
@@ -1044,7 +1126,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(60 * MIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            host_link: pcie(5, 16, "NVIDIA H200 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 4800.0, H200_DS),
             c(Fp64, 34.0, H200_DS),
@@ -1075,7 +1160,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            host_link: c2c("NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink-C2C between the Grace CPU and the Hopper GPU, 900 GB/s both directions together = 450 GB/s each way"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 4000.0, GH200_DS),
             c(Fp64, 34.0, GH200_DS),
@@ -1098,7 +1186,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(60 * MIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            host_link: c2c("NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink-C2C between the Grace CPU and the Hopper GPU, 900 GB/s both directions together = 450 GB/s each way"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 4900.0, GH200E_DS),
             c(Fp64, 34.0, GH200E_DS),
@@ -1136,6 +1227,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(h800_ds!(), "80 GB HBM3, 3.35 TB/s (SXM); 5120-bit (H100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1980.0),
             boost_clock: "1980 MHz, the H100 SXM5 boost clock (NVIDIA H100 whitepaper), FP32 67 TFLOPS / (256 x 132) = 1983",
+            host_link: pcie(5, 16, "NVIDIA H800 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
         },
         datasheet: &[
             m(Dram, 3350.0, concat!(h800_ds!(), "80 GB HBM3, 3.35 TB/s (SXM)")),
@@ -1164,6 +1256,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(h800_ds!(), "80 GB HBM2e, 2 TB/s (PCIe); 5120-bit (H100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(1755.0),
             boost_clock: "1755 MHz: H100 PCIe boost clock, FP32 51 TFLOPS / (256 x 114) = 1748 MHz (NVIDIA H100 whitepaper)",
+            host_link: pcie(5, 16, "NVIDIA H800 Tensor Core GPU datasheet (PCIe column): PCIe Gen5, 128 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 2000.0, concat!(h800_ds!(), "80 GB HBM2e, 2 TB/s (PCIe)")),
@@ -1194,6 +1287,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(h20_tp!(), "96 GB HBM3, 4.0 TB/s; bus width and memory clock not set (third parties disagree: 6144-bit)"),
             boost_clock_mhz: None,
             boost_clock: "not stated",
+            host_link: None,
         },
         datasheet: &[
             m(Dram, 4000.0, concat!(h20_tp!(), "96 GB HBM3, 4.0 TB/s")),
@@ -1299,7 +1393,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(48 * MIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA L4 Tensor Core GPU datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 300.0, L4_DS),
             c(Fp64, 0.473, "L4 datasheet FP32 30.3 TFLOPS x 1/64 (Ada FP64 rate, Ada whitepaper)"),
@@ -1327,6 +1424,7 @@ static TABLE: &[GpuSpec] = &[
             memory: "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(2520.0),
             boost_clock: "boost clock 2,520 MHz: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
+            host_link: pcie(4, 16, "NVIDIA L40S datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 864.0, L40S_DS),
@@ -1357,6 +1455,7 @@ static TABLE: &[GpuSpec] = &[
             memory: "48 GB GDDR6, 384-bit at 18 Gbps (2,250 MHz) = 864 GB/s: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s (third-party database); 864 GB/s agrees with the L40 datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             boost_clock_mhz: Some(2490.0),
             boost_clock: "boost clock 2,490 MHz: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
+            host_link: pcie(4, 16, "NVIDIA L40 datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
         },
         datasheet: &[
             m(Dram, 864.0, L40_DS),
@@ -1380,6 +1479,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(10000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA RTX 6000 Ada Generation datasheet: graphics bus PCI Express 4.0 x16"),
             memory: "48 GB GDDR6, 384-bit, 960 GB/s: NVIDIA RTX 6000 Ada Generation datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             ..RUNTIME_FACTS
         },
@@ -1405,6 +1505,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(11200.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
             memory: "16 GB GDDR6X, 256-bit at 22.4 Gbps = 716.8 GB/s: NVIDIA Ada GPU Architecture whitepaper, Appendix A; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             ..RUNTIME_FACTS
         },
@@ -1442,6 +1543,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(10500.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
             memory: "24 GB GDDR6X, 384-bit at 21 Gbps = 1008 GB/s: NVIDIA Ada GPU Architecture whitepaper, Appendix A; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             ..RUNTIME_FACTS
         },
@@ -1472,6 +1574,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(ada_wp!(), "12 GB GDDR6X, 192-bit at 21 Gbps = 504 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2610.0),
             boost_clock: concat!(ada_wp!(), "boost clock 2610 MHz"),
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 504.0, concat!(ada_wp!(), "192-bit GDDR6X at 21 Gbps = 504 GB/s")),
@@ -1500,6 +1603,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(gf_ada!(), "12 GB GDDR6X, 192-bit at 21 Gbps = 504 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2475.0),
             boost_clock: concat!(gf_ada!(), "boost clock 2475 MHz"),
+            host_link: pcie(4, 16, "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 504.0, concat!(gf_ada!(), "192-bit at 21 Gbps = 504 GB/s")),
@@ -1528,6 +1632,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(gf_ada!(), "8 or 16 GB GDDR6, 128-bit at 18 Gbps = 288 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2535.0),
             boost_clock: concat!(gf_ada!(), "boost clock 2535 MHz"),
+            host_link: pcie(4, 8, "NVIDIA GeForce RTX 4060 Ti specifications (nvidia.com product page): PCI Express 4.0 x8 (an eight-lane card in a x16 slot)"),
         },
         datasheet: &[
             m(Dram, 288.0, concat!(gf_ada!(), "128-bit at 18 Gbps = 288 GB/s")),
@@ -1558,6 +1663,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(rtx4000ada_ds!(), "160-bit GDDR6 at 18 Gbps = 360 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2175.0),
             boost_clock: "2175 MHz: https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation (third-party database); FP32 26.7 TFLOPS / (256 x 48) = 2173 MHz",
+            host_link: pcie(4, 16, "NVIDIA RTX 4000 Ada Generation datasheet: graphics bus PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 360.0, concat!(rtx4000ada_ds!(), "20 GB GDDR6, 360 GB/s")),
@@ -1583,6 +1689,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(rtx5000ada_ds!(), "256-bit GDDR6 at 18 Gbps = 576 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2550.0),
             boost_clock: "2550 MHz (third-party databases); FP32 65.3 TFLOPS / (256 x 100) = 2551 MHz",
+            host_link: pcie(4, 16, "NVIDIA RTX 5000 Ada Generation datasheet: graphics bus PCI Express 4.0 x16"),
         },
         datasheet: &[
             m(Dram, 576.0, concat!(rtx5000ada_ds!(), "32 GB GDDR6, 576 GB/s")),
@@ -1612,6 +1719,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(l20_tp!(), "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2520.0),
             boost_clock: concat!(l20_tp!(), "boost clock 2520 MHz"),
+            host_link: None,
         },
         datasheet: &[
             m(Dram, 864.0, concat!(l20_tp!(), "48 GB GDDR6, 384-bit, 864 GB/s")),
@@ -1630,6 +1738,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(512),
         facts: FactSources {
+            host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
             memory: "32 GB GDDR7, 512-bit at 28 Gbps = 1792 GB/s: NVIDIA RTX Blackwell GPU Architecture whitepaper; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             ..RUNTIME_FACTS
         },
@@ -1661,6 +1770,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(ces25!(), "RTX 5080: 16 GB GDDR7, 256-bit at 30 Gbps = 960 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2617.0),
             boost_clock: concat!(ces25!(), "RTX 5080: boost clock 2.62 GHz; 2617 MHz from the AI TOPS: 1801 / 2 / (84 SMs x 4096 FP4 per SM and clock)"),
+            host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
         },
         datasheet: &[
             m(Dram, 960.0, concat!(ces25!(), "RTX 5080: 256-bit GDDR7 at 30 Gbps = 960 GB/s")),
@@ -1690,6 +1800,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(ces25!(), "RTX 5070 Ti: 16 GB GDDR7, 256-bit at 28 Gbps = 896 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2452.0),
             boost_clock: concat!(ces25!(), "RTX 5070 Ti: boost clock 2.45 GHz; 2452 MHz from the AI TOPS: 1406 / 2 / (70 SMs x 4096 FP4 per SM and clock)"),
+            host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
         },
         datasheet: &[
             m(Dram, 896.0, concat!(ces25!(), "RTX 5070 Ti: 256-bit GDDR7 at 28 Gbps = 896 GB/s")),
@@ -1719,6 +1830,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(ces25!(), "RTX 5070: 12 GB GDDR7, 192-bit at 28 Gbps = 672 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2512.0),
             boost_clock: concat!(ces25!(), "RTX 5070: boost clock 2.51 GHz; 2512 MHz from the AI TOPS: 988 / 2 / (48 SMs x 4096 FP4 per SM and clock)"),
+            host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
         },
         datasheet: &[
             m(Dram, 672.0, concat!(ces25!(), "RTX 5070: 192-bit GDDR7 at 28 Gbps = 672 GB/s")),
@@ -1748,6 +1860,7 @@ static TABLE: &[GpuSpec] = &[
             memory: concat!(ces25!(), "RTX 5060 Ti: 8 or 16 GB GDDR7, 128-bit at 28 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
             boost_clock_mhz: Some(2572.0),
             boost_clock: concat!(ces25!(), "RTX 5060 Ti: boost clock 2.57 GHz; 2572 MHz from the AI TOPS: 759 / 2 / (36 SMs x 4096 FP4 per SM and clock)"),
+            host_link: pcie(5, 8, "NVIDIA GeForce RTX 5060 Ti specifications (nvidia.com product page): PCI Express 5.0 x8 (an eight-lane card in a x16 slot)"),
         },
         datasheet: &[
             m(Dram, 448.0, concat!(ces25!(), "RTX 5060 Ti: 128-bit GDDR7 at 28 Gbps = 448 GB/s")),
@@ -1772,6 +1885,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(512),
         facts: FactSources {
+            host_link: pcie(5, 16, "NVIDIA RTX PRO 6000 Blackwell Workstation Edition datasheet: PCI Express 5.0 x16"),
             memory: "96 GB GDDR7, 512-bit, 1792 GB/s: NVIDIA RTX PRO 6000 Blackwell Workstation Edition datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
             ..RUNTIME_FACTS
         },
@@ -2112,6 +2226,55 @@ impl GpuSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn host_links_follow_from_their_interface_and_cite_a_source() {
+        // Per direction, 128b/130b line code: Gen3 x16 8e9 x 16 x 128 / 130
+        // / 8 = 15,753,846,153 B/s; Gen4 twice that, Gen5 four times; x8
+        // half of x16. NVLink-C2C: 900 GB/s both ways together.
+        let want = |iface: &str| match iface {
+            "PCIe Gen3 x16" => 15_753_846_153,
+            "PCIe Gen4 x8" => 15_753_846_153,
+            "PCIe Gen4 x16" => 31_507_692_307,
+            "PCIe Gen5 x8" => 31_507_692_307,
+            "PCIe Gen5 x16" => 63_015_384_615,
+            "NVLink-C2C" => 450_000_000_000,
+            other => panic!("{other}"),
+        };
+        let mut known = 0;
+        for g in all() {
+            let Some(l) = g.facts.host_link else { continue };
+            known += 1;
+            assert_eq!(l.bytes_per_s, want(l.interface), "{}", g.key);
+            assert!(l.source.starts_with("NVIDIA "), "{}: {}", g.key, l.source);
+        }
+        assert!(known >= 40, "{known}");
+        // SXM boards still reach the host over PCIe; Grace Hopper over C2C;
+        // no source at hand for the H20: unknown, not a guess.
+        assert_eq!(
+            by_key("h100-sxm")
+                .unwrap()
+                .facts
+                .host_link
+                .unwrap()
+                .interface,
+            "PCIe Gen5 x16"
+        );
+        assert_eq!(
+            by_key("a100-80gb")
+                .unwrap()
+                .facts
+                .host_link
+                .unwrap()
+                .interface,
+            "PCIe Gen4 x16"
+        );
+        assert_eq!(
+            by_key("gh200").unwrap().facts.host_link.unwrap().interface,
+            "NVLink-C2C"
+        );
+        assert!(by_key("h20").unwrap().facts.host_link.is_none());
+    }
 
     #[test]
     fn table_has_the_required_gpus_with_dram_and_fp32() {

@@ -173,9 +173,130 @@ fn h100_verdict_names_the_copy_fix_with_bytes_and_bandwidth() {
     );
     assert!(v.contains("51.0 GB in 1.84 s at 27.7 GB/s achieved"), "{v}");
     assert!(v.contains("keep the data resident on the GPU"), "{v}");
-    // The export has no GPU record: the link's bandwidth is unknown, not 0.
-    assert!(v.contains("link bandwidth unknown"), "{v}");
+    // The export has no GPU record (no TARGET_INFO_GPU table): the link's
+    // bandwidth is unknown, not 0, and the verdict says why.
+    assert!(
+        v.contains(
+            "link bandwidth unknown (the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY)"
+        ),
+        "{v}"
+    );
+    assert!(!v.contains("% of the"), "{v}");
     assert!(!v.contains("MPI"), "{v}");
+    // Told the GPU (`--gpu h100-sxm`: the export cannot say SXM or PCIe),
+    // the link is the table's PCIe Gen5 x16: 32 GT/s x 16 lanes x 128/130
+    // / 8 = 63,015,384,615 B/s per direction. By hand: 50,950,504,448 B /
+    // 1.841627438 s = 27.666 GB/s; / 63.015 GB/s = 0.43904 -> "43.9 %".
+    assert!((bytes as f64 / (ns as f64 * 1e-9) / 63_015_384_615.0 - 0.43904).abs() < 1e-4);
+    let (code, md, err) = rooftrace(&[
+        "gaps",
+        path.to_str().unwrap(),
+        "--gpu",
+        "h100-sxm",
+        "--format",
+        "md",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v = md.lines().next().unwrap();
+    assert!(
+        v.contains("51.0 GB in 1.84 s at 27.7 GB/s achieved, 43.9 % of the PCIe Gen5 x16 link (63.0 GB/s per direction, from the h100-sxm table entry, GPU chosen by --gpu): keep the data resident"),
+        "{v}"
+    );
+    // Pinned copies: no pinning advice.
+    assert!(!v.contains("staging"), "{v}");
+    assert!(
+        md.contains("- pid 111 device 0 HtoD pinned: 27.7 GB/s achieved, 43.9 % of the link"),
+        "{md}"
+    );
+    // The JSON: the link with its source, each host copy's share of it.
+    let (code, json, err) = rooftrace(&[
+        "gaps",
+        path.to_str().unwrap(),
+        "--gpu",
+        "h100-sxm",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let l = &j["host_link"];
+    assert_eq!(l["interface"], "PCIe Gen5 x16");
+    assert_eq!(l["per_direction_bytes_per_s"], 63_015_384_615u64);
+    assert_eq!(l["gpu"], "h100-sxm");
+    assert_eq!(l["chosen_by"], "--gpu");
+    assert!(l["source"].as_str().unwrap().contains("H100"), "{l}");
+    assert!(l["unknown_reason"].is_null());
+    let c = &l["copies"][0];
+    assert_eq!(
+        (c["pid"].as_u64(), c["direction"].as_str()),
+        (Some(111), Some("HtoD"))
+    );
+    let f = c["link_fraction"].as_f64().unwrap();
+    let want = c["bytes_per_s"].as_f64().unwrap() / 63_015_384_615.0;
+    assert!((f - want).abs() < 1e-12 && (f - 0.439).abs() < 1e-3, "{f}");
+}
+
+#[test]
+fn saxpy_copy_verdict_takes_the_link_of_its_recorded_gpu_and_points_pageable_copies_to_pinning() {
+    let path = fixture(SAXPY);
+    // Independently: the export's GPU record and its largest copy stream.
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let name: String = c
+        .query_row("SELECT name FROM TARGET_INFO_GPU", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(name, "NVIDIA A100-SXM4-40GB");
+    let (kind, src, count, bytes, ns): (i64, i64, i64, i64, i64) = c
+        .query_row(
+            "SELECT copyKind, srcKind, COUNT(*), SUM(bytes), SUM(end - start) FROM CUPTI_ACTIVITY_KIND_MEMCPY
+             GROUP BY copyKind, srcKind ORDER BY 5 DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+        )
+        .unwrap();
+    // HtoD (1) from pageable memory (srcKind 0): 10 copies, 2,621,440,000
+    // B in 186,001,123 ns = 14.094 GB/s. The A100 SXM4 reaches its host
+    // over PCIe Gen4 x16: 16 GT/s x 16 x 128/130 / 8 = 31,507,692,307 B/s
+    // per direction; 14.094 / 31.508 = 0.4473 -> "44.7 %", under half of
+    // the link: the verdict points to pinning.
+    assert_eq!((kind, src, count), (1, 0, 10));
+    let share = bytes as f64 / (ns as f64 * 1e-9) / 31_507_692_307.0;
+    assert!((share - 0.4473).abs() < 1e-4, "{share}");
+    let (code, md, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);
+    assert_eq!(code, 0, "{err}");
+    let v = md.lines().next().unwrap();
+    assert!(
+        v.contains("10 HtoD copies from pageable memory, 2.62 GB in 186 ms at 14.1 GB/s achieved, 44.7 % of the PCIe Gen4 x16 link (31.5 GB/s per direction, from the a100-40gb table entry, GPU chosen by device name \"NVIDIA A100-SXM4-40GB\" in the export's TARGET_INFO_GPU); pageable copies under 50.0 % of the link point to the host staging them: pin the host buffers"),
+        "{v}"
+    );
+    // The CSV's device row: the link and the largest host copy's share.
+    let (code, csv, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(code, 0, "{err}");
+    let mut rd = csv::Reader::from_reader(csv.as_bytes());
+    let h = rd.headers().unwrap().clone();
+    let row = rd.records().next().unwrap().unwrap();
+    let col = |k: &str| {
+        row.get(h.iter().position(|x| x == k).unwrap())
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(col("scope"), "device");
+    assert_eq!(col("host_link"), "PCIe Gen4 x16");
+    assert_eq!(col("host_link_bytes_per_s"), "31507692307");
+    assert_eq!(col("host_copy"), "HtoD pageable");
+    assert_eq!(col("host_copy_link_fraction"), "0.4473");
+}
+
+#[test]
+fn gaps_gpu_flag_is_checked() {
+    let path = fixture(SAXPY);
+    // Not a table key.
+    let (code, _, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--gpu", "h1000"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--gpu h1000"), "{err}");
+    // Contradicted by the export's record (compute capability 8.0).
+    let (code, _, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--gpu", "h100-sxm"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("8.0"), "{err}");
 }
 
 #[test]
