@@ -21,7 +21,7 @@ pub use event::{DeviceProps, DistributedInfo};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
-    Diagnostic, DiagnosticKind, ExportInfo, Identity, NameSet, SchemaFlavor, Timeline,
+    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, SchemaFlavor, Timeline,
     TimelineParts,
 };
 use serde::de::DeserializeSeed;
@@ -142,6 +142,37 @@ impl KinetoTrace {
         h.sm_counts.dedup();
         h
     }
+}
+
+/// The NVIDIA GPUs of `deviceProperties` as the timeline's GPU records (one
+/// identity for nsys exports and traces: `gaps` takes the host link and
+/// `budget` the roofs from them). An AMD device is left out: ROCm writes its
+/// gfx version as the compute capability (9.0 for an MI250), which would read
+/// as a Hopper GPU. At most [`crate::timeline::MAX_GPUS`].
+fn gpu_records(devices: &[DeviceProps]) -> Vec<GpuRecord> {
+    let nvidia = |name: &str| {
+        let n = name.to_ascii_lowercase();
+        !(n.contains("amd") || n.contains("radeon") || n.contains("instinct"))
+    };
+    let mut v: Vec<GpuRecord> = devices
+        .iter()
+        .filter_map(|d| {
+            let name = d.name.clone().filter(|n| nvidia(n))?;
+            Some(GpuRecord {
+                id: d.id.unwrap_or(0),
+                name,
+                compute_capability: d
+                    .compute_major
+                    .zip(d.compute_minor)
+                    .map(|(a, b)| format!("{a}.{b}")),
+                sm_count: d.num_sms.and_then(|n| u32::try_from(n).ok()),
+                ..Default::default()
+            })
+        })
+        .take(crate::timeline::MAX_GPUS)
+        .collect();
+    v.sort_by_key(|g| g.id);
+    v
 }
 
 /// True when `path` looks like a Kineto trace by its first bytes (gzip, or
@@ -271,7 +302,7 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         identity: Identity {
             host: None,
             rank,
-            gpus: Vec::new(),
+            gpus: gpu_records(&top.devices),
         },
     };
     let mut copies = std::mem::take(&mut c.copies);

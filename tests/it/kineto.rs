@@ -658,17 +658,27 @@ fn kineto_copies_keep_their_bytes_and_the_verdict_says_trace() {
     let (code, out, err) = rooftrace(&["gaps", path.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let verdict = out.lines().next().unwrap();
-    // 244,403,360 B / 39.08 ms = 6.254 GB/s.
+    // 244,403,360 B / 39.08 ms = 6.254 GB/s. The trace's deviceProperties
+    // name an "NVIDIA A100-PG509-200" (the table's a100-40gb, PCIe Gen4 x16 to
+    // the host: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s per direction):
+    // 6.254 / 31.5 = 19.85 %, under the 50 % that points to pageable staging.
     assert!(
         verdict.contains(
-            "16 HtoD copies from pageable memory, 244 MB in 39.1 ms at 6.25 GB/s achieved"
-        ) && verdict.contains(
-            "link bandwidth unknown (the GPU of a PyTorch trace is not looked up for the link; give --gpu KEY)"
-        )
+            "16 HtoD copies from pageable memory, 244 MB in 39.1 ms at 6.25 GB/s achieved, 19.8 % of the PCIe Gen4 x16 link (31.5 GB/s per direction, from the a100-40gb table entry, GPU chosen by device name \"NVIDIA A100-PG509-200\" in the trace's deviceProperties)"
+        ) && verdict.contains("pageable copies under 50.0 % of the link")
             && !verdict.contains("export"),
         "{verdict}"
     );
     let rocm = read_timeline(&trace("amd_mi250_rocm6.2")).unwrap();
     assert!(!rocm.timeline.copies.is_empty());
     assert!(rocm.timeline.copies.iter().all(|c| c.bytes.is_none()));
+    // ROCm writes the gfx version as the compute capability (9.0 for the
+    // MI250): its devices are not GPU records, so nothing reads as a Hopper.
+    assert!(rocm.timeline.info.identity.gpus.is_empty());
+    let (code, out, err) = rooftrace(&["gaps", trace("amd_mi250_rocm6.2").to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("the trace records no NVIDIA GPU in its deviceProperties; give --gpu KEY"),
+        "{out}"
+    );
 }
