@@ -173,27 +173,51 @@ pub fn budget_and_roofline(
     } else {
         None
     };
-    let shown = config.input.display().to_string();
-    let (hints, timeline, from_export) = match (&csv, trace) {
-        (Some(c), Some(t)) => (c.device_hints(), t.timeline, false),
-        (None, Some(t)) => (t.device_hints(&shown), t.timeline, false),
+    // One identity for exports and traces: without --ncu the GPU records of
+    // the timeline (nsys TARGET_INFO_GPU, a trace's deviceProperties), and
+    // the decision names where it read them.
+    let (hints, timeline, record) = match (&csv, trace) {
+        (Some(c), Some(t)) => (c.device_hints(), t.timeline, None),
+        (None, Some(t)) => {
+            let mut hints = export_hints(&config.input, &t.timeline.info.identity.gpus);
+            if hints.device_names.is_empty() {
+                // Devices that are no GPU record (ROCm's): what they state,
+                // so the message names the GPU the table lacks and that none
+                // of its cards fits (an MI250: gfx 9.0 with 104 CUs).
+                for d in &t.devices {
+                    hints.device_names.extend(d.name.clone());
+                    if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
+                        hints.compute_capabilities.push(format!("{a}.{b}"));
+                    }
+                    hints
+                        .sm_counts
+                        .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
+                }
+                for v in [&mut hints.device_names, &mut hints.compute_capabilities] {
+                    v.sort();
+                    v.dedup();
+                }
+                hints.sm_counts.sort_unstable();
+                hints.sm_counts.dedup();
+            }
+            (hints, t.timeline, Some(" in the trace's deviceProperties"))
+        }
         (c, None) => {
             let timeline = read_with_progress(&source, true)?;
             let hints = match c {
                 Some(c) => c.device_hints(),
                 None => export_hints(&config.input, &timeline.info.identity.gpus),
             };
-            (hints, timeline, c.is_none())
+            let record = c.is_none().then_some(" in the export's TARGET_INFO_GPU");
+            (hints, timeline, record)
         }
     };
     let (roofs, mut gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    if from_export {
-        gpu.chosen_by = gpu
-            .chosen_by
-            .replace(" in the CSV", " in the export's TARGET_INFO_GPU");
+    if let Some(record) = record {
+        gpu.chosen_by = gpu.chosen_by.replace(" in the CSV", record);
     }
     let (gap_config, default_step) = step_range(&config.gaps, &timeline, &config.input)?;
     if gap_config.device.is_some() {

@@ -118,32 +118,6 @@ pub struct KinetoTrace {
     pub counts: Counts,
 }
 
-impl KinetoTrace {
-    /// What `deviceProperties` says about the GPUs, for choosing the roofs
-    /// ([`crate::roofs::choose`]): names, compute capabilities, SM counts.
-    pub fn device_hints(&self, file: &str) -> crate::roofs::DeviceHints {
-        let mut h = crate::roofs::DeviceHints {
-            file: file.to_string(),
-            ..Default::default()
-        };
-        for d in &self.devices {
-            h.device_names.extend(d.name.clone());
-            if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
-                h.compute_capabilities.push(format!("{a}.{b}"));
-            }
-            h.sm_counts
-                .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
-        }
-        h.device_names.sort();
-        h.device_names.dedup();
-        h.compute_capabilities.sort();
-        h.compute_capabilities.dedup();
-        h.sm_counts.sort_unstable();
-        h.sm_counts.dedup();
-        h
-    }
-}
-
 /// The NVIDIA GPUs of `deviceProperties` as the timeline's GPU records (one
 /// identity for nsys exports and traces: `gaps` takes the host link and
 /// `budget` the roofs from them). An AMD device is left out: ROCm writes its

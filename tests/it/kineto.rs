@@ -625,6 +625,19 @@ fn budget_names_the_gpu_of_device_properties_when_choosing_roofs() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("device \"AMD Radeon Graphics\""), "{err}");
+    assert!(err.contains("none fits what the file states"), "{err}");
+    // An NVIDIA trace: the GPU comes from its deviceProperties, and the
+    // decision says so (it said "in the CSV" for a trace before).
+    let out = json_of(&[
+        "budget",
+        trace("cuda_event_sync").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out["gpu"]["chosen_by"],
+        "device name \"NVIDIA A100-PG509-200\" in the trace's deviceProperties"
+    );
 }
 
 /// A Kineto `gpu_memcpy` keeps its `args.bytes` at the parse boundary: the
