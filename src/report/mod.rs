@@ -57,7 +57,12 @@ pub const MARKDOWN_LIMIT_CHARS: usize = 65_000;
 
 /// A Markdown section of bullets: `### title`, then one `- item` per line.
 pub fn md_bullets<T: std::fmt::Display>(title: &str, items: &[T]) -> String {
-    let lines: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+    // Items quote the input (device, kernel and range names, table text):
+    // escaped as table cells are, so a `<` in a name is text, not a tag.
+    let lines: Vec<String> = items
+        .iter()
+        .map(|i| format!("- {}", table::md_text(&i.to_string())))
+        .collect();
     format!("### {title}\n\n{}\n", lines.join("\n"))
 }
 
@@ -104,5 +109,20 @@ mod tests {
         push_fitting(&mut out, ["a".to_string(), "x".repeat(fill), "b".into()]);
         assert_eq!(out, format!("{head}a\n{MARKDOWN_CUT}"));
         assert!(out.chars().count() <= MARKDOWN_LIMIT_CHARS);
+    }
+
+    #[test]
+    fn bullets_keep_names_from_the_input_as_text() {
+        // A device or range name is input: a tag in it stays text, a pipe
+        // and a backslash stay themselves, a line break cannot start a new
+        // bullet or heading.
+        let md = md_bullets(
+            "Copies",
+            &["GPU chosen by device name \"A100 <img src=x> | a\\b\n# h\""],
+        );
+        assert_eq!(
+            md,
+            "### Copies\n\n- GPU chosen by device name \"A100 &lt;img src=x&gt; \\| a\\\\b # h\"\n"
+        );
     }
 }
