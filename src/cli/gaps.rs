@@ -59,7 +59,7 @@ pub struct GapsArgs {
     pub image: Option<String>,
     /// Draw a timeline (lanes per device and stream, gaps coloured by class)
     /// to FILE: `.svg` or `.png`. Window: `--window`, else the first 3 NVTX
-    /// range instances with `--nvtx`, else the busiest stretch.
+    /// range instances with `--nvtx`, else the stretch holding the most idle time of the largest idle class.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
     /// Draw a histogram of gap durations (log bins, stacked by class) to

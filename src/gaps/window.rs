@@ -59,8 +59,10 @@ pub const BUSIEST_TARGET_OPS: usize = 150;
 /// relative to the first GPU op of the trace), else the first
 /// [`TIMELINE_NVTX_INSTANCES`] `--nvtx` instances (those that launched GPU
 /// work, else every instance: a broad regex also matches host-only ranges
-/// such as `MPI_Init`), else the busiest stretch of the ops in the report's
-/// `--device`/`--stream` scope. Returns the window and how it was chosen.
+/// such as `MPI_Init`), else the stretch holding the most idle time of the
+/// largest class (when the report kept its gaps), else the busiest stretch
+/// of the ops in the report's `--device`/`--stream` scope. Returns the
+/// window and how it was chosen.
 pub fn timeline_window(
     tl: &Timeline,
     report: &GapReport,
