@@ -42,3 +42,15 @@ pub fn rooftrace(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
 }
+
+/// Runs rooftrace with `args` and `--format json`; returns (exit code, the
+/// parsed stdout (`Null` when it is not JSON, e.g. after an error), stderr).
+#[allow(dead_code)]
+pub fn rooftrace_json(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let (code, out, err) = rooftrace(&[args, &["--format", "json"]].concat());
+    (
+        code,
+        serde_json::from_str(&out).unwrap_or(serde_json::Value::Null),
+        err,
+    )
+}

@@ -4,7 +4,7 @@
 //! gives exactly the changes the script made and exit 3; thresholds, the
 //! spread of repeated launches and the gate rules at their edges.
 
-use crate::common::{fixture, rooftrace};
+use crate::common::{fixture, rooftrace, rooftrace_json};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -13,12 +13,7 @@ const SGEMM_NEW: &str = "fixtures/ncu/sgemm_a100_diff_new_constructed.csv";
 const SAXPY: &str = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
 
 fn json(args: &[&str]) -> (i32, Value, String) {
-    let mut a = vec!["diff"];
-    a.extend_from_slice(args);
-    a.extend_from_slice(&["--format", "json"]);
-    let (code, out, err) = rooftrace(&a);
-    let v = serde_json::from_str(&out).unwrap_or(Value::Null);
-    (code, v, err)
+    rooftrace_json(&[&["diff"], args].concat())
 }
 
 fn verdict(v: &Value) -> &str {

@@ -4,7 +4,7 @@
 //! the tables print, and Markdown checked by rendering it with a
 //! CommonMark/GFM parser (pulldown-cmark), as GitHub would.
 
-use crate::common::{fixture, rooftrace};
+use crate::common::{fixture, rooftrace, rooftrace_json};
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -19,11 +19,7 @@ const SAXPY: &str = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
 const CLOVERLEAF: &str = "fixtures/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite";
 
 fn diff_json(args: &[&str]) -> (i32, Value, String) {
-    let mut a = vec!["diff"];
-    a.extend_from_slice(args);
-    a.extend_from_slice(&["--format", "json"]);
-    let (code, out, err) = rooftrace(&a);
-    (code, serde_json::from_str(&out).unwrap_or(Value::Null), err)
+    rooftrace_json(&[&["diff"], args].concat())
 }
 
 /// Kernel durations (ns) per launch ID of an ncu CSV, read here with the
