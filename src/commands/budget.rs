@@ -16,7 +16,7 @@ use crate::gaps::GapConfig;
 use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
-use crate::roofs::{self, RoofsChoice};
+use crate::roofs::{self, HintSource, RoofsChoice};
 use anyhow::Context;
 use std::path::PathBuf;
 
@@ -176,10 +176,14 @@ pub fn budget_and_roofline(
     // One identity for exports and traces: without --ncu the GPU records of
     // the timeline (nsys TARGET_INFO_GPU, a trace's deviceProperties), and
     // the decision names where it read them.
-    let (hints, timeline, record) = match (&csv, trace) {
-        (Some(c), Some(t)) => (c.device_hints(), t.timeline, None),
+    let (hints, timeline) = match (&csv, trace) {
+        (Some(c), Some(t)) => (c.device_hints(), t.timeline),
         (None, Some(t)) => {
-            let mut hints = export_hints(&config.input, &t.timeline.info.identity.gpus);
+            let mut hints = export_hints(
+                &config.input,
+                &t.timeline.info.identity.gpus,
+                HintSource::TraceDeviceProperties,
+            );
             if hints.device_names.is_empty() {
                 // Devices that are no GPU record (ROCm's): what they state,
                 // so the message names the GPU the table lacks and that none
@@ -200,25 +204,25 @@ pub fn budget_and_roofline(
                 hints.sm_counts.sort_unstable();
                 hints.sm_counts.dedup();
             }
-            (hints, t.timeline, Some(" in the trace's deviceProperties"))
+            (hints, t.timeline)
         }
         (c, None) => {
             let timeline = read_with_progress(&source, true)?;
             let hints = match c {
                 Some(c) => c.device_hints(),
-                None => export_hints(&config.input, &timeline.info.identity.gpus),
+                None => export_hints(
+                    &config.input,
+                    &timeline.info.identity.gpus,
+                    HintSource::ExportGpuTable,
+                ),
             };
-            let record = c.is_none().then_some(" in the export's TARGET_INFO_GPU");
-            (hints, timeline, record)
+            (hints, timeline)
         }
     };
-    let (roofs, mut gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
+    let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    if let Some(record) = record {
-        gpu.chosen_by = gpu.chosen_by.replace(" in the CSV", record);
-    }
     let (gap_config, default_step) = step_range(&config.gaps, &timeline, &config.input)?;
     if gap_config.device.is_some() {
         check_filters_match(&timeline, &gap_config, &config.input)?;

@@ -271,10 +271,6 @@ pub(crate) fn host_link(
         _ => "export",
     };
     let records = &timeline.info.identity.gpus;
-    let record = match what {
-        "trace" => " in the trace's deviceProperties",
-        _ => " in the export's TARGET_INFO_GPU",
-    };
     if gpu.is_none() && records.is_empty() {
         return Ok(HostLinkInfo::unknown(if what == "trace" {
             "the trace records no NVIDIA GPU in its deviceProperties; give --gpu KEY"
@@ -282,7 +278,11 @@ pub(crate) fn host_link(
             "the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY"
         }));
     }
-    let hints = super::timeline::export_hints(input, records);
+    let source = match what {
+        "trace" => roofs::HintSource::TraceDeviceProperties,
+        _ => roofs::HintSource::ExportGpuTable,
+    };
+    let hints = super::timeline::export_hints(input, records, source);
     let choice = match gpu {
         Some(key) => RoofsChoice::Gpu(key.to_string()),
         None => RoofsChoice::FromCsv,
@@ -294,14 +294,14 @@ pub(crate) fn host_link(
         Err(e) => {
             return Ok(HostLinkInfo::unknown(format!(
                 "the {what}'s GPU is not decided ({}); give --gpu KEY",
-                e.to_string().replace(" in the CSV", record)
+                e
             )))
         }
     };
     let Some(spec) = info.key.as_deref().and_then(roofs::gpus::by_key) else {
         return Ok(HostLinkInfo::unknown("no table GPU was chosen"));
     };
-    let chosen_by = info.chosen_by.replace(" in the CSV", record);
+    let chosen_by = info.chosen_by;
     Ok(match spec.facts.host_link {
         Some(l) => HostLinkInfo::known(l.interface, l.bytes_per_s, spec.key, &chosen_by, l.source),
         None => HostLinkInfo::unknown(format!(

@@ -47,6 +47,7 @@ pub fn read(
 pub fn export_hints(
     input: &std::path::Path,
     gpus: &[crate::nsys::identity::GpuRecord],
+    source: crate::roofs::HintSource,
 ) -> DeviceHints {
     let set = |v: Vec<String>| {
         let mut v = v;
@@ -68,6 +69,7 @@ pub fn export_hints(
     bw.dedup();
     DeviceHints {
         file: input.display().to_string(),
+        source,
         device_names: set(gpus
             .iter()
             .map(|g| g.name.clone())

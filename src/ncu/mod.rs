@@ -305,6 +305,7 @@ impl NcuCsv {
         memory_clocks_mhz.dedup();
         crate::roofs::DeviceHints {
             file: self.file.clone(),
+            source: crate::roofs::HintSource::Csv,
             device_names: self.device_names.clone(),
             compute_capabilities: self.compute_capabilities.clone(),
             sm_counts: self.facts.sm_counts.iter().copied().collect(),

@@ -27,11 +27,37 @@ pub enum RoofsChoice {
     FromCsv,
 }
 
+/// Where an input records its device, as a decision names it ("device name
+/// … in the CSV").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum HintSource {
+    /// An ncu CSV's device columns and attributes.
+    #[default]
+    Csv,
+    /// An nsys export's `TARGET_INFO_GPU` rows.
+    ExportGpuTable,
+    /// A PyTorch profiler trace's `deviceProperties`.
+    TraceDeviceProperties,
+}
+
+impl HintSource {
+    /// The words after "in": `the CSV`.
+    pub fn words(self) -> &'static str {
+        match self {
+            HintSource::Csv => "the CSV",
+            HintSource::ExportGpuTable => "the export's TARGET_INFO_GPU",
+            HintSource::TraceDeviceProperties => "the trace's deviceProperties",
+        }
+    }
+}
+
 /// What an input says about the device it was recorded on.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DeviceHints {
     /// The input file as given, for messages.
     pub file: String,
+    /// Where the input records the facts below.
+    pub source: HintSource,
     /// Distinct device names seen, sorted.
     pub device_names: Vec<String>,
     /// Distinct compute capabilities seen (`9.0`), sorted.
@@ -391,7 +417,11 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     for name in &hints.device_names {
         if let Some(g) = gpus::by_device_name(name) {
             if cc_contradiction(g, hints).is_none() {
-                let mut r = from_table(g, format!("device name {name:?} in the CSV"), hints);
+                let mut r = from_table(
+                    g,
+                    format!("device name {name:?} in {}", hints.source.words()),
+                    hints,
+                );
                 // The name is the device: only other names are news.
                 r.1.notes.retain(|n| !n.contains(&format!("{name:?}")));
                 return Ok(r);
@@ -404,7 +434,7 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
             if confirmed(g, hints) {
                 return Ok(from_table(
                     g,
-                    format!("{} in the CSV", used.join(", ")),
+                    format!("{} in {}", used.join(", "), hints.source.words()),
                     hints,
                 ));
             }

@@ -10,5 +10,7 @@ pub mod choose;
 pub mod gpus;
 pub mod model;
 
-pub use choose::{choose, choose_or_undecided, DeviceHints, GpuInfo, RoofsChoice, UNDECIDED};
+pub use choose::{
+    choose, choose_or_undecided, DeviceHints, GpuInfo, HintSource, RoofsChoice, UNDECIDED,
+};
 pub use model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs, RoofsError};

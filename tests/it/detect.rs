@@ -131,6 +131,7 @@ fn b200_raw_page_device_facts() {
 #[test]
 fn nsys_target_info_gpu_facts_decide_without_the_name() {
     use rooftrace::commands::budget::export_hints;
+    use rooftrace::roofs::HintSource;
     let Some(dir) = corpus("nsys") else {
         return;
     };
@@ -166,7 +167,7 @@ fn nsys_target_info_gpu_facts_decide_without_the_name() {
         let path = dir.join(name);
         let tl = rooftrace::nsys::read_timeline(&path, true, &|_, _| {})
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let mut h = export_hints(&path, &tl.info.identity.gpus);
+        let mut h = export_hints(&path, &tl.info.identity.gpus, HintSource::ExportGpuTable);
         assert!(!h.device_names.is_empty(), "{name}");
         // With the name, the name decides.
         let named = choose(&RoofsChoice::FromCsv, &h, no_peaks).map(|r| r.1.key);
