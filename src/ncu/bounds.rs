@@ -33,6 +33,32 @@ pub(crate) fn too_long() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, RecordTooLong)
 }
 
+/// The marker inside the `io::Error` raised when the input ends inside a
+/// quoted field (an odd number of `"` read): the file was cut, and its last
+/// record must not reach the parser, which would read a cut value or name
+/// as data (`"5,323,50` as a comma-decimal number, a cut kernel name as a
+/// second kernel under one ID).
+#[derive(Debug)]
+pub struct EndsInsideQuotes;
+
+impl std::fmt::Display for EndsInsideQuotes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the input ends inside a quoted field")
+    }
+}
+
+impl std::error::Error for EndsInsideQuotes {}
+
+/// The error for an input that ends inside a quoted field.
+pub(crate) fn ends_inside_quotes() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, EndsInsideQuotes)
+}
+
+/// True when `e` is the error for an input that ends inside a quoted field.
+pub fn is_ends_inside_quotes(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|r| r.is::<EndsInsideQuotes>())
+}
+
 /// True when `e` is the over-long record error.
 pub fn is_too_long(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|r| r.is::<RecordTooLong>())

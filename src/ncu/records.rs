@@ -15,8 +15,10 @@
 //! It also counts the `"` the file holds (a split line holds two per field,
 //! an even number; the `csv_core` path counts what it reads): every field
 //! ncu writes is quoted, so an odd count means the file ends inside a field.
+//! The record that meets the end of the input with an odd count is an error
+//! ([`ends_inside_quotes`]), never a row: its last field is cut.
 
-use super::bounds::{too_long, MAX_RECORD_BYTES};
+use super::bounds::{ends_inside_quotes, too_long, MAX_RECORD_BYTES};
 use std::io::{ErrorKind, Read};
 
 /// The read buffer: a line longer than this takes the `csv_core` path.
@@ -217,6 +219,16 @@ impl<R: Read> Records<R> {
             }
             outlen += nout;
             endlen += nend;
+            // The end of the input inside a quoted field: this record (the
+            // last) is cut. A split line never ends the input this way (its
+            // quotes pair up), so every cut record comes here.
+            if matches!(res, Record | End)
+                && self.eof
+                && self.start == self.end
+                && self.odd_quotes()
+            {
+                return Err(ends_inside_quotes());
+            }
             match res {
                 InputEmpty => {}
                 OutputFull => {
@@ -293,9 +305,14 @@ mod tests {
         }
         let mut mine = Vec::new();
         let mut r = Records::new(Chunks(text, chunk), 1);
-        while let Some(row) = r.next_row().unwrap() {
-            mine.push((row.line, row.iter().map(<[u8]>::to_vec).collect()));
-        }
+        let cut = loop {
+            match r.next_row() {
+                Ok(Some(row)) => mine.push((row.line, row.iter().map(<[u8]>::to_vec).collect())),
+                Ok(None) => break false,
+                Err(e) if super::super::bounds::is_ends_inside_quotes(&e) => break true,
+                Err(e) => panic!("{e}"),
+            }
+        };
         let mut theirs = Vec::new();
         let mut c = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -304,6 +321,14 @@ mod tests {
         let mut rec = csv::ByteRecord::new();
         while c.read_byte_record(&mut rec).unwrap() {
             theirs.push(rec.iter().map(<[u8]>::to_vec).collect());
+        }
+        if cut {
+            // The input ends inside quotes (an odd count of `"`): the record
+            // the `csv` crate reads last is the cut one, which this reader
+            // refuses instead of returning; the ones before are the same.
+            let quotes = text.iter().filter(|&&b| b == b'"').count();
+            assert_eq!(quotes % 2, 1, "{:?}", String::from_utf8_lossy(text));
+            assert!(theirs.pop().is_some());
         }
         (mine, theirs)
     }
@@ -390,9 +415,19 @@ mod tests {
         let text = b"\"a\",\"b\"\n\"c\"\"d\",e\n\"f\ng\",\"h\"\n\"i\",\"tail";
         let walk = text.iter().filter(|&&b| b == b'"').count() as u64;
         let mut r = Records::new(&text[..], 1);
-        while r.next_row().unwrap().is_some() {}
+        let e = loop {
+            match r.next_row() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the cut record was returned"),
+                Err(e) => break e,
+            }
+        };
         assert_eq!(walk % 2, 1, "the text ends inside a field");
         assert!(r.odd_quotes());
+        // The cut record (`"i","tail`, line 5: lines 3-4 hold one record)
+        // is an error, not a row.
+        assert!(super::super::bounds::is_ends_inside_quotes(&e));
+        assert_eq!(r.started(), 5);
         let mut r = Records::new(&text[..text.len() - 5], 1);
         while r.next_row().unwrap().is_some() {}
         assert!(!r.odd_quotes());

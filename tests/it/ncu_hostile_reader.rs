@@ -1,0 +1,76 @@
+//! Hostile bytes for the ncu record reader (`src/ncu/records.rs`): each
+//! input is a real fixture's bytes cut or edited in the test, run through
+//! the binary, which must name the file and line, say what is wrong and
+//! exit 2.
+
+use crate::common::{fixture, rooftrace};
+
+const SGEMM: &str = "ncu/sgemm_a100_printfp_details15.csv";
+
+/// `bytes` written to `name` in `dir`; its path as a string.
+fn write(dir: &std::path::Path, name: &str, bytes: &[u8]) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// The fixture cut right after the first occurrence of `at` (bytes).
+fn cut_after(at: &[u8]) -> Vec<u8> {
+    let text = std::fs::read(fixture(SGEMM)).unwrap();
+    let i = text
+        .windows(at.len())
+        .position(|w| w == at)
+        .expect("in the fixture");
+    text[..i + at.len()].to_vec()
+}
+
+#[test]
+fn ncu_a_file_cut_inside_a_value_is_truncated_not_a_locale_problem() {
+    // Line 2 of the fixture holds `"dram__bytes.sum","byte","5,323,503,232.00"`.
+    // Cut after `"5,323,50`: the value's closing quote is missing, so the file
+    // ends inside a quoted field. Read as a field, `5,323,50` looks like a
+    // comma-decimal number; the reader must stop at the cut instead (before
+    // the fix: "written in a comma-decimal locale ... Re-export with LC_ALL=C",
+    // advice that cannot help).
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "cut.csv", &cut_after(b"\"5,323,50"));
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("cut.csv ends inside a quoted field (line 2): the file looks truncated"),
+        "{err}"
+    );
+    assert!(!err.contains("comma-decimal"), "{err}");
+}
+
+#[test]
+fn ncu_a_file_cut_inside_a_kernel_name_is_truncated_not_two_kernels() {
+    // Lines 2 and 3 of the fixture are two metrics of launch 0 (process
+    // 1961118), kernel `void randomInit<float>(T1 *, int, int, unsigned
+    // int)`. Cut line 3 inside that name: its record reads kernel
+    // `void randomInit<fl` under the same ID, which the parser would call
+    // two kernels under one ID ("the file joins two exports or was edited",
+    // before the fix). The cut is the error, at line 3.
+    let text = std::fs::read(fixture(SGEMM)).unwrap();
+    let line3 = text
+        .split(|&b| b == b'\n')
+        .take(2)
+        .map(|l| l.len() + 1)
+        .sum::<usize>();
+    let name = b"\"void randomInit<fl";
+    let at = line3
+        + text[line3..]
+            .windows(name.len())
+            .position(|w| w == name)
+            .unwrap()
+        + name.len();
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "cut.csv", &text[..at]);
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("cut.csv ends inside a quoted field (line 3)"),
+        "{err}"
+    );
+    assert!(!err.contains("cannot share an ID"), "{err}");
+}
