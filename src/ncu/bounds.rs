@@ -59,6 +59,35 @@ pub fn is_ends_inside_quotes(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|r| r.is::<EndsInsideQuotes>())
 }
 
+/// The marker inside the `io::Error` raised for a last record with no line
+/// end and fewer fields than the header (a file cut between two fields,
+/// right after a closing quote: the quotes pair up, so only the field count
+/// shows the cut).
+#[derive(Debug)]
+pub struct CutRecord {
+    /// Fields the record has.
+    pub fields: usize,
+    /// Fields the header has.
+    pub expected: usize,
+}
+
+impl std::fmt::Display for CutRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the input ends inside a record ({} of {} fields)",
+            self.fields, self.expected
+        )
+    }
+}
+
+impl std::error::Error for CutRecord {}
+
+/// The [`CutRecord`] inside `e`, if it is one.
+pub fn cut_record(e: &std::io::Error) -> Option<&CutRecord> {
+    e.get_ref().and_then(|r| r.downcast_ref::<CutRecord>())
+}
+
 /// True when `e` is the over-long record error.
 pub fn is_too_long(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|r| r.is::<RecordTooLong>())

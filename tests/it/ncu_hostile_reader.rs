@@ -74,3 +74,35 @@ fn ncu_a_file_cut_inside_a_kernel_name_is_truncated_not_two_kernels() {
     );
     assert!(!err.contains("cannot share an ID"), "{err}");
 }
+
+#[test]
+fn ncu_a_file_cut_between_two_fields_is_truncated_not_short() {
+    // The fixture cut right after line 2's `"Command line profiler
+    // metrics"` (field 12 of the header's 15): every quote pairs up, so
+    // only the field count shows the cut. Before the fix the short row read
+    // as a rule row (no metric name) and the launch silently lost the
+    // metric; with it, a one-launch file like this one said "nothing a
+    // roofline can use", advice about --metrics that cannot help.
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(
+        dir.path(),
+        "cut.csv",
+        &cut_after(b"\"Command line profiler metrics\""),
+    );
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "cut.csv, line 2: the file ends inside this record (it has 12 of the header's 15 fields and no line end)"
+        ),
+        "{err}"
+    );
+    // The same bytes with the missing fields and a line end read: the
+    // error is about the cut, not about a short last line as such.
+    let mut whole = cut_after(b"\"Command line profiler metrics\"");
+    whole.extend_from_slice(b",\"dram__bytes.sum\",\"byte\",\"5,323,503,232.00\"");
+    let p = write(dir.path(), "whole.csv", &whole);
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_ne!(code, 101, "{err}");
+    assert!(!err.contains("ends inside"), "{err}");
+}
