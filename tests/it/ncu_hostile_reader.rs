@@ -106,3 +106,23 @@ fn ncu_a_file_cut_between_two_fields_is_truncated_not_short() {
     assert_ne!(code, 101, "{err}");
     assert!(!err.contains("ends inside"), "{err}");
 }
+
+#[test]
+fn ncu_a_leading_zero_group_is_a_decimal_comma_not_thousands() {
+    // Line 2's `"5,323,503,232.00"` (dram__bytes.sum, byte) replaced by
+    // `"0,125"`, as a de_DE export writes 0.125. No thousands grouping
+    // starts with a `0` group, so this is a decimal comma: read as 125 B it
+    // would be 1000x off (exit 0 before the fix, on the grouped-integer
+    // fast path and the general path alike).
+    let text = std::fs::read_to_string(fixture(SGEMM)).unwrap();
+    let edited = text.replacen("\"5,323,503,232.00\"", "\"0,125\"", 1);
+    assert_ne!(edited, text);
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "de.csv", edited.as_bytes());
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("de.csv, line 2, column \"Metric Value (dram__bytes.sum)\": \"0,125\" is written in a comma-decimal locale"),
+        "{err}"
+    );
+}
