@@ -153,6 +153,11 @@ pub fn number_error(
 pub fn implausible(v: f64) -> Option<&'static str> {
     if !v.is_finite() {
         Some("is not finite once read (it overflows a 64-bit float)")
+    } else if v < 0.0 {
+        // Every metric read is a count, bytes, a time, a rate or a
+        // percentage: `-1,000` DRAM bytes would read as a compute bound.
+        // (`-0` compares equal to 0 and is 0.)
+        Some("is negative, which no counter, time, rate or percentage is")
     } else if v.abs() > MAX_MAGNITUDE {
         Some("is beyond 1e30 in base units, not a measurement")
     } else if v != 0.0 && v.abs() < 1.0 / MAX_MAGNITUDE {
@@ -179,6 +184,8 @@ mod tests {
     fn plausible_values() {
         assert!(implausible(1e12).is_none());
         assert!(implausible(0.0).is_none());
+        assert!(implausible(-0.0).is_none());
+        assert!(implausible(-1000.0).is_some());
         assert!(implausible(f64::INFINITY).is_some());
         assert!(implausible(1e308).is_some());
         assert!(implausible(1e-308).is_some());

@@ -126,3 +126,28 @@ fn ncu_a_leading_zero_group_is_a_decimal_comma_not_thousands() {
         "{err}"
     );
 }
+
+#[test]
+fn ncu_a_negative_counter_is_bad_input() {
+    // Line 2's `"5,323,503,232.00"` (dram__bytes.sum, byte) replaced by
+    // `"-1,000"`. Before the fix the launch read -1 kB of DRAM traffic,
+    // -149 B/s, and was called compute bound from it (exit 0). No counter
+    // is negative: an error at line 2 naming the column. `-0` stays 0.
+    let text = std::fs::read_to_string(fixture(SGEMM)).unwrap();
+    let edited = text.replacen("\"5,323,503,232.00\"", "\"-1,000\"", 1);
+    assert_ne!(edited, text);
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "neg.csv", edited.as_bytes());
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "neg.csv, line 2, column \"Metric Value (dram__bytes.sum)\": \"-1,000\" is negative"
+        ),
+        "{err}"
+    );
+    let zero = text.replacen("\"5,323,503,232.00\"", "\"-0\"", 1);
+    let p = write(dir.path(), "zero.csv", zero.as_bytes());
+    let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 0, "{err}");
+}
