@@ -151,3 +151,30 @@ fn ncu_a_negative_counter_is_bad_input() {
     let (code, _, err) = rooftrace(&["ncu", &p, "--gpu", "a100-40gb"]);
     assert_eq!(code, 0, "{err}");
 }
+
+#[test]
+fn ncu_a_roofline_chart_peak_is_checked_like_every_value() {
+    // The chart's `"Theoretical Predicated-On FFMA Operations","inst",
+    // "32,768"` (line 3, the FFMA peak per cycle that `--roofs ncu` builds
+    // the FP32 roof from) set to `1e-300`. Before the fix the chart peaks
+    // skipped the magnitude check every other value gets: the FP32 roof
+    // read 1.620e-291 FLOP/s and the kernel "above roof" (exit 0). Now it
+    // is an error at line 3, as the same value in any other cell is.
+    const CHART: &str = "ncu/gpp_roofline_chart_body_items.csv";
+    let text = std::fs::read_to_string(fixture(CHART)).unwrap();
+    let cell = "\"Theoretical Predicated-On FFMA Operations\",\"inst\",\"32,768\"";
+    let edited = text.replacen(
+        cell,
+        "\"Theoretical Predicated-On FFMA Operations\",\"inst\",\"1e-300\"",
+        1,
+    );
+    assert_ne!(edited, text);
+    let dir = tempfile::tempdir().unwrap();
+    let p = write(dir.path(), "chart.csv", edited.as_bytes());
+    let (code, _, err) = rooftrace(&["ncu", &p, "--roofs", "ncu"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("chart.csv, line 3, column \"Metric Value (Theoretical Predicated-On FFMA Operations)\": \"1e-300\" is below 1e-30"),
+        "{err}"
+    );
+}
