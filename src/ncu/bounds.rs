@@ -33,6 +33,61 @@ pub(crate) fn too_long() -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::InvalidData, RecordTooLong)
 }
 
+/// The marker inside the `io::Error` raised when the input ends inside a
+/// quoted field (an odd number of `"` read): the file was cut, and its last
+/// record must not reach the parser, which would read a cut value or name
+/// as data (`"5,323,50` as a comma-decimal number, a cut kernel name as a
+/// second kernel under one ID).
+#[derive(Debug)]
+pub struct EndsInsideQuotes;
+
+impl std::fmt::Display for EndsInsideQuotes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the input ends inside a quoted field")
+    }
+}
+
+impl std::error::Error for EndsInsideQuotes {}
+
+/// The error for an input that ends inside a quoted field.
+pub(crate) fn ends_inside_quotes() -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::UnexpectedEof, EndsInsideQuotes)
+}
+
+/// True when `e` is the error for an input that ends inside a quoted field.
+pub fn is_ends_inside_quotes(e: &std::io::Error) -> bool {
+    e.get_ref().is_some_and(|r| r.is::<EndsInsideQuotes>())
+}
+
+/// The marker inside the `io::Error` raised for a last record with no line
+/// end and fewer fields than the header (a file cut between two fields,
+/// right after a closing quote: the quotes pair up, so only the field count
+/// shows the cut).
+#[derive(Debug)]
+pub struct CutRecord {
+    /// Fields the record has.
+    pub fields: usize,
+    /// Fields the header has.
+    pub expected: usize,
+}
+
+impl std::fmt::Display for CutRecord {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the input ends inside a record ({} of {} fields)",
+            self.fields, self.expected
+        )
+    }
+}
+
+impl std::error::Error for CutRecord {}
+
+/// The [`CutRecord`] inside `e`, if it is one.
+pub fn cut_record(e: &std::io::Error) -> Option<&CutRecord> {
+    e.get_ref().and_then(|r| r.downcast_ref::<CutRecord>())
+}
+
 /// True when `e` is the over-long record error.
 pub fn is_too_long(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|r| r.is::<RecordTooLong>())
@@ -98,6 +153,11 @@ pub fn number_error(
 pub fn implausible(v: f64) -> Option<&'static str> {
     if !v.is_finite() {
         Some("is not finite once read (it overflows a 64-bit float)")
+    } else if v < 0.0 {
+        // Every metric read is a count, bytes, a time, a rate or a
+        // percentage: `-1,000` DRAM bytes would read as a compute bound.
+        // (`-0` compares equal to 0 and is 0.)
+        Some("is negative, which no counter, time, rate or percentage is")
     } else if v.abs() > MAX_MAGNITUDE {
         Some("is beyond 1e30 in base units, not a measurement")
     } else if v != 0.0 && v.abs() < 1.0 / MAX_MAGNITUDE {
@@ -124,6 +184,8 @@ mod tests {
     fn plausible_values() {
         assert!(implausible(1e12).is_none());
         assert!(implausible(0.0).is_none());
+        assert!(implausible(-0.0).is_none());
+        assert!(implausible(-1000.0).is_some());
         assert!(implausible(f64::INFINITY).is_some());
         assert!(implausible(1e308).is_some());
         assert!(implausible(1e-308).is_some());

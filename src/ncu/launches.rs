@@ -294,6 +294,7 @@ impl<'a> Launches<'a> {
             Slot::PeakOps(p) => {
                 // FLOP per cycle, 2 per FMA: the FMA peak is half.
                 let v = v * parse_unit(unit_s.trim_end_matches("/cycle")).factor / 2.0;
+                self.check(v, rec, &column_s, value)?;
                 self.peak(p, v);
             }
             Slot::DeviceName | Slot::Device(_) => {}

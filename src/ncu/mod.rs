@@ -181,6 +181,19 @@ pub enum NcuError {
         /// 1-based line of the last record.
         line: u64,
     },
+    /// The last record has no line end and fewer fields than the header:
+    /// the file was cut between two fields.
+    #[error("{file}, line {line}: the file ends inside this record (it has {fields} of the header's {expected} fields and no line end): the file looks truncated, and the launch's values after the cut are missing; export it again (e.g. `ncu --import run.ncu-rep --csv --page raw > report.csv`)")]
+    CutRecord {
+        /// The file.
+        file: String,
+        /// 1-based line the cut record starts on.
+        line: u64,
+        /// Fields the cut record has.
+        fields: usize,
+        /// Fields the header has.
+        expected: usize,
+    },
     /// Malformed CSV (unbalanced quotes, ...).
     #[error("{file}, line {line}: malformed CSV: {detail}")]
     Csv {

@@ -99,7 +99,9 @@ pub fn parse_value(cell: &[u8]) -> Result<Value, NumberError> {
     if commas > 0 {
         let groups: Vec<&[u8]> = int_part.split(|&b| b == b',').collect();
         let first = groups[0];
-        if first.is_empty() || first.len() > 3 {
+        // A grouped number never starts with `0` (`0,125`, `00,500`): that
+        // is a decimal comma, 0.125 read as 125 otherwise.
+        if first.is_empty() || first.len() > 3 || first[0] == b'0' {
             return Err(NumberError::CommaDecimal);
         }
         if groups[1..].iter().any(|g| g.len() != 3) {
@@ -140,7 +142,9 @@ fn grouped_integer(s: &[u8]) -> Option<f64> {
     let lead = s.len() % 4;
     let lead = if lead == 0 { 4 } else { lead };
     // `lead` = 4 means a comma or a fourth digit comes first: not grouped.
-    if lead == 4 || s.len() < 5 {
+    // A leading `0` is never a thousands group (`0,125` is a decimal
+    // comma): the general path refuses it.
+    if lead == 4 || s.len() < 5 || s[0] == b'0' {
         return None;
     }
     let mut v: u64 = 0;
@@ -362,6 +366,16 @@ mod tests {
             assert_eq!(grouped_integer(s.as_bytes()), None, "{s}");
         }
         assert_eq!(parse_value(b"1,0000"), Err(NumberError::CommaDecimal));
+        // A first group of `0` is a decimal comma (`0,125` is 0.125 in a
+        // de_DE export), never thousands: an error on both paths, not 125.
+        for s in ["0,125", "0,001", "00,500", "0,125,000", "-0,125", "0,125.5"] {
+            assert_eq!(grouped_integer(s.as_bytes()), None, "{s}");
+            assert_eq!(
+                parse_value(s.as_bytes()),
+                Err(NumberError::CommaDecimal),
+                "{s}"
+            );
+        }
         assert_eq!(num("1,000,000,000,000,000"), 1e15);
     }
 

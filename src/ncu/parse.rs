@@ -22,6 +22,7 @@ pub fn parse(input: impl Read, file: &str) -> Result<NcuCsv, NcuError> {
         pre.line_no,
     );
     let header = read_header(&mut records, file, pre.line_no)?;
+    records.expect_width(header.columns.len());
     let mut st = State::new(Launches::new(file), pre.log, header.columns.len());
     match &header.details {
         Some(d) => st.read_details(&mut records, &header.ident, d)?,

@@ -2,7 +2,7 @@
 //! lines up to the header line (each line bounded by
 //! [`super::bounds::MAX_RECORD_BYTES`]), and read errors as [`NcuError`]s.
 
-use super::bounds::{is_too_long, read_line};
+use super::bounds::{cut_record, is_ends_inside_quotes, is_too_long, read_line};
 use super::NcuError;
 use std::io::BufRead;
 
@@ -90,6 +90,18 @@ pub(super) fn io_err(error: std::io::Error, file: &str, line: u64) -> NcuError {
             file: file.to_string(),
             line,
             limit: super::bounds::MAX_RECORD_BYTES,
+        }
+    } else if let Some(cut) = cut_record(&error) {
+        NcuError::CutRecord {
+            file: file.to_string(),
+            line,
+            fields: cut.fields,
+            expected: cut.expected,
+        }
+    } else if is_ends_inside_quotes(&error) {
+        NcuError::Truncated {
+            file: file.to_string(),
+            line,
         }
     } else {
         NcuError::Io {

@@ -15,8 +15,10 @@
 //! It also counts the `"` the file holds (a split line holds two per field,
 //! an even number; the `csv_core` path counts what it reads): every field
 //! ncu writes is quoted, so an odd count means the file ends inside a field.
+//! The record that meets the end of the input with an odd count is an error
+//! ([`ends_inside_quotes`]), never a row: its last field is cut.
 
-use super::bounds::{too_long, MAX_RECORD_BYTES};
+use super::bounds::{ends_inside_quotes, too_long, CutRecord, MAX_RECORD_BYTES};
 use std::io::{ErrorKind, Read};
 
 /// The read buffer: a line longer than this takes the `csv_core` path.
@@ -42,6 +44,11 @@ pub(super) struct Records<R> {
     ends: Vec<usize>,
     /// The last record's fields, as ranges of `buf` or of `out`.
     fields: Vec<(usize, usize)>,
+    /// The header's field count, once read ([`Records::expect_width`]).
+    width: Option<usize>,
+    /// True when the last record began with `"` (ncu quotes every field;
+    /// a log line does not begin with one).
+    quoted: bool,
 }
 
 /// One record: its fields and the line it starts on.
@@ -87,6 +94,27 @@ impl<R: Read> Records<R> {
             out: vec![0; 1024],
             ends: vec![0; 64],
             fields: Vec::new(),
+            width: None,
+            quoted: false,
+        }
+    }
+
+    /// From now on, a last record that begins with `"`, has no line end
+    /// and has fewer than `width` fields (the header's) is an error
+    /// ([`CutRecord`]): the file was cut between two of its fields.
+    pub(super) fn expect_width(&mut self, width: usize) {
+        self.width = Some(width);
+    }
+
+    /// The error for a record that the end of the input cut short, if this
+    /// one (with `fields` fields, ended by the end of the input) is.
+    fn cut(&self, fields: usize) -> std::io::Result<()> {
+        match self.width {
+            Some(expected) if self.quoted && fields < expected => Err(std::io::Error::new(
+                ErrorKind::UnexpectedEof,
+                CutRecord { fields, expected },
+            )),
+            _ => Ok(()),
         }
     }
 
@@ -151,6 +179,7 @@ impl<R: Read> Records<R> {
         }
         let line = self.line;
         self.started = line;
+        self.quoted = self.buf[self.start] == b'"';
         let newline = loop {
             let unread = &self.buf[self.start..self.end];
             if let Some(i) = memchr::memchr(b'\n', unread) {
@@ -180,7 +209,10 @@ impl<R: Read> Records<R> {
                     self.start = i + 1;
                     self.line += 1;
                 }
-                None => self.start = self.end,
+                None => {
+                    self.start = self.end;
+                    self.cut(self.fields.len())?;
+                }
             }
             return Ok(Some(Row {
                 data: &self.buf,
@@ -207,6 +239,7 @@ impl<R: Read> Records<R> {
             let (res, nin, nout, nend) =
                 self.core
                     .read_record(input, &mut self.out[outlen..], &mut self.ends[endlen..]);
+            let at_eof = input.is_empty();
             let read = &input[..nin];
             self.line += memchr::memchr_iter(b'\n', read).count() as u64;
             self.quotes += memchr::memchr_iter(b'"', read).count() as u64;
@@ -217,6 +250,16 @@ impl<R: Read> Records<R> {
             }
             outlen += nout;
             endlen += nend;
+            // The end of the input inside a quoted field: this record (the
+            // last) is cut. A split line never ends the input this way (its
+            // quotes pair up), so every cut record comes here.
+            if matches!(res, Record | End)
+                && self.eof
+                && self.start == self.end
+                && self.odd_quotes()
+            {
+                return Err(ends_inside_quotes());
+            }
             match res {
                 InputEmpty => {}
                 OutputFull => {
@@ -228,6 +271,11 @@ impl<R: Read> Records<R> {
                     self.ends.resize(n, 0);
                 }
                 Record => {
+                    // Given no input, csv_core ends the record at the end
+                    // of the input: it had no line end.
+                    if at_eof {
+                        self.cut(endlen)?;
+                    }
                     self.fields.clear();
                     let mut a = 0;
                     for &b in &self.ends[..endlen] {
@@ -293,9 +341,14 @@ mod tests {
         }
         let mut mine = Vec::new();
         let mut r = Records::new(Chunks(text, chunk), 1);
-        while let Some(row) = r.next_row().unwrap() {
-            mine.push((row.line, row.iter().map(<[u8]>::to_vec).collect()));
-        }
+        let cut = loop {
+            match r.next_row() {
+                Ok(Some(row)) => mine.push((row.line, row.iter().map(<[u8]>::to_vec).collect())),
+                Ok(None) => break false,
+                Err(e) if super::super::bounds::is_ends_inside_quotes(&e) => break true,
+                Err(e) => panic!("{e}"),
+            }
+        };
         let mut theirs = Vec::new();
         let mut c = csv::ReaderBuilder::new()
             .has_headers(false)
@@ -304,6 +357,14 @@ mod tests {
         let mut rec = csv::ByteRecord::new();
         while c.read_byte_record(&mut rec).unwrap() {
             theirs.push(rec.iter().map(<[u8]>::to_vec).collect());
+        }
+        if cut {
+            // The input ends inside quotes (an odd count of `"`): the record
+            // the `csv` crate reads last is the cut one, which this reader
+            // refuses instead of returning; the ones before are the same.
+            let quotes = text.iter().filter(|&&b| b == b'"').count();
+            assert_eq!(quotes % 2, 1, "{:?}", String::from_utf8_lossy(text));
+            assert!(theirs.pop().is_some());
         }
         (mine, theirs)
     }
@@ -390,9 +451,19 @@ mod tests {
         let text = b"\"a\",\"b\"\n\"c\"\"d\",e\n\"f\ng\",\"h\"\n\"i\",\"tail";
         let walk = text.iter().filter(|&&b| b == b'"').count() as u64;
         let mut r = Records::new(&text[..], 1);
-        while r.next_row().unwrap().is_some() {}
+        let e = loop {
+            match r.next_row() {
+                Ok(Some(_)) => {}
+                Ok(None) => panic!("the cut record was returned"),
+                Err(e) => break e,
+            }
+        };
         assert_eq!(walk % 2, 1, "the text ends inside a field");
         assert!(r.odd_quotes());
+        // The cut record (`"i","tail`, line 5: lines 3-4 hold one record)
+        // is an error, not a row.
+        assert!(super::super::bounds::is_ends_inside_quotes(&e));
+        assert_eq!(r.started(), 5);
         let mut r = Records::new(&text[..text.len() - 5], 1);
         while r.next_row().unwrap().is_some() {}
         assert!(!r.odd_quotes());
@@ -414,5 +485,51 @@ mod tests {
         assert_eq!(mine.len(), 2);
         assert_eq!(mine[0].1[1].len(), BUF_BYTES + 10);
         assert_eq!(mine.into_iter().map(|(_, f)| f).collect::<Vec<_>>(), theirs);
+    }
+
+    #[test]
+    fn a_last_record_short_of_the_header_without_a_line_end_is_cut() {
+        // Width 3. A last record of 2 fields with no line end is cut, on
+        // the split path (plain quoted fields) and on the csv_core path (an
+        // escaped quote), in any chunking. Rows: a full last record with no
+        // line end, a short one with a line end (not what ncu writes, but
+        // not a cut) and a log line with none (no leading quote).
+        struct Chunks<'a>(&'a [u8], usize);
+        impl Read for Chunks<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+                let n = self.0.len().min(self.1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let read = |text: &[u8], chunk: usize| {
+            let mut r = Records::new(Chunks(text, chunk), 1);
+            r.expect_width(3);
+            let mut n = 0;
+            loop {
+                match r.next_row() {
+                    Ok(Some(_)) => n += 1,
+                    Ok(None) => return Ok(n),
+                    Err(e) => {
+                        let c = super::super::bounds::cut_record(&e).expect("a cut");
+                        return Err((c.fields, c.expected, r.started()));
+                    }
+                }
+            }
+        };
+        for chunk in [1, 5, 1 << 20] {
+            assert_eq!(
+                read(b"\"a\",\"b\",\"c\"\n\"d\",\"e\"", chunk),
+                Err((2, 3, 2))
+            );
+            assert_eq!(
+                read(b"\"a\",\"b\",\"c\"\r\n\"d\"\"x\",\"e\"", chunk),
+                Err((2, 3, 2))
+            );
+            assert_eq!(read(b"\"a\",\"b\",\"c\"\n\"d\",\"e\",\"f\"", chunk), Ok(2));
+            assert_eq!(read(b"\"a\",\"b\",\"c\"\n\"d\",\"e\"\n", chunk), Ok(2));
+            assert_eq!(read(b"\"a\",\"b\",\"c\"\n==PROF== done", chunk), Ok(2));
+        }
     }
 }

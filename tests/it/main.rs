@@ -25,6 +25,7 @@ mod multi;
 mod names;
 mod ncu;
 mod ncu_derived;
+mod ncu_hostile_reader;
 mod paths;
 mod plot;
 mod projection;
