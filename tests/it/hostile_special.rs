@@ -116,3 +116,19 @@ fn the_library_readers_refuse_a_fifo_unopened() {
         .to_string();
     assert!(err.contains("special file"), "{err}");
 }
+
+#[test]
+fn a_roofs_file_that_is_a_fifo_or_a_device_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("roofs.json");
+    mkfifo(&fifo);
+    let csv = fixture("ncu/sgemm_a100_printfp_details15.csv");
+    for roofs in [fifo.to_str().unwrap(), "/dev/zero"] {
+        if !std::path::Path::new(roofs).exists() {
+            continue;
+        }
+        let (code, err) = run_bounded(&["ncu", csv.to_str().unwrap(), "--roofs", roofs]);
+        assert_eq!(code, 2, "{roofs}: {err}");
+        assert!(err.contains("special file"), "{roofs}: {err}");
+    }
+}
