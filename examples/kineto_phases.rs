@@ -25,7 +25,7 @@ struct Nothing(u64);
 
 impl Sink for Nothing {
     fn events_start(&mut self) {}
-    fn event(&mut self, ev: Option<&Event<'_>>) {
+    fn event(&mut self, ev: Option<Event<'_>>) {
         self.0 += u64::from(ev.is_some());
     }
     fn meta(&mut self, _: MetaKey, _: &RawValue) {}
@@ -48,7 +48,11 @@ fn walked(path: &Path) -> u64 {
 }
 
 fn read(path: &Path) -> usize {
-    rooftrace::kineto::read_timeline(path).unwrap().timeline.ops.len()
+    rooftrace::kineto::read_timeline(path)
+        .unwrap()
+        .timeline
+        .ops
+        .len()
 }
 
 fn sweep(path: &Path) -> usize {

@@ -136,9 +136,9 @@ impl Collector {
     /// Takes one element of `traceEvents` (`None`: not an event object).
     /// Only the category is decoded for the categories rooftrace does not
     /// read.
-    pub(super) fn take(&mut self, event: Option<&Event<'_>>) {
+    pub(super) fn take(&mut self, event: Option<Event<'_>>) {
         self.counts.events += 1;
-        let Some(event) = event else {
+        let Some(mut event) = event else {
             self.skip(Skip::NotAnEvent);
             return;
         };
@@ -147,7 +147,7 @@ impl Collector {
             Cat::GpuAnnotation => self.counts.gpu_annotations += 1,
             Cat::Other => {}
             cat if ev::phase(event.ph) == Some(b'X') => {
-                if let Err(why) = self.take_complete(cat, event) {
+                if let Err(why) = self.take_complete(cat, &mut event) {
                     self.skip(why);
                 }
             }
@@ -162,7 +162,7 @@ impl Collector {
 
     /// A complete (`X`) event of a category rooftrace reads; the field that
     /// made it unusable otherwise.
-    fn take_complete(&mut self, cat: Cat, event: &Event<'_>) -> Result<(), Skip> {
+    fn take_complete(&mut self, cat: Cat, event: &mut Event<'_>) -> Result<(), Skip> {
         let start = event
             .ts
             .and_then(|t| micros_to_ns(t.get()))
@@ -178,12 +178,7 @@ impl Collector {
             Field::Absent => "?".into(),
             Field::Unusable => return Err(Skip::Name),
         };
-        let reads_args = !matches!(cat, Cat::CpuOp | Cat::Annotation);
-        let args = if reads_args {
-            Args::read(event.args, cat == Cat::ProfilerRange)
-        } else {
-            Args::default()
-        };
+        let args = event.take_args(cat);
         match cat {
             Cat::Kernel | Cat::Memcpy | Cat::Memset => {
                 let op = self.gpu_op(cat, event, &args, &name, start_ns, end_ns)?;

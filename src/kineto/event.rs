@@ -210,9 +210,17 @@ pub fn number(raw: Option<&RawValue>) -> Field<f64> {
         .map_or(Field::Unusable, Field::Value)
 }
 
+/// True when rooftrace reads the `args` of events of `cat`.
+pub fn reads_args(cat: Cat) -> bool {
+    !matches!(
+        cat,
+        Cat::Other | Cat::CpuOp | Cat::Annotation | Cat::GpuAnnotation | Cat::Flow
+    )
+}
+
 /// One element of `traceEvents`: the raw value of each field rooftrace
 /// reads, borrowed from the parse buffer.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default)]
 pub struct Event<'a> {
     /// Phase: `X` complete event, `M` metadata, `s`/`f` flow, `i` instant.
     pub ph: Option<&'a RawValue>,
@@ -228,8 +236,24 @@ pub struct Event<'a> {
     pub ts: Option<&'a RawValue>,
     /// Duration, µs.
     pub dur: Option<&'a RawValue>,
-    /// Arguments, decoded with [`Args::read`] when the category is read.
+    /// Arguments, raw, when they came before `cat` (decode them with
+    /// [`Args::read`]).
     pub args: Option<&'a RawValue>,
+    /// Arguments decoded as they were parsed, when `cat` came first (the
+    /// order Kineto writes) and is one whose `args` are read; the `args` of
+    /// other categories are skipped unbuilt.
+    pub decoded_args: Option<Args<'a>>,
+}
+
+impl<'a> Event<'a> {
+    /// The `args` as rooftrace reads them for `cat`.
+    pub fn take_args(&mut self, cat: Cat) -> Args<'a> {
+        match self.decoded_args.take() {
+            Some(args) => args,
+            None if reads_args(cat) => Args::read(self.args, cat == Cat::ProfilerRange),
+            None => Args::default(),
+        }
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
@@ -242,10 +266,28 @@ impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<'a>, A::Error> {
                 let mut ev = Event::default();
+                let mut seen_cat = None;
                 while let Some(key) = map.next_key::<EventKey>()? {
                     let slot = match key {
                         EventKey::Ph => &mut ev.ph,
-                        EventKey::Cat => &mut ev.cat,
+                        EventKey::Cat => {
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            ev.cat = Some(raw);
+                            seen_cat = Some(cat(Some(raw)));
+                            continue;
+                        }
+                        EventKey::Args if seen_cat.is_some_and(|c| !reads_args(c)) => {
+                            map.next_value::<IgnoredAny>()?;
+                            ev.args = None;
+                            ev.decoded_args = None;
+                            continue;
+                        }
+                        EventKey::Args if seen_cat.is_some() => {
+                            let metrics = seen_cat == Some(Cat::ProfilerRange);
+                            ev.decoded_args = Some(map.next_value_seed(ArgsSeed { metrics })?);
+                            ev.args = None;
+                            continue;
+                        }
                         EventKey::Name => &mut ev.name,
                         EventKey::Pid => &mut ev.pid,
                         EventKey::Tid => &mut ev.tid,
@@ -370,7 +412,8 @@ struct ArgsSeed {
 impl<'de> DeserializeSeed<'de> for ArgsSeed {
     type Value = Args<'de>;
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Args<'de>, D::Error> {
-        d.deserialize_map(self)
+        // `args` that are not an object (`null`, `3`) hold nothing.
+        d.deserialize_any(self)
     }
 }
 
@@ -378,6 +421,31 @@ impl<'de> Visitor<'de> for ArgsSeed {
     type Value = Args<'de>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an args object")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Args<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Args::default())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args<'de>, A::Error> {
         let mut args = Args::default();

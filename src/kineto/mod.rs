@@ -196,7 +196,7 @@ impl stream::Sink for Reading {
             self.collector = collect::Collector::default();
         }
     }
-    fn event(&mut self, ev: Option<&event::Event<'_>>) {
+    fn event(&mut self, ev: Option<event::Event<'_>>) {
         self.collector.take(ev);
     }
     fn meta(&mut self, key: stream::MetaKey, raw: &RawValue) {

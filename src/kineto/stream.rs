@@ -34,7 +34,7 @@ pub trait Sink {
     /// for any duplicate key).
     fn events_start(&mut self);
     /// One element: `None` when it is JSON but not an event object.
-    fn event(&mut self, ev: Option<&Event<'_>>);
+    fn event(&mut self, ev: Option<Event<'_>>);
     /// A metadata value.
     fn meta(&mut self, key: MetaKey, raw: &RawValue);
 }
@@ -268,7 +268,7 @@ impl Walker {
         loop {
             let used = match attempt::<Event<'_>>(&self.buf[self.pos..], self.eof) {
                 Attempt::Value(ev, used) => {
-                    sink.event(Some(&ev));
+                    sink.event(Some(ev));
                     used
                 }
                 Attempt::More => {
