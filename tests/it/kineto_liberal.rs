@@ -360,3 +360,27 @@ fn budget_reads_a_top_level_array_and_names_the_file_when_it_is_cut() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("cut.json"), "names the file: {err}");
 }
+
+#[test]
+fn args_are_read_in_either_key_order_and_odd_args_hold_nothing() {
+    // Kineto writes `cat` before `args` (decoded as parsed); other writers
+    // may not (decoded afterwards). `args: null` or `3` on a kernel: device
+    // and stream come from the row (`pid` 3, `tid` 9).
+    let text = r#"{"traceEvents":[
+        {"ph":"X","cat":"kernel","name":"a","pid":0,"tid":7,"ts":1,"dur":2,"args":{"device":1,"stream":7,"correlation":5}},
+        {"args":{"device":1,"stream":7,"correlation":6},"ph":"X","cat":"kernel","name":"b","pid":0,"tid":7,"ts":4,"dur":2},
+        {"ph":"X","cat":"kernel","name":"c","pid":3,"tid":9,"ts":10,"dur":1,"args":null},
+        {"ph":"X","args":3,"cat":"kernel","name":"d","pid":3,"tid":9,"ts":20,"dur":1}
+    ]}"#;
+    let doc: Value = serde_json::from_str(text).unwrap();
+    let t = read_checked(text.as_bytes(), &doc);
+    assert_eq!(t.counts.bad, 0);
+    let mut placed: Vec<(u16, u32, u32)> = t
+        .timeline
+        .ops
+        .iter()
+        .map(|o| (o.device, o.stream, o.correlation_id))
+        .collect();
+    placed.sort();
+    assert_eq!(placed, [(1, 7, 5), (1, 7, 6), (3, 9, 0), (3, 9, 0)]);
+}
