@@ -210,6 +210,12 @@ pub fn number(raw: Option<&RawValue>) -> Field<f64> {
         .map_or(Field::Unusable, Field::Value)
 }
 
+/// True when rooftrace reads fields of events of `cat` beyond the
+/// category itself (flows and GPU annotations are only counted).
+pub fn reads_event(cat: Cat) -> bool {
+    !matches!(cat, Cat::Other | Cat::GpuAnnotation | Cat::Flow)
+}
+
 /// True when rooftrace reads the `args` of events of `cat`.
 pub fn reads_args(cat: Cat) -> bool {
     !matches!(
@@ -268,6 +274,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
                 let mut ev = Event::default();
                 let mut seen_cat = None;
                 while let Some(key) = map.next_key::<EventKey>()? {
+                    if seen_cat.is_some_and(|c| !reads_event(c)) {
+                        // Only counted (or not read at all): the rest of the
+                        // event is validated, nothing kept.
+                        map.next_value::<IgnoredAny>()?;
+                        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                        break;
+                    }
                     let slot = match key {
                         EventKey::Ph => &mut ev.ph,
                         EventKey::Cat => {

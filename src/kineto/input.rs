@@ -3,10 +3,10 @@
 //! [`Source`] turns a file into checked UTF-8 JSON text, piece by piece:
 //! plain or gzip (told by the first two bytes, not the extension), a UTF-8
 //! byte-order mark dropped, UTF-16 (with or without its mark) transcoded,
-//! with the bounds the parser lacks: no JSON string longer than
-//! [`MAX_STRING_BYTES`] (checked exactly, byte by byte), and no more than
-//! [`MAX_GZIP_RATIO`] bytes of JSON per byte of gzip (a decompression bomb
-//! stops early). A FIFO, device or socket is refused before it is opened.
+//! with no more than [`MAX_GZIP_RATIO`] bytes of JSON per byte of gzip (a
+//! decompression bomb stops early). A FIFO, device or socket is refused
+//! before it is opened. [`has_long_string`] checks the string bound
+//! ([`MAX_STRING_BYTES`], exactly) on the values that could break it.
 //! [`spawn`] runs a source on its own thread (inflating beside the parse).
 //!
 //! [`sniff`] says by content whether a file is a trace (the one test for
@@ -90,7 +90,6 @@ pub struct Source {
     total: u64,
     encoding: Option<Encoding>,
     utf16: Utf16State,
-    strings: StringScan,
     read_buf: Vec<u8>,
 }
 
@@ -114,7 +113,6 @@ impl Source {
             total: 0,
             encoding: None,
             utf16: Utf16State::default(),
-            strings: StringScan::default(),
             read_buf: Vec::new(),
         })
     }
@@ -128,10 +126,13 @@ impl Source {
     /// the end.
     pub fn next_piece(&mut self, out: &mut Vec<u8>) -> Result<bool, ReadError> {
         out.clear();
-        self.read_buf.resize(PIECE_BYTES, 0);
+        // UTF-8 text is read straight into `out`; UTF-16 through `read_buf`.
+        let utf8 = self.encoding == Some(Encoding::Utf8);
+        let target = if utf8 { &mut *out } else { &mut self.read_buf };
+        target.resize(PIECE_BYTES, 0);
         let mut filled = 0;
         while filled < PIECE_BYTES {
-            let n = match self.raw.read(&mut self.read_buf[filled..]) {
+            let n = match self.raw.read(&mut target[filled..]) {
                 Ok(0) => break,
                 Ok(n) => n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -142,12 +143,16 @@ impl Source {
             };
             filled += n;
         }
+        target.truncate(filled);
         if filled == 0 {
             return Ok(false);
         }
         self.total += filled as u64;
         if self.total > self.limit {
             return Err(ReadError::Overrun(Overrun::GzipRatio));
+        }
+        if utf8 {
+            return Ok(true);
         }
         let mut bytes = &self.read_buf[..filled];
         let encoding = *self.encoding.get_or_insert_with(|| {
@@ -159,7 +164,6 @@ impl Source {
             Encoding::Utf8 => out.extend_from_slice(bytes),
             Encoding::Utf16 { big_endian } => self.utf16.decode(bytes, big_endian, out),
         }
-        self.strings.scan(out).map_err(ReadError::Overrun)?;
         Ok(true)
     }
 }
@@ -234,6 +238,14 @@ impl Utf16State {
             }
         }
     }
+}
+
+/// True when the JSON text `value` holds a string longer than
+/// [`MAX_STRING_BYTES`] (the bytes between its quotes as written, escapes
+/// included). Only a value longer than the bound can hold one, so the
+/// walker calls this on those alone.
+pub fn has_long_string(value: &[u8]) -> bool {
+    value.len() as u64 > MAX_STRING_BYTES && StringScan::default().scan(value).is_err()
 }
 
 /// The length of the JSON string being read, across pieces: exact, byte by

@@ -227,6 +227,19 @@ impl Walker {
         self.located(e.line(), e.column(), serde_detail(e))
     }
 
+    /// Steps past a value of `used` bytes, checking the string bound on
+    /// the values long enough to break it.
+    fn advance(&mut self, used: usize) -> Result<(), WalkError> {
+        let value = &self.buf[self.pos..self.pos + used];
+        if super::input::has_long_string(value) {
+            return Err(WalkError::Read(ReadError::Overrun(
+                super::input::Overrun::LongString,
+            )));
+        }
+        self.pos += used;
+        Ok(())
+    }
+
     /// One value of any shape, raw, to `f`.
     fn raw(&mut self, f: &mut dyn FnMut(&RawValue)) -> Result<(), WalkError> {
         loop {
@@ -241,8 +254,7 @@ impl Walker {
                 }
                 Attempt::Fail(e) => return Err(self.serde_error(&e)),
             };
-            self.pos += used;
-            return Ok(());
+            return self.advance(used);
         }
     }
 
@@ -257,8 +269,7 @@ impl Walker {
                 }
                 Attempt::Fail(e) => return Err(self.serde_error(&e)),
             };
-            self.pos += used;
-            return Ok(());
+            return self.advance(used);
         }
     }
 
@@ -282,8 +293,7 @@ impl Walker {
                 }
                 Attempt::Fail(e) => return Err(self.serde_error(&e)),
             };
-            self.pos += used;
-            return Ok(());
+            return self.advance(used);
         }
     }
 

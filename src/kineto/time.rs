@@ -27,6 +27,21 @@ struct Decimal {
 /// anything else (a string, `null`, `+1`, `.5`, `1.`).
 fn parse_decimal(text: &str) -> Option<Decimal> {
     let bytes = text.trim().as_bytes();
+    // The common case, a plain integer of at most 18 digits, directly.
+    if !bytes.is_empty() && bytes.len() <= 18 && bytes.iter().all(u8::is_ascii_digit) {
+        if bytes.len() > 1 && bytes[0] == b'0' {
+            return None;
+        }
+        let mantissa = bytes
+            .iter()
+            .fold(0u128, |m, b| m * 10 + u128::from(b - b'0'));
+        return Some(Decimal {
+            negative: false,
+            mantissa,
+            exponent: 0,
+            rest_nonzero: false,
+        });
+    }
     let (negative, mut i) = match bytes.first()? {
         b'-' => (true, 1),
         _ => (false, 0),
