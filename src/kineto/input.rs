@@ -32,6 +32,10 @@ pub const MAX_GZIP_RATIO: u64 = 200;
 /// legitimately expand more), bytes.
 const RATIO_FLOOR_BYTES: u64 = 64 << 20;
 
+/// Longest single event or top-level value (`deviceProperties`), bytes: real
+/// ones are under 1 MB.
+pub const MAX_VALUE_BYTES: usize = 64 << 20;
+
 /// Bytes of text per piece handed to the parser.
 pub const PIECE_BYTES: usize = 256 << 10;
 
@@ -43,7 +47,7 @@ pub enum Overrun {
     /// More JSON than [`MAX_GZIP_RATIO`] × the gzip size.
     GzipRatio,
     /// One event or top-level value longer than
-    /// [`super::stream::MAX_VALUE_BYTES`].
+    /// [`MAX_VALUE_BYTES`].
     LongValue,
 }
 
@@ -58,7 +62,7 @@ impl std::fmt::Display for Overrun {
             Overrun::LongValue => write!(
                 f,
                 "one event or value longer than {} bytes",
-                super::stream::MAX_VALUE_BYTES
+                MAX_VALUE_BYTES
             ),
         }
     }

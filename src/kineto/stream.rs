@@ -8,14 +8,11 @@
 //! but no event object costs that element only.
 
 use super::event::Event;
-use super::input::{Pieces, ReadError};
+use super::input::{Pieces, ReadError, MAX_VALUE_BYTES};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-/// Longest single event or top-level value (`deviceProperties`), bytes: real
-/// ones are under 1 MB.
-pub const MAX_VALUE_BYTES: usize = 64 << 20;
 
 /// The top-level keys read besides `traceEvents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
