@@ -21,6 +21,10 @@ use serde_json::value::RawValue;
 use std::path::Path;
 use std::time::Instant;
 
+/// One phase: the pipeline up to it, on a trace; returns a count so the
+/// work is not optimised away.
+type Phase = fn(&Path) -> u64;
+
 struct Nothing(u64);
 
 impl Sink for Nothing {
@@ -74,7 +78,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let path = Path::new(args.first().expect("usage: kineto_phases TRACE [RUNS]"));
     let runs: usize = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(5);
-    let phases: [(&str, fn(&Path) -> u64); 5] = [
+    let phases: [(&str, Phase); 5] = [
         ("text", text),
         ("walk", walked),
         ("read", |p| read(p) as u64),

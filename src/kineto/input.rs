@@ -315,7 +315,7 @@ pub struct Pieces {
 
 impl Pieces {
     /// The next piece; `None` at the end.
-    pub fn next(&mut self) -> Option<Result<Vec<u8>, ReadError>> {
+    pub fn recv(&mut self) -> Option<Result<Vec<u8>, ReadError>> {
         self.full.recv().ok()
     }
 

@@ -153,7 +153,7 @@ impl Walker {
                 super::input::Overrun::LongValue,
             )));
         }
-        match self.pieces.next() {
+        match self.pieces.recv() {
             Some(Ok(piece)) => {
                 self.buf.extend_from_slice(&piece);
                 self.pieces.recycle(piece);
