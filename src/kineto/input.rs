@@ -95,6 +95,7 @@ pub struct Source {
     encoding: Option<Encoding>,
     utf16: Utf16State,
     read_buf: Vec<u8>,
+    piece_bytes: usize,
 }
 
 impl Source {
@@ -118,7 +119,16 @@ impl Source {
             encoding: None,
             utf16: Utf16State::default(),
             read_buf: Vec::new(),
+            piece_bytes: PIECE_BYTES,
         })
+    }
+
+    /// The same source handing out pieces of `bytes` (at least 1) instead
+    /// of [`PIECE_BYTES`]: the tests read traces in pieces of a few bytes,
+    /// so that every value is cut somewhere.
+    pub fn with_piece_bytes(mut self, bytes: usize) -> Source {
+        self.piece_bytes = bytes.max(1);
+        self
     }
 
     /// True when the file is gzip.
@@ -133,9 +143,9 @@ impl Source {
         // UTF-8 text is read straight into `out`; UTF-16 through `read_buf`.
         let utf8 = self.encoding == Some(Encoding::Utf8);
         let target = if utf8 { &mut *out } else { &mut self.read_buf };
-        target.resize(PIECE_BYTES, 0);
+        target.resize(self.piece_bytes, 0);
         let mut filled = 0;
-        while filled < PIECE_BYTES {
+        while filled < self.piece_bytes {
             let n = match self.raw.read(&mut target[filled..]) {
                 Ok(0) => break,
                 Ok(n) => n,

@@ -211,10 +211,18 @@ impl stream::Sink for Reading {
 /// Reads a trace whatever it holds (the `ncu` command reads counter ranges
 /// from traces that have no GPU activity rows).
 pub fn read_counters(path: &Path) -> Result<KinetoTrace, KinetoError> {
-    let source = input::Source::open(path).map_err(|source| KinetoError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    read_in_pieces(path, input::PIECE_BYTES)
+}
+
+/// [`read_counters`] with the text handed over in pieces of `piece_bytes`
+/// (the tests cut every value somewhere with a few bytes).
+pub fn read_in_pieces(path: &Path, piece_bytes: usize) -> Result<KinetoTrace, KinetoError> {
+    let source = input::Source::open(path)
+        .map_err(|source| KinetoError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .with_piece_bytes(piece_bytes);
     let gzip = source.is_gzip();
     let mut reading = Reading::default();
     stream::walk(input::spawn(source), &mut reading).map_err(|e| walk_error(path, e))?;

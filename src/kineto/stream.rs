@@ -13,7 +13,6 @@ use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-
 /// The top-level keys read besides `traceEvents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MetaKey {
@@ -125,10 +124,26 @@ fn attempt<'b, T: Deserialize<'b>>(slice: &'b [u8], eof: bool) -> Attempt<T> {
                 Attempt::Value(v, used)
             }
         }
-        Some(Err(e)) if e.is_eof() && !eof => Attempt::More,
+        // Cut by the end of the piece: serde_json says EOF, or, inside a
+        // number (`1.`, `1e`, `-`), "invalid number" at the very end.
+        Some(Err(e)) if !eof && (e.is_eof() || error_offset(slice, &e) + 2 >= slice.len()) => {
+            Attempt::More
+        }
         Some(Err(e)) => Attempt::Fail(e),
         None => Attempt::More,
     }
+}
+
+/// The byte offset in `slice` of serde_json's error position.
+fn error_offset(slice: &[u8], e: &serde_json::Error) -> usize {
+    let mut line_start = 0;
+    for _ in 1..e.line() {
+        match memchr::memchr(b'\n', &slice[line_start..]) {
+            Some(k) => line_start += k + 1,
+            None => break,
+        }
+    }
+    line_start + e.column()
 }
 
 impl Walker {

@@ -384,3 +384,41 @@ fn args_are_read_in_either_key_order_and_odd_args_hold_nothing() {
     placed.sort();
     assert_eq!(placed, [(1, 7, 5), (1, 7, 6), (3, 9, 0), (3, 9, 0)]);
 }
+
+#[test]
+fn pieces_of_any_size_read_every_trace_the_same() {
+    // The text reaches the parser in pieces; a piece may end anywhere (inside
+    // a number: `1.`, `1e`, `-`; a string; an escape; a key). Every fixture
+    // trace read in pieces of 1, 2, 7 and 4093 bytes equals the default
+    // reading (a 256 KiB piece once cut `1.` and read "invalid number").
+    for name in ["cuda_event_sync", "amd_mi250_rocm6.2", "simple_add"] {
+        let path = fixture(&format!("kineto/{name}.json.gz"));
+        let whole = rooftrace::kineto::read_counters(&path).unwrap();
+        for piece in [1, 2, 7, 4093] {
+            let cut = rooftrace::kineto::read_in_pieces(&path, piece)
+                .unwrap_or_else(|e| panic!("{name} in pieces of {piece}: {e}"));
+            assert_eq!(cut.timeline.ops, whole.timeline.ops, "{name} {piece}");
+            assert_eq!(cut.timeline.api, whole.timeline.api, "{name} {piece}");
+            assert_eq!(cut.timeline.nvtx.len(), whole.timeline.nvtx.len());
+            assert_eq!(cut.counts, whole.counts, "{name} {piece}");
+            assert_eq!(cut.devices, whole.devices);
+        }
+    }
+    // Exponent and fraction times cut at every byte.
+    let text = r#"{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1.5e3,"dur":-0.0e0,"args":{"device":0,"stream":7}},{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":2000.25,"dur":1E1,"args":{"device":0,"stream":7}}]}"#;
+    let f = temp(text.as_bytes(), ".json");
+    for piece in 1..=8 {
+        let t = rooftrace::kineto::read_in_pieces(f.path(), piece).unwrap();
+        let spans: Vec<(i64, i64)> = t
+            .timeline
+            .ops
+            .iter()
+            .map(|o| (o.start_ns, o.end_ns))
+            .collect();
+        assert_eq!(
+            spans,
+            [(1_500_000, 1_500_000), (2_000_250, 2_010_250)],
+            "{piece}"
+        );
+    }
+}
