@@ -142,7 +142,8 @@ pub fn compare_timelines(
             "--nvtx: no side carries NVTX ranges",
         ));
     }
-    let g = super::gaps::diff(base, new, &c.thresholds, report.identity.cross_gpu);
+    let id = &report.identity;
+    let g = super::gaps::diff(base, new, &c.thresholds, id.gpus_checked && !id.cross_gpu);
     if g.kernels.is_none() {
         report.diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoKernelTable,

@@ -625,11 +625,12 @@ fn gap_rows(
     rows
 }
 
-/// Compares two sides. Devices meet by GPU model and order
-/// ([`places`]); with `cross_gpu` (the sides ran on different models, and
-/// that was allowed) by order alone.
-pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, cross_gpu: bool) -> GapsDiff {
-    let (place_before, place_after) = (places(base, !cross_gpu), places(new, !cross_gpu));
+/// Compares two sides. Devices meet by GPU model and order ([`places`])
+/// when `by_model` (both sides record their models, and they are the same);
+/// otherwise (a side does not say, or different models were allowed) by
+/// order alone.
+pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> GapsDiff {
+    let (place_before, place_after) = (places(base, by_model), places(new, by_model));
     let (devices_before, devices_after) = (
         keyed(&base.devices, &place_before),
         keyed(&new.devices, &place_after),
