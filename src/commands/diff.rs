@@ -373,9 +373,9 @@ fn read_ncu(path: &Path, input: Input) -> anyhow::Result<NcuInput> {
     match input {
         Input::NcuJson(doc, schema) => {
             let file = path.display().to_string();
-            Ok(NcuInput::Side(
+            Ok(NcuInput::Side(Box::new(
                 NcuSide::from_json(&doc, &file, &schema).map_err(InputError::from)?,
-            ))
+            )))
         }
         _ => {
             let csv = super::ncu::read_csv(path)?;

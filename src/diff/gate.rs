@@ -327,19 +327,18 @@ fn rows<'a>(r: &'a DiffReport, rule: &Rule) -> Result<Vec<(String, &'a Change)>,
                 })
             };
             let t = &n.totals;
-            let total = match rule.metric {
-                Metric::Time => &t.duration_ns,
-                Metric::Bytes => &t.dram_bytes,
-                Metric::Flop => &t.flop,
-                Metric::Fraction => &t.fraction_of_roof,
-                Metric::Lost => &t.time_lost_ns,
-                _ => {
-                    return Err(err(
+            let total =
+                match rule.metric {
+                    Metric::Time => &t.duration_ns,
+                    Metric::Bytes => &t.dram_bytes,
+                    Metric::Flop => &t.flop,
+                    Metric::Fraction => &t.fraction_of_roof,
+                    Metric::Lost => &t.time_lost_ns,
+                    _ => return Err(err(
                         "idle, busy, span and count apply to timeline diffs; this is an ncu diff"
                             .into(),
-                    ))
-                }
-            };
+                    )),
+                };
             match &rule.scope {
                 Scope::Device(_) | Scope::Range(_) => {
                     return Err(err("device: and range: scopes apply to nsys diffs".into()))

@@ -88,10 +88,8 @@ impl SideIdentity {
             .into_iter()
             .filter(|(_, n)| !n.trim().is_empty())
             .collect();
-        let used_models: Option<Vec<String>> = used
-            .iter()
-            .map(|d| device_models.get(d).cloned())
-            .collect();
+        let used_models: Option<Vec<String>> =
+            used.iter().map(|d| device_models.get(d).cloned()).collect();
         let mut gpus = match used_models {
             Some(v) if !v.is_empty() => v,
             _ => device_models.values().cloned().collect(),
@@ -128,9 +126,10 @@ impl SideIdentity {
     /// holds), and `distributedInfo`'s rank and world size.
     pub fn from_trace(trace: &KinetoTrace) -> SideIdentity {
         let mut s = SideIdentity::from_devices(
-            trace.devices.iter().filter_map(|d| {
-                Some((u64::try_from(d.id.unwrap_or(0)).ok()?, d.name.clone()?))
-            }),
+            trace
+                .devices
+                .iter()
+                .filter_map(|d| Some((u64::try_from(d.id.unwrap_or(0)).ok()?, d.name.clone()?))),
             &used_devices(&trace.timeline),
             GpuSource::DeviceProperties,
         );
@@ -207,23 +206,12 @@ pub struct Identity {
     pub gpus_checked: bool,
 }
 
-/// Two sides on different GPU models, not allowed: exit 2.
+/// Two sides on different GPU models, not allowed: exit 2. The sentence
+/// names both models (`NVIDIA A100-PG509-200 vs Tesla V100-SXM2-16GB`),
+/// both files, where each recorded its model, and the flag.
 #[derive(Debug, thiserror::Error)]
-#[error("different GPUs: {base_gpus} vs {new_gpus} ({base_file}: {base_from}; {new_file}: {new_from}): a diff compares two runs of one program on one GPU model, so every change would mix the code with the card; profile both runs on the same GPU, or pass --allow-different-gpus to compare across GPUs (the report and every verdict are then marked cross-GPU)")]
-pub struct DifferentGpus {
-    /// The base file.
-    pub base_file: String,
-    /// Its models.
-    pub base_gpus: String,
-    /// Where they were recorded.
-    pub base_from: &'static str,
-    /// The new file.
-    pub new_file: String,
-    /// Its models.
-    pub new_gpus: String,
-    /// Where they were recorded.
-    pub new_from: &'static str,
-}
+#[error("{0}")]
+pub struct DifferentGpus(pub String);
 
 impl BadInput for DifferentGpus {}
 
@@ -254,14 +242,13 @@ pub fn compare(
     let differ = checked && base.keys() != new.keys();
     if differ && !allow_different {
         let from = |s: &SideIdentity| s.gpus_from.map_or("", GpuSource::words);
-        return Err(DifferentGpus {
-            base_file: base_file.to_string(),
-            base_gpus: base.gpus.join(" + "),
-            base_from: from(&base),
-            new_file: new_file.to_string(),
-            new_gpus: new.gpus.join(" + "),
-            new_from: from(&new),
-        });
+        return Err(DifferentGpus(format!(
+            "different GPUs: {} vs {} ({base_file}: {}; {new_file}: {}): a diff compares two runs of one program on one GPU model, so every change would mix the code with the card; profile both runs on the same GPU, or pass --allow-different-gpus to compare across GPUs (the report and every verdict are then marked cross-GPU)",
+            base.gpus.join(" + "),
+            new.gpus.join(" + "),
+            from(&base),
+            from(&new)
+        )));
     }
     if differ {
         notes.push((
@@ -339,12 +326,18 @@ mod tests {
 
     #[test]
     fn models_compare_without_the_vendor_prefix_drivers_add() {
-        assert_eq!(model_key("NVIDIA  A100-SXM4-40GB"), model_key("A100-SXM4-40GB"));
+        assert_eq!(
+            model_key("NVIDIA  A100-SXM4-40GB"),
+            model_key("A100-SXM4-40GB")
+        );
         assert_eq!(
             model_key("Tesla V100-SXM2-16GB"),
             model_key("v100-sxm2-16gb")
         );
-        assert_ne!(model_key("NVIDIA A100-SXM4-40GB"), model_key("NVIDIA A100-SXM4-80GB"));
+        assert_ne!(
+            model_key("NVIDIA A100-SXM4-40GB"),
+            model_key("NVIDIA A100-SXM4-80GB")
+        );
     }
 
     #[test]

@@ -37,8 +37,8 @@ use serde::Serialize;
 
 pub use build::{compare_ncu, compare_timelines, Compared};
 pub use cover::{Coverage, CoverageStatus, NothingShared, WorkKind, Workload};
-pub use identity::{DifferentGpus, Identity, IdentityNote, SideIdentity};
 pub use gate::{GateOutcome, Rule, RuleError};
+pub use identity::{DifferentGpus, Identity, IdentityNote, SideIdentity};
 pub use noise::{Change, Thresholds, Verdict};
 
 /// Schema tag of the JSON report.

@@ -37,7 +37,7 @@ pub enum NcuInput {
     /// An ncu CSV (or an imported `.ncu-rep`), checked analysable and timed.
     Csv(Box<NcuCsv>),
     /// A `rooftrace ncu --format json` report.
-    Side(NcuSide),
+    Side(Box<NcuSide>),
 }
 
 /// A CSV side with its roofs chosen, ready to analyse.
@@ -112,7 +112,7 @@ pub fn ncu_sides(
                     s.info.input
                 )))
             }
-            NcuInput::Side(s) => return Ok(Ready::Side(s)),
+            NcuInput::Side(s) => return Ok(Ready::Side(*s)),
             NcuInput::Csv(csv) => csv,
         };
         let hints = csv.device_hints();

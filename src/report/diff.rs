@@ -404,11 +404,17 @@ fn coverage_line(r: &DiffReport) -> String {
 fn identity_line(r: &DiffReport) -> String {
     let id = &r.identity;
     let (b, a) = (&id.base, &id.new);
-    if b.gpus.is_empty() && a.gpus.is_empty() && b.rank_words().is_none() && a.rank_words().is_none() {
+    if b.gpus.is_empty()
+        && a.gpus.is_empty()
+        && b.rank_words().is_none()
+        && a.rank_words().is_none()
+    {
         return String::new();
     }
     let verdict = match (id.cross_gpu, id.gpus_checked) {
-        (true, _) => "CROSS-GPU: every verdict compares two GPU models, not two versions of the code",
+        (true, _) => {
+            "CROSS-GPU: every verdict compares two GPU models, not two versions of the code"
+        }
         (false, true) => "one GPU model",
         (false, false) => "GPU model not checked",
     };
@@ -481,7 +487,11 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
         }
         if let Some(all) = &g.kernels {
             let changed = kernels_changed(g);
-            let shown = if top == 0 { changed.len() } else { top.min(changed.len()) };
+            let shown = if top == 0 {
+                changed.len()
+            } else {
+                top.min(changed.len())
+            };
             out.push_str(&format!(
                 "\nkernels: {} names, {} changed (added, removed, run more or less often, or time beyond the threshold):\n",
                 all.len(),
@@ -491,7 +501,10 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
                 out.push_str(&timeline_kernel_table(&changed[..shown], NAME_CHARS, vw).to_text());
             }
             if shown < changed.len() {
-                out.push_str(&format!("({shown} of {} rows; --top 0 for all)\n", changed.len()));
+                out.push_str(&format!(
+                    "({shown} of {} rows; --top 0 for all)\n",
+                    changed.len()
+                ));
             }
         }
         if !g.gaps.is_empty() {

@@ -211,4 +211,3 @@ pub(super) fn render_csv(r: &DiffReport) -> Vec<u8> {
     }
     bytes
 }
-

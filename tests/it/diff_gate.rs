@@ -652,7 +652,11 @@ fn two_real_exports_sharing_a_minority_of_their_kernel_time_are_inconclusive() {
     }
     let grew: Vec<&String> = before
         .iter()
-        .filter(|(k, t)| after.get(*k).is_some_and(|a| a - *t > (0.05 * *t).max(10_000.0)))
+        .filter(|(k, t)| {
+            after
+                .get(*k)
+                .is_some_and(|a| a - *t > (0.05 * *t).max(10_000.0))
+        })
         .map(|(k, _)| k)
         .collect();
     let regressed: Vec<&str> = v["nsys"]["kernels"]
