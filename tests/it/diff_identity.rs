@@ -416,3 +416,43 @@ fn timeline_kernels_in_csv_and_markdown() {
         "{md}"
     );
 }
+
+#[test]
+fn two_ncu_csvs_naming_different_gpus_are_refused_unless_allowed() {
+    // The H100 CSV, and a copy whose device name column says H200 (same
+    // compute capability 9.0: only the name tells the cards apart).
+    let h100 = "fixtures/ncu/decode_h100_b1_raw_derived.csv";
+    let text = std::fs::read_to_string(fixture("ncu/decode_h100_b1_raw_derived.csv")).unwrap();
+    assert_eq!(text.matches("\"NVIDIA H100 80GB HBM3\"").count(), 6);
+    let dir = tempfile::tempdir().unwrap();
+    let h200 = dir.path().join("decode_h200.csv");
+    std::fs::write(&h200, text.replace("NVIDIA H100 80GB HBM3", "NVIDIA H200")).unwrap();
+    let h200 = h200.to_str().unwrap();
+    let (code, _, err) = rooftrace(&["diff", h100, h200]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("different GPUs: NVIDIA H100 80GB HBM3 vs NVIDIA H200"),
+        "{err}"
+    );
+    assert!(err.contains("the CSV's device name"), "{err}");
+    // Allowed: one set of roofs (the base's), every verdict cross-GPU.
+    let (code, v, err) = diff_json(&[h100, h200, "--allow-different-gpus"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["identity"]["cross_gpu"], true);
+    assert_eq!(v["identity"]["base"]["gpus_from"], "ncu_csv");
+    assert_eq!(v["ncu"]["same_roofs"], true);
+    // --own-roofs (a port) compares across GPUs too, and says so (each
+    // side against its own table roofs: H200's higher DRAM bandwidth moves
+    // the fraction of roof, so --no-gate here).
+    let (code, v, err) = diff_json(&[h100, h200, "--own-roofs", "--no-gate"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["identity"]["cross_gpu"], true);
+    assert_eq!(v["ncu"]["same_roofs"], false);
+    // The same CSV twice: one GPU model, checked.
+    let (code, v, _) = diff_json(&[h100, h100]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        (&v["identity"]["cross_gpu"], &v["identity"]["gpus_checked"]),
+        (&Value::Bool(false), &Value::Bool(true))
+    );
+}
