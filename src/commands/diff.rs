@@ -13,7 +13,7 @@ use crate::diff::gaps_side::GapsSide;
 use crate::diff::identity::SideIdentity;
 use crate::diff::ncu_side::NcuSide;
 use crate::diff::roofs::{NcuInput, RoofsPlan};
-use crate::diff::{self, Compared, DiffKind, DiffReport, Rule, SideInfo, Thresholds};
+use crate::diff::{self, Compared, DiffKind, DiffReport, Rule, SideInfo, Source, Thresholds};
 use crate::error::{InputError, RegressionFound};
 use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 use crate::report::{Format, Render, RenderOptions};
@@ -141,20 +141,15 @@ enum Input {
 }
 
 impl Input {
-    fn kind(&self) -> DiffKind {
+    /// What `diff` is told about the side: its source, without the document.
+    fn source(&self) -> Source {
         match self {
-            Input::NcuCsv | Input::NcuRep | Input::NcuJson(..) => DiffKind::Ncu,
-            Input::Nsys | Input::Kineto | Input::GapsJson(..) => DiffKind::Nsys,
-        }
-    }
-
-    fn label(&self) -> String {
-        match self {
-            Input::NcuCsv => "ncu csv".into(),
-            Input::NcuRep => "ncu report".into(),
-            Input::Nsys => "nsys export".into(),
-            Input::Kineto => KINETO_LABEL.into(),
-            Input::NcuJson(_, s) | Input::GapsJson(_, s) => format!("{s} json"),
+            Input::NcuCsv => Source::NcuCsv,
+            Input::NcuRep => Source::NcuRep,
+            Input::Nsys => Source::NsysExport,
+            Input::Kineto => Source::Trace,
+            Input::NcuJson(_, s) => Source::NcuJson(s.clone()),
+            Input::GapsJson(_, s) => Source::GapsJson(s.clone()),
         }
     }
 }
@@ -228,32 +223,6 @@ fn read_json(path: &Path, len: u64) -> Result<Input, InputError> {
     }
 }
 
-/// How a PyTorch profiler (Kineto) side is labelled (`source`).
-const KINETO_LABEL: &str = "PyTorch trace";
-
-/// A PyTorch trace against an nsys export is refused (exit 2): the two
-/// profilers record different windows (the profiler's active steps vs the
-/// whole run), with different overheads and host rows (no OS runtime calls
-/// in Kineto), so span, idle and its classes would move with the tool, not
-/// the code. A `rooftrace gaps` JSON report does not say which profiler it
-/// came from and is compared with either.
-fn check_same_profiler(config: &DiffConfig, base: &Input, new: &Input) -> Result<(), InputError> {
-    let mixed = matches!(
-        (base, new),
-        (Input::Nsys, Input::Kineto) | (Input::Kineto, Input::Nsys)
-    );
-    if !mixed {
-        return Ok(());
-    }
-    Err(InputError::new(format!(
-        "cannot compare {} ({}) with {} ({}): the two profilers record different windows, overheads and host rows, so span and idle would change with the tool, not the code; profile both runs the same way (torch.profiler for both, or nsys for both)",
-        config.base.display(),
-        base.label(),
-        config.new.display(),
-        new.label()
-    )))
-}
-
 /// Runs `rooftrace diff`.
 pub fn run(args: DiffArgs) -> anyhow::Result<()> {
     run_config(&DiffConfig::from_args(args)?)
@@ -298,32 +267,19 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
 /// Reads, compares and gates: the report.
 pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
     let (base_input, new_input) = (detect(&config.base)?, detect(&config.new)?);
-    if base_input.kind() != new_input.kind() {
-        return Err(InputError::new(format!(
-            "cannot compare {} ({}) with {} ({}): give two ncu profiles (CSV or rooftrace.ncu JSON) or two nsys timelines (export or rooftrace.gaps JSON)",
-            config.base.display(),
-            base_input.label(),
-            config.new.display(),
-            new_input.label()
-        ))
-        .into());
-    }
-    check_same_profiler(config, &base_input, &new_input)?;
-    if base_input.kind() == DiffKind::Nsys && config.roofs_given {
-        return Err(InputError::new(format!(
-            "--gpu/--roofs/--peak-dram-bw apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
-            config.base.display(),
-            config.new.display()
-        ))
-        .into());
-    }
-    let info = |path: &Path, input: &Input| SideInfo {
+    let (base_source, new_source) = (base_input.source(), new_input.source());
+    let kind = diff::check_sources(
+        (&config.base.display().to_string(), &base_source),
+        (&config.new.display().to_string(), &new_source),
+        config.roofs_given,
+    )?;
+    let info = |path: &Path, source: &Source| SideInfo {
         input: path.display().to_string(),
-        source: input.label(),
+        source: source.label(),
     };
     let compared = Compared {
-        base: info(&config.base, &base_input),
-        new: info(&config.new, &new_input),
+        base: info(&config.base, &base_source),
+        new: info(&config.new, &new_source),
         thresholds: config.thresholds,
         rules: &config.rules,
         gate: config.gate,
@@ -331,7 +287,7 @@ pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
         allow_different_gpus: config.allow_different_gpus,
         nvtx: config.nvtx.is_some(),
     };
-    let report = match base_input.kind() {
+    let report = match kind {
         DiffKind::Ncu => {
             let plan = RoofsPlan {
                 roofs: config.roofs.clone(),
@@ -413,7 +369,7 @@ fn gaps_sides(
             };
             let info = SideInfo {
                 input: file,
-                source: input.label(),
+                source: input.source().label(),
             };
             Ok(GapsSide::from_timeline(
                 &timeline,

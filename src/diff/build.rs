@@ -12,6 +12,81 @@ use super::{
 };
 use crate::error::InputError;
 
+/// What a side was read from, as the caller detected it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// An ncu CSV.
+    NcuCsv,
+    /// An `.ncu-rep`, imported with `ncu`.
+    NcuRep,
+    /// An nsys export (`.sqlite`, or an `.nsys-rep` converted).
+    NsysExport,
+    /// A PyTorch profiler (Kineto) trace.
+    Trace,
+    /// A `rooftrace ncu --format json` report, with its schema.
+    NcuJson(String),
+    /// A `rooftrace gaps --format json` report, with its schema.
+    GapsJson(String),
+}
+
+impl Source {
+    /// Which diff the side belongs to.
+    pub fn kind(&self) -> DiffKind {
+        match self {
+            Source::NcuCsv | Source::NcuRep | Source::NcuJson(_) => DiffKind::Ncu,
+            Source::NsysExport | Source::Trace | Source::GapsJson(_) => DiffKind::Nsys,
+        }
+    }
+
+    /// How the report names it (`SideInfo::source`).
+    pub fn label(&self) -> String {
+        match self {
+            Source::NcuCsv => "ncu csv".into(),
+            Source::NcuRep => "ncu report".into(),
+            Source::NsysExport => "nsys export".into(),
+            Source::Trace => "PyTorch trace".into(),
+            Source::NcuJson(s) | Source::GapsJson(s) => format!("{s} json"),
+        }
+    }
+}
+
+/// The sides' sources must make one diff: one kind (ncu or timeline); not
+/// a PyTorch trace against an nsys export (the two profilers record
+/// different windows, with different overheads and host rows, so span, idle
+/// and its classes would move with the tool, not the code; a `rooftrace
+/// gaps` JSON report does not say which profiler it came from and is
+/// compared with either); no roofs for timelines. Exit 2 otherwise.
+pub fn check_sources(
+    base: (&str, &Source),
+    new: (&str, &Source),
+    roofs_given: bool,
+) -> Result<DiffKind, InputError> {
+    let ((bf, b), (nf, n)) = (base, new);
+    if b.kind() != n.kind() {
+        return Err(InputError::new(format!(
+            "cannot compare {bf} ({}) with {nf} ({}): give two ncu profiles (CSV or rooftrace.ncu JSON) or two nsys timelines (export or rooftrace.gaps JSON)",
+            b.label(),
+            n.label()
+        )));
+    }
+    if matches!(
+        (b, n),
+        (Source::NsysExport, Source::Trace) | (Source::Trace, Source::NsysExport)
+    ) {
+        return Err(InputError::new(format!(
+            "cannot compare {bf} ({}) with {nf} ({}): the two profilers record different windows, overheads and host rows, so span and idle would change with the tool, not the code; profile both runs the same way (torch.profiler for both, or nsys for both)",
+            b.label(),
+            n.label()
+        )));
+    }
+    if b.kind() == DiffKind::Nsys && roofs_given {
+        return Err(InputError::new(format!(
+            "--gpu/--roofs/--peak-dram-bw apply to ncu profiles; {bf} and {nf} are timelines, which carry no roofs (leave the flag out)"
+        )));
+    }
+    Ok(b.kind())
+}
+
 /// What both kinds of diff are told besides their sides.
 #[derive(Debug, Clone)]
 pub struct Compared<'a> {

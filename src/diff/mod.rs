@@ -35,7 +35,7 @@ pub mod roofs;
 
 use serde::Serialize;
 
-pub use build::{compare_ncu, compare_timelines, Compared};
+pub use build::{check_sources, compare_ncu, compare_timelines, Compared, Source};
 pub use cover::{Coverage, CoverageStatus, NothingShared, WorkKind, Workload};
 pub use gate::{GateOutcome, Rule, RuleError};
 pub use identity::{DifferentGpus, Identity, IdentityNote, SideIdentity};

@@ -78,6 +78,7 @@ pub fn ncu_sides(
 ) -> Result<NcuSides, InputError> {
     let (mut base_id, mut new_id) = (SideIdentity::default(), SideIdentity::default());
     let (mut base_file, mut new_file) = (String::new(), String::new());
+    let mut ccs: Option<(Vec<String>, Vec<String>)> = None;
     if let (NcuInput::Csv(b), NcuInput::Csv(a)) = (&before, &after) {
         // `--gpu` first, so that its error names the side it contradicts.
         if let DiffRoofs::Shared(choice @ RoofsChoice::Gpu(_)) = &plan.roofs {
@@ -91,6 +92,10 @@ pub fn ncu_sides(
         base_id = SideIdentity::from_hints(&hints_before);
         new_id = SideIdentity::from_hints(&hints_after);
         (base_file, new_file) = (b.file.clone(), a.file.clone());
+        ccs = Some((
+            hints_before.compute_capabilities.clone(),
+            hints_after.compute_capabilities.clone(),
+        ));
         let allowed = plan.allow_different_gpus || plan.roofs == DiffRoofs::Own;
         if !allowed {
             identity::compare(&b.file, &a.file, base_id.clone(), new_id.clone(), false)?;
@@ -102,7 +107,19 @@ pub fn ncu_sides(
         }
     }
     let allowed = plan.allow_different_gpus || plan.roofs == DiffRoofs::Own;
-    let (identity, notes) = identity::compare(&base_file, &new_file, base_id, new_id, allowed)?;
+    let (identity, mut notes) = identity::compare(&base_file, &new_file, base_id, new_id, allowed)?;
+    // Without names the compute capabilities were still compared (above).
+    if let Some((cb, ca)) = ccs.filter(|(b, a)| !b.is_empty() && !a.is_empty() && !allowed) {
+        for (kind, message) in &mut notes {
+            if *kind == IdentityNote::GpuUnknown {
+                message.push_str(&format!(
+                    "; their compute capabilities were compared instead ({} and {})",
+                    cb.join(", "),
+                    ca.join(", ")
+                ));
+            }
+        }
+    }
     let mut shared: Option<(Roofs, GpuInfo)> = None;
     let mut ready = |r: NcuInput| -> Result<Ready, InputError> {
         let csv = match r {
