@@ -456,3 +456,90 @@ fn two_ncu_csvs_naming_different_gpus_are_refused_unless_allowed() {
         (&Value::Bool(false), &Value::Bool(true))
     );
 }
+
+/// A timeline side of `devices` (id, model) with 10 ms idle each, built
+/// through the library's side model.
+fn side(devices: &[(u64, &str)], idle_ms: &[f64]) -> rooftrace::diff::gaps_side::GapsSide {
+    use rooftrace::diff::gaps_side::{DeviceSample, GapsSide};
+    use rooftrace::diff::identity::{GpuSource, SideIdentity};
+    let ids: Vec<u64> = devices.iter().map(|d| d.0).collect();
+    GapsSide {
+        info: rooftrace::diff::SideInfo {
+            input: "x".into(),
+            source: "nsys export".into(),
+        },
+        devices: devices
+            .iter()
+            .zip(idle_ms)
+            .map(|(&(id, _), &ms)| DeviceSample {
+                pid: 1,
+                device: id,
+                span_ns: 1e9,
+                busy_ns: 1e9 - ms * 1e6,
+                idle_ns: ms * 1e6,
+                ..Default::default()
+            })
+            .collect(),
+        ranges: None,
+        top_gaps: Vec::new(),
+        kernels: Vec::new(),
+        diagnostics: Vec::new(),
+        identity: SideIdentity::from_devices(
+            devices.iter().map(|&(id, m)| (id, m.to_string())),
+            &ids,
+            GpuSource::TargetInfoGpu,
+        ),
+    }
+}
+
+#[test]
+fn devices_meet_by_model_and_order_not_by_id() {
+    let t = rooftrace::diff::Thresholds::default();
+    let pairs = |g: &rooftrace::diff::gaps::GapsDiff| -> Vec<(Option<u64>, Option<u64>, Option<f64>, Option<f64>)> {
+        g.devices
+            .iter()
+            .map(|d| (d.device, d.device_after, d.idle_ns.before, d.idle_ns.after))
+            .collect()
+    };
+    // Devices 0 and 1 against 2 and 3, one model: 0 meets 2, 1 meets 3.
+    let base = side(&[(0, "NVIDIA H100"), (1, "NVIDIA H100")], &[10.0, 20.0]);
+    let new = side(&[(2, "H100"), (3, "NVIDIA H100")], &[11.0, 21.0]);
+    let g = rooftrace::diff::gaps::diff(&base, &new, &t, true);
+    assert_eq!(
+        pairs(&g),
+        [
+            (Some(0), Some(2), Some(10e6), Some(11e6)),
+            (Some(1), Some(3), Some(20e6), Some(21e6))
+        ]
+    );
+    // Two models whose ids swap: each device meets the one of its model.
+    let base = side(&[(0, "NVIDIA H100"), (1, "NVIDIA A100")], &[10.0, 20.0]);
+    let new = side(&[(0, "NVIDIA A100"), (1, "NVIDIA H100")], &[21.0, 11.0]);
+    let g = rooftrace::diff::gaps::diff(&base, &new, &t, true);
+    let mut p = pairs(&g);
+    p.sort_by_key(|x| x.0);
+    assert_eq!(
+        p,
+        [
+            (Some(0), Some(1), Some(10e6), Some(11e6)),
+            (Some(1), Some(0), Some(20e6), Some(21e6))
+        ]
+    );
+    assert_eq!(
+        g.devices
+            .iter()
+            .filter(|d| d.gpu.as_deref() == Some("NVIDIA H100"))
+            .count(),
+        1
+    );
+    // Not matching by model (a side without models, or models allowed to
+    // differ): by order of id.
+    let g = rooftrace::diff::gaps::diff(&base, &new, &t, false);
+    assert_eq!(
+        pairs(&g),
+        [
+            (Some(0), Some(0), Some(10e6), Some(21e6)),
+            (Some(1), Some(1), Some(20e6), Some(11e6))
+        ]
+    );
+}
