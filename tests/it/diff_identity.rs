@@ -495,7 +495,9 @@ fn side(devices: &[(u64, &str)], idle_ms: &[f64]) -> rooftrace::diff::gaps_side:
 #[test]
 fn devices_meet_by_model_and_order_not_by_id() {
     let t = rooftrace::diff::Thresholds::default();
-    let pairs = |g: &rooftrace::diff::gaps::GapsDiff| -> Vec<(Option<u64>, Option<u64>, Option<f64>, Option<f64>)> {
+    // (base id, new id, base idle, new idle) per device row.
+    type Pair = (Option<u64>, Option<u64>, Option<f64>, Option<f64>);
+    let pairs = |g: &rooftrace::diff::gaps::GapsDiff| -> Vec<Pair> {
         g.devices
             .iter()
             .map(|d| (d.device, d.device_after, d.idle_ns.before, d.idle_ns.after))
