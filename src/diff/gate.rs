@@ -432,7 +432,9 @@ fn nsys_rows<'a>(
             v
         }
         Scope::Kernel(_) | Scope::Range(_) => {
-            return Err("kernel: applies to ncu diffs; range: takes the metric time".into())
+            return Err(
+                "kernel: takes time or count on a timeline; range: takes the metric time".into(),
+            )
         }
     };
     for d in devices {
@@ -451,6 +453,11 @@ fn timed_rows<'a>(
     rule: &Rule,
     out: &mut Vec<(String, &'a Change)>,
 ) -> Result<(), String> {
+    if matches!(rule.scope, Scope::Range(_)) && rule.metric == Metric::Count {
+        return Err(
+            "range: takes the metric time (its median); count is a kernel's launches".into(),
+        );
+    }
     let ranges = matches!(rule.scope, Scope::Any | Scope::Range(_)) && rule.metric == Metric::Time;
     if ranges {
         for r in g.ranges.iter().flatten() {

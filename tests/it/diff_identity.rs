@@ -344,6 +344,18 @@ fn the_gate_reads_timeline_kernels_like_every_other_row() {
         err.contains("no kernel name in either run contains"),
         "{err}"
     );
+    // Scopes that do not take time or count on a timeline, and a metric
+    // the kernel: scope does not take: bad rules, named.
+    for rule in [
+        "range:x:count>1",
+        "total:count>1",
+        "device:0:time>1%",
+        "kernel:bounds:idle>1ms",
+    ] {
+        let (code, _, err) = rooftrace(&["diff", RANK0, RANK1, "--fail-on", rule]);
+        assert_eq!(code, 2, "{rule}: {err}");
+        assert!(err.contains(rule), "{err}");
+    }
     let sgemm = "fixtures/ncu/sgemm_a100_printfp_details15.csv";
     let (code, _, err) = rooftrace(&[
         "diff",
