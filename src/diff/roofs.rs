@@ -77,7 +77,11 @@ pub fn ncu_sides(
     after: NcuInput,
 ) -> Result<NcuSides, InputError> {
     let (mut base_id, mut new_id) = (SideIdentity::default(), SideIdentity::default());
-    let (mut base_file, mut new_file) = (String::new(), String::new());
+    let file = |i: &NcuInput| match i {
+        NcuInput::Csv(c) => c.file.clone(),
+        NcuInput::Side(s) => s.info.input.clone(),
+    };
+    let (base_file, new_file) = (file(&before), file(&after));
     let mut ccs: Option<(Vec<String>, Vec<String>)> = None;
     if let (NcuInput::Csv(b), NcuInput::Csv(a)) = (&before, &after) {
         // `--gpu` first, so that its error names the side it contradicts.
@@ -91,7 +95,6 @@ pub fn ncu_sides(
         let (hints_before, hints_after) = (b.device_hints(), a.device_hints());
         base_id = SideIdentity::from_hints(&hints_before);
         new_id = SideIdentity::from_hints(&hints_after);
-        (base_file, new_file) = (b.file.clone(), a.file.clone());
         ccs = Some((
             hints_before.compute_capabilities.clone(),
             hints_after.compute_capabilities.clone(),
