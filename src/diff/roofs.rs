@@ -95,10 +95,13 @@ pub fn ncu_sides(
         let (hints_before, hints_after) = (b.device_hints(), a.device_hints());
         base_id = SideIdentity::from_hints(&hints_before);
         new_id = SideIdentity::from_hints(&hints_after);
-        ccs = Some((
-            hints_before.compute_capabilities.clone(),
-            hints_after.compute_capabilities.clone(),
-        ));
+        let words = |h: &crate::roofs::DeviceHints| -> Vec<String> {
+            h.compute_capabilities
+                .iter()
+                .map(|c| c.to_string())
+                .collect()
+        };
+        ccs = Some((words(&hints_before), words(&hints_after)));
         let allowed = plan.allow_different_gpus || plan.roofs == DiffRoofs::Own;
         if !allowed {
             identity::compare(&b.file, &a.file, base_id.clone(), new_id.clone(), false)?;

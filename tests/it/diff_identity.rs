@@ -557,3 +557,35 @@ fn devices_meet_by_model_and_order_not_by_id() {
         ]
     );
 }
+
+#[test]
+fn an_export_against_itself_checks_its_target_info_gpu_model() {
+    // TARGET_INFO_GPU of the saxpy export, read with sqlite3 (read-only).
+    let path = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let conn =
+        rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    let names: Vec<String> = conn
+        .prepare("SELECT DISTINCT name FROM TARGET_INFO_GPU")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let p = path.to_str().unwrap();
+    let (code, v, err) = diff_json(&[p, p]);
+    assert_eq!(code, 0, "{err}");
+    let id = &v["identity"];
+    assert_eq!(id["base"]["gpus"], serde_json::json!(names));
+    assert_eq!(id["base"]["gpus_from"], "target_info_gpu");
+    assert_eq!(
+        (&id["gpus_checked"], &id["cross_gpu"]),
+        (&Value::Bool(true), &Value::Bool(false))
+    );
+    let d = &v["nsys"]["devices"][0];
+    assert_eq!(d["gpu"], names[0].as_str());
+    assert_eq!(
+        (&d["device"], &d["device_after"]),
+        (&serde_json::json!(0), &serde_json::json!(0))
+    );
+}
