@@ -126,9 +126,11 @@ impl SideIdentity {
     /// holds), and `distributedInfo`'s rank and world size.
     pub fn from_trace(trace: &KinetoTrace) -> SideIdentity {
         let mut s = SideIdentity::from_devices(
+            // At most as many as the timeline keeps (a hostile trace may list millions).
             trace
                 .devices
                 .iter()
+                .take(crate::timeline::MAX_GPUS)
                 .filter_map(|d| Some((u64::try_from(d.id.unwrap_or(0)).ok()?, d.name.clone()?))),
             &used_devices(&trace.timeline),
             GpuSource::DeviceProperties,
