@@ -589,3 +589,31 @@ fn an_export_against_itself_checks_its_target_info_gpu_model() {
         (&serde_json::json!(0), &serde_json::json!(0))
     );
 }
+
+#[test]
+fn a_gaps_json_side_keeps_no_kernel_table_and_says_so() {
+    // A `rooftrace gaps` JSON report of the rank-0 trace against the trace
+    // itself: the report keeps no kernel table, so no kernel rows.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = rooftrace(&["gaps", RANK0, "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let report = dir.path().join("rank0.json");
+    std::fs::write(&report, out).unwrap();
+    let (code, v, err) = diff_json(&[report.to_str().unwrap(), RANK0, "--no-gate"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["nsys"]["kernels"], Value::Null);
+    assert!(v["diagnostics"].as_array().unwrap().iter().any(|d| d
+        .as_str()
+        .unwrap()
+        .starts_with("kernels not compared one by one")));
+    // A gate rule on kernels cannot be judged there: refused, with why.
+    let (code, _, err) = rooftrace(&[
+        "diff",
+        report.to_str().unwrap(),
+        RANK0,
+        "--fail-on",
+        "kernel:gemm:time>+5%",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("keeps no kernel table"), "{err}");
+}
