@@ -54,12 +54,23 @@ fn intersection(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
 /// union: kernels that are not communication, and graph rows), ns, summed.
 pub fn comm_and_overlap(tl: &Timeline) -> (i64, i64) {
     let (mut comm, mut overlap) = (0, 0);
-    for dev in tl.ops.chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device)) {
+    for dev in tl
+        .ops
+        .chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device))
+    {
         let is_compute = |o: &&crate::timeline::GpuOp| {
             matches!(o.kind, OpKind::Kernel | OpKind::Graph) && !tl.is_comm(o)
         };
-        let c = merged(dev.iter().filter(|o| tl.is_comm(o)).map(|o| (o.start_ns, o.end_ns)));
-        let k = merged(dev.iter().filter(is_compute).map(|o| (o.start_ns, o.end_ns)));
+        let c = merged(
+            dev.iter()
+                .filter(|o| tl.is_comm(o))
+                .map(|o| (o.start_ns, o.end_ns)),
+        );
+        let k = merged(
+            dev.iter()
+                .filter(is_compute)
+                .map(|o| (o.start_ns, o.end_ns)),
+        );
         comm += c.iter().map(|x| x.1 - x.0).sum::<i64>();
         overlap += intersection(&c, &k);
     }
@@ -83,7 +94,10 @@ fn rates(row: &mut CollectiveRow, c: &Collective, links: &LinkConfig) {
     let t = row.duration_ns as f64 * 1e-9;
     row.algbw_bytes_per_s = row.bytes.filter(|_| t > 0.0).map(|b| b as f64 / t);
     row.busbw_factor = row.group_size.and_then(|n| row.kind.busbw_factor(n));
-    row.busbw_bytes_per_s = row.algbw_bytes_per_s.zip(row.busbw_factor).map(|(a, f)| a * f);
+    row.busbw_bytes_per_s = row
+        .algbw_bytes_per_s
+        .zip(row.busbw_factor)
+        .map(|(a, f)| a * f);
     match links.link_for(c.group_ranks.as_deref(), c.group_size) {
         Ok(l) => {
             row.link = Some(l.kind);
@@ -197,7 +211,12 @@ pub fn report(ranks: Vec<RankTrace>, links: &LinkConfig, gpu: Option<String>) ->
             let Some(s) = split(&views, m, &offsets) else {
                 continue;
             };
-            let (lr, lc) = m.members.iter().copied().find(|x| x.0 == s.last).unwrap_or(m.members[0]);
+            let (lr, lc) = m
+                .members
+                .iter()
+                .copied()
+                .find(|x| x.0 == s.last)
+                .unwrap_or(m.members[0]);
             let c = &views[lr][lc];
             let mut r = row(c, id(&c.kernel), None);
             r.ranks_given = s.waits.len() as u32;
@@ -234,7 +253,10 @@ pub fn report(ranks: Vec<RankTrace>, links: &LinkConfig, gpu: Option<String>) ->
     for (i, r) in rows.iter_mut().enumerate() {
         r.index = i;
     }
-    let no_args = rows.iter().filter(|r| r.args_from == ArgsFrom::None).count();
+    let no_args = rows
+        .iter()
+        .filter(|r| r.args_from == ArgsFrom::None)
+        .count();
     if no_args > 0 {
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoArgs { kernels: no_args },

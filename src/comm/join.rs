@@ -6,9 +6,9 @@
 
 use super::kind::CollKind;
 use super::model::{ArgsFrom, Collective};
-use crate::units::si;
 use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
 use crate::timeline::{GpuOp, Timeline};
+use crate::units::si;
 use std::collections::HashMap;
 
 /// Host records are searched this far back from a launch for one that
@@ -95,7 +95,12 @@ fn host_args(
 /// element size, or, for a kind whose buffer is the first input
 /// (all-reduce, broadcast, reduce, all-to-all, send/recv), from an older
 /// trace's `Input Dims`; unknown otherwise.
-fn collective(kernel: &str, op: &GpuOp, args: Option<CollectiveArgs>, from: ArgsFrom) -> Collective {
+fn collective(
+    kernel: &str,
+    op: &GpuOp,
+    args: Option<CollectiveArgs>,
+    from: ArgsFrom,
+) -> Collective {
     let kind = args
         .as_ref()
         .and_then(|a| a.name.as_deref())
@@ -106,15 +111,26 @@ fn collective(kernel: &str, op: &GpuOp, args: Option<CollectiveArgs>, from: Args
     let count = kind.size_count(a.in_nelems, a.out_nelems).or_else(|| {
         let first_input = matches!(
             kind,
-            CollKind::AllReduce | CollKind::Broadcast | CollKind::Reduce | CollKind::AllToAll | CollKind::SendRecv
+            CollKind::AllReduce
+                | CollKind::Broadcast
+                | CollKind::Reduce
+                | CollKind::AllToAll
+                | CollKind::SendRecv
         );
-        a.input_elems.filter(|_| first_input).map(|n| (n, "input_dims"))
+        a.input_elems
+            .filter(|_| first_input)
+            .map(|n| (n, "input_dims"))
     });
     let (bytes, bytes_from) = match (count, dtype) {
         (Some((n, field)), Some(d)) => match n.checked_mul(u64::from(d.bytes)) {
             Some(b) => (
                 Some(b),
-                Some(format!("{field} {n} × {} ({} B) = {}", d.name, d.bytes, si(b as f64, "B"))),
+                Some(format!(
+                    "{field} {n} × {} ({} B) = {}",
+                    d.name,
+                    d.bytes,
+                    si(b as f64, "B")
+                )),
             ),
             None => (None, None),
         },
@@ -131,7 +147,9 @@ fn collective(kernel: &str, op: &GpuOp, args: Option<CollectiveArgs>, from: Args
         bytes,
         bytes_from,
         dtype: dtype.map(|d| d.name),
-        group_size: a.group_size.or_else(|| a.ranks.as_ref().map(|r| r.len() as u32)),
+        group_size: a
+            .group_size
+            .or_else(|| a.ranks.as_ref().map(|r| r.len() as u32)),
         group_ranks: a.ranks,
         process_group: a.pg_name,
         seq: a.seq,

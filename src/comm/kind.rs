@@ -93,7 +93,11 @@ impl CollKind {
     /// Which element count gives the size in `nccl-tests`' convention:
     /// all-gather the output (all ranks' parts), reduce-scatter the input,
     /// every other kind the message (in and out are equal).
-    pub fn size_count(self, in_nelems: Option<u64>, out_nelems: Option<u64>) -> Option<(u64, &'static str)> {
+    pub fn size_count(
+        self,
+        in_nelems: Option<u64>,
+        out_nelems: Option<u64>,
+    ) -> Option<(u64, &'static str)> {
         match self {
             CollKind::AllGather => out_nelems.map(|n| (n, "out_msg_nelems")),
             CollKind::ReduceScatter => in_nelems.map(|n| (n, "in_msg_nelems")),
@@ -125,17 +129,37 @@ mod tests {
 
     #[test]
     fn kinds_come_from_pytorch_names_and_kernel_names() {
-        assert_eq!(CollKind::from_collective_name("allreduce"), Some(CollKind::AllReduce));
-        assert_eq!(CollKind::from_collective_name("_all_gather_base"), Some(CollKind::AllGather));
-        assert_eq!(CollKind::from_collective_name("reduce_scatter_tensor"), Some(CollKind::ReduceScatter));
-        assert_eq!(CollKind::from_collective_name("reduce"), Some(CollKind::Reduce));
+        assert_eq!(
+            CollKind::from_collective_name("allreduce"),
+            Some(CollKind::AllReduce)
+        );
+        assert_eq!(
+            CollKind::from_collective_name("_all_gather_base"),
+            Some(CollKind::AllGather)
+        );
+        assert_eq!(
+            CollKind::from_collective_name("reduce_scatter_tensor"),
+            Some(CollKind::ReduceScatter)
+        );
+        assert_eq!(
+            CollKind::from_collective_name("reduce"),
+            Some(CollKind::Reduce)
+        );
         assert_eq!(CollKind::from_collective_name("barrier"), None);
         assert_eq!(
-            CollKind::from_kernel("ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"),
+            CollKind::from_kernel(
+                "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+            ),
             CollKind::AllReduce
         );
-        assert_eq!(CollKind::from_kernel("ncclDevKernel_SendRecv(ncclDevComm*)"), CollKind::SendRecv);
-        assert_eq!(CollKind::from_kernel("ncclDevKernel_Generic"), CollKind::Other);
+        assert_eq!(
+            CollKind::from_kernel("ncclDevKernel_SendRecv(ncclDevComm*)"),
+            CollKind::SendRecv
+        );
+        assert_eq!(
+            CollKind::from_kernel("ncclDevKernel_Generic"),
+            CollKind::Other
+        );
         // nccl-tests: all-reduce on 8 ranks moves 2·7/8 of the buffer per link.
         assert_eq!(CollKind::AllReduce.busbw_factor(8), Some(1.75));
         assert_eq!(CollKind::AllGather.busbw_factor(4), Some(0.75));

@@ -4,7 +4,8 @@
 //! its global ranks and the GPUs per node (ranks `r` and `s` share a node
 //! when `r / G == s / G`, the usual launcher layout).
 
-use super::model::LinkFact;
+use super::model::{LinkFact, LinkKind};
+use crate::roofs::gpus::{self, GpuSpec};
 
 /// The links a collective can cross (plain config).
 #[derive(Debug, Clone, Default)]
@@ -22,7 +23,11 @@ pub struct LinkConfig {
 impl LinkConfig {
     /// The link of a group of `group_size` ranks whose global ranks are
     /// `ranks` (when recorded), or why it is unknown.
-    pub fn link_for(&self, ranks: Option<&[u32]>, group_size: Option<u32>) -> Result<&LinkFact, String> {
+    pub fn link_for(
+        &self,
+        ranks: Option<&[u32]>,
+        group_size: Option<u32>,
+    ) -> Result<&LinkFact, String> {
         let Some(g) = self.gpus_per_node.filter(|g| *g > 0) else {
             return Err("GPUs per node unknown: give --gpus-per-node".into());
         };
@@ -44,5 +49,55 @@ impl LinkConfig {
             .as_ref()
             .or(self.pcie.as_ref())
             .ok_or_else(|| "the GPU's NVLink and PCIe link are unknown: give --gpu".into())
+    }
+}
+
+/// The GPU whose links the collectives crossed: `--gpu KEY`, else the
+/// table entry of the first device name the trace records; `Ok(None)` when
+/// no name is in the table (the links are then unknown, said per row).
+pub fn gpu_of(
+    key: Option<&str>,
+    device_names: &[String],
+) -> Result<Option<&'static GpuSpec>, String> {
+    if let Some(k) = key {
+        return gpus::by_key(k).map(Some).ok_or_else(|| {
+            format!(
+                "unknown GPU \"{k}\" for --gpu: see `rooftrace ncu --help` for the table's keys"
+            )
+        });
+    }
+    Ok(device_names.iter().find_map(|n| gpus::by_device_name(n)))
+}
+
+impl LinkConfig {
+    /// The links of `gpu` (NVLink and PCIe from the GPU table), the
+    /// network's `net_bytes_per_s` (`--net-bw`) and the GPUs per node.
+    pub fn new(
+        gpu: Option<&GpuSpec>,
+        net_bytes_per_s: Option<f64>,
+        gpus_per_node: Option<u32>,
+    ) -> LinkConfig {
+        let facts = gpu.map(|g| g.facts);
+        LinkConfig {
+            nvlink: facts.and_then(|f| f.nvlink).map(|l| LinkFact {
+                kind: LinkKind::Nvlink,
+                interface: l.interface.to_string(),
+                bytes_per_s: l.bytes_per_s as f64,
+                source: l.source.to_string(),
+            }),
+            pcie: facts.and_then(|f| f.host_link).map(|l| LinkFact {
+                kind: LinkKind::Pcie,
+                interface: l.interface.to_string(),
+                bytes_per_s: l.bytes_per_s as f64,
+                source: l.source.to_string(),
+            }),
+            network: net_bytes_per_s.map(|b| LinkFact {
+                kind: LinkKind::Network,
+                interface: "network (--net-bw)".into(),
+                bytes_per_s: b,
+                source: "--net-bw, per direction per GPU".into(),
+            }),
+            gpus_per_node,
+        }
     }
 }

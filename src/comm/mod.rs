@@ -15,5 +15,5 @@ mod ranks;
 
 pub use analyze::{comm_and_overlap, rank_trace, report, RankTrace};
 pub use kind::CollKind;
-pub use link::LinkConfig;
+pub use link::{gpu_of, LinkConfig};
 pub use model::*;

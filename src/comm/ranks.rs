@@ -112,7 +112,11 @@ pub struct Split {
 
 /// Splits `m` given the offsets (members without one are left out; `None`
 /// when fewer than two remain).
-pub fn split(ranks: &[&[Collective]], m: &Matched, offsets: &[Option<(i64, i64)>]) -> Option<Split> {
+pub fn split(
+    ranks: &[&[Collective]],
+    m: &Matched,
+    offsets: &[Option<(i64, i64)>],
+) -> Option<Split> {
     let aligned: Vec<(usize, i64, i64)> = m
         .members
         .iter()
