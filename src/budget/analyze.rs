@@ -281,6 +281,8 @@ struct Sums {
     graph: i64,
     memcpy: i64,
     memset: i64,
+    /// Communication kernels' charged time (exposed communication).
+    exposed_comm: i64,
     /// Kernel (and graph) time, for the weights bound.
     kernel_time: i64,
     concurrent: i64,
@@ -299,9 +301,16 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
     };
     let mut s = Sums::default();
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
-    for c in dev.map(|d| d.charge(w0, w1)).unwrap_or_default() {
+    let is_comm = |o: &crate::nsys::GpuOp| ctx.tl.is_comm(o);
+    let charged = dev.map(|d| d.charge(w0, w1, is_comm)).unwrap_or_default();
+    for c in charged {
         s.concurrent += c.in_window_ns - c.charged_ns;
         match c.op.kind {
+            // No roofline bound, never shortfall: exposed communication.
+            OpKind::Kernel if ctx.tl.is_comm(c.op) => {
+                s.kernels += 1;
+                s.exposed_comm += c.charged_ns;
+            }
             OpKind::Memcpy => s.memcpy += c.charged_ns,
             OpKind::Memset => s.memset += c.charged_ns,
             OpKind::Graph => {
@@ -363,6 +372,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         Part::new(PartKind::Graph, s.graph),
         Part::new(PartKind::Memcpy, s.memcpy),
         Part::new(PartKind::Memset, s.memset),
+        Part::new(PartKind::ExposedComm, s.exposed_comm),
     ];
     for c in GapClass::ALL {
         parts.push(Part::new(PartKind::Idle(c), classes.get(c).total_ns));

@@ -31,6 +31,10 @@ pub enum PartKind {
     Memcpy,
     /// Memsets.
     Memset,
+    /// Communication kernels (NCCL, RCCL, NVSHMEM) running with no other
+    /// op on the device: exposed communication (no roofline bound, never
+    /// shortfall).
+    ExposedComm,
     /// Idle gaps of one class, clipped to the step.
     Idle(GapClass),
     /// Window time outside the device's op span (only for an instance
@@ -51,6 +55,7 @@ impl PartKind {
             PartKind::Graph,
             PartKind::Memcpy,
             PartKind::Memset,
+            PartKind::ExposedComm,
         ];
         v.extend(GapClass::ALL.into_iter().map(PartKind::Idle));
         v.push(PartKind::Outside);
@@ -66,6 +71,7 @@ impl PartKind {
             PartKind::Graph => "graph_without_kernel_rows".into(),
             PartKind::Memcpy => "memcpy".into(),
             PartKind::Memset => "memset".into(),
+            PartKind::ExposedComm => "exposed_comm".into(),
             PartKind::Idle(c) => format!("{IDLE_PREFIX}{}", c.key()),
             PartKind::Outside => "outside_gpu_span".into(),
         }
@@ -81,6 +87,7 @@ impl PartKind {
     pub fn label(self) -> String {
         match self {
             PartKind::Idle(c) => format!("idle: {}", c.label()),
+            PartKind::ExposedComm => "exposed communication".into(),
             k => k.key().replace('_', " "),
         }
     }

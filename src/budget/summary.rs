@@ -70,6 +70,10 @@ fn part_fix(kind: PartKind, host_fix: &'static str) -> Option<(String, &'static 
             "memsets",
             "fold the zeroing into the kernels that write the buffer",
         ),
+        PartKind::ExposedComm => (
+            "exposed communication",
+            "overlap the collectives with compute (bucketed gradients during backward, communication on its own stream) or move fewer bytes; `rooftrace comm` shows each collective's bus bandwidth against its link and, given every rank, who was late",
+        ),
         PartKind::Outside => (
             "window time beyond the device's ops",
             "the range launched nothing; budget a range that launches the step",

@@ -69,6 +69,10 @@ pub struct DeviceGaps {
     /// Time when communication kernels and other kernels (or graph rows)
     /// ran at once: `comm ∪ + compute ∪ − (comm ∪ compute) ∪`, ns.
     pub comm_compute_overlap_ns: i64,
+    /// Exposed communication: communication kernel time with no other
+    /// kernel (or graph row) running on this device,
+    /// `comm_busy_ns − comm_compute_overlap_ns`, ns.
+    pub exposed_comm_ns: i64,
     /// `span_ns - busy_ns`; equals the sum of the class totals.
     pub idle_ns: i64,
     /// Number of gaps (all of them, whatever `--min-gap`).

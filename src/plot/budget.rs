@@ -73,6 +73,7 @@ pub fn part_color(kind: PartKind) -> RGBColor {
         PartKind::Graph => RGBColor(140, 86, 75),
         PartKind::Memcpy => style::MEMCPY_COLOR,
         PartKind::Memset => style::MEMSET_COLOR,
+        PartKind::ExposedComm => RGBColor(204, 121, 167),
         PartKind::Outside => RGBColor(220, 220, 220),
     }
 }

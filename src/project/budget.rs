@@ -27,8 +27,9 @@ pub enum PartRule {
     Idle,
     /// Copies: unchanged, no link bandwidth of the target is known.
     CopyLinkUnknown,
-    /// Kernels without counters, whole graphs, memsets, window time
-    /// outside the ops: nothing to scale by, unchanged.
+    /// Kernels without counters, whole graphs, memsets, exposed
+    /// communication (no link of the target is known), window time outside
+    /// the ops: nothing to scale by, unchanged.
     NoCounters,
 }
 
@@ -39,9 +40,11 @@ impl PartRule {
             PartKind::Bound | PartKind::Shortfall => PartRule::Kernels,
             PartKind::Memcpy => PartRule::CopyLinkUnknown,
             PartKind::Idle(_) => PartRule::Idle,
-            PartKind::NoCounters | PartKind::Graph | PartKind::Memset | PartKind::Outside => {
-                PartRule::NoCounters
-            }
+            PartKind::NoCounters
+            | PartKind::Graph
+            | PartKind::Memset
+            | PartKind::ExposedComm
+            | PartKind::Outside => PartRule::NoCounters,
         }
     }
 }

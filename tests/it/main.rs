@@ -9,6 +9,7 @@ mod budget;
 mod budget_overlap;
 mod calibrate;
 mod calibrate_failures;
+mod comm;
 mod common;
 mod detect;
 mod diff;
