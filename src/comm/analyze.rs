@@ -223,8 +223,9 @@ pub fn report(ranks: Vec<RankTrace>, links: &LinkConfig, gpu: Option<String>) ->
             r.start_ns = s.start_ns;
             r.duration_ns = s.transfer_ns;
             r.transfer_ns = Some(s.transfer_ns);
-            r.last_rank = ranks[s.last].rank;
             let wait: i64 = s.waits.iter().map(|w| w.1).sum();
+            // Everyone arrived together: nobody was last.
+            r.last_rank = ranks[s.last].rank.filter(|_| wait > 0);
             r.wait_ns = Some(wait);
             r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
                 (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
@@ -237,8 +238,10 @@ pub fn report(ranks: Vec<RankTrace>, links: &LinkConfig, gpu: Option<String>) ->
                 rr.wait_ns = Some(rr.wait_ns.unwrap_or(0) + w);
                 rr.transfer_ns = Some(rr.transfer_ns.unwrap_or(0) + d - w);
             }
-            rank_rows[s.last].last_in += 1;
-            rank_rows[s.last].caused_wait_ns += wait;
+            if wait > 0 {
+                rank_rows[s.last].last_in += 1;
+                rank_rows[s.last].caused_wait_ns += wait;
+            }
             rates(&mut r, c, links);
             rows.push(r);
         }

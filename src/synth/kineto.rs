@@ -116,7 +116,9 @@ pub const LAUNCH_CALL_NS: i64 = 2_000;
 
 /// `ns` as the µs number Kineto writes.
 fn micros(ns: i64) -> Value {
-    let text = format!("{}.{:03}", ns.div_euclid(1000), ns.rem_euclid(1000));
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let text = format!("{sign}{}.{:03}", a / 1000, a % 1000);
     serde_json::from_str(&text).unwrap_or(Value::Null)
 }
 

@@ -131,3 +131,130 @@ fn an_older_trace_takes_sizes_from_its_nccl_annotations() {
     assert!(!got.is_empty());
     assert_eq!(got, sizes);
 }
+
+/// Writes the job's traces into a new directory, one file per rank.
+fn job_dir(spec: &rooftrace::synth::job::JobSpec) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (r, doc) in rooftrace::synth::job::synthetic_job(spec)
+        .iter()
+        .enumerate()
+    {
+        let p = dir.path().join(format!("rank{r}.pt.trace.json"));
+        std::fs::write(p, serde_json::to_vec(doc).unwrap()).unwrap();
+    }
+    dir
+}
+
+#[test]
+fn a_synthetic_job_gives_back_its_late_rank_waits_offsets_and_transfers() {
+    // Six ranks, eight all-reduces of 16 Mi float32 (64 MiB); each rank's
+    // clock is off the reference by a different amount (up to seconds);
+    // rank 4's compute before all-reduce #5 runs 5 ms longer. On the
+    // reference clock every all-reduce ends 1.2 ms after the last rank
+    // arrives. So, by construction: at #5 rank 4 is last and each of the
+    // other five waits exactly 5 ms (25 ms in all); at the others nobody
+    // waits; every transfer is 1.2 ms, algbw = 67,108,864 B / 1.2 ms,
+    // busbw = algbw × 2·5/6; clock offsets (to rank 0) are the differences
+    // of the offsets given.
+    let offsets = vec![
+        0,
+        3_000_000_000,
+        -250_000_000,
+        17_123_456,
+        999_999_999,
+        -5_000,
+    ];
+    let spec = rooftrace::synth::job::JobSpec {
+        ranks: 6,
+        collectives: 8,
+        nelems: 16 << 20,
+        compute_ns: 9_000_000,
+        transfer_ns: 1_200_000,
+        period_ns: 20_000_000,
+        clock_offsets_ns: offsets.clone(),
+        late: (4, 5, 5_000_000),
+    };
+    let dir = job_dir(&spec);
+    let d = dir.path().to_str().unwrap();
+    let (code, out, err) = rooftrace_json(&["comm", d, "--gpus-per-node", "8"]);
+    assert_eq!(code, 0, "{err}");
+    let rows = out["collectives"].as_array().unwrap();
+    assert_eq!(rows.len(), 8);
+    let bytes = (16u64 << 20) * 4;
+    let algbw = bytes as f64 / 1.2e-3;
+    for (c, r) in rows.iter().enumerate() {
+        assert_eq!(r["seq"].as_u64().unwrap(), c as u64);
+        assert_eq!(r["ranks_given"], 6);
+        assert_eq!(r["transfer_ns"].as_i64().unwrap(), 1_200_000, "{r}");
+        assert_eq!(r["bytes"].as_u64().unwrap(), bytes);
+        assert!(
+            close(r["algbw_bytes_per_s"].as_f64().unwrap(), algbw),
+            "{r}"
+        );
+        assert!(
+            close(r["busbw_bytes_per_s"].as_f64().unwrap(), algbw * 10.0 / 6.0),
+            "{r}"
+        );
+        // H100 SXM NVLink: 18 links × 25 GB/s per direction.
+        assert!(
+            close(
+                r["link_fraction"].as_f64().unwrap(),
+                algbw * 10.0 / 6.0 / 450e9
+            ),
+            "{r}"
+        );
+        assert_eq!(r["waits_lower_bound"], false);
+        if c == 5 {
+            assert_eq!(r["last_rank"], 4, "{r}");
+            assert_eq!(r["wait_ns"].as_i64().unwrap(), 25_000_000);
+        } else {
+            assert_eq!(r["last_rank"], Value::Null, "{r}");
+            assert_eq!(r["wait_ns"].as_i64().unwrap(), 0);
+        }
+    }
+    let ranks = out["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 6);
+    for r in ranks {
+        let rank = r["rank"].as_u64().unwrap() as usize;
+        let wait = r["wait_ns"].as_i64().unwrap();
+        if rank == 4 {
+            assert_eq!(wait, 0);
+            assert_eq!(r["last_in"], 1);
+            assert_eq!(r["caused_wait_ns"].as_i64().unwrap(), 25_000_000);
+        } else {
+            assert!((wait - 5_000_000).abs() <= 50_000, "rank {rank}: {wait}");
+            assert_eq!(r["caused_wait_ns"], 0);
+        }
+        // Its NCCL time less its wait is the 8 transfers.
+        assert_eq!(
+            r["transfer_ns"].as_i64().unwrap(),
+            8 * 1_200_000,
+            "rank {rank}"
+        );
+        assert_eq!(
+            r["clock_offset_ns"].as_i64().unwrap(),
+            offsets[rank] - offsets[0],
+            "rank {rank}"
+        );
+        assert_eq!(r["clock_error_ns"], 0);
+    }
+    // The ranks are sorted by wait: the late rank (no wait) is last.
+    assert_eq!(ranks[5]["rank"], 4);
+    let (_, table, _) = rooftrace(&["comm", d, "--gpus-per-node", "8"]);
+    assert!(
+        table.contains("rank 4 arrived last at 1 collectives and cost the others 25.0 ms"),
+        "{table}"
+    );
+    // Without --gpus-per-node the traces list one device each: the group
+    // spans nodes, and without --net-bw that link is unknown, said so.
+    let (_, out, _) = rooftrace_json(&["comm", d]);
+    let why = out["collectives"][0]["link_unknown"].as_str().unwrap();
+    assert!(why.contains("--net-bw"), "{why}");
+    let (_, out, _) = rooftrace_json(&["comm", d, "--net-bw", "50GB/s"]);
+    assert_eq!(out["collectives"][0]["link"], "network");
+    // Only some ranks given: the waits are lower bounds.
+    std::fs::remove_file(dir.path().join("rank4.pt.trace.json")).unwrap();
+    let (_, out, _) = rooftrace_json(&["comm", d, "--gpus-per-node", "8"]);
+    assert_eq!(out["collectives"][5]["waits_lower_bound"], true);
+    assert!(out["diagnostics"].to_string().contains("lower bounds"));
+}
