@@ -111,7 +111,7 @@ pub fn comm(config: &CommRunConfig) -> anyhow::Result<crate::comm::CommReport> {
         (None, Some(_)) => {
             "the devices the trace lists (deviceProperties / TARGET_INFO_GPU)".into()
         }
-        (None, None) => "unknown: give --gpus-per-node".into(),
+        (None, None) => "neither --gpus-per-node nor a device list in the traces".into(),
     };
     Ok(r)
 }
