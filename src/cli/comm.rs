@@ -1,6 +1,6 @@
 //! Arguments of `rooftrace comm`.
 
-use super::OutputArgs;
+use super::{ManyArgs, OutputArgs};
 use std::path::PathBuf;
 
 const AFTER_HELP: &str = "\
@@ -13,6 +13,7 @@ Examples:
   rooftrace comm rank0.pt.trace.json.gz                  # one rank: bytes, algbw, busbw, link
   rooftrace comm traces/ --format md                     # every rank: who was late, who waited
   rooftrace comm traces/ --gpus-per-node 8 --net-bw 50GB/s --plot busbw.svg
+  rooftrace comm traces/ --format parquet -o comm.parquet/   # one row per rank x collective (docs/scale.md)
 
 Each NCCL/RCCL kernel is joined to its collective: bytes (nelems x element
 size, nccl-tests' convention), algbw = bytes / time, busbw = algbw x
@@ -46,6 +47,8 @@ pub struct CommArgs {
     /// roof, to FILE: `.svg` or `.png`.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub many: ManyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

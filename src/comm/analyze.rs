@@ -139,7 +139,7 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
 
 /// The report over the ranks given (one trace: its kernels; several: the
 /// collectives matched across them, with waits).
-pub fn report(ranks: Vec<RankTrace>, links: &LinkConfig, gpu: Option<String>) -> CommReport {
+pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> CommReport {
     let mut names: Vec<String> = Vec::new();
     let mut ids: HashMap<String, usize> = HashMap::new();
     let mut id = |n: &str| {

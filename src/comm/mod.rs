@@ -11,7 +11,7 @@ mod join;
 pub mod kind;
 mod link;
 pub mod model;
-mod ranks;
+pub mod ranks;
 
 pub use analyze::{comm_and_overlap, rank_trace, report, RankTrace};
 pub use kind::CollKind;

@@ -22,30 +22,40 @@ pub struct Matched {
     pub members: Vec<(usize, usize)>,
 }
 
-/// The match key of a collective.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Key {
-    Seq(Option<String>, u64),
-    Order(Option<String>, CollKind, Option<u64>, usize),
+/// Each collective's match key, in one rank's order: `<process group>|seq
+/// <n>` when the trace records a sequence number, else `<process
+/// group>|<kind>|<bytes>|#<k>` (the k-th of that group, kind and size on
+/// this rank). The same key on two ranks is the same collective; the
+/// Parquet rows carry it (`match_key`), so a query joins ranks as `comm`
+/// does.
+pub fn match_keys(colls: &[Collective]) -> Vec<String> {
+    let mut seen: HashMap<(Option<&str>, CollKind, Option<u64>), usize> = HashMap::new();
+    colls
+        .iter()
+        .map(|c| {
+            let pg = c.process_group.as_deref().unwrap_or("");
+            match c.seq {
+                Some(s) => format!("{pg}|seq {s}"),
+                None => {
+                    let n = seen
+                        .entry((c.process_group.as_deref(), c.kind, c.bytes))
+                        .or_insert(0);
+                    *n += 1;
+                    let bytes = c.bytes.map_or("?".to_string(), |b| b.to_string());
+                    format!("{pg}|{}|{bytes}|#{n}", c.kind.key())
+                }
+            }
+        })
+        .collect()
 }
 
 /// The collectives present on at least two ranks, by first appearance on
 /// the lowest rank holding them; and how many were seen on one rank only.
 pub fn match_ranks(ranks: &[&[Collective]]) -> (Vec<Matched>, usize) {
-    let mut by_key: HashMap<Key, Vec<(usize, usize)>> = HashMap::new();
-    let mut order: Vec<Key> = Vec::new();
+    let mut by_key: HashMap<String, Vec<(usize, usize)>> = HashMap::new();
+    let mut order: Vec<String> = Vec::new();
     for (ri, colls) in ranks.iter().enumerate() {
-        let mut seen: HashMap<(Option<String>, CollKind, Option<u64>), usize> = HashMap::new();
-        for (ci, c) in colls.iter().enumerate() {
-            let key = match c.seq {
-                Some(s) => Key::Seq(c.process_group.clone(), s),
-                None => {
-                    let k = (c.process_group.clone(), c.kind, c.bytes);
-                    let n = seen.entry(k.clone()).or_insert(0);
-                    *n += 1;
-                    Key::Order(k.0, k.1, k.2, *n)
-                }
-            };
+        for (ci, key) in match_keys(colls).into_iter().enumerate() {
             let v = by_key.entry(key.clone()).or_default();
             if v.is_empty() {
                 order.push(key);

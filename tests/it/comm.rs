@@ -258,3 +258,89 @@ fn a_synthetic_job_gives_back_its_late_rank_waits_offsets_and_transfers() {
     assert_eq!(out["collectives"][5]["waits_lower_bound"], true);
     assert!(out["diagnostics"].to_string().contains("lower bounds"));
 }
+
+/// The SQL statements of the `comm` block of docs/scale.md, as written.
+fn scale_doc_queries() -> Vec<String> {
+    let doc = std::fs::read_to_string(crate::common::root().join("docs/scale.md")).unwrap();
+    let at = doc
+        .find("## Collectives: the rank everyone waited for")
+        .unwrap();
+    let block = &doc[at..];
+    let start = block.find("```sql\n").unwrap() + 7;
+    let end = start + block[start..].find("```").unwrap();
+    block[start..end]
+        .split(';')
+        .map(str::trim)
+        .filter(|q| !q.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
+    // A synthetic job of four ranks (rank 2 late by 7 ms at collective #3,
+    // so the three others wait 21 ms there) written as Parquet rows, one
+    // per rank × collective;
+    // docs/scale.md's two queries as written, on DuckDB, against
+    // `rooftrace comm`'s JSON of the same traces.
+    let spec = rooftrace::synth::job::JobSpec {
+        ranks: 4,
+        collectives: 6,
+        nelems: 1 << 20,
+        compute_ns: 3_000_000,
+        transfer_ns: 400_000,
+        period_ns: 10_000_000,
+        clock_offsets_ns: vec![0, 1_500_000_000, -700_000, 42_000_000],
+        late: (2, 3, 7_000_000),
+    };
+    let dir = job_dir(&spec);
+    let d = dir.path().to_str().unwrap();
+    let out_dir = tempfile::tempdir().unwrap();
+    let pq = out_dir.path().join("comm.parquet");
+    let (code, _, err) = rooftrace(&["comm", d, "--format", "parquet", "-o", pq.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (_, json, _) = rooftrace_json(&["comm", d]);
+    let queries = scale_doc_queries();
+    assert_eq!(queries.len(), 2);
+    let sql = |q: &str| q.replace("comm.parquet/", &format!("{}/", pq.display()));
+    let Some(per_collective) = crate::multi::duckdb(&sql(&queries[0])) else {
+        return;
+    };
+    // rooftrace: the collectives someone waited at, with last rank and wait.
+    let want: Vec<(i64, i64)> = json["collectives"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["wait_ns"].as_i64().unwrap() > 0)
+        .map(|c| {
+            (
+                c["last_rank"].as_i64().unwrap(),
+                c["wait_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    let got: Vec<(i64, i64)> = per_collective
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row[1].as_i64().unwrap(), row[2].as_i64().unwrap()))
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(got, vec![(2, 3 * 7_000_000)]);
+    let per_rank = crate::multi::duckdb(&sql(&queries[1])).unwrap();
+    let mut got: Vec<(i64, i64)> = per_rank
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| (row[0].as_i64().unwrap(), row[1].as_i64().unwrap()))
+        .collect();
+    got.sort_unstable();
+    let mut want: Vec<(i64, i64)> = json["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["rank"].as_i64().unwrap(), r["wait_ns"].as_i64().unwrap()))
+        .collect();
+    want.sort_unstable();
+    assert_eq!(got, want);
+}

@@ -223,7 +223,8 @@ fn hta_comm_comp_overlap_pctg(t: &KinetoTrace, ev: &[HtaEvent]) -> f64 {
         .collect();
     let comm_re = regex::Regex::new("^nccl.*Kernel").unwrap();
     let not_compute = regex::Regex::new(r"^(?:nccl.*Kernel|.*Memcpy|Memset|.*Sync)").unwrap();
-    let (mut comm, mut comp): (Vec<(i64, i64)>, Vec<(i64, i64)>) = (Vec::new(), Vec::new());
+    let mut comm: Vec<(i64, i64)> = Vec::new();
+    let mut comp: Vec<(i64, i64)> = Vec::new();
     for e in ev {
         let name = match e.4 {
             Some(OpKind::Kernel) => names.get(&e.3).copied().unwrap_or(""),
