@@ -140,16 +140,7 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
 /// The report over the ranks given (one trace: its kernels; several: the
 /// collectives matched across them, with waits).
 pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> CommReport {
-    let mut names: Vec<String> = Vec::new();
-    let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut id = |n: &str| {
-        if let Some(i) = ids.get(n) {
-            return *i;
-        }
-        names.push(n.to_string());
-        ids.insert(n.to_string(), names.len() - 1);
-        names.len() - 1
-    };
+    let mut names = Names::default();
     let mut diagnostics = Vec::new();
     let mut rank_rows: Vec<RankRow> = ranks
         .iter()
@@ -170,7 +161,7 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
     let mut rows = Vec::new();
     if ranks.len() == 1 {
         for c in &ranks[0].collectives {
-            let mut r = row(c, id(&c.kernel), ranks[0].rank);
+            let mut r = row(c, names.id(&c.kernel), ranks[0].rank);
             rates(&mut r, c, links);
             rows.push(r);
         }
@@ -181,76 +172,7 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
             ));
         }
     } else {
-        let views: Vec<&[Collective]> = ranks.iter().map(|r| r.collectives.as_slice()).collect();
-        let (matched, single) = match_ranks(&views);
-        let offsets = align(&views, &matched);
-        for (i, o) in offsets.iter().enumerate() {
-            rank_rows[i].clock_offset_ns = o.map(|x| x.0);
-            rank_rows[i].clock_error_ns = o.map(|x| x.1);
-            if o.is_some() {
-                rank_rows[i].wait_ns = Some(0);
-                rank_rows[i].transfer_ns = Some(0);
-            }
-        }
-        let unaligned = offsets.iter().filter(|o| o.is_none()).count();
-        if unaligned > 0 {
-            diagnostics.push(Diagnostic::new(
-                DiagnosticKind::Unaligned { ranks: unaligned },
-                format!("{unaligned} ranks share no collective with the reference rank (the first given): their clocks cannot be aligned and they are left out of the waits"),
-            ));
-        }
-        if single > 0 {
-            diagnostics.push(Diagnostic::new(
-                DiagnosticKind::Unmatched { collectives: single },
-                format!("{single} collectives appear on one rank only (another process group, or a rank's trace cut earlier): left out of the matched rows"),
-            ));
-        }
-        let given: Vec<Option<u32>> = ranks.iter().map(|r| r.rank).collect();
-        let mut partial = false;
-        for m in &matched {
-            let Some(s) = split(&views, m, &offsets) else {
-                continue;
-            };
-            let (lr, lc) = m
-                .members
-                .iter()
-                .copied()
-                .find(|x| x.0 == s.last)
-                .unwrap_or(m.members[0]);
-            let c = &views[lr][lc];
-            let mut r = row(c, id(&c.kernel), None);
-            r.ranks_given = s.waits.len() as u32;
-            r.start_ns = s.start_ns;
-            r.duration_ns = s.transfer_ns;
-            r.transfer_ns = Some(s.transfer_ns);
-            let wait: i64 = s.waits.iter().map(|w| w.1).sum();
-            // Everyone arrived together: nobody was last.
-            r.last_rank = ranks[s.last].rank.filter(|_| wait > 0);
-            r.wait_ns = Some(wait);
-            r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
-                (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
-                (None, Some(n)) => (n as usize) > s.waits.len(),
-                (None, None) => true,
-            };
-            partial |= r.waits_lower_bound;
-            for &(ri, w, d) in &s.waits {
-                let rr = &mut rank_rows[ri];
-                rr.wait_ns = Some(rr.wait_ns.unwrap_or(0) + w);
-                rr.transfer_ns = Some(rr.transfer_ns.unwrap_or(0) + d - w);
-            }
-            if wait > 0 {
-                rank_rows[s.last].last_in += 1;
-                rank_rows[s.last].caused_wait_ns += wait;
-            }
-            rates(&mut r, c, links);
-            rows.push(r);
-        }
-        if partial {
-            diagnostics.push(Diagnostic::new(
-                DiagnosticKind::PartialGroups,
-                "some collectives' groups have ranks whose traces were not given: the last rank may be one of them, so their waits are lower bounds (waits_lower_bound)",
-            ));
-        }
+        rows = several(ranks, links, &mut rank_rows, &mut names, &mut diagnostics);
     }
     rows.sort_by_key(|r| (r.start_ns, r.rank));
     for (i, r) in rows.iter_mut().enumerate() {
@@ -295,6 +217,107 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
         collectives: rows,
         ranks: rank_rows,
         diagnostics,
-        names,
+        names: names.names,
     }
+}
+
+/// Kernel names, each once.
+#[derive(Default)]
+struct Names {
+    names: Vec<String>,
+    ids: HashMap<String, usize>,
+}
+
+impl Names {
+    fn id(&mut self, n: &str) -> usize {
+        if let Some(i) = self.ids.get(n) {
+            return *i;
+        }
+        self.names.push(n.to_string());
+        self.ids.insert(n.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+/// Several ranks: the collectives matched across them, on aligned clocks,
+/// with the last rank and the waits; fills each rank's row.
+fn several(
+    ranks: &[RankTrace],
+    links: &LinkConfig,
+    rank_rows: &mut [RankRow],
+    names: &mut Names,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<CollectiveRow> {
+    let mut rows = Vec::new();
+    let views: Vec<&[Collective]> = ranks.iter().map(|r| r.collectives.as_slice()).collect();
+    let (matched, single) = match_ranks(&views);
+    let offsets = align(&views, &matched);
+    for (i, o) in offsets.iter().enumerate() {
+        rank_rows[i].clock_offset_ns = o.map(|x| x.0);
+        rank_rows[i].clock_error_ns = o.map(|x| x.1);
+        if o.is_some() {
+            rank_rows[i].wait_ns = Some(0);
+            rank_rows[i].transfer_ns = Some(0);
+        }
+    }
+    let unaligned = offsets.iter().filter(|o| o.is_none()).count();
+    if unaligned > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Unaligned { ranks: unaligned },
+            format!("{unaligned} ranks share no collective with the reference rank (the first given): their clocks cannot be aligned and they are left out of the waits"),
+        ));
+    }
+    if single > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Unmatched { collectives: single },
+            format!("{single} collectives appear on one rank only (another process group, or a rank's trace cut earlier): left out of the matched rows"),
+        ));
+    }
+    let given: Vec<Option<u32>> = ranks.iter().map(|r| r.rank).collect();
+    let mut partial = false;
+    for m in &matched {
+        let Some(s) = split(&views, m, &offsets) else {
+            continue;
+        };
+        let (lr, lc) = m
+            .members
+            .iter()
+            .copied()
+            .find(|x| x.0 == s.last)
+            .unwrap_or(m.members[0]);
+        let c = &views[lr][lc];
+        let mut r = row(c, names.id(&c.kernel), None);
+        r.ranks_given = s.waits.len() as u32;
+        r.start_ns = s.start_ns;
+        r.duration_ns = s.transfer_ns;
+        r.transfer_ns = Some(s.transfer_ns);
+        let wait: i64 = s.waits.iter().map(|w| w.1).sum();
+        // Everyone arrived together: nobody was last.
+        r.last_rank = ranks[s.last].rank.filter(|_| wait > 0);
+        r.wait_ns = Some(wait);
+        r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
+            (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
+            (None, Some(n)) => (n as usize) > s.waits.len(),
+            (None, None) => true,
+        };
+        partial |= r.waits_lower_bound;
+        for &(ri, w, d) in &s.waits {
+            let rr = &mut rank_rows[ri];
+            rr.wait_ns = Some(rr.wait_ns.unwrap_or(0) + w);
+            rr.transfer_ns = Some(rr.transfer_ns.unwrap_or(0) + d - w);
+        }
+        if wait > 0 {
+            rank_rows[s.last].last_in += 1;
+            rank_rows[s.last].caused_wait_ns += wait;
+        }
+        rates(&mut r, c, links);
+        rows.push(r);
+    }
+    if partial {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::PartialGroups,
+            "some collectives' groups have ranks whose traces were not given: the last rank may be one of them, so their waits are lower bounds (waits_lower_bound)",
+        ));
+    }
+    rows
 }
