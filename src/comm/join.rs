@@ -10,6 +10,7 @@ use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
 use crate::timeline::{GpuOp, Timeline};
 use crate::units::si;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Host records are searched this far back from a launch for one that
 /// holds it (nested annotations are few).
@@ -37,6 +38,8 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
         }
     }
     on_host.sort_by_key(|h| (h.0, h.1, h.2, h.3));
+    let mut lists: HashMap<Vec<u32>, Arc<[u32]>> = HashMap::new();
+    let mut kernels: HashMap<u32, Arc<str>> = HashMap::new();
     let mut out: Vec<Collective> = tl
         .ops
         .iter()
@@ -49,7 +52,17 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
                     None => (None, ArgsFrom::None),
                 },
             };
-            collective(tl.name(op.name), op, args, from)
+            let name = kernels
+                .entry(op.name.0)
+                .or_insert_with(|| Arc::from(tl.name(op.name)))
+                .clone();
+            let mut c = collective(name, op, args, from);
+            // One shared copy of each distinct rank list.
+            if let Some(g) = c.group_ranks.take() {
+                let shared = lists.entry(g.to_vec()).or_insert_with(|| g.clone());
+                c.group_ranks = Some(shared.clone());
+            }
+            c
         })
         .collect();
     out.sort_by_key(|c| (c.device, c.start_ns, c.end_ns));
@@ -96,7 +109,7 @@ fn host_args(
 /// (all-reduce, broadcast, reduce, all-to-all, send/recv), from an older
 /// trace's `Input Dims`; unknown otherwise.
 fn collective(
-    kernel: &str,
+    kernel: Arc<str>,
     op: &GpuOp,
     args: Option<CollectiveArgs>,
     from: ArgsFrom,
@@ -105,7 +118,7 @@ fn collective(
         .as_ref()
         .and_then(|a| a.name.as_deref())
         .and_then(CollKind::from_collective_name)
-        .unwrap_or_else(|| CollKind::from_kernel(kernel));
+        .unwrap_or_else(|| CollKind::from_kernel(&kernel));
     let a = args.unwrap_or_default();
     let dtype = a.dtype;
     let count = kind.size_count(a.in_nelems, a.out_nelems).or_else(|| {
@@ -137,7 +150,7 @@ fn collective(
         _ => (None, None),
     };
     Collective {
-        kernel: kernel.to_string(),
+        kernel,
         device: op.device,
         stream: op.stream,
         start_ns: op.start_ns,
@@ -150,7 +163,7 @@ fn collective(
         group_size: a
             .group_size
             .or_else(|| a.ranks.as_ref().map(|r| r.len() as u32)),
-        group_ranks: a.ranks,
+        group_ranks: a.ranks.map(Arc::from),
         process_group: a.pg_name,
         seq: a.seq,
     }

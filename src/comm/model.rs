@@ -23,8 +23,8 @@ pub enum ArgsFrom {
 /// One NCCL/RCCL kernel of one rank's timeline with its arguments.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Collective {
-    /// Kernel name.
-    pub kernel: String,
+    /// Kernel name (one shared copy per distinct name in a trace).
+    pub kernel: std::sync::Arc<str>,
     /// Device.
     pub device: u16,
     /// Stream.
@@ -45,8 +45,10 @@ pub struct Collective {
     pub dtype: Option<&'static str>,
     /// Ranks in the process group.
     pub group_size: Option<u32>,
-    /// The group's global ranks, when recorded.
-    pub group_ranks: Option<Vec<u32>>,
+    /// The group's global ranks, when recorded (one shared copy per
+    /// distinct list in a trace: a 10,000-rank group is stored once, not
+    /// once per collective).
+    pub group_ranks: Option<std::sync::Arc<[u32]>>,
     /// Process group name.
     pub process_group: Option<String>,
     /// Sequence number in the group, when recorded.

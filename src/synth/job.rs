@@ -33,6 +33,11 @@ pub struct JobSpec {
 
 /// One trace per rank, rank order.
 pub fn synthetic_job(spec: &JobSpec) -> Vec<Value> {
+    (0..spec.ranks).map(|r| rank_trace(spec, r)).collect()
+}
+
+/// The trace of rank `r` of the job.
+pub fn rank_trace(spec: &JobSpec, r: u32) -> Value {
     let ranks_text = format!(
         "[{}]",
         (0..spec.ranks)
@@ -40,54 +45,51 @@ pub fn synthetic_job(spec: &JobSpec) -> Vec<Value> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    (0..spec.ranks)
-        .map(|r| {
-            let off = spec.clock_offsets_ns.get(r as usize).copied().unwrap_or(0);
-            let mut t = TraceBuilder::new(1000 + i64::from(r))
-                .distributed(r, spec.ranks)
-                .device(0, "NVIDIA H100 80GB HBM3", (9, 0), 132);
-            for c in 0..spec.collectives {
-                // Ten seconds in: every rank's clock stays positive.
-                let base = 10_000_000_000 + i64::from(c) * spec.period_ns;
-                let late = |q: u32| {
-                    if (q, c) == (spec.late.0, spec.late.1) {
-                        spec.late.2
-                    } else {
-                        0
-                    }
-                };
-                let arrive = base + spec.compute_ns + late(r);
-                let last = base + spec.compute_ns + (0..spec.ranks).map(late).max().unwrap_or(0);
-                let end = last + spec.transfer_ns;
-                t.launch(Launch {
-                    kernel: "sm90_xmma_gemm_bf16bf16_bf16f32",
-                    host_ns: base - 100_000 - off,
-                    gpu_start_ns: base - off,
-                    gpu_dur_ns: arrive - base,
-                    device: 0,
-                    stream: 7,
-                    args: Map::new(),
-                });
-                let mut args = Map::new();
-                args.insert("Collective name".into(), "allreduce".into());
-                args.insert("In msg nelems".into(), spec.nelems.into());
-                args.insert("Out msg nelems".into(), spec.nelems.into());
-                args.insert("dtype".into(), "Float".into());
-                args.insert("Group size".into(), spec.ranks.into());
-                args.insert("Process Group Ranks".into(), ranks_text.clone().into());
-                args.insert("Process Group Name".into(), "0".into());
-                args.insert("Seq".into(), c.into());
-                t.launch(Launch {
-                    kernel: "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
-                    host_ns: base - 50_000 - off,
-                    gpu_start_ns: arrive - off,
-                    gpu_dur_ns: end - arrive,
-                    device: 0,
-                    stream: 20,
-                    args,
-                });
+    let off = spec.clock_offsets_ns.get(r as usize).copied().unwrap_or(0);
+    let mut t = TraceBuilder::new(1000 + i64::from(r))
+        .distributed(r, spec.ranks)
+        .device(0, "NVIDIA H100 80GB HBM3", (9, 0), 132);
+    for c in 0..spec.collectives {
+        // Ten seconds in: every rank's clock stays positive.
+        let base = 10_000_000_000 + i64::from(c) * spec.period_ns;
+        let late = |q: u32| {
+            if (q, c) == (spec.late.0, spec.late.1) {
+                spec.late.2
+            } else {
+                0
             }
-            t.to_value()
-        })
-        .collect()
+        };
+        let arrive = base + spec.compute_ns + late(r);
+        let last = base + spec.compute_ns + (0..spec.ranks).map(late).max().unwrap_or(0);
+        let end = last + spec.transfer_ns;
+        t.launch(Launch {
+            kernel: "sm90_xmma_gemm_bf16bf16_bf16f32",
+            host_ns: base - 100_000 - off,
+            gpu_start_ns: base - off,
+            gpu_dur_ns: arrive - base,
+            device: 0,
+            stream: 7,
+            args: Map::new(),
+        });
+        let mut args = Map::new();
+        args.insert("Collective name".into(), "allreduce".into());
+        args.insert("In msg nelems".into(), spec.nelems.into());
+        args.insert("Out msg nelems".into(), spec.nelems.into());
+        args.insert("dtype".into(), "Float".into());
+        args.insert("Group size".into(), spec.ranks.into());
+        args.insert("Process Group Ranks".into(), ranks_text.clone().into());
+        args.insert("Process Group Name".into(), "0".into());
+        args.insert("Seq".into(), c.into());
+        t.launch(Launch {
+            kernel:
+                "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+            host_ns: base - 50_000 - off,
+            gpu_start_ns: arrive - off,
+            gpu_dur_ns: end - arrive,
+            device: 0,
+            stream: 20,
+            args,
+        });
+    }
+    t.to_value()
 }

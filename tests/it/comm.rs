@@ -344,3 +344,44 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
     want.sort_unstable();
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_128_rank_job_is_read_on_the_many_inputs_path_and_its_ranks_sorted_by_wait() {
+    // 128 ranks, rank 77 late by 3 ms at all-reduce #2: every other rank
+    // waits 3 ms there (127 × 3 ms in all); the rank table lists the 127
+    // waiting ranks first (3 ms each, by rank) and rank 77 last.
+    let spec = rooftrace::synth::job::JobSpec {
+        ranks: 128,
+        collectives: 4,
+        nelems: 1 << 22,
+        compute_ns: 2_000_000,
+        transfer_ns: 500_000,
+        period_ns: 5_000_000,
+        clock_offsets_ns: (0..128).map(|r| r * 7_919 - 300_000).collect(),
+        late: (77, 2, 3_000_000),
+    };
+    let dir = job_dir(&spec);
+    let (code, out, err) = rooftrace_json(&[
+        "comm",
+        dir.path().to_str().unwrap(),
+        "--jobs",
+        "2",
+        "--gpus-per-node",
+        "8",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let c = &out["collectives"][2];
+    assert_eq!(c["last_rank"], 77);
+    assert_eq!(c["wait_ns"].as_i64().unwrap(), 127 * 3_000_000);
+    // A group of 128 on 8-GPU nodes spans nodes: no --net-bw, unknown link.
+    assert!(c["link_unknown"].as_str().unwrap().contains("--net-bw"));
+    let ranks = out["ranks"].as_array().unwrap();
+    assert_eq!(ranks.len(), 128);
+    let order: Vec<i64> = ranks.iter().map(|r| r["rank"].as_i64().unwrap()).collect();
+    let mut want: Vec<i64> = (0..128).filter(|r| *r != 77).collect();
+    want.push(77);
+    assert_eq!(order, want);
+    assert!(ranks[..127]
+        .iter()
+        .all(|r| r["wait_ns"].as_i64().unwrap() == 3_000_000));
+}

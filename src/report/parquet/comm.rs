@@ -52,7 +52,7 @@ pub fn datasets<'a>(
             .str(
                 "kernel",
                 false,
-                c.iter().map(|x| Some(x.kernel.clone())).collect(),
+                c.iter().map(|x| Some(x.kernel.to_string())).collect(),
             )
             .i64("device", false, int(&|x| Some(i64::from(x.device))))
             .i64(
