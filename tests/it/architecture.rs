@@ -44,6 +44,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "comm",
+        &["units", "error", "diagnostic", "roofs", "timeline"],
+    ),
+    (
         "diff",
         &[
             "units",
@@ -84,6 +88,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "multi",
             "project",
@@ -103,6 +108,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "project",
         ],
@@ -122,6 +128,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "multi",
             "project",
