@@ -6,9 +6,11 @@
 //! with the bytes of `args.bytes` (per direction and host memory). Names are
 //! interned once; a range text is shared by every range that has it.
 
+use super::comm_args::CommArgs;
 use super::event::{self as ev, ArgKey, Args, Cat, Event, Field, SyncKind};
 use super::time::micros_to_ns;
 use super::CounterRange;
+use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
 use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES};
 use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_name};
 use crate::timeline::{
@@ -116,6 +118,9 @@ pub struct Collector {
     /// Memcpy totals with the bytes of each copy's `args.bytes` (the ops
     /// keep no byte count); their `pid` is set with the ops'.
     pub(super) copies: Vec<CopyTotal>,
+    /// The collectives' arguments, from NCCL kernels and from
+    /// `record_param_comms`/`nccl:*` host events ([`Self::collective`]).
+    pub(super) collectives: Vec<CollectiveRecord>,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
     sync_names: HashSet<u32>,
@@ -186,6 +191,13 @@ impl Collector {
                 // (unknown when `args.bytes` is absent or unusable).
                 let bytes = ev::unsigned(args.get(ArgKey::Bytes)).ok();
                 CopyTotal::add_op(&mut self.copies, &op, bytes);
+                if let Some(keys) = &args.comm.keys {
+                    let site = CollectiveSite::Kernel {
+                        device: op.device,
+                        correlation_id: op.correlation_id,
+                    };
+                    self.collective(site, keys, &args.comm, &name);
+                }
                 self.ops.push(op);
             }
             Cat::Runtime | Cat::Driver => {
@@ -220,6 +232,16 @@ impl Collector {
                     tid,
                     text,
                 });
+                if is_comm_host_op(&name) || args.comm.keys.is_some() {
+                    let site = CollectiveSite::Host {
+                        pid,
+                        tid,
+                        start_ns,
+                        end_ns,
+                    };
+                    let keys = args.comm.keys.clone().unwrap_or_default();
+                    self.collective(site, &keys, &args.comm, &name);
+                }
             }
             Cat::ProfilerRange => self.counters.push(CounterRange {
                 kernel: cap_name(name.as_bytes()),
@@ -349,6 +371,30 @@ impl Collector {
         Ok(())
     }
 
+    /// Keeps a collective's arguments: its own keys, with the first
+    /// input's size and type and the annotation's name (`nccl:all_reduce`)
+    /// where the keys do not say.
+    fn collective(
+        &mut self,
+        site: CollectiveSite,
+        keys: &CollectiveArgs,
+        comm: &CommArgs,
+        name: &str,
+    ) {
+        let mut args = keys.clone();
+        args.input_elems = comm.input_elems;
+        if args.dtype.is_none() && args.dtype_text.is_none() {
+            args.dtype = comm.input_type;
+        }
+        if args.name.is_none() {
+            args.name = name
+                .strip_prefix("nccl:")
+                .or_else(|| name.strip_prefix("rccl:"))
+                .map(|n| cap_name(n.as_bytes()));
+        }
+        self.collectives.push(CollectiveRecord { site, args });
+    }
+
     /// The id of a kernel or call name, cut at 4 KiB; classified (sync,
     /// blocking copy, stream wait) the first time it is seen.
     fn intern(&mut self, name: &str) -> u32 {
@@ -412,6 +458,12 @@ impl Collector {
             });
         }
     }
+}
+
+/// A host op that stands for a collective: PyTorch's `record_param_comms`
+/// and the `nccl:*` (`rccl:*`) annotations around a collective call.
+fn is_comm_host_op(name: &str) -> bool {
+    name == "record_param_comms" || name.starts_with("nccl:") || name.starts_with("rccl:")
 }
 
 /// The CUPTI copy kind of a Kineto memcpy name (`Memcpy HtoD (Pageable ->

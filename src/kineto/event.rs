@@ -10,6 +10,7 @@
 //! variant of [`ArgKey`] and one line there, and [`Args::get`] hands its raw
 //! value to the decoder wanted ([`id`], [`number`], [`text`]).
 
+use super::comm_args::{CommArgs, CommField};
 use super::time::{exact_integer, exact_unsigned};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
@@ -216,12 +217,10 @@ pub fn reads_event(cat: Cat) -> bool {
     !matches!(cat, Cat::Other | Cat::GpuAnnotation | Cat::Flow)
 }
 
-/// True when rooftrace reads the `args` of events of `cat`.
+/// True when rooftrace reads the `args` of events of `cat` (host ops too:
+/// a collective's keys, `record_param_comms`' `Input Dims`).
 pub fn reads_args(cat: Cat) -> bool {
-    !matches!(
-        cat,
-        Cat::Other | Cat::CpuOp | Cat::Annotation | Cat::GpuAnnotation | Cat::Flow
-    )
+    !matches!(cat, Cat::Other | Cat::GpuAnnotation | Cat::Flow)
 }
 
 /// One element of `traceEvents`: the raw value of each field rooftrace
@@ -395,6 +394,10 @@ pub struct Args<'a> {
     values: [Option<&'a RawValue>; ARG_KEYS.len()],
     /// ncu metric name and value (`cuda_profiler_range` only).
     pub metrics: Vec<(String, f64)>,
+    /// A collective's arguments (`Collective name`, `In msg nelems`, …)
+    /// and the first input's size and type (`Input Dims`, `Input type`):
+    /// the keys of `comm_args::CommField`.
+    pub comm: CommArgs,
 }
 
 impl<'a> Args<'a> {
@@ -465,6 +468,8 @@ impl<'de> Visitor<'de> for ArgsSeed {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| *name == key) {
                 args.values[*k as usize] = Some(map.next_value::<&'de RawValue>()?);
+            } else if let Some(field) = CommField::of(&key) {
+                args.comm.read(field, &mut map)?;
             } else if self.metrics && key.contains("__") && key.len() <= 256 {
                 let raw = map.next_value::<&'de RawValue>()?;
                 if let (Some(v), true) = (

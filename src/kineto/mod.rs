@@ -13,6 +13,7 @@
 //! with the ops kept, not with the JSON.
 
 mod collect;
+mod comm_args;
 pub mod counters;
 pub mod event;
 pub mod input;
@@ -310,7 +311,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
     };
     let mut copies = std::mem::take(&mut c.copies);
     copies.sort_unstable();
-    let timeline = Timeline::from_parts(TimelineParts {
+    let mut timeline = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
         api: joined.api,
@@ -327,6 +328,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         diagnostics,
         strings: std::mem::take(&mut c.strings),
     });
+    timeline.collectives = std::mem::take(&mut c.collectives);
     KinetoTrace {
         timeline,
         devices: top.devices,

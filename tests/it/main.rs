@@ -6,12 +6,15 @@ mod architecture;
 #[cfg(unix)]
 mod broken_pipe;
 mod budget;
+mod budget_overlap;
 mod calibrate;
 mod calibrate_failures;
+mod comm;
 mod common;
 mod detect;
 mod diff;
 mod diff_gate;
+mod diff_identity;
 mod fuzz_replay;
 mod gaps;
 mod gaps_evidence;
