@@ -10,6 +10,8 @@ use crate::ncu::Source;
 use crate::roofline::{Bound, KernelRoofline, RooflineReport};
 use crate::roofs::ComputePath;
 use crate::units::{duration_ns, percent, si};
+use std::fmt::Write as _;
+use std::io::{self, Write};
 
 fn paths_label(k: &KernelRoofline) -> String {
     if k.bandwidth_only {
@@ -126,15 +128,6 @@ pub fn roof_label(k: &KernelRoofline) -> String {
             let p: Vec<&str> = k.paths().iter().map(|p| p.label()).collect();
             p.join(" + ")
         }
-    }
-}
-
-/// A CSV cell that needs the row's time: blank (unknown) for a rate-only row.
-fn timed_csv(k: &KernelRoofline, cell: String) -> String {
-    if k.rate_only {
-        String::new()
-    } else {
-        cell
     }
 }
 
@@ -325,11 +318,25 @@ impl Render for RooflineReport {
     /// Table and Markdown show the top `opts.top` rows (Markdown embeds
     /// `opts.images` under the verdict); CSV and JSON carry every row.
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.render_to(format, opts, &mut out)
+            .expect("writing to a Vec cannot fail");
+        out
+    }
+
+    /// CSV and JSON rows go to `out` one at a time, never all as text at
+    /// once (a details page of 100,000 launches is 100,000 rows).
+    fn render_to(
+        &self,
+        format: Format,
+        opts: &RenderOptions,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         match format {
-            Format::Table => render_table(self, opts.top),
-            Format::Json => render_json(self),
-            Format::Csv => render_csv(self),
-            Format::Markdown => render_markdown(self, opts),
+            Format::Table => out.write_all(&render_table(self, opts.top)),
+            Format::Json => write_json(self, out),
+            Format::Csv => write_csv(self, out),
+            Format::Markdown => out.write_all(&render_markdown(self, opts)),
         }
     }
 }
@@ -362,21 +369,63 @@ fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
     out.into_bytes()
 }
 
-fn num(v: f64) -> String {
-    format!("{v}")
+fn source_key(s: Option<Source>) -> &'static str {
+    s.map_or("", Source::key)
 }
 
-fn opt_num(v: Option<f64>) -> String {
-    v.map(num).unwrap_or_default()
+/// A CSV writer that formats numbers into one reused buffer: no `String`
+/// per cell.
+struct Cells<W: Write> {
+    w: csv::Writer<W>,
+    buf: String,
 }
 
-fn source_key(s: Option<Source>) -> String {
-    s.map_or("", Source::key).to_string()
+impl<W: Write> Cells<W> {
+    fn text(&mut self, s: &str) -> csv::Result<()> {
+        self.w.write_field(s)
+    }
+
+    /// `f64`'s `Display` (shortest round-trip, no exponent).
+    fn num(&mut self, v: f64) -> csv::Result<()> {
+        self.buf.clear();
+        let _ = write!(self.buf, "{v}");
+        self.w.write_field(&self.buf)
+    }
+
+    /// A number, or a blank cell (unknown).
+    fn opt(&mut self, v: Option<f64>) -> csv::Result<()> {
+        match v {
+            Some(v) => self.num(v),
+            None => self.w.write_field(""),
+        }
+    }
+
+    fn int(&mut self, v: u64) -> csv::Result<()> {
+        self.buf.clear();
+        let _ = write!(self.buf, "{v}");
+        self.w.write_field(&self.buf)
+    }
+
+    fn flag(&mut self, v: bool) -> csv::Result<()> {
+        self.w.write_field(if v { "true" } else { "false" })
+    }
+
+    fn end(&mut self) -> csv::Result<()> {
+        self.w.write_record(None::<&[u8]>)
+    }
 }
 
-/// CSV, one row per kernel (all rows), SI units in the column names.
-fn render_csv(r: &RooflineReport) -> Vec<u8> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+/// A `csv` error as the I/O error it carries (a closed pipe stays a
+/// broken pipe).
+fn csv_io(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+/// The CSV header: SI units in the column names.
+fn csv_header() -> Vec<String> {
     let mut header: Vec<String> = [
         "rank",
         "id",
@@ -428,7 +477,17 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
         .iter()
         .map(|s| s.to_string()),
     );
-    w.write_record(&header).expect("write to Vec");
+    header
+}
+
+/// CSV, one row per kernel (all rows), SI units in the column names,
+/// written to `out` row by row.
+fn write_csv(r: &RooflineReport, out: &mut dyn Write) -> io::Result<()> {
+    let mut c = Cells {
+        w: csv::Writer::from_writer(out),
+        buf: String::new(),
+    };
+    c.w.write_record(csv_header()).map_err(csv_io)?;
     // Every output names its roofs: here as two columns repeated per row,
     // so the file stays one tidy table.
     let gpu = format!(
@@ -447,68 +506,81 @@ fn render_csv(r: &RooflineReport) -> Vec<u8> {
             .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
     );
     let roofs = format!("{}: {}; {}", r.roofs.source, used.join("; "), clock_line(r));
-    // No roofs: the roof-dependent cells are blank (unknown), not zero.
-    let roofless = r.roofless();
-    let roofed = |s: String| if roofless { String::new() } else { s };
     for (i, k) in r.kernels.iter().enumerate() {
-        let mut row = vec![
-            (i + 1).to_string(),
-            k.id.to_string(),
-            k.process_id.map(|p| p.to_string()).unwrap_or_default(),
-            k.name.clone(),
-            k.launches.to_string(),
-            timed_csv(k, num(k.duration_ns)),
-            timed_csv(k, opt_num(k.dram_bytes)),
-            source_key(k.dram_source),
-            timed_csv(k, opt_num(k.l2_bytes)),
-            source_key(k.l2_source),
-            timed_csv(k, opt_num(k.l1_bytes)),
-            timed_csv(k, opt_num(k.flop)),
-            source_key(k.flop_source),
-            k.flop_unknown
-                .iter()
-                .map(|g| g.key())
-                .collect::<Vec<_>>()
-                .join(" "),
-        ];
-        row.extend(
-            ComputePath::ALL
-                .iter()
-                .map(|p| timed_csv(k, opt_num(k.flop_by_path.get(p).copied()))),
-        );
-        row.extend([
-            opt_num(k.intensity),
-            opt_num(k.intensity_l2),
-            opt_num(k.intensity_l1),
-            opt_num(k.achieved_flop_per_s),
-            opt_num(k.achieved_dram_bytes_per_s),
-            roofed(timed_csv(k, opt_num(k.compute_time_ns))),
-            roofed(timed_csv(k, opt_num(k.memory_time_ns))),
-            roofed(timed_csv(k, num(k.bound_time_ns))),
-            k.lower_bound.to_string(),
-            roofed(k.bound.map_or("", Bound::key).to_string()),
-            roofed(opt_num(k.roof_flop_per_s)),
-            roofed(num(k.fraction_of_roof)),
-            roofed(timed_csv(k, num(k.time_lost_ns))),
-            roofed(k.above_roof.to_string()),
-            k.bandwidth_only.to_string(),
-            k.label.clone(),
-            opt_num(k.padding.as_ref().map(|p| p.implied_rows)),
-            opt_num(k.useful.as_ref().map(|u| u.flop)),
-            opt_num(k.useful.as_ref().and_then(|u| u.intensity)),
-            opt_num(k.useful.as_ref().map(|u| u.fraction_of_roof)),
-            k.useful
-                .as_ref()
-                .map(|u| u.source.clone())
-                .unwrap_or_default(),
-            opt_num(k.sm_clock_hz),
-            opt_num(k.dram_clock_hz),
-            gpu.clone(),
-            roofs.clone(),
-        ]);
-        w.write_record(&row).expect("write to Vec");
+        csv_row(&mut c, r, i, k, &gpu, &roofs).map_err(csv_io)?;
     }
-    w.into_inner().expect("flush to Vec")
+    c.w.flush()
+}
+
+/// One CSV row. A cell that needs the row's time is blank (unknown) in a
+/// rate-only row; one that needs a roof is blank in a report without roofs.
+fn csv_row<W: Write>(
+    c: &mut Cells<W>,
+    r: &RooflineReport,
+    i: usize,
+    k: &KernelRoofline,
+    gpu: &str,
+    roofs: &str,
+) -> csv::Result<()> {
+    let timed = !k.rate_only;
+    let roofed = !r.roofless();
+    c.int(i as u64 + 1)?;
+    c.int(k.id)?;
+    match k.process_id {
+        Some(p) => c.int(p)?,
+        None => c.text("")?,
+    }
+    c.text(&k.name)?;
+    c.int(k.launches)?;
+    c.opt(Some(k.duration_ns).filter(|_| timed))?;
+    c.opt(k.dram_bytes.filter(|_| timed))?;
+    c.text(source_key(k.dram_source))?;
+    c.opt(k.l2_bytes.filter(|_| timed))?;
+    c.text(source_key(k.l2_source))?;
+    c.opt(k.l1_bytes.filter(|_| timed))?;
+    c.opt(k.flop.filter(|_| timed))?;
+    c.text(source_key(k.flop_source))?;
+    c.buf.clear();
+    for (n, g) in k.flop_unknown.iter().enumerate() {
+        if n > 0 {
+            c.buf.push(' ');
+        }
+        c.buf.push_str(g.key());
+    }
+    c.w.write_field(&c.buf)?;
+    for p in ComputePath::ALL {
+        c.opt(k.flop_by_path.get(&p).copied().filter(|_| timed))?;
+    }
+    c.opt(k.intensity)?;
+    c.opt(k.intensity_l2)?;
+    c.opt(k.intensity_l1)?;
+    c.opt(k.achieved_flop_per_s)?;
+    c.opt(k.achieved_dram_bytes_per_s)?;
+    c.opt(k.compute_time_ns.filter(|_| roofed && timed))?;
+    c.opt(k.memory_time_ns.filter(|_| roofed && timed))?;
+    c.opt(Some(k.bound_time_ns).filter(|_| roofed && timed))?;
+    c.flag(k.lower_bound)?;
+    c.text(if roofed { k.bound.map_or("", Bound::key) } else { "" })?;
+    c.opt(k.roof_flop_per_s.filter(|_| roofed))?;
+    c.opt(Some(k.fraction_of_roof).filter(|_| roofed))?;
+    c.opt(Some(k.time_lost_ns).filter(|_| roofed && timed))?;
+    if roofed {
+        c.flag(k.above_roof)?;
+    } else {
+        c.text("")?;
+    }
+    c.flag(k.bandwidth_only)?;
+    c.text(&k.label)?;
+    c.opt(k.padding.as_ref().map(|p| p.implied_rows))?;
+    c.opt(k.useful.as_ref().map(|u| u.flop))?;
+    c.opt(k.useful.as_ref().and_then(|u| u.intensity))?;
+    c.opt(k.useful.as_ref().map(|u| u.fraction_of_roof))?;
+    c.text(k.useful.as_ref().map_or("", |u| u.source.as_str()))?;
+    c.opt(k.sm_clock_hz)?;
+    c.opt(k.dram_clock_hz)?;
+    c.text(gpu)?;
+    c.text(roofs)?;
+    c.end()
 }
 
 /// Row fields that need a roof: unknown (`null`, blank) in a report
@@ -540,43 +612,93 @@ const TIME_DEPENDENT: [&str; 11] = [
 ];
 
 /// Pretty JSON (schema `rooftrace.ncu/1`, documented in
-/// docs/json-schema-ncu.md), newline-terminated.
-fn render_json(r: &RooflineReport) -> Vec<u8> {
+/// docs/json-schema-ncu.md), newline-terminated, written to `out` as it is
+/// serialised.
+fn write_json(r: &RooflineReport, out: &mut dyn Write) -> io::Result<()> {
     if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
         // Nothing to blank: the fields in the model's order.
-        let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
-        v.push(b'\n');
-        return v;
+        serde_json::to_writer_pretty(&mut *out, r)?;
+    } else {
+        serde_json::to_writer_pretty(&mut *out, &Blanked(r))?;
     }
-    let mut value = serde_json::to_value(r).expect("report serializes");
-    if r.roofless() {
-        // No roofs: what depends on them is unknown, not zero.
-        for k in value["kernels"].as_array_mut().into_iter().flatten() {
-            for f in ROOF_DEPENDENT {
-                k[f] = serde_json::Value::Null;
+    out.write_all(b"\n")
+}
+
+/// A report with unknowns to blank (no roofs, rate-only rows), serialised
+/// as a JSON object in the order of `serde_json::Value` (its keys sorted,
+/// the shape this output has always had): the report without its rows made
+/// a `Value`, the rows made one `Value` each as they are written.
+struct Blanked<'a>(&'a RooflineReport);
+
+impl serde::Serialize for Blanked<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let r = self.0;
+        let head = RooflineReport {
+            schema: r.schema,
+            input: r.input.clone(),
+            page: r.page.clone(),
+            group_by: r.group_by,
+            gpu: r.gpu.clone(),
+            clock: r.clock.clone(),
+            roofs: r.roofs.clone(),
+            roofs_used: r.roofs_used.clone(),
+            launches_total: r.launches_total,
+            launches_analysed: r.launches_analysed,
+            total_duration_ns: r.total_duration_ns,
+            total_time_lost_ns: r.total_time_lost_ns,
+            kernels: Vec::new(),
+            diagnostics: r.diagnostics.clone(),
+        };
+        let mut value = serde_json::to_value(&head).map_err(S::Error::custom)?;
+        if r.roofless() {
+            // No roofs: what depends on them is unknown, not zero.
+            value["total_time_lost_ns"] = serde_json::Value::Null;
+        }
+        if !r.kernels.is_empty() && r.kernels.iter().all(|k| k.rate_only) {
+            value["total_duration_ns"] = serde_json::Value::Null;
+            value["total_time_lost_ns"] = serde_json::Value::Null;
+        }
+        let serde_json::Value::Object(fields) = value else {
+            return Err(S::Error::custom("the report serialises as an object"));
+        };
+        let mut m = s.serialize_map(Some(fields.len()))?;
+        for (key, v) in &fields {
+            if key == "kernels" {
+                m.serialize_entry(key, &BlankedRows(r))?;
+            } else {
+                m.serialize_entry(key, v)?;
             }
         }
-        value["total_time_lost_ns"] = serde_json::Value::Null;
+        m.end()
     }
-    if !r.kernels.is_empty() && r.kernels.iter().all(|k| k.rate_only) {
-        value["total_duration_ns"] = serde_json::Value::Null;
-        value["total_time_lost_ns"] = serde_json::Value::Null;
-    }
-    for (k, row) in r
-        .kernels
-        .iter()
-        .zip(value["kernels"].as_array_mut().into_iter().flatten())
-    {
-        if k.rate_only {
-            // Rates only: no time, so no amounts either.
-            for f in TIME_DEPENDENT {
-                row[f] = serde_json::Value::Null;
+}
+
+/// The rows of [`Blanked`], each a `Value` with its unknowns `null`.
+struct BlankedRows<'a>(&'a RooflineReport);
+
+impl serde::Serialize for BlankedRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let r = self.0;
+        let mut seq = s.serialize_seq(Some(r.kernels.len()))?;
+        for k in &r.kernels {
+            let mut row = serde_json::to_value(k).map_err(S::Error::custom)?;
+            if r.roofless() {
+                for f in ROOF_DEPENDENT {
+                    row[f] = serde_json::Value::Null;
+                }
             }
+            if k.rate_only {
+                // Rates only: no time, so no amounts either.
+                for f in TIME_DEPENDENT {
+                    row[f] = serde_json::Value::Null;
+                }
+            }
+            seq.serialize_element(&row)?;
         }
+        seq.end()
     }
-    let mut v = serde_json::to_vec_pretty(&value).expect("report serializes");
-    v.push(b'\n');
-    v
 }
 
 /// Markdown for a pull-request comment: the verdict line first, an optional
