@@ -8,7 +8,7 @@ use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChar
 use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
-use crate::roofline::{analyze_at, GroupBy, RoofClock};
+use crate::roofline::{analyze_owned_at, GroupBy, RoofClock};
 use crate::roofs::{self, RoofsChoice};
 use anyhow::Context;
 use std::io::IsTerminal;
@@ -161,8 +161,8 @@ fn report(config: &NcuConfig) -> anyhow::Result<(Box<dyn Render>, RenderOptions)
         roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
             Ok(csv.roofs_from_peaks()?)
         })?;
-    let mut report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
-    drop(csv);
+    // The launches are dropped as their rows are made.
+    let mut report = analyze_owned_at(csv, &roofs, gpu, config.group_by, config.roof_clock);
     apply_useful(&mut report, &config.useful);
     if !config.project_to.is_empty() {
         return projected(report, config);
@@ -257,8 +257,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
                 Ok(csv.roofs_from_peaks()?)
             })?;
-        let report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
-        drop(csv);
+        let report = analyze_owned_at(csv, &roofs, gpu, config.group_by, config.roof_clock);
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

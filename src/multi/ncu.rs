@@ -81,7 +81,7 @@ pub fn summarize_ncu(inputs: Vec<NcuInput>, failures: Vec<InputFailure>) -> Mult
     for (ix, i) in inputs.iter().enumerate() {
         for k in &i.report.kernels {
             let a = by
-                .entry(k.name.as_str())
+                .entry(&*k.name)
                 .or_default()
                 .entry(ix)
                 .or_default();

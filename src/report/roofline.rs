@@ -163,7 +163,7 @@ fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
     for (i, k) in rows.iter().enumerate() {
         t.push(vec![
             (i + 1).to_string(),
-            k.label.clone(),
+            k.label.to_string(),
             k.launches.to_string(),
             timed(k, duration_ns(k.duration_ns)),
             timed(k, marked(k.dram_bytes, "B", k.dram_source, false)),
