@@ -332,7 +332,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
     for c in GapClass::ALL {
         parts.push(Part::new(
             &format!("{IDLE_PREFIX}{}", c.key()),
-            r.classes.get(c).total_ns,
+            r.classes().get(c).total_ns,
         ));
     }
     let so_far: i64 = parts.iter().map(|p| p.ns).sum();
@@ -350,7 +350,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         concurrent_ns: s.concurrent,
         bound_capped_ns: s.capped,
         lower_bound_launches: s.lower,
-        host: r.host.clone(),
+        host: r.host().clone(),
     }
 }
 

@@ -56,7 +56,8 @@ pub(crate) fn range_report<'t>(
         .filter_map(|(i, o)| tl.api_of(o).map(|a| (a.pid, a.tid, a.start_ns, i)))
         .collect();
     launched.sort_unstable();
-    let mut instances = Vec::new();
+    // Sized once, to the matches ([`rows_fit`] checked that they fit).
+    let mut instances = Vec::with_capacity(matching(tl, re));
     for r in tl.nvtx.iter().filter(|r| re.is_match(&r.text)) {
         let lo = launched.partition_point(|x| (x.0, x.1, x.2) < (r.pid, r.tid, r.start_ns));
         let hi = launched.partition_point(|x| (x.0, x.1, x.2) <= (r.pid, r.tid, r.end_ns));
@@ -147,8 +148,11 @@ pub(crate) fn range_report<'t>(
             kernel_busy_ns: kbusy,
             idle_ns: idle,
             kernels,
-            classes,
-            host: host_totals,
+            idle_detail: RangeIdle {
+                classes,
+                host: host_totals,
+            }
+            .boxed(),
         });
     }
     let mp = |f: &dyn Fn(&RangeRow) -> i64| {
@@ -161,7 +165,7 @@ pub(crate) fn range_report<'t>(
     };
     let mut classes = ClassTotals::default();
     for r in &instances {
-        for (i, t) in r.classes.0.iter().enumerate() {
+        for (i, t) in r.classes().0.iter().enumerate() {
             classes.0[i].count += t.count;
             classes.0[i].total_ns += t.total_ns;
         }
@@ -176,6 +180,24 @@ pub(crate) fn range_report<'t>(
         classes,
         instances,
     }
+}
+
+/// How many NVTX ranges of the timeline match `re`.
+fn matching(tl: &Timeline, re: &Regex) -> usize {
+    tl.nvtx.iter().filter(|r| re.is_match(&r.text)).count()
+}
+
+/// Whether the rows of the ranges matching `re` (a row per instance, about
+/// 100 bytes each; a million with PyTorch's one range per op) can be
+/// allocated: `Err((instances, bytes))` when they cannot, so the caller
+/// says so about its input (exit 2) where the allocation in
+/// [`range_report`] would abort the process.
+pub fn rows_fit(tl: &Timeline, re: &Regex) -> Result<(), (usize, usize)> {
+    let n = matching(tl, re);
+    let bytes = n.saturating_mul(std::mem::size_of::<RangeRow>());
+    Vec::<RangeRow>::new()
+        .try_reserve_exact(n)
+        .map_err(|_| (n, bytes))
 }
 
 /// Adds `len` ns of the host-bound gap `g` to `totals` with its typed

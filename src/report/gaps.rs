@@ -18,6 +18,23 @@ const MARKDOWN_TOP_GAPS: usize = 50;
 /// Renders the report; `opts.top` is the rows of the stream, range and
 /// top-gap tables (0 = all).
 impl Render for GapReport {
+    /// JSON streamed: with `--nvtx` on an export of a million ranges it
+    /// holds a row per range instance (2.5 GB of text, issue 32).
+    fn render_to(
+        &self,
+        format: Format,
+        opts: &RenderOptions,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        match format {
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut *out, self)?;
+                out.write_all(b"\n")
+            }
+            _ => out.write_all(&self.render(format, opts)),
+        }
+    }
+
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
         match format {
             Format::Table => table(self, opts).into_bytes(),
@@ -202,7 +219,7 @@ fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
         Column::right("kernels", move |line: &RangeLine| kernels(line).to_string()),
     ];
     columns.extend(class_columns(|line: &RangeLine| match line {
-        RangeLine::Instance(i) => Some(&i.classes),
+        RangeLine::Instance(i) => Some(i.classes()),
         RangeLine::Stat(..) => None,
     }));
     let n = if rows == 0 {
@@ -537,8 +554,8 @@ fn csv(r: &GapReport) -> String {
             span_ns: i.gpu_end_ns - i.gpu_start_ns,
             busy_ns: i.busy_ns,
             idle_ns: i.idle_ns,
-            gap_count: i.classes.0.iter().map(|c| c.count).sum(),
-            classes: &i.classes,
+            gap_count: i.classes().0.iter().map(|c| c.count).sum(),
+            classes: i.classes(),
             detail: None,
             host_copy: None,
         });
