@@ -15,6 +15,7 @@ pub mod parquet;
 pub mod projection;
 pub mod roofline;
 pub mod roofline_clock;
+mod roofline_rows;
 pub mod table;
 
 /// Output format of a report (the plain-config twin of the CLI's `--format`).
