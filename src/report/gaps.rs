@@ -28,8 +28,12 @@ impl Render for GapReport {
     ) -> std::io::Result<()> {
         match format {
             Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, self)?;
-                out.write_all(b"\n")
+                // A concrete buffer: serde's many small writes stay inlined
+                // instead of each crossing `dyn Write`.
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                serde_json::to_writer_pretty(&mut w, self)?;
+                std::io::Write::write_all(&mut w, b"\n")?;
+                std::io::Write::flush(&mut w)
             }
             _ => out.write_all(&self.render(format, opts)),
         }

@@ -44,8 +44,11 @@ impl Render for MultiNcuReport {
     ) -> std::io::Result<()> {
         match format {
             Format::Json => {
-                serde_json::to_writer_pretty(&mut *out, self)?;
-                out.write_all(b"\n")
+                // A concrete buffer: serde's many small writes stay inlined.
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                serde_json::to_writer_pretty(&mut w, self)?;
+                std::io::Write::write_all(&mut w, b"\n")?;
+                std::io::Write::flush(&mut w)
             }
             Format::Csv => tagged_csv_to(
                 self.inputs

@@ -257,13 +257,17 @@ const TIME_DEPENDENT: [&str; 11] = [
 /// docs/json-schema-ncu.md), newline-terminated, written to `out` as it is
 /// serialised.
 pub(super) fn write_json(r: &RooflineReport, out: &mut dyn Write) -> io::Result<()> {
+    // A concrete buffer: serde's many small writes stay inlined instead of
+    // each crossing `dyn Write`.
+    let mut w = io::BufWriter::with_capacity(1 << 16, out);
     if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
         // Nothing to blank: the fields in the model's order.
-        serde_json::to_writer_pretty(&mut *out, r)?;
+        serde_json::to_writer_pretty(&mut w, r)?;
     } else {
-        serde_json::to_writer_pretty(&mut *out, &Blanked(r))?;
+        serde_json::to_writer_pretty(&mut w, &Blanked(r))?;
     }
-    out.write_all(b"\n")
+    w.write_all(b"\n")?;
+    w.flush()
 }
 
 /// A report with unknowns to blank (no roofs, rate-only rows), serialised
