@@ -31,7 +31,8 @@ pub fn write_output_with(
     match path {
         Some(p) => write_atomic_with(p, render),
         None => {
-            let mut out = std::io::BufWriter::with_capacity(STREAM_BUFFER, std::io::stdout().lock());
+            let mut out =
+                std::io::BufWriter::with_capacity(STREAM_BUFFER, std::io::stdout().lock());
             render(&mut out)?;
             out.flush()?;
             Ok(())

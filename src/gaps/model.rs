@@ -358,10 +358,12 @@ pub struct RangeIdle {
 impl RangeIdle {
     /// No idle time: every class and every evidence total zero.
     pub const NONE: RangeIdle = RangeIdle {
-        classes: ClassTotals([ClassTotal {
-            count: 0,
-            total_ns: 0,
-        }; super::class::N_CLASSES]),
+        classes: ClassTotals(
+            [ClassTotal {
+                count: 0,
+                total_ns: 0,
+            }; super::class::N_CLASSES],
+        ),
         host: HostTotals {
             detail: DetailTotals(
                 [ClassTotal {
@@ -369,10 +371,12 @@ impl RangeIdle {
                     total_ns: 0,
                 }; super::evidence::N_DETAILS],
             ),
-            scale: ScaleTotals([ClassTotal {
-                count: 0,
-                total_ns: 0,
-            }; 3]),
+            scale: ScaleTotals(
+                [ClassTotal {
+                    count: 0,
+                    total_ns: 0,
+                }; 3],
+            ),
             evidence: Vec::new(),
         },
     };

@@ -202,7 +202,11 @@ fn csv_row<W: Write>(
     c.opt(k.memory_time_ns.filter(|_| roofed && timed))?;
     c.opt(Some(k.bound_time_ns).filter(|_| roofed && timed))?;
     c.flag(k.lower_bound)?;
-    c.text(if roofed { k.bound.map_or("", Bound::key) } else { "" })?;
+    c.text(if roofed {
+        k.bound.map_or("", Bound::key)
+    } else {
+        ""
+    })?;
     c.opt(k.roof_flop_per_s.filter(|_| roofed))?;
     c.opt(Some(k.fraction_of_roof).filter(|_| roofed))?;
     c.opt(Some(k.time_lost_ns).filter(|_| roofed && timed))?;
@@ -346,4 +350,3 @@ impl serde::Serialize for BlankedRows<'_> {
         seq.end()
     }
 }
-

@@ -13,8 +13,8 @@
 
 use super::diagnose::{self, Diags};
 use super::model::{
-    Bound, ClockInfo, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RoofClock, RooflineReport,
-    RoofsUsed, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
+    Bound, ClockInfo, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RoofClock,
+    RooflineReport, RoofsUsed, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
 };
 use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
@@ -140,7 +140,16 @@ pub fn analyze_at(
     let percent_roof = percent_reference(csv, dram_bw);
     let grouped = group_launches(csv.launches.iter(), group_by, percent_roof, &mut d);
     let total = csv.launches.len() as u64;
-    summarise(csv, &roofs, (clock, below_clock), gpu, grouped, total, d, group_by)
+    summarise(
+        csv,
+        &roofs,
+        (clock, below_clock),
+        gpu,
+        grouped,
+        total,
+        d,
+        group_by,
+    )
 }
 
 /// [`analyze_at`] of a CSV it takes: each launch is dropped once its row
@@ -161,7 +170,16 @@ pub fn analyze_owned_at(
     let launches = std::mem::take(&mut csv.launches);
     let total = launches.len() as u64;
     let grouped = group_launches(Consume::new(launches), group_by, percent_roof, &mut d);
-    summarise(&csv, &roofs, (clock, below_clock), gpu, grouped, total, d, group_by)
+    summarise(
+        &csv,
+        &roofs,
+        (clock, below_clock),
+        gpu,
+        grouped,
+        total,
+        d,
+        group_by,
+    )
 }
 
 /// The roofs at the clock asked for, the clock facts, and the diagnostic

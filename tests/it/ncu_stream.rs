@@ -44,7 +44,10 @@ fn consuming_the_launches_changes_no_report() {
     files.sort();
     let (roofs, info) = gpu("h100-sxm");
     let mut compared = 0;
-    for f in files.iter().filter(|f| !f.to_string_lossy().ends_with(".src.txt")) {
+    for f in files
+        .iter()
+        .filter(|f| !f.to_string_lossy().ends_with(".src.txt"))
+    {
         let Some(csv) = parse(f) else { continue };
         if csv.launches.is_empty() {
             continue;
