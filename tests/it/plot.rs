@@ -542,7 +542,7 @@ fn check_png(png: &[u8], size: (u32, u32), must_contain: [u8; 3]) {
         inked < total / 2,
         "{inked} of {total} pixels drawn: background missing?"
     );
-    let found = pixels.iter().any(|p| *p == must_contain);
+    let found = pixels.contains(&must_contain);
     assert!(found, "colour {must_contain:?} not in the image");
 }
 
