@@ -10,7 +10,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 pub use super::totals::{
-    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, ScaleTotals,
+    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, RangeIdle,
+    ScaleTotals,
 };
 
 /// Version tag of the JSON document.
@@ -353,16 +354,6 @@ pub struct RangeRow {
     pub tiling: Tiling,
 }
 
-/// What a range instance's idle time was.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RangeIdle {
-    /// Idle time inside the window by class (gaps clipped to the window).
-    pub classes: ClassTotals,
-    /// The host-bound time inside the window by its typed evidence (what
-    /// the launching thread did, the length class of the whole gap).
-    pub host: HostTotals,
-}
-
 /// An instance's own part of the device among the instances of its process
 /// on the same devices, in host order: it owns the device from the later of
 /// its own first GPU start and the end of the windows before it, to its own
@@ -393,38 +384,6 @@ pub struct OwnedIdle {
     pub classes: ClassTotals,
     /// Its host-bound time by typed evidence.
     pub host: HostTotals,
-}
-
-impl RangeIdle {
-    /// No idle time: every class and every evidence total zero.
-    pub const NONE: RangeIdle = RangeIdle {
-        classes: ClassTotals(
-            [ClassTotal {
-                count: 0,
-                total_ns: 0,
-            }; super::class::N_CLASSES],
-        ),
-        host: HostTotals {
-            detail: DetailTotals(
-                [ClassTotal {
-                    count: 0,
-                    total_ns: 0,
-                }; super::evidence::N_DETAILS],
-            ),
-            scale: ScaleTotals(
-                [ClassTotal {
-                    count: 0,
-                    total_ns: 0,
-                }; 3],
-            ),
-            evidence: Vec::new(),
-        },
-    };
-
-    /// `Some` unless it is [`RangeIdle::NONE`].
-    pub fn boxed(self) -> Option<Box<RangeIdle>> {
-        (self != RangeIdle::NONE).then(|| Box::new(self))
-    }
 }
 
 static NO_IDLE: RangeIdle = RangeIdle::NONE;
