@@ -297,7 +297,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
     let (w0, w1) = (r.tiling.owned_start_ns, r.gpu_end_ns);
     let (classes, host) = match &r.tiling.owned {
         Some(o) => (&o.classes, &o.host),
-        None => (&r.classes, &r.host),
+        None => (r.classes(), r.host()),
     };
     let mut s = Sums::default();
     let mut occurrences: HashMap<&str, usize> = HashMap::new();

@@ -168,6 +168,7 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, &config.input)?;
     }
+    check_ranges_fit(&timeline, cfg, &config.input)?;
     let mut report = analyze(&timeline, cfg);
     report.set_host_link(host_link(&timeline, config.gpu.as_deref(), &config.input)?);
     // Plots first, so a Markdown link never points at a file that failed.
@@ -175,14 +176,28 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     if let Some(url) = &config.image {
         images.push(("GPU timeline".to_string(), url.clone()));
     }
-    let bytes = report.render(
-        config.format,
-        &RenderOptions {
-            top: config.top,
-            images,
-        },
-    );
-    write_output(config.output.as_deref(), &bytes)
+    let opts = RenderOptions {
+        top: config.top,
+        images,
+    };
+    super::output::write_output_with(config.output.as_deref(), |out| {
+        report.render_to(config.format, &opts, out)
+    })
+}
+
+/// `--nvtx` matching more range instances than this process can hold rows
+/// for: an error naming the input (exit 2), where the analysis would abort
+/// on the allocation.
+fn check_ranges_fit(timeline: &Timeline, cfg: &GapConfig, input: &Path) -> Result<(), InputError> {
+    let Some(re) = &cfg.nvtx else { return Ok(()) };
+    crate::gaps::rows_fit(timeline, re).map_err(|(n, bytes)| {
+        InputError::new(format!(
+            "{}: the {n} NVTX range instances matching --nvtx `{}` need {} for their rows, more memory than this process can get; narrow the pattern, raise the memory limit (`ulimit -v`) or free memory",
+            input.display(),
+            re.as_str(),
+            crate::units::si(bytes as f64, "B"),
+        ))
+    })
 }
 
 /// Runs over many inputs in parallel ([`many::run_all`]); writes the
@@ -229,6 +244,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, path)?;
     }
+    check_ranges_fit(&timeline, cfg, path)?;
     let mut report = analyze(&timeline, cfg);
     report.set_host_link(host_link(&timeline, config.gpu.as_deref(), path)?);
     let kernels = crate::multi::kernel_totals(&timeline, cfg.scope());

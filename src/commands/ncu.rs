@@ -8,7 +8,7 @@ use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChar
 use crate::report::roofline::render_gpu_list;
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::useful::{apply_useful, UsefulRule};
-use crate::roofline::{analyze_at, GroupBy, RoofClock};
+use crate::roofline::{analyze_owned_at, GroupBy, RoofClock};
 use crate::roofs::{self, RoofsChoice};
 use anyhow::Context;
 use std::io::IsTerminal;
@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use super::inputs::{check_file, NCU_EXTS, NCU_FIX};
 use super::many::{self, Job, ManyConfig};
-use super::output::{refuse_inputs, write_output};
+use super::output::{refuse_inputs, write_output, write_output_with};
 use super::plot::PlotTarget;
 
 /// Most kernels labelled on the roofline plot: more labels than this no
@@ -136,24 +136,36 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     if inputs.len() > 1 || many_config.parquet.is_some() {
         return run_many(&config, &inputs, &many_config);
     }
-    let bytes = report_bytes(&config)?;
-    write_output(config.output.as_deref(), &bytes)
+    let (report, opts) = report(&config)?;
+    // Streamed: the JSON and CSV rows are written as they are rendered.
+    write_output_with(config.output.as_deref(), |out| {
+        report.render_to(config.format, &opts, out)
+    })
 }
 
 /// Parses, analyses and renders; writes the plot when asked (before the
 /// report, so a Markdown link never points at a file that failed); returns
 /// the report bytes.
 pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
+    let (report, opts) = report(config)?;
+    Ok(report.render(config.format, &opts))
+}
+
+/// Parses and analyses (the parsed CSV is dropped before anything is
+/// rendered: only the report's rows stay), writes the plot when asked;
+/// returns the report to render and its options.
+fn report(config: &NcuConfig) -> anyhow::Result<(Box<dyn Render>, RenderOptions)> {
     let csv = read_csv(&config.input)?;
     csv.check_analysable().map_err(InputError::from)?;
     let (roofs, gpu) =
         roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
             Ok(csv.roofs_from_peaks()?)
         })?;
-    let mut report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
+    // The launches are dropped as their rows are made.
+    let mut report = analyze_owned_at(csv, &roofs, gpu, config.group_by, config.roof_clock);
     apply_useful(&mut report, &config.useful);
     if !config.project_to.is_empty() {
-        return projection_bytes(report, config);
+        return projected(report, config);
     }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
@@ -174,15 +186,15 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
             })
             .collect(),
     };
-    Ok(report.render(config.format, &opts))
+    Ok((Box::new(report), opts))
 }
 
 /// `--project-to`: projects the report, draws the projected roofline of the
-/// first target when asked, renders.
-fn projection_bytes(
+/// first target when asked; returns the projection to render.
+fn projected(
     report: crate::roofline::RooflineReport,
     config: &NcuConfig,
-) -> anyhow::Result<Vec<u8>> {
+) -> anyhow::Result<(Box<dyn Render>, RenderOptions)> {
     if report.roofless() {
         return Err(InputError::new(format!(
             "--project-to compares the bounds on both GPUs, but {} has no roofs (its GPU was not decided): name it with --gpu KEY or give --roofs FILE",
@@ -214,7 +226,7 @@ fn projection_bytes(
         top: config.top,
         images,
     };
-    Ok(projected.render(config.format, &opts))
+    Ok((Box::new(projected), opts))
 }
 
 /// Why an input from rates alone fails in a run over many inputs
@@ -246,8 +258,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             roofs::choose_or_undecided::<InputError>(&config.roofs, &csv.device_hints(), || {
                 Ok(csv.roofs_from_peaks()?)
             })?;
-        let report = analyze_at(&csv, &roofs, gpu, config.group_by, config.roof_clock);
-        drop(csv);
+        let report = analyze_owned_at(csv, &roofs, gpu, config.group_by, config.roof_clock);
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -282,10 +293,9 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
                 top: config.top,
                 images: Vec::new(),
             };
-            written = write_output(
-                config.output.as_deref(),
-                &report.render(config.format, &opts),
-            );
+            written = write_output_with(config.output.as_deref(), |out| {
+                report.render_to(config.format, &opts, out)
+            });
         }
     }
     super::output::finish(written, many::outcome(inputs.len(), &failures))

@@ -14,11 +14,26 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `path` (atomically), or to stdout when `path` is `None`.
 pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    write_output_with(path, |out| out.write_all(bytes))
+}
+
+/// Bytes per write of a streamed output.
+const STREAM_BUFFER: usize = 256 << 10;
+
+/// Writes what `render` writes, as it writes it, to `path` (atomically) or
+/// to stdout when `path` is `None`: a report with a row per launch is never
+/// all in memory as text. A failed render leaves no file, as
+/// [`write_atomic`] does.
+pub fn write_output_with(
+    path: Option<&Path>,
+    render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     match path {
-        Some(p) => write_atomic(p, bytes),
+        Some(p) => write_atomic_with(p, render),
         None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(bytes)?;
+            let mut out =
+                std::io::BufWriter::with_capacity(STREAM_BUFFER, std::io::stdout().lock());
+            render(&mut out)?;
             out.flush()?;
             Ok(())
         }
@@ -48,6 +63,15 @@ pub fn note(message: &str) {
 /// to `path`: readers see the old file or the whole new one. A symlink at
 /// `path` is replaced, never written through.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] of what `render` writes, streamed into the temporary
+/// file.
+pub fn write_atomic_with(
+    path: &Path,
+    render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -68,8 +92,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("creating a temporary file beside {}", path.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
+    {
+        let mut out = std::io::BufWriter::with_capacity(STREAM_BUFFER, tmp.as_file_mut());
+        render(&mut out)
+            .and_then(|()| out.flush())
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    tmp.as_file()
+        .sync_all()
         .with_context(|| format!("writing {}", path.display()))?;
     tmp.persist(path)
         .map_err(|e| e.error)

@@ -196,7 +196,7 @@ impl NcuSide {
                 let flop = k.flop.figure().filter(|_| !k.bandwidth_only);
                 Some(KernelSample {
                     key: cached_key(&mut keys, &k.name),
-                    name: k.name.clone(),
+                    name: k.name.to_string(),
                     process_id: k.process_id,
                     id: k.id,
                     launches: k.launches,

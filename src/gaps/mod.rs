@@ -30,4 +30,4 @@ pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
 pub use evidence::{detail_label, CallFamily, HostDetail, RangeFamily, Scale};
 pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;
-pub use ranges::{most_frequent_ranges, no_match_message};
+pub use ranges::{most_frequent_ranges, no_match_message, rows_fit};

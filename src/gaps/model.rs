@@ -10,7 +10,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 pub use super::totals::{
-    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, ScaleTotals,
+    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, RangeIdle,
+    ScaleTotals,
 };
 
 /// Version tag of the JSON document.
@@ -310,8 +311,12 @@ pub struct RangeShare {
     pub family: Option<RangeFamily>,
 }
 
-/// One instance of an NVTX range matching `--nvtx`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// One instance of an NVTX range matching `--nvtx`. Serialised with every
+/// field, `classes` and `host` included (zero when the window had no idle
+/// time); in memory those two are held only for windows with idle time, so
+/// a million instances of PyTorch's one-range-per-op cost about 100 bytes
+/// each (issue 32).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RangeRow {
     /// Range text: an index into [`GapReport::names`].
     pub text_id: NameId,
@@ -340,15 +345,12 @@ pub struct RangeRow {
     pub idle_ns: i64,
     /// Kernels launched from the range (projected) or starting in it.
     pub kernels: u64,
-    /// Idle time inside the window by class (gaps clipped to the window).
-    pub classes: ClassTotals,
-    /// The host-bound time inside the window by its typed evidence (what
-    /// the launching thread did, the length class of the whole gap).
-    pub host: HostTotals,
+    /// The idle time's classes and host evidence; `None` when both are
+    /// empty ([`RangeRow::classes`], [`RangeRow::host`] read it).
+    pub idle_detail: Option<Box<RangeIdle>>,
     /// The window's share of the device when consecutive instances' GPU
     /// windows overlap (pipelined steps): what `budget` charges. Not in
     /// the JSON.
-    #[serde(skip)]
     pub tiling: Tiling,
 }
 
@@ -382,6 +384,44 @@ pub struct OwnedIdle {
     pub classes: ClassTotals,
     /// Its host-bound time by typed evidence.
     pub host: HostTotals,
+}
+
+static NO_IDLE: RangeIdle = RangeIdle::NONE;
+
+impl RangeRow {
+    /// Idle time inside the window by class (gaps clipped to the window).
+    pub fn classes(&self) -> &ClassTotals {
+        &self.idle_detail.as_deref().unwrap_or(&NO_IDLE).classes
+    }
+
+    /// The host-bound time inside the window by its typed evidence.
+    pub fn host(&self) -> &HostTotals {
+        &self.idle_detail.as_deref().unwrap_or(&NO_IDLE).host
+    }
+}
+
+impl Serialize for RangeRow {
+    /// The fields in order, `classes` and `host` as if held inline.
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("RangeRow", 15)?;
+        st.serialize_field("text_id", &self.text_id)?;
+        st.serialize_field("pid", &self.pid)?;
+        st.serialize_field("tid", &self.tid)?;
+        st.serialize_field("start_ns", &self.start_ns)?;
+        st.serialize_field("end_ns", &self.end_ns)?;
+        st.serialize_field("wall_ns", &self.wall_ns)?;
+        st.serialize_field("projected", &self.projected)?;
+        st.serialize_field("gpu_start_ns", &self.gpu_start_ns)?;
+        st.serialize_field("gpu_end_ns", &self.gpu_end_ns)?;
+        st.serialize_field("busy_ns", &self.busy_ns)?;
+        st.serialize_field("kernel_busy_ns", &self.kernel_busy_ns)?;
+        st.serialize_field("idle_ns", &self.idle_ns)?;
+        st.serialize_field("kernels", &self.kernels)?;
+        st.serialize_field("classes", self.classes())?;
+        st.serialize_field("host", self.host())?;
+        st.end()
+    }
 }
 
 /// Median and 90th percentile across range instances.

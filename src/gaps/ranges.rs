@@ -57,7 +57,8 @@ pub(crate) fn range_report<'t>(
         .filter_map(|(i, o)| tl.api_of(o).map(|a| (a.pid, a.tid, a.start_ns, i)))
         .collect();
     launched.sort_unstable();
-    let mut instances = Vec::new();
+    // Sized once, to the matches ([`rows_fit`] checked that they fit).
+    let mut instances = Vec::with_capacity(matching(tl, re));
     // Per (process, devices): the end of the GPU windows so far, ns, and
     // the index of the last instance.
     let mut before_me: HashMap<(u32, Vec<u16>), (i64, usize)> = HashMap::new();
@@ -163,8 +164,11 @@ pub(crate) fn range_report<'t>(
             kernel_busy_ns: kbusy,
             idle_ns: idle,
             kernels,
-            classes,
-            host: host_totals,
+            idle_detail: RangeIdle {
+                classes,
+                host: host_totals,
+            }
+            .boxed(),
             tiling: Tiling {
                 owned_start_ns: owned_start,
                 next_host_overlap_ns: 0,
@@ -187,7 +191,7 @@ fn summarise(re: &Regex, instances: Vec<RangeRow>) -> RangeReport {
     };
     let mut classes = ClassTotals::default();
     for r in &instances {
-        for (i, t) in r.classes.0.iter().enumerate() {
+        for (i, t) in r.classes().0.iter().enumerate() {
             classes.0[i].count += t.count;
             classes.0[i].total_ns += t.total_ns;
         }
@@ -202,6 +206,24 @@ fn summarise(re: &Regex, instances: Vec<RangeRow>) -> RangeReport {
         classes,
         instances,
     }
+}
+
+/// How many NVTX ranges of the timeline match `re`.
+fn matching(tl: &Timeline, re: &Regex) -> usize {
+    tl.nvtx.iter().filter(|r| re.is_match(&r.text)).count()
+}
+
+/// Whether the rows of the ranges matching `re` (a row per instance, about
+/// 100 bytes each; a million with PyTorch's one range per op) can be
+/// allocated: `Err((instances, bytes))` when they cannot, so the caller
+/// says so about its input (exit 2) where the allocation in
+/// [`range_report`] would abort the process.
+pub fn rows_fit(tl: &Timeline, re: &Regex) -> Result<(), (usize, usize)> {
+    let n = matching(tl, re);
+    let bytes = n.saturating_mul(std::mem::size_of::<RangeRow>());
+    Vec::<RangeRow>::new()
+        .try_reserve_exact(n)
+        .map_err(|_| (n, bytes))
 }
 
 /// Idle, busy and kernel-busy time of one window, summed over devices.

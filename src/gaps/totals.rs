@@ -345,6 +345,48 @@ impl HostAdvice {
     }
 }
 
+/// What a range instance's idle time was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangeIdle {
+    /// Idle time inside the window by class (gaps clipped to the window).
+    pub classes: ClassTotals,
+    /// The host-bound time inside the window by its typed evidence (what
+    /// the launching thread did, the length class of the whole gap).
+    pub host: HostTotals,
+}
+
+impl RangeIdle {
+    /// No idle time: every class and every evidence total zero.
+    pub const NONE: RangeIdle = RangeIdle {
+        classes: ClassTotals(
+            [ClassTotal {
+                count: 0,
+                total_ns: 0,
+            }; N_CLASSES],
+        ),
+        host: HostTotals {
+            detail: DetailTotals(
+                [ClassTotal {
+                    count: 0,
+                    total_ns: 0,
+                }; N_DETAILS],
+            ),
+            scale: ScaleTotals(
+                [ClassTotal {
+                    count: 0,
+                    total_ns: 0,
+                }; 3],
+            ),
+            evidence: Vec::new(),
+        },
+    };
+
+    /// `Some` unless it is [`RangeIdle::NONE`].
+    pub fn boxed(self) -> Option<Box<RangeIdle>> {
+        (self != RangeIdle::NONE).then(|| Box::new(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

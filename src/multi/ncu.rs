@@ -80,11 +80,7 @@ pub fn summarize_ncu(inputs: Vec<NcuInput>, failures: Vec<InputFailure>) -> Mult
     let mut by: BTreeMap<&str, BTreeMap<usize, Acc>> = BTreeMap::new();
     for (ix, i) in inputs.iter().enumerate() {
         for k in &i.report.kernels {
-            let a = by
-                .entry(k.name.as_str())
-                .or_default()
-                .entry(ix)
-                .or_default();
+            let a = by.entry(&*k.name).or_default().entry(ix).or_default();
             a.launches += k.launches;
             a.t += k.duration_ns;
             a.tstar += k.bound_time_ns;

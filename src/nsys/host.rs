@@ -403,6 +403,18 @@ pub(super) fn read_nvtx(
             unnamed += 1;
             continue;
         };
+        // A million ranges (one per op, PyTorch's `emit_nvtx`) grow this
+        // vector past 40 MB: a failed growth is an error naming the input.
+        if h.nvtx.len() == h.nvtx.capacity() {
+            let want = h.nvtx.capacity().max(1024);
+            h.nvtx
+                .try_reserve(want)
+                .map_err(|_| NsysError::OutOfMemory {
+                    path: path.to_path_buf(),
+                    table: NVTX.into(),
+                    rows: h.nvtx.len(),
+                })?;
+        }
         h.nvtx.push(NvtxRange {
             start_ns: start,
             end_ns: end,

@@ -119,6 +119,17 @@ pub enum NsysError {
         /// What SQLite said.
         detail: String,
     },
+    /// Holding a table's rows needs more memory than the process can get
+    /// (an address-space limit, a full machine): an error, not an abort.
+    #[error("{path}: holding the {rows} rows of {table} needs more memory than this process can get; raise the memory limit (`ulimit -v`), free memory, or cut the capture (`nsys profile --duration`, `--capture-range`)")]
+    OutOfMemory {
+        /// The input file.
+        path: PathBuf,
+        /// The table being read.
+        table: String,
+        /// Rows held when the growth failed.
+        rows: usize,
+    },
     /// A name the reader uses is a view, a virtual table or something else
     /// than a plain table.
     #[error("{path}: {table} is a {kind}, not a table; nsys exports only plain tables, so this export was edited — export it again with `nsys export --type=sqlite`")]

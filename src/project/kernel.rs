@@ -138,7 +138,7 @@ pub fn project(
         .collect();
     KernelProjection {
         id: k.id,
-        label: k.label.clone(),
+        label: k.label.to_string(),
         launches: k.launches,
         intensity: k.intensity,
         source_ns: t,

@@ -18,6 +18,27 @@ const MARKDOWN_TOP_GAPS: usize = 50;
 /// Renders the report; `opts.top` is the rows of the stream, range and
 /// top-gap tables (0 = all).
 impl Render for GapReport {
+    /// JSON streamed: with `--nvtx` on an export of a million ranges it
+    /// holds a row per range instance (2.5 GB of text, issue 32).
+    fn render_to(
+        &self,
+        format: Format,
+        opts: &RenderOptions,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        match format {
+            Format::Json => {
+                // A concrete buffer: serde's many small writes stay inlined
+                // instead of each crossing `dyn Write`.
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                serde_json::to_writer_pretty(&mut w, self)?;
+                std::io::Write::write_all(&mut w, b"\n")?;
+                std::io::Write::flush(&mut w)
+            }
+            _ => out.write_all(&self.render(format, opts)),
+        }
+    }
+
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
         match format {
             Format::Table => table(self, opts).into_bytes(),
@@ -203,7 +224,7 @@ fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
         Column::right("kernels", move |line: &RangeLine| kernels(line).to_string()),
     ];
     columns.extend(class_columns(|line: &RangeLine| match line {
-        RangeLine::Instance(i) => Some(&i.classes),
+        RangeLine::Instance(i) => Some(i.classes()),
         RangeLine::Stat(..) => None,
     }));
     let n = if rows == 0 {
@@ -538,8 +559,8 @@ fn csv(r: &GapReport) -> String {
             span_ns: i.gpu_end_ns - i.gpu_start_ns,
             busy_ns: i.busy_ns,
             idle_ns: i.idle_ns,
-            gap_count: i.classes.0.iter().map(|c| c.count).sum(),
-            classes: &i.classes,
+            gap_count: i.classes().0.iter().map(|c| c.count).sum(),
+            classes: i.classes(),
             detail: None,
             host_copy: None,
         });

@@ -17,6 +17,7 @@ pub mod parquet;
 pub mod projection;
 pub mod roofline;
 pub mod roofline_clock;
+mod roofline_rows;
 pub mod table;
 
 /// Output format of a report (the plain-config twin of the CLI's `--format`).
@@ -51,6 +52,18 @@ pub struct RenderOptions {
 pub trait Render {
     /// The report in `format`, newline-terminated.
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8>;
+
+    /// The same bytes written to `out` as they are rendered. The default
+    /// renders first; a report with a row per launch (`ncu`) streams its
+    /// JSON and CSV rows, so they are never all in memory as text.
+    fn render_to(
+        &self,
+        format: Format,
+        opts: &RenderOptions,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        out.write_all(&self.render(format, opts))
+    }
 }
 
 /// The largest Markdown report that fits a GitHub PR comment (65,536 chars

@@ -34,6 +34,32 @@ impl Render for MultiGapReport {
 }
 
 impl Render for MultiNcuReport {
+    /// JSON and CSV streamed: every input's rows are in them, and no more
+    /// than one input's CSV is text at a time.
+    fn render_to(
+        &self,
+        format: Format,
+        opts: &RenderOptions,
+        out: &mut dyn std::io::Write,
+    ) -> std::io::Result<()> {
+        match format {
+            Format::Json => {
+                // A concrete buffer: serde's many small writes stay inlined.
+                let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
+                serde_json::to_writer_pretty(&mut w, self)?;
+                std::io::Write::write_all(&mut w, b"\n")?;
+                std::io::Write::flush(&mut w)
+            }
+            Format::Csv => tagged_csv_to(
+                self.inputs
+                    .iter()
+                    .map(|i| (&i.tag, i.report.render(Format::Csv, opts))),
+                out,
+            ),
+            _ => out.write_all(&self.render(format, opts)),
+        }
+    }
+
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
         match format {
             Format::Json => json(self),
@@ -84,7 +110,17 @@ fn pct(f: Option<f64>) -> String {
 /// Each input's CSV with `input,host,rank` prepended to every row; one
 /// header (the first input's) for all.
 fn tagged_csv<'a>(parts: impl Iterator<Item = (&'a InputTag, Vec<u8>)>) -> Vec<u8> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    let mut out = Vec::new();
+    let _ = tagged_csv_to(parts, &mut out);
+    out
+}
+
+/// [`tagged_csv`] written to `out` one input at a time.
+fn tagged_csv_to<'a>(
+    parts: impl Iterator<Item = (&'a InputTag, Vec<u8>)>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
     let mut wrote_header = false;
     for (tag, bytes) in parts {
         let mut rd = csv::ReaderBuilder::new()
@@ -106,10 +142,13 @@ fn tagged_csv<'a>(parts: impl Iterator<Item = (&'a InputTag, Vec<u8>)>) -> Vec<u
             );
             let mut row = vec![input.as_str(), host.as_str(), rank.as_str()];
             row.extend(rec.iter());
-            let _ = w.write_record(&row);
+            w.write_record(&row).map_err(|e| match e.into_kind() {
+                csv::ErrorKind::Io(e) => e,
+                other => std::io::Error::other(format!("{other:?}")),
+            })?;
         }
     }
-    w.into_inner().unwrap_or_default()
+    w.flush()
 }
 
 /// `head`, then titled tables, then the failed inputs; in Markdown, as

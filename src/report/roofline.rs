@@ -8,8 +8,8 @@ use super::table::Table;
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::ncu::Source;
 use crate::roofline::{Bound, KernelRoofline, RooflineReport};
-use crate::roofs::ComputePath;
 use crate::units::{duration_ns, percent, si};
+use std::io::{self, Write};
 
 fn paths_label(k: &KernelRoofline) -> String {
     if k.bandwidth_only {
@@ -129,15 +129,6 @@ pub fn roof_label(k: &KernelRoofline) -> String {
     }
 }
 
-/// A CSV cell that needs the row's time: blank (unknown) for a rate-only row.
-fn timed_csv(k: &KernelRoofline, cell: String) -> String {
-    if k.rate_only {
-        String::new()
-    } else {
-        cell
-    }
-}
-
 /// A cell that needs the row's time: unknown for a rate-only row.
 fn timed(k: &KernelRoofline, cell: String) -> String {
     if k.rate_only {
@@ -170,7 +161,7 @@ fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
     for (i, k) in rows.iter().enumerate() {
         t.push(vec![
             (i + 1).to_string(),
-            k.label.clone(),
+            k.label.to_string(),
             k.launches.to_string(),
             timed(k, duration_ns(k.duration_ns)),
             timed(k, marked(k.dram_bytes, "B", k.dram_source, false)),
@@ -325,11 +316,25 @@ impl Render for RooflineReport {
     /// Table and Markdown show the top `opts.top` rows (Markdown embeds
     /// `opts.images` under the verdict); CSV and JSON carry every row.
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
+        let mut out = Vec::new();
+        self.render_to(format, opts, &mut out)
+            .expect("writing to a Vec cannot fail");
+        out
+    }
+
+    /// CSV and JSON rows go to `out` one at a time, never all as text at
+    /// once (a details page of 100,000 launches is 100,000 rows).
+    fn render_to(
+        &self,
+        format: Format,
+        opts: &RenderOptions,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
         match format {
-            Format::Table => render_table(self, opts.top),
-            Format::Json => render_json(self),
-            Format::Csv => render_csv(self),
-            Format::Markdown => render_markdown(self, opts),
+            Format::Table => out.write_all(&render_table(self, opts.top)),
+            Format::Json => super::roofline_rows::write_json(self, out),
+            Format::Csv => super::roofline_rows::write_csv(self, out),
+            Format::Markdown => out.write_all(&render_markdown(self, opts)),
         }
     }
 }
@@ -360,223 +365,6 @@ fn render_table(r: &RooflineReport, top: usize) -> Vec<u8> {
         }
     }
     out.into_bytes()
-}
-
-fn num(v: f64) -> String {
-    format!("{v}")
-}
-
-fn opt_num(v: Option<f64>) -> String {
-    v.map(num).unwrap_or_default()
-}
-
-fn source_key(s: Option<Source>) -> String {
-    s.map_or("", Source::key).to_string()
-}
-
-/// CSV, one row per kernel (all rows), SI units in the column names.
-fn render_csv(r: &RooflineReport) -> Vec<u8> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut header: Vec<String> = [
-        "rank",
-        "id",
-        "process_id",
-        "name",
-        "launches",
-        "duration_ns",
-        "dram_bytes",
-        "dram_source",
-        "l2_bytes",
-        "l2_source",
-        "l1_bytes",
-        "flop",
-        "flop_source",
-        "flop_unknown",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    header.extend(ComputePath::ALL.iter().map(|p| format!("flop_{}", p.key())));
-    header.extend(
-        [
-            "intensity_flop_per_byte",
-            "intensity_l2_flop_per_byte",
-            "intensity_l1_flop_per_byte",
-            "achieved_flop_per_s",
-            "achieved_dram_bytes_per_s",
-            "compute_time_ns",
-            "memory_time_ns",
-            "bound_time_ns",
-            "lower_bound",
-            "bound",
-            "roof_flop_per_s",
-            "fraction_of_roof",
-            "time_lost_ns",
-            "above_roof",
-            "bandwidth_only",
-            "label",
-            "padding_implied_rows",
-            "useful_flop",
-            "useful_intensity_flop_per_byte",
-            "useful_fraction_of_roof",
-            "useful_source",
-            "sm_clock_hz",
-            "dram_clock_hz",
-            "gpu",
-            "roofs",
-        ]
-        .iter()
-        .map(|s| s.to_string()),
-    );
-    w.write_record(&header).expect("write to Vec");
-    // Every output names its roofs: here as two columns repeated per row,
-    // so the file stays one tidy table.
-    let gpu = format!(
-        "{} (chosen by {})",
-        r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
-        r.gpu.chosen_by
-    );
-    let mut used: Vec<String> = r
-        .used_memory_roofs()
-        .iter()
-        .map(|(l, m)| format!("{}={} byte/s {}", l.key(), m.bytes_per_s, m.origin.key()))
-        .collect();
-    used.extend(
-        r.used_compute_roofs()
-            .iter()
-            .map(|(p, c)| format!("{}={} FLOP/s {}", p.key(), c.flop_per_s, c.origin.key())),
-    );
-    let roofs = format!("{}: {}; {}", r.roofs.source, used.join("; "), clock_line(r));
-    // No roofs: the roof-dependent cells are blank (unknown), not zero.
-    let roofless = r.roofless();
-    let roofed = |s: String| if roofless { String::new() } else { s };
-    for (i, k) in r.kernels.iter().enumerate() {
-        let mut row = vec![
-            (i + 1).to_string(),
-            k.id.to_string(),
-            k.process_id.map(|p| p.to_string()).unwrap_or_default(),
-            k.name.clone(),
-            k.launches.to_string(),
-            timed_csv(k, num(k.duration_ns)),
-            timed_csv(k, opt_num(k.dram_bytes)),
-            source_key(k.dram_source),
-            timed_csv(k, opt_num(k.l2_bytes)),
-            source_key(k.l2_source),
-            timed_csv(k, opt_num(k.l1_bytes)),
-            timed_csv(k, opt_num(k.flop)),
-            source_key(k.flop_source),
-            k.flop_unknown
-                .iter()
-                .map(|g| g.key())
-                .collect::<Vec<_>>()
-                .join(" "),
-        ];
-        row.extend(
-            ComputePath::ALL
-                .iter()
-                .map(|p| timed_csv(k, opt_num(k.flop_by_path.get(p).copied()))),
-        );
-        row.extend([
-            opt_num(k.intensity),
-            opt_num(k.intensity_l2),
-            opt_num(k.intensity_l1),
-            opt_num(k.achieved_flop_per_s),
-            opt_num(k.achieved_dram_bytes_per_s),
-            roofed(timed_csv(k, opt_num(k.compute_time_ns))),
-            roofed(timed_csv(k, opt_num(k.memory_time_ns))),
-            roofed(timed_csv(k, num(k.bound_time_ns))),
-            k.lower_bound.to_string(),
-            roofed(k.bound.map_or("", Bound::key).to_string()),
-            roofed(opt_num(k.roof_flop_per_s)),
-            roofed(num(k.fraction_of_roof)),
-            roofed(timed_csv(k, num(k.time_lost_ns))),
-            roofed(k.above_roof.to_string()),
-            k.bandwidth_only.to_string(),
-            k.label.clone(),
-            opt_num(k.padding.as_ref().map(|p| p.implied_rows)),
-            opt_num(k.useful.as_ref().map(|u| u.flop)),
-            opt_num(k.useful.as_ref().and_then(|u| u.intensity)),
-            opt_num(k.useful.as_ref().map(|u| u.fraction_of_roof)),
-            k.useful
-                .as_ref()
-                .map(|u| u.source.clone())
-                .unwrap_or_default(),
-            opt_num(k.sm_clock_hz),
-            opt_num(k.dram_clock_hz),
-            gpu.clone(),
-            roofs.clone(),
-        ]);
-        w.write_record(&row).expect("write to Vec");
-    }
-    w.into_inner().expect("flush to Vec")
-}
-
-/// Row fields that need a roof: unknown (`null`, blank) in a report
-/// without roofs ([`RooflineReport::roofless`]).
-const ROOF_DEPENDENT: [&str; 8] = [
-    "compute_time_ns",
-    "memory_time_ns",
-    "bound_time_ns",
-    "bound",
-    "roof_flop_per_s",
-    "fraction_of_roof",
-    "time_lost_ns",
-    "above_roof",
-];
-
-/// Row fields that need the row's time: unknown in a rate-only row.
-const TIME_DEPENDENT: [&str; 11] = [
-    "duration_ns",
-    "dram_bytes",
-    "l2_bytes",
-    "l1_bytes",
-    "flop",
-    "flop_by_path",
-    "compute_time_ns",
-    "memory_time_ns",
-    "bound_time_ns",
-    "time_lost_ns",
-    "useful",
-];
-
-/// Pretty JSON (schema `rooftrace.ncu/1`, documented in
-/// docs/json-schema-ncu.md), newline-terminated.
-fn render_json(r: &RooflineReport) -> Vec<u8> {
-    if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
-        // Nothing to blank: the fields in the model's order.
-        let mut v = serde_json::to_vec_pretty(r).expect("report serializes");
-        v.push(b'\n');
-        return v;
-    }
-    let mut value = serde_json::to_value(r).expect("report serializes");
-    if r.roofless() {
-        // No roofs: what depends on them is unknown, not zero.
-        for k in value["kernels"].as_array_mut().into_iter().flatten() {
-            for f in ROOF_DEPENDENT {
-                k[f] = serde_json::Value::Null;
-            }
-        }
-        value["total_time_lost_ns"] = serde_json::Value::Null;
-    }
-    if !r.kernels.is_empty() && r.kernels.iter().all(|k| k.rate_only) {
-        value["total_duration_ns"] = serde_json::Value::Null;
-        value["total_time_lost_ns"] = serde_json::Value::Null;
-    }
-    for (k, row) in r
-        .kernels
-        .iter()
-        .zip(value["kernels"].as_array_mut().into_iter().flatten())
-    {
-        if k.rate_only {
-            // Rates only: no time, so no amounts either.
-            for f in TIME_DEPENDENT {
-                row[f] = serde_json::Value::Null;
-            }
-        }
-    }
-    let mut v = serde_json::to_vec_pretty(&value).expect("report serializes");
-    v.push(b'\n');
-    v
 }
 
 /// Markdown for a pull-request comment: the verdict line first, an optional

@@ -13,19 +13,20 @@
 
 use super::diagnose::{self, Diags};
 use super::model::{
-    Bound, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RoofClock, RooflineReport,
-    RoofsUsed, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
+    Bound, ClockInfo, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline, RoofClock,
+    RooflineReport, RoofsUsed, ABOVE_ROOF_TOLERANCE, NCU_SCHEMA,
 };
 use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
 
 #[derive(Default)]
 struct Acc {
     id: u64,
     pid: Option<u64>,
     mixed_pid: bool,
-    name: String,
+    name: Arc<str>,
     launches: u64,
     duration_ns: f64,
     dram: Option<f64>,
@@ -53,7 +54,7 @@ impl Acc {
         Acc {
             id: l.id,
             pid: Some(l.process_id),
-            name: l.name.to_string(),
+            name: Arc::clone(&l.name),
             dram_all: true,
             l2_all: true,
             l1_all: true,
@@ -133,20 +134,104 @@ pub fn analyze_at(
     group_by: GroupBy,
     clock: RoofClock,
 ) -> RooflineReport {
-    let weighed = super::clocks::weighed(csv);
-    let (roofs, clock) = super::clocks::at_run_clock(roofs, &weighed, clock);
-    let below_clock = super::clocks::below_roof(&clock, &weighed);
-    let roofs = &roofs;
+    let (roofs, clock, below_clock) = scaled(csv, roofs, clock);
     let mut d = Diags::default();
     let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
     let percent_roof = percent_reference(csv, dram_bw);
-    let (groups, analysed) = group_launches(csv, group_by, percent_roof, &mut d);
+    let grouped = group_launches(csv.launches.iter(), group_by, percent_roof, &mut d);
+    let total = csv.launches.len() as u64;
+    summarise(
+        csv,
+        &roofs,
+        (clock, below_clock),
+        gpu,
+        grouped,
+        total,
+        d,
+        group_by,
+    )
+}
+
+/// [`analyze_at`] of a CSV it takes: each launch is dropped once its row
+/// holds what it needs, and the launches' memory is given back as they go,
+/// so a row per launch never holds every parsed launch and every row at
+/// once (`rooftrace ncu` on a details page of 100,000 launches).
+pub fn analyze_owned_at(
+    mut csv: NcuCsv,
+    roofs: &Roofs,
+    gpu: GpuInfo,
+    group_by: GroupBy,
+    clock: RoofClock,
+) -> RooflineReport {
+    let (roofs, clock, below_clock) = scaled(&csv, roofs, clock);
+    let mut d = Diags::default();
+    let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
+    let percent_roof = percent_reference(&csv, dram_bw);
+    let launches = std::mem::take(&mut csv.launches);
+    let total = launches.len() as u64;
+    let grouped = group_launches(Consume::new(launches), group_by, percent_roof, &mut d);
+    summarise(
+        &csv,
+        &roofs,
+        (clock, below_clock),
+        gpu,
+        grouped,
+        total,
+        d,
+        group_by,
+    )
+}
+
+/// The roofs at the clock asked for, the clock facts, and the diagnostic
+/// of launches below the roofs' clock.
+fn scaled(csv: &NcuCsv, roofs: &Roofs, clock: RoofClock) -> (Roofs, ClockInfo, Option<Diagnostic>) {
+    let weighed = super::clocks::weighed(csv);
+    let (roofs, clock) = super::clocks::at_run_clock(roofs, &weighed, clock);
+    let below_clock = super::clocks::below_roof(&clock, &weighed);
+    (roofs, clock, below_clock)
+}
+
+/// Yields a vector's items in order, giving its memory back as it goes
+/// (the items are kept reversed and popped; the vector shrinks every 4096).
+struct Consume<T>(Vec<T>);
+
+impl<T> Consume<T> {
+    fn new(mut v: Vec<T>) -> Consume<T> {
+        v.reverse();
+        Consume(v)
+    }
+}
+
+impl<T> Iterator for Consume<T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        let item = self.0.pop();
+        if self.0.len() % 4096 == 0 {
+            self.0.shrink_to_fit();
+        }
+        item
+    }
+}
+
+/// Rows from the groups, then labels, diagnostics, order, roofs used and
+/// totals.
+#[allow(clippy::too_many_arguments)]
+fn summarise(
+    csv: &NcuCsv,
+    roofs: &Roofs,
+    (clock, below_clock): (ClockInfo, Option<Diagnostic>),
+    gpu: GpuInfo,
+    (groups, analysed): (Vec<Acc>, u64),
+    launches_total: u64,
+    d: Diags,
+    group_by: GroupBy,
+) -> RooflineReport {
+    let dram_bw = roofs.dram().map(|r| r.bytes_per_s);
+    let percent_roof = percent_reference(csv, dram_bw);
     let mut unroofed: BTreeSet<ComputePath> = BTreeSet::new();
-    let mut kernels: Vec<KernelRoofline> = groups
-        .into_iter()
-        .map(|g| row(g, roofs, dram_bw, &mut unroofed))
-        .collect();
-    let labels = super::names::labels(kernels.iter().map(|k| k.name.as_str()));
+    let mut kernels = rows(groups, roofs, dram_bw, &mut unroofed);
+    let labels = super::names::shared_labels(kernels.iter().map(|k| &*k.name));
     for (k, label) in kernels.iter_mut().zip(labels) {
         k.label = label;
     }
@@ -184,14 +269,7 @@ pub fn analyze_at(
             examples: Vec::new(),
         });
     }
-    kernels.sort_by(|a, b| {
-        b.time_lost_ns
-            .total_cmp(&a.time_lost_ns)
-            .then(b.duration_ns.total_cmp(&a.duration_ns))
-            .then_with(|| a.name.cmp(&b.name))
-            .then(a.process_id.cmp(&b.process_id))
-            .then(a.id.cmp(&b.id))
-    });
+    sort_rows(&mut kernels);
     RooflineReport {
         schema: NCU_SCHEMA,
         input: csv.file.clone(),
@@ -201,7 +279,7 @@ pub fn analyze_at(
         clock,
         roofs: roofs.clone(),
         roofs_used: roofs_used(roofs, &kernels),
-        launches_total: csv.launches.len() as u64,
+        launches_total,
         launches_analysed: analysed,
         // Rate-only rows have no time: they are left out of the totals.
         total_duration_ns: timed(&kernels).fold(0.0, |a, k| a + k.duration_ns),
@@ -209,6 +287,56 @@ pub fn analyze_at(
         kernels,
         diagnostics,
     }
+}
+
+/// Orders the rows, biggest time lost first (ties: longer, then name, then
+/// process, then ID, then as they came). Sorts indices, then moves the rows
+/// in place: a stable sort of the rows themselves would take a buffer of
+/// half of them.
+fn sort_rows(kernels: &mut [KernelRoofline]) {
+    let mut order: Vec<u32> = (0..kernels.len() as u32).collect();
+    order.sort_by(|&i, &j| {
+        let (a, b) = (&kernels[i as usize], &kernels[j as usize]);
+        b.time_lost_ns
+            .total_cmp(&a.time_lost_ns)
+            .then(b.duration_ns.total_cmp(&a.duration_ns))
+            .then_with(|| a.name.cmp(&b.name))
+            .then(a.process_id.cmp(&b.process_id))
+            .then(a.id.cmp(&b.id))
+    });
+    // order[k] is the row that goes to k; dest[i] is where row i goes.
+    let mut dest = vec![0u32; order.len()];
+    for (k, &i) in order.iter().enumerate() {
+        dest[i as usize] = k as u32;
+    }
+    drop(order);
+    for i in 0..kernels.len() {
+        while dest[i] as usize != i {
+            let d = dest[i] as usize;
+            kernels.swap(i, d);
+            dest.swap(i, d);
+        }
+    }
+}
+
+/// Each group's row, in the groups' order. The groups are taken from the
+/// back and their vector shrunk as it empties, so a row per launch does
+/// not hold every group and every row at once.
+fn rows(
+    mut groups: Vec<Acc>,
+    roofs: &Roofs,
+    dram_bw: Option<f64>,
+    unroofed: &mut BTreeSet<ComputePath>,
+) -> Vec<KernelRoofline> {
+    let mut kernels = Vec::with_capacity(groups.len());
+    while let Some(g) = groups.pop() {
+        kernels.push(row(g, roofs, dram_bw, unroofed));
+        if groups.len() % 4096 == 0 {
+            groups.shrink_to_fit();
+        }
+    }
+    kernels.reverse();
+    kernels
 }
 
 /// The rows with a measured time (not rate-only).
@@ -232,16 +360,17 @@ fn percent_reference(csv: &NcuCsv, dram_bw: Option<f64>) -> Option<(f64, &'stati
 /// Groups the analysable launches into rows (one per launch, or one per
 /// kernel name in order of first appearance); returns the rows and the
 /// number of launches in them.
-fn group_launches(
-    csv: &NcuCsv,
+fn group_launches<L: std::borrow::Borrow<LaunchMetrics>>(
+    launches: impl Iterator<Item = L>,
     group_by: GroupBy,
     percent_roof: Option<(f64, &'static str)>,
     d: &mut Diags,
 ) -> (Vec<Acc>, u64) {
     let mut groups: Vec<Acc> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: HashMap<Arc<str>, usize> = HashMap::new();
     let mut analysed = 0u64;
-    for l in &csv.launches {
+    for l in launches {
+        let l = l.borrow();
         let Some((duration, dram)) = diagnose::launch(l, percent_roof.map(|p| p.0), d) else {
             continue;
         };
@@ -251,7 +380,7 @@ fn group_launches(
                 groups.push(Acc::new(l));
                 groups.len() - 1
             }
-            GroupBy::Kernel => *index.entry(&*l.name).or_insert_with(|| {
+            GroupBy::Kernel => *index.entry(Arc::clone(&l.name)).or_insert_with(|| {
                 groups.push(Acc::new(l));
                 groups.len() - 1
             }),
@@ -337,7 +466,7 @@ fn row(
     KernelRoofline {
         id: g.id,
         process_id: if g.mixed_pid { None } else { g.pid },
-        label: String::new(),
+        label: Arc::from(""),
         name: g.name,
         launches: g.launches,
         duration_ns: t,

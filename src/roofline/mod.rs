@@ -18,7 +18,7 @@ pub mod model;
 pub mod names;
 pub mod useful;
 
-pub use analysis::{analyze, analyze_at};
+pub use analysis::{analyze, analyze_at, analyze_owned_at};
 pub use model::{
     Bound, ClockInfo, ClockRange, Diagnostic, DiagnosticKind, GroupBy, KernelRoofline,
     PaddingSuspect, RoofClock, RooflineReport, RoofsUsed, UsefulWork, ABOVE_ROOF_TOLERANCE,

@@ -9,6 +9,12 @@ use crate::ncu::{FlopGroup, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// A shared name serialised as the string it is.
+fn shared_str<S: serde::Serializer>(s: &Arc<str>, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s)
+}
 
 /// Schema tag of the JSON report.
 pub const NCU_SCHEMA: &str = "rooftrace.ncu/3";
@@ -104,11 +110,15 @@ pub struct KernelRoofline {
     pub id: u64,
     /// `Process ID`; `None` for a kernel group spanning several processes.
     pub process_id: Option<u64>,
-    /// Kernel name.
-    pub name: String,
-    /// Readable label, unique among the report's kernels
-    /// ([`super::names::labels`]); what tables and plots show.
-    pub label: String,
+    /// Kernel name (shared with the parsed CSV and the other rows of the
+    /// name: a row per launch holds no copy of it).
+    #[serde(serialize_with = "shared_str")]
+    pub name: Arc<str>,
+    /// Readable label, unique among the report's kernel names
+    /// ([`super::names::labels`]), shared by the rows of one name; what
+    /// tables and plots show.
+    #[serde(serialize_with = "shared_str")]
+    pub label: Arc<str>,
     /// Number of launches in this row.
     pub launches: u64,
     /// Measured time T, ns.
@@ -168,12 +178,14 @@ pub struct KernelRoofline {
     pub time_lost_ns: f64,
     /// fraction_of_roof > 1 + 5 %.
     pub above_roof: bool,
-    /// Tensor FLOPs that may count padded MMA tiles (a skinny GEMM shape).
+    /// Tensor FLOPs that may count padded MMA tiles (a skinny GEMM shape);
+    /// boxed, as few rows have it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub padding: Option<PaddingSuspect>,
-    /// Useful work stated with `--useful-flops`, and the figures from it.
+    pub padding: Option<Box<PaddingSuspect>>,
+    /// Useful work stated with `--useful-flops`, and the figures from it;
+    /// boxed, as few rows have it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub useful: Option<UsefulWork>,
+    pub useful: Option<Box<UsefulWork>>,
     /// No FLOP counter was collected: analysed against the bandwidth roof
     /// alone (`flop` is `None`).
     pub bandwidth_only: bool,

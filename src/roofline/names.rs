@@ -11,6 +11,7 @@
 
 use crate::units::ellipsize;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Longest label, in characters (table cells and plot labels).
 pub const LABEL_CHARS: usize = 36;
@@ -228,6 +229,15 @@ const LAST_LEVEL: usize = 3;
 /// One label per name, in the order given: equal names get equal labels,
 /// different names different ones, each at most [`LABEL_CHARS`] characters.
 pub fn labels<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    shared_labels(names)
+        .into_iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
+/// [`labels`], each distinct label stored once and shared by the names
+/// that have it (a report with a row per launch repeats a few names).
+pub fn shared_labels<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Arc<str>> {
     let names: Vec<&str> = names.into_iter().collect();
     // Distinct names in order of first appearance.
     let mut index: HashMap<&str, usize> = HashMap::new();
@@ -287,7 +297,11 @@ pub fn labels<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
             break;
         }
     }
-    names.iter().map(|n| label[index[n]].clone()).collect()
+    let shared: Vec<Arc<str>> = label.into_iter().map(Arc::from).collect();
+    names
+        .iter()
+        .map(|n| Arc::clone(&shared[index[n]]))
+        .collect()
 }
 
 #[cfg(test)]

@@ -134,11 +134,11 @@ pub fn flag_padding(kernels: &mut [KernelRoofline]) -> Option<Diagnostic> {
             continue;
         }
         let certain = k.name.to_ascii_lowercase().contains("gemv");
-        k.padding = Some(PaddingSuspect {
+        k.padding = Some(Box::new(PaddingSuspect {
             path,
             implied_rows: rows,
             certain,
-        });
+        }));
         count += 1;
         if examples.len() < 3 {
             examples.push(format!(
@@ -231,7 +231,7 @@ pub fn apply_useful(report: &mut RooflineReport, rules: &[UsefulRule]) -> Vec<us
         });
     }
     for (i, u) in updates {
-        report.kernels[i].useful = Some(u);
+        report.kernels[i].useful = Some(Box::new(u));
     }
     let unmatched: Vec<String> = rules
         .iter()

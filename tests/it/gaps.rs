@@ -340,7 +340,7 @@ fn nvtx_ranges_are_projected_onto_the_gpu() {
     // Calls at 500 and 2500 launched K1 [1000,2000) and K2 [3000,4000).
     assert_eq!((a.gpu_start_ns, a.gpu_end_ns, a.kernels), (1_000, 4_000, 2));
     assert_eq!((a.kernel_busy_ns, a.idle_ns), (2_000, 1_000));
-    assert_eq!(a.classes.get(GapClass::HostBound).total_ns, 1_000);
+    assert_eq!(a.classes().get(GapClass::HostBound).total_ns, 1_000);
     let b = &rr.instances[1];
     // Calls at 3900 and 5000 launched K3 [6000,7000) and K5 [30000,31000);
     // inside: K4, a 2 µs launch-latency gap and the 20 µs queued gap.
@@ -352,8 +352,8 @@ fn nvtx_ranges_are_projected_onto_the_gpu() {
         (b.kernel_busy_ns, b.idle_ns, b.busy_ns),
         (3_000, 22_000, 3_000)
     );
-    assert_eq!(b.classes.get(GapClass::LaunchLatency).total_ns, 2_000);
-    assert_eq!(b.classes.get(GapClass::QueuedDependency).total_ns, 20_000);
+    assert_eq!(b.classes().get(GapClass::LaunchLatency).total_ns, 2_000);
+    assert_eq!(b.classes().get(GapClass::QueuedDependency).total_ns, 20_000);
     assert_eq!(rr.wall_ns.median, 1_400);
 }
 
@@ -663,8 +663,8 @@ fn nvtx_range_without_launches_uses_the_host_window() {
         (w.idle_ns, w.busy_ns, w.kernel_busy_ns),
         (24_000, 3_000, 3_000)
     );
-    assert_eq!(w.classes.get(GapClass::LaunchInFlight).total_ns, 1_000);
-    assert_eq!(w.classes.get(GapClass::Synchronization).total_ns, 1_000);
+    assert_eq!(w.classes().get(GapClass::LaunchInFlight).total_ns, 1_000);
+    assert_eq!(w.classes().get(GapClass::Synchronization).total_ns, 1_000);
 }
 
 #[test]

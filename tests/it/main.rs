@@ -32,6 +32,7 @@ mod names;
 mod ncu;
 mod ncu_derived;
 mod ncu_hostile_reader;
+mod ncu_stream;
 mod paths;
 mod plot;
 mod projection;

@@ -391,7 +391,11 @@ fn ties_in_time_lost_sort_deterministically() {
     let csv = ncu::parse(text.as_bytes(), "inline.csv").unwrap();
     let (roofs, info) = gpu("h100-sxm");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
-    let order: Vec<(String, u64)> = r.kernels.iter().map(|k| (k.name.clone(), k.id)).collect();
+    let order: Vec<(String, u64)> = r
+        .kernels
+        .iter()
+        .map(|k| (k.name.to_string(), k.id))
+        .collect();
     assert_eq!(
         order,
         vec![("a".into(), 2), ("a".into(), 7), ("b".into(), 5)]

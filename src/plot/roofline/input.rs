@@ -83,7 +83,7 @@ impl RooflineInput {
                         // Stated useful work: the point where the work really is
                         // (padded tensor FLOPs overstate I and FLOP/s).
                         Some(u) => KernelPoint {
-                            name: k.label.clone(),
+                            name: k.label.to_string(),
                             flop_per_byte: u.intensity.unwrap_or(0.0),
                             flop_per_s: u.flop_per_s,
                             duration_ns: k.duration_ns,
@@ -95,7 +95,7 @@ impl RooflineInput {
                             not_drawn: None,
                         },
                         None => KernelPoint {
-                            name: k.label.clone(),
+                            name: k.label.to_string(),
                             flop_per_byte: k.intensity.unwrap_or(0.0),
                             flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
                             duration_ns: k.duration_ns,

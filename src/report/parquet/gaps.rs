@@ -93,7 +93,7 @@ pub fn datasets<'a>(
                 .i64("kernel_busy_ns", false, ints(v, |x| x.kernel_busy_ns))
                 .i64("idle_ns", false, ints(v, |x| x.idle_ns))
                 .i64("kernels", false, ints(v, |x| x.kernels as i64));
-                classes(&mut b, v, |x| &x.classes);
+                classes(&mut b, v, |x| x.classes());
                 b.finish()
             },
         ));

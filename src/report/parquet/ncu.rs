@@ -58,7 +58,7 @@ fn kernel_rows(tag: &InputTag, r: &RooflineReport, v: &[KernelRoofline]) -> Vec<
         .str(
             "name",
             false,
-            v.iter().map(|k| Some(k.name.clone())).collect(),
+            v.iter().map(|k| Some(k.name.to_string())).collect(),
         )
         .i64(
             "launches",
