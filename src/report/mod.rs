@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod diff;
 pub mod gaps;
 mod gaps_verdict;
+pub mod gpu_choice;
 pub mod gpu_list;
 pub mod multi;
 pub mod parquet;

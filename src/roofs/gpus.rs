@@ -28,6 +28,7 @@
 //!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
 
 use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, RoofClocks, Roofs};
+use crate::units::ComputeCapability;
 
 /// The public measurement the measured values come from.
 pub const MEASURED_DOC: &str = "\"The Roofline Model, Starting from Measured Data\"";
@@ -65,8 +66,8 @@ pub struct GpuSpec {
     pub key: &'static str,
     /// Marketing name (`NVIDIA H100 SXM5 80GB`).
     pub name: &'static str,
-    /// Compute capability, `major.minor`.
-    pub compute_capability: &'static str,
+    /// Compute capability.
+    pub compute_capability: ComputeCapability,
     /// Streaming multiprocessors, as the CUDA runtime reports them.
     pub sm_count: Option<u32>,
     /// L2 size in bytes, as the CUDA runtime reports it; `None` where no
@@ -415,7 +416,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "v100",
         name: "NVIDIA Tesla V100 SXM2 16GB",
-        compute_capability: "7.0",
+        compute_capability: ComputeCapability::new(7, 0),
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
@@ -442,7 +443,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "v100-32gb",
         name: "NVIDIA Tesla V100 SXM2 32GB",
-        compute_capability: "7.0",
+        compute_capability: ComputeCapability::new(7, 0),
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
@@ -469,7 +470,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "t4",
         name: "NVIDIA T4",
-        compute_capability: "7.5",
+        compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(40),
         l2_bytes: Some(4 * MIB),
         memory_clock_mhz: Some(5001.0),
@@ -492,7 +493,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx2080ti",
         name: "NVIDIA GeForce RTX 2080 Ti",
-        compute_capability: "7.5",
+        compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(68),
         l2_bytes: Some(5632 * KIB),
         memory_clock_mhz: Some(7000.0),
@@ -518,7 +519,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx2080",
         name: "NVIDIA GeForce RTX 2080",
-        compute_capability: "7.5",
+        compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(46),
         l2_bytes: Some(4 * MIB),
         memory_clock_mhz: Some(7000.0),
@@ -544,7 +545,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx2070",
         name: "NVIDIA GeForce RTX 2070",
-        compute_capability: "7.5",
+        compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(36),
         l2_bytes: Some(4 * MIB),
         memory_clock_mhz: Some(7000.0),
@@ -570,7 +571,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a100-40gb",
         name: "NVIDIA A100 40GB SXM4",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1215.0),
@@ -596,7 +597,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a100-80gb",
         name: "NVIDIA A100 80GB SXM4",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1593.0),
@@ -631,7 +632,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a100-80gb-pcie",
         name: "NVIDIA A100 80GB PCIe",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1512.0),
@@ -660,7 +661,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a30",
         name: "NVIDIA A30",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(56),
         l2_bytes: None,
         memory_clock_mhz: Some(1215.0),
@@ -689,7 +690,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-40gb",
         name: "NVIDIA A800 40GB PCIe",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1215.0),
@@ -718,7 +719,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-80gb",
         name: "NVIDIA A800 80GB SXM4",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1593.0),
@@ -747,7 +748,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-80gb-pcie",
         name: "NVIDIA A800 80GB PCIe",
-        compute_capability: "8.0",
+        compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
         memory_clock_mhz: Some(1512.0),
@@ -776,7 +777,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a10",
         name: "NVIDIA A10",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(72),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: None,
@@ -800,7 +801,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a40",
         name: "NVIDIA A40",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(84),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(7250.0),
@@ -828,7 +829,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3090",
         name: "NVIDIA GeForce RTX 3090",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(82),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(9751.0),
@@ -853,7 +854,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3080",
         name: "NVIDIA GeForce RTX 3080",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(68),
         l2_bytes: Some(5 * MIB),
         memory_clock_mhz: Some(9500.0),
@@ -881,7 +882,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3070",
         name: "NVIDIA GeForce RTX 3070",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(46),
         l2_bytes: None,
         memory_clock_mhz: Some(7000.0),
@@ -909,7 +910,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3060ti",
         name: "NVIDIA GeForce RTX 3060 Ti",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(38),
         l2_bytes: None,
         memory_clock_mhz: Some(7000.0),
@@ -937,7 +938,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3060",
         name: "NVIDIA GeForce RTX 3060",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(28),
         l2_bytes: Some(2304 * KIB),
         memory_clock_mhz: Some(7501.0),
@@ -965,7 +966,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-a6000",
         name: "NVIDIA RTX A6000",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(84),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(8000.0),
@@ -993,7 +994,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-a5000",
         name: "NVIDIA RTX A5000",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(64),
         l2_bytes: None,
         memory_clock_mhz: Some(8000.0),
@@ -1021,7 +1022,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-a4000",
         name: "NVIDIA RTX A4000",
-        compute_capability: "8.6",
+        compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(48),
         l2_bytes: None,
         memory_clock_mhz: Some(7000.0),
@@ -1049,7 +1050,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h100-sxm",
         name: "NVIDIA H100 SXM5 80GB",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(2619.0),
@@ -1088,7 +1089,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h100-pcie",
         name: "NVIDIA H100 PCIe 80GB",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(114),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(1593.0),
@@ -1115,7 +1116,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h200",
         name: "NVIDIA H200 SXM 141GB",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         // 60 MiB, not the H100 SXM5's 50: the H200 enables the whole L2 of
         // the GH100 die, 60 MB in NVIDIA's "NVIDIA H100 Tensor Core GPU
@@ -1155,7 +1156,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "gh200",
         name: "NVIDIA GH200 Grace Hopper (H100 96GB HBM3)",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: None,
@@ -1180,7 +1181,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "gh200-144gb",
         name: "NVIDIA GH200 Grace Hopper (H100 144GB HBM3e)",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         // roofline/data/devices.csv of the measurement: l2_mib 60.0.
         l2_bytes: Some(60 * MIB),
@@ -1216,7 +1217,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h800-sxm",
         name: "NVIDIA H800 SXM5 80GB",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(2619.0),
@@ -1245,7 +1246,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h800-pcie",
         name: "NVIDIA H800 PCIe 80GB",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(114),
         l2_bytes: Some(50 * MIB),
         memory_clock_mhz: Some(1593.0),
@@ -1276,7 +1277,7 @@ static TABLE: &[GpuSpec] = &[
         // above any Hopper boost clock, so the reports contradict each other.
         key: "h20",
         name: "NVIDIA H20",
-        compute_capability: "9.0",
+        compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(78),
         l2_bytes: None,
         memory_clock_mhz: None,
@@ -1303,7 +1304,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "b200",
         name: "NVIDIA B200 (HGX, 180GB)",
-        compute_capability: "10.0",
+        compute_capability: ComputeCapability::new(10, 0),
         sm_count: Some(148),
         // device__attribute_l2_cache_size 132644864 in a real B200 ncu CSV
         // (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv).
@@ -1331,7 +1332,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "gb200",
         name: "NVIDIA GB200 (Blackwell GPU of GB200 NVL72)",
-        compute_capability: "10.0",
+        compute_capability: ComputeCapability::new(10, 0),
         sm_count: None,
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
@@ -1354,7 +1355,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "b300",
         name: "NVIDIA B300 (HGX, Blackwell Ultra)",
-        compute_capability: "10.3",
+        compute_capability: ComputeCapability::new(10, 3),
         sm_count: Some(148),
         // roofline/data/devices.csv of the measurement: 148 SMs, l2_mib 126.5.
         l2_bytes: Some(126 * MIB + 512 * KIB),
@@ -1388,7 +1389,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "l4",
         name: "NVIDIA L4",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(58),
         l2_bytes: Some(48 * MIB),
         memory_clock_mhz: None,
@@ -1413,7 +1414,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "l40s",
         name: "NVIDIA L40S",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
         memory_clock_mhz: Some(9000.0),
@@ -1442,7 +1443,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "l40",
         name: "NVIDIA L40",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(142),
         // No source at hand gives the L40's L2 size (a third-party database
         // says 48 MB for the same-silicon L40S, the table's L40S entry 96 MiB).
@@ -1473,7 +1474,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx6000-ada",
         name: "NVIDIA RTX 6000 Ada Generation",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
         memory_clock_mhz: Some(10000.0),
@@ -1499,7 +1500,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4080",
         name: "NVIDIA GeForce RTX 4080",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(76),
         l2_bytes: Some(64 * MIB),
         memory_clock_mhz: Some(11200.0),
@@ -1537,7 +1538,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4090",
         name: "NVIDIA GeForce RTX 4090",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(128),
         l2_bytes: Some(72 * MIB),
         memory_clock_mhz: Some(10500.0),
@@ -1563,7 +1564,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4070ti",
         name: "NVIDIA GeForce RTX 4070 Ti",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(60),
         l2_bytes: Some(48 * MIB),
         memory_clock_mhz: Some(10500.0),
@@ -1592,7 +1593,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4070",
         name: "NVIDIA GeForce RTX 4070",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(46),
         l2_bytes: None,
         memory_clock_mhz: Some(10500.0),
@@ -1621,7 +1622,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4060ti",
         name: "NVIDIA GeForce RTX 4060 Ti",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(34),
         l2_bytes: None,
         memory_clock_mhz: Some(9000.0),
@@ -1652,7 +1653,7 @@ static TABLE: &[GpuSpec] = &[
         // below the 2175 MHz its FP32 figure implies: taken as stated.
         key: "rtx4000-ada",
         name: "NVIDIA RTX 4000 Ada Generation",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(48),
         l2_bytes: None,
         memory_clock_mhz: Some(9000.0),
@@ -1678,7 +1679,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5000-ada",
         name: "NVIDIA RTX 5000 Ada Generation",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(100),
         l2_bytes: None,
         memory_clock_mhz: Some(9000.0),
@@ -1708,7 +1709,7 @@ static TABLE: &[GpuSpec] = &[
         // Tensor peaks left unknown: only third-party reports, which disagree.
         key: "l20",
         name: "NVIDIA L20",
-        compute_capability: "8.9",
+        compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(92),
         l2_bytes: None,
         memory_clock_mhz: Some(9000.0),
@@ -1732,7 +1733,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5090",
         name: "NVIDIA GeForce RTX 5090",
-        compute_capability: "12.0",
+        compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(170),
         l2_bytes: Some(96 * MIB),
         memory_clock_mhz: Some(14000.0),
@@ -1759,7 +1760,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5080",
         name: "NVIDIA GeForce RTX 5080",
-        compute_capability: "12.0",
+        compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(84),
         l2_bytes: Some(64 * MIB),
         memory_clock_mhz: Some(15000.0),
@@ -1789,7 +1790,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5070ti",
         name: "NVIDIA GeForce RTX 5070 Ti",
-        compute_capability: "12.0",
+        compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(70),
         l2_bytes: None,
         memory_clock_mhz: Some(14000.0),
@@ -1819,7 +1820,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5070",
         name: "NVIDIA GeForce RTX 5070",
-        compute_capability: "12.0",
+        compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(48),
         l2_bytes: None,
         memory_clock_mhz: Some(14000.0),
@@ -1849,7 +1850,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5060ti",
         name: "NVIDIA GeForce RTX 5060 Ti",
-        compute_capability: "12.0",
+        compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(36),
         l2_bytes: None,
         memory_clock_mhz: Some(14000.0),
@@ -1879,7 +1880,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-pro-6000",
         name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
-        compute_capability: "12.0",
+        compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(188),
         l2_bytes: Some(128 * MIB),
         memory_clock_mhz: Some(14000.0),
@@ -2079,11 +2080,11 @@ fn geforce(n: &str) -> Option<&'static GpuSpec> {
     by_key(key)
 }
 
-/// GPUs of the table with this compute capability (`9.0`).
-pub fn by_compute_capability(cc: &str) -> Vec<&'static GpuSpec> {
+/// GPUs of the table with this compute capability.
+pub fn by_compute_capability(cc: ComputeCapability) -> Vec<&'static GpuSpec> {
     all()
         .iter()
-        .filter(|g| g.compute_capability == cc.trim())
+        .filter(|g| g.compute_capability == cc)
         .collect()
 }
 
@@ -2116,17 +2117,16 @@ fn insert(roofs: &mut Roofs, e: &TableRoof, origin: Origin) {
 
 /// FP32 lanes (CUDA cores) per SM of a compute capability, with the
 /// document that says so.
-pub fn fp32_lanes_per_sm(cc: &str) -> Option<(u32, &'static str)> {
-    let major = cc.split('.').next()?;
-    Some(match cc {
-        "7.0" => (64, "NVIDIA Tesla V100 GPU Architecture whitepaper: 64 FP32 cores per SM"),
-        "7.5" => (64, "NVIDIA Turing GPU Architecture whitepaper: 64 FP32 cores per SM"),
-        "8.0" => (64, "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 64 FP32 CUDA cores per SM"),
-        "8.6" | "8.7" => (128, "NVIDIA Ampere GA102 GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
-        "8.9" => (128, "NVIDIA Ada GPU Architecture whitepaper: 128 CUDA cores per SM"),
-        "9.0" => (128, "NVIDIA H100 Tensor Core GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
-        _ if major == "10" => (128, "Cornell Virtual Workshop, \"Inside a Blackwell B200 SM\" (cvw.cac.cornell.edu/gpu-architecture/horizon-gpus-blackwell-b200/b200_sm): 128 FP32 CUDA cores per SM"),
-        _ if major == "12" => (128, "NVIDIA RTX Blackwell GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
+pub fn fp32_lanes_per_sm(cc: ComputeCapability) -> Option<(u32, &'static str)> {
+    Some(match (cc.major, cc.minor) {
+        (7, 0) => (64, "NVIDIA Tesla V100 GPU Architecture whitepaper: 64 FP32 cores per SM"),
+        (7, 5) => (64, "NVIDIA Turing GPU Architecture whitepaper: 64 FP32 cores per SM"),
+        (8, 0) => (64, "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 64 FP32 CUDA cores per SM"),
+        (8, 6) | (8, 7) => (128, "NVIDIA Ampere GA102 GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
+        (8, 9) => (128, "NVIDIA Ada GPU Architecture whitepaper: 128 CUDA cores per SM"),
+        (9, 0) => (128, "NVIDIA H100 Tensor Core GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
+        (10, _) => (128, "Cornell Virtual Workshop, \"Inside a Blackwell B200 SM\" (cvw.cac.cornell.edu/gpu-architecture/horizon-gpus-blackwell-b200/b200_sm): 128 FP32 CUDA cores per SM"),
+        (12, _) => (128, "NVIDIA RTX Blackwell GPU Architecture whitepaper: 128 FP32 CUDA cores per SM"),
         _ => return None,
     })
 }
@@ -2555,10 +2555,19 @@ mod tests {
         assert_eq!(k("NVIDIA GeForce RTX 3090 Ti"), None);
         assert_eq!(k("NVIDIA GeForce RTX 4080 SUPER"), None);
         assert_eq!(k("NVIDIA H100 NVL"), None);
-        assert_eq!(by_compute_capability("8.9").len(), 12);
-        assert_eq!(by_compute_capability("8.6").len(), 10);
-        assert_eq!(by_compute_capability("12.0").len(), 6);
-        assert_eq!(by_compute_capability("8.0").len(), 7);
-        assert_eq!(by_compute_capability("7.5").len(), 4);
+        assert_eq!(
+            by_compute_capability(ComputeCapability::new(8, 9)).len(),
+            12
+        );
+        assert_eq!(
+            by_compute_capability(ComputeCapability::new(8, 6)).len(),
+            10
+        );
+        assert_eq!(
+            by_compute_capability(ComputeCapability::new(12, 0)).len(),
+            6
+        );
+        assert_eq!(by_compute_capability(ComputeCapability::new(8, 0)).len(), 7);
+        assert_eq!(by_compute_capability(ComputeCapability::new(7, 5)).len(), 4);
     }
 }

@@ -18,7 +18,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("diagnostic", &[]),
     ("synth", &[]),
-    ("timeline", &["diagnostic"]),
+    ("timeline", &["units", "diagnostic"]),
     ("roofs", &["units", "error"]),
     ("ncu", &["units", "error", "roofs"]),
     ("nsys", &["units", "error", "timeline"]),

@@ -110,7 +110,10 @@ fn b200_raw_page_device_facts() {
         h.memory_clocks_mhz
     );
     assert_eq!(h.bus_widths_bits, vec![7680]);
-    assert_eq!(h.compute_capabilities, vec!["10.0".to_string()]);
+    assert_eq!(
+        h.compute_capabilities,
+        vec![rooftrace::units::ComputeCapability::new(10, 0)]
+    );
     // Without its device name the facts still decide: CC 10.0 holds the
     // B200 and the GB200, and only the B200 is known to have 148 SMs and a
     // 7680-bit bus (the GB200's SM count and bus width are not in the table,
@@ -199,13 +202,14 @@ fn gpu_flag_that_contradicts_the_file_is_refused() {
         crate::common::rooftrace(&["ncu", path.to_str().unwrap(), "--gpu", "h100-sxm"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("--gpu h100-sxm is compute capability 9.0"),
+        err.contains("--gpu h100-sxm has compute capability 9.0, but"),
         "{err}"
     );
     assert!(
-        err.contains("compute capability 8.0: not the same GPU"),
+        err.contains("records compute capability 8.0: not the GPU it ran on"),
         "{err}"
     );
+    assert!(err.contains("add --project-to h100-sxm"), "{err}");
     assert!(err.contains("a100-40gb, a100-80gb"), "{err}");
     // An A100 key is accepted.
     let (code, out, err) =
@@ -233,10 +237,12 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
         .collect();
     // Every CC 8.9 GPU of the table, and nothing else (the file states no
     // SM count, L2 size, bus width or memory clock to narrow them).
-    let cc89: Vec<&str> = rooftrace::roofs::gpus::by_compute_capability("8.9")
-        .iter()
-        .map(|g| g.key)
-        .collect();
+    let cc89: Vec<&str> = rooftrace::roofs::gpus::by_compute_capability(
+        rooftrace::units::ComputeCapability::new(8, 9),
+    )
+    .iter()
+    .map(|g| g.key)
+    .collect();
     assert_eq!(fits, cc89);
     assert_eq!(fits.len(), 12);
     assert!(fits.contains(&"rtx4070") && !fits.contains(&"rtx3090"));
