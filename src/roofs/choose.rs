@@ -86,10 +86,15 @@ fn cc_rules_out(g: &GpuSpec, hints: &DeviceHints) -> bool {
 
 /// `g` checked against the input ([`check::check`]): its notes, or the
 /// error naming the fact, both values and the GPUs that fit.
-fn checked(chosen: String, g: &GpuSpec, hints: &DeviceHints) -> Result<Vec<String>, RoofsError> {
+fn checked(
+    chosen: String,
+    target: String,
+    g: &GpuSpec,
+    hints: &DeviceHints,
+) -> Result<Vec<String>, RoofsError> {
     check::check(g, hints).map_err(|c| RoofsError::GpuContradicted {
         chosen,
-        key: g.key.to_string(),
+        target,
         fact: c.fact.to_string(),
         gpu_value: c.gpu_value,
         file: hints.file.clone(),
@@ -188,7 +193,7 @@ pub fn choose<E: From<RoofsError>>(
                 key: key.clone(),
                 choices: choices(),
             })?;
-            let notes = checked(format!("--gpu {}", g.key), g, hints)?;
+            let notes = checked(format!("--gpu {}", g.key), g.key.to_string(), g, hints)?;
             from_table(g, GpuChoice::Flag, notes)
         }
         RoofsChoice::File(path) => {
@@ -202,7 +207,7 @@ pub fn choose<E: From<RoofsError>>(
                         roofs.gpu,
                         g.key
                     );
-                    checked(chosen, g, hints)?
+                    checked(chosen, path.display().to_string(), g, hints)?
                 }
                 None => Vec::new(),
             };

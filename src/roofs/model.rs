@@ -343,12 +343,13 @@ pub enum RoofsError {
     },
     /// `--gpu KEY` (or the table GPU a `--roofs FILE` names) is ruled out
     /// by an identity fact the input records (`roofs::check`).
-    #[error("{chosen} has {fact} {gpu_value}, but {file} records {fact} {file_value}{why}: not the GPU it ran on. Pick one that fits ({}), or give roofs measured on it with --roofs FILE; to ask what this run would take on {key}, keep the GPU it ran on and add --project-to {key}", fits_or_table(.candidates))]
+    #[error("{chosen} has {fact} {gpu_value}, but {file} records {fact} {file_value}{why}: not the GPU it ran on. Pick one that fits ({}), or give roofs measured on it with --roofs FILE; to ask what this run would take on {target}, keep the GPU it ran on and add --project-to {target}", fits_or_table(.candidates))]
     GpuContradicted {
         /// The choice as given: `--gpu b200`, `--roofs h100.json (h100-sxm)`.
         chosen: String,
-        /// The table key of the GPU chosen.
-        key: String,
+        /// What `--project-to` takes for the chosen GPU: its table key, or
+        /// the roofs file.
+        target: String,
         /// The fact: `compute capability`, `SM count`, `memory clock`.
         fact: String,
         /// The chosen GPU's value.
