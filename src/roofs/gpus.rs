@@ -111,6 +111,10 @@ pub struct FactSources {
     /// interface the card's datasheet names); `None` where no source at
     /// hand says (unknown, not zero).
     pub host_link: Option<HostLink>,
+    /// Why the table has no SM clock for this GPU ([`GpuSpec::sm_clock`]
+    /// is `None`: no SM count or no FP32 peak at hand); empty when it has
+    /// one (a table test holds every entry to one or the other).
+    pub no_sm_clock: &'static str,
 }
 
 /// The link between the host and the GPU: what host-to-device and
@@ -163,6 +167,7 @@ const RUNTIME: &str =
 /// The facts of the entries that predate per-value citations: values as
 /// the CUDA runtime reports them, no stated boost clock.
 const RUNTIME_FACTS: FactSources = FactSources {
+    no_sm_clock: "",
     sm_count: RUNTIME,
     l2: RUNTIME,
     memory: RUNTIME,
@@ -240,8 +245,13 @@ const GH200E_DS: &str =
     "NVIDIA GH200 Grace Hopper Superchip datasheet (144 GB HBM3e), sparse figures / 2";
 const B200_DS: &str = "NVIDIA HGX B200 datasheet (per GPU), sparse figures / 2";
 const B300_DS: &str = "NVIDIA HGX B300 datasheet (8 GPUs, per GPU = / 8), sparse figures / 2";
-const GB200_DS: &str =
-    "NVIDIA GB200 NVL72 datasheet (per Blackwell GPU = rack / 72), sparse figures / 2";
+/// The current GB200 NVL72 specification table (nvidia.com/en-us/data-center/gb200-nvl72):
+/// rack figures for 72 Blackwell GPUs, tensor figures with sparsity.
+macro_rules! gb200_ds {
+    () => {
+        "NVIDIA GB200 NVL72 specifications (current table; per Blackwell GPU = rack / 72, sparse tensor figures / 2): "
+    };
+}
 const L40S_DS: &str = "NVIDIA L40S datasheet, sparse figures / 2";
 const L4_DS: &str = "NVIDIA L4 Tensor Core GPU datasheet, sparse figures / 2";
 const A10_DS: &str = "NVIDIA A10 Tensor Core GPU datasheet, sparse figures / 2";
@@ -499,6 +509,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(352),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(tu_wp!(), "68 SMs = 4352 CUDA cores / 64 per SM"),
             l2: concat!(tu_wp!(), "L2 5632 KB"),
             memory: concat!(tu_wp!(), "GDDR6, 352-bit at 14 Gbps = 616 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -525,6 +536,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(tu_wp!(), "46 SMs = 2944 CUDA cores / 64 per SM"),
             l2: concat!(tu_wp!(), "L2 4096 KB"),
             memory: concat!(tu_wp!(), "GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -551,6 +563,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(tu_wp!(), "36 SMs = 2304 CUDA cores / 64 per SM"),
             l2: concat!(tu_wp!(), "L2 4096 KB"),
             memory: concat!(tu_wp!(), "GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -638,6 +651,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1512.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs",
             l2: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 40 MB L2",
             memory: "80 GB HBM2e, 1935 GB/s: NVIDIA A100 Tensor Core GPU datasheet (PCIe 80GB column); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
@@ -667,6 +681,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1215.0),
         bus_width_bits: Some(3072),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: "56 SMs = 3584 CUDA cores / 64 (third-party database); the datasheet's FP32 10.3 TFLOPS / (128 FLOP x 56 x 1440 MHz) agrees",
             l2: "not set: third-party databases give 24 MB, no NVIDIA source at hand",
             memory: concat!(a30_ds!(), "24 GB HBM2, 933 GB/s; 3072-bit (third-party database) at 1215 MHz; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -696,6 +711,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1215.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(a100_wp!(), "108 SMs"),
             l2: concat!(a100_wp!(), "40 MB L2"),
             memory: concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s; 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -725,6 +741,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(a100_wp!(), "108 SMs"),
             l2: concat!(a100_wp!(), "40 MB L2"),
             memory: concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -754,6 +771,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1512.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(a100_wp!(), "108 SMs"),
             l2: concat!(a100_wp!(), "40 MB L2"),
             memory: concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -807,6 +825,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7250.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: A40_CORES,
             l2: "L2 6 MB: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie (third-party database); the full GA102 has 6,144 KB of L2 (NVIDIA Ampere GA102 GPU Architecture whitepaper)",
             memory: "48 GB GDDR6, 384-bit at 14.5 Gbps = 696 GB/s: PNY A40 (900-2G133-0000-000) specification, http://www.relationship-nepal.org/900-2g133-0000-000.html; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
@@ -860,6 +879,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9500.0),
         bus_width_bits: Some(320),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(ga102_wp!(), "RTX 3080: 68 SMs, 8704 CUDA cores"),
             l2: concat!(ga102_wp!(), "RTX 3080: L2 5120 KB"),
             memory: concat!(ga102_wp!(), "RTX 3080: 10 GB GDDR6X, 320-bit at 19 Gbps = 760 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -888,6 +908,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(gf_ampere!(), "5888 CUDA cores / 128 per SM = 46 SMs (GA104)"),
             l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
             memory: concat!(gf_ampere!(), "8 GB GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -916,6 +937,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(gf_ampere!(), "4864 CUDA cores / 128 per SM = 38 SMs (GA104)"),
             l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
             memory: concat!(gf_ampere!(), "8 GB GDDR6, 256-bit at 14 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -944,6 +966,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7501.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(rtx3060_real!(), "smCount 28 (3584 CUDA cores / 128 on the product page)"),
             l2: concat!(rtx3060_real!(), "l2CacheSize 2359296 B = 2.25 MiB (the runtime's figure; third-party pages say 3 MB, e.g. http://cholla.mmto.org/nvidia/my3060.html; a GA104-based RTX 3060 of the same name may report another L2)"),
             memory: concat!(rtx3060_real!(), "memoryBandwidth 360048000000 B/s = 2 x memory clock 7501 MHz x 192 bit / 8; 12 GB GDDR6, 192-bit at 15 Gbps = 360 GB/s on the product page"),
@@ -972,6 +995,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(8000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(rtxa6000_ds!(), "10,752 CUDA cores / 128 = 84 SMs; 336 Tensor Cores / 4 = 84"),
             l2: "L2 6 MB: https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40 (third-party database); the full GA102 has 6,144 KB (GA102 whitepaper) and the A6000 keeps all twelve 32-bit controllers (384-bit)",
             memory: concat!(rtxa6000_ds!(), "384-bit GDDR6 at 16 Gbps = 768 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1000,6 +1024,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(8000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(rtxa5000_ds!(), "8,192 CUDA cores / 128 = 64 SMs"),
             l2: "not set: third-party databases give 6 MB, no NVIDIA source at hand",
             memory: concat!(rtxa5000_ds!(), "384-bit GDDR6 at 16 Gbps = 768 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1028,6 +1053,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(rtxa4000_ds!(), "6,144 CUDA cores / 128 = 48 SMs; 192 Tensor Cores / 4 = 48"),
             l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
             memory: concat!(rtxa4000_ds!(), "16 GB GDDR6, 256-bit, 448 GB/s (14 Gbps); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1223,6 +1249,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(2619.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(h100_wp!(), "132 SMs"),
             l2: concat!(h100_wp!(), "50 MB L2"),
             memory: concat!(h800_ds!(), "80 GB HBM3, 3.35 TB/s (SXM); 5120-bit (H100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1252,6 +1279,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(h100_wp!(), "114 SMs"),
             l2: concat!(h100_wp!(), "50 MB L2"),
             memory: concat!(h800_ds!(), "80 GB HBM2e, 2 TB/s (PCIe); 5120-bit (H100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1283,6 +1311,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: None,
         bus_width_bits: None,
         facts: FactSources {
+            no_sm_clock: "no FP32 peak at hand: the third-party 44 TFLOP/s would need 2.2 GHz on the reported 78 SMs, so the clock the peaks assume cannot be derived; ncu's sm__cycles_elapsed.avg.per_second gives a run's clock",
             sm_count: concat!(h20_tp!(), "78 SMs (Geekbench listing)"),
             l2: "not set: third parties say 60 MB (https://ke60.top/article/1471031.html), no NVIDIA source",
             memory: concat!(h20_tp!(), "96 GB HBM3, 4.0 TB/s; bus width and memory clock not set (third parties disagree: 6144-bit)"),
@@ -1337,18 +1366,25 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            no_sm_clock: "no SM count at hand for the GB200's GPU (its datasheet states rack totals, not SMs), so the clock its FP32 peak assumes cannot be derived; ncu's sm__cycles_elapsed.avg.per_second gives a run's clock",
+            ..RUNTIME_FACTS
+        },
+        // One source for every roof: the current GB200 NVL72 table, rack
+        // figures / 72 (its 2024 edition stated FP32 6,480 and FP64 3,240
+        // TFLOPS, 90 and 45 per GPU; the HGX B200 entry above follows the
+        // current HGX table the same way).
         datasheet: &[
-            m(Dram, 8000.0, GB200_DS),
-            c(Fp64, 45.0, GB200_DS),
-            c(TensorFp64, 45.0, GB200_DS),
-            c(Fp32, 90.0, "NVIDIA Blackwell datasheet, GB200 (1200 W) vector FP32: 90 TFLOPS"),
-            c(TensorTf32, 1250.0, GB200_DS),
-            c(TensorFp16, 2500.0, GB200_DS),
-            c(TensorBf16, 2500.0, GB200_DS),
-            c(TensorFp8, 5000.0, GB200_DS),
-            c(TensorInt8, 5000.0, GB200_DS),
-            c(TensorFp4, 10000.0, GB200_DS),
+            m(Dram, 8000.0, concat!(gb200_ds!(), "HBM3E 576 TB/s / 72 = 8 TB/s")),
+            c(Fp64, 40.0, concat!(gb200_ds!(), "FP64/FP64 Tensor Core 2,880 TFLOPS / 72 = 40")),
+            c(TensorFp64, 40.0, concat!(gb200_ds!(), "FP64/FP64 Tensor Core 2,880 TFLOPS / 72 = 40")),
+            c(Fp32, 80.0, concat!(gb200_ds!(), "FP32 5,760 TFLOPS / 72 = 80")),
+            c(TensorTf32, 1250.0, concat!(gb200_ds!(), "TF32 Tensor Core 180 PFLOPS (sparse) / 72 / 2 = 1,250 TFLOPS")),
+            c(TensorFp16, 2500.0, concat!(gb200_ds!(), "FP16/BF16 Tensor Core 360 PFLOPS (sparse) / 72 / 2 = 2,500 TFLOPS")),
+            c(TensorBf16, 2500.0, concat!(gb200_ds!(), "FP16/BF16 Tensor Core 360 PFLOPS (sparse) / 72 / 2 = 2,500 TFLOPS")),
+            c(TensorFp8, 5000.0, concat!(gb200_ds!(), "FP8/FP6 Tensor Core 720 PFLOPS (sparse) / 72 / 2 = 5,000 TFLOPS")),
+            c(TensorInt8, 5000.0, concat!(gb200_ds!(), "INT8 Tensor Core 720 POPS (sparse) / 72 / 2 = 5,000 TOPS")),
+            c(TensorFp4, 10000.0, concat!(gb200_ds!(), "FP4 Tensor Core 1,440 PFLOPS (sparse) / 72 / 2 = 10,000 TFLOPS")),
         ],
         measured: &[],
     },
@@ -1420,6 +1456,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: "NVIDIA L40S datasheet (L40/L40S table as reproduced at https://www.mullet.se/product.html?product_id=355414): 18,176 CUDA cores / 128 per SM (Ada whitepaper) = 142 SMs; 568 Tensor Cores / 4 per SM = 142",
             l2: RUNTIME,
             memory: "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
@@ -1451,6 +1488,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: L40_CORES,
             l2: "not set: no source at hand gives the L40's L2 size (a third-party database says 48 MB for the same-silicon L40S, whose table entry says 96 MiB)",
             memory: "48 GB GDDR6, 384-bit at 18 Gbps (2,250 MHz) = 864 GB/s: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s (third-party database); 864 GB/s agrees with the L40 datasheet; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
@@ -1570,6 +1608,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(10500.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(ada_wp!(), "60 SMs"),
             l2: concat!(ada_wp!(), "L2 49152 KB"),
             memory: concat!(ada_wp!(), "12 GB GDDR6X, 192-bit at 21 Gbps = 504 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1599,6 +1638,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(10500.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(gf_ada!(), "5888 CUDA cores / 128 per SM = 46 SMs (AD104)"),
             l2: "not set: third-party databases give 36 MB, no NVIDIA source at hand",
             memory: concat!(gf_ada!(), "12 GB GDDR6X, 192-bit at 21 Gbps = 504 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1628,6 +1668,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(128),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(gf_ada!(), "4352 CUDA cores / 128 per SM = 34 SMs (AD106)"),
             l2: "not set: third-party databases give 32 MB, no NVIDIA source at hand",
             memory: concat!(gf_ada!(), "8 or 16 GB GDDR6, 128-bit at 18 Gbps = 288 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1659,6 +1700,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(160),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(rtx4000ada_ds!(), "6,144 CUDA cores / 128 = 48 SMs; 192 Tensor Cores / 4 = 48"),
             l2: "not set: third-party databases give 48 MB, no NVIDIA source at hand",
             memory: concat!(rtx4000ada_ds!(), "160-bit GDDR6 at 18 Gbps = 360 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1685,6 +1727,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(rtx5000ada_ds!(), "12,800 CUDA cores / 128 = 100 SMs"),
             l2: "not set: third-party databases give 64 MB, no NVIDIA source at hand",
             memory: concat!(rtx5000ada_ds!(), "256-bit GDDR6 at 18 Gbps = 576 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1715,6 +1758,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(l20_tp!(), "92 SMs, 11,776 CUDA cores"),
             l2: "not set: third-party databases give 96 MB, no NVIDIA source",
             memory: concat!(l20_tp!(), "48 GB GDDR6, 384-bit at 18 Gbps = 864 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1766,6 +1810,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(15000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5080: 10752 CUDA cores / 128 per SM = 84 SMs (GB203)"),
             l2: concat!(gb_wp!(), "L2 65536 KB"),
             memory: concat!(ces25!(), "RTX 5080: 16 GB GDDR7, 256-bit at 30 Gbps = 960 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1796,6 +1841,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5070 Ti: 8960 CUDA cores / 128 per SM = 70 SMs (GB203)"),
             l2: "not set: no NVIDIA source at hand",
             memory: concat!(ces25!(), "RTX 5070 Ti: 16 GB GDDR7, 256-bit at 28 Gbps = 896 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1826,6 +1872,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5070: 6144 CUDA cores / 128 per SM = 48 SMs (GB205)"),
             l2: "not set: no NVIDIA source at hand",
             memory: concat!(ces25!(), "RTX 5070: 12 GB GDDR7, 192-bit at 28 Gbps = 672 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -1856,6 +1903,7 @@ static TABLE: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(128),
         facts: FactSources {
+            no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5060 Ti: 4608 CUDA cores / 128 per SM = 36 SMs (GB206)"),
             l2: "not set: no NVIDIA source at hand",
             memory: concat!(ces25!(), "RTX 5060 Ti: 8 or 16 GB GDDR7, 128-bit at 28 Gbps = 448 GB/s; memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them (CUDA deviceQuery)"),
@@ -2454,6 +2502,33 @@ mod tests {
         }
         assert!(cited.len() >= 30, "{}", cited.len());
         assert!(checked >= 30, "{checked}");
+    }
+
+    #[test]
+    fn every_entry_has_an_sm_clock_or_says_why_not() {
+        // The clock the datasheet peaks assume (sm_clock: FP32 peak / (2 x
+        // lanes x SMs)) is what compute roofs scale from; an entry without
+        // one states why, and an entry with one states no reason.
+        for g in all() {
+            match g.sm_clock() {
+                Some((hz, _)) => {
+                    assert!(g.facts.no_sm_clock.is_empty(), "{}", g.key);
+                    assert!(hz > 0.5e9 && hz < 3.5e9, "{}: {hz}", g.key);
+                }
+                None => assert!(g.facts.no_sm_clock.len() > 40, "{}", g.key),
+            }
+        }
+        // GB200 at the current NVL72 table: FP32 5,760 and FP64 2,880
+        // TFLOPS per rack of 72 GPUs = 80 and 40 per GPU (not the 2024
+        // table's 90 and 45); every roof cites the one table.
+        let gb200 = by_key("gb200").unwrap();
+        let roofs = gb200.datasheet_roofs();
+        assert_eq!(roofs.compute[&Fp32].flop_per_s, 80e12);
+        assert_eq!(roofs.compute[&Fp64].flop_per_s, 40e12);
+        assert_eq!(roofs.compute[&TensorFp64].flop_per_s, 40e12);
+        for e in gb200.datasheet {
+            assert!(e.source.starts_with(gb200_ds!()), "{}", e.source);
+        }
     }
 
     #[test]
