@@ -29,6 +29,7 @@
 
 use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, RoofClocks, Roofs};
 use crate::units::ComputeCapability;
+use Needle::{Has, Word};
 
 /// The public measurement the measured values come from.
 pub const MEASURED_DOC: &str = "\"The Roofline Model, Starting from Measured Data\"";
@@ -66,6 +67,10 @@ pub struct GpuSpec {
     pub key: &'static str,
     /// Marketing name (`NVIDIA H100 SXM5 80GB`).
     pub name: &'static str,
+    /// The device names (as ncu, nsys and the CUDA runtime print them) that
+    /// name this GPU: any one pattern that fits ([`by_device_name`]). The
+    /// rows' patterns never overlap (a table test checks known names).
+    pub device_names: &'static [NamePattern],
     /// Compute capability.
     pub compute_capability: ComputeCapability,
     /// Streaming multiprocessors, as the CUDA runtime reports them.
@@ -426,6 +431,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "v100",
         name: "NVIDIA Tesla V100 SXM2 16GB",
+        device_names: &[names(&[Has("v100")], &[Has("pcie"), Has("32gb")])],
         compute_capability: ComputeCapability::new(7, 0),
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
@@ -453,6 +459,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "v100-32gb",
         name: "NVIDIA Tesla V100 SXM2 32GB",
+        device_names: &[names(&[Has("v100"), Has("32gb")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(7, 0),
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
@@ -480,6 +487,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "t4",
         name: "NVIDIA T4",
+        device_names: &[names(&[Word("t4")], &[])],
         compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(40),
         l2_bytes: Some(4 * MIB),
@@ -503,6 +511,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx2080ti",
         name: "NVIDIA GeForce RTX 2080 Ti",
+        device_names: &[names(&[Has("rtx 2080 ti")], &[])],
         compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(68),
         l2_bytes: Some(5632 * KIB),
@@ -530,6 +539,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx2080",
         name: "NVIDIA GeForce RTX 2080",
+        device_names: &[names(&[Has("rtx 2080")], &[Has("2080 ti")])],
         compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(46),
         l2_bytes: Some(4 * MIB),
@@ -557,6 +567,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx2070",
         name: "NVIDIA GeForce RTX 2070",
+        device_names: &[names(&[Has("rtx 2070")], &[])],
         compute_capability: ComputeCapability::new(7, 5),
         sm_count: Some(36),
         l2_bytes: Some(4 * MIB),
@@ -584,6 +595,12 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a100-40gb",
         name: "NVIDIA A100 40GB SXM4",
+        // PG509 is an A100 SXM board name some drivers report
+        // (github.com/facebookincubator/AITemplate/pull/749); the PG509-200
+        // in HTA's Kineto traces (corpus kineto_hta_*) has 108 SMs, CC 8.0
+        // and totalGlobalMem 42297524224 B (39.4 GiB): the 40 GB A100.
+        // Other PG509 variants are not guessed.
+        device_names: &[names(&[Has("a100"), Has("40gb")], &[Has("80gb")]), names(&[Has("a100"), Has("pg509-200")], &[Has("40gb"), Has("80gb")])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -610,6 +627,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a100-80gb",
         name: "NVIDIA A100 80GB SXM4",
+        device_names: &[names(&[Has("a100"), Has("80gb")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -645,6 +663,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a100-80gb-pcie",
         name: "NVIDIA A100 80GB PCIe",
+        device_names: &[names(&[Has("a100"), Has("80gb"), Has("pcie")], &[])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -675,6 +694,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a30",
         name: "NVIDIA A30",
+        device_names: &[names(&[Word("a30")], &[])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(56),
         l2_bytes: None,
@@ -705,6 +725,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-40gb",
         name: "NVIDIA A800 40GB PCIe",
+        device_names: &[names(&[Has("a800"), Has("40gb")], &[])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -735,6 +756,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-80gb",
         name: "NVIDIA A800 80GB SXM4",
+        device_names: &[names(&[Has("a800"), Has("80gb")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -765,6 +787,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-80gb-pcie",
         name: "NVIDIA A800 80GB PCIe",
+        device_names: &[names(&[Has("a800"), Has("80gb"), Has("pcie")], &[])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -795,6 +818,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a10",
         name: "NVIDIA A10",
+        device_names: &[names(&[Word("a10")], &[])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(72),
         l2_bytes: Some(6 * MIB),
@@ -819,6 +843,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "a40",
         name: "NVIDIA A40",
+        device_names: &[names(&[Word("a40")], &[])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(84),
         l2_bytes: Some(6 * MIB),
@@ -848,6 +873,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3090",
         name: "NVIDIA GeForce RTX 3090",
+        device_names: &[names(&[Has("rtx 3090")], &[Has("3090 ti")])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(82),
         l2_bytes: Some(6 * MIB),
@@ -873,6 +899,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3080",
         name: "NVIDIA GeForce RTX 3080",
+        device_names: &[names(&[Has("rtx 3080")], &[Has("3080 ti")])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(68),
         l2_bytes: Some(5 * MIB),
@@ -902,6 +929,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3070",
         name: "NVIDIA GeForce RTX 3070",
+        device_names: &[names(&[Has("rtx 3070")], &[Has("3070 ti")])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(46),
         l2_bytes: None,
@@ -931,6 +959,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3060ti",
         name: "NVIDIA GeForce RTX 3060 Ti",
+        device_names: &[names(&[Has("rtx 3060 ti")], &[])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(38),
         l2_bytes: None,
@@ -960,6 +989,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx3060",
         name: "NVIDIA GeForce RTX 3060",
+        device_names: &[names(&[Has("rtx 3060")], &[Has("3060 ti")])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(28),
         l2_bytes: Some(2304 * KIB),
@@ -989,6 +1019,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-a6000",
         name: "NVIDIA RTX A6000",
+        device_names: &[names(&[Has("rtx a6000")], &[])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(84),
         l2_bytes: Some(6 * MIB),
@@ -1018,6 +1049,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-a5000",
         name: "NVIDIA RTX A5000",
+        device_names: &[names(&[Has("rtx a5000")], &[])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(64),
         l2_bytes: None,
@@ -1047,6 +1079,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-a4000",
         name: "NVIDIA RTX A4000",
+        device_names: &[names(&[Has("rtx a4000")], &[])],
         compute_capability: ComputeCapability::new(8, 6),
         sm_count: Some(48),
         l2_bytes: None,
@@ -1076,6 +1109,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h100-sxm",
         name: "NVIDIA H100 SXM5 80GB",
+        device_names: &[names(&[Has("h100")], &[Has("pcie"), Has("gh200")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
@@ -1115,6 +1149,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h100-pcie",
         name: "NVIDIA H100 PCIe 80GB",
+        device_names: &[names(&[Has("h100"), Has("pcie")], &[Has("gh200")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(114),
         l2_bytes: Some(50 * MIB),
@@ -1142,6 +1177,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h200",
         name: "NVIDIA H200 SXM 141GB",
+        device_names: &[names(&[Has("h200")], &[Has("gh200")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         // 60 MiB, not the H100 SXM5's 50: the H200 enables the whole L2 of
@@ -1182,6 +1218,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "gh200",
         name: "NVIDIA GH200 Grace Hopper (H100 96GB HBM3)",
+        device_names: &[names(&[Has("gh200")], &[Has("144g")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
@@ -1207,6 +1244,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "gh200-144gb",
         name: "NVIDIA GH200 Grace Hopper (H100 144GB HBM3e)",
+        device_names: &[names(&[Has("gh200"), Has("144g")], &[])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         // roofline/data/devices.csv of the measurement: l2_mib 60.0.
@@ -1243,6 +1281,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h800-sxm",
         name: "NVIDIA H800 SXM5 80GB",
+        device_names: &[names(&[Has("h800")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
@@ -1273,6 +1312,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "h800-pcie",
         name: "NVIDIA H800 PCIe 80GB",
+        device_names: &[names(&[Has("h800"), Has("pcie")], &[])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(114),
         l2_bytes: Some(50 * MIB),
@@ -1305,6 +1345,7 @@ static TABLE: &[GpuSpec] = &[
         // above any Hopper boost clock, so the reports contradict each other.
         key: "h20",
         name: "NVIDIA H20",
+        device_names: &[names(&[Word("h20")], &[])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(78),
         l2_bytes: None,
@@ -1333,6 +1374,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "b200",
         name: "NVIDIA B200 (HGX, 180GB)",
+        device_names: &[names(&[Has("b200")], &[Has("gb200")])],
         compute_capability: ComputeCapability::new(10, 0),
         sm_count: Some(148),
         // device__attribute_l2_cache_size 132644864 in a real B200 ncu CSV
@@ -1361,6 +1403,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "gb200",
         name: "NVIDIA GB200 (Blackwell GPU of GB200 NVL72)",
+        device_names: &[names(&[Has("gb200")], &[])],
         compute_capability: ComputeCapability::new(10, 0),
         sm_count: None,
         l2_bytes: Some(126 * MIB + 512 * KIB),
@@ -1391,6 +1434,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "b300",
         name: "NVIDIA B300 (HGX, Blackwell Ultra)",
+        device_names: &[names(&[Has("b300")], &[])],
         compute_capability: ComputeCapability::new(10, 3),
         sm_count: Some(148),
         // roofline/data/devices.csv of the measurement: 148 SMs, l2_mib 126.5.
@@ -1425,6 +1469,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "l4",
         name: "NVIDIA L4",
+        device_names: &[names(&[Word("l4")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(58),
         l2_bytes: Some(48 * MIB),
@@ -1450,6 +1495,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "l40s",
         name: "NVIDIA L40S",
+        device_names: &[names(&[Has("l40s")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
@@ -1480,6 +1526,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "l40",
         name: "NVIDIA L40",
+        device_names: &[names(&[Word("l40")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(142),
         // No source at hand gives the L40's L2 size (a third-party database
@@ -1512,6 +1559,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx6000-ada",
         name: "NVIDIA RTX 6000 Ada Generation",
+        device_names: &[names(&[Has("rtx 6000 ada")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(142),
         l2_bytes: Some(96 * MIB),
@@ -1538,6 +1586,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4080",
         name: "NVIDIA GeForce RTX 4080",
+        device_names: &[names(&[Has("rtx 4080")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(76),
         l2_bytes: Some(64 * MIB),
@@ -1576,6 +1625,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4090",
         name: "NVIDIA GeForce RTX 4090",
+        device_names: &[names(&[Has("rtx 4090")], &[Has("4090 d")])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(128),
         l2_bytes: Some(72 * MIB),
@@ -1602,6 +1652,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4070ti",
         name: "NVIDIA GeForce RTX 4070 Ti",
+        device_names: &[names(&[Has("rtx 4070 ti")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(60),
         l2_bytes: Some(48 * MIB),
@@ -1632,6 +1683,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4070",
         name: "NVIDIA GeForce RTX 4070",
+        device_names: &[names(&[Has("rtx 4070")], &[Has("4070 ti")])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(46),
         l2_bytes: None,
@@ -1662,6 +1714,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx4060ti",
         name: "NVIDIA GeForce RTX 4060 Ti",
+        device_names: &[names(&[Has("rtx 4060 ti")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(34),
         l2_bytes: None,
@@ -1694,6 +1747,7 @@ static TABLE: &[GpuSpec] = &[
         // below the 2175 MHz its FP32 figure implies: taken as stated.
         key: "rtx4000-ada",
         name: "NVIDIA RTX 4000 Ada Generation",
+        device_names: &[names(&[Has("rtx 4000 ada")], &[Has("sff")])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(48),
         l2_bytes: None,
@@ -1721,6 +1775,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5000-ada",
         name: "NVIDIA RTX 5000 Ada Generation",
+        device_names: &[names(&[Has("rtx 5000 ada")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(100),
         l2_bytes: None,
@@ -1752,6 +1807,7 @@ static TABLE: &[GpuSpec] = &[
         // Tensor peaks left unknown: only third-party reports, which disagree.
         key: "l20",
         name: "NVIDIA L20",
+        device_names: &[names(&[Word("l20")], &[])],
         compute_capability: ComputeCapability::new(8, 9),
         sm_count: Some(92),
         l2_bytes: None,
@@ -1777,6 +1833,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5090",
         name: "NVIDIA GeForce RTX 5090",
+        device_names: &[names(&[Has("rtx 5090")], &[Has("5090 d")])],
         compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(170),
         l2_bytes: Some(96 * MIB),
@@ -1804,6 +1861,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5080",
         name: "NVIDIA GeForce RTX 5080",
+        device_names: &[names(&[Has("rtx 5080")], &[])],
         compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(84),
         l2_bytes: Some(64 * MIB),
@@ -1835,6 +1893,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5070ti",
         name: "NVIDIA GeForce RTX 5070 Ti",
+        device_names: &[names(&[Has("rtx 5070 ti")], &[])],
         compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(70),
         l2_bytes: None,
@@ -1866,6 +1925,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5070",
         name: "NVIDIA GeForce RTX 5070",
+        device_names: &[names(&[Has("rtx 5070")], &[Has("5070 ti")])],
         compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(48),
         l2_bytes: None,
@@ -1897,6 +1957,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx5060ti",
         name: "NVIDIA GeForce RTX 5060 Ti",
+        device_names: &[names(&[Has("rtx 5060 ti")], &[])],
         compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(36),
         l2_bytes: None,
@@ -1928,6 +1989,7 @@ static TABLE: &[GpuSpec] = &[
     GpuSpec {
         key: "rtx-pro-6000",
         name: "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+        device_names: &[names(&[Has("rtx pro 6000"), Has("blackwell")], &[Has("server")])],
         compute_capability: ComputeCapability::new(12, 0),
         sm_count: Some(188),
         l2_bytes: Some(128 * MIB),
@@ -1963,169 +2025,96 @@ pub fn by_key(key: &str) -> Option<&'static GpuSpec> {
     all().iter().find(|g| g.key.eq_ignore_ascii_case(key))
 }
 
-/// Guesses the GPU from a device name as ncu or the CUDA runtime prints it
-/// (`NVIDIA H200`, `NVIDIA H100 80GB HBM3`, `Tesla V100-SXM2-16GB`).
-/// Returns `None` for variants the table does not hold (H100 NVL, RTX 4080
-/// SUPER, A10G, V100 PCIe, MIG slices, Max-Q and laptop parts) rather than
-/// guessing wrong roofs.
-pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
-    let n = device_name.to_ascii_lowercase();
-    let has = |s: &str| n.contains(s);
-    // Whole words, so that `L4` is not found in `L40S`, nor `A10` in `A100`.
-    let words: Vec<&str> = n
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .collect();
-    let word = |s: &str| words.contains(&s);
-    if has("laptop") || has("super") || has("nvl") || has("mobile") || has("max-q") || word("mig") {
-        return None;
-    }
-    let key = if has("gh200") {
-        if has("144g") {
-            "gh200-144gb"
-        } else {
-            "gh200"
-        }
-    } else if has("gb200") {
-        "gb200"
-    } else if has("gb300") {
-        return None;
-    } else if has("h200") {
-        "h200"
-    } else if has("h800") {
-        if has("pcie") {
-            "h800-pcie"
-        } else {
-            "h800-sxm"
-        }
-    } else if word("h20") {
-        "h20"
-    } else if has("a800") {
-        if has("40gb") {
-            "a800-40gb"
-        } else if has("80gb") && has("pcie") {
-            "a800-80gb-pcie"
-        } else if has("80gb") {
-            "a800-80gb"
-        } else {
-            return None;
-        }
-    } else if has("h100") {
-        if has("pcie") {
-            "h100-pcie"
-        } else {
-            "h100-sxm"
-        }
-    } else if has("a100") {
-        if has("80gb") && has("pcie") {
-            "a100-80gb-pcie"
-        } else if has("80gb") {
-            "a100-80gb"
-        } else if has("40gb") {
-            "a100-40gb"
-        } else if has("pg509-200") {
-            // PG509 is an A100 SXM board name some drivers report
-            // (github.com/facebookincubator/AITemplate/pull/749); the
-            // PG509-200 in HTA's Kineto traces (corpus kineto_hta_*) has
-            // 108 SMs, CC 8.0 and totalGlobalMem 42297524224 B (39.4 GiB):
-            // the 40 GB A100. Other PG509 variants are not guessed.
-            "a100-40gb"
-        } else {
-            return None;
-        }
-    } else if has("v100") {
-        if has("pcie") {
-            return None;
-        } else if has("32gb") {
-            "v100-32gb"
-        } else {
-            "v100"
-        }
-    } else if has("b300") {
-        "b300"
-    } else if has("b200") {
-        "b200"
-    } else if has("l40s") {
-        "l40s"
-    } else if word("l40") {
-        "l40"
-    } else if word("l4") {
-        "l4"
-    } else if word("l20") {
-        "l20"
-    } else if word("a40") {
-        "a40"
-    } else if word("a30") {
-        "a30"
-    } else if word("a10") {
-        "a10"
-    } else if word("t4") {
-        "t4"
-    } else if has("rtx 6000 ada") {
-        "rtx6000-ada"
-    } else if has("rtx 5000 ada") {
-        "rtx5000-ada"
-    } else if has("rtx 4000 ada") && !has("sff") {
-        "rtx4000-ada"
-    } else if has("rtx a6000") {
-        "rtx-a6000"
-    } else if has("rtx a5000") {
-        "rtx-a5000"
-    } else if has("rtx a4000") {
-        "rtx-a4000"
-    } else if has("rtx pro 6000") && has("blackwell") && !has("server") {
-        "rtx-pro-6000"
-    } else if has("rtx 5090") && !has("5090 d") {
-        "rtx5090"
-    } else if has("rtx 4090") && !has("4090 d") {
-        "rtx4090"
-    } else if has("rtx 4080") {
-        "rtx4080"
-    } else if has("rtx 3090") && !has("3090 ti") {
-        "rtx3090"
-    } else {
-        return geforce(&n);
-    };
-    by_key(key)
+/// A piece of a lowercased device name: a substring, or a whole word
+/// (split at anything but letters and digits, so that `l4` is not found in
+/// `l40s`, nor `a10` in `a100`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needle {
+    /// Anywhere in the name.
+    Has(&'static str),
+    /// A whole word of the name.
+    Word(&'static str),
 }
 
-/// The GeForce cards of the table below the flagships, by name (a `Ti`
-/// is another card than the plain one; a name the table does not hold,
-/// such as the RTX 3080 Ti, is `None`).
-fn geforce(n: &str) -> Option<&'static GpuSpec> {
-    let has = |s: &str| n.contains(s);
-    let key = if has("rtx 5080") {
-        "rtx5080"
-    } else if has("rtx 5070 ti") {
-        "rtx5070ti"
-    } else if has("rtx 5070") {
-        "rtx5070"
-    } else if has("rtx 5060 ti") {
-        "rtx5060ti"
-    } else if has("rtx 4070 ti") {
-        "rtx4070ti"
-    } else if has("rtx 4070") {
-        "rtx4070"
-    } else if has("rtx 4060 ti") {
-        "rtx4060ti"
-    } else if has("rtx 3080") && !has("3080 ti") {
-        "rtx3080"
-    } else if has("rtx 3070") && !has("3070 ti") {
-        "rtx3070"
-    } else if has("rtx 3060 ti") {
-        "rtx3060ti"
-    } else if has("rtx 3060") {
-        "rtx3060"
-    } else if has("rtx 2080 ti") {
-        "rtx2080ti"
-    } else if has("rtx 2080") {
-        "rtx2080"
-    } else if has("rtx 2070") {
-        "rtx2070"
-    } else {
-        return None;
-    };
-    by_key(key)
+/// A device-name pattern: every needle of `all`, none of `none`.
+#[derive(Debug, Clone, Copy)]
+pub struct NamePattern {
+    /// Needles that must all be in the name.
+    pub all: &'static [Needle],
+    /// Needles that rule the pattern out (`pcie` for an SXM part, `ti`
+    /// variants the table does not hold).
+    pub none: &'static [Needle],
+}
+
+const fn names(all: &'static [Needle], none: &'static [Needle]) -> NamePattern {
+    NamePattern { all, none }
+}
+
+/// Names of parts no row stands for, whatever else they say: laptop,
+/// SUPER, NVL, mobile and Max-Q variants, MIG slices, the GB300.
+const NOT_IN_TABLE: &[Needle] = &[
+    Needle::Has("laptop"),
+    Needle::Has("super"),
+    Needle::Has("nvl"),
+    Needle::Has("mobile"),
+    Needle::Has("max-q"),
+    Needle::Word("mig"),
+    Needle::Has("gb300"),
+];
+
+/// A device name lowercased and cut into words, for [`Needle`]s.
+struct DeviceName {
+    lower: String,
+    words: Vec<String>,
+}
+
+impl DeviceName {
+    fn new(name: &str) -> DeviceName {
+        let lower = name.to_ascii_lowercase();
+        let words = lower
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_string)
+            .collect();
+        DeviceName { lower, words }
+    }
+
+    fn has(&self, needle: Needle) -> bool {
+        match needle {
+            Needle::Has(s) => self.lower.contains(s),
+            Needle::Word(w) => self.words.iter().any(|x| x == w),
+        }
+    }
+
+    fn fits(&self, p: &NamePattern) -> bool {
+        p.all.iter().all(|&n| self.has(n)) && !p.none.iter().any(|&n| self.has(n))
+    }
+}
+
+/// Every row whose device-name patterns fit `device_name` (none for the
+/// parts [`NOT_IN_TABLE`] names). A test holds known names to one row.
+pub fn rows_named(device_name: &str) -> Vec<&'static GpuSpec> {
+    let name = DeviceName::new(device_name);
+    if NOT_IN_TABLE.iter().any(|&n| name.has(n)) {
+        return Vec::new();
+    }
+    all()
+        .iter()
+        .filter(|g| g.device_names.iter().any(|p| name.fits(p)))
+        .collect()
+}
+
+/// The GPU a device name as ncu or the CUDA runtime prints it names
+/// (`NVIDIA H200`, `NVIDIA H100 80GB HBM3`, `Tesla V100-SXM2-16GB`): the
+/// one row whose patterns fit. `None` for variants the table does not hold
+/// (H100 NVL, RTX 4080 SUPER, A10G, V100 PCIe, MIG slices, Max-Q and laptop
+/// parts) rather than guessing wrong roofs, and for a name two rows would
+/// fit (none known: [`rows_named`]).
+pub fn by_device_name(device_name: &str) -> Option<&'static GpuSpec> {
+    match rows_named(device_name).as_slice() {
+        [one] => Some(one),
+        _ => None,
+    }
 }
 
 /// GPUs of the table with this compute capability.
@@ -2553,83 +2542,132 @@ mod tests {
     }
 
     #[test]
-    fn device_names_resolve() {
-        let k = |n| by_device_name(n).map(|g| g.key);
-        assert_eq!(k("NVIDIA H100 80GB HBM3"), Some("h100-sxm"));
-        assert_eq!(k("NVIDIA H100 PCIe"), Some("h100-pcie"));
-        assert_eq!(k("NVIDIA H200"), Some("h200"));
-        assert_eq!(k("NVIDIA H200 MIG 3g.71gb"), None);
-        assert_eq!(k("NVIDIA GH200 480GB"), Some("gh200"));
-        assert_eq!(k("NVIDIA GH200 144G HBM3e"), Some("gh200-144gb"));
-        assert_eq!(k("NVIDIA A100-SXM4-40GB"), Some("a100-40gb"));
-        assert_eq!(k("NVIDIA A100 80GB PCIe"), Some("a100-80gb-pcie"));
-        assert_eq!(k("NVIDIA A100-SXM4-80GB"), Some("a100-80gb"));
-        assert_eq!(k("NVIDIA A800-SXM4-80GB"), Some("a800-80gb"));
-        assert_eq!(k("NVIDIA A800 80GB PCIe"), Some("a800-80gb-pcie"));
-        assert_eq!(k("NVIDIA A800 40GB PCIe"), Some("a800-40gb"));
-        assert_eq!(k("NVIDIA A30"), Some("a30"));
-        assert_eq!(k("NVIDIA H800"), Some("h800-sxm"));
-        assert_eq!(k("NVIDIA H800 PCIe"), Some("h800-pcie"));
-        assert_eq!(k("NVIDIA H20"), Some("h20"));
-        assert_eq!(k("NVIDIA L20"), Some("l20"));
-        assert_eq!(k("NVIDIA RTX A6000"), Some("rtx-a6000"));
-        assert_eq!(k("NVIDIA RTX A5000"), Some("rtx-a5000"));
-        assert_eq!(k("NVIDIA RTX A4000"), Some("rtx-a4000"));
-        assert_eq!(k("NVIDIA RTX 4000 Ada Generation"), Some("rtx4000-ada"));
-        assert_eq!(k("NVIDIA RTX 4000 SFF Ada Generation"), None);
-        assert_eq!(k("NVIDIA RTX 5000 Ada Generation"), Some("rtx5000-ada"));
-        assert_eq!(k("NVIDIA GeForce RTX 2080 Ti"), Some("rtx2080ti"));
-        assert_eq!(k("NVIDIA GeForce RTX 2080"), Some("rtx2080"));
-        assert_eq!(k("NVIDIA GeForce RTX 2080 SUPER"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 2070"), Some("rtx2070"));
-        assert_eq!(k("NVIDIA GeForce RTX 3080"), Some("rtx3080"));
-        assert_eq!(k("NVIDIA GeForce RTX 3080 Ti"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 3070"), Some("rtx3070"));
-        assert_eq!(k("NVIDIA GeForce RTX 3070 Ti"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 3060 Ti"), Some("rtx3060ti"));
-        assert_eq!(k("NVIDIA GeForce RTX 3060"), Some("rtx3060"));
-        assert_eq!(k("NVIDIA GeForce RTX 3060 Laptop GPU"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 4070 Ti"), Some("rtx4070ti"));
-        assert_eq!(k("NVIDIA GeForce RTX 4070"), Some("rtx4070"));
-        assert_eq!(k("NVIDIA GeForce RTX 4070 Ti SUPER"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 4060 Ti"), Some("rtx4060ti"));
-        assert_eq!(k("NVIDIA GeForce RTX 4060"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 5080"), Some("rtx5080"));
-        assert_eq!(k("NVIDIA GeForce RTX 5070 Ti"), Some("rtx5070ti"));
-        assert_eq!(k("NVIDIA GeForce RTX 5070"), Some("rtx5070"));
-        assert_eq!(k("NVIDIA GeForce RTX 5060 Ti"), Some("rtx5060ti"));
-        assert_eq!(k("NVIDIA GeForce RTX 5060"), None);
-        assert_eq!(k("Tesla V100-SXM2-16GB"), Some("v100"));
-        assert_eq!(k("Tesla V100-SXM2-32GB"), Some("v100-32gb"));
-        assert_eq!(k("Tesla V100-PCIE-32GB"), None);
-        assert_eq!(k("NVIDIA B200"), Some("b200"));
-        assert_eq!(k("NVIDIA B300 SXM6 AC"), Some("b300"));
-        assert_eq!(k("NVIDIA GB200"), Some("gb200"));
-        assert_eq!(k("NVIDIA L4"), Some("l4"));
-        assert_eq!(k("NVIDIA L40S"), Some("l40s"));
-        assert_eq!(k("NVIDIA A10"), Some("a10"));
-        assert_eq!(k("NVIDIA A10G"), None);
-        assert_eq!(k("NVIDIA L40"), Some("l40"));
-        assert_eq!(k("NVIDIA A40"), Some("a40"));
+    fn no_device_name_fits_two_rows() {
+        // The names of device_names_resolve, every row's own name, and
+        // the device names the fixtures and the corpus record (nsys
+        // TARGET_INFO_GPU, Kineto deviceProperties, ncu display names):
+        // each fits one row at most, and the recorded ones the row they
+        // always mapped to.
+        let recorded = [
+            ("NVIDIA A100-PG509-200", Some("a100-40gb")),
+            ("NVIDIA A100-SXM4-40GB", Some("a100-40gb")),
+            ("NVIDIA A100-SXM4-80GB", Some("a100-80gb")),
+            ("NVIDIA GeForce RTX 3060", Some("rtx3060")),
+            ("NVIDIA GeForce RTX 3090", Some("rtx3090")),
+            ("NVIDIA H200", Some("h200")),
+            ("Tesla V100-SXM2-32GB", Some("v100-32gb")),
+            ("NVIDIA B200", Some("b200")),
+            ("NVIDIA H100 80GB HBM3", Some("h100-sxm")),
+            ("AMD Radeon Graphics", None),
+        ];
+        for (name, key) in recorded {
+            assert_eq!(by_device_name(name).map(|g| g.key), key, "{name}");
+        }
+        let names = RESOLVE
+            .iter()
+            .map(|(n, _)| *n)
+            .chain(all().iter().map(|g| g.name))
+            .chain(recorded.iter().map(|(n, _)| *n));
+        for name in names {
+            let rows: Vec<&str> = rows_named(name).iter().map(|g| g.key).collect();
+            assert!(rows.len() <= 1, "{name:?} fits {rows:?}");
+        }
+        // Every row's own marketing name finds it, but for names written
+        // for people rather than as devices print them.
+        for g in all() {
+            let found = by_device_name(g.name).map(|f| f.key);
+            assert!(
+                found.is_none() || found == Some(g.key),
+                "{}: {found:?}",
+                g.key
+            );
+        }
+    }
+
+    /// Device names and the row each names (`None`: no row).
+    const RESOLVE: &[(&str, Option<&str>)] = &[
+        ("NVIDIA H100 80GB HBM3", Some("h100-sxm")),
+        ("NVIDIA H100 PCIe", Some("h100-pcie")),
+        ("NVIDIA H200", Some("h200")),
+        ("NVIDIA H200 MIG 3g.71gb", None),
+        ("NVIDIA GH200 480GB", Some("gh200")),
+        ("NVIDIA GH200 144G HBM3e", Some("gh200-144gb")),
+        ("NVIDIA A100-SXM4-40GB", Some("a100-40gb")),
+        ("NVIDIA A100 80GB PCIe", Some("a100-80gb-pcie")),
+        ("NVIDIA A100-SXM4-80GB", Some("a100-80gb")),
+        ("NVIDIA A800-SXM4-80GB", Some("a800-80gb")),
+        ("NVIDIA A800 80GB PCIe", Some("a800-80gb-pcie")),
+        ("NVIDIA A800 40GB PCIe", Some("a800-40gb")),
+        ("NVIDIA A30", Some("a30")),
+        ("NVIDIA H800", Some("h800-sxm")),
+        ("NVIDIA H800 PCIe", Some("h800-pcie")),
+        ("NVIDIA H20", Some("h20")),
+        ("NVIDIA L20", Some("l20")),
+        ("NVIDIA RTX A6000", Some("rtx-a6000")),
+        ("NVIDIA RTX A5000", Some("rtx-a5000")),
+        ("NVIDIA RTX A4000", Some("rtx-a4000")),
+        ("NVIDIA RTX 4000 Ada Generation", Some("rtx4000-ada")),
+        ("NVIDIA RTX 4000 SFF Ada Generation", None),
+        ("NVIDIA RTX 5000 Ada Generation", Some("rtx5000-ada")),
+        ("NVIDIA GeForce RTX 2080 Ti", Some("rtx2080ti")),
+        ("NVIDIA GeForce RTX 2080", Some("rtx2080")),
+        ("NVIDIA GeForce RTX 2080 SUPER", None),
+        ("NVIDIA GeForce RTX 2070", Some("rtx2070")),
+        ("NVIDIA GeForce RTX 3080", Some("rtx3080")),
+        ("NVIDIA GeForce RTX 3080 Ti", None),
+        ("NVIDIA GeForce RTX 3070", Some("rtx3070")),
+        ("NVIDIA GeForce RTX 3070 Ti", None),
+        ("NVIDIA GeForce RTX 3060 Ti", Some("rtx3060ti")),
+        ("NVIDIA GeForce RTX 3060", Some("rtx3060")),
+        ("NVIDIA GeForce RTX 3060 Laptop GPU", None),
+        ("NVIDIA GeForce RTX 4070 Ti", Some("rtx4070ti")),
+        ("NVIDIA GeForce RTX 4070", Some("rtx4070")),
+        ("NVIDIA GeForce RTX 4070 Ti SUPER", None),
+        ("NVIDIA GeForce RTX 4060 Ti", Some("rtx4060ti")),
+        ("NVIDIA GeForce RTX 4060", None),
+        ("NVIDIA GeForce RTX 5080", Some("rtx5080")),
+        ("NVIDIA GeForce RTX 5070 Ti", Some("rtx5070ti")),
+        ("NVIDIA GeForce RTX 5070", Some("rtx5070")),
+        ("NVIDIA GeForce RTX 5060 Ti", Some("rtx5060ti")),
+        ("NVIDIA GeForce RTX 5060", None),
+        ("Tesla V100-SXM2-16GB", Some("v100")),
+        ("Tesla V100-SXM2-32GB", Some("v100-32gb")),
+        ("Tesla V100-PCIE-32GB", None),
+        ("NVIDIA B200", Some("b200")),
+        ("NVIDIA B300 SXM6 AC", Some("b300")),
+        ("NVIDIA GB200", Some("gb200")),
+        ("NVIDIA L4", Some("l4")),
+        ("NVIDIA L40S", Some("l40s")),
+        ("NVIDIA A10", Some("a10")),
+        ("NVIDIA A10G", None),
+        ("NVIDIA L40", Some("l40")),
+        ("NVIDIA A40", Some("a40")),
         // The Kineto corpus traces' name (108 SMs, 39.4 GiB: the 40 GB A100).
-        assert_eq!(k("NVIDIA A100-PG509-200"), Some("a100-40gb"));
-        assert_eq!(k("NVIDIA A100-PG509-210"), None);
-        assert_eq!(k("Tesla T4"), Some("t4"));
-        assert_eq!(k("NVIDIA RTX 6000 Ada Generation"), Some("rtx6000-ada"));
-        assert_eq!(
-            k("NVIDIA RTX PRO 6000 Blackwell Workstation Edition"),
-            Some("rtx-pro-6000")
-        );
-        assert_eq!(
-            k("NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition"),
-            None
-        );
-        assert_eq!(k("NVIDIA GeForce RTX 5090"), Some("rtx5090"));
-        assert_eq!(k("NVIDIA GeForce RTX 4090"), Some("rtx4090"));
-        assert_eq!(k("NVIDIA GeForce RTX 3090"), Some("rtx3090"));
-        assert_eq!(k("NVIDIA GeForce RTX 3090 Ti"), None);
-        assert_eq!(k("NVIDIA GeForce RTX 4080 SUPER"), None);
-        assert_eq!(k("NVIDIA H100 NVL"), None);
+        ("NVIDIA A100-PG509-200", Some("a100-40gb")),
+        ("NVIDIA A100-PG509-210", None),
+        ("Tesla T4", Some("t4")),
+        ("NVIDIA RTX 6000 Ada Generation", Some("rtx6000-ada")),
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+            Some("rtx-pro-6000"),
+        ),
+        (
+            "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition",
+            None,
+        ),
+        ("NVIDIA GeForce RTX 5090", Some("rtx5090")),
+        ("NVIDIA GeForce RTX 4090", Some("rtx4090")),
+        ("NVIDIA GeForce RTX 3090", Some("rtx3090")),
+        ("NVIDIA GeForce RTX 3090 Ti", None),
+        ("NVIDIA GeForce RTX 4080 SUPER", None),
+        ("NVIDIA H100 NVL", None),
+    ];
+
+    #[test]
+    fn device_names_resolve() {
+        for (name, key) in RESOLVE {
+            assert_eq!(by_device_name(name).map(|g| g.key), *key, "{name}");
+        }
         assert_eq!(
             by_compute_capability(ComputeCapability::new(8, 9)).len(),
             12
