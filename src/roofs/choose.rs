@@ -12,6 +12,7 @@ use super::check::{self, BANDWIDTH_TOLERANCE, L2_TOLERANCE};
 use super::decision::{Fact, GpuChoice, GpuInfo, UndecidedRoofs, UNDECIDED};
 use super::gpus::{self, GpuSpec, HostLink};
 use super::hints::DeviceHints;
+use super::model::GpuContradiction;
 use super::{Roofs, RoofsError};
 use crate::units::ComputeCapability;
 use std::path::PathBuf;
@@ -92,21 +93,23 @@ fn checked(
     g: &GpuSpec,
     hints: &DeviceHints,
 ) -> Result<Vec<String>, RoofsError> {
-    check::check(g, hints).map_err(|c| RoofsError::GpuContradicted {
-        chosen,
-        target,
-        fact: c.fact.to_string(),
-        gpu_value: c.gpu_value,
-        file: hints.file.clone(),
-        file_value: c.file_value,
-        why: c.why,
-        // The GPUs every fact, checked the same way, leaves.
-        candidates: match_facts(hints)
-            .0
-            .iter()
-            .filter(|c| check::check(c, hints).is_ok())
-            .map(|c| c.key.to_string())
-            .collect(),
+    check::check(g, hints).map_err(|c| {
+        RoofsError::GpuContradicted(Box::new(GpuContradiction {
+            chosen,
+            target,
+            fact: c.fact.to_string(),
+            gpu_value: c.gpu_value,
+            file: hints.file.clone(),
+            file_value: c.file_value,
+            why: c.why,
+            // The GPUs every fact, checked the same way, leaves.
+            candidates: match_facts(hints)
+                .0
+                .iter()
+                .filter(|c| check::check(c, hints).is_ok())
+                .map(|c| c.key.to_string())
+                .collect(),
+        }))
     })
 }
 

@@ -343,26 +343,8 @@ pub enum RoofsError {
     },
     /// `--gpu KEY` (or the table GPU a `--roofs FILE` names) is ruled out
     /// by an identity fact the input records (`roofs::check`).
-    #[error("{chosen} has {fact} {gpu_value}, but {file} records {fact} {file_value}{why}: not the GPU it ran on. Pick one that fits ({}), or give roofs measured on it with --roofs FILE; to ask what this run would take on {target}, keep the GPU it ran on and add --project-to {target}", fits_or_table(.candidates))]
-    GpuContradicted {
-        /// The choice as given: `--gpu b200`, `--roofs h100.json (h100-sxm)`.
-        chosen: String,
-        /// What `--project-to` takes for the chosen GPU: its table key, or
-        /// the roofs file.
-        target: String,
-        /// The fact: `compute capability`, `SM count`, `memory clock`.
-        fact: String,
-        /// The chosen GPU's value.
-        gpu_value: String,
-        /// The input file.
-        file: String,
-        /// The input's value.
-        file_value: String,
-        /// Why the values rule the GPU out, when they do not say it alone.
-        why: String,
-        /// GPUs of the table consistent with the input.
-        candidates: Vec<String>,
-    },
+    #[error("{0}")]
+    GpuContradicted(Box<GpuContradiction>),
     /// The chosen roofs have no DRAM bandwidth.
     #[error("the roofs for {gpu} (chosen by {chosen_by}) have no DRAM bandwidth (memory.dram); add it to the roofs file, or write a new one with `rooftrace calibrate -o roofs.json`")]
     NoDram {
@@ -372,6 +354,51 @@ pub enum RoofsError {
         /// `--roofs ncu`, `--project-to FILE`).
         chosen_by: String,
     },
+}
+
+/// A chosen GPU that a fact of the input rules out
+/// ([`RoofsError::GpuContradicted`]): the fact, both values, and the GPUs
+/// that fit.
+#[derive(Debug)]
+pub struct GpuContradiction {
+    /// The choice as given: `--gpu b200`, `--roofs h100.json (for …: the
+    /// table's h100-sxm)`.
+    pub chosen: String,
+    /// What `--project-to` takes for the chosen GPU: its table key, or the
+    /// roofs file.
+    pub target: String,
+    /// The fact: `compute capability`, `SM count`, `memory clock`.
+    pub fact: String,
+    /// The chosen GPU's value.
+    pub gpu_value: String,
+    /// The input file.
+    pub file: String,
+    /// The input's value.
+    pub file_value: String,
+    /// Why the values rule the GPU out, when they do not say it alone.
+    pub why: String,
+    /// GPUs of the table consistent with every fact of the input.
+    pub candidates: Vec<String>,
+}
+
+impl std::fmt::Display for GpuContradiction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self;
+        write!(
+            f,
+            "{} has {} {}, but {} records {} {}{}: not the GPU it ran on. Pick one that fits ({}), or give roofs measured on it with --roofs FILE; to ask what this run would take on {}, keep the GPU it ran on and add --project-to {}",
+            c.chosen,
+            c.fact,
+            c.gpu_value,
+            c.file,
+            c.fact,
+            c.file_value,
+            c.why,
+            fits_or_table(&c.candidates),
+            c.target,
+            c.target
+        )
+    }
 }
 
 /// The keys that fit, or what to do when none does (for messages).
