@@ -336,24 +336,21 @@ impl NcuCsv {
     }
 
     /// The DRAM peak the file's `dram__throughput` percentages imply,
-    /// byte/s: DRAM bytes / duration / percentage, the median over the
+    /// byte/s: DRAM bytes / duration / percentage, the lowest over the
     /// launches that state all three with at least 0.5 % (ncu prints two
-    /// decimals: 0.50 is within 1 % of its value). `None` when none does.
+    /// decimals: 0.50 is within 1 % of its value). Each launch's figure is
+    /// at most the true peak, so the lowest is the safest floor (one
+    /// launch's inconsistent values, as in a hand-made file, cannot raise
+    /// it). `None` when no launch states all three.
     fn implied_dram_peak(&self) -> Option<f64> {
-        let mut peaks: Vec<f64> = self
-            .launches
+        self.launches
             .iter()
             .filter_map(|l| {
                 let (bytes, ns, pct) = (l.dram_bytes?, l.duration_ns?, l.dram_percent_of_peak?);
                 (bytes > 0.0 && ns > 0.0 && pct >= 0.5).then(|| bytes / (ns * 1e-9) / (pct / 100.0))
             })
             .filter(|p| p.is_finite())
-            .collect();
-        if peaks.is_empty() {
-            return None;
-        }
-        peaks.sort_by(f64::total_cmp);
-        Some(peaks[peaks.len() / 2])
+            .min_by(f64::total_cmp)
     }
 
     /// Checks that the file can be analysed at all: some launch has a

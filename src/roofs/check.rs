@@ -6,7 +6,8 @@
 //! fits a part of it (fewer SMs: a MIG slice or a green context) or says
 //! nothing the table can check (a device name it does not hold) is a note.
 //!
-//! Tolerances (docs/roofs-format.md, "Checking --gpu and --roofs"):
+//! Tolerances (docs/ncu.md §5, the table after "`--gpu KEY`, and the table
+//! GPU a `--roofs FILE` is for"):
 //! [`L2_TOLERANCE`], [`BANDWIDTH_TOLERANCE`], [`MEMORY_CLOCK_TOLERANCE`],
 //! [`NCU_PEAK_TOLERANCE`].
 
@@ -25,11 +26,12 @@ pub const BANDWIDTH_TOLERANCE: f64 = 0.05;
 
 /// A memory clock further than this fraction from the chosen GPU's (the
 /// CUDA attribute) and within it of another GPU of its compute capability
-/// rules it out: ncu's measured DRAM clock of a busy card runs within a few
-/// percent of the attribute (RTX 5090: 13,720 MHz measured, 14,001
-/// attribute, 2 %), while cards of one compute capability differ by more
-/// (RTX 5080 15,000 vs RTX 5070 Ti 14,000 MHz: 7 %; A40 7,250 vs RTX A6000
-/// 8,000: 10 %).
+/// rules it out: cards of one compute capability differ by more (RTX 5080
+/// 15,000 vs RTX 5070 Ti 14,000 MHz: 7 %; A40 7,250 vs RTX A6000 8,000:
+/// 10 %), so a clock of 13,720 MHz (2 % from 14,000, 8.5 % from 15,000)
+/// names a 14,000 MHz card, not the RTX 5080. A clock that fits no card of
+/// the compute capability is not taken as another card (a real V100 export
+/// states 627 MHz, its attribute is 877): a note.
 pub const MEMORY_CLOCK_TOLERANCE: f64 = 0.05;
 
 /// ncu's own peaks this close to the chosen GPU's match it: the DRAM peak

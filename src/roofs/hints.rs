@@ -77,7 +77,7 @@ pub struct DeviceHints {
     /// `--roofs ncu` would use, with the clocks they assume).
     pub ncu_peaks: Option<Roofs>,
     /// The DRAM peak ncu's own throughput percentage implies, byte/s:
-    /// DRAM bytes / duration / `dram__throughput` % (the median over the
+    /// DRAM bytes / duration / `dram__throughput` % (the lowest over the
     /// launches that state all three). `dram__throughput` is the busiest of
     /// several DRAM sub-metrics, so its percentage is at least the bytes'
     /// share and this is at most the true peak: a GPU whose DRAM peak is
