@@ -514,6 +514,14 @@ fn gpu_contradicted_by_the_files_own_peaks_is_refused() {
     }
     let (code, _, err) = rooftrace(&["ncu", f, "--gpu", "rtx5090"]);
     assert_eq!(code, 0, "{err}");
+    // Several launches: the lowest floor counts. The constructed raw page
+    // repeats launch 1's 8.87 % for a hand-picked second launch (61.44 MB
+    // in 40 us: 1.536 TB/s / 0.0887 = 17316.8 GB/s, no real GPU); the
+    // floor stays launch 1's 1764.5.
+    let raw = "fixtures/ncu/bf16_gemm_raw_page_units.csv";
+    let (code, _, err) = rooftrace(&["ncu", raw, "--gpu", "rtx5060ti"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("records DRAM peak at least 1764.5 GB/s"), "{err}");
     // ncu's peak metrics: the constructed H100 raw page (1,280 byte/cycle
     // x 2.619 GHz = 3352.3 GB/s) without its device name, so the peaks
     // are what decide: the H200's 4800 GB/s is 30 % above.
