@@ -521,7 +521,10 @@ fn gpu_contradicted_by_the_files_own_peaks_is_refused() {
     let raw = "fixtures/ncu/bf16_gemm_raw_page_units.csv";
     let (code, _, err) = rooftrace(&["ncu", raw, "--gpu", "rtx5060ti"]);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("records DRAM peak at least 1764.5 GB/s"), "{err}");
+    assert!(
+        err.contains("records DRAM peak at least 1764.5 GB/s"),
+        "{err}"
+    );
     // ncu's peak metrics: the constructed H100 raw page (1,280 byte/cycle
     // x 2.619 GHz = 3352.3 GB/s) without its device name, so the peaks
     // are what decide: the H200's 4800 GB/s is 30 % above.
@@ -568,7 +571,7 @@ fn an_h100_roofs_file_on_an_a100_csv_is_refused() {
 }
 
 #[test]
-fn gaps_gpu_is_checked_against_the_export_and_the_trace() {
+fn gaps_and_budget_gpu_is_checked_against_the_export_and_the_trace() {
     // The cloverleaf export's TARGET_INFO_GPU: "NVIDIA A100-SXM4-80GB",
     // CC 8.0 (raw SQL in the fixture). The HTA trace's deviceProperties:
     // "NVIDIA A100-PG509-200", CC 8.0 (the table's a100-40gb).
@@ -593,4 +596,14 @@ fn gaps_gpu_is_checked_against_the_export_and_the_trace() {
     );
     let (code, _, err) = rooftrace(&["gaps", trace, "--gpu", "a100-40gb"]);
     assert_eq!(code, 0, "{err}");
+    // budget chooses its roofs the same way: refused before any step is
+    // looked for.
+    let budget = ["budget", trace, "--bytes-per-step", "1GB", "--gpu"];
+    let (code, _, err) = rooftrace(&[&budget[..], &["a100-80gb"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("records device name \"NVIDIA A100-PG509-200\""),
+        "{err}"
+    );
+    assert!(err.contains("add --project-to a100-80gb"), "{err}");
 }
