@@ -49,7 +49,7 @@ pub struct GpuSpec {
     /// Marketing name (`NVIDIA H100 SXM5 80GB`).
     pub name: &'static str,
     /// The device names (as ncu, nsys and the CUDA runtime print them) that
-    /// name this GPU: any one pattern that fits ([`by_device_name`]). The
+    /// name this GPU: any one pattern that fits ([`super::by_device_name`]). The
     /// rows' patterns never overlap (a table test checks known names).
     pub device_names: &'static [NamePattern],
     /// Compute capability.
