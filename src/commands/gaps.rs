@@ -12,7 +12,7 @@ use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
 use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
-use crate::roofs;
+use crate::roofs::{self, choose::LinkChoice};
 use crate::units::duration_ns;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -270,14 +270,18 @@ pub(crate) fn host_link(
     };
     let hints = super::timeline::export_hints(input, &timeline.info.identity.gpus, source);
     Ok(match roofs::choose::host_link(gpu, &hints)? {
-        Ok((spec, link, chosen_by)) => HostLinkInfo::known(
+        LinkChoice::Known {
+            gpu,
+            link,
+            chosen_by,
+        } => HostLinkInfo::known(
             link.interface,
             link.bytes_per_s,
-            spec.key,
+            gpu.key,
             &crate::report::gpu_choice::chosen_by(&chosen_by),
             link.source,
         ),
-        Err(why) => HostLinkInfo::unknown(why),
+        LinkChoice::Unknown(why) => HostLinkInfo::unknown(why),
     })
 }
 

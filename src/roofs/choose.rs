@@ -239,12 +239,9 @@ pub fn choose<E: From<RoofsError>>(
 /// The host link a timeline's copies crossed: no export records it, so it
 /// is the table entry's of the GPU `--gpu` names (checked against the
 /// input like any `--gpu`), else of the GPU the input's records decide (as
-/// `budget` chooses its roofs). `Ok(Err(why))` when it stays unknown; an
-/// `Err` only for a `--gpu` the input contradicts or the table lacks.
-pub fn host_link(
-    gpu_flag: Option<&str>,
-    hints: &DeviceHints,
-) -> Result<Result<(&'static GpuSpec, HostLink, GpuChoice), String>, RoofsError> {
+/// `budget` chooses its roofs), else unknown with why. An `Err` only for a
+/// `--gpu` the input contradicts or the table lacks.
+pub fn host_link(gpu_flag: Option<&str>, hints: &DeviceHints) -> Result<LinkChoice, RoofsError> {
     let what = hints.source.input_kind();
     let records_nothing = hints.device_names.is_empty()
         && hints.compute_capabilities.is_empty()
@@ -254,7 +251,7 @@ pub fn host_link(
     let choice = match gpu_flag {
         Some(key) => RoofsChoice::Gpu(key.to_string()),
         None if records_nothing => {
-            return Ok(Err(format!(
+            return Ok(LinkChoice::Unknown(format!(
                 "the {what} records no {}; give --gpu KEY",
                 hints.source.nothing_recorded()
             )))
@@ -272,21 +269,41 @@ pub fn host_link(
         Ok((_, info)) => info,
         Err(e) if gpu_flag.is_some() => return Err(e),
         Err(e) => {
-            return Ok(Err(format!(
+            return Ok(LinkChoice::Unknown(format!(
                 "the {what}'s GPU is not decided ({e}); give --gpu KEY"
             )))
         }
     };
     let Some(spec) = info.key.as_deref().and_then(gpus::by_key) else {
-        return Ok(Err("no table GPU was chosen".to_string()));
+        return Ok(LinkChoice::Unknown("no table GPU was chosen".to_string()));
     };
     Ok(match spec.facts.host_link {
-        Some(link) => Ok((spec, link, info.chosen_by)),
-        None => Err(format!(
+        Some(link) => LinkChoice::Known {
+            gpu: spec,
+            link,
+            chosen_by: info.chosen_by,
+        },
+        None => LinkChoice::Unknown(format!(
             "the {} table entry has no source for its host link",
             spec.key
         )),
     })
+}
+
+/// The host link of a timeline ([`host_link`]), or why it is unknown.
+#[derive(Debug, Clone)]
+pub enum LinkChoice {
+    /// The link of the table entry of the chosen GPU.
+    Known {
+        /// The table entry.
+        gpu: &'static GpuSpec,
+        /// Its host link, with its source.
+        link: HostLink,
+        /// How the GPU was chosen.
+        chosen_by: GpuChoice,
+    },
+    /// Unknown (not zero), and why.
+    Unknown(String),
 }
 
 /// Memory clocks closer than this fraction to a GPU's match it: the file's
