@@ -289,7 +289,7 @@ fn every_recorded_device_name_maps_to_one_row() {
     use std::io::Read;
     let mut names: Vec<(String, String)> = Vec::new();
     let mut dirs = vec![crate::common::root().join("fixtures")];
-    dirs.extend(corpus(".").into_iter());
+    dirs.extend(corpus("."));
     for dir in dirs {
         // ncu CSVs: the names the parser reads (device__attribute_display_name).
         for e in std::fs::read_dir(dir.join("ncu"))
