@@ -129,13 +129,16 @@ fn names(g: &GpuSpec, hints: &DeviceHints) -> Result<Vec<String>, Contradiction>
         .device_names
         .iter()
         .filter(|n| gpus::by_device_name(n).is_none())
-        .map(|n| {
-            format!(
-                "{} names its device {n:?}, which the built-in table does not hold; {} was assumed",
-                hints.file, g.key
-            )
-        })
+        .map(|n| unknown_name_note(g, hints, n))
         .collect())
+}
+
+/// The note on a device name the table does not hold, `g` assumed.
+pub fn unknown_name_note(g: &GpuSpec, hints: &DeviceHints, name: &str) -> String {
+    format!(
+        "{} names its device {name:?}, which the built-in table does not hold; {} was assumed",
+        hints.file, g.key
+    )
 }
 
 /// SM count: more than `g` has rules it out (a part of a GPU has fewer

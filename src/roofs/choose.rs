@@ -69,10 +69,7 @@ fn other_names(g: &GpuSpec, hints: &DeviceHints, deciding: Option<&str>) -> Vec<
                 "{} names its device {name:?} ({}), not {}",
                 hints.file, n.key, g.key
             )),
-            None => notes.push(format!(
-                "{} names its device {name:?}, which the built-in table does not hold; {} was assumed",
-                hints.file, g.key
-            )),
+            None => notes.push(check::unknown_name_note(g, hints, name)),
         }
     }
     notes
