@@ -40,6 +40,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: "NVIDIA L40S datasheet (L40/L40S table as reproduced at https://www.mullet.se/product.html?product_id=355414): 18,176 CUDA cores / 128 per SM (Ada whitepaper) = 142 SMs; 568 Tensor Cores / 4 per SM = 142",
             l2: RUNTIME,
@@ -73,6 +74,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: L40_CORES,
             l2: "not set: no source at hand gives the L40's L2 size (a third-party database says 48 MB for the same-silicon L40S, whose table entry says 96 MiB)",
@@ -197,6 +199,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(10500.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(ada_wp!(), "60 SMs"),
             l2: concat!(ada_wp!(), "L2 49152 KB"),
@@ -228,6 +231,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(10500.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(gf_ada!(), "5888 CUDA cores / 128 per SM = 46 SMs (AD104)"),
             l2: "not set: third-party databases give 36 MB, no NVIDIA source at hand",
@@ -259,6 +263,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(128),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(gf_ada!(), "4352 CUDA cores / 128 per SM = 34 SMs (AD106)"),
             l2: "not set: third-party databases give 32 MB, no NVIDIA source at hand",
@@ -292,6 +297,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(160),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(rtx4000ada_ds!(), "6,144 CUDA cores / 128 = 48 SMs; 192 Tensor Cores / 4 = 48"),
             l2: "not set: third-party databases give 48 MB, no NVIDIA source at hand",
@@ -320,6 +326,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(rtx5000ada_ds!(), "12,800 CUDA cores / 128 = 100 SMs"),
             l2: "not set: third-party databases give 64 MB, no NVIDIA source at hand",
@@ -352,6 +359,7 @@ pub(super) const ADA: &[GpuSpec] = &[
         memory_clock_mhz: Some(9000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(l20_tp!(), "92 SMs, 11,776 CUDA cores"),
             l2: "not set: third-party databases give 96 MB, no NVIDIA source",

@@ -19,6 +19,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1215.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: nvlink(3, 12, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): NVLink 600 GB/s, both directions together (12 NVLink 3 links x 50 GB/s); 300 GB/s each way"),
             host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM2 (five stacks, ten 512-bit controllers): NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1215 MHz: a real nsys export of this card records memoryBandwidth 1555200000000 B/s = 2 x 1215 MHz x 5120 / 8 (shared/corpus/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite, TARGET_INFO_GPU)",
             ..RUNTIME_FACTS
@@ -46,6 +47,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: nvlink(3, 12, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): NVLink 600 GB/s, both directions together (12 NVLink 3 links x 50 GB/s); 300 GB/s each way"),
             host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM2e: NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1593 MHz: a real nsys export of an A100-SXM4-80GB records memoryBandwidth 2039040000000 B/s = 2 x 1593 MHz x 5120 / 8 (shared/corpus/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite, TARGET_INFO_GPU)",
             ..RUNTIME_FACTS
@@ -82,6 +84,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1512.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs",
             l2: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 40 MB L2",
@@ -113,6 +116,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1215.0),
         bus_width_bits: Some(3072),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: "56 SMs = 3584 CUDA cores / 64 (third-party database); the datasheet's FP32 10.3 TFLOPS / (128 FLOP x 56 x 1440 MHz) agrees",
             l2: "not set: third-party databases give 24 MB, no NVIDIA source at hand",
@@ -144,6 +148,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1215.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(a100_wp!(), "108 SMs"),
             l2: concat!(a100_wp!(), "40 MB L2"),
@@ -175,6 +180,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: nvlink(3, 8, "NVIDIA A800 Tensor Core GPU datasheet (SXM column): NVLink 400 GB/s, both directions together (8 NVLink 3 links); 200 GB/s each way"),
             no_sm_clock: "",
             sm_count: concat!(a100_wp!(), "108 SMs"),
             l2: concat!(a100_wp!(), "40 MB L2"),
@@ -206,6 +212,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(1512.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(a100_wp!(), "108 SMs"),
             l2: concat!(a100_wp!(), "40 MB L2"),
@@ -262,6 +269,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7250.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: A40_CORES,
             l2: "L2 6 MB: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie (third-party database); the full GA102 has 6,144 KB of L2 (NVIDIA Ampere GA102 GPU Architecture whitepaper)",
@@ -318,6 +326,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(9500.0),
         bus_width_bits: Some(320),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(ga102_wp!(), "RTX 3080: 68 SMs, 8704 CUDA cores"),
             l2: concat!(ga102_wp!(), "RTX 3080: L2 5120 KB"),
@@ -348,6 +357,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(gf_ampere!(), "5888 CUDA cores / 128 per SM = 46 SMs (GA104)"),
             l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
@@ -378,6 +388,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(gf_ampere!(), "4864 CUDA cores / 128 per SM = 38 SMs (GA104)"),
             l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",
@@ -408,6 +419,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7501.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(rtx3060_real!(), "smCount 28 (3584 CUDA cores / 128 on the product page)"),
             l2: concat!(rtx3060_real!(), "l2CacheSize 2359296 B = 2.25 MiB (the runtime's figure; third-party pages say 3 MB, e.g. http://cholla.mmto.org/nvidia/my3060.html; a GA104-based RTX 3060 of the same name may report another L2)"),
@@ -438,6 +450,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(8000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(rtxa6000_ds!(), "10,752 CUDA cores / 128 = 84 SMs; 336 Tensor Cores / 4 = 84"),
             l2: "L2 6 MB: https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40 (third-party database); the full GA102 has 6,144 KB (GA102 whitepaper) and the A6000 keeps all twelve 32-bit controllers (384-bit)",
@@ -468,6 +481,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(8000.0),
         bus_width_bits: Some(384),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(rtxa5000_ds!(), "8,192 CUDA cores / 128 = 64 SMs"),
             l2: "not set: third-party databases give 6 MB, no NVIDIA source at hand",
@@ -498,6 +512,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(rtxa4000_ds!(), "6,144 CUDA cores / 128 = 48 SMs; 192 Tensor Cores / 4 = 48"),
             l2: "not set: third-party databases give 4 MB, no NVIDIA source at hand",

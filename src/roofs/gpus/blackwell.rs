@@ -18,6 +18,7 @@ pub(super) const BLACKWELL_DATACENTER: &[GpuSpec] = &[
         memory_clock_mhz: Some(3996.0),
         bus_width_bits: Some(7680),
         facts: FactSources {
+            nvlink: nvlink(5, 18, "NVIDIA DGX B200 / HGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU, both directions together (18 NVLink 5 links x 100 GB/s); 900 GB/s each way"),
             memory: "a real ncu export of a B200: device__attribute_global_memory_bus_width 7680, device__attribute_memory_clock_rate 3996000 kHz (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv); 2 x 3996 MHz x 7680 / 8 = 7.67 TB/s, the datasheet's 7.7",
             ..RUNTIME_FACTS
         },
@@ -45,6 +46,7 @@ pub(super) const BLACKWELL_DATACENTER: &[GpuSpec] = &[
         memory_clock_mhz: None,
         bus_width_bits: None,
         facts: FactSources {
+            nvlink: nvlink(5, 18, "NVIDIA GB200 NVL72 datasheet: NVLink 1.8 TB/s per GPU, both directions together (18 NVLink 5 links); 900 GB/s each way"),
             no_sm_clock: "no SM count at hand for the GB200's GPU (its datasheet states rack totals, not SMs), so the clock its FP32 peak assumes cannot be derived; ncu's sm__cycles_elapsed.avg.per_second gives a run's clock",
             ..RUNTIME_FACTS
         },
@@ -76,7 +78,10 @@ pub(super) const BLACKWELL_DATACENTER: &[GpuSpec] = &[
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            nvlink: nvlink(5, 18, "NVIDIA HGX B300 datasheet: NVLink 1.8 TB/s per GPU, both directions together (18 NVLink 5 links); 900 GB/s each way"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 8000.0, B300_DS),
             c(Fp64, 1.25, B300_DS),
@@ -143,6 +148,7 @@ pub(super) const BLACKWELL_RTX: &[GpuSpec] = &[
         memory_clock_mhz: Some(15000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5080: 10752 CUDA cores / 128 per SM = 84 SMs (GB203)"),
             l2: concat!(gb_wp!(), "L2 65536 KB"),
@@ -175,6 +181,7 @@ pub(super) const BLACKWELL_RTX: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5070 Ti: 8960 CUDA cores / 128 per SM = 70 SMs (GB203)"),
             l2: "not set: no NVIDIA source at hand",
@@ -207,6 +214,7 @@ pub(super) const BLACKWELL_RTX: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(192),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5070: 6144 CUDA cores / 128 per SM = 48 SMs (GB205)"),
             l2: "not set: no NVIDIA source at hand",
@@ -239,6 +247,7 @@ pub(super) const BLACKWELL_RTX: &[GpuSpec] = &[
         memory_clock_mhz: Some(14000.0),
         bus_width_bits: Some(128),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(ces25!(), "RTX 5060 Ti: 4608 CUDA cores / 128 per SM = 36 SMs (GB206)"),
             l2: "not set: no NVIDIA source at hand",

@@ -14,6 +14,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: Some(2619.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: nvlink(4, 18, "NVIDIA H100 Tensor Core GPU datasheet (SXM column): NVLink 900 GB/s, both directions together (18 NVLink 4 links x 50 GB/s); 450 GB/s each way"),
             host_link: pcie(5, 16, "NVIDIA H100 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM3 (five stacks, ten 512-bit controllers): NVIDIA H100 Tensor Core GPU Architecture whitepaper; memory clock 2619 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
@@ -88,6 +89,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: None,
         bus_width_bits: None,
         facts: FactSources {
+            nvlink: nvlink(4, 18, "NVIDIA H200 Tensor Core GPU datasheet (SXM column): NVLink 900 GB/s, both directions together (18 NVLink 4 links); 450 GB/s each way"),
             host_link: pcie(5, 16, "NVIDIA H200 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             ..RUNTIME_FACTS
         },
@@ -123,6 +125,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: None,
         bus_width_bits: None,
         facts: FactSources {
+            nvlink: nvlink(4, 18, "NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink 900 GB/s GPU to GPU, both directions together (18 NVLink 4 links); 450 GB/s each way"),
             host_link: c2c("NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink-C2C between the Grace CPU and the Hopper GPU, 900 GB/s both directions together = 450 GB/s each way"),
             ..RUNTIME_FACTS
         },
@@ -150,6 +153,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: None,
         bus_width_bits: None,
         facts: FactSources {
+            nvlink: nvlink(4, 18, "NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink 900 GB/s GPU to GPU, both directions together (18 NVLink 4 links); 450 GB/s each way"),
             host_link: c2c("NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink-C2C between the Grace CPU and the Hopper GPU, 900 GB/s both directions together = 450 GB/s each way"),
             ..RUNTIME_FACTS
         },
@@ -186,6 +190,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: Some(2619.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: nvlink(4, 8, "NVIDIA H800 SXM5 product brief: NVLink 400 GB/s, both directions together (8 NVLink 4 links); 200 GB/s each way"),
             no_sm_clock: "",
             sm_count: concat!(h100_wp!(), "132 SMs"),
             l2: concat!(h100_wp!(), "50 MB L2"),
@@ -217,6 +222,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: Some(1593.0),
         bus_width_bits: Some(5120),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(h100_wp!(), "114 SMs"),
             l2: concat!(h100_wp!(), "50 MB L2"),
@@ -250,6 +256,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         memory_clock_mhz: None,
         bus_width_bits: None,
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "no FP32 peak at hand: the third-party 44 TFLOP/s would need 2.2 GHz on the reported 78 SMs, so the clock the peaks assume cannot be derived; ncu's sm__cycles_elapsed.avg.per_second gives a run's clock",
             sm_count: concat!(h20_tp!(), "78 SMs (Geekbench listing)"),
             l2: "not set: third parties say 60 MB (https://ke60.top/article/1471031.html), no NVIDIA source",

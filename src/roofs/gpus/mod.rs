@@ -23,6 +23,12 @@
 //!   cited from their published interface lines, not reopened in the
 //!   session that added them (issue 23): check those first. No export
 //!   records the link, so nothing measured backs these values.
+//! - The NVLink (`FactSources::nvlink`) is the card's NVLink bandwidth as
+//!   its datasheet states it (both directions together), halved to one
+//!   direction by [`NvLink::bytes_per_s`]'s per-link arithmetic; like the
+//!   host link, cited from the published figures, not reopened in the
+//!   session that added them (issue 31); `None` for PCIe cards (a bridge
+//!   joins pairs only) and where no NVIDIA source was at hand (H20).
 //! - SM count, L2 size and memory clock are what the CUDA runtime reports
 //!   (`device__attribute_multiprocessor_count`, `..._l2_cache_size`,
 //!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
@@ -41,8 +47,8 @@ mod hopper;
 mod volta_turing;
 
 pub use spec::{
-    FactSources, GpuSpec, HostLink, NamePattern, Needle, RoofKey, TableRoof, MEASURED_COMMIT,
-    MEASURED_DOC, MEASURED_REPO,
+    FactSources, GpuSpec, HostLink, NamePattern, Needle, NvLink, RoofKey, TableRoof,
+    MEASURED_COMMIT, MEASURED_DOC, MEASURED_REPO,
 };
 
 use super::model::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, RoofClocks, Roofs};

@@ -97,6 +97,9 @@ pub struct FactSources {
     /// interface the card's datasheet names); `None` where no source at
     /// hand says (unknown, not zero).
     pub host_link: Option<HostLink>,
+    /// The card's NVLink to other GPUs, with its source; `None` for a card
+    /// without NVLink or a bridge-only pair (unknown, not zero).
+    pub nvlink: Option<NvLink>,
     /// Why the table has no SM clock for this GPU ([`GpuSpec::sm_clock`]
     /// is `None`: no SM count or no FP32 peak at hand); empty when it has
     /// one (a table test holds every entry to one or the other).
@@ -137,6 +140,42 @@ pub(super) const fn pcie(gen: u32, lanes: u64, source: &'static str) -> Option<H
     })
 }
 
+/// The NVLink ports of a card, all links together: what an NCCL
+/// collective between GPUs of one node crosses (a ring or tree step sends
+/// one way on each link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NvLink {
+    /// The generation and link count: `NVLink 4, 18 links`.
+    pub interface: &'static str,
+    /// Peak bandwidth in one direction over all the card's links, byte/s:
+    /// links x the generation's per-link rate each way (NVLink 2, 3 and 4:
+    /// 25 GB/s; NVLink 5: 50 GB/s); the datasheets state the two
+    /// directions together (900 GB/s for 18 NVLink 4 links).
+    pub bytes_per_s: u64,
+    /// Citation: the document stating the card's NVLink bandwidth, and the
+    /// arithmetic.
+    pub source: &'static str,
+}
+
+/// NVLink generation `gen` (2-5) with `links` links on the card: 25 GB/s
+/// per link each way up to NVLink 4, 50 GB/s for NVLink 5.
+pub(super) const fn nvlink(gen: u32, links: u64, source: &'static str) -> Option<NvLink> {
+    let (gb_per_link, interface) = match (gen, links) {
+        (2, 6) => (25, "NVLink 2, 6 links"),
+        (3, 8) => (25, "NVLink 3, 8 links"),
+        (3, 12) => (25, "NVLink 3, 12 links"),
+        (4, 8) => (25, "NVLink 4, 8 links"),
+        (4, 18) => (25, "NVLink 4, 18 links"),
+        (5, 18) => (50, "NVLink 5, 18 links"),
+        _ => panic!("an NVLink generation and link count the table does not use"),
+    };
+    Some(NvLink {
+        interface,
+        bytes_per_s: gb_per_link * links * 1_000_000_000,
+        source,
+    })
+}
+
 /// NVLink-C2C between a Grace CPU and a Hopper GPU: 900 GB/s in both
 /// directions together, 450 GB/s each way.
 pub(super) const fn c2c(source: &'static str) -> Option<HostLink> {
@@ -160,6 +199,7 @@ pub(super) const RUNTIME_FACTS: FactSources = FactSources {
     boost_clock_mhz: None,
     boost_clock: "",
     host_link: None,
+    nvlink: None,
 };
 
 // TFLOP/s to FLOP/s in two steps: `66.9 * 1e12` is 66900000000000.01 in

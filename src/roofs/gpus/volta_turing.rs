@@ -14,6 +14,7 @@ pub(super) const VOLTA_TURING: &[GpuSpec] = &[
         memory_clock_mhz: Some(877.0),
         bus_width_bits: Some(4096),
         facts: FactSources {
+            nvlink: nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"),
             host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
@@ -42,6 +43,7 @@ pub(super) const VOLTA_TURING: &[GpuSpec] = &[
         memory_clock_mhz: Some(877.0),
         bus_width_bits: Some(4096),
         facts: FactSources {
+            nvlink: nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"),
             host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
@@ -94,6 +96,7 @@ pub(super) const VOLTA_TURING: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(352),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(tu_wp!(), "68 SMs = 4352 CUDA cores / 64 per SM"),
             l2: concat!(tu_wp!(), "L2 5632 KB"),
@@ -122,6 +125,7 @@ pub(super) const VOLTA_TURING: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(tu_wp!(), "46 SMs = 2944 CUDA cores / 64 per SM"),
             l2: concat!(tu_wp!(), "L2 4096 KB"),
@@ -150,6 +154,7 @@ pub(super) const VOLTA_TURING: &[GpuSpec] = &[
         memory_clock_mhz: Some(7000.0),
         bus_width_bits: Some(256),
         facts: FactSources {
+            nvlink: None,
             no_sm_clock: "",
             sm_count: concat!(tu_wp!(), "36 SMs = 2304 CUDA cores / 64 per SM"),
             l2: concat!(tu_wp!(), "L2 4096 KB"),
