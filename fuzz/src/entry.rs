@@ -82,7 +82,19 @@ pub fn kineto_json(data: &[u8]) {
         };
         render_all(&rooftrace::gaps::analyze(&t.timeline, &cfg));
     }
-    let _ = rooftrace::kineto::read_counters(&path);
+    // Read again in small pieces (1 to 61 bytes, from the input's length):
+    // the walker then meets a piece end inside every kind of value, and must
+    // read the trace exactly as in one piece.
+    let whole = rooftrace::kineto::read_counters(&path);
+    let cut = rooftrace::kineto::read_in_pieces(&path, 1 + data.len() % 61);
+    match (&whole, &cut) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!(a.timeline.ops, b.timeline.ops, "ops differ in pieces");
+            assert_eq!(a.counts, b.counts, "counts differ in pieces");
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!("read in pieces: {:?} vs {:?}", whole.is_ok(), cut.is_ok()),
+    }
 }
 
 /// The seed image: a small real export (`fuzz/make_seed.sh`).

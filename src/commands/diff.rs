@@ -170,15 +170,10 @@ fn detect(path: &Path) -> Result<Input, InputError> {
     if matches!(ext.as_str(), "nsys-rep" | "qdrep") {
         return Ok(Input::Nsys);
     }
-    let mut head = [0u8; 16];
-    let n = {
-        use std::io::Read;
-        let mut f =
-            std::fs::File::open(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
-        f.read(&mut head)
-            .map_err(|e| InputError::new(format!("{shown}: {e}")))?
-    };
-    if head[..n].starts_with(b"SQLite format 3\0") {
+    // Special files are refused by `check_file`, and never opened here.
+    let head = crate::kineto::input::head(path, 16);
+    let n = head.len();
+    if head.starts_with(b"SQLite format 3\0") {
         return Ok(Input::Nsys);
     }
     if crate::kineto::input::is_kineto_trace(path) {
@@ -203,7 +198,19 @@ fn read_json(path: &Path, len: u64) -> Result<Input, InputError> {
             "{shown}: {len} bytes is more than a rooftrace report should be (limit {JSON_MAX_BYTES})"
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
+    // Bounded whatever the size said (a file may grow while read).
+    let mut bytes = Vec::new();
+    {
+        use std::io::Read;
+        crate::kineto::input::open_file(path)
+            .and_then(|f| f.take(JSON_MAX_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| InputError::new(format!("{shown}: {e}")))?;
+    }
+    if bytes.len() as u64 > JSON_MAX_BYTES {
+        return Err(InputError::new(format!(
+            "{shown}: more than {JSON_MAX_BYTES} bytes is more than a rooftrace report should be"
+        )));
+    }
     let doc: Value = serde_json::from_slice(&bytes)
         .map_err(|e| InputError::new(format!("{shown}: not valid JSON ({e})")))?;
     let schema = doc

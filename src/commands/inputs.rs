@@ -94,6 +94,10 @@ pub fn check_file(path: &Path, exts: &[&str], fix: &str) -> Result<(), InputErro
         Err(e) => format!("cannot be read: {}", e.kind()),
         Ok(m) if m.is_dir() => describe_dir(path, exts),
         Ok(m) if m.is_file() && m.len() == 0 => "an empty file (0 bytes)".to_string(),
+        // Never opened: a FIFO waits for a writer, a device never ends.
+        Ok(m) if !m.is_file() => {
+            "a special file (a FIFO, device or socket), not a regular file".to_string()
+        }
         Ok(_) => return Ok(()),
     };
     Err(InputError::new(format!(
@@ -154,7 +158,7 @@ fn walk(dir: &Path, exts: &[&str], depth: usize, out: &mut Vec<PathBuf>) {
             walk(&p, exts, depth + 1, out);
         } else if p.is_file() && !hidden && has_ext(&p, exts) {
             // A .json or .gz file is a trace only by its content.
-            if !has_ext(&p, TRACE_EXTS) || crate::kineto::input::holds_trace(&p) {
+            if !has_ext(&p, TRACE_EXTS) || crate::kineto::input::is_kineto_trace(&p) {
                 out.push(p);
             }
         }

@@ -233,10 +233,11 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
         let csv = if ncu::convert::is_report(path) {
             ncu::convert::parse_report(path, &shown).map_err(InputError::from)?
         } else {
-            let file = std::fs::File::open(path).map_err(|error| NcuError::Io {
-                file: shown.clone(),
-                error,
-            })?;
+            let file =
+                crate::timeline::limits::open_regular(path).map_err(|error| NcuError::Io {
+                    file: shown.clone(),
+                    error,
+                })?;
             ncu::parse(std::io::BufReader::new(file), &shown).map_err(InputError::from)?
         };
         csv.check_analysable().map_err(InputError::from)?;
@@ -304,7 +305,7 @@ pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     if crate::kineto::input::is_kineto_trace(path) {
         return read_trace_counters(path, &shown);
     }
-    let file = std::fs::File::open(path).map_err(|error| NcuError::Io {
+    let file = crate::timeline::limits::open_regular(path).map_err(|error| NcuError::Io {
         file: shown.clone(),
         error,
     })?;

@@ -11,9 +11,14 @@ use crate::nsys::Timeline;
 use crate::roofs::DeviceHints;
 use std::path::{Path, PathBuf};
 
-/// True when `path` is read as a Kineto trace.
+/// True when `path` is read as a Kineto trace: by content, the one test
+/// `gaps FILE`, `gaps DIR`, `budget` and `diff` share
+/// ([`crate::kineto::input::sniff`]: gzip decoded, a UTF-8 mark or UTF-16
+/// read, a JSON array, or an object whose top-level keys name
+/// `traceEvents`, however much metadata comes first). Other JSON (and
+/// gzip) goes to the trace reader too, which says what it lacks.
 pub fn is_kineto(path: &Path) -> bool {
-    crate::kineto::looks_like_trace(path)
+    crate::kineto::input::sniff(path) != crate::kineto::input::Content::Other
 }
 
 /// The file the reader will open (the export an `.nsys-rep` converts to, or

@@ -6,7 +6,8 @@
 //! with the bytes of `args.bytes` (per direction and host memory). Names are
 //! interned once; a range text is shared by every range that has it.
 
-use super::event::{Cat, Event, SyncKind};
+use super::comm_args::CommArgs;
+use super::event::{self as ev, ArgKey, Args, Cat, Event, Field, SyncKind};
 use super::time::micros_to_ns;
 use super::CounterRange;
 use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
@@ -15,7 +16,7 @@ use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_
 use crate::timeline::{
     ApiCall, CopyTotal, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID, OP_PAGEABLE,
 };
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 /// A `cuda_sync` record (drawn on a stream's row): where the GPU side of a
@@ -35,13 +36,62 @@ pub struct SyncRecord {
     pub kind: Option<SyncKind>,
 }
 
+/// Why an event of a category rooftrace reads was skipped: the field whose
+/// value could not be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Skip {
+    /// An element of `traceEvents` that is JSON but not an object.
+    NotAnEvent,
+    /// `ts` absent, not a JSON number, or beyond ±2^61 ns.
+    Ts,
+    /// `dur` not a JSON number, negative, or its end beyond ±2^61 ns.
+    Dur,
+    /// `name` not a string.
+    Name,
+    /// `pid` absent (where needed), not an integer, or beyond its range.
+    Pid,
+    /// `tid` not an integer, or beyond its range.
+    Tid,
+    /// No usable `args.device` nor `pid` for a GPU op.
+    Device,
+    /// No usable `args.stream` nor `tid` for a GPU op.
+    Stream,
+    /// `args.correlation` not an integer below 2^32.
+    Correlation,
+    /// `args.cuda_sync_kind` not a string.
+    SyncKind,
+}
+
+impl Skip {
+    /// The field, as the diagnostic names it.
+    pub fn field(self) -> &'static str {
+        match self {
+            Skip::NotAnEvent => "element",
+            Skip::Ts => "ts",
+            Skip::Dur => "dur",
+            Skip::Name => "name",
+            Skip::Pid => "pid",
+            Skip::Tid => "tid",
+            Skip::Device => "args.device",
+            Skip::Stream => "args.stream",
+            Skip::Correlation => "args.correlation",
+            Skip::SyncKind => "args.cuda_sync_kind",
+        }
+    }
+}
+
 /// Counts of what was read and what was left out, for the diagnostics.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counts {
     /// Elements of `traceEvents`.
     pub events: u64,
-    /// Events of a category rooftrace reads that lacked a usable time or id.
+    /// Events skipped (the sum of `skipped`).
     pub bad: u64,
+    /// Events skipped, per reason.
+    pub skipped: BTreeMap<Skip, u64>,
+    /// GPU ops whose `args.device` (or `args.stream`) was present but
+    /// unusable, placed by their `pid` (`tid`) instead.
+    pub placed_by_row: u64,
     /// `ac2g` flow events (the correlation in `args` carries the same link).
     pub flows: u64,
     /// `gpu_user_annotation` spans (the host-side annotation is used).
@@ -78,59 +128,103 @@ pub struct Collector {
     wait_names: HashSet<u32>,
 }
 
+/// An id that must fit `T` when present: absent gives `default`.
+fn fitting<T: TryFrom<i64>>(v: Field<i64>, default: Option<T>, why: Skip) -> Result<T, Skip> {
+    match v {
+        Field::Value(n) => T::try_from(n).map_err(|_| why),
+        Field::Absent => default.ok_or(why),
+        Field::Unusable => Err(why),
+    }
+}
+
 impl Collector {
-    /// Takes one event.
-    pub(super) fn take(&mut self, ev: Event) {
+    /// Takes one element of `traceEvents` (`None`: not an event object).
+    /// Only the category is decoded for the categories rooftrace does not
+    /// read.
+    pub(super) fn take(&mut self, event: Option<Event<'_>>) {
         self.counts.events += 1;
-        match ev.cat {
+        let Some(mut event) = event else {
+            self.skip(Skip::NotAnEvent);
+            return;
+        };
+        match ev::cat(event.cat) {
             Cat::Flow => self.counts.flows += 1,
             Cat::GpuAnnotation => self.counts.gpu_annotations += 1,
             Cat::Other => {}
-            _ if ev.ph.is_some_and(|p| p.0 == b'X') && self.take_complete(&ev).is_none() => {
-                self.counts.bad += 1;
+            cat if ev::phase(event.ph) == Some(b'X') => {
+                if let Err(why) = self.take_complete(cat, &mut event) {
+                    self.skip(why);
+                }
             }
             _ => {}
         }
     }
 
-    /// A complete (`X`) event of a category rooftrace reads; `None` when a
-    /// time or id is unusable.
-    fn take_complete(&mut self, ev: &Event) -> Option<()> {
-        let start = micros_to_ns(ev.ts.as_ref()?.get())?;
-        let dur = match &ev.dur {
-            Some(d) => micros_to_ns(d.get())?,
+    fn skip(&mut self, why: Skip) {
+        self.counts.bad += 1;
+        *self.counts.skipped.entry(why).or_default() += 1;
+    }
+
+    /// A complete (`X`) event of a category rooftrace reads; the field that
+    /// made it unusable otherwise.
+    fn take_complete(&mut self, cat: Cat, event: &mut Event<'_>) -> Result<(), Skip> {
+        let start = event
+            .ts
+            .and_then(|t| micros_to_ns(t.get()))
+            .ok_or(Skip::Ts)?;
+        let dur = match event.dur {
+            Some(d) => micros_to_ns(d.get()).ok_or(Skip::Dur)?,
             None => 0,
         };
-        let (start_ns, end_ns) = checked_interval(start, start.checked_add(dur)?)?;
-        let name = ev.name.as_deref().unwrap_or("?");
-        match ev.cat {
+        let end = start.checked_add(dur).ok_or(Skip::Dur)?;
+        let (start_ns, end_ns) = checked_interval(start, end).ok_or(Skip::Dur)?;
+        let name = match ev::text(event.name) {
+            Field::Value(n) => n,
+            Field::Absent => "?".into(),
+            Field::Unusable => return Err(Skip::Name),
+        };
+        let args = event.take_args(cat);
+        match cat {
             Cat::Kernel | Cat::Memcpy | Cat::Memset => {
-                let op = self.gpu_op(ev, name, start_ns, end_ns)?;
-                // A copy's bytes are kept at the boundary, in its totals.
-                CopyTotal::add_op(&mut self.copies, &op, ev.args.bytes);
-                if let Some(keys) = &ev.args.comm.keys {
+                let op = self.gpu_op(cat, event, &args, &name, start_ns, end_ns)?;
+                // A copy's bytes are kept at the boundary, in its totals
+                // (unknown when `args.bytes` is absent or unusable).
+                let bytes = ev::unsigned(args.get(ArgKey::Bytes)).ok();
+                CopyTotal::add_op(&mut self.copies, &op, bytes);
+                if let Some(keys) = &args.comm.keys {
                     let site = CollectiveSite::Kernel {
                         device: op.device,
                         correlation_id: op.correlation_id,
                     };
-                    self.collective(site, keys, ev, name);
+                    self.collective(site, keys, &args.comm, &name);
                 }
                 self.ops.push(op);
             }
-            Cat::Runtime | Cat::Driver => self.api_call(ev, name, start_ns, end_ns)?,
-            Cat::Sync => self.sync_records.push(SyncRecord {
-                correlation_id: u32::try_from(ev.args.correlation.0.unwrap_or(0)).ok()?,
-                start_ns,
-                end_ns,
-                stream: ev.args.stream.0,
-                kind: ev.args.sync_kind,
-            }),
+            Cat::Runtime | Cat::Driver => {
+                self.api_call(event, &args, &name, start_ns, end_ns)?;
+            }
+            Cat::Sync => {
+                let kind = match ev::sync_kind(args.get(ArgKey::SyncKind)) {
+                    Field::Value(k) => Some(k),
+                    Field::Absent => None,
+                    Field::Unusable => return Err(Skip::SyncKind),
+                };
+                let correlation = ev::id(args.get(ArgKey::Correlation));
+                self.sync_records.push(SyncRecord {
+                    correlation_id: fitting(correlation, Some(0), Skip::Correlation)?,
+                    start_ns,
+                    end_ns,
+                    stream: ev::id(args.get(ArgKey::Stream)).ok(),
+                    kind,
+                });
+            }
             Cat::CpuOp | Cat::Annotation => {
-                let text = self.share(name);
-                let (pid, tid) = (
-                    u32::try_from(ev.pid.0?).ok()?,
-                    u32::try_from(ev.tid.0.unwrap_or(0)).unwrap_or(0),
-                );
+                let pid = fitting(ev::id(event.pid), None, Skip::Pid)?;
+                let tid = match ev::id(event.tid) {
+                    Field::Unusable => return Err(Skip::Tid),
+                    t => u32::try_from(t.ok().unwrap_or(0)).unwrap_or(0),
+                };
+                let text = self.share(&name);
                 self.ranges.push(NvtxRange {
                     start_ns,
                     end_ns,
@@ -138,33 +232,67 @@ impl Collector {
                     tid,
                     text,
                 });
-                if is_comm_host_op(name) || ev.args.comm.keys.is_some() {
+                if is_comm_host_op(&name) || args.comm.keys.is_some() {
                     let site = CollectiveSite::Host {
                         pid,
                         tid,
                         start_ns,
                         end_ns,
                     };
-                    let keys = ev.args.comm.keys.clone().unwrap_or_default();
-                    self.collective(site, &keys, ev, name);
+                    let keys = args.comm.keys.clone().unwrap_or_default();
+                    self.collective(site, &keys, &args.comm, &name);
                 }
             }
             Cat::ProfilerRange => self.counters.push(CounterRange {
                 kernel: cap_name(name.as_bytes()),
                 start_ns,
                 end_ns,
-                device: ev.pid.0.and_then(|p| u16::try_from(p).ok()),
-                metrics: ev.args.metrics.clone(),
+                device: ev::id(event.pid).ok().and_then(|p| u16::try_from(p).ok()),
+                metrics: args.metrics,
             }),
             _ => {}
         }
-        Some(())
+        Ok(())
     }
 
-    fn gpu_op(&mut self, ev: &Event, name: &str, start_ns: i64, end_ns: i64) -> Option<GpuOp> {
-        let device = ev.args.device.0.or(ev.pid.0)?;
-        let stream = ev.args.stream.0.or(ev.tid.0)?;
-        let (kind, name_ref, flags) = match ev.cat {
+    /// Where a GPU op ran: `args.device`/`args.stream`, else the row
+    /// (`pid`/`tid`); a present but unusable arg falls back to the row and
+    /// is counted.
+    fn place(&mut self, arg: Field<i64>, row: Field<i64>) -> Option<i64> {
+        match arg {
+            Field::Value(v) => Some(v),
+            Field::Absent => row.ok(),
+            Field::Unusable => {
+                self.counts.placed_by_row += 1;
+                row.ok()
+            }
+        }
+    }
+
+    fn gpu_op(
+        &mut self,
+        cat: Cat,
+        event: &Event<'_>,
+        args: &Args<'_>,
+        name: &str,
+        start_ns: i64,
+        end_ns: i64,
+    ) -> Result<GpuOp, Skip> {
+        let device = self.place(ev::id(args.get(ArgKey::Device)), ev::id(event.pid));
+        let stream = self.place(ev::id(args.get(ArgKey::Stream)), ev::id(event.tid));
+        let device = fitting(
+            device.map_or(Field::Absent, Field::Value),
+            None,
+            Skip::Device,
+        )?;
+        let stream = fitting(
+            stream.map_or(Field::Absent, Field::Value),
+            None,
+            Skip::Stream,
+        )?;
+        let correlation = ev::id(args.get(ArgKey::Correlation));
+        let correlation_id = fitting(correlation, Some(0), Skip::Correlation)?;
+        let (kind, name_ref, flags) = match cat {
             Cat::Kernel => (OpKind::Kernel, NameRef(self.intern(name)), 0),
             Cat::Memcpy => {
                 let pageable = if name.contains("Pageable") {
@@ -176,24 +304,32 @@ impl Collector {
             }
             _ => (OpKind::Memset, NameRef::MEMSET, 0),
         };
-        Some(GpuOp {
+        Ok(GpuOp {
             start_ns,
             end_ns,
             pid: 0, // the host process, set when the trace is finished
-            stream: u32::try_from(stream).ok()?,
-            correlation_id: u32::try_from(ev.args.correlation.0.unwrap_or(0)).ok()?,
+            stream,
+            correlation_id,
             name: name_ref,
             api: NO_API,
-            device: u16::try_from(device).ok()?,
+            device,
             kind,
             flags,
         })
     }
 
-    fn api_call(&mut self, ev: &Event, name: &str, start_ns: i64, end_ns: i64) -> Option<()> {
-        let pid = u32::try_from(ev.pid.0?).ok()?;
-        let tid = u32::try_from(ev.tid.0.unwrap_or(0)).ok()?;
-        let correlation_id = u32::try_from(ev.args.correlation.0.unwrap_or(0)).ok()?;
+    fn api_call(
+        &mut self,
+        event: &Event<'_>,
+        args: &Args<'_>,
+        name: &str,
+        start_ns: i64,
+        end_ns: i64,
+    ) -> Result<(), Skip> {
+        let pid: u32 = fitting(ev::id(event.pid), None, Skip::Pid)?;
+        let tid: u32 = fitting(ev::id(event.tid), Some(0), Skip::Tid)?;
+        let correlation = ev::id(args.get(ArgKey::Correlation));
+        let correlation_id: u32 = fitting(correlation, Some(0), Skip::Correlation)?;
         let id = self.intern(name);
         if self.host_pid.is_none() {
             self.host_pid = Some(pid);
@@ -212,7 +348,7 @@ impl Collector {
         };
         if self.sync_names.contains(&id) {
             self.syncs.push(sync);
-            return Some(());
+            return Ok(());
         }
         if self.blocking_names.contains(&id) {
             // A blocking copy is a sync and a launch (as in the nsys reader).
@@ -222,7 +358,7 @@ impl Collector {
             self.waits.push((pid, start_ns));
         }
         if correlation_id == 0 {
-            return Some(()); // launches nothing that can be joined
+            return Ok(()); // launches nothing that can be joined
         }
         self.api.push(ApiCall {
             start_ns,
@@ -232,17 +368,23 @@ impl Collector {
             correlation_id,
             name: NameRef(id),
         });
-        Some(())
+        Ok(())
     }
 
     /// Keeps a collective's arguments: its own keys, with the first
     /// input's size and type and the annotation's name (`nccl:all_reduce`)
     /// where the keys do not say.
-    fn collective(&mut self, site: CollectiveSite, keys: &CollectiveArgs, ev: &Event, name: &str) {
+    fn collective(
+        &mut self,
+        site: CollectiveSite,
+        keys: &CollectiveArgs,
+        comm: &CommArgs,
+        name: &str,
+    ) {
         let mut args = keys.clone();
-        args.input_elems = ev.args.comm.input_elems;
+        args.input_elems = comm.input_elems;
         if args.dtype.is_none() && args.dtype_text.is_none() {
-            args.dtype = ev.args.comm.input_type;
+            args.dtype = comm.input_type;
         }
         if args.name.is_none() {
             args.name = name

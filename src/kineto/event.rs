@@ -1,13 +1,21 @@
-//! One trace event as serde sees it, and the top-level object walked one
-//! event at a time: [`Root`] hands each element of `traceEvents` to a sink
-//! as soon as it is parsed, so memory holds one event, never the array.
-//! Only the fields rooftrace uses are kept; every other value is skipped
-//! (`IgnoredAny`) without being stored.
+//! One trace event as the reader sees it: each field rooftrace reads is
+//! kept as the raw JSON text of its value (borrowed from the parse buffer:
+//! no allocation per event), and decoded only when the event's category is
+//! one rooftrace reads. Every decoder is liberal: a value of an unexpected
+//! type is `Unusable`, never an error, so one odd field costs at most its
+//! event ([`crate::kineto`] counts why), and a field rooftrace does not read
+//! is never decoded. Duplicate keys: the last wins (as Python's `json`).
+//!
+//! The `args` keys read are one table, [`ARG_KEYS`]: adding a key is one
+//! variant of [`ArgKey`] and one line there, and [`Args::get`] hands its raw
+//! value to the decoder wanted ([`id`], [`number`], [`text`]).
 
 use super::comm_args::{CommArgs, CommField};
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use super::time::{exact_integer, exact_unsigned};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::fmt;
 
 /// The event categories rooftrace reads (`cat`).
@@ -35,7 +43,8 @@ pub enum Cat {
     ProfilerRange,
     /// `ac2g`: a launch-to-GPU flow arrow.
     Flow,
-    /// Anything else (`python_function`, `Trace`, `fwdbwd`, metadata).
+    /// Anything else (`python_function`, `Trace`, `fwdbwd`, metadata, a
+    /// `cat` that is not a string).
     Other,
 }
 
@@ -58,81 +67,423 @@ impl Cat {
     }
 }
 
-impl<'de> Deserialize<'de> for Cat {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Cat, D::Error> {
+/// A decoded value: absent (or `null`), usable, or present and unusable
+/// (of a type or range that cannot be read as what it is used for).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field<T> {
+    /// No such key, or `null`.
+    Absent,
+    /// The value.
+    Value(T),
+    /// A value that cannot be used.
+    Unusable,
+}
+
+impl<T> Field<T> {
+    /// The value when usable.
+    pub fn ok(self) -> Option<T> {
+        match self {
+            Field::Value(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// The text of a JSON string without escapes, borrowed; `None` for
+/// anything else.
+fn plain_string(raw: &RawValue) -> Option<&str> {
+    let s = raw.get();
+    let inner = s.strip_prefix('"')?.strip_suffix('"')?;
+    (!inner.contains('\\')).then_some(inner)
+}
+
+/// A JSON string's text: borrowed when it has no escapes; a lone surrogate
+/// (`"\ud800"`, valid JSON, not valid Unicode) becomes U+FFFD. `Unusable`
+/// for a number, bool, array or object.
+pub fn text(raw: Option<&RawValue>) -> Field<Cow<'_, str>> {
+    let Some(raw) = raw else {
+        return Field::Absent;
+    };
+    if let Some(s) = plain_string(raw) {
+        return Field::Value(Cow::Borrowed(s));
+    }
+    let s = raw.get();
+    if s == "null" {
+        return Field::Absent;
+    }
+    if !s.starts_with('"') {
+        return Field::Unusable;
+    }
+    if let Ok(owned) = serde_json::from_str::<String>(s) {
+        return Field::Value(Cow::Owned(owned));
+    }
+    // Lone surrogates: the byte form of the string (WTF-8), made valid.
+    struct Bytes;
+    impl Visitor<'_> for Bytes {
+        type Value = String;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a string")
+        }
+        fn visit_bytes<E: de::Error>(self, b: &[u8]) -> Result<String, E> {
+            Ok(String::from_utf8_lossy(b).into_owned())
+        }
+        fn visit_borrowed_bytes<E: de::Error>(self, b: &[u8]) -> Result<String, E> {
+            self.visit_bytes(b)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(s);
+    match de::Deserializer::deserialize_bytes(&mut de, Bytes) {
+        Ok(v) => Field::Value(Cow::Owned(v)),
+        Err(_) => Field::Unusable,
+    }
+}
+
+/// A category: `Other` for anything that is not one rooftrace reads
+/// (including `null` and non-strings).
+pub fn cat(raw: Option<&RawValue>) -> Cat {
+    match text(raw) {
+        Field::Value(s) => Cat::from_str(&s),
+        _ => Cat::Other,
+    }
+}
+
+/// The first byte of `ph`, when it is a string.
+pub fn phase(raw: Option<&RawValue>) -> Option<u8> {
+    match text(raw) {
+        Field::Value(s) => s.bytes().next(),
+        _ => None,
+    }
+}
+
+/// A `pid`/`tid`/`device`/`stream`/`correlation`: a JSON number with an
+/// integral value (`7`, `7.0`), or a string holding one (`"7"`, `"0x1f"`);
+/// `Unusable` for a bool, array, object, fraction or other string.
+pub fn id(raw: Option<&RawValue>) -> Field<i64> {
+    let Some(raw) = raw else {
+        return Field::Absent;
+    };
+    let s = raw.get();
+    if s == "null" {
+        return Field::Absent;
+    }
+    let parsed = if s.starts_with('"') {
+        match text(Some(raw)) {
+            Field::Value(t) => {
+                let t = t.trim();
+                match t.strip_prefix("0x") {
+                    Some(hex) => i64::from_str_radix(hex, 16).ok(),
+                    None => t.parse().ok(),
+                }
+            }
+            _ => None,
+        }
+    } else {
+        exact_integer(s)
+    };
+    parsed.map_or(Field::Unusable, Field::Value)
+}
+
+/// A non-negative integer (a byte count, a time in ns): a JSON number with
+/// an integral value below 2^64.
+pub fn unsigned(raw: Option<&RawValue>) -> Field<u64> {
+    match raw.map(RawValue::get) {
+        None | Some("null") => Field::Absent,
+        Some(s) => exact_unsigned(s).map_or(Field::Unusable, Field::Value),
+    }
+}
+
+/// A finite number (a counter value); strings holding one count too.
+pub fn number(raw: Option<&RawValue>) -> Field<f64> {
+    let Some(raw) = raw else {
+        return Field::Absent;
+    };
+    let s = raw.get();
+    if s == "null" {
+        return Field::Absent;
+    }
+    let parsed: Option<f64> = match text(Some(raw)) {
+        Field::Value(t) => t.trim().parse().ok(),
+        Field::Unusable => s.parse().ok(),
+        Field::Absent => None,
+    };
+    parsed
+        .filter(|v| v.is_finite())
+        .map_or(Field::Unusable, Field::Value)
+}
+
+/// True when rooftrace reads fields of events of `cat` beyond the
+/// category itself (flows and GPU annotations are only counted).
+pub fn reads_event(cat: Cat) -> bool {
+    !matches!(cat, Cat::Other | Cat::GpuAnnotation | Cat::Flow)
+}
+
+/// True when rooftrace reads the `args` of events of `cat` (host ops too:
+/// a collective's keys, `record_param_comms`' `Input Dims`).
+pub fn reads_args(cat: Cat) -> bool {
+    !matches!(cat, Cat::Other | Cat::GpuAnnotation | Cat::Flow)
+}
+
+/// One element of `traceEvents`: the raw value of each field rooftrace
+/// reads, borrowed from the parse buffer.
+#[derive(Debug, Default)]
+pub struct Event<'a> {
+    /// Phase: `X` complete event, `M` metadata, `s`/`f` flow, `i` instant.
+    pub ph: Option<&'a RawValue>,
+    /// Category.
+    pub cat: Option<&'a RawValue>,
+    /// Name (kernel, call, op, annotation).
+    pub name: Option<&'a RawValue>,
+    /// Process id (a device index for GPU rows).
+    pub pid: Option<&'a RawValue>,
+    /// Thread id (a stream for GPU rows).
+    pub tid: Option<&'a RawValue>,
+    /// Start, µs.
+    pub ts: Option<&'a RawValue>,
+    /// Duration, µs.
+    pub dur: Option<&'a RawValue>,
+    /// Arguments, raw, when they came before `cat` (decode them with
+    /// [`Args::read`]).
+    pub args: Option<&'a RawValue>,
+    /// Arguments decoded as they were parsed, when `cat` came first (the
+    /// order Kineto writes) and is one whose `args` are read; the `args` of
+    /// other categories are skipped unbuilt.
+    pub decoded_args: Option<Args<'a>>,
+}
+
+impl<'a> Event<'a> {
+    /// The `args` as rooftrace reads them for `cat`.
+    pub fn take_args(&mut self, cat: Cat) -> Args<'a> {
+        match self.decoded_args.take() {
+            Some(args) => args,
+            None if reads_args(cat) => Args::read(self.args, cat == Cat::ProfilerRange),
+            None => Args::default(),
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Event<'a>, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Event<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a trace event object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<'a>, A::Error> {
+                let mut ev = Event::default();
+                let mut seen_cat = None;
+                while let Some(key) = map.next_key::<EventKey>()? {
+                    if seen_cat.is_some_and(|c| !reads_event(c)) {
+                        // Only counted (or not read at all): the rest of the
+                        // event is validated, nothing kept.
+                        map.next_value::<IgnoredAny>()?;
+                        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                        break;
+                    }
+                    let slot = match key {
+                        EventKey::Ph => &mut ev.ph,
+                        EventKey::Cat => {
+                            let raw = map.next_value::<&'de RawValue>()?;
+                            ev.cat = Some(raw);
+                            seen_cat = Some(cat(Some(raw)));
+                            continue;
+                        }
+                        EventKey::Args if seen_cat.is_some_and(|c| !reads_args(c)) => {
+                            map.next_value::<IgnoredAny>()?;
+                            ev.args = None;
+                            ev.decoded_args = None;
+                            continue;
+                        }
+                        EventKey::Args if seen_cat.is_some() => {
+                            let metrics = seen_cat == Some(Cat::ProfilerRange);
+                            ev.decoded_args = Some(map.next_value_seed(ArgsSeed { metrics })?);
+                            ev.args = None;
+                            continue;
+                        }
+                        EventKey::Name => &mut ev.name,
+                        EventKey::Pid => &mut ev.pid,
+                        EventKey::Tid => &mut ev.tid,
+                        EventKey::Ts => &mut ev.ts,
+                        EventKey::Dur => &mut ev.dur,
+                        EventKey::Args => &mut ev.args,
+                        EventKey::Other => {
+                            map.next_value::<IgnoredAny>()?;
+                            continue;
+                        }
+                    };
+                    *slot = Some(map.next_value::<&'de RawValue>()?);
+                }
+                Ok(ev)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+enum EventKey {
+    Ph,
+    Cat,
+    Name,
+    Pid,
+    Tid,
+    Ts,
+    Dur,
+    Args,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for EventKey {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<EventKey, D::Error> {
         struct V;
         impl Visitor<'_> for V {
-            type Value = Cat;
+            type Value = EventKey;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a category string")
+                f.write_str("a key")
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Cat, E> {
-                Ok(Cat::from_str(s))
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<EventKey, E> {
+                Ok(match s {
+                    "ph" => EventKey::Ph,
+                    "cat" => EventKey::Cat,
+                    "name" => EventKey::Name,
+                    "pid" => EventKey::Pid,
+                    "tid" => EventKey::Tid,
+                    "ts" => EventKey::Ts,
+                    "dur" => EventKey::Dur,
+                    "args" => EventKey::Args,
+                    _ => EventKey::Other,
+                })
             }
         }
         d.deserialize_str(V)
     }
 }
 
-/// A `pid`/`tid`/`stream`: an integer, or a string (`"Spans"`, `"0x0"`,
-/// `"stream 7"`) read as the integer it holds when it holds one.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Id(pub Option<i64>);
-
-impl<'de> Deserialize<'de> for Id {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Id, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = Id;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an integer id or a string")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Id, E> {
-                Ok(Id(Some(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Id, E> {
-                Ok(Id(i64::try_from(v).ok()))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Id, E> {
-                let ok = v.fract() == 0.0 && v.abs() < 9.0e15;
-                Ok(Id(ok.then_some(v as i64)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Id, E> {
-                let t = s.trim();
-                let parsed = match t.strip_prefix("0x") {
-                    Some(hex) => i64::from_str_radix(hex, 16).ok(),
-                    None => t.parse().ok(),
-                };
-                Ok(Id(parsed))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Id, E> {
-                Ok(Id(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
+/// The `args` keys rooftrace reads. Add a key here and in [`ARG_KEYS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgKey {
+    /// `correlation`: the CUPTI/roctracer id joining a GPU op to its call.
+    Correlation,
+    /// `device`.
+    Device,
+    /// `stream`.
+    Stream,
+    /// `bytes` of a copy or memset.
+    Bytes,
+    /// `cuda_sync_kind` of a `cuda_sync` record.
+    SyncKind,
 }
 
-/// The `args` fields rooftrace reads; for a `cuda_profiler_range` every
-/// numeric argument whose key looks like an ncu metric (`unit__counter.sum`)
-/// is kept in `metrics`.
+/// Each read `args` key and its name in the trace: the one place the set
+/// of keys read is written.
+pub const ARG_KEYS: [(&str, ArgKey); 5] = [
+    ("correlation", ArgKey::Correlation),
+    ("device", ArgKey::Device),
+    ("stream", ArgKey::Stream),
+    ("bytes", ArgKey::Bytes),
+    ("cuda_sync_kind", ArgKey::SyncKind),
+];
+
+/// Most metrics kept per event: a real counter range has tens.
+const MAX_METRICS_PER_EVENT: usize = 1024;
+
+/// The `args` values of the keys in [`ARG_KEYS`] (raw, borrowed), and for
+/// a `cuda_profiler_range` every numeric argument whose key looks like an
+/// ncu metric (`unit__counter.sum`). Other keys are skipped unbuilt.
 #[derive(Debug, Default)]
-pub struct Args {
-    /// `correlation`: the CUPTI/roctracer id joining a GPU op to its call.
-    pub correlation: Id,
-    /// `device`.
-    pub device: Id,
-    /// `stream`.
-    pub stream: Id,
-    /// `bytes` of a copy or memset.
-    pub bytes: Option<u64>,
-    /// `cuda_sync_kind` of a `cuda_sync` record, as [`SyncKind`].
-    pub sync_kind: Option<SyncKind>,
+pub struct Args<'a> {
+    values: [Option<&'a RawValue>; ARG_KEYS.len()],
     /// ncu metric name and value (`cuda_profiler_range` only).
     pub metrics: Vec<(String, f64)>,
     /// A collective's arguments (`Collective name`, `In msg nelems`, …)
-    /// and the first input's size and type (`Input Dims`, `Input type`).
+    /// and the first input's size and type (`Input Dims`, `Input type`):
+    /// the keys of `comm_args::CommField`.
     pub comm: CommArgs,
+}
+
+impl<'a> Args<'a> {
+    /// The raw value of `key`, if the args hold it.
+    pub fn get(&self, key: ArgKey) -> Option<&'a RawValue> {
+        self.values[key as usize]
+    }
+
+    /// Decodes `raw` (an event's `args`); metrics are collected when
+    /// `metrics` is set. `args` that are absent, `null` or not an object
+    /// hold nothing.
+    pub fn read(raw: Option<&'a RawValue>, metrics: bool) -> Args<'a> {
+        let Some(raw) = raw.filter(|r| r.get().starts_with('{')) else {
+            return Args::default();
+        };
+        let mut de = serde_json::Deserializer::from_str(raw.get());
+        // The text was validated when the event was parsed.
+        ArgsSeed { metrics }
+            .deserialize(&mut de)
+            .unwrap_or_default()
+    }
+}
+
+struct ArgsSeed {
+    metrics: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for ArgsSeed {
+    type Value = Args<'de>;
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Args<'de>, D::Error> {
+        // `args` that are not an object (`null`, `3`) hold nothing.
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ArgsSeed {
+    type Value = Args<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an args object")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Args<'de>, E> {
+        Ok(Args::default())
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Args<'de>, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Args::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args<'de>, A::Error> {
+        let mut args = Args::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| *name == key) {
+                args.values[*k as usize] = Some(map.next_value::<&'de RawValue>()?);
+            } else if let Some(field) = CommField::of(&key) {
+                args.comm.read(field, &mut map)?;
+            } else if self.metrics && key.contains("__") && key.len() <= 256 {
+                let raw = map.next_value::<&'de RawValue>()?;
+                if let (Some(v), true) = (
+                    number(Some(raw)).ok(),
+                    args.metrics.len() < MAX_METRICS_PER_EVENT,
+                ) {
+                    args.metrics.push((key.into_owned(), v));
+                }
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(args)
+    }
 }
 
 /// `cuda_sync_kind`.
@@ -144,359 +495,12 @@ pub enum SyncKind {
     Blocking,
 }
 
-impl<'de> Deserialize<'de> for Args {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Args, D::Error> {
-        d.deserialize_map(ArgsVisitor)
-    }
-}
-
-struct ArgsVisitor;
-
-/// A key of `args`, classified without allocating unless it is a metric.
-enum ArgKey {
-    Correlation,
-    Device,
-    Stream,
-    Bytes,
-    SyncKind,
-    Comm(CommField),
-    Metric(String),
-    Other,
-}
-
-impl<'de> Deserialize<'de> for ArgKey {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<ArgKey, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = ArgKey;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an argument name")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<ArgKey, E> {
-                Ok(match s {
-                    "correlation" => ArgKey::Correlation,
-                    "device" => ArgKey::Device,
-                    "stream" => ArgKey::Stream,
-                    "bytes" => ArgKey::Bytes,
-                    "cuda_sync_kind" => ArgKey::SyncKind,
-                    m if m.contains("__") && m.len() <= 256 => ArgKey::Metric(m.to_string()),
-                    m => CommField::of(m).map_or(ArgKey::Other, ArgKey::Comm),
-                })
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// A number, or `None` for anything else (skipped).
-struct MaybeNumber(Option<f64>);
-
-impl<'de> Deserialize<'de> for MaybeNumber {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<MaybeNumber, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = MaybeNumber;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("any value")
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<MaybeNumber, E> {
-                Ok(MaybeNumber(Some(v as f64)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<MaybeNumber, E> {
-                Ok(MaybeNumber(Some(v as f64)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<MaybeNumber, E> {
-                Ok(MaybeNumber(v.is_finite().then_some(v)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<MaybeNumber, E> {
-                Ok(MaybeNumber(
-                    s.trim().parse().ok().filter(|v: &f64| v.is_finite()),
-                ))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<MaybeNumber, E> {
-                Ok(MaybeNumber(None))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<MaybeNumber, E> {
-                Ok(MaybeNumber(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<MaybeNumber, A::Error> {
-                while a.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(MaybeNumber(None))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<MaybeNumber, A::Error> {
-                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(MaybeNumber(None))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// Most metrics kept per event: a real counter range has tens.
-const MAX_METRICS_PER_EVENT: usize = 1024;
-
-impl<'de> Visitor<'de> for ArgsVisitor {
-    type Value = Args;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an args object")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args, A::Error> {
-        let mut args = Args::default();
-        while let Some(key) = map.next_key::<ArgKey>()? {
-            match key {
-                ArgKey::Correlation => args.correlation = map.next_value()?,
-                ArgKey::Device => args.device = map.next_value()?,
-                ArgKey::Stream => args.stream = map.next_value()?,
-                ArgKey::Bytes => {
-                    let n = map.next_value::<MaybeNumber>()?.0;
-                    args.bytes = n.filter(|v| *v >= 0.0 && *v < 1e19).map(|v| v as u64);
-                }
-                ArgKey::SyncKind => {
-                    let kind = map.next_value::<MaybeString>()?.0;
-                    args.sync_kind = kind.map(|k| {
-                        if k {
-                            SyncKind::WaitEvent
-                        } else {
-                            SyncKind::Blocking
-                        }
-                    });
-                }
-                ArgKey::Metric(name) => {
-                    let v = map.next_value::<MaybeNumber>()?.0;
-                    if let (Some(v), true) = (v, args.metrics.len() < MAX_METRICS_PER_EVENT) {
-                        args.metrics.push((name, v));
-                    }
-                }
-                ArgKey::Comm(f) => args.comm.read(f, &mut map)?,
-                ArgKey::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(args)
-    }
-}
-
-/// A `cuda_sync_kind` string: `Some(true)` for a stream wait event,
-/// `Some(false)` for any other kind, `None` when not a string.
-struct MaybeString(Option<bool>);
-
-impl<'de> Deserialize<'de> for MaybeString {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<MaybeString, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = MaybeString;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a sync kind string")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<MaybeString, E> {
-                Ok(MaybeString(Some(s.contains("Wait Event"))))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// One element of `traceEvents`, the fields rooftrace reads. `ts` and
-/// `dur` stay raw text so their decimal fractions convert to ns exactly
-/// ([`super::time::micros_to_ns`]).
-#[derive(Debug, Deserialize)]
-pub struct Event {
-    /// Phase: `X` complete event, `M` metadata, `s`/`f` flow, `i` instant.
-    #[serde(default)]
-    pub ph: Option<PhaseChar>,
-    /// Category.
-    #[serde(default = "other_cat")]
-    pub cat: Cat,
-    /// Name (kernel, call, op, annotation).
-    #[serde(default)]
-    pub name: Option<String>,
-    /// Process id (a device index for GPU rows).
-    #[serde(default)]
-    pub pid: Id,
-    /// Thread id (a stream for GPU rows).
-    #[serde(default)]
-    pub tid: Id,
-    /// Start, µs, raw.
-    #[serde(default)]
-    pub ts: Option<Box<RawValue>>,
-    /// Duration, µs, raw.
-    #[serde(default)]
-    pub dur: Option<Box<RawValue>>,
-    /// Arguments.
-    #[serde(default)]
-    pub args: Args,
-}
-
-fn other_cat() -> Cat {
-    Cat::Other
-}
-
-/// The first character of `ph`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PhaseChar(pub u8);
-
-impl<'de> Deserialize<'de> for PhaseChar {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<PhaseChar, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = PhaseChar;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a phase string")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<PhaseChar, E> {
-                Ok(PhaseChar(s.bytes().next().unwrap_or(b'?')))
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// `distributedInfo`.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct DistributedInfo {
-    /// This process's rank.
-    #[serde(default)]
-    pub rank: Option<u32>,
-    /// Ranks in the job.
-    #[serde(default)]
-    pub world_size: Option<u32>,
-    /// Communication backend (`nccl`, `gloo`).
-    #[serde(default)]
-    pub backend: Option<String>,
-}
-
-/// One `deviceProperties` entry.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DeviceProps {
-    /// Device index.
-    #[serde(default)]
-    pub id: Option<i64>,
-    /// Marketing name (`NVIDIA A100-PG509-200`, `AMD Radeon Graphics`).
-    #[serde(default)]
-    pub name: Option<String>,
-    /// Compute capability major.
-    #[serde(default)]
-    pub compute_major: Option<i64>,
-    /// Compute capability minor.
-    #[serde(default)]
-    pub compute_minor: Option<i64>,
-    /// Streaming multiprocessors (compute units on AMD).
-    #[serde(default)]
-    pub num_sms: Option<i64>,
-    /// Device memory, bytes.
-    #[serde(default)]
-    pub total_global_mem: Option<u64>,
-}
-
-/// What the top level holds besides the events.
-#[derive(Debug, Default)]
-pub struct TopLevel {
-    /// `distributedInfo`, when present.
-    pub distributed: Option<DistributedInfo>,
-    /// `deviceProperties`, when present.
-    pub devices: Vec<DeviceProps>,
-    /// `baseTimeNanoseconds`, when present.
-    pub base_time_ns: Option<u64>,
-    /// True once a `traceEvents` array was seen.
-    pub saw_events: bool,
-}
-
-/// The top-level object: `traceEvents` elements go to `sink` one at a time.
-pub struct Root<'s, F> {
-    /// Receives each event.
-    pub sink: &'s mut F,
-}
-
-impl<'de, F: FnMut(Event) -> Result<(), String>> DeserializeSeed<'de> for Root<'_, F> {
-    type Value = TopLevel;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<TopLevel, D::Error> {
-        d.deserialize_map(self)
-    }
-}
-
-impl<'de, F: FnMut(Event) -> Result<(), String>> Visitor<'de> for Root<'_, F> {
-    type Value = TopLevel;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a Chrome-trace object with `traceEvents`")
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
-        let mut top = TopLevel::default();
-        while let Some(key) = map.next_key::<TopKey>()? {
-            match key {
-                TopKey::TraceEvents => {
-                    map.next_value_seed(Events {
-                        sink: &mut *self.sink,
-                    })?;
-                    top.saw_events = true;
-                }
-                TopKey::Distributed => top.distributed = Some(map.next_value()?),
-                TopKey::Devices => top.devices = map.next_value()?,
-                TopKey::BaseTime => {
-                    let v = map.next_value::<MaybeNumber>()?.0;
-                    top.base_time_ns = v.filter(|v| *v >= 0.0 && *v < 1.8e19).map(|v| v as u64);
-                }
-                TopKey::Other => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(top)
-    }
-}
-
-enum TopKey {
-    TraceEvents,
-    Distributed,
-    Devices,
-    BaseTime,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for TopKey {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<TopKey, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = TopKey;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a top-level key")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<TopKey, E> {
-                Ok(match s {
-                    "traceEvents" => TopKey::TraceEvents,
-                    "distributedInfo" => TopKey::Distributed,
-                    "deviceProperties" => TopKey::Devices,
-                    "baseTimeNanoseconds" => TopKey::BaseTime,
-                    _ => TopKey::Other,
-                })
-            }
-        }
-        d.deserialize_str(V)
-    }
-}
-
-/// The `traceEvents` array, element by element.
-struct Events<'s, F> {
-    sink: &'s mut F,
-}
-
-impl<'de, F: FnMut(Event) -> Result<(), String>> DeserializeSeed<'de> for Events<'_, F> {
-    type Value = ();
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de, F: FnMut(Event) -> Result<(), String>> Visitor<'de> for Events<'_, F> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of trace events")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(ev) = seq.next_element::<Event>()? {
-            (self.sink)(ev).map_err(de::Error::custom)?;
-        }
-        Ok(())
+/// A `cuda_sync_kind` string as [`SyncKind`]; `Unusable` when not a string.
+pub fn sync_kind(raw: Option<&RawValue>) -> Field<SyncKind> {
+    match text(raw) {
+        Field::Value(s) if s.contains("Wait Event") => Field::Value(SyncKind::WaitEvent),
+        Field::Value(_) => Field::Value(SyncKind::Blocking),
+        Field::Absent => Field::Absent,
+        Field::Unusable => Field::Unusable,
     }
 }

@@ -1,31 +1,36 @@
 //! PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip (told by
 //! content, not extension) → [`Timeline`], read one event at a time.
 //!
-//! `input` opens the byte stream with its bounds (string length, gzip
-//! expansion); `event` walks the top-level object with serde, handing each
-//! element of `traceEvents` over as soon as it is parsed (nesting is
-//! bounded by serde_json's 128 levels); `time` turns the µs text into ns
-//! exactly; `collect` keeps what the analyses need (GPU ops, runtime calls
-//! joined by `correlation`, syncs, host ranges, CUPTI counter ranges).
-//! Memory grows with the ops kept, not with the JSON.
+//! `input` turns the file into checked UTF-8 text (gzip, byte-order mark,
+//! UTF-16, string and expansion bounds) on a thread of its own, and says by
+//! content whether a file is a trace; `stream` walks the document piece by
+//! piece and parses each event from the buffer it lies in; `event` keeps
+//! the raw value of each field read and decodes it liberally (one odd value
+//! costs its event, never the trace); `time` reads JSON numbers exactly;
+//! `meta` reads `deviceProperties`/`distributedInfo` fact by fact;
+//! `collect` keeps what the analyses need (GPU ops, runtime calls joined by
+//! `correlation`, syncs, host ranges, CUPTI counter ranges). Memory grows
+//! with the ops kept, not with the JSON.
 
 mod collect;
 mod comm_args;
 pub mod counters;
 pub mod event;
 pub mod input;
+pub mod meta;
+pub mod stream;
 pub mod time;
 
-pub use collect::{Counts, SyncRecord};
+pub use collect::{Counts, Skip, SyncRecord};
 pub use event::SyncKind;
-pub use event::{DeviceProps, DistributedInfo};
+pub use meta::{DeviceProps, DistributedInfo, MetaNote};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
     Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, SchemaFlavor, Timeline,
     TimelineParts,
 };
-use serde::de::DeserializeSeed;
+use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 
 /// Errors in a Kineto trace. Each names the file and says what to do.
@@ -152,10 +157,11 @@ fn gpu_records(devices: &[DeviceProps]) -> Vec<GpuRecord> {
     v
 }
 
-/// True when `path` looks like a Kineto trace by its first bytes (gzip, or
-/// a JSON object); the reader then says whether it is one.
+/// True when `path` is a Kineto trace by its content
+/// ([`input::sniff`]: gzip decoded, a JSON array, or an object with a
+/// top-level `traceEvents`); the one test every command uses.
 pub fn looks_like_trace(path: &Path) -> bool {
-    input::looks_like_json_or_gzip(path)
+    input::is_kineto_trace(path)
 }
 
 /// Reads a trace for the timeline analyses: an error when it has no GPU
@@ -177,73 +183,96 @@ pub fn read_timeline(path: &Path) -> Result<KinetoTrace, KinetoError> {
     Ok(trace)
 }
 
+/// The walk's receiver: events to the collector, metadata to `meta`.
+#[derive(Default)]
+struct Reading {
+    collector: collect::Collector,
+    meta: meta::Meta,
+    event_arrays: u32,
+}
+
+impl stream::Sink for Reading {
+    fn events_start(&mut self) {
+        self.event_arrays += 1;
+        if self.event_arrays > 1 {
+            // The last of duplicate keys wins, as in every JSON reader.
+            self.collector = collect::Collector::default();
+        }
+    }
+    fn event(&mut self, ev: Option<event::Event<'_>>) {
+        self.collector.take(ev);
+    }
+    fn meta(&mut self, key: stream::MetaKey, raw: &RawValue) {
+        match key {
+            stream::MetaKey::Devices => self.meta.read_devices(raw),
+            stream::MetaKey::Distributed => self.meta.read_distributed(raw),
+            stream::MetaKey::BaseTime => self.meta.read_base_time(raw),
+        }
+    }
+}
+
 /// Reads a trace whatever it holds (the `ncu` command reads counter ranges
 /// from traces that have no GPU activity rows).
 pub fn read_counters(path: &Path) -> Result<KinetoTrace, KinetoError> {
-    let io_err = |source| KinetoError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let (reader, gzip) = input::open(path).map_err(io_err)?;
-    let mut collector = collect::Collector::default();
-    let mut sink = |ev| {
-        collector.take(ev);
-        Ok(())
-    };
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let top = event::Root { sink: &mut sink }
-        .deserialize(&mut de)
-        .and_then(|top| de.end().map(|()| top))
-        .map_err(|e| json_error(path, e))?;
-    if !top.saw_events {
+    read_in_pieces(path, input::PIECE_BYTES)
+}
+
+/// [`read_counters`] with the text handed over in pieces of `piece_bytes`
+/// (the tests cut every value somewhere with a few bytes).
+pub fn read_in_pieces(path: &Path, piece_bytes: usize) -> Result<KinetoTrace, KinetoError> {
+    let source = input::Source::open(path)
+        .map_err(|source| KinetoError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .with_piece_bytes(piece_bytes);
+    let gzip = source.is_gzip();
+    let mut reading = Reading::default();
+    stream::walk(input::spawn(source), &mut reading).map_err(|e| walk_error(path, e))?;
+    if reading.event_arrays == 0 {
         return Err(KinetoError::NoTraceEvents {
             path: path.to_path_buf(),
         });
     }
-    Ok(finish(collector, top, gzip))
+    Ok(finish(reading, gzip))
 }
 
-/// A serde_json error as a [`KinetoError`]: an I/O error under it is a
-/// crossed bound or a read failure, anything else malformed JSON.
-fn json_error(path: &Path, e: serde_json::Error) -> KinetoError {
-    let (line, column) = (e.line(), e.column());
-    if e.is_io() {
-        let io: std::io::Error = e.into();
-        if let Some(o) = io
-            .get_ref()
-            .and_then(|r| r.downcast_ref::<input::Overrun>())
-        {
-            return KinetoError::Overrun {
-                path: path.to_path_buf(),
-                what: *o,
-                line,
-            };
-        }
-        if io.kind() != std::io::ErrorKind::InvalidInput
-            && io.kind() != std::io::ErrorKind::InvalidData
-        {
-            return KinetoError::Io {
-                path: path.to_path_buf(),
-                source: io,
-            };
-        }
-        return KinetoError::Malformed {
-            path: path.to_path_buf(),
+/// A walk error as a [`KinetoError`] naming the file.
+fn walk_error(path: &Path, e: stream::WalkError) -> KinetoError {
+    let path = path.to_path_buf();
+    match e {
+        stream::WalkError::Syntax {
             line,
             column,
-            detail: format!("gzip: {io}"),
-        };
-    }
-    KinetoError::Malformed {
-        path: path.to_path_buf(),
-        line,
-        column,
-        detail: e.to_string(),
+            detail,
+        } => KinetoError::Malformed {
+            path,
+            line,
+            column,
+            detail,
+        },
+        stream::WalkError::Read(input::ReadError::Io(source)) => KinetoError::Io { path, source },
+        stream::WalkError::Read(input::ReadError::Gzip(e)) => KinetoError::Malformed {
+            path,
+            line: 0,
+            column: 0,
+            detail: format!("gzip: {e}"),
+        },
+        stream::WalkError::Read(input::ReadError::Overrun(what)) => KinetoError::Overrun {
+            path,
+            what,
+            line: 0,
+        },
     }
 }
 
 /// Sorts, joins and assembles the timeline.
-fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> KinetoTrace {
+fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
+    let Reading {
+        collector: mut c,
+        meta: top,
+        event_arrays,
+    } = reading;
     let host_pid = c.host_pid.unwrap_or(0);
     for op in &mut c.ops {
         op.pid = host_pid;
@@ -261,7 +290,7 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         &graph_launch_names,
     );
     let mut diagnostics = joined.diagnostics;
-    diagnostics.extend(diagnostics_of(&c));
+    diagnostics.extend(diagnostics_of(&c, &top, event_arrays));
     let mut syncs = std::mem::take(&mut c.syncs);
     mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
     syncs.sort_unstable();
@@ -314,17 +343,64 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
     }
 }
 
-/// What was left out, as diagnostics.
-fn diagnostics_of(c: &collect::Collector) -> Vec<Diagnostic> {
+/// What was left out, as diagnostics: one per reason.
+fn diagnostics_of(c: &collect::Collector, meta: &meta::Meta, event_arrays: u32) -> Vec<Diagnostic> {
     let mut d = Vec::new();
-    if c.counts.bad > 0 {
+    for (why, &events) in &c.counts.skipped {
+        let field = why.field();
+        let what = match why {
+            Skip::NotAnEvent => "elements of `traceEvents` are JSON but not event objects".to_string(),
+            Skip::Ts => format!("events of a category rooftrace reads were skipped: their `{field}` is absent, not a JSON number or beyond ±2^61 ns"),
+            Skip::Dur => format!("events of a category rooftrace reads were skipped: their `{field}` is not a JSON number, is negative, or ends beyond ±2^61 ns"),
+            Skip::Name => format!("events of a category rooftrace reads were skipped: their `{field}` is not a string"),
+            Skip::SyncKind => format!("`cuda_sync` records were skipped: their `{field}` is not a string"),
+            _ => format!("events of a category rooftrace reads were skipped: their `{field}` is absent where needed, not an integer, or beyond its range"),
+        };
         d.push(Diagnostic::new(
             DiagnosticKind::SkippedEvents {
-                events: c.counts.bad,
+                events,
+                reason: field,
+            },
+            format!("{events} {what}"),
+        ));
+    }
+    if c.counts.placed_by_row > 0 {
+        d.push(Diagnostic::new(
+            DiagnosticKind::PlacedByRow {
+                ops: c.counts.placed_by_row,
             },
             format!(
-                "{} events of a category rooftrace reads were skipped: a `ts`/`dur` that is not a number within ±2^61 ns, or a pid, tid, device, stream or correlation beyond its range",
-                c.counts.bad
+                "{} GPU ops have an `args.device` or `args.stream` that is not an integer; each was placed by its row (`pid` as the device, `tid` as the stream)",
+                c.counts.placed_by_row
+            ),
+        ));
+    }
+    for (note, times) in &meta.notes {
+        let at = if note.field.is_empty() {
+            format!("`{}`", note.key)
+        } else {
+            format!("`{}.{}`", note.key, note.field)
+        };
+        let times = if *times > 1 {
+            format!(" ({times} entries)")
+        } else {
+            String::new()
+        };
+        d.push(Diagnostic::new(
+            DiagnosticKind::UnusableMetadata {
+                key: note.key,
+                field: note.field,
+            },
+            format!("{at} is not a usable value{times}: left unknown"),
+        ));
+    }
+    if event_arrays > 1 {
+        d.push(Diagnostic::new(
+            DiagnosticKind::RepeatedEventArrays {
+                arrays: event_arrays,
+            },
+            format!(
+                "the trace has {event_arrays} `traceEvents` arrays; the last was read (a repeated key keeps its last value, as in Python's `json`)"
             ),
         ));
     }

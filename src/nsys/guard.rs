@@ -61,6 +61,15 @@ impl Deadline {
 /// and sets every defence: `trusted_schema=OFF`, limits, heap ceiling, page
 /// cache and the `deadline`.
 pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
+    // A FIFO or device is refused unopened (SQLite would wait on a FIFO).
+    if let Err(e) = crate::timeline::limits::open_regular(path) {
+        if e.kind() == std::io::ErrorKind::InvalidInput {
+            return Err(NsysError::NotSqlite {
+                path: path.to_path_buf(),
+                detail: e.to_string(),
+            });
+        }
+    }
     check_length(path)?;
     // SAFETY: sets a process-wide SQLite setting; thread-safe by SQLite's
     // documentation, and idempotent.

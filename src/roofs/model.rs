@@ -501,11 +501,27 @@ impl Roofs {
 
     /// Reads and validates a roofs file.
     pub fn from_file(path: &Path) -> Result<Roofs, RoofsError> {
+        use std::io::Read;
+        // A roofs file is a few kB; a FIFO or device is refused unopened.
+        const MAX_ROOFS_BYTES: u64 = 16 << 20;
         let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|error| RoofsError::Io {
+        let io = |error| RoofsError::Io {
             path: shown.clone(),
             error,
-        })?;
+        };
+        let invalid = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
+        if !std::fs::metadata(path).map_err(io)?.is_file() {
+            return Err(io(invalid(
+                "a special file (a FIFO, device or socket) or a directory, not a regular file",
+            )));
+        }
+        let mut text = String::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_ROOFS_BYTES + 1).read_to_string(&mut text))
+            .map_err(io)?;
+        if text.len() as u64 > MAX_ROOFS_BYTES {
+            return Err(io(invalid("more than 16 MiB: not a roofs file")));
+        }
         Roofs::from_json(&text, &shown)
     }
 

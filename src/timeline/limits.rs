@@ -30,3 +30,32 @@ pub fn cap_name(name: &[u8]) -> String {
         name.len()
     )
 }
+
+/// Opens `path` for reading when it is a regular file (symbolic links
+/// followed); a FIFO, device or socket is refused before it is opened
+/// (opening a FIFO waits for a writer; `/dev/zero` never ends), with an
+/// `InvalidInput` error that says what it is.
+pub fn open_regular(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    let special = |m: &std::fs::Metadata| {
+        (!m.is_file()).then(|| {
+            let what = if m.is_dir() {
+                "a directory"
+            } else {
+                "a special file (a FIFO, device or socket)"
+            };
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("{what}, not a regular file: give the file itself"),
+            )
+        })
+    };
+    if let Some(e) = special(&std::fs::metadata(path)?) {
+        return Err(e);
+    }
+    let file = std::fs::File::open(path)?;
+    // The path may have been replaced between the two calls.
+    if let Some(e) = special(&file.metadata()?) {
+        return Err(e);
+    }
+    Ok(file)
+}

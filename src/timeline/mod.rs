@@ -46,11 +46,32 @@ pub enum DiagnosticKind {
         /// Graph launch calls.
         launches: u64,
     },
-    /// Trace events of a category the reader reads, skipped (Kineto): no
-    /// usable time or id.
+    /// Trace events of a category the reader reads, skipped (Kineto): one
+    /// per field whose value was unusable.
     SkippedEvents {
         /// Events skipped.
         events: u64,
+        /// The field (`ts`, `pid`, `args.correlation`, `element`).
+        reason: &'static str,
+    },
+    /// GPU ops whose `args.device`/`args.stream` was unusable, placed by
+    /// their row's `pid`/`tid` (Kineto).
+    PlacedByRow {
+        /// Ops placed so.
+        ops: u64,
+    },
+    /// A metadata fact present but unusable, left unknown (Kineto
+    /// `deviceProperties`, `distributedInfo`, `baseTimeNanoseconds`).
+    UnusableMetadata {
+        /// The top-level key.
+        key: &'static str,
+        /// The field (empty: the whole value).
+        field: &'static str,
+    },
+    /// More than one `traceEvents` array: the last was read (Kineto).
+    RepeatedEventArrays {
+        /// Arrays in the document.
+        arrays: u32,
     },
     /// Runtime calls from several processes (Kineto): GPU ops are joined
     /// to the calls of the first.

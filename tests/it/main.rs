@@ -22,8 +22,11 @@ mod gaps_host;
 mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
+#[cfg(unix)]
+mod hostile_special;
 mod kineto;
 mod kineto_hta;
+mod kineto_liberal;
 mod multi;
 mod names;
 mod ncu;
