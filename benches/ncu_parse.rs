@@ -203,9 +203,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let info = rooftrace::roofs::GpuInfo {
             key: Some(g.key.into()),
             name: g.name.into(),
-            chosen_by: "bench".into(),
+            chosen_by: rooftrace::roofs::GpuChoice::CommandLine,
             notes: Vec::new(),
-            candidates: Vec::new(),
         };
         let report =
             rooftrace::roofline::analyze(&csv, &roofs, info, rooftrace::roofline::GroupBy::Launch);

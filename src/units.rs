@@ -100,6 +100,54 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
+/// A CUDA compute capability (`8.0`, `12.0`): not a unit, but vocabulary
+/// every floor shares (the GPU table, the ncu CSV, nsys `TARGET_INFO_GPU`,
+/// a trace's `deviceProperties`). Parsed once where an input records it and
+/// ordered as the architectures are (`7.5 < 8.0 < 12.0`), so code compares
+/// it and never reads text back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComputeCapability {
+    /// The major version (`8` of `8.6`).
+    pub major: u32,
+    /// The minor version (`6` of `8.6`).
+    pub minor: u32,
+}
+
+impl ComputeCapability {
+    /// `major.minor`.
+    pub const fn new(major: u32, minor: u32) -> ComputeCapability {
+        ComputeCapability { major, minor }
+    }
+
+    /// Parses `8.9` as ncu's `CC` column and `device__attribute_*` values
+    /// print it (surrounding blanks allowed); `None` for anything else.
+    pub fn parse(text: &str) -> Option<ComputeCapability> {
+        let (major, minor) = text.trim().split_once('.')?;
+        let digits =
+            |s: &str| !s.is_empty() && s.len() <= 3 && s.bytes().all(|b| b.is_ascii_digit());
+        if !digits(major) || !digits(minor) {
+            return None;
+        }
+        Some(ComputeCapability::new(
+            major.parse().ok()?,
+            minor.parse().ok()?,
+        ))
+    }
+}
+
+impl std::fmt::Display for ComputeCapability {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// Written as its text (`"8.0"`), as every JSON output had it.
+impl serde::Serialize for ComputeCapability {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,5 +169,17 @@ mod tests {
     fn ellipsize_keeps_both_ends() {
         assert_eq!(ellipsize("abcdefghij", 7), "abcd…ij");
         assert_eq!(ellipsize("short", 7), "short");
+    }
+
+    #[test]
+    fn compute_capability_parses_once_and_orders_as_architectures() {
+        let cc = ComputeCapability::parse(" 8.9 ").unwrap();
+        assert_eq!(cc, ComputeCapability::new(8, 9));
+        assert_eq!(cc.to_string(), "8.9");
+        // 12.0 is newer than 8.9, which text order would get wrong.
+        assert!(ComputeCapability::new(12, 0) > cc);
+        for bad in ["", "8", "8.", ".9", "8.9.1", "-8.0", "n/a", "8,9"] {
+            assert_eq!(ComputeCapability::parse(bad), None, "{bad:?}");
+        }
     }
 }

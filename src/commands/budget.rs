@@ -191,16 +191,20 @@ pub fn budget_and_roofline(
                 for d in &t.devices {
                     hints.device_names.extend(d.name.clone());
                     if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
-                        hints.compute_capabilities.push(format!("{a}.{b}"));
+                        if let (Ok(a), Ok(b)) = (u32::try_from(a), u32::try_from(b)) {
+                            hints
+                                .compute_capabilities
+                                .push(crate::units::ComputeCapability::new(a, b));
+                        }
                     }
                     hints
                         .sm_counts
                         .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
                 }
-                for v in [&mut hints.device_names, &mut hints.compute_capabilities] {
-                    v.sort();
-                    v.dedup();
-                }
+                hints.device_names.sort();
+                hints.device_names.dedup();
+                hints.compute_capabilities.sort_unstable();
+                hints.compute_capabilities.dedup();
                 hints.sm_counts.sort_unstable();
                 hints.sm_counts.dedup();
             }

@@ -12,7 +12,7 @@ use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
 use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
-use crate::roofs::{self, RoofsChoice};
+use crate::roofs::{self, choose::LinkChoice};
 use crate::units::duration_ns;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -273,57 +273,31 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     })
 }
 
-/// The host link the copies crossed: no export records it, so it is the
-/// table entry's of the GPU `--gpu` names, else of the GPU the export's
-/// `TARGET_INFO_GPU` rows decide (as `budget` chooses its roofs); else
-/// unknown, with why. `--gpu` contradicted by the export is bad input.
+/// The host link the copies crossed ([`roofs::choose::host_link`]: the
+/// policy), from the GPU records of the timeline, as the report holds it.
 pub(crate) fn host_link(
     timeline: &Timeline,
     gpu: Option<&str>,
     input: &Path,
 ) -> Result<HostLinkInfo, InputError> {
-    let what = match timeline.info.flavor {
-        crate::nsys::SchemaFlavor::Kineto => "trace",
-        _ => "export",
-    };
-    let records = &timeline.info.identity.gpus;
-    if gpu.is_none() && records.is_empty() {
-        return Ok(HostLinkInfo::unknown(if what == "trace" {
-            "the trace records no NVIDIA GPU in its deviceProperties; give --gpu KEY"
-        } else {
-            "the export records no GPU (no TARGET_INFO_GPU rows); give --gpu KEY"
-        }));
-    }
-    let source = match what {
-        "trace" => roofs::HintSource::TraceDeviceProperties,
+    let source = match timeline.info.flavor {
+        crate::nsys::SchemaFlavor::Kineto => roofs::HintSource::TraceDeviceProperties,
         _ => roofs::HintSource::ExportGpuTable,
     };
-    let hints = super::timeline::export_hints(input, records, source);
-    let choice = match gpu {
-        Some(key) => RoofsChoice::Gpu(key.to_string()),
-        None => RoofsChoice::FromCsv,
-    };
-    let no_peaks = || Err(InputError::new("no ncu peaks in a timeline"));
-    let info = match roofs::choose::<InputError>(&choice, &hints, no_peaks) {
-        Ok((_, info)) => info,
-        Err(e) if gpu.is_some() => return Err(e),
-        Err(e) => {
-            return Ok(HostLinkInfo::unknown(format!(
-                "the {what}'s GPU is not decided ({}); give --gpu KEY",
-                e
-            )))
-        }
-    };
-    let Some(spec) = info.key.as_deref().and_then(roofs::gpus::by_key) else {
-        return Ok(HostLinkInfo::unknown("no table GPU was chosen"));
-    };
-    let chosen_by = info.chosen_by;
-    Ok(match spec.facts.host_link {
-        Some(l) => HostLinkInfo::known(l.interface, l.bytes_per_s, spec.key, &chosen_by, l.source),
-        None => HostLinkInfo::unknown(format!(
-            "the {} table entry ({chosen_by}) has no source for its host link",
-            spec.key
-        )),
+    let hints = super::timeline::export_hints(input, &timeline.info.identity.gpus, source);
+    Ok(match roofs::choose::host_link(gpu, &hints)? {
+        LinkChoice::Known {
+            gpu,
+            link,
+            chosen_by,
+        } => HostLinkInfo::known(
+            link.interface,
+            link.bytes_per_s,
+            gpu.key,
+            &crate::report::gpu_choice::chosen_by(&chosen_by),
+            link.source,
+        ),
+        LinkChoice::Unknown(why) => HostLinkInfo::unknown(why),
     })
 }
 

@@ -4,7 +4,7 @@
 use crate::cli::ncu::ProjectionModelArg;
 use crate::error::InputError;
 use crate::project::{Model, Target};
-use crate::roofs::{gpus, GpuInfo, Roofs, RoofsError};
+use crate::roofs::{gpus, GpuChoice, GpuInfo, Roofs, RoofsError};
 use std::path::Path;
 
 /// The model of `--projection-model`.
@@ -32,9 +32,8 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
             let gpu = GpuInfo {
                 key: Some(g.key.to_string()),
                 name: g.name.to_string(),
-                chosen_by: format!("--project-to {}", g.key),
+                chosen_by: GpuChoice::ProjectTo(g.key.to_string()),
                 notes: Vec::new(),
-                candidates: Vec::new(),
             };
             (g.default_roofs(), gpu)
         } else if Path::new(spec).is_file() {
@@ -42,9 +41,8 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
             let gpu = GpuInfo {
                 key: None,
                 name: roofs.gpu.clone(),
-                chosen_by: format!("--project-to {spec}"),
+                chosen_by: GpuChoice::ProjectTo(spec.to_string()),
                 notes: Vec::new(),
-                candidates: Vec::new(),
             };
             (roofs, gpu)
         } else {
@@ -57,7 +55,7 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
         if roofs.dram().is_none() {
             return Err(RoofsError::NoDram {
                 gpu: roofs.gpu,
-                chosen_by: gpu.chosen_by,
+                chosen_by: format!("--project-to {spec}"),
             }
             .into());
         }

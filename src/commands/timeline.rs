@@ -80,15 +80,19 @@ pub fn export_hints(
             .map(|g| g.name.clone())
             .filter(|n| !n.is_empty())
             .collect()),
-        compute_capabilities: set(gpus
-            .iter()
-            .filter_map(|g| g.compute_capability.clone())
-            .collect()),
+        compute_capabilities: {
+            let mut ccs: Vec<_> = gpus.iter().filter_map(|g| g.compute_capability).collect();
+            ccs.sort_unstable();
+            ccs.dedup();
+            ccs
+        },
         sm_counts: sm,
         l2_bytes: l2,
         // `clockRate` is the SM clock, not the memory clock.
         memory_clocks_mhz: Vec::new(),
         bus_widths_bits: Vec::new(),
         memory_bandwidths_bytes_per_s: bw,
+        ncu_peaks: None,
+        implied_dram_peak_bytes_per_s: None,
     }
 }

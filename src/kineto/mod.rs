@@ -141,10 +141,12 @@ fn gpu_records(devices: &[DeviceProps]) -> Vec<GpuRecord> {
             Some(GpuRecord {
                 id: d.id.unwrap_or(0),
                 name,
-                compute_capability: d
-                    .compute_major
-                    .zip(d.compute_minor)
-                    .map(|(a, b)| format!("{a}.{b}")),
+                compute_capability: d.compute_major.zip(d.compute_minor).and_then(|(a, b)| {
+                    Some(crate::units::ComputeCapability::new(
+                        u32::try_from(a).ok()?,
+                        u32::try_from(b).ok()?,
+                    ))
+                }),
                 sm_count: d.num_sms.and_then(|n| u32::try_from(n).ok()),
                 ..Default::default()
             })

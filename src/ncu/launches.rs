@@ -11,6 +11,7 @@ use super::model::{DeviceFacts, NcuCsv, NcuPeaks, Page, PeakKey};
 use super::number::{parse_unit, parse_value, Dimension, Unit, Value};
 use super::records::Row;
 use super::NcuError;
+use crate::units::ComputeCapability;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ pub(super) struct Launches<'a> {
     recent_units: Vec<(Box<[u8]>, Unit)>,
     unit_cache: HashMap<Box<[u8]>, Unit>,
     devices: BTreeSet<String>,
-    ccs: BTreeSet<String>,
+    ccs: BTreeSet<ComputeCapability>,
     facts: DeviceFacts,
     peaks: NcuPeaks,
 }
@@ -80,9 +81,14 @@ impl<'a> Launches<'a> {
                         n
                     }
                 };
+                // Parsed once here; text that is no `major.minor` says
+                // nothing about the device (unknown, not a device).
                 if let Some(cc) = ident.cc.and_then(|c| rec.get(c)) {
-                    if !cc.is_empty() && !self.ccs.contains(std::str::from_utf8(cc).unwrap_or("")) {
-                        self.ccs.insert(String::from_utf8_lossy(cc).into_owned());
+                    if let Some(cc) = std::str::from_utf8(cc)
+                        .ok()
+                        .and_then(ComputeCapability::parse)
+                    {
+                        self.ccs.insert(cc);
                     }
                 }
                 let line = rec.line;

@@ -303,8 +303,10 @@ fn quote(lines: &[String]) -> String {
 }
 
 impl NcuCsv {
-    /// What the file says about its device, for choosing the roofs
-    /// ([`crate::roofs::choose`]).
+    /// What the file says about its device, for choosing the roofs and
+    /// checking `--gpu` ([`crate::roofs::choose`]): names, compute
+    /// capabilities, SM counts, L2 sizes, memory clocks, bus widths, and
+    /// ncu's own peaks.
     pub fn device_hints(&self) -> crate::roofs::DeviceHints {
         let mut memory_clocks_mhz: Vec<u64> =
             self.facts.memory_clocks_mhz.iter().copied().collect();
@@ -326,7 +328,29 @@ impl NcuCsv {
             memory_clocks_mhz,
             bus_widths_bits: self.facts.bus_widths_bits.iter().copied().collect(),
             memory_bandwidths_bytes_per_s: Vec::new(),
+            // ncu's own peaks, when the file carries them: `--gpu` is
+            // checked against them too.
+            ncu_peaks: self.roofs_from_peaks().ok(),
+            implied_dram_peak_bytes_per_s: self.implied_dram_peak(),
         }
+    }
+
+    /// The DRAM peak the file's `dram__throughput` percentages imply,
+    /// byte/s: DRAM bytes / duration / percentage, the lowest over the
+    /// launches that state all three with at least 0.5 % (ncu prints two
+    /// decimals: 0.50 is within 1 % of its value). Each launch's figure is
+    /// at most the true peak, so the lowest is the safest floor (one
+    /// launch's inconsistent values, as in a hand-made file, cannot raise
+    /// it). `None` when no launch states all three.
+    fn implied_dram_peak(&self) -> Option<f64> {
+        self.launches
+            .iter()
+            .filter_map(|l| {
+                let (bytes, ns, pct) = (l.dram_bytes?, l.duration_ns?, l.dram_percent_of_peak?);
+                (bytes > 0.0 && ns > 0.0 && pct >= 0.5).then(|| bytes / (ns * 1e-9) / (pct / 100.0))
+            })
+            .filter(|p| p.is_finite())
+            .min_by(f64::total_cmp)
     }
 
     /// Checks that the file can be analysed at all: some launch has a

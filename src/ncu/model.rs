@@ -180,9 +180,9 @@ impl FlopGroup {
     }
 
     /// [`FlopGroup::metrics`] without the tensor counters of paths that
-    /// compute capability `cc` (`(8, 0)`) lacks ([`ComputePath::exists_on`]);
+    /// compute capability `cc` (8.0) lacks ([`ComputePath::exists_on`]);
     /// all of them when `cc` is unknown.
-    pub fn metrics_on(self, cc: Option<(u32, u32)>) -> Vec<&'static str> {
+    pub fn metrics_on(self, cc: Option<crate::units::ComputeCapability>) -> Vec<&'static str> {
         self.metrics()
             .split(',')
             .filter(|m| match (cc, tensor_src_path(m)) {
@@ -252,7 +252,10 @@ impl FlopGroups {
 
     /// [`FlopGroups::metrics`] for compute capability `cc`
     /// ([`FlopGroup::metrics_on`]), and the paths left out for it.
-    pub fn metrics_on(self, cc: Option<(u32, u32)>) -> (String, Vec<ComputePath>) {
+    pub fn metrics_on(
+        self,
+        cc: Option<crate::units::ComputeCapability>,
+    ) -> (String, Vec<ComputePath>) {
         let all: Vec<&str> = self.iter().flat_map(|g| g.metrics().split(',')).collect();
         let kept: Vec<&str> = self.iter().flat_map(|g| g.metrics_on(cc)).collect();
         let mut dropped: Vec<ComputePath> = all
@@ -443,7 +446,7 @@ pub struct NcuCsv {
     /// Distinct `device__attribute_display_name` values, sorted.
     pub device_names: Vec<String>,
     /// Distinct `CC` (compute capability) values, sorted.
-    pub compute_capabilities: Vec<String>,
+    pub compute_capabilities: Vec<crate::units::ComputeCapability>,
     /// SM counts, L2 sizes and memory clocks the file states.
     pub facts: DeviceFacts,
     /// Peak metrics for `--roofs ncu`.

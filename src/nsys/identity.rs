@@ -105,7 +105,7 @@ fn read_gpus(conn: &Connection, schema: &Schema) -> Vec<GpuRecord> {
                 .unwrap_or_default(),
             compute_capability: match (major, minor) {
                 (Some(a), Some(b)) if (0..100).contains(&a) && (0..100).contains(&b) => {
-                    Some(format!("{a}.{b}"))
+                    Some(crate::units::ComputeCapability::new(a as u32, b as u32))
                 }
                 _ => None,
             },

@@ -307,7 +307,7 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
         verdict(r),
         source_phrase(r),
         r.gpu.name,
-        r.gpu.chosen_by
+        crate::report::gpu_choice::chosen_by(&r.gpu.chosen_by)
     );
     out.push_str(&parts_table(r).to_text());
     if let Some(l) = overlap_line(r) {

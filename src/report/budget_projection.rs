@@ -119,7 +119,7 @@ fn section(b: &ProjectedBudget, p: &BudgetProjection, markdown: bool) -> String 
         format!(
             "\nprojection onto {} (chosen by {}):\n{}\n\n",
             p.gpu.name,
-            p.gpu.chosen_by,
+            crate::report::gpu_choice::chosen_by(&p.gpu.chosen_by),
             verdict(b, p)
         )
     };

@@ -30,6 +30,8 @@ pub fn render_gpu_list(format: super::Format) -> Vec<u8> {
                         "memory": g.facts.memory,
                         "boost_clock": g.facts.boost_clock,
                     },
+                    // Why `clocks.sm_clock_hz` is absent, when it is.
+                    "no_sm_clock": (!g.facts.no_sm_clock.is_empty()).then_some(g.facts.no_sm_clock),
                     "clocks": roofs.clocks,
                     "roofs": roofs,
                 })

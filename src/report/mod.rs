@@ -11,6 +11,7 @@ pub mod diff;
 mod diff_csv;
 pub mod gaps;
 mod gaps_verdict;
+pub mod gpu_choice;
 pub mod gpu_list;
 pub mod multi;
 pub mod parquet;

@@ -199,7 +199,7 @@ fn render_table(r: &ProjectedReport, top: usize) -> Vec<u8> {
         out.push_str(&format!(
             "\ntarget: {} (chosen by {}): {}\n{}\n\n",
             t.gpu.name,
-            t.gpu.chosen_by,
+            crate::report::gpu_choice::chosen_by(&t.gpu.chosen_by),
             roofs_line(t),
             verdict(p, t)
         ));

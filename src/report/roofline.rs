@@ -240,12 +240,12 @@ fn header_lines(r: &RooflineReport) -> String {
         r.launches_total,
         match &r.gpu.key {
             Some(k) => format!("{k}, {}", r.gpu.name),
-            None if r.gpu.undecided() && !r.gpu.candidates.is_empty() => {
-                format!("{}, candidates {}", r.gpu.name, r.gpu.candidates.join(", "))
+            None if r.gpu.undecided() && !r.gpu.candidates().is_empty() => {
+                format!("{}, candidates {}", r.gpu.name, r.gpu.candidates().join(", "))
             }
             None => r.gpu.name.clone(),
         },
-        r.gpu.chosen_by,
+        crate::report::gpu_choice::chosen_by(&r.gpu.chosen_by),
         r.roofs.source,
         clock_line(r),
     )
@@ -271,10 +271,10 @@ pub fn verdict(r: &RooflineReport) -> String {
             k.achieved_flop_per_s.map_or(UNKNOWN.into(), |v| si(v, "FLOP/s")),
             k.intensity.map_or(UNKNOWN.into(), |i| format!("{i:.2}")),
             opt(k.achieved_dram_bytes_per_s, "B/s"),
-            if r.gpu.candidates.is_empty() {
+            if r.gpu.candidates().is_empty() {
                 String::new()
             } else {
-                format!(": {}", r.gpu.candidates.join(" or "))
+                format!(": {}", r.gpu.candidates().join(" or "))
             },
             r.input,
         );
@@ -402,7 +402,7 @@ fn render_markdown(r: &RooflineReport, opts: &RenderOptions) -> Vec<u8> {
         r.launches_analysed,
         r.launches_total,
         r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
-        r.gpu.chosen_by,
+        crate::report::gpu_choice::chosen_by(&r.gpu.chosen_by),
         clock_line(r)
     ));
     let want = shown(r, opts.top);

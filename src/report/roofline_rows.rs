@@ -135,7 +135,7 @@ pub(super) fn write_csv(r: &RooflineReport, out: &mut dyn Write) -> io::Result<(
     let gpu = format!(
         "{} (chosen by {})",
         r.gpu.key.as_deref().unwrap_or(&r.gpu.name),
-        r.gpu.chosen_by
+        crate::report::gpu_choice::chosen_by(&r.gpu.chosen_by)
     );
     let mut used: Vec<String> = r
         .used_memory_roofs()

@@ -18,6 +18,7 @@ use super::model::{
 };
 use crate::ncu::{FlopGroups, LaunchMetrics, NcuCsv, Source};
 use crate::roofs::{ComputePath, GpuInfo, MemoryLevel, Roofs};
+use crate::units::ComputeCapability;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -105,14 +106,14 @@ impl Acc {
 /// The compute capability the advice is for: the file's own when it names
 /// one, else the chosen table GPU's; `None` when neither says (advice then
 /// names every counter).
-fn compute_capability(csv: &NcuCsv, gpu: &GpuInfo) -> Option<(u32, u32)> {
+fn compute_capability(csv: &NcuCsv, gpu: &GpuInfo) -> Option<ComputeCapability> {
     match csv.compute_capabilities.as_slice() {
-        [one] => ComputePath::parse_cc(one),
+        [one] => Some(*one),
         [] => gpu
             .key
             .as_deref()
             .and_then(crate::roofs::gpus::by_key)
-            .and_then(|g| ComputePath::parse_cc(g.compute_capability)),
+            .map(|g| g.compute_capability),
         _ => None,
     }
 }
@@ -240,22 +241,21 @@ fn summarise(
     let mut diagnostics = diagnose::rows(csv, roofs, &kernels, &unroofed, percent_roof, cc, d);
     diagnostics.extend(padding);
     diagnostics.extend(below_clock);
-    if gpu.undecided() {
+    if let crate::roofs::GpuChoice::Undecided { seen, .. } = &gpu.chosen_by {
         diagnostics.push(Diagnostic {
             kind: DiagnosticKind::GpuUndecided,
             count: 1,
             message: format!(
-                "the GPU was not decided (chosen by {}): {}; pass --gpu with {}",
-                gpu.chosen_by,
+                "the GPU was not decided (the file states {seen}): {}; pass --gpu with {}",
                 if roofs.memory.is_empty() && roofs.compute.is_empty() {
                     "bound, fraction of roof and time lost are unknown (the roof-free columns stand)"
                 } else {
                     "fractions are of ncu's theoretical peaks for the clocks in the file"
                 },
-                if gpu.candidates.is_empty() {
+                if gpu.candidates().is_empty() {
                     "a key of `rooftrace ncu --list-gpus`, or --roofs FILE for a GPU not in the table (docs/roofs-format.md)".to_string()
                 } else {
-                    format!("one of the GPUs that fit: {}", gpu.candidates.join(", "))
+                    format!("one of the GPUs that fit: {}", gpu.candidates().join(", "))
                 }
             ),
             examples: Vec::new(),

@@ -124,7 +124,7 @@ pub(super) fn rows(
     kernels: &[KernelRoofline],
     unroofed: &BTreeSet<ComputePath>,
     percent_roof: Option<(f64, &'static str)>,
-    cc: Option<(u32, u32)>,
+    cc: Option<crate::units::ComputeCapability>,
     mut d: Diags,
 ) -> Vec<Diagnostic> {
     use DiagnosticKind::*;
@@ -149,13 +149,13 @@ pub(super) fn rows(
     // were left out on what evidence.
     let (flop_metrics, left_out) = missing.metrics_on(cc);
     let mut add = fix(&flop_metrics);
-    if let (Some((major, minor)), false, false) = (cc, left_out.is_empty(), rate_only) {
+    if let (Some(cc), false, false) = (cc, left_out.is_empty(), rate_only) {
         let paths: Vec<&str> = left_out
             .iter()
             .map(|p| p.label().trim_end_matches(" tensor"))
             .collect();
         add.push_str(&format!(
-            " (no {} tensor counters: compute capability {major}.{minor} has no such tensor path)",
+            " (no {} tensor counters: compute capability {cc} has no such tensor path)",
             paths.join("/")
         ));
     }

@@ -1,15 +1,20 @@
 //! Choosing the roofs of a run (policy): `--gpu KEY`, `--roofs FILE`,
 //! `--roofs ncu`, else detection from what the input says about its device
 //! (name, compute capability, SM count, L2 size, memory bus width, memory
-//! clock, memory bandwidth). `--gpu` is
-//! checked against the same facts: a compute capability it cannot have is
-//! an error, another SM count or device name a note. Takes plain data
+//! clock, memory bandwidth). `--gpu`, and the table GPU a `--roofs FILE`
+//! names, are checked against the same facts and ncu's own peaks
+//! (`check`): a fact that rules the GPU out is an error. Takes plain data
 //! ([`DeviceHints`]), so the parsers fill it and nothing here knows their
-//! types.
+//! types; the decision is data ([`GpuInfo`], [`GpuChoice`]) that `report/`
+//! renders.
 
-use super::gpus::{self, GpuSpec};
+use super::check::{self, BANDWIDTH_TOLERANCE, L2_TOLERANCE};
+use super::decision::{Fact, GpuChoice, GpuInfo, UndecidedRoofs, UNDECIDED};
+use super::gpus::{self, GpuSpec, HostLink};
+use super::hints::DeviceHints;
+use super::model::GpuContradiction;
 use super::{Roofs, RoofsError};
-use serde::Serialize;
+use crate::units::ComputeCapability;
 use std::path::PathBuf;
 
 /// Where the roofs come from (the plain-config twin of `--gpu`/`--roofs`).
@@ -27,87 +32,6 @@ pub enum RoofsChoice {
     FromCsv,
 }
 
-/// Where an input records its device, as a decision names it ("device name
-/// … in the CSV").
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum HintSource {
-    /// An ncu CSV's device columns and attributes.
-    #[default]
-    Csv,
-    /// An nsys export's `TARGET_INFO_GPU` rows.
-    ExportGpuTable,
-    /// A PyTorch profiler trace's `deviceProperties`.
-    TraceDeviceProperties,
-}
-
-impl HintSource {
-    /// The words after "in": `the CSV`.
-    pub fn words(self) -> &'static str {
-        match self {
-            HintSource::Csv => "the CSV",
-            HintSource::ExportGpuTable => "the export's TARGET_INFO_GPU",
-            HintSource::TraceDeviceProperties => "the trace's deviceProperties",
-        }
-    }
-}
-
-/// What an input says about the device it was recorded on.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct DeviceHints {
-    /// The input file as given, for messages.
-    pub file: String,
-    /// Where the input records the facts below.
-    pub source: HintSource,
-    /// Distinct device names seen, sorted.
-    pub device_names: Vec<String>,
-    /// Distinct compute capabilities seen (`9.0`), sorted.
-    pub compute_capabilities: Vec<String>,
-    /// Distinct SM counts seen, sorted.
-    pub sm_counts: Vec<u32>,
-    /// Distinct L2 sizes seen, bytes, sorted.
-    pub l2_bytes: Vec<u64>,
-    /// Distinct memory clocks seen, MHz, sorted (the CUDA attribute, or
-    /// the DRAM clock ncu measured while a kernel ran).
-    pub memory_clocks_mhz: Vec<u64>,
-    /// Distinct memory bus widths seen, bits, sorted
-    /// (`device__attribute_global_memory_bus_width`).
-    pub bus_widths_bits: Vec<u32>,
-    /// Distinct theoretical DRAM bandwidths seen, byte/s, sorted (nsys
-    /// `TARGET_INFO_GPU.memoryBandwidth`: 2 x memory clock x bus width / 8).
-    pub memory_bandwidths_bytes_per_s: Vec<u64>,
-}
-
-/// How the GPU (and so the roofs) was chosen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GpuInfo {
-    /// Built-in table key (`h100-sxm`), when the table was used.
-    pub key: Option<String>,
-    /// Name shown to the user.
-    pub name: String,
-    /// How it was chosen: `--gpu`, `device name in the CSV`, `compute
-    /// capability 8.0 and 108 SMs in the CSV`, `--roofs FILE`, `--roofs ncu`.
-    pub chosen_by: String,
-    /// Where the input disagrees with the chosen GPU (another SM count: a
-    /// MIG slice or green context?; another device name), one sentence each.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-    /// When the GPU could not be decided: the table GPUs the input's facts
-    /// fit (empty when it was decided, or when none fits).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub candidates: Vec<String>,
-}
-
-impl GpuInfo {
-    /// True when the input did not decide the GPU and the roofs are the
-    /// file's own ncu peaks or none ([`choose_or_undecided`]).
-    pub fn undecided(&self) -> bool {
-        self.key.is_none() && self.name == UNDECIDED
-    }
-}
-
-/// The name of the GPU in a report whose GPU could not be decided.
-pub const UNDECIDED: &str = "GPU not decided";
-
 /// The keys of the built-in table, comma-separated, for messages.
 fn choices() -> String {
     gpus::all()
@@ -117,63 +41,82 @@ fn choices() -> String {
         .join(", ")
 }
 
-fn from_table(g: &GpuSpec, how: String, hints: &DeviceHints) -> (Roofs, GpuInfo) {
+fn from_table(g: &GpuSpec, chosen_by: GpuChoice, notes: Vec<String>) -> (Roofs, GpuInfo) {
     (
         g.default_roofs(),
         GpuInfo {
             key: Some(g.key.to_string()),
             name: g.name.to_string(),
-            chosen_by: how,
-            notes: disagreements(g, hints),
-            candidates: Vec::new(),
+            chosen_by,
+            notes,
         },
     )
 }
 
-/// Where `hints` disagree with `g` without ruling it out: another SM count
-/// (a MIG slice or a green context has fewer SMs than the whole GPU, and
-/// the whole GPU's roofs overstate what it can reach), another device name.
-fn disagreements(g: &GpuSpec, hints: &DeviceHints) -> Vec<String> {
-    let mut notes = Vec::new();
-    if let Some(sm) = g.sm_count {
-        let other: Vec<String> = hints
-            .sm_counts
-            .iter()
-            .filter(|&&n| n != sm)
-            .map(u32::to_string)
-            .collect();
-        if !other.is_empty() {
-            notes.push(format!(
-                "{} reports {} SMs where {} has {sm}: a MIG slice, a green context or another GPU? the roofs are the whole {}'s and overstate a part of it; give measured roofs with --roofs FILE",
-                hints.file,
-                other.join(", "),
-                g.key,
-                g.key
-            ));
-        }
-    }
-    for name in &hints.device_names {
+/// Notes on a GPU decided from the input itself: the device names that are
+/// not the one that decided (`deciding`) and that the table does not know
+/// as `g` (another GPU, or none it holds), and fewer SMs than `g` has.
+fn other_names(g: &GpuSpec, hints: &DeviceHints, deciding: Option<&str>) -> Vec<String> {
+    let mut notes: Vec<String> = check::part_note(g, hints).into_iter().collect();
+    for name in hints
+        .device_names
+        .iter()
+        .filter(|n| Some(n.as_str()) != deciding)
+    {
         match gpus::by_device_name(name) {
             Some(n) if n.key == g.key => {}
             Some(n) => notes.push(format!(
                 "{} names its device {name:?} ({}), not {}",
                 hints.file, n.key, g.key
             )),
-            None => notes.push(format!(
-                "{} names its device {name:?}, which the built-in table does not hold; {} was assumed",
-                hints.file, g.key
-            )),
+            None => notes.push(check::unknown_name_note(g, hints, name)),
         }
     }
     notes
 }
 
-/// The compute capabilities of `hints` that rule `g` out: every one when
-/// none of them is `g`'s (a file from several devices may include it).
-fn cc_contradiction(g: &GpuSpec, hints: &DeviceHints) -> Option<String> {
+/// True when none of the input's compute capabilities is `g`'s (a file
+/// from several devices may include it); false when it states none.
+fn cc_rules_out(g: &GpuSpec, hints: &DeviceHints) -> bool {
     let ccs = &hints.compute_capabilities;
-    (!ccs.is_empty() && !ccs.iter().any(|c| c.trim() == g.compute_capability))
-        .then(|| ccs.join(", "))
+    !ccs.is_empty() && !ccs.contains(&g.compute_capability)
+}
+
+/// `g` checked against the input ([`check::check`]): its notes, or the
+/// error naming the fact, both values and the GPUs that fit.
+fn checked(
+    chosen: String,
+    target: String,
+    g: &GpuSpec,
+    hints: &DeviceHints,
+) -> Result<Vec<String>, RoofsError> {
+    check::check(g, hints).map_err(|c| {
+        RoofsError::GpuContradicted(Box::new(GpuContradiction {
+            chosen,
+            target,
+            fact: c.fact.to_string(),
+            gpu_value: c.gpu_value,
+            file: hints.file.clone(),
+            file_value: c.file_value,
+            why: c.why,
+            // The GPUs every fact, checked the same way, leaves.
+            candidates: match_facts(hints)
+                .0
+                .iter()
+                .filter(|c| check::check(c, hints).is_ok())
+                .map(|c| c.key.to_string())
+                .collect(),
+        }))
+    })
+}
+
+/// The table GPU a roofs file is for, by its `gpu` field: a key of the
+/// table, a device name it knows, or one of its names; `None` for a GPU the
+/// table does not hold (then nothing of it can be checked).
+fn roofs_file_gpu(roofs: &Roofs) -> Option<&'static GpuSpec> {
+    gpus::by_key(roofs.gpu.trim())
+        .or_else(|| gpus::by_device_name(&roofs.gpu))
+        .or_else(|| gpus::all().iter().find(|g| g.name == roofs.gpu.trim()))
 }
 
 /// Where two inputs' own records say they ran on different GPUs: no
@@ -182,13 +125,19 @@ fn cc_contradiction(g: &GpuSpec, hints: &DeviceHints) -> Option<String> {
 /// they agree or a side does not say.
 pub fn contradiction(base: &DeviceHints, new: &DeviceHints) -> Option<String> {
     let (cc_base, cc_new) = (&base.compute_capabilities, &new.compute_capabilities);
+    let words = |ccs: &[ComputeCapability]| {
+        ccs.iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if !cc_base.is_empty() && !cc_new.is_empty() && !cc_base.iter().any(|c| cc_new.contains(c)) {
         return Some(format!(
             "{} was recorded on compute capability {} and {} on {}: not the same GPU",
             base.file,
-            cc_base.join(", "),
+            words(cc_base),
             new.file,
-            cc_new.join(", ")
+            words(cc_new)
         ));
     }
     let keys = |h: &DeviceHints| -> Vec<&'static str> {
@@ -218,95 +167,146 @@ pub fn contradiction(base: &DeviceHints, new: &DeviceHints) -> Option<String> {
     })
 }
 
-/// Picks the roofs: `--gpu`, `--roofs FILE`, `--roofs ncu` (built by
-/// `from_peaks`, called only for that choice), else the device name in
-/// `hints`, else its compute capability when that names one GPU. The roofs
-/// must have a DRAM bandwidth (every roofline needs it).
+/// Picks the roofs: `--gpu` (checked against every fact of `hints`, its
+/// ncu peaks included), `--roofs FILE` (checked the same way when its GPU
+/// is one of the table), `--roofs ncu` (built by `from_peaks`, called only
+/// for that choice), else the device name in `hints`, else its facts when
+/// they name one GPU.
+/// The roofs must have a DRAM bandwidth (every roofline needs it).
 pub fn choose<E: From<RoofsError>>(
     choice: &RoofsChoice,
     hints: &DeviceHints,
     from_peaks: impl FnOnce() -> Result<Roofs, E>,
 ) -> Result<(Roofs, GpuInfo), E> {
+    let plain = |roofs: Roofs, chosen_by: GpuChoice, notes: Vec<String>| {
+        let gpu = GpuInfo {
+            key: None,
+            name: roofs.gpu.clone(),
+            chosen_by,
+            notes,
+        };
+        (roofs, gpu)
+    };
     let (roofs, gpu) = match choice {
         RoofsChoice::Gpu(key) => {
             let g = gpus::by_key(key).ok_or_else(|| RoofsError::UnknownGpu {
                 key: key.clone(),
                 choices: choices(),
             })?;
-            if let Some(ccs) = cc_contradiction(g, hints) {
-                return Err(RoofsError::GpuContradicted {
-                    key: g.key.to_string(),
-                    gpu_cc: g.compute_capability.to_string(),
-                    file: hints.file.clone(),
-                    file_cc: ccs,
-                    candidates: match_facts(hints)
-                        .0
-                        .iter()
-                        .map(|g| g.key)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-                .into());
-            }
-            from_table(g, "--gpu".into(), hints)
+            let notes = checked(format!("--gpu {}", g.key), g.key.to_string(), g, hints)?;
+            from_table(g, GpuChoice::Flag, notes)
         }
         RoofsChoice::File(path) => {
             let roofs = Roofs::from_file(path)?;
-            let gpu = GpuInfo {
-                key: None,
-                name: roofs.gpu.clone(),
-                chosen_by: format!("--roofs {}", path.display()),
-                notes: Vec::new(),
-                candidates: Vec::new(),
+            // Roofs without DRAM are refused below, whatever their GPU.
+            let notes = match roofs_file_gpu(&roofs).filter(|_| roofs.dram().is_some()) {
+                Some(g) => {
+                    let chosen = format!(
+                        "--roofs {} (for {}: the table's {})",
+                        path.display(),
+                        roofs.gpu,
+                        g.key
+                    );
+                    checked(chosen, path.display().to_string(), g, hints)?
+                }
+                None => Vec::new(),
             };
-            (roofs, gpu)
+            plain(roofs, GpuChoice::File(path.clone()), notes)
         }
-        RoofsChoice::Ncu => {
-            let roofs = from_peaks()?;
-            let gpu = GpuInfo {
-                key: None,
-                name: roofs.gpu.clone(),
-                chosen_by: "--roofs ncu".into(),
-                notes: Vec::new(),
-                candidates: Vec::new(),
-            };
-            (roofs, gpu)
-        }
-        RoofsChoice::Flags(roofs) => {
-            let gpu = GpuInfo {
-                key: None,
-                name: roofs.gpu.clone(),
-                chosen_by: "command line (--peak-dram-bw, --peak)".into(),
-                notes: Vec::new(),
-                candidates: Vec::new(),
-            };
-            ((**roofs).clone(), gpu)
-        }
+        RoofsChoice::Ncu => plain(from_peaks()?, GpuChoice::NcuPeaks, Vec::new()),
+        RoofsChoice::Flags(roofs) => plain((**roofs).clone(), GpuChoice::CommandLine, Vec::new()),
         RoofsChoice::FromCsv => detect(hints)?,
     };
     if roofs.dram().is_none() {
+        let chosen_by = match &gpu.chosen_by {
+            GpuChoice::File(p) => format!("--roofs {}", p.display()),
+            GpuChoice::NcuPeaks => "--roofs ncu".to_string(),
+            GpuChoice::CommandLine => "command line (--peak-dram-bw, --peak)".to_string(),
+            _ => "the built-in table".to_string(),
+        };
         return Err(RoofsError::NoDram {
             gpu: roofs.gpu,
-            chosen_by: gpu.chosen_by,
+            chosen_by,
         }
         .into());
     }
     Ok((roofs, gpu))
 }
 
+/// The host link a timeline's copies crossed: no export records it, so it
+/// is the table entry's of the GPU `--gpu` names (checked against the
+/// input like any `--gpu`), else of the GPU the input's records decide (as
+/// `budget` chooses its roofs), else unknown with why. An `Err` only for a
+/// `--gpu` the input contradicts or the table lacks.
+pub fn host_link(gpu_flag: Option<&str>, hints: &DeviceHints) -> Result<LinkChoice, RoofsError> {
+    let what = hints.source.input_kind();
+    let records_nothing = hints.device_names.is_empty()
+        && hints.compute_capabilities.is_empty()
+        && hints.sm_counts.is_empty()
+        && hints.l2_bytes.is_empty()
+        && hints.memory_bandwidths_bytes_per_s.is_empty();
+    let choice = match gpu_flag {
+        Some(key) => RoofsChoice::Gpu(key.to_string()),
+        None if records_nothing => {
+            return Ok(LinkChoice::Unknown(format!(
+                "the {what} records no {}; give --gpu KEY",
+                hints.source.nothing_recorded()
+            )))
+        }
+        None => RoofsChoice::FromCsv,
+    };
+    // A timeline carries no ncu peaks.
+    let no_peaks = || {
+        Err(RoofsError::NoDram {
+            gpu: String::new(),
+            chosen_by: String::new(),
+        })
+    };
+    let info = match choose::<RoofsError>(&choice, hints, no_peaks) {
+        Ok((_, info)) => info,
+        Err(e) if gpu_flag.is_some() => return Err(e),
+        Err(e) => {
+            return Ok(LinkChoice::Unknown(format!(
+                "the {what}'s GPU is not decided ({e}); give --gpu KEY"
+            )))
+        }
+    };
+    let Some(spec) = info.key.as_deref().and_then(gpus::by_key) else {
+        return Ok(LinkChoice::Unknown("no table GPU was chosen".to_string()));
+    };
+    Ok(match spec.facts.host_link {
+        Some(link) => LinkChoice::Known {
+            gpu: spec,
+            link,
+            chosen_by: info.chosen_by,
+        },
+        None => LinkChoice::Unknown(format!(
+            "the {} table entry has no source for its host link",
+            spec.key
+        )),
+    })
+}
+
+/// The host link of a timeline ([`host_link`]), or why it is unknown.
+#[derive(Debug, Clone)]
+pub enum LinkChoice {
+    /// The link of the table entry of the chosen GPU.
+    Known {
+        /// The table entry.
+        gpu: &'static GpuSpec,
+        /// Its host link, with its source.
+        link: HostLink,
+        /// How the GPU was chosen.
+        chosen_by: GpuChoice,
+    },
+    /// Unknown (not zero), and why.
+    Unknown(String),
+}
+
 /// Memory clocks closer than this fraction to a GPU's match it: the file's
 /// value may be measured while the kernel runs (ncu's `Memory Frequency`),
 /// the table's is the CUDA attribute.
-const MEMORY_CLOCK_TOLERANCE: f64 = 0.10;
-
-/// A stated DRAM bandwidth this close to a GPU's datasheet bandwidth
-/// matches it: the runtime's figure is 2 x memory clock x bus width / 8
-/// (A100 40GB: 2 x 1215 MHz x 640 B = 1555.2 GB/s, datasheet 1555; H200:
-/// 4916.7 GB/s in a real export, datasheet 4.8 TB/s, 2.4 % apart).
-const BANDWIDTH_TOLERANCE: f64 = 0.05;
-
-/// L2 sizes closer than this fraction match (runtime-reported sizes).
-const L2_TOLERANCE: f64 = 0.02;
+const MEMORY_CLOCK_FIT: f64 = 0.10;
 
 /// How much worse than the best fit another candidate's fit may be and
 /// stay (fraction): cards of one silicon differ in memory clock by 5-10 %
@@ -344,17 +344,17 @@ fn narrow(
 /// values (several devices) is not used. Compute capability, SM count, L2
 /// size and bus width are device attributes and rule GPUs out; the memory
 /// clock and bandwidth only narrow the candidates ([`narrow`]).
-fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
+fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<Fact>) {
     let mut used = Vec::new();
     let mut c: Vec<&'static GpuSpec> = gpus::all().iter().collect();
     if let [cc] = hints.compute_capabilities.as_slice() {
-        c.retain(|g| g.compute_capability == cc.trim());
-        used.push(format!("compute capability {}", cc.trim()));
+        c.retain(|g| g.compute_capability == *cc);
+        used.push(Fact::ComputeCapability(*cc));
     }
     if let [sm] = hints.sm_counts.as_slice() {
         // A GPU whose SM count the table does not know stays a candidate.
         c.retain(|g| g.sm_count.is_none_or(|n| n == *sm));
-        used.push(format!("{sm} SMs"));
+        used.push(Fact::SmCount(*sm));
     }
     if let [l2] = hints.l2_bytes.as_slice() {
         let l2f = *l2 as f64;
@@ -362,11 +362,11 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
             g.l2_bytes
                 .is_none_or(|b| ((b as f64) - l2f).abs() <= L2_TOLERANCE * l2f)
         });
-        used.push(format!("L2 {:.1} MiB", l2f / (1u64 << 20) as f64));
+        used.push(Fact::L2Bytes(*l2));
     }
     if let [bus] = hints.bus_widths_bits.as_slice() {
         c.retain(|g| g.bus_width_bits.is_none_or(|b| b == *bus));
-        used.push(format!("{bus}-bit memory bus"));
+        used.push(Fact::BusWidthBits(*bus));
     }
     if let [bw] = hints.memory_bandwidths_bytes_per_s.as_slice() {
         let bwf = *bw as f64;
@@ -375,7 +375,7 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
         // figures (H200: 4.8 TB/s stated, 4.92 reported), so the nearest
         // is not the likeliest.
         if narrow(&mut c, BANDWIDTH_TOLERANCE, BANDWIDTH_TOLERANCE, error) {
-            used.push(format!("DRAM bandwidth {:.1} GB/s", bwf / 1e9));
+            used.push(Fact::DramBandwidth(*bw));
         }
     }
     if !hints.memory_clocks_mhz.is_empty() {
@@ -389,13 +389,8 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<String>) {
                     .fold(0.0, f64::max)
             })
         };
-        if narrow(&mut c, MEMORY_CLOCK_TOLERANCE, NEAREST_SLACK, error) {
-            let clocks: Vec<String> = hints
-                .memory_clocks_mhz
-                .iter()
-                .map(|m| m.to_string())
-                .collect();
-            used.push(format!("memory clock {} MHz", clocks.join("/")));
+        if narrow(&mut c, MEMORY_CLOCK_FIT, NEAREST_SLACK, error) {
+            used.push(Fact::MemoryClocksMhz(hints.memory_clocks_mhz.clone()));
         }
     }
     (c, used)
@@ -416,15 +411,13 @@ fn confirmed(g: &GpuSpec, hints: &DeviceHints) -> bool {
 fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     for name in &hints.device_names {
         if let Some(g) = gpus::by_device_name(name) {
-            if cc_contradiction(g, hints).is_none() {
-                let mut r = from_table(
-                    g,
-                    format!("device name {name:?} in {}", hints.source.words()),
-                    hints,
-                );
+            if !cc_rules_out(g, hints) {
+                let chosen_by = GpuChoice::DeviceName {
+                    name: name.clone(),
+                    source: hints.source,
+                };
                 // The name is the device: only other names are news.
-                r.1.notes.retain(|n| !n.contains(&format!("{name:?}")));
-                return Ok(r);
+                return Ok(from_table(g, chosen_by, other_names(g, hints, Some(name))));
             }
         }
     }
@@ -432,46 +425,45 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     if hints.device_names.is_empty() && !used.is_empty() {
         if let [g] = candidates.as_slice() {
             if confirmed(g, hints) {
-                return Ok(from_table(
-                    g,
-                    format!("{} in {}", used.join(", "), hints.source.words()),
-                    hints,
-                ));
+                let chosen_by = GpuChoice::Facts {
+                    facts: used,
+                    source: hints.source,
+                };
+                return Ok(from_table(g, chosen_by, other_names(g, hints, None)));
             }
         }
     }
-    let keys: Vec<&str> = candidates.iter().map(|g| g.key).collect();
+    let keys: Vec<String> = candidates.iter().map(|g| g.key.to_string()).collect();
+    let used_words = super::decision::join_facts(&used);
+    let ccs: Vec<String> = hints
+        .compute_capabilities
+        .iter()
+        .map(|c| c.to_string())
+        .collect();
     let seen = match (hints.device_names.first(), used.is_empty()) {
         (Some(n), _) => match gpus::by_device_name(n) {
             Some(g) => format!(
                 "device {n:?} ({}, compute capability {}) but compute capability {}: the name and the CC disagree",
                 g.key,
                 g.compute_capability,
-                hints.compute_capabilities.join(", ")
+                ccs.join(", ")
             ),
             None => format!("device {n:?}, which is not in the built-in table"),
         },
         (None, true) => "no device name, compute capability, SM count or L2 size".into(),
-        (None, false) if keys.is_empty() => format!(
-            "{}, which no GPU of the built-in table has",
-            used.join(", ")
-        ),
+        (None, false) if keys.is_empty() => {
+            format!("{used_words}, which no GPU of the built-in table has")
+        }
         (None, false) if keys.len() == 1 => format!(
-            "{}, which only {} might have (the table does not know its SM count, L2 size or bus width to confirm it)",
-            used.join(", "),
+            "{used_words}, which only {} might have (the table does not know its SM count, L2 size or bus width to confirm it)",
             keys[0]
         ),
-        (None, false) => format!("{}, shared by {}", used.join(", "), keys.join(", ")),
+        (None, false) => format!("{used_words}, shared by {}", keys.join(", ")),
     };
     Err(RoofsError::UnknownDevice {
         file: hints.file.clone(),
         seen,
-        choices: if keys.is_empty() {
-            "a key of `rooftrace ncu --list-gpus` (none fits what the file states; for a GPU not in the table write a roofs file, docs/roofs-format.md)".to_string()
-        } else {
-            keys.join(", ")
-        },
-        candidates: keys.iter().map(|k| k.to_string()).collect(),
+        candidates: keys,
     })
 }
 
@@ -479,7 +471,8 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
 /// name of the table, facts that fit several GPUs or none) still gets an
 /// answer: the file's own ncu peaks when it carries them (`--roofs ncu`),
 /// else no roofs at all (every roof-dependent figure unknown). The
-/// [`GpuInfo`] says so, with the candidates that fit.
+/// [`GpuInfo`] says so ([`GpuChoice::Undecided`]), with the candidates that
+/// fit.
 pub fn choose_or_undecided<E: From<RoofsError>>(
     choice: &RoofsChoice,
     hints: &DeviceHints,
@@ -496,17 +489,14 @@ pub fn choose_or_undecided<E: From<RoofsError>>(
         Err(e) => return Err(e.into()),
     };
     let peaks = from_peaks().ok().filter(|r| r.dram().is_some());
-    let (roofs, chosen_by) = match peaks {
-        Some(r) => (
-            r,
-            format!("nothing: the file states {seen}; measured against the file's own ncu peaks (--roofs ncu)"),
-        ),
+    let (roofs, undecided) = match peaks {
+        Some(r) => (r, UndecidedRoofs::NcuPeaks),
         None => (
             Roofs::new(
                 UNDECIDED,
                 "none: the GPU was not decided and the file carries no ncu peaks",
             ),
-            format!("nothing: the file states {seen}; no roofs"),
+            UndecidedRoofs::None,
         ),
     };
     Ok((
@@ -514,9 +504,12 @@ pub fn choose_or_undecided<E: From<RoofsError>>(
         GpuInfo {
             key: None,
             name: UNDECIDED.to_string(),
-            chosen_by,
+            chosen_by: GpuChoice::Undecided {
+                seen,
+                candidates,
+                roofs: undecided,
+            },
             notes: Vec::new(),
-            candidates,
         },
     ))
 }
@@ -524,18 +517,26 @@ pub fn choose_or_undecided<E: From<RoofsError>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::roofs::Fact;
 
     fn hints(names: &[&str], ccs: &[&str]) -> DeviceHints {
         DeviceHints {
             file: "t.csv".into(),
             device_names: names.iter().map(|s| s.to_string()).collect(),
-            compute_capabilities: ccs.iter().map(|s| s.to_string()).collect(),
+            compute_capabilities: ccs
+                .iter()
+                .map(|s| ComputeCapability::parse(s).unwrap())
+                .collect(),
             ..DeviceHints::default()
         }
     }
 
+    /// A file without ncu peaks (`--roofs ncu` fails on it).
     fn no_peaks() -> Result<Roofs, RoofsError> {
-        panic!("peaks are read only for --roofs ncu")
+        Err(RoofsError::NoDram {
+            gpu: "test".into(),
+            chosen_by: "--roofs ncu".into(),
+        })
     }
 
     #[test]
@@ -549,8 +550,8 @@ mod tests {
         .unwrap();
         assert_eq!(gpu.key.as_deref(), Some("rtx4090"));
         assert!(
-            gpu.chosen_by.starts_with("device name"),
-            "{}",
+            matches!(gpu.chosen_by, GpuChoice::DeviceName { .. }),
+            "{:?}",
             gpu.chosen_by
         );
         assert!(gpu.notes.is_empty(), "{:?}", gpu.notes);
@@ -592,7 +593,16 @@ mod tests {
             assert_eq!(decide(&h).as_deref(), Ok(key), "{sms} SMs");
         }
         let (_, gpu) = choose(&RoofsChoice::FromCsv, &h, no_peaks).unwrap();
-        assert_eq!(gpu.chosen_by, "compute capability 8.9, 128 SMs in the CSV");
+        assert_eq!(
+            gpu.chosen_by,
+            GpuChoice::Facts {
+                facts: vec![
+                    Fact::ComputeCapability(ComputeCapability::new(8, 9)),
+                    Fact::SmCount(128)
+                ],
+                source: super::super::HintSource::Csv,
+            }
+        );
         h.sm_counts = vec![142];
         let e = decide(&h).unwrap_err();
         assert!(
@@ -742,10 +752,11 @@ mod tests {
         .unwrap_err();
         let msg = e.to_string();
         assert!(
-            msg.contains("--gpu h100-sxm is compute capability 9.0"),
+            msg.contains("--gpu h100-sxm has compute capability 9.0, but t.csv records compute capability 8.0"),
             "{msg}"
         );
         assert!(msg.contains("a100-40gb, a100-80gb"), "{msg}");
+        assert!(msg.contains("--project-to h100-sxm"), "{msg}");
         // --gpu h200 on a file with 60 SMs (an H200 MIG 3g slice): a note.
         let mut h = hints(&[], &["9.0"]);
         h.sm_counts = vec![60];
@@ -756,18 +767,149 @@ mod tests {
             "{:?}",
             gpu.notes
         );
-        // Another device name: a note.
-        let (_, gpu) = choose(
+        // A device name the table knows as another GPU rules it out.
+        let e = choose(
             &RoofsChoice::Gpu("h200".into()),
             &hints(&["NVIDIA H100 80GB HBM3"], &["9.0"]),
             no_peaks,
         )
-        .unwrap();
+        .unwrap_err()
+        .to_string();
         assert!(
-            gpu.notes[0].contains("(h100-sxm), not h200"),
-            "{:?}",
-            gpu.notes
+            e.contains("records device name \"NVIDIA H100 80GB HBM3\" (the table's h100-sxm)"),
+            "{e}"
         );
+        // A name the table does not hold (H100 NVL) is a note: --gpu is
+        // how such a device is named.
+        let (_, gpu) = choose(
+            &RoofsChoice::Gpu("h100-pcie".into()),
+            &hints(&["NVIDIA H100 NVL"], &["9.0"]),
+            no_peaks,
+        )
+        .unwrap();
+        assert!(gpu.notes[0].contains("does not hold"), "{:?}", gpu.notes);
+    }
+
+    #[test]
+    fn more_sms_than_the_gpu_is_no_mig_slice() {
+        // B200: 148 SMs (table); a CC 10.0 file recording 152 has more
+        // than every CC 10.0 GPU of the table (b200 148, gb200 unknown
+        // count is not "more"), so it is said as such.
+        let mut h = hints(&[], &["10.0"]);
+        h.sm_counts = vec![152];
+        let e = choose(&RoofsChoice::Gpu("b200".into()), &h, no_peaks)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("has SM count 148, but t.csv records SM count 152"),
+            "{e}"
+        );
+        assert!(!e.contains("MIG"), "{e}");
+    }
+
+    #[test]
+    fn gpu_flag_contradicted_by_memory_clock_bus_l2_and_bandwidth() {
+        // RTX 5080: 15,000 MHz (30 Gbps GDDR7); 13,720 MHz is 8.5 % off,
+        // over the 5 % a measured clock strays; 14,700 (2 %) is not.
+        let mut h = hints(&[], &["12.0"]);
+        h.memory_clocks_mhz = vec![13_720];
+        let e = choose(&RoofsChoice::Gpu("rtx5080".into()), &h, no_peaks)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "has memory clock 15000 MHz, but t.csv records memory clock 13720 MHz (8.5 % apart"
+            ),
+            "{e}"
+        );
+        h.memory_clocks_mhz = vec![14_700];
+        assert!(choose(&RoofsChoice::Gpu("rtx5080".into()), &h, no_peaks).is_ok());
+        // Under half the clock: a power state, a note.
+        h.memory_clocks_mhz = vec![405];
+        let (_, gpu) = choose(&RoofsChoice::Gpu("rtx5080".into()), &h, no_peaks).unwrap();
+        assert!(gpu.notes[0].contains("a power state?"), "{:?}", gpu.notes);
+        // Bus width 128 bits is not the RTX 5080's 256.
+        let mut h = hints(&[], &["12.0"]);
+        h.bus_widths_bits = vec![128];
+        let e = choose(&RoofsChoice::Gpu("rtx5080".into()), &h, no_peaks)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "has memory bus width 256 bits, but t.csv records memory bus width 128 bits"
+            ),
+            "{e}"
+        );
+        // An export's bandwidth 1555.2 GB/s is an A100 40GB's, 24 % from
+        // the A100 80GB's 2039 GB/s.
+        let mut h = hints(&[], &["8.0"]);
+        h.memory_bandwidths_bytes_per_s = vec![1_555_200_000_000];
+        let e = choose(&RoofsChoice::Gpu("a100-80gb".into()), &h, no_peaks)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("DRAM bandwidth 2039.0 GB/s (datasheet), but t.csv records DRAM bandwidth 1555.2 GB/s"), "{e}");
+        // ... but on a slice (fewer SMs) a smaller share is no contradiction.
+        h.sm_counts = vec![42];
+        assert!(choose(&RoofsChoice::Gpu("a100-80gb".into()), &h, no_peaks).is_ok());
+    }
+
+    #[test]
+    fn gpu_flag_contradicted_by_ncu_peaks() {
+        // ncu peaks of an H100 SXM (constructed fixture's figures): DRAM
+        // 1280 B/cycle x 2.619 GHz = 3352.3 GB/s, FP32 2 x 16,896 FFMA per
+        // cycle = 33,792 FLOP per SM cycle = 2 x 128 lanes x 132 SMs.
+        let peaks_at = |dram_bytes_per_s: f64| {
+            let mut r = Roofs::new("NVIDIA H100 80GB HBM3", "ncu");
+            r.memory.insert(
+                super::super::MemoryLevel::Dram,
+                super::super::MemoryRoof {
+                    bytes_per_s: dram_bytes_per_s,
+                    origin: super::super::Origin::Ncu,
+                    source: "dram peak".into(),
+                    measurement: None,
+                },
+            );
+            r.compute.insert(
+                super::super::ComputePath::Fp32,
+                super::super::ComputeRoof {
+                    flop_per_s: 2.0 * 16_896.0 * 1.83e9,
+                    origin: super::super::Origin::Ncu,
+                    source: "ffma peak".into(),
+                    measurement: None,
+                },
+            );
+            r.clocks.sm_clock_hz = Some(1.83e9);
+            r
+        };
+        let mut h = hints(&[], &["9.0"]);
+        h.ncu_peaks = Some(peaks_at(1280.0 * 2.619e9));
+        // The H100 SXM fits: 3352 vs 3350 GB/s, 33,792 FLOP per cycle both.
+        assert!(choose(&RoofsChoice::Gpu("h100-sxm".into()), &h, no_peaks).is_ok());
+        // The H200 (4800 GB/s) is 30 % off the DRAM peak.
+        let e = choose(&RoofsChoice::Gpu("h200".into()), &h, no_peaks)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains(
+                "has DRAM peak 4800.0 GB/s (datasheet), but t.csv records DRAM peak 3352.3 GB/s"
+            ),
+            "{e}"
+        );
+        // The H100 PCIe's DRAM (2000 GB/s) matched, but 33,792 FLOP per
+        // SM cycle is 132 SMs' (2 x 128 x 132), not its 114 SMs' 29,184.
+        // Per memory cycle when the peaks state their DRAM clock: 1280
+        // byte per cycle at a clock held to 1.8 GHz is still the H100
+        // SXM's 3350 GB/s / 2619 MHz = 1279.1, though 2304 GB/s is 31 %
+        // under its datasheet bandwidth.
+        let mut low = peaks_at(1280.0 * 1.8e9);
+        low.clocks.memory_clock_hz = Some(1.8e9);
+        h.ncu_peaks = Some(low);
+        assert!(choose(&RoofsChoice::Gpu("h100-sxm".into()), &h, no_peaks).is_ok());
+        h.ncu_peaks = Some(peaks_at(2000e9));
+        let e = choose(&RoofsChoice::Gpu("h100-pcie".into()), &h, no_peaks)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("has FP32 peak per SM cycle 29184 FLOP (2 x 128 lanes x 114 SMs), but t.csv records FP32 peak per SM cycle 33792 FLOP"), "{e}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! written by `rooftrace calibrate`); its format is documented in
 //! `docs/roofs-format.md` and versioned by [`ROOFS_SCHEMA`].
 
+use crate::units::ComputeCapability;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -94,13 +95,13 @@ impl ComputePath {
         ComputePath::ALL.into_iter().find(|p| p.key() == s)
     }
 
-    /// False when GPUs of compute capability `cc` (`(7, 0)`) have no such
+    /// False when GPUs of compute capability `cc` (7.0) have no such
     /// path, so ncu has no counter for it there: tensor cores from 7.0
     /// (FP16), INT8 from 7.2 (Turing), TF32/BF16/FP64 from 8.0 (Ampere),
     /// FP8 from 8.9 (Ada, Hopper), FP4 from 10.0 (Blackwell) — the
     /// architecture whitepapers' tensor-core precisions.
-    pub fn exists_on(self, cc: (u32, u32)) -> bool {
-        let since = match self {
+    pub fn exists_on(self, cc: ComputeCapability) -> bool {
+        let (major, minor) = match self {
             ComputePath::Fp64 | ComputePath::Fp32 | ComputePath::Fp16 => (0, 0),
             ComputePath::TensorFp16 => (7, 0),
             ComputePath::TensorInt8 => (7, 2),
@@ -108,13 +109,7 @@ impl ComputePath {
             ComputePath::TensorFp8 => (8, 9),
             ComputePath::TensorFp4 => (10, 0),
         };
-        cc >= since
-    }
-
-    /// Parses a compute capability as ncu and the table write it (`8.9`).
-    pub fn parse_cc(s: &str) -> Option<(u32, u32)> {
-        let (major, minor) = s.trim().split_once('.')?;
-        Some((major.parse().ok()?, minor.parse().ok()?))
+        cc >= ComputeCapability::new(major, minor)
     }
 
     /// True for tensor-core paths.
@@ -337,39 +332,82 @@ pub enum RoofsError {
         choices: String,
     },
     /// The input does not say which GPU of the table it ran on.
-    #[error("cannot tell which GPU {file} ran on ({seen}); pass --gpu with one of: {choices}, or --roofs FILE, or --roofs ncu")]
+    #[error("cannot tell which GPU {file} ran on ({seen}); pass --gpu with one of: {}, or --roofs FILE, or --roofs ncu", fits_or_table(.candidates))]
     UnknownDevice {
         /// The input file.
         file: String,
         /// What the input says about its device.
         seen: String,
-        /// The keys that fit, comma-separated (or what to do when none fits).
-        choices: String,
         /// The keys of the table GPUs that fit the input's facts.
         candidates: Vec<String>,
     },
-    /// `--gpu KEY` names a GPU whose compute capability the input rules out.
-    #[error("--gpu {key} is compute capability {gpu_cc}, but {file} was recorded on compute capability {file_cc}: not the same GPU. Pick one that fits ({candidates}), or give roofs with --roofs FILE if you mean to compare against another GPU")]
-    GpuContradicted {
-        /// The key given.
-        key: String,
-        /// Its compute capability.
-        gpu_cc: String,
-        /// The input file.
-        file: String,
-        /// The input's compute capabilities, comma-separated.
-        file_cc: String,
-        /// GPUs of the table consistent with the input, comma-separated.
-        candidates: String,
-    },
+    /// `--gpu KEY` (or the table GPU a `--roofs FILE` names) is ruled out
+    /// by an identity fact the input records (`roofs::check`).
+    #[error("{0}")]
+    GpuContradicted(Box<GpuContradiction>),
     /// The chosen roofs have no DRAM bandwidth.
     #[error("the roofs for {gpu} (chosen by {chosen_by}) have no DRAM bandwidth (memory.dram); add it to the roofs file, or write a new one with `rooftrace calibrate -o roofs.json`")]
     NoDram {
         /// The GPU the roofs are for.
         gpu: String,
-        /// How they were chosen (`--roofs FILE`, `--gpu`, `--roofs ncu`).
+        /// How they were chosen, as the flag given (`--roofs FILE`,
+        /// `--roofs ncu`, `--project-to FILE`).
         chosen_by: String,
     },
+}
+
+/// A chosen GPU that a fact of the input rules out
+/// ([`RoofsError::GpuContradicted`]): the fact, both values, and the GPUs
+/// that fit.
+#[derive(Debug)]
+pub struct GpuContradiction {
+    /// The choice as given: `--gpu b200`, `--roofs h100.json (for …: the
+    /// table's h100-sxm)`.
+    pub chosen: String,
+    /// What `--project-to` takes for the chosen GPU: its table key, or the
+    /// roofs file.
+    pub target: String,
+    /// The fact: `compute capability`, `SM count`, `memory clock`.
+    pub fact: String,
+    /// The chosen GPU's value.
+    pub gpu_value: String,
+    /// The input file.
+    pub file: String,
+    /// The input's value.
+    pub file_value: String,
+    /// Why the values rule the GPU out, when they do not say it alone.
+    pub why: String,
+    /// GPUs of the table consistent with every fact of the input.
+    pub candidates: Vec<String>,
+}
+
+impl std::fmt::Display for GpuContradiction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = self;
+        write!(
+            f,
+            "{} has {} {}, but {} records {} {}{}: not the GPU it ran on. Pick one that fits ({}), or give roofs measured on it with --roofs FILE; to ask what this run would take on {}, keep the GPU it ran on and add --project-to {}",
+            c.chosen,
+            c.fact,
+            c.gpu_value,
+            c.file,
+            c.fact,
+            c.file_value,
+            c.why,
+            fits_or_table(&c.candidates),
+            c.target,
+            c.target
+        )
+    }
+}
+
+/// The keys that fit, or what to do when none does (for messages).
+fn fits_or_table(candidates: &[String]) -> String {
+    if candidates.is_empty() {
+        "a key of `rooftrace ncu --list-gpus` (none fits what the file states; for a GPU not in the table write a roofs file, docs/roofs-format.md)".to_string()
+    } else {
+        candidates.join(", ")
+    }
 }
 
 /// A bad roofs file or roofs choice is the input's fault (exit code 2).

@@ -121,8 +121,8 @@ pub struct GpuRecord {
     pub id: i64,
     /// `name` (`NVIDIA A100-SXM4-40GB`).
     pub name: String,
-    /// `computeMajor`.`computeMinor` (`8.0`), when both are recorded.
-    pub compute_capability: Option<String>,
+    /// `computeMajor`.`computeMinor`, when both are recorded.
+    pub compute_capability: Option<crate::units::ComputeCapability>,
     /// `smCount`.
     pub sm_count: Option<u32>,
     /// `l2CacheSize`, bytes.

@@ -493,7 +493,10 @@ fn budget_takes_the_gpu_from_target_info_gpu() {
     let g = &tl.info.identity.gpus;
     assert_eq!(g.len(), 1);
     assert_eq!(g[0].name, "NVIDIA A100-SXM4-40GB");
-    assert_eq!(g[0].compute_capability.as_deref(), Some("8.0"));
+    assert_eq!(
+        g[0].compute_capability,
+        Some(rooftrace::units::ComputeCapability::new(8, 0))
+    );
     assert_eq!(
         (g[0].sm_count, g[0].l2_bytes),
         (Some(108), Some(41_943_040))

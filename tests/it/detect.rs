@@ -110,7 +110,10 @@ fn b200_raw_page_device_facts() {
         h.memory_clocks_mhz
     );
     assert_eq!(h.bus_widths_bits, vec![7680]);
-    assert_eq!(h.compute_capabilities, vec!["10.0".to_string()]);
+    assert_eq!(
+        h.compute_capabilities,
+        vec![rooftrace::units::ComputeCapability::new(10, 0)]
+    );
     // Without its device name the facts still decide: CC 10.0 holds the
     // B200 and the GB200, and only the B200 is known to have 148 SMs and a
     // 7680-bit bus (the GB200's SM count and bus width are not in the table,
@@ -199,13 +202,14 @@ fn gpu_flag_that_contradicts_the_file_is_refused() {
         crate::common::rooftrace(&["ncu", path.to_str().unwrap(), "--gpu", "h100-sxm"]);
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("--gpu h100-sxm is compute capability 9.0"),
+        err.contains("--gpu h100-sxm has compute capability 9.0, but"),
         "{err}"
     );
     assert!(
-        err.contains("compute capability 8.0: not the same GPU"),
+        err.contains("records compute capability 8.0: not the GPU it ran on"),
         "{err}"
     );
+    assert!(err.contains("add --project-to h100-sxm"), "{err}");
     assert!(err.contains("a100-40gb, a100-80gb"), "{err}");
     // An A100 key is accepted.
     let (code, out, err) =
@@ -233,10 +237,12 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
         .collect();
     // Every CC 8.9 GPU of the table, and nothing else (the file states no
     // SM count, L2 size, bus width or memory clock to narrow them).
-    let cc89: Vec<&str> = rooftrace::roofs::gpus::by_compute_capability("8.9")
-        .iter()
-        .map(|g| g.key)
-        .collect();
+    let cc89: Vec<&str> = rooftrace::roofs::gpus::by_compute_capability(
+        rooftrace::units::ComputeCapability::new(8, 9),
+    )
+    .iter()
+    .map(|g| g.key)
+    .collect();
     assert_eq!(fits, cc89);
     assert_eq!(fits.len(), 12);
     assert!(fits.contains(&"rtx4070") && !fits.contains(&"rtx3090"));
@@ -271,4 +277,106 @@ fn ambiguous_cc_answers_without_roofs_and_names_only_fitting_gpus() {
         assert!(!out.contains(other), "{other} named in the JSON");
     }
     assert!(text.contains("unknown"), "{text}");
+}
+
+/// Every device name the fixtures and the corpus record, read with raw SQL
+/// (nsys `TARGET_INFO_GPU.name`), `serde_json::Value` (Kineto
+/// `deviceProperties[].name`) and the ncu parser (display names), fits at
+/// most one row of the table's
+/// device-name patterns, and the row it has always mapped to.
+#[test]
+fn every_recorded_device_name_maps_to_one_row() {
+    use std::io::Read;
+    let mut names: Vec<(String, String)> = Vec::new();
+    let mut dirs = vec![crate::common::root().join("fixtures")];
+    dirs.extend(corpus("."));
+    for dir in dirs {
+        // ncu CSVs: the names the parser reads (device__attribute_display_name).
+        for e in std::fs::read_dir(dir.join("ncu"))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let p = e.path();
+            let file = p.file_name().unwrap().to_string_lossy().into_owned();
+            let Ok(f) = std::fs::File::open(&p) else {
+                continue;
+            };
+            if let Ok(csv) = ncu::parse(f, &file) {
+                names.extend(csv.device_names.into_iter().map(|n| (n, file.clone())));
+            }
+        }
+        for sub in ["nsys", "kineto"] {
+            let Ok(entries) = std::fs::read_dir(dir.join(sub)) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                let file = p.file_name().unwrap().to_string_lossy().into_owned();
+                if file.ends_with(".sqlite") {
+                    let uri = format!("file:{}?mode=ro", p.display());
+                    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                        | rusqlite::OpenFlags::SQLITE_OPEN_URI;
+                    let Ok(db) = rusqlite::Connection::open_with_flags(uri, flags) else {
+                        continue;
+                    };
+                    let Ok(mut st) = db.prepare("SELECT DISTINCT name FROM TARGET_INFO_GPU") else {
+                        continue;
+                    };
+                    let rows = st.query_map([], |r| r.get::<_, String>(0)).unwrap();
+                    names.extend(rows.flatten().map(|n| (n, file.clone())));
+                } else if file.ends_with(".json.gz") {
+                    let mut text = String::new();
+                    let f = std::fs::File::open(&p).unwrap();
+                    if flate2::read::GzDecoder::new(f)
+                        .read_to_string(&mut text)
+                        .is_err()
+                    {
+                        continue;
+                    }
+                    let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
+                        continue;
+                    };
+                    for d in v["deviceProperties"].as_array().into_iter().flatten() {
+                        if let Some(n) = d["name"].as_str() {
+                            names.push((n.to_string(), file.clone()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // What each recorded name has mapped to since it was first read
+    // (`None`: no row, e.g. the MI250's ROCm name).
+    let expect = |name: &str| -> Option<&str> {
+        match name {
+            "NVIDIA A100-PG509-200" | "NVIDIA A100-SXM4-40GB" => Some("a100-40gb"),
+            "NVIDIA A100-SXM4-80GB" => Some("a100-80gb"),
+            "NVIDIA GeForce RTX 3060" => Some("rtx3060"),
+            "NVIDIA GeForce RTX 3090" => Some("rtx3090"),
+            "NVIDIA H200" => Some("h200"),
+            "Tesla V100-SXM2-32GB" => Some("v100-32gb"),
+            "NVIDIA H100 80GB HBM3" => Some("h100-sxm"),
+            "NVIDIA B200" => Some("b200"),
+            _ => None,
+        }
+    };
+    assert!(names.len() >= 8, "{names:?}");
+    // Each reader contributed (fixtures alone: the cloverleaf export, the
+    // HTA traces, the decode CSV).
+    for n in [
+        "NVIDIA A100-SXM4-80GB",
+        "NVIDIA A100-PG509-200",
+        "NVIDIA H100 80GB HBM3",
+    ] {
+        assert!(names.iter().any(|(m, _)| m == n), "{n}: {names:?}");
+    }
+    for (name, file) in &names {
+        let rows: Vec<&str> = rooftrace::roofs::gpus::rows_named(name)
+            .iter()
+            .map(|g| g.key)
+            .collect();
+        assert!(rows.len() <= 1, "{file}: {name:?} fits {rows:?}");
+        assert_eq!(rows.first().copied(), expect(name), "{file}: {name:?}");
+    }
 }

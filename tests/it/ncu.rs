@@ -26,9 +26,8 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
         GpuInfo {
             key: Some(key.into()),
             name: g.name.into(),
-            chosen_by: "test".into(),
+            chosen_by: rooftrace::roofs::GpuChoice::CommandLine,
             notes: Vec::new(),
-            candidates: Vec::new(),
         },
     )
 }
@@ -127,7 +126,10 @@ fn bf16_gemm_2025_1_matches_hand_computed_figures() {
     // flop_count_* legacy metrics are not read.
     assert_eq!(l.flop.get(ComputePath::TensorBf16), Some(12_532_580_352.0));
     assert_eq!(l.flop.total(), 12_532_580_352.0);
-    assert_eq!(csv.compute_capabilities, vec!["12.0".to_string()]);
+    assert_eq!(
+        csv.compute_capabilities,
+        vec![rooftrace::units::ComputeCapability::new(12, 0)]
+    );
 
     let (roofs, info) = gpu("h100-sxm");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
@@ -272,9 +274,8 @@ fn roofs_from_ncu_peaks() {
     let info = GpuInfo {
         key: None,
         name: roofs.gpu.clone(),
-        chosen_by: "--roofs ncu".into(),
+        chosen_by: rooftrace::roofs::GpuChoice::NcuPeaks,
         notes: Vec::new(),
-        candidates: Vec::new(),
     };
     assert_eq!(roofs.gpu, "NVIDIA H100 80GB HBM3");
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
@@ -323,9 +324,8 @@ fn above_roof_and_bandwidth_only_are_diagnosed() {
     let info = GpuInfo {
         key: None,
         name: "slow".into(),
-        chosen_by: "test".into(),
+        chosen_by: rooftrace::roofs::GpuChoice::CommandLine,
         notes: Vec::new(),
-        candidates: Vec::new(),
     };
     let r = analyze(&csv, &roofs, info.clone(), GroupBy::Launch);
     // 12.53e9 / 100e12 = 125.3 us against 111.81 us measured: 112.1 % > 105 %.

@@ -21,9 +21,8 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
         GpuInfo {
             key: Some(key.into()),
             name: g.name.into(),
-            chosen_by: "test".into(),
+            chosen_by: rooftrace::roofs::GpuChoice::CommandLine,
             notes: Vec::new(),
-            candidates: Vec::new(),
         },
     )
 }
@@ -363,9 +362,8 @@ fn roofline_chart_body_items_give_rates_and_ncus_roofs() {
     let info = GpuInfo {
         key: None,
         name: roofs.gpu.clone(),
-        chosen_by: "--roofs ncu".into(),
+        chosen_by: rooftrace::roofs::GpuChoice::NcuPeaks,
         notes: Vec::new(),
-        candidates: Vec::new(),
     };
     let r = analyze(&csv, &roofs, info, GroupBy::Launch);
     let k = &r.kernels[0];

@@ -423,3 +423,187 @@ fn many_inputs_with_peak_flags_give_the_rows_of_the_equivalent_roofs_file() {
     let min = random_init["min_fraction_of_roof"].as_f64().unwrap();
     assert!((min - 5.09e-4).abs() < 0.01e-4, "{min}");
 }
+
+// --- `--gpu` and `--roofs FILE` checked against every identity fact the
+// input records (issue 28). Each contradiction is exit 2, names the fact
+// and both values, and points to --project-to.
+
+#[test]
+fn gpu_contradicted_by_the_memory_clock_is_refused() {
+    // The GPP roofline-chart file (CC 8.9) states DRAM Frequency
+    // 10,501,000,000 cycle/second: 10,501 MHz, the RTX 4090's attribute
+    // (21 Gbps GDDR6X / 2). The L40S's is 9,000 MHz: 16.7 % apart, and
+    // 10,501 is within 5 % of rtx4090's own 10,501.
+    let f = "fixtures/ncu/gpp_roofline_chart_body_items.csv";
+    let (code, _, err) = rooftrace(&["ncu", f, "--gpu", "l40s"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--gpu l40s has memory clock 9000 MHz, but fixtures/ncu/gpp_roofline_chart_body_items.csv records memory clock 10501 MHz (16.7 % apart"),
+        "{err}"
+    );
+    assert!(err.contains("add --project-to l40s"), "{err}");
+    assert!(err.contains("and within it of rtx4090"), "{err}");
+    let (code, _, err) = rooftrace(&["ncu", f, "--gpu", "rtx4090"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn gpu_contradicted_by_the_sm_count_is_refused_and_fewer_is_a_note() {
+    // The GPP basic-set file (CC 8.9) with the Launch Statistics row
+    // `# SMs` that ncu's basic set prints (here 128, an RTX 4090's),
+    // added in a copy: the shipped file does not carry it.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("ncu/gpp_basic_set_percent.csv")).unwrap();
+    let row = text.lines().nth(1).unwrap();
+    let prefix = &row[..row.find("\"GPU Speed Of Light Throughput\"").unwrap()];
+    let with_sms = |sms: u32| {
+        let file = dir.path().join(format!("gpp_{sms}_sms.csv"));
+        let extra = format!("{prefix}\"Launch Statistics\",\"# SMs\",\"SM\",\"{sms}\"\n");
+        std::fs::write(&file, format!("{text}{extra}")).unwrap();
+        file.to_str().unwrap().to_string()
+    };
+    // RTX 4080: 76 SMs (table); the file has 128: more than it has, and
+    // not more than every CC 8.9 GPU (the L40S has 142).
+    let f = with_sms(128);
+    let (code, _, err) = rooftrace(&["ncu", &f, "--gpu", "rtx4080"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--gpu rtx4080 has SM count 76, but"), "{err}");
+    assert!(err.contains("records SM count 128 (more than rtx4080 has: a part of a GPU has fewer SMs, never more)"), "{err}");
+    assert!(!err.contains("MIG"), "{err}");
+    let (code, _, err) = rooftrace(&["ncu", &f, "--gpu", "rtx4090"]);
+    assert_eq!(code, 0, "{err}");
+    // 64 SMs on an RTX 4090 (128): a part of one, a note in the report.
+    let f = with_sms(64);
+    let (code, out, err) = rooftrace(&["ncu", &f, "--gpu", "rtx4090", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let notes = v["gpu"]["notes"].to_string();
+    assert!(
+        notes.contains("reports 64 SMs where rtx4090 has 128: a MIG slice"),
+        "{notes}"
+    );
+}
+
+#[test]
+fn gpu_contradicted_by_the_files_own_peaks_is_refused() {
+    // The real CC 12.0 details file: dram__bytes_read.sum 17.50 Mbyte,
+    // write 0, Duration 111.81 us, dram__throughput 8.87 %: its DRAM peak
+    // is at least 17.5e6 B / 111.81e-6 s / 0.0887 = 1764.5 GB/s. The RTX
+    // 5060 Ti's is 448 GB/s (128-bit, 28 Gbps), the RTX 5080's 960: ruled
+    // out; the RTX 5090's 1792 fits (1.6 % above).
+    let f = "fixtures/ncu/bf16_gemm_ncu2025.1_import_details20.csv";
+    for (key, peak) in [("rtx5060ti", "448.0"), ("rtx5080", "960.0")] {
+        let (code, _, err) = rooftrace(&["ncu", f, "--gpu", key]);
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains(&format!(
+                "--gpu {key} has DRAM peak {peak} GB/s (datasheet), but"
+            )),
+            "{err}"
+        );
+        assert!(
+            err.contains("records DRAM peak at least 1764.5 GB/s"),
+            "{err}"
+        );
+        assert!(err.contains(&format!("add --project-to {key}")), "{err}");
+        // The GPUs that fit are those every check leaves.
+        assert!(
+            err.contains("Pick one that fits (rtx5090, rtx-pro-6000)"),
+            "{err}"
+        );
+    }
+    let (code, _, err) = rooftrace(&["ncu", f, "--gpu", "rtx5090"]);
+    assert_eq!(code, 0, "{err}");
+    // Several launches: the lowest floor counts. The constructed raw page
+    // repeats launch 1's 8.87 % for a hand-picked second launch (61.44 MB
+    // in 40 us: 1.536 TB/s / 0.0887 = 17316.8 GB/s, no real GPU); the
+    // floor stays launch 1's 1764.5.
+    let raw = "fixtures/ncu/bf16_gemm_raw_page_units.csv";
+    let (code, _, err) = rooftrace(&["ncu", raw, "--gpu", "rtx5060ti"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("records DRAM peak at least 1764.5 GB/s"),
+        "{err}"
+    );
+    // ncu's peak metrics: the constructed H100 raw page (1,280 byte/cycle
+    // x 2.619 GHz = 3352.3 GB/s) without its device name, so the peaks
+    // are what decide: the H200's 4800 GB/s is 30 % above.
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture("ncu/h100_raw_page_peaks_constructed.csv")).unwrap();
+    let nameless = dir.path().join("h100_nameless.csv");
+    std::fs::write(&nameless, text.replace("\"NVIDIA H100 80GB HBM3\"", "\"\"")).unwrap();
+    let n = nameless.to_str().unwrap();
+    let (code, _, err) = rooftrace(&["ncu", n, "--gpu", "h200"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--gpu h200 has DRAM peak 4800.0 GB/s (datasheet), but"),
+        "{err}"
+    );
+    assert!(err.contains("records DRAM peak 3352.3 GB/s"), "{err}");
+    let (code, _, err) = rooftrace(&["ncu", n, "--gpu", "h100-sxm"]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn an_h100_roofs_file_on_an_a100_csv_is_refused() {
+    // fixtures/calibrate/h100-sxm-datasheet.json is for "NVIDIA H100 SXM5
+    // 80GB" (the table's h100-sxm, CC 9.0); the sgemm file is CC 8.0.
+    let roofs = "fixtures/calibrate/h100-sxm-datasheet.json";
+    let (code, _, err) = rooftrace(&["ncu", SGEMM, "--roofs", roofs]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--roofs fixtures/calibrate/h100-sxm-datasheet.json (for NVIDIA H100 SXM5 80GB: the table's h100-sxm) has compute capability 9.0, but"),
+        "{err}"
+    );
+    assert!(err.contains("records compute capability 8.0"), "{err}");
+    assert!(
+        err.contains("add --project-to fixtures/calibrate/h100-sxm-datasheet.json"),
+        "{err}"
+    );
+    // The A100 roofs file of the budget fixtures fits it.
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        SGEMM,
+        "--roofs",
+        "fixtures/budget/a100-80gb-datasheet.json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn gaps_and_budget_gpu_is_checked_against_the_export_and_the_trace() {
+    // The cloverleaf export's TARGET_INFO_GPU: "NVIDIA A100-SXM4-80GB",
+    // CC 8.0 (raw SQL in the fixture). The HTA trace's deviceProperties:
+    // "NVIDIA A100-PG509-200", CC 8.0 (the table's a100-40gb).
+    let export = "fixtures/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite";
+    let (code, _, err) = rooftrace(&["gaps", export, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("records device name \"NVIDIA A100-SXM4-80GB\" (the table's a100-80gb)"),
+        "{err}"
+    );
+    let (code, _, err) = rooftrace(&["gaps", export, "--gpu", "h100-sxm"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("has compute capability 9.0, but"), "{err}");
+    let (code, _, err) = rooftrace(&["gaps", export, "--gpu", "a100-80gb"]);
+    assert_eq!(code, 0, "{err}");
+    let trace = "fixtures/kineto/simple_add.json.gz";
+    let (code, _, err) = rooftrace(&["gaps", trace, "--gpu", "a100-80gb"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("records device name \"NVIDIA A100-PG509-200\" (the table's a100-40gb)"),
+        "{err}"
+    );
+    let (code, _, err) = rooftrace(&["gaps", trace, "--gpu", "a100-40gb"]);
+    assert_eq!(code, 0, "{err}");
+    // budget chooses its roofs the same way: refused before any step is
+    // looked for.
+    let budget = ["budget", trace, "--bytes-per-step", "1GB", "--gpu"];
+    let (code, _, err) = rooftrace(&[&budget[..], &["a100-80gb"]].concat());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("records device name \"NVIDIA A100-PG509-200\""),
+        "{err}"
+    );
+    assert!(err.contains("add --project-to a100-80gb"), "{err}");
+}

@@ -20,9 +20,8 @@ fn report() -> rooftrace::roofline::RooflineReport {
     let info = GpuInfo {
         key: Some(g.key.into()),
         name: g.name.into(),
-        chosen_by: "test".into(),
+        chosen_by: rooftrace::roofs::GpuChoice::CommandLine,
         notes: Vec::new(),
-        candidates: Vec::new(),
     };
     analyze(&csv, &g.default_roofs(), info, GroupBy::Launch)
 }

@@ -36,7 +36,7 @@ fn kernel_rows(tag: &InputTag, r: &RooflineReport, v: &[KernelRoofline]) -> Vec<
         .str(
             "gpu_chosen_by",
             false,
-            vec![Some(r.gpu.chosen_by.clone()); n],
+            vec![Some(crate::report::gpu_choice::chosen_by(&r.gpu.chosen_by)); n],
         )
         .str(
             "group_by",
