@@ -18,9 +18,8 @@ fn gpu(key: &str) -> (Roofs, GpuInfo) {
         GpuInfo {
             key: Some(key.into()),
             name: g.name.into(),
-            chosen_by: "test".into(),
+            chosen_by: rooftrace::roofs::GpuChoice::CommandLine,
             notes: Vec::new(),
-            candidates: Vec::new(),
         },
     )
 }
