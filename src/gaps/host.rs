@@ -4,9 +4,10 @@
 //! rows, OS runtime rows (`OSRT_API`), profiler overhead rows and NVTX
 //! ranges. Documented in `docs/gaps.md`.
 
-use super::class::{blocking_sync, overlap};
-use super::evidence::{CallFamily, HostDetail, RangeFamily, N_DETAILS};
-use super::GapClass;
+use super::class::overlap;
+use super::evidence::{
+    is_input_wait, CallFamily, HostDetail, HostFacts, RangeFamily, CALL_DETAILS, N_DETAILS,
+};
 use crate::nsys::{GpuOp, HostSpanKind, NameRef, NvtxRange, SyncCall, Timeline, NO_API};
 
 /// The verdict on one host window: the detail, what it names (call,
@@ -43,9 +44,13 @@ impl HostVerdict {
         }
     }
 
-    /// The verdict typed: (detail, call family, range family).
-    pub fn typed(&self, tl: &Timeline) -> (HostDetail, Option<CallFamily>, Option<RangeFamily>) {
-        (self.detail, self.family(tl), self.range_family(tl))
+    /// The verdict typed: the detail and the families of what it names.
+    pub fn typed(&self, tl: &Timeline) -> HostFacts {
+        HostFacts {
+            detail: self.detail,
+            call_family: self.family(tl),
+            range_family: self.range_family(tl),
+        }
     }
 }
 
@@ -59,7 +64,7 @@ pub(crate) fn gap_evidence(
     op: &GpuOp,
     g0: i64,
     g1: i64,
-) -> Option<(HostDetail, Option<CallFamily>, Option<RangeFamily>)> {
+) -> Option<HostFacts> {
     let a = tl.api_of(op)?;
     Some(host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1)).typed(tl))
 }
@@ -182,15 +187,18 @@ impl NvtxIndex {
 const MAX_SCAN: usize = 4096;
 
 /// What the thread of the call `tl.api[call]` did over `[w0, w1)` (`syncs`
-/// merged per thread; the window runs from the gap start to the launch
-/// call's end or the gap end): the launch call itself, the other CUDA calls
-/// (allocation or other), OS runtime calls outside those CUDA calls (an OS
-/// call nested in a CUDA call is that call's time: the `ioctl` inside a
-/// `cudaMallocAsync` growing its pool is the allocation) and profiler
-/// overhead of that thread that overlap the window, each summed; the
-/// largest wins, and the rest of the window is CPU work — named by the NVTX
-/// range of the thread that overlaps the window most (a PyTorch, MPI or
-/// NCCL range first), or the innermost one around the launch call's start.
+/// merged per thread; for a host-bound gap the window runs from the gap
+/// start to the launch call's end or the gap end, for a queued gap it is
+/// the gap, after the call returned): the launch call itself, the other
+/// CUDA calls before or after it (allocation or other), OS runtime calls
+/// outside those CUDA calls (an OS call nested in a CUDA call is that
+/// call's time: the `ioctl` inside a `cudaMallocAsync` growing its pool is
+/// the allocation), waits for input among them ([`is_input_wait`]) and
+/// profiler overhead of that thread that overlap the window, each summed;
+/// the largest wins when it exceeds the rest of the window. Otherwise the
+/// rest is CPU work, named after an NVTX range of the thread only when
+/// that range covers more than [`RANGE_NAMES_SHARE`] of the window
+/// ([`main_range`]).
 pub(crate) fn host_verdict(
     tl: &Timeline,
     syncs: &[SyncCall],
@@ -243,6 +251,21 @@ pub(crate) fn host_verdict(
                 break;
             }
         }
+        // Calls after the launch call that start in the window (a queued
+        // gap's window opens after the launch call returned).
+        for c in tl.api[call as usize + 1..].iter().take(MAX_SCAN) {
+            if c.pid != a.pid || c.start_ns >= w1 {
+                break;
+            }
+            if c.tid == a.tid {
+                let d = if tl.is_alloc(c.name) {
+                    HostDetail::Alloc
+                } else {
+                    HostDetail::CudaApi
+                };
+                cuda_call(d, c.start_ns, c.end_ns, c.name);
+            }
+        }
         for s in thread_slice(syncs, a.pid, a.tid, |s| (s.pid, s.tid, s.start_ns), w0) {
             if s.start_ns >= w1 {
                 break;
@@ -265,7 +288,11 @@ pub(crate) fn host_verdict(
             }
             let (d, ns) = match h.kind {
                 HostSpanKind::OsRuntime => (
-                    HostDetail::OsRuntime,
+                    if is_input_wait(tl.name(h.name), h.end_ns - h.start_ns) {
+                        HostDetail::InputWait
+                    } else {
+                        HostDetail::OsRuntime
+                    },
                     outside(&cuda, h.start_ns.max(w0), h.end_ns.min(w1)),
                 ),
                 HostSpanKind::ProfilerOverhead => (
@@ -278,7 +305,7 @@ pub(crate) fn host_verdict(
     }
     let called: i64 = sums.iter().sum();
     let cpu = (w1 - w0 - called).max(0);
-    let best = HostDetail::ALL[..5]
+    let best = CALL_DETAILS
         .iter()
         .copied()
         .max_by_key(|d| (sums[*d as usize], std::cmp::Reverse(*d as usize)))
@@ -292,19 +319,27 @@ pub(crate) fn host_verdict(
         None => {
             let range = (call != NO_API)
                 .then(|| &tl.api[call as usize])
-                .and_then(|a| main_range(tl, nvtx, a.pid, a.tid, a.start_ns.min(w1), (w0, w1)));
-            HostVerdict {
-                detail: if range.is_some() {
-                    HostDetail::Nvtx
-                } else {
-                    HostDetail::CpuWork
+                .and_then(|a| main_range(tl, nvtx, a.pid, a.tid, (w0, w1)));
+            match range {
+                Some((i, covered_ns)) => HostVerdict {
+                    detail: HostDetail::Nvtx,
+                    what: Some(What::Range(i)),
+                    covered_ns,
                 },
-                what: range.map(What::Range),
-                covered_ns: cpu,
+                None => HostVerdict {
+                    detail: HostDetail::CpuWork,
+                    what: None,
+                    covered_ns: cpu,
+                },
             }
         }
     }
 }
+
+/// An NVTX range names the host's CPU time over a window only when the
+/// ranges of its text cover more than this share of the window: a 278 µs
+/// `aten::matmul` does not explain an 18.6 ms stretch of untraced CPU time.
+pub const RANGE_NAMES_SHARE: f64 = 0.5;
 
 /// The time of `[s0, s1)` outside the sorted, disjoint intervals `inside`, ns.
 fn outside(inside: &[(i64, i64)], s0: i64, s1: i64) -> i64 {
@@ -321,26 +356,92 @@ fn outside(inside: &[(i64, i64)], s0: i64, s1: i64) -> i64 {
 }
 
 /// The NVTX range that names the host's CPU time over `[w0, w1)` on thread
-/// (pid, tid): among the ranges overlapping the window, one of a known
-/// family (PyTorch, MPI, NCCL) first, then the most overlap, then the
-/// latest start (the innermost); without any, the innermost range around
-/// `t` (the launch call's start).
+/// (pid, tid), with the time its text's ranges cover (their union, so
+/// nested ranges of one text count once): among the texts covering more
+/// than [`RANGE_NAMES_SHARE`] of the window, one of a known family
+/// (PyTorch, MPI, NCCL) first, then the most covered, then the
+/// latest-starting (innermost) range of that text; `None` when no text
+/// covers that much (the window is CPU work).
 fn main_range(
     tl: &Timeline,
     nvtx: &NvtxIndex,
     pid: u32,
     tid: u32,
-    t: i64,
     (w0, w1): (i64, i64),
-) -> Option<usize> {
-    nvtx.overlapping(pid, tid, w0, w1)
-        .max_by_key(|&(i, ns)| (RangeFamily::of(&tl.nvtx[i].text).is_some(), ns))
-        .map(|x| x.0)
-        .or_else(|| nvtx.innermost(pid, tid, t))
+) -> Option<(usize, i64)> {
+    let need = ((w1 - w0) as f64 * RANGE_NAMES_SHARE) as i64;
+    text_unions(tl, nvtx, pid, tid, (w0, w1))
+        .into_iter()
+        .filter(|t| t.covered_ns > need)
+        .max_by_key(|t| (RangeFamily::of(t.text).is_some(), t.covered_ns))
+        .map(|t| (t.innermost, t.covered_ns))
 }
 
-/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, summed per
-/// text, most time first, at most `max` texts: (text, ns).
+/// The ranges of one text overlapping a window.
+struct TextCover<'t> {
+    text: &'t str,
+    /// The union of its ranges inside the window, ns.
+    covered_ns: i64,
+    /// The latest-starting of its ranges (an index into [`Timeline::nvtx`]).
+    innermost: usize,
+}
+
+/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, grouped by
+/// text, each text's time the union of its ranges' parts inside the
+/// window (nested ranges of one text count once: never more than the
+/// window).
+fn text_unions<'t>(
+    tl: &'t Timeline,
+    nvtx: &NvtxIndex,
+    pid: u32,
+    tid: u32,
+    (w0, w1): (i64, i64),
+) -> Vec<TextCover<'t>> {
+    // (text, clipped start, clipped end, index), latest-starting first.
+    let mut parts: Vec<(&'t str, i64, i64, usize)> = nvtx
+        .overlapping(pid, tid, w0, w1)
+        .map(|(i, _)| {
+            let r = &tl.nvtx[i];
+            (&*r.text, r.start_ns.max(w0), r.end_ns.min(w1), i)
+        })
+        .collect();
+    // The innermost of a text is its first part in index order (latest
+    // start first); keep it before sorting by time.
+    let mut out: Vec<TextCover<'t>> = Vec::new();
+    for p in &parts {
+        if !out.iter().any(|t| t.text == p.0) {
+            out.push(TextCover {
+                text: p.0,
+                covered_ns: 0,
+                innermost: p.3,
+            });
+        }
+    }
+    parts.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    for same in parts.chunk_by(|a, b| a.0 == b.0) {
+        let mut covered = 0i64;
+        let mut cur: Option<(i64, i64)> = None;
+        for p in same {
+            cur = match cur {
+                Some((s, e)) if p.1 <= e => Some((s, e.max(p.2))),
+                Some((s, e)) => {
+                    covered += e - s;
+                    Some((p.1, p.2))
+                }
+                None => Some((p.1, p.2)),
+            };
+        }
+        covered += cur.map_or(0, |(s, e)| e - s);
+        if let Some(t) = out.iter_mut().find(|t| t.text == same[0].0) {
+            t.covered_ns = covered;
+        }
+    }
+    out
+}
+
+/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, each text's
+/// time the union of its ranges inside the window (so no share exceeds
+/// the window), most time first, at most `max` texts: (text, ns).
 pub(crate) fn range_shares<'t>(
     tl: &'t Timeline,
     nvtx: &NvtxIndex,
@@ -349,14 +450,10 @@ pub(crate) fn range_shares<'t>(
     (w0, w1): (i64, i64),
     max: usize,
 ) -> Vec<(&'t str, i64)> {
-    let mut by_text: Vec<(&'t str, i64)> = Vec::new();
-    for (i, ns) in nvtx.overlapping(pid, tid, w0, w1) {
-        let text: &'t str = &tl.nvtx[i].text;
-        match by_text.iter_mut().find(|x| x.0 == text) {
-            Some(x) => x.1 += ns,
-            None => by_text.push((text, ns)),
-        }
-    }
+    let mut by_text: Vec<(&'t str, i64)> = text_unions(tl, nvtx, pid, tid, (w0, w1))
+        .into_iter()
+        .map(|t| (t.text, t.covered_ns))
+        .collect();
     by_text.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     by_text.truncate(max);
     by_text
@@ -388,91 +485,6 @@ fn thread_slice<T>(
         let k = key(r);
         (k.0, k.1) == (pid, tid)
     })
-}
-
-/// Longest name, in characters, that [`describe`] puts in its sentence: the
-/// sentence is built per gap, so a name in it is cut (a real call name is
-/// under 40 characters); the whole name is in the report's name table.
-pub(crate) const HOST_NAME_CHARS: usize = 120;
-
-/// NVTX range texts named per gap, with their share.
-pub(crate) const RANGES_PER_GAP: usize = 3;
-
-/// What [`describe`] found over one gap.
-#[derive(Debug, Default)]
-pub(crate) struct Described<'t> {
-    /// What the host did, in words.
-    pub(crate) host: Option<String>,
-    /// The innermost NVTX range of the launching thread around the call.
-    pub(crate) context: Option<&'t str>,
-    /// For a host-bound gap, the verdict and the family of what it names.
-    pub(crate) verdict: Option<(HostDetail, Option<CallFamily>, Option<RangeFamily>)>,
-    /// The launching thread's NVTX ranges overlapping the gap: (text, ns).
-    pub(crate) ranges: Vec<(&'t str, i64)>,
-}
-
-/// What the host did over a gap `[g0, g1)` of class `class` ended by `op`:
-/// in words, as typed evidence, and the NVTX ranges of the launching
-/// thread (around the launch call, and overlapping the gap).
-pub(crate) fn describe<'t>(
-    tl: &'t Timeline,
-    syncs: &[SyncCall],
-    nvtx: &NvtxIndex,
-    class: GapClass,
-    op: &GpuOp,
-    g0: i64,
-    g1: i64,
-) -> Described<'t> {
-    let Some(a) = tl.api_of(op) else {
-        return Described::default();
-    };
-    let cut = |s: &str| crate::units::ellipsize(s, HOST_NAME_CHARS);
-    let last_sync = || {
-        let j = syncs.partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, a.tid, g0));
-        syncs[..j]
-            .last()
-            .filter(|s| (s.pid, s.tid) == (a.pid, a.tid))
-            .map(|s| cut(tl.name(s.name)))
-    };
-    let mut verdict = None;
-    let host = match class {
-        GapClass::HostBound => {
-            let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1));
-            verdict = Some(v.typed(tl));
-            let what = match v.what {
-                Some(What::Name(n)) => format!("{} ", cut(tl.name(n))),
-                Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
-                None => String::new(),
-            };
-            Some(format!(
-                "{what}({}, {})",
-                v.detail.label(),
-                crate::units::duration_ns(v.covered_ns as f64)
-            ))
-        }
-        GapClass::SyncDrain => last_sync().map(|n| format!("after {n}")),
-        GapClass::Synchronization | GapClass::PageableCopy => {
-            let ev = super::class::Evidence {
-                syncs,
-                waits: &[],
-                latency_ns: i64::MAX,
-                hints: None,
-            };
-            blocking_sync(&ev, a, g0)
-                .map(|s| cut(tl.name(s.name)))
-                .or_else(|| Some(cut(tl.name(a.name))))
-        }
-        GapClass::LaunchInFlight => Some(cut(tl.name(a.name))),
-        _ => None,
-    };
-    Described {
-        host,
-        context: nvtx
-            .innermost(a.pid, a.tid, a.start_ns)
-            .map(|i| &*tl.nvtx[i].text),
-        verdict,
-        ranges: range_shares(tl, nvtx, a.pid, a.tid, (g0, g1), RANGES_PER_GAP),
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! ([`super::model`]), the step budget and every renderer.
 
 use super::class::N_CLASSES;
-use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale, N_DETAILS};
+use super::evidence::{CallFamily, FixTerms, HostDetail, HostFacts, RangeFamily, Scale, N_DETAILS};
 use super::GapClass;
 use crate::units::duration_ns;
 use serde::ser::SerializeMap;
@@ -195,12 +195,12 @@ pub struct HostTotals {
 
 impl HostTotals {
     /// Adds `ns` of a host-bound gap `gap_ns` long with this evidence.
-    pub fn add(
-        &mut self,
-        (detail, call_family, range_family): (HostDetail, Option<CallFamily>, Option<RangeFamily>),
-        gap_ns: i64,
-        ns: i64,
-    ) {
+    pub fn add(&mut self, facts: HostFacts, gap_ns: i64, ns: i64) {
+        let HostFacts {
+            detail,
+            call_family,
+            range_family,
+        } = facts;
         let d = &mut self.detail.0[detail as usize];
         d.count += 1;
         d.total_ns += ns;
@@ -251,8 +251,15 @@ impl HostTotals {
     /// with the most time); in CUDA calls, the call family with the most
     /// time (the launch call's own fix when it is launches); OS calls and
     /// profiler overhead their detail's fix. `None` without host-bound time.
+    /// The one rule: the gap verdict applies it to every host-bound gap of
+    /// the report, `budget` to those of its typical steps.
     pub fn advice(&self) -> Option<HostAdvice> {
-        let k = self.detail.dominant()?;
+        self.advice_for(self.detail.dominant()?)
+    }
+
+    /// The advice for the gaps of host detail `k`, by the rule of
+    /// [`advice`](HostTotals::advice) (the detail table's fix column).
+    pub fn advice_for(&self, k: HostDetail) -> Option<HostAdvice> {
         // The family with the most time among the gaps of detail `k`
         // (the first seen on ties).
         let largest = |family: &dyn Fn(&EvidenceTotal) -> Option<Family>| {
@@ -293,7 +300,7 @@ impl HostTotals {
                     _ => Some(HostAdvice::Detail(k, self.detail.get(k))),
                 }
             }
-            HostDetail::OsRuntime | HostDetail::ProfilerOverhead => {
+            HostDetail::OsRuntime | HostDetail::InputWait | HostDetail::ProfilerOverhead => {
                 Some(HostAdvice::Detail(k, self.detail.get(k)))
             }
         }
@@ -322,14 +329,14 @@ pub enum HostAdvice {
 }
 
 impl HostAdvice {
-    /// The fix (`pytorch`: the input shows PyTorch's own ranges, so the
-    /// length-class fix may name its knobs).
-    pub fn fix(&self, pytorch: bool) -> &'static str {
+    /// The fix, in the input's terms (its tool, and with PyTorch's ranges
+    /// in the input the length-class fix may name its knobs).
+    pub fn fix(&self, terms: FixTerms) -> &'static str {
         match *self {
             HostAdvice::Range(f, _) => f.fix(),
             HostAdvice::Call(f, _) => f.fix(),
-            HostAdvice::Detail(d, _) => d.fix(),
-            HostAdvice::Scale(s, _) => s.fix(pytorch),
+            HostAdvice::Detail(d, _) => d.fix(terms),
+            HostAdvice::Scale(s, _) => s.fix(terms),
         }
     }
 
@@ -352,11 +359,23 @@ mod tests {
     const MS: i64 = 1_000_000;
     const US: i64 = 1_000;
 
+    fn facts(
+        detail: HostDetail,
+        call_family: Option<CallFamily>,
+        range_family: Option<RangeFamily>,
+    ) -> HostFacts {
+        HostFacts {
+            detail,
+            call_family,
+            range_family,
+        }
+    }
+
     #[test]
     fn a_cut_gap_keeps_the_scale_of_its_whole_length() {
         let mut t = HostTotals::default();
         // 40 µs of a 5 ms gap fall in the window: a CPU stretch, 40 µs.
-        t.add((HostDetail::CpuWork, None, None), 5 * MS, 40 * US);
+        t.add(facts(HostDetail::CpuWork, None, None), 5 * MS, 40 * US);
         let s = t.scale.get(Scale::Stretch);
         assert_eq!((s.count, s.total_ns), (1, 40 * US));
         assert_eq!(t.scale.get(Scale::Launch).count, 0);
@@ -374,10 +393,10 @@ mod tests {
 
     #[test]
     fn advice_follows_the_dominant_detail_then_its_family() {
-        let mpi = (HostDetail::Nvtx, None, Some(RangeFamily::Mpi));
-        let module = (HostDetail::CudaApi, Some(CallFamily::ModuleLoad), None);
-        let launch = (HostDetail::LaunchCall, Some(CallFamily::Launch), None);
-        let cpu = (HostDetail::CpuWork, None, None);
+        let mpi = facts(HostDetail::Nvtx, None, Some(RangeFamily::Mpi));
+        let module = facts(HostDetail::CudaApi, Some(CallFamily::ModuleLoad), None);
+        let launch = facts(HostDetail::LaunchCall, Some(CallFamily::Launch), None);
+        let cpu = facts(HostDetail::CpuWork, None, None);
         // NVTX time (2 × 3 ms in MPI ranges) outweighs CPU work (4 ms).
         let mut t = HostTotals::default();
         t.add(mpi, 3 * MS, 3 * MS);
@@ -394,16 +413,16 @@ mod tests {
                 }
             )
         );
-        assert_eq!(a.fix(false), RangeFamily::Mpi.fix());
+        assert_eq!(a.fix(FixTerms::default()), RangeFamily::Mpi.fix());
         assert_eq!(a.evidence(), "2 gaps inside MPI ranges hold 6.00 ms");
         // Other CUDA calls that load modules: the module-loading fix.
         let mut t = HostTotals::default();
         t.add(module, 2 * MS, 2 * MS);
-        assert_eq!(t.advice().unwrap().fix(false), CallFamily::ModuleLoad.fix());
+        assert_eq!(t.advice().unwrap().fix(FixTerms::default()), CallFamily::ModuleLoad.fix());
         // The launch call itself: its detail's fix, not "launch calls".
         let mut t = HostTotals::default();
         t.add(launch, 50 * US, 50 * US);
-        assert_eq!(t.advice().unwrap().fix(false), HostDetail::LaunchCall.fix());
+        assert_eq!(t.advice().unwrap().fix(FixTerms::default()), HostDetail::LaunchCall.fix(FixTerms::default()));
         // Merging adds per evidence: the CPU work of a second window (9 ms)
         // now outweighs the first's MPI time.
         let mut a = HostTotals::default();

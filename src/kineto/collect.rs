@@ -12,7 +12,8 @@ use super::CounterRange;
 use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES};
 use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_name};
 use crate::timeline::{
-    ApiCall, CopyTotal, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID, OP_PAGEABLE,
+    ApiCall, CopyKind, CopyTotal, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID,
+    OP_PAGEABLE,
 };
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -147,7 +148,7 @@ impl Collector {
                 } else {
                     0
                 };
-                (OpKind::Memcpy, NameRef::memcpy(memcpy_kind(name)), pageable)
+                (OpKind::Memcpy, NameRef::memcpy(CopyKind::from_code(i64::from(memcpy_kind(name)))), pageable)
             }
             _ => (OpKind::Memset, NameRef::MEMSET, 0),
         };

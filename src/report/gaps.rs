@@ -2,12 +2,12 @@
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
 pub use super::gaps_verdict::verdict;
-use super::gaps_verdict::{call_family, dur, frac, host_detail, link_lines, sum_classes};
+use super::gaps_verdict::{dur, frac, host_detail, link_lines, sum_classes};
 use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{
-    CallFamily, ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90,
+    ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90,
     RangeReport, RangeRow, StreamGaps, TopGap,
 };
 use crate::units::ellipsize;
@@ -275,17 +275,14 @@ fn host_table(r: &GapReport) -> Option<Table> {
         ],
         &[0, 4],
     );
-    let nvtx_fix = r.nvtx_hint().map(|h| h.family.fix());
+    let (totals, terms) = (r.host_totals(), r.fix_terms());
     for k in HostDetail::ALL {
         let x = t.get(k);
         if x.count > 0 {
-            let fix = match k {
-                HostDetail::Nvtx => nvtx_fix.unwrap_or(k.fix()),
-                HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
-                    call_family(r, k).map_or(k.fix(), CallFamily::fix)
-                }
-                _ => k.fix(),
-            };
+            // The rule of the verdict (and `budget`), per detail.
+            let fix = totals
+                .advice_for(k)
+                .map_or(k.fix(terms), |a| a.fix(terms));
             tab.push(vec![
                 k.label().into(),
                 x.count.to_string(),
@@ -474,7 +471,7 @@ fn csv_columns<'a>(r: &'a GapReport) -> Vec<Column<'a, ScopeRow<'a>>> {
         move |s: &ScopeRow| {
             opt(s
                 .host_copy
-                .and_then(|c| link.fraction(&c.direction, c.bytes_per_s))
+                .and_then(|c| link.fraction(c.direction, c.bytes_per_s))
                 .map(|f| format!("{f:.4}")))
         },
     ));
@@ -504,7 +501,7 @@ fn csv(r: &GapReport) -> String {
         host_copy: d
             .copies
             .iter()
-            .find(|c| crate::gaps::link::crosses_host_link(&c.direction)),
+            .find(|c| c.direction.crosses_host_link()),
     });
     let streams = r.streams.iter().map(|s| ScopeRow {
         scope: "stream",
@@ -572,7 +569,7 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
             dur(t.total_ns),
             frac(t.total_ns, idle),
             if t.count > 0 {
-                c.fix().into()
+                c.fix_in(r.fix_terms()).into()
             } else {
                 String::new()
             },

@@ -666,7 +666,13 @@ fn kineto_copies_keep_their_bytes_and_the_verdict_says_trace() {
     let c = t.timeline.copies[0];
     assert_eq!(
         (c.copy_kind, c.pageable, c.count, c.bytes, c.duration_ns),
-        (1, true, 16, Some(bytes), (dur_us * 1e3) as i64)
+        (
+            rooftrace::timeline::CopyKind::HtoD,
+            true,
+            16,
+            Some(bytes),
+            (dur_us * 1e3) as i64
+        )
     );
     let (code, out, err) = rooftrace(&["gaps", path.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
