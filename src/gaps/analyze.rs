@@ -326,9 +326,14 @@ fn diagnostics(
             ),
         ));
     } else if launch.ops_with_api == 0 {
+        // In the input's own terms: a PyTorch trace records launches with
+        // the profiler's CUDA activity, an export with nsys's CUDA trace.
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoApiRows,
-            "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
+            match tl.info.flavor {
+                crate::nsys::SchemaFlavor::Kineto => "no CUDA runtime events: every gap is unattributed; record them with torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+                _ => "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
+            },
         ));
     }
     if n_ops == 0 {

@@ -121,7 +121,7 @@ impl Collector {
                     start_ns,
                     end_ns,
                     pid: u32::try_from(ev.pid.0?).ok()?,
-                    tid: u32::try_from(ev.tid.0.unwrap_or(0)).unwrap_or(0),
+                    tid: thread_id(ev.tid.0.unwrap_or(0)).unwrap_or(0),
                     text,
                 });
             }
@@ -168,7 +168,7 @@ impl Collector {
 
     fn api_call(&mut self, ev: &Event, name: &str, start_ns: i64, end_ns: i64) -> Option<()> {
         let pid = u32::try_from(ev.pid.0?).ok()?;
-        let tid = u32::try_from(ev.tid.0.unwrap_or(0)).ok()?;
+        let tid = thread_id(ev.tid.0.unwrap_or(0))?;
         let correlation_id = u32::try_from(ev.args.correlation.0.unwrap_or(0)).ok()?;
         let id = self.intern(name);
         if self.host_pid.is_none() {
@@ -278,6 +278,16 @@ impl Collector {
 
 /// The CUPTI copy kind of a Kineto memcpy name (`Memcpy HtoD (Pageable ->
 /// Device)`): 1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP, 0 unknown.
+/// A thread id as the trace writes it: Kineto writes the system thread id
+/// as a signed 32-bit number, so ids above 2^31 appear negative
+/// (`"tid": -1467877632` on `cudaEventQuery` rows of the NCCL watchdog
+/// thread); read as the unsigned id they wrap. `None` beyond 32 bits.
+pub(super) fn thread_id(tid: i64) -> Option<u32> {
+    u32::try_from(tid)
+        .ok()
+        .or_else(|| i32::try_from(tid).ok().map(|t| t as u32))
+}
+
 fn memcpy_kind(name: &str) -> u8 {
     let word = name.split_whitespace().nth(1).unwrap_or("");
     match word {
@@ -297,7 +307,18 @@ fn memcpy_kind(name: &str) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::memcpy_kind;
+    use super::{memcpy_kind, thread_id};
+
+    #[test]
+    fn negative_thread_ids_are_wrapped_32_bit_ids() {
+        // -1467877632 is the 32-bit pattern of 2827089664.
+        assert_eq!(thread_id(-1_467_877_632), Some(2_827_089_664));
+        assert_eq!(thread_id(-1), Some(u32::MAX));
+        assert_eq!(thread_id(12), Some(12));
+        // Beyond 32 bits either way: not a thread id.
+        assert_eq!(thread_id(i64::from(i32::MIN) - 1), None);
+        assert_eq!(thread_id(i64::from(u32::MAX) + 1), None);
+    }
 
     #[test]
     fn copy_directions_come_from_the_second_word() {

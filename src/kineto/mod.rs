@@ -319,7 +319,7 @@ fn diagnostics_of(c: &collect::Collector) -> Vec<Diagnostic> {
                 events: c.counts.bad,
             },
             format!(
-                "{} events of a category rooftrace reads were skipped: a `ts`/`dur` that is not a number within ±2^61 ns, or a pid, tid, device, stream or correlation beyond its range",
+                "{} events of a category rooftrace reads were skipped: a `ts`/`dur` that is not a number within ±2^61 ns, or a pid, device, stream or correlation beyond its range, or a tid beyond 32 bits (negative tids are Kineto's wrapped 32-bit thread ids: read, not skipped)",
                 c.counts.bad
             ),
         ));

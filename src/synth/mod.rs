@@ -3,3 +3,4 @@
 
 pub mod kineto;
 pub mod nsys;
+pub mod scene;

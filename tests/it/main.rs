@@ -14,6 +14,7 @@ mod diff;
 mod diff_gate;
 mod fuzz_replay;
 mod gaps;
+mod gaps_advice;
 mod gaps_evidence;
 mod gaps_host;
 mod hostile_convert;
