@@ -1,4 +1,4 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/3`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/4`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
@@ -14,7 +14,7 @@ pub use super::totals::{
 };
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.gaps/3";
+pub const SCHEMA: &str = "rooftrace.gaps/4";
 
 /// An index into [`GapReport::names`].
 pub type NameId = usize;

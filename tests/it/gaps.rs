@@ -602,7 +602,7 @@ fn markdown_links_the_image() {
     assert!(lines
         .next()
         .unwrap()
-        .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency; fix first: overlap the dependency (more streams, earlier events) (20.0 µs of 43.0 µs idle)**"));
+        .starts_with("**GPU idle 86.0 % of 50.0 µs, 46.5 % queued/dependency; fix first: find what the queued op waited for (an event, another stream, process or device) and overlap it (more streams, earlier events) (20.0 µs of 43.0 µs idle)**"));
     assert_eq!(lines.nth(1), Some("![GPU timeline](timeline.png)"));
 }
 
@@ -955,7 +955,7 @@ fn csv_splits_host_bound_per_device_and_leaves_streams_unknown() {
         .iter()
         .filter(|h| h.starts_with("host_detail_") && h.ends_with("_ns"))
         .collect();
-    assert_eq!(details.len(), 7, "{head:?}");
+    assert_eq!(details.len(), 8, "{head:?}");
     let (mut devices, mut streams) = (0, 0);
     for rec in rd.records() {
         let rec = rec.unwrap();

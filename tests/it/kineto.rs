@@ -440,8 +440,12 @@ fn diff_of_a_trace_with_itself_and_with_its_own_gaps_json_is_unchanged() {
     assert_eq!(same["verdict"], "unchanged");
     assert_eq!(same["counts"]["regression"], 0);
     assert_eq!(same["counts"]["improvement"], 0);
-    // rank 0 against rank 1: two real timelines, compared field by field;
-    // rank 1's 5.9 % more busy time trips the default gate (exit 3).
+    // rank 0 against rank 1: two real timelines, compared field by field.
+    // The gate used to trip (exit 3) on "copy-engine scheduling" 2.27 ms ->
+    // 7.37 ms: queued copies judged from the absence of a wait event. No
+    // other copy held an engine in those gaps (one process, its device
+    // idle), so they are queued/dependency now (issue 29) and no compared
+    // row crosses its threshold: exit 0.
     let (code, out, err) = rooftrace(&[
         "diff",
         p,
@@ -449,7 +453,7 @@ fn diff_of_a_trace_with_itself_and_with_its_own_gaps_json_is_unchanged() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 3, "{err}");
+    assert_eq!(code, 0, "{err}");
     let ranks: Value = serde_json::from_str(&out).unwrap();
     let busy = &ranks["nsys"]["total"]["busy_ns"];
     assert_eq!(busy["before"].as_f64(), Some(547_656_000.0));
