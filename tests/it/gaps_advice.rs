@@ -281,3 +281,92 @@ fn kinetos_negative_thread_ids_are_read_not_skipped() {
         t.diagnostics
     );
 }
+
+/// Every pixel column of the idle lanes of the default timeline window is
+/// drawn as the state that held most of its time, recomputed here from the
+/// timeline: busy is the union of the device's ops (from the timeline's
+/// rows, not the gap model) inside the column, each class's time the part
+/// of the report's classified gaps of that class inside it.
+fn columns_match_the_timeline(tl: &rooftrace::timeline::Timeline) {
+    use rooftrace::plot::timeline::{BarWhat, TimelineChart, TimelineInput};
+    let cfg = GapConfig {
+        keep_gaps: true,
+        ..GapConfig::default()
+    };
+    let report = analyze(tl, &cfg);
+    let input = TimelineInput::from_gaps(tl, &report, None, "x").unwrap();
+    let chart = TimelineChart::build(&input).unwrap();
+    let gaps = report.gaps.as_deref().unwrap();
+    let (mut checked, mut idle_columns) = (0, 0);
+    for (lane, row) in chart.lanes.iter().enumerate() {
+        let Some(who) = row.label.strip_suffix(" idle gaps") else {
+            continue;
+        };
+        // One process in these inputs: the lane is `GPU <device>`.
+        let device: u16 = who.trim_start_matches("GPU ").parse().unwrap();
+        let pid = tl.ops.iter().find(|o| o.device == device).unwrap().pid;
+        let ops: Vec<(i64, i64)> = tl
+            .ops
+            .iter()
+            .filter(|o| (o.pid, o.device) == (pid, device))
+            .map(|o| (o.start_ns, o.end_ns))
+            .collect();
+        for x in chart.plot.left..chart.plot.right {
+            let (c0, c1) = chart.column_ns(x).unwrap();
+            // Busy: the union of the ops clipped to the column.
+            let mut parts: Vec<(i64, i64)> = ops
+                .iter()
+                .map(|&(s, e)| (s.max(c0), e.min(c1)))
+                .filter(|(s, e)| e > s)
+                .collect();
+            parts.sort_unstable();
+            let (mut busy, mut reach) = (0i64, c0);
+            for (s, e) in parts {
+                if e > reach {
+                    busy += e - s.max(reach);
+                    reach = e;
+                }
+            }
+            let mut by_class = [0i64; 9];
+            for g in gaps.iter().filter(|g| (g.pid, g.device) == (pid, device)) {
+                let ns = g.end_ns.min(c1) - g.start_ns.max(c0);
+                if ns > 0 {
+                    by_class[g.class as usize] += ns;
+                }
+            }
+            // Time outside the device's span (before its first op, after
+            // its last) is neither idle nor drawn: it counts with busy.
+            let outside = (c1 - c0) - busy - by_class.iter().sum::<i64>();
+            assert!(outside >= 0, "column {x}: busy and idle overlap");
+            let want = GapClass::ALL
+                .into_iter()
+                .filter(|k| by_class[*k as usize] > 0)
+                .max_by_key(|k| (by_class[*k as usize], std::cmp::Reverse(*k as usize)))
+                .filter(|k| by_class[*k as usize] > busy + outside);
+            let drawn = chart.bars.iter().find_map(|b| match b.what {
+                BarWhat::Gap(c)
+                    if b.rect.top >= row.rect.top
+                        && b.rect.bottom <= row.rect.bottom
+                        && (b.rect.left..b.rect.right).contains(&x) =>
+                {
+                    Some(c)
+                }
+                _ => None,
+            });
+            assert_eq!(drawn, want, "lane {lane} column {x} [{c0}, {c1})");
+            checked += 1;
+            idle_columns += usize::from(drawn.is_some());
+        }
+    }
+    // Both states occur: the check compares something.
+    assert!(checked > 500 && idle_columns > 0 && idle_columns < checked, "{idle_columns} of {checked}");
+}
+
+#[test]
+fn each_timeline_column_is_drawn_as_the_state_with_most_of_its_time() {
+    // CloverLeaf (nsys, fixtures/) and a PyTorch trace's busiest stretch.
+    let path = crate::common::fixture("nsys/nsys2024.5.1_pipit_cloverleaf.sqlite");
+    columns_match_the_timeline(&rooftrace::nsys::read_timeline(&path, false, &no_progress).unwrap());
+    let path = crate::common::fixture("kineto/sampled_rank-1.json.gz");
+    columns_match_the_timeline(&rooftrace::kineto::read_timeline(&path).unwrap().timeline);
+}
