@@ -18,6 +18,7 @@ pub mod config;
 mod describe;
 pub mod engines;
 pub mod evidence;
+pub mod fixes;
 pub mod hist;
 pub mod host;
 pub mod link;
