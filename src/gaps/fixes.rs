@@ -79,6 +79,17 @@ pub fn call_key(f: CallFamily) -> &'static str {
     }
 }
 
+/// The fix when copies kept the GPU busier than kernels, by the largest
+/// copy stream: from pageable host memory, device-side (device to device,
+/// not over the host link), or pinned host copies.
+pub fn copy_fix(pageable: bool, on_device: bool) -> &'static str {
+    match (pageable, on_device) {
+        (true, _) => "pin the host buffers (cudaHostAlloc, pin_memory=True) so the copies run asynchronously, then overlap them with compute",
+        (false, true) => "avoid the device-to-device copies (views or in-place ops instead of copies, fewer .contiguous() calls)",
+        (false, false) => "keep the data resident on the GPU (copy once, reuse), overlap pinned async copies with compute on another stream, and batch small copies into fewer, larger ones",
+    }
+}
+
 /// Every row, in table order; a fix the same in all terms is one `any` row.
 pub fn fix_table() -> Vec<FixRow> {
     let mut rows = Vec::new();
@@ -120,6 +131,9 @@ pub fn fix_table() -> Vec<FixRow> {
     for s in Scale::ALL {
         add(format!("scale:{}", s.key()), &|t| s.fix(t));
     }
+    add("copies:pinned".into(), &|_| copy_fix(false, false));
+    add("copies:pageable".into(), &|_| copy_fix(true, false));
+    add("copies:device".into(), &|_| copy_fix(false, true));
     rows
 }
 

@@ -92,17 +92,26 @@ struct IndexedRange {
 /// NVTX ranges by (pid, tid, start): the index the detail looks up.
 pub(crate) struct NvtxIndex {
     ranges: Vec<IndexedRange>,
-    /// `reach[i]`: the latest end of the ranges of `ranges[i]`'s thread up
-    /// to `i`. A look back from a time stops at the first range whose reach
-    /// is at or before the times it needs: no earlier range of that thread
-    /// is still open then. Disjoint ranges (one per step) are thus passed
-    /// over in O(1) per gap, not [`MAX_RANGES_BACK`] each.
-    reach: Vec<i64>,
+    /// `parent[i]`: the nearest earlier range of `ranges[i]`'s thread still
+    /// open when it starts (its enclosing range when ranges nest), or
+    /// [`NO_PARENT`]. Every range open at a time `t` is on the chain of
+    /// parents from the last range starting before `t` (an earlier range
+    /// open at `t` is open at the start of every later one before `t`, so
+    /// each parent link lands at or after it): an outer `## forward ##`
+    /// with thousands of ops inside is found in as many steps as it is
+    /// deep, not after a scan of every op since it opened.
+    parent: Vec<u32>,
 }
 
-/// Ranges looked at, back from a time, on one thread (nesting deeper than
-/// this is not real; the bound keeps a hostile export's work linear).
+/// No parent in [`NvtxIndex::parent`].
+const NO_PARENT: u32 = u32::MAX;
+
+/// Ranges looked at along a chain of parents (nesting deeper than this is
+/// not real; the bound keeps a hostile export's work linear).
 const MAX_RANGES_BACK: usize = 256;
+
+/// Ranges starting inside one window looked at.
+const MAX_RANGES_IN_WINDOW: usize = 4096;
 
 impl NvtxIndex {
     /// Indexes the timeline's closed NVTX ranges.
@@ -124,52 +133,53 @@ impl NvtxIndex {
             })
             .collect();
         v.sort_unstable();
-        let mut reach = Vec::with_capacity(v.len());
-        let mut prev: Option<&IndexedRange> = None;
-        for x in &v {
-            let r = match (prev, reach.last()) {
-                (Some(p), Some(&r)) if (p.pid, p.tid) == (x.pid, x.tid) => x.end_ns.max(r),
-                _ => x.end_ns,
-            };
-            reach.push(r);
-            prev = Some(x);
+        let mut parent = Vec::with_capacity(v.len());
+        // Earlier ranges of the thread that may still be open, latest on top.
+        let mut open: Vec<usize> = Vec::new();
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 && (v[i - 1].pid, v[i - 1].tid) != (x.pid, x.tid) {
+                open.clear();
+            }
+            while open.last().is_some_and(|&t| v[t].end_ns <= x.start_ns) {
+                open.pop();
+            }
+            parent.push(open.last().map_or(NO_PARENT, |&t| t as u32));
+            open.push(i);
         }
-        NvtxIndex { ranges: v, reach }
+        NvtxIndex { ranges: v, parent }
     }
 
-    /// The ranges of thread (pid, tid) starting at or before `t`, latest
-    /// first (at most [`MAX_RANGES_BACK`]), up to the last one that some
-    /// range of the thread (it or an earlier one) is open after `open_after`:
-    /// the ranges left out all end at or before `open_after`.
-    fn back_from(
-        &self,
-        pid: u32,
-        tid: u32,
-        t: i64,
-        open_after: i64,
-    ) -> impl Iterator<Item = &IndexedRange> {
+    /// Index of the last range of thread (pid, tid) whose start passes
+    /// `before` (`start <= t` or `start < t`).
+    fn last_of(&self, pid: u32, tid: u32, before: impl Fn(i64) -> bool) -> Option<usize> {
         let j = self
             .ranges
-            .partition_point(|x| (x.pid, x.tid, x.start_ns) <= (pid, tid, t));
-        self.ranges[..j]
-            .iter()
-            .zip(&self.reach[..j])
-            .rev()
-            .take(MAX_RANGES_BACK)
-            .take_while(move |(x, &reach)| (x.pid, x.tid) == (pid, tid) && reach > open_after)
-            .map(|x| x.0)
+            .partition_point(|x| (x.pid, x.tid) < (pid, tid) || ((x.pid, x.tid) == (pid, tid) && before(x.start_ns)));
+        j.checked_sub(1)
+            .filter(|&k| (self.ranges[k].pid, self.ranges[k].tid) == (pid, tid))
+    }
+
+    /// Range `k` and its chain of parents, latest-starting first.
+    fn chain(&self, k: Option<usize>) -> impl Iterator<Item = &IndexedRange> {
+        std::iter::successors(k, |&i| {
+            let p = self.parent[i];
+            (p != NO_PARENT).then_some(p as usize)
+        })
+        .take(MAX_RANGES_BACK)
+        .map(|i| &self.ranges[i])
     }
 
     /// The innermost range of thread (pid, tid) that contains `t` (the
-    /// latest-starting one among the last 256 starting at or before `t`).
+    /// latest-starting one open at `t`).
     pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
-        self.back_from(pid, tid, t, t)
+        self.chain(self.last_of(pid, tid, |s| s <= t))
             .find(|x| x.end_ns > t)
             .map(|x| x.index)
     }
 
     /// The ranges of thread (pid, tid) overlapping `[w0, w1)`, each with
-    /// its overlap, ns (latest-starting first).
+    /// its overlap, ns (latest-starting first): those starting inside the
+    /// window, then those open at its start.
     pub(crate) fn overlapping(
         &self,
         pid: u32,
@@ -177,7 +187,15 @@ impl NvtxIndex {
         w0: i64,
         w1: i64,
     ) -> impl Iterator<Item = (usize, i64)> + '_ {
-        self.back_from(pid, tid, w1 - 1, w0)
+        let before_w0 = self.last_of(pid, tid, |s| s < w0);
+        let inside_end = self.last_of(pid, tid, |s| s < w1).map_or(0, |k| k + 1);
+        let first = self.ranges.partition_point(|x| (x.pid, x.tid) < (pid, tid));
+        let inside_start = before_w0.map_or(first, |k| k + 1);
+        self.ranges[inside_start.min(inside_end)..inside_end]
+            .iter()
+            .rev()
+            .take(MAX_RANGES_IN_WINDOW)
+            .chain(self.chain(before_w0).filter(move |x| x.end_ns > w0))
             .map(move |x| (x.index, overlap(x.start_ns, x.end_ns, w0, w1)))
             .filter(|x| x.1 > 0)
     }
@@ -370,8 +388,11 @@ fn main_range(
     (w0, w1): (i64, i64),
 ) -> Option<(usize, i64)> {
     let need = ((w1 - w0) as f64 * RANGE_NAMES_SHARE) as i64;
+    // Latest-starting texts first, reversed: on a tie `max_by_key` keeps
+    // the last, the latest-starting (innermost) text.
     text_unions(tl, nvtx, pid, tid, (w0, w1))
         .into_iter()
+        .rev()
         .filter(|t| t.covered_ns > need)
         .max_by_key(|t| (RangeFamily::of(t.text).is_some(), t.covered_ns))
         .map(|t| (t.innermost, t.covered_ns))
@@ -495,8 +516,9 @@ mod tests {
     /// The index's answers equal a scan of every range: nested ranges
     /// (an outer range open over many disjoint inner ones), disjoint
     /// steps, an empty range and a second thread whose ranges interleave
-    /// in time. The look-back stops early (on `reach`) only past ranges
-    /// that cannot contain or overlap, so nothing may differ.
+    /// in time, and an outer range with 600 short ones inside it before the
+    /// times asked (a look back over the last 256 ranges missed it; the
+    /// chain of parents does not), so nothing may differ.
     #[test]
     fn nvtx_lookups_equal_a_full_scan() {
         let r = |tid: u32, start_ns: i64, end_ns: i64| NvtxRange {
@@ -512,6 +534,12 @@ mod tests {
             ranges.push(r(2, 12 + 20 * k, 30 + 20 * k)); // overlapping each other
         }
         ranges.push(r(1, 1_100, 1_200)); // after the outer one closed
+        // An outer range with 600 ops inside it before the times asked
+        // (a `## forward ##` annotation over a model's ops): still found.
+        ranges.push(r(3, 0, 1_300));
+        for k in 0..600 {
+            ranges.push(r(3, 1 + k, 2 + k));
+        }
         let idx = NvtxIndex::of(&ranges);
         let mut sorted: Vec<(u32, i64, i64, usize)> = ranges
             .iter()
@@ -519,7 +547,7 @@ mod tests {
             .map(|(i, x)| (x.tid, x.start_ns, x.end_ns, i))
             .collect();
         sorted.sort_unstable();
-        for tid in [1, 2, 3] {
+        for tid in [1, 2, 3, 4] {
             let mine = || sorted.iter().filter(move |x| x.0 == tid);
             for t in (-5..1_250).step_by(3) {
                 let want = mine().rfind(|x| x.1 <= t && x.2 > t).map(|x| x.3);

@@ -161,11 +161,7 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         }
         _ => String::new(),
     };
-    let fix = match (direction, pageable) {
-        (_, true) => "pin the host buffers (cudaHostAlloc, pin_memory=True) so the copies run asynchronously, then overlap them with compute",
-        (CopyKind::DtoD, _) => "avoid the device-to-device copies (views or in-place ops instead of copies, fewer .contiguous() calls)",
-        _ => "keep the data resident on the GPU (copy once, reuse), overlap pinned async copies with compute on another stream, and batch small copies into fewer, larger ones",
-    };
+    let fix = crate::gaps::fixes::copy_fix(pageable, direction == CopyKind::DtoD);
     Some(format!(
         "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, {against}{staged}: {fix}",
         if pageable {

@@ -17,6 +17,7 @@ mod gaps;
 mod gaps_advice;
 mod gaps_evidence;
 mod gaps_host;
+mod gaps_verdicts;
 mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
