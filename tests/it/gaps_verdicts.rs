@@ -636,4 +636,6 @@ fn every_headline_is_recomputed_from_the_raw_rows() {
     }
     // At least the shipped fixtures (5 exports, 5 traces with a timeline).
     assert!(recomputed.len() >= 10, "{recomputed:#?}");
+    // The list, for `cargo test -- --nocapture` (the note quotes it).
+    eprintln!("headlines recomputed from the raw rows:\n{}", recomputed.join("\n"));
 }
