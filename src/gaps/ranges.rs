@@ -161,10 +161,7 @@ pub(crate) fn range_report<'t>(
     };
     let mut classes = ClassTotals::default();
     for r in &instances {
-        for (i, t) in r.classes.0.iter().enumerate() {
-            classes.0[i].count += t.count;
-            classes.0[i].total_ns += t.total_ns;
-        }
+        classes.merge(&r.classes);
     }
     RangeReport {
         pattern: re.as_str().to_string(),

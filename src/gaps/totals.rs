@@ -1,6 +1,7 @@
-//! Count and time of gaps, summed by what the analysis tells apart: per
-//! class ([`ClassTotals`]), per host detail under the host-bound class
-//! ([`DetailTotals`]), per length class ([`ScaleTotals`]), and the
+//! Count and time of gaps, summed by what the analysis tells apart (one
+//! generic [`PerKey`]): per class ([`ClassTotals`]), per host detail under
+//! the host-bound class ([`DetailTotals`]), per length class
+//! ([`ScaleTotals`]), and the
 //! host-bound time of a window by all its typed evidence ([`HostTotals`],
 //! with the advice it supports, [`HostAdvice`]). Plain data, serialised as
 //! objects keyed by the class, detail or scale key; read by the gap report
@@ -22,139 +23,134 @@ pub struct ClassTotal {
     pub total_ns: i64,
 }
 
-/// Per-class totals, indexed in [`GapClass::ALL`] order; serialised as an
-/// object keyed by [`GapClass::key`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClassTotals(pub [ClassTotal; N_CLASSES]);
+/// A closed set of keys that gaps are counted by (a class, a host detail,
+/// a length class): the display order and the JSON key of each.
+pub trait TotalKey: Copy + Eq + 'static {
+    /// Every key, in display order; a key's place in it is its index.
+    const ALL: &'static [Self];
+    /// The key's place in [`ALL`](TotalKey::ALL).
+    fn index(self) -> usize;
+    /// The snake_case key used in JSON and CSV.
+    fn json_key(self) -> &'static str;
+}
 
-impl ClassTotals {
-    /// Adds one gap.
-    pub fn add(&mut self, class: GapClass, duration_ns: i64) {
-        let t = &mut self.0[class as usize];
-        t.count += 1;
-        t.total_ns += duration_ns;
+impl TotalKey for GapClass {
+    const ALL: &'static [GapClass] = &GapClass::ALL;
+    fn index(self) -> usize {
+        self as usize
     }
-
-    /// The totals of one class.
-    pub fn get(&self, class: GapClass) -> ClassTotal {
-        self.0[class as usize]
-    }
-
-    /// Sum of all classes' durations, ns (equals the idle time it was built from).
-    pub fn total_ns(&self) -> i64 {
-        self.0.iter().map(|t| t.total_ns).sum()
-    }
-
-    /// The class with the most idle time (first in display order on ties).
-    pub fn dominant(&self) -> Option<GapClass> {
-        GapClass::ALL
-            .into_iter()
-            .filter(|c| self.get(*c).total_ns > 0)
-            .max_by_key(|c| (self.get(*c).total_ns, std::cmp::Reverse(*c as usize)))
+    fn json_key(self) -> &'static str {
+        self.key()
     }
 }
 
-impl Serialize for ClassTotals {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(N_CLASSES))?;
-        for c in GapClass::ALL {
-            m.serialize_entry(c.key(), &self.get(c))?;
-        }
-        m.end()
+impl TotalKey for HostDetail {
+    const ALL: &'static [HostDetail] = &HostDetail::ALL;
+    fn index(self) -> usize {
+        self as usize
+    }
+    fn json_key(self) -> &'static str {
+        self.key()
     }
 }
 
-/// Host-bound idle time per [`HostDetail`]; serialised as an object keyed
-/// by [`HostDetail::key`]. Sums to the host-bound class total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DetailTotals(pub [ClassTotal; N_DETAILS]);
-
-impl DetailTotals {
-    /// Adds one gap.
-    pub fn add(&mut self, d: HostDetail, duration_ns: i64) {
-        let t = &mut self.0[d as usize];
-        t.count += 1;
-        t.total_ns += duration_ns;
+impl TotalKey for Scale {
+    const ALL: &'static [Scale] = &Scale::ALL;
+    fn index(self) -> usize {
+        self as usize
     }
-
-    /// The totals of one detail.
-    pub fn get(&self, d: HostDetail) -> ClassTotal {
-        self.0[d as usize]
+    fn json_key(self) -> &'static str {
+        self.key()
     }
+}
 
-    /// Adds another device's totals.
-    pub fn merge(&mut self, o: &DetailTotals) {
-        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
-            a.count += b.count;
-            a.total_ns += b.total_ns;
+/// Count and time of gaps per key `K` (`N` keys), indexed in `K::ALL`
+/// order; serialised as an object keyed by [`TotalKey::json_key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerKey<K: TotalKey, const N: usize> {
+    totals: [ClassTotal; N],
+    key: std::marker::PhantomData<K>,
+}
+
+/// Per-class totals ([`GapClass`]); they sum to the idle time.
+pub type ClassTotals = PerKey<GapClass, N_CLASSES>;
+/// Host-bound idle time per [`HostDetail`]; sums to the host-bound total.
+pub type DetailTotals = PerKey<HostDetail, N_DETAILS>;
+/// Host-bound idle time by gap length ([`Scale`]); sums to the host-bound total.
+pub type ScaleTotals = PerKey<Scale, 3>;
+
+impl<K: TotalKey, const N: usize> Default for PerKey<K, N> {
+    fn default() -> Self {
+        PerKey {
+            totals: [ClassTotal::default(); N],
+            key: std::marker::PhantomData,
         }
     }
-
-    /// The detail with the most time (first in display order on ties).
-    pub fn dominant(&self) -> Option<HostDetail> {
-        HostDetail::ALL
-            .into_iter()
-            .filter(|d| self.get(*d).total_ns > 0)
-            .max_by_key(|d| (self.get(*d).total_ns, std::cmp::Reverse(*d as usize)))
-    }
 }
 
-impl Serialize for DetailTotals {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(N_DETAILS))?;
-        for d in HostDetail::ALL {
-            m.serialize_entry(d.key(), &self.get(d))?;
-        }
-        m.end()
-    }
-}
-
-/// Host-bound idle time by gap length ([`Scale`]); serialised as an object
-/// keyed by [`Scale::key`]. Sums to the host-bound class total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ScaleTotals(pub [ClassTotal; 3]);
-
-impl ScaleTotals {
-    /// Adds one gap of `duration_ns`.
-    pub fn add(&mut self, duration_ns: i64) {
-        self.add_as(Scale::of(duration_ns), duration_ns);
-    }
-
-    /// Adds `ns` of one gap of scale `scale` (a gap cut by a window keeps
-    /// the scale of its whole length).
-    pub fn add_as(&mut self, scale: Scale, ns: i64) {
-        let t = &mut self.0[scale as usize];
+impl<K: TotalKey, const N: usize> PerKey<K, N> {
+    /// Adds `ns` of one gap under `k` (a gap cut by a window adds its part).
+    pub fn add(&mut self, k: K, ns: i64) {
+        let t = &mut self.totals[k.index()];
         t.count += 1;
         t.total_ns += ns;
     }
 
-    /// The totals of one scale.
-    pub fn get(&self, s: Scale) -> ClassTotal {
-        self.0[s as usize]
+    /// The totals of one key.
+    pub fn get(&self, k: K) -> ClassTotal {
+        self.totals[k.index()]
     }
 
-    /// Adds another device's totals.
-    pub fn merge(&mut self, o: &ScaleTotals) {
-        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+    /// Clears one key's totals.
+    pub fn clear(&mut self, k: K) {
+        self.totals[k.index()] = ClassTotal::default();
+    }
+
+    /// Adds another set of totals (another device, range or window).
+    pub fn merge(&mut self, o: &Self) {
+        for (a, b) in self.totals.iter_mut().zip(o.totals.iter()) {
             a.count += b.count;
             a.total_ns += b.total_ns;
         }
     }
 
-    /// The scale holding the most time (the shorter on ties).
-    pub fn dominant(&self) -> Option<Scale> {
-        Scale::ALL
-            .into_iter()
-            .filter(|s| self.get(*s).total_ns > 0)
-            .max_by_key(|s| (self.get(*s).total_ns, std::cmp::Reverse(*s as usize)))
+    /// Sum of all keys' durations, ns.
+    pub fn total_ns(&self) -> i64 {
+        self.totals.iter().map(|t| t.total_ns).sum()
+    }
+
+    /// Sum of all keys' gap counts.
+    pub fn total_count(&self) -> u64 {
+        self.totals.iter().map(|t| t.count).sum()
+    }
+
+    /// Each key with its totals, in display order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, ClassTotal)> + '_ {
+        K::ALL.iter().map(|k| (*k, self.get(*k)))
+    }
+
+    /// The key with the most time (first in display order on ties).
+    pub fn dominant(&self) -> Option<K> {
+        K::ALL
+            .iter()
+            .copied()
+            .filter(|k| self.get(*k).total_ns > 0)
+            .max_by_key(|k| (self.get(*k).total_ns, std::cmp::Reverse(k.index())))
     }
 }
 
-impl Serialize for ScaleTotals {
+impl ScaleTotals {
+    /// Adds one gap of `duration_ns` under its length class.
+    pub fn add_gap(&mut self, duration_ns: i64) {
+        self.add(Scale::of(duration_ns), duration_ns);
+    }
+}
+
+impl<K: TotalKey, const N: usize> Serialize for PerKey<K, N> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(3))?;
-        for sc in Scale::ALL {
-            m.serialize_entry(sc.key(), &self.get(sc))?;
+        let mut m = s.serialize_map(Some(N))?;
+        for k in K::ALL {
+            m.serialize_entry(k.json_key(), &self.get(*k))?;
         }
         m.end()
     }
@@ -201,10 +197,8 @@ impl HostTotals {
             call_family,
             range_family,
         } = facts;
-        let d = &mut self.detail.0[detail as usize];
-        d.count += 1;
-        d.total_ns += ns;
-        self.scale.add_as(Scale::of(gap_ns), ns);
+        self.detail.add(detail, ns);
+        self.scale.add(Scale::of(gap_ns), ns);
         let key = (detail, call_family, range_family);
         match self
             .evidence

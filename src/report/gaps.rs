@@ -261,7 +261,7 @@ fn launch_lines(r: &GapReport) -> Vec<String> {
 /// The host-bound gaps by what the launching thread did, with the fix.
 fn host_table(r: &GapReport) -> Option<Table> {
     let t = host_detail(r);
-    let hb: i64 = t.0.iter().map(|x| x.total_ns).sum();
+    let hb: i64 = t.total_ns();
     if hb == 0 {
         return None;
     }
@@ -534,7 +534,7 @@ fn csv(r: &GapReport) -> String {
             span_ns: i.gpu_end_ns - i.gpu_start_ns,
             busy_ns: i.busy_ns,
             idle_ns: i.idle_ns,
-            gap_count: i.classes.0.iter().map(|c| c.count).sum(),
+            gap_count: i.classes.total_count(),
             classes: &i.classes,
             detail: None,
             host_copy: None,

@@ -11,10 +11,7 @@ use crate::units::{duration_ns, ellipsize, percent, si};
 pub(super) fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
     let mut t = ClassTotals::default();
     for c in it {
-        for (i, x) in c.0.iter().enumerate() {
-            t.0[i].count += x.count;
-            t.0[i].total_ns += x.total_ns;
-        }
+        t.merge(c);
     }
     t
 }
@@ -200,7 +197,7 @@ fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
     let details = totals.detail;
     let k = details.dominant()?;
     let ns = details.get(k).total_ns;
-    let hb: i64 = details.0.iter().map(|x| x.total_ns).sum();
+    let hb: i64 = details.total_ns();
     let of = format!("{} of {} host-bound", dur(ns), dur(hb));
     let fix = advice.fix(r.fix_terms());
     let words = match advice {
@@ -279,7 +276,7 @@ fn with_reason(
         // name the largest class among the gaps that can be explained.
         Some(GapClass::Unattributed) if idle > 0 => {
             let mut explained = *classes;
-            explained.0[GapClass::Unattributed as usize] = Default::default();
+            explained.clear(GapClass::Unattributed);
             match explained.dominant() {
                 Some(c) => format!(
                     "{head}, {} unattributed (no launch row), then {} {}",

@@ -102,17 +102,13 @@ fn check_against_reference(path: &Path, r: &GapReport) {
             "class totals must add up to idle"
         );
         assert_eq!(
-            d.classes.0.iter().map(|c| c.count).sum::<u64>(),
+            d.classes.total_count(),
             d.gap_count
         );
         // The host detail is a level under host-bound: it adds up to it.
         let hb = d.classes.get(GapClass::HostBound);
         assert_eq!(
-            d.host_detail
-                .0
-                .iter()
-                .map(|t| (t.count, t.total_ns))
-                .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1)),
+            (d.host_detail.total_count(), d.host_detail.total_ns()),
             (hb.count, hb.total_ns),
             "host detail must add up to host-bound"
         );

@@ -599,7 +599,7 @@ fn host_bound_detail_matches_an_independent_query() {
         "cloverleaf has cudaMalloc in host-bound gaps"
     );
     assert_eq!(
-        d.host_detail.0.iter().map(|t| t.total_ns).sum::<i64>(),
+        d.host_detail.total_ns(),
         d.classes.get(GapClass::HostBound).total_ns
     );
 }
