@@ -6,10 +6,10 @@
 
 use super::class::merge_syncs;
 use super::config::GapConfig;
-use super::evidence::{RangeFamily, Scale};
-use super::hist::{hist_range, HIST_EDGES_NS};
 use super::describe::{describe, Lookup};
 use super::engines::CopyEngines;
+use super::evidence::{RangeFamily, Scale};
+use super::hist::{hist_range, HIST_EDGES_NS};
 use super::host::NvtxIndex;
 use super::model::*;
 use super::ranges::{range_report, HostLookup};

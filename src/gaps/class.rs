@@ -566,7 +566,10 @@ mod tests {
             engine_busy: true,
             ..copy
         };
-        assert_eq!(classify(100, 200, &busy, &ev(&[])), GapClass::CopyScheduling);
+        assert_eq!(
+            classify(100, 200, &busy, &ev(&[])),
+            GapClass::CopyScheduling
+        );
         let busy_other_stream = NextOp {
             cross_stream: true,
             ..busy

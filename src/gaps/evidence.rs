@@ -272,7 +272,14 @@ pub fn is_input_wait(name: &str, duration_ns: i64) -> bool {
         "getwc", "fgetwc", "getwchar", "fgetws",
     ];
     let waits = [
-        "read", "readv", "select", "pselect6", "pselect", "poll", "ppoll", "epoll_wait",
+        "read",
+        "readv",
+        "select",
+        "pselect6",
+        "pselect",
+        "poll",
+        "ppoll",
+        "epoll_wait",
         "epoll_pwait",
     ];
     if stdio.contains(&base) || base == "__getdelim" {

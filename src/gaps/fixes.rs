@@ -141,7 +141,12 @@ pub fn fix_table() -> Vec<FixRow> {
 pub fn fix_table_markdown() -> String {
     let mut out = String::from("| evidence | input | fix |\n|---|---|---|\n");
     for r in fix_table() {
-        out.push_str(&format!("| `{}` | {} | {} |\n", r.evidence, r.input, r.fix.replace('|', "\\|")));
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            r.evidence,
+            r.input,
+            r.fix.replace('|', "\\|")
+        ));
     }
     out
 }
@@ -156,7 +161,10 @@ mod tests {
     fn the_docs_print_the_fix_table_verbatim() {
         let docs = include_str!("../../docs/gaps.md");
         let table = fix_table_markdown();
-        assert!(docs.contains(&table), "docs/gaps.md lacks the table:\n{table}");
+        assert!(
+            docs.contains(&table),
+            "docs/gaps.md lacks the table:\n{table}"
+        );
     }
 
     #[test]

@@ -152,9 +152,9 @@ impl NvtxIndex {
     /// Index of the last range of thread (pid, tid) whose start passes
     /// `before` (`start <= t` or `start < t`).
     fn last_of(&self, pid: u32, tid: u32, before: impl Fn(i64) -> bool) -> Option<usize> {
-        let j = self
-            .ranges
-            .partition_point(|x| (x.pid, x.tid) < (pid, tid) || ((x.pid, x.tid) == (pid, tid) && before(x.start_ns)));
+        let j = self.ranges.partition_point(|x| {
+            (x.pid, x.tid) < (pid, tid) || ((x.pid, x.tid) == (pid, tid) && before(x.start_ns))
+        });
         j.checked_sub(1)
             .filter(|&k| (self.ranges[k].pid, self.ranges[k].tid) == (pid, tid))
     }
@@ -534,8 +534,8 @@ mod tests {
             ranges.push(r(2, 12 + 20 * k, 30 + 20 * k)); // overlapping each other
         }
         ranges.push(r(1, 1_100, 1_200)); // after the outer one closed
-        // An outer range with 600 ops inside it before the times asked
-        // (a `## forward ##` annotation over a model's ops): still found.
+                                         // An outer range with 600 ops inside it before the times asked
+                                         // (a `## forward ##` annotation over a model's ops): still found.
         ranges.push(r(3, 0, 1_300));
         for k in 0..600 {
             ranges.push(r(3, 1 + k, 2 + k));

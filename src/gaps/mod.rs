@@ -32,7 +32,9 @@ pub mod window;
 pub use analyze::analyze;
 pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
-pub use evidence::{detail_label, CallFamily, FixTerms, HostDetail, HostFacts, RangeFamily, Scale, Tool};
+pub use evidence::{
+    detail_label, CallFamily, FixTerms, HostDetail, HostFacts, RangeFamily, Scale, Tool,
+};
 pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;
 pub use ranges::{most_frequent_ranges, no_match_message};

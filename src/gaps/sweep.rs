@@ -328,18 +328,16 @@ fn copy_summaries(tl: &Timeline, pid: u32, device: u16) -> Vec<CopySummary> {
         .copies
         .iter()
         .filter(|c| (c.pid, c.device) == (pid, device))
-        .map(|c| {
-            CopySummary {
-                direction: c.copy_kind,
-                pageable: c.pageable,
-                count: c.count,
-                bytes: c.bytes,
-                duration_ns: c.duration_ns,
-                bytes_per_s: c.bytes.filter(|_| c.duration_ns > 0).map(|b| {
-                    (u128::from(b) * 1_000_000_000 / c.duration_ns as u128)
-                        .min(u128::from(u64::MAX)) as u64
-                }),
-            }
+        .map(|c| CopySummary {
+            direction: c.copy_kind,
+            pageable: c.pageable,
+            count: c.count,
+            bytes: c.bytes,
+            duration_ns: c.duration_ns,
+            bytes_per_s: c.bytes.filter(|_| c.duration_ns > 0).map(|b| {
+                (u128::from(b) * 1_000_000_000 / c.duration_ns as u128).min(u128::from(u64::MAX))
+                    as u64
+            }),
         })
         .collect();
     v.sort_by(|a, b| {

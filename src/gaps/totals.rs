@@ -412,11 +412,17 @@ mod tests {
         // Other CUDA calls that load modules: the module-loading fix.
         let mut t = HostTotals::default();
         t.add(module, 2 * MS, 2 * MS);
-        assert_eq!(t.advice().unwrap().fix(FixTerms::default()), CallFamily::ModuleLoad.fix());
+        assert_eq!(
+            t.advice().unwrap().fix(FixTerms::default()),
+            CallFamily::ModuleLoad.fix()
+        );
         // The launch call itself: its detail's fix, not "launch calls".
         let mut t = HostTotals::default();
         t.add(launch, 50 * US, 50 * US);
-        assert_eq!(t.advice().unwrap().fix(FixTerms::default()), HostDetail::LaunchCall.fix(FixTerms::default()));
+        assert_eq!(
+            t.advice().unwrap().fix(FixTerms::default()),
+            HostDetail::LaunchCall.fix(FixTerms::default())
+        );
         // Merging adds per evidence: the CPU work of a second window (9 ms)
         // now outweighs the first's MPI time.
         let mut a = HostTotals::default();

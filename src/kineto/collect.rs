@@ -148,7 +148,11 @@ impl Collector {
                 } else {
                     0
                 };
-                (OpKind::Memcpy, NameRef::memcpy(CopyKind::from_code(i64::from(memcpy_kind(name)))), pageable)
+                (
+                    OpKind::Memcpy,
+                    NameRef::memcpy(CopyKind::from_code(i64::from(memcpy_kind(name)))),
+                    pageable,
+                )
             }
             _ => (OpKind::Memset, NameRef::MEMSET, 0),
         };

@@ -408,8 +408,8 @@ pub fn column_states(gaps: &[&GapBar], window: (i64, i64), width: i32) -> Vec<Op
     let mut per_col = vec![[0i64; GapClass::ALL.len()]; n];
     let span = (window.1 - window.0).max(1);
     let col_of = |t: i64| {
-        ((i128::from(t - window.0) * i128::from(width) / i128::from(span)) as i64).clamp(0, n as i64 - 1)
-            as usize
+        ((i128::from(t - window.0) * i128::from(width) / i128::from(span)) as i64)
+            .clamp(0, n as i64 - 1) as usize
     };
     for g in gaps {
         let (s, e) = (g.start_ns.max(window.0), g.end_ns.min(window.1));
@@ -468,7 +468,10 @@ fn gap_bars(
                 c += 1;
                 continue;
             };
-            let run = states[c..].iter().take_while(|s| **s == Some(class)).count();
+            let run = states[c..]
+                .iter()
+                .take_while(|s| **s == Some(class))
+                .count();
             bars.push(BarMark {
                 rect: Rect {
                     left: plot.left + c as i32,

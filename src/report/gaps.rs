@@ -7,8 +7,8 @@ use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{
-    ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90,
-    RangeReport, RangeRow, StreamGaps, TopGap,
+    ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90, RangeReport,
+    RangeRow, StreamGaps, TopGap,
 };
 use crate::units::ellipsize;
 
@@ -280,9 +280,7 @@ fn host_table(r: &GapReport) -> Option<Table> {
         let x = t.get(k);
         if x.count > 0 {
             // The rule of the verdict (and `budget`), per detail.
-            let fix = totals
-                .advice_for(k)
-                .map_or(k.fix(terms), |a| a.fix(terms));
+            let fix = totals.advice_for(k).map_or(k.fix(terms), |a| a.fix(terms));
             tab.push(vec![
                 k.label().into(),
                 x.count.to_string(),
@@ -498,10 +496,7 @@ fn csv(r: &GapReport) -> String {
         gap_count: d.gap_count,
         classes: &d.classes,
         detail: Some(&d.host_detail),
-        host_copy: d
-            .copies
-            .iter()
-            .find(|c| c.direction.crosses_host_link()),
+        host_copy: d.copies.iter().find(|c| c.direction.crosses_host_link()),
     });
     let streams = r.streams.iter().map(|s| ScopeRow {
         scope: "stream",

@@ -24,7 +24,15 @@ impl KinetoScene {
         KinetoScene::default()
     }
 
-    fn push(&mut self, cat: &str, name: &str, (pid, tid): (i64, i64), ts_us: f64, dur_us: f64, args: Value) {
+    fn push(
+        &mut self,
+        cat: &str,
+        name: &str,
+        (pid, tid): (i64, i64),
+        ts_us: f64,
+        dur_us: f64,
+        args: Value,
+    ) {
         self.events.push(json!({
             "ph": "X", "cat": cat, "name": name, "pid": pid, "tid": tid,
             "ts": ts_us, "dur": dur_us, "args": args,
@@ -39,12 +47,26 @@ impl KinetoScene {
 
     /// A user annotation (`record_function`) on thread `tid`.
     pub fn annotation(&mut self, name: &str, tid: i64, ts_us: f64, dur_us: f64) -> &mut Self {
-        self.push("user_annotation", name, (KINETO_PID, tid), ts_us, dur_us, json!({}));
+        self.push(
+            "user_annotation",
+            name,
+            (KINETO_PID, tid),
+            ts_us,
+            dur_us,
+            json!({}),
+        );
         self
     }
 
     /// A CUDA runtime call with correlation id `corr` on thread `tid`.
-    pub fn runtime(&mut self, name: &str, tid: i64, ts_us: f64, dur_us: f64, corr: i64) -> &mut Self {
+    pub fn runtime(
+        &mut self,
+        name: &str,
+        tid: i64,
+        ts_us: f64,
+        dur_us: f64,
+        corr: i64,
+    ) -> &mut Self {
         self.push(
             "cuda_runtime",
             name,
@@ -57,7 +79,14 @@ impl KinetoScene {
     }
 
     /// A kernel on device 0, stream `stream`, launched by correlation `corr`.
-    pub fn kernel(&mut self, name: &str, stream: i64, ts_us: f64, dur_us: f64, corr: i64) -> &mut Self {
+    pub fn kernel(
+        &mut self,
+        name: &str,
+        stream: i64,
+        ts_us: f64,
+        dur_us: f64,
+        corr: i64,
+    ) -> &mut Self {
         self.push(
             "kernel",
             name,
@@ -131,21 +160,43 @@ impl NsysScene {
     }
 
     /// A kernel on stream `stream`.
-    pub fn kernel(&mut self, name: &str, stream: i64, start: i64, end: i64, corr: i64) -> &mut Self {
+    pub fn kernel(
+        &mut self,
+        name: &str,
+        stream: i64,
+        start: i64,
+        end: i64,
+        corr: i64,
+    ) -> &mut Self {
         let id = self.id(name);
         self.kernels.push((start, end, stream, corr, id));
         self
     }
 
     /// A memset of `bytes` on stream `stream`.
-    pub fn memset(&mut self, stream: i64, start: i64, end: i64, corr: i64, bytes: i64) -> &mut Self {
+    pub fn memset(
+        &mut self,
+        stream: i64,
+        start: i64,
+        end: i64,
+        corr: i64,
+        bytes: i64,
+    ) -> &mut Self {
         self.memsets.push((start, end, stream, corr, bytes));
         self
     }
 
     /// A pinned memcpy of `copy_kind` (1 HtoD, 2 DtoH, 8 DtoD) on stream `stream`.
-    pub fn memcpy(&mut self, stream: i64, (start, end): (i64, i64), corr: i64, copy_kind: i64, bytes: i64) -> &mut Self {
-        self.memcpys.push((start, end, stream, corr, copy_kind, bytes));
+    pub fn memcpy(
+        &mut self,
+        stream: i64,
+        (start, end): (i64, i64),
+        corr: i64,
+        copy_kind: i64,
+        bytes: i64,
+    ) -> &mut Self {
+        self.memcpys
+            .push((start, end, stream, corr, copy_kind, bytes));
         self
     }
 
@@ -168,7 +219,10 @@ impl NsysScene {
         c.execute_batch(SCHEMA)?;
         let tx = c.transaction()?;
         for (i, s) in self.strings.iter().enumerate() {
-            tx.execute("INSERT INTO StringIds VALUES (?1, ?2)", params![i as i64, s])?;
+            tx.execute(
+                "INSERT INTO StringIds VALUES (?1, ?2)",
+                params![i as i64, s],
+            )?;
         }
         for &(s, e, stream, corr, name) in &self.kernels {
             tx.execute(

@@ -439,7 +439,11 @@ mod tests {
         ] {
             assert_eq!(CallKind::of(name), kind, "{name}");
             // The sets are the kind, nothing else.
-            assert_eq!(is_alloc_name(name), matches!(kind, Alloc | PoolAlloc), "{name}");
+            assert_eq!(
+                is_alloc_name(name),
+                matches!(kind, Alloc | PoolAlloc),
+                "{name}"
+            );
             assert_eq!(is_blocking_copy_name(name), kind == BlockingCopy, "{name}");
             assert_eq!(is_sync_name(name), kind == Synchronize, "{name}");
             assert_eq!(is_wait_event_name(name), kind == WaitEvent, "{name}");

@@ -101,10 +101,7 @@ fn check_against_reference(path: &Path, r: &GapReport) {
             d.idle_ns,
             "class totals must add up to idle"
         );
-        assert_eq!(
-            d.classes.total_count(),
-            d.gap_count
-        );
+        assert_eq!(d.classes.total_count(), d.gap_count);
         // The host detail is a level under host-bound: it adds up to it.
         let hb = d.classes.get(GapClass::HostBound);
         assert_eq!(

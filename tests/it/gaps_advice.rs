@@ -46,7 +46,12 @@ fn graph_memset_scene(path: &Path, other_stream_memset: bool) {
         .runtime("cudaGraphLaunch_v10000", MS, 1_010_000, 2)
         .memset(7, 66 * MS, 66 * MS + 1_000, 2, 1_400)
         .runtime("cudaDeviceSynchronize_v3020", 1_020_000, 66 * MS + 5_000, 3)
-        .runtime("cudaLaunchKernel_v7000", 66 * MS + 10_000, 66 * MS + 15_000, 4)
+        .runtime(
+            "cudaLaunchKernel_v7000",
+            66 * MS + 10_000,
+            66 * MS + 15_000,
+            4,
+        )
         .kernel("step_kernel", 7, 66 * MS + 20_000, 66 * MS + 120_000, 4);
     if other_stream_memset {
         // Another stream's memset on the device from 1.2 to 60 ms: the
@@ -147,11 +152,17 @@ fn untraced_cpu_time_is_cpu_work_not_the_range_beside_it() {
     // The ranges are still listed, with their true share of the gap
     // (18.6 ms): 278 µs and 11 µs (aten::add from 19.599 to 19.610 ms).
     let shares: Vec<(&str, i64)> = g.ranges.iter().map(|x| (r.name(x.text_id), x.ns)).collect();
-    assert_eq!(shares, vec![("aten::matmul", 278_000), ("aten::add", 11_000)]);
+    assert_eq!(
+        shares,
+        vec![("aten::matmul", 278_000), ("aten::add", 11_000)]
+    );
     // The fix is the CPU stretch's, in torch.profiler's terms: no
     // torch.compile for 18 ms of CPU time, no nsys flag for a trace.
     let fix = r.gap_fix(g);
-    assert!(fix.contains("with_stack=True") && !fix.contains("nsys"), "{fix}");
+    assert!(
+        fix.contains("with_stack=True") && !fix.contains("nsys"),
+        "{fix}"
+    );
     let v = verdict(&path);
     assert!(
         !v.contains("torch.compile (") && !v.contains("nsys") && v.contains("with_stack=True"),
@@ -174,17 +185,27 @@ fn nested_same_name_annotations_count_once() {
     s.write(&path).unwrap();
     let r = kineto_report(&path);
     let g = &r.top_gaps[0];
-    let step = g.ranges.iter().find(|x| r.name(x.text_id) == "step").unwrap();
+    let step = g
+        .ranges
+        .iter()
+        .find(|x| r.name(x.text_id) == "step")
+        .unwrap();
     assert_eq!(step.ns, g.duration_ns);
     assert_eq!(g.host_evidence.unwrap().detail, HostDetail::Nvtx);
     // The window [1.010, 19.605) ms is inside both: 18.595 ms covered.
-    assert_eq!(g.host.as_deref(), Some("`step` (inside an NVTX range, 18.6 ms)"));
+    assert_eq!(
+        g.host.as_deref(),
+        Some("`step` (inside an NVTX range, 18.6 ms)")
+    );
     let md = {
         let (code, out, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);
         assert_eq!(code, 0, "{err}");
         out
     };
-    assert!(md.contains("(100.0 %)") && !md.contains("(200.0 %)"), "{md}");
+    assert!(
+        md.contains("(100.0 %)") && !md.contains("(200.0 %)"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -235,10 +256,16 @@ fn a_pytorch_trace_without_launch_rows_is_told_torch_profiler_settings() {
     let g = &r.top_gaps[0];
     assert_eq!(g.class, GapClass::Unattributed);
     let fix = r.gap_fix(g);
-    assert!(fix.contains("torch.profiler activities=") && !fix.contains("--trace"), "{fix}");
+    assert!(
+        fix.contains("torch.profiler activities=") && !fix.contains("--trace"),
+        "{fix}"
+    );
     let (code, md, _) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);
     assert_eq!(code, 0);
-    assert!(!md.contains("--trace=cuda") && md.contains("ProfilerActivity.CUDA"), "{md}");
+    assert!(
+        !md.contains("--trace=cuda") && md.contains("ProfilerActivity.CUDA"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -258,7 +285,10 @@ fn kinetos_negative_thread_ids_are_read_not_skipped() {
         .filter(|e| e["cat"] == "cuda_runtime" && e["tid"].as_i64().is_some_and(|t| t < 0))
         .map(|e| {
             let t = e["tid"].as_i64().unwrap();
-            ((t + (1i64 << 32)) as u32, e["args"]["correlation"].as_i64().unwrap())
+            (
+                (t + (1i64 << 32)) as u32,
+                e["args"]["correlation"].as_i64().unwrap(),
+            )
         })
         .collect();
     assert_eq!(neg.len(), 42);
@@ -267,7 +297,9 @@ fn kinetos_negative_thread_ids_are_read_not_skipped() {
     // kept as an API call with its correlation id).
     for (tid, corr) in &neg {
         assert!(
-            t.api.iter().any(|a| a.tid == *tid && i64::from(a.correlation_id) == *corr),
+            t.api
+                .iter()
+                .any(|a| a.tid == *tid && i64::from(a.correlation_id) == *corr),
             "tid {tid} correlation {corr}"
         );
     }
@@ -359,14 +391,19 @@ fn columns_match_the_timeline(tl: &rooftrace::timeline::Timeline) {
         }
     }
     // Both states occur: the check compares something.
-    assert!(checked > 500 && idle_columns > 0 && idle_columns < checked, "{idle_columns} of {checked}");
+    assert!(
+        checked > 500 && idle_columns > 0 && idle_columns < checked,
+        "{idle_columns} of {checked}"
+    );
 }
 
 #[test]
 fn each_timeline_column_is_drawn_as_the_state_with_most_of_its_time() {
     // CloverLeaf (nsys, fixtures/) and a PyTorch trace's busiest stretch.
     let path = crate::common::fixture("nsys/nsys2024.5.1_pipit_cloverleaf.sqlite");
-    columns_match_the_timeline(&rooftrace::nsys::read_timeline(&path, false, &no_progress).unwrap());
+    columns_match_the_timeline(
+        &rooftrace::nsys::read_timeline(&path, false, &no_progress).unwrap(),
+    );
     let path = crate::common::fixture("kineto/sampled_rank-1.json.gz");
     columns_match_the_timeline(&rooftrace::kineto::read_timeline(&path).unwrap().timeline);
 }

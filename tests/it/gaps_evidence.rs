@@ -98,7 +98,10 @@ fn mpi_ranges_beside_a_gap_are_listed_with_their_share_but_name_it_only_when_the
         )
         .unwrap()
     };
-    let (recv, send) = (in_window("MPI_Recv", g.end_ns), in_window("MPI_Send", g.end_ns));
+    let (recv, send) = (
+        in_window("MPI_Recv", g.end_ns),
+        in_window("MPI_Send", g.end_ns),
+    );
     assert!(recv > 30_000_000 && send > 20_000_000, "{recv} {send}");
     let shares: Vec<(&str, i64)> = g.ranges.iter().map(|x| (r.name(x.text_id), x.ns)).collect();
     assert_eq!(shares, vec![("MPI_Recv", recv), ("MPI_Send", send)]);

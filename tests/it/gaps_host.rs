@@ -409,7 +409,11 @@ fn queued_copies_are_copy_scheduling_only_beside_another_copy_of_their_direction
     let mut queued = std::collections::BTreeMap::<i64, i64>::new();
     for row in st
         .query_map([], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, bool>(2)?))
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, bool>(2)?,
+            ))
         })
         .unwrap()
     {

@@ -70,8 +70,8 @@ struct Row {
 struct Raw {
     gaps: Vec<RawGap>,
     span_ns: i64,
-    /// Every copy or memset: (device, lane, pid, start, end).
-    copies: Vec<(i64, i64, u32, i64, i64)>,
+    /// Every copy or memset (its lane set).
+    copies: Vec<RawOp>,
     runtime: Vec<Row>,
     os: Vec<Row>,
     ranges: Vec<Row>,
@@ -80,22 +80,56 @@ struct Raw {
     trace: bool,
 }
 
-fn ops_gaps(mut ops: Vec<(u32, i64, i64, i64, Option<i64>, Option<u32>)>) -> (Vec<(u32, i64, i64, i64, Option<i64>, Option<u32>)>, i64) {
-    // (pid, device, start, end, lane, correlation) -> the op after each gap.
-    ops.sort_by_key(|o| (o.0, o.1, o.2, o.3));
+/// A GPU op from the raw rows.
+#[derive(Debug, Clone, Copy)]
+struct RawOp {
+    pid: u32,
+    device: i64,
+    start: i64,
+    end: i64,
+    /// Copy lane (copyKind, 100 for memsets), `None` for kernels.
+    lane: Option<i64>,
+    correlation: Option<u32>,
+}
+
+/// The gaps of `ops` per (pid, device), each as (its start, the op after
+/// it), and the summed spans.
+fn ops_gaps(mut ops: Vec<RawOp>) -> (Vec<(i64, RawOp)>, i64) {
+    ops.sort_by_key(|o| (o.pid, o.device, o.start, o.end));
     let mut gaps = Vec::new();
     let mut span = 0;
-    for dev in ops.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-        let mut reach = dev[0].3;
+    for dev in ops.chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device)) {
+        let mut reach = dev[0].end;
         for o in &dev[1..] {
-            if o.2 > reach {
-                gaps.push((o.0, o.1, reach, o.2, o.4, o.5));
+            if o.start > reach {
+                gaps.push((reach, *o));
             }
-            reach = reach.max(o.3);
+            reach = reach.max(o.end);
         }
-        span += reach - dev[0].2;
+        span += reach - dev[0].start;
     }
     (gaps, span)
+}
+
+/// The raw gaps, each joined to the launching call of the op after it.
+fn raw_gaps(
+    gaps: Vec<(i64, RawOp)>,
+    calls: &HashMap<(u32, u32), Call>,
+    host: Option<u32>,
+) -> Vec<RawGap> {
+    gaps.into_iter()
+        .map(|(g0, o)| RawGap {
+            pid: o.pid,
+            device: o.device,
+            g0,
+            g1: o.start,
+            lane: o.lane,
+            call: o
+                .correlation
+                .filter(|c| *c != 0)
+                .and_then(|corr| calls.get(&(host.unwrap_or(o.pid), corr)).cloned()),
+        })
+        .collect()
 }
 
 fn is_pytorch_text(t: &str) -> bool {
@@ -126,33 +160,35 @@ fn raw_nsys(path: &Path) -> Raw {
     }
     let sql = parts.join(" UNION ALL ");
     let mut st = c.prepare(&sql).unwrap();
-    let ops: Vec<(u32, i64, i64, i64, Option<i64>, Option<u32>)> = st
+    let ops: Vec<RawOp> = st
         .query_map([], |r| {
             let gpid: i64 = r.get(2)?;
-            Ok((
-                ((gpid >> 24) & 0xFF_FFFF) as u32,
-                r.get(3)?,
-                r.get(0)?,
-                r.get(1)?,
-                r.get(5)?,
-                r.get::<_, Option<i64>>(4)?.map(|x| x as u32),
-            ))
+            Ok(RawOp {
+                pid: ((gpid >> 24) & 0xFF_FFFF) as u32,
+                device: r.get(3)?,
+                start: r.get(0)?,
+                end: r.get(1)?,
+                lane: r.get(5)?,
+                correlation: r.get::<_, Option<i64>>(4)?.map(|x| x as u32),
+            })
         })
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    let copies = ops
-        .iter()
-        .filter_map(|o| o.4.map(|lane| (o.1, lane, o.0, o.2, o.3)))
-        .collect();
+    let copies = ops.iter().filter(|o| o.lane.is_some()).copied().collect();
     let (gaps, span_ns) = ops_gaps(ops);
     let name_of = "(SELECT value FROM StringIds s WHERE s.id = nameId)";
     let rows = |table: &str, extra: &str| -> Vec<(u32, u32, i64, i64, String, Option<u32>)> {
         if !has(table) {
             return Vec::new();
         }
-        let corr = if table == "OSRT_API" { "NULL" } else { "correlationId" };
-        let sql = format!("SELECT globalTid, start, \"end\", {name_of}, {corr} FROM {table} {extra}");
+        let corr = if table == "OSRT_API" {
+            "NULL"
+        } else {
+            "correlationId"
+        };
+        let sql =
+            format!("SELECT globalTid, start, \"end\", {name_of}, {corr} FROM {table} {extra}");
         let mut st = c.prepare(&sql).unwrap();
         st.query_map([], |r| {
             let gtid: i64 = r.get(0)?;
@@ -172,8 +208,17 @@ fn raw_nsys(path: &Path) -> Raw {
     let mut runtime_rows = rows("CUPTI_ACTIVITY_KIND_RUNTIME", "");
     runtime_rows.extend(rows("CUPTI_ACTIVITY_KIND_DRIVER", ""));
     let os_rows = if has("OSRT_API") {
-        let nested = c.prepare("SELECT nestingLevel FROM OSRT_API LIMIT 0").is_ok();
-        rows("OSRT_API", if nested { "WHERE coalesce(nestingLevel, 0) = 0" } else { "" })
+        let nested = c
+            .prepare("SELECT nestingLevel FROM OSRT_API LIMIT 0")
+            .is_ok();
+        rows(
+            "OSRT_API",
+            if nested {
+                "WHERE coalesce(nestingLevel, 0) = 0"
+            } else {
+                ""
+            },
+        )
     } else {
         Vec::new()
     };
@@ -207,17 +252,7 @@ fn raw_nsys(path: &Path) -> Raw {
         name: r.4.clone(),
     };
     Raw {
-        gaps: gaps
-            .into_iter()
-            .map(|g| RawGap {
-                pid: g.0,
-                device: g.1,
-                g0: g.2,
-                g1: g.3,
-                lane: g.4,
-                call: g.5.filter(|c| *c != 0).and_then(|corr| calls.get(&(g.0, corr)).cloned()),
-            })
-            .collect(),
+        gaps: raw_gaps(gaps, &calls, None),
         span_ns,
         copies,
         runtime: runtime_rows.iter().map(to_row).collect(),
@@ -235,7 +270,9 @@ fn outermost<'a>(
 ) -> HashMap<(u32, u32), Call> {
     let mut calls: HashMap<(u32, u32), Call> = HashMap::new();
     for (pid, corr, tid, start, end, name) in rows {
-        let Some(corr) = corr.filter(|c| *c != 0) else { continue };
+        let Some(corr) = corr.filter(|c| *c != 0) else {
+            continue;
+        };
         let c = calls.entry((pid, corr)).or_insert_with(|| Call {
             start,
             end,
@@ -278,9 +315,13 @@ fn raw_trace(path: &Path) -> Raw {
     let mut text = String::new();
     let file = std::fs::File::open(path).unwrap();
     if path.extension().is_some_and(|e| e == "gz") {
-        flate2::read::GzDecoder::new(file).read_to_string(&mut text).unwrap();
+        flate2::read::GzDecoder::new(file)
+            .read_to_string(&mut text)
+            .unwrap();
     } else {
-        std::io::BufReader::new(file).read_to_string(&mut text).unwrap();
+        std::io::BufReader::new(file)
+            .read_to_string(&mut text)
+            .unwrap();
     }
     let doc: Value = serde_json::from_str(&text).unwrap();
     let events = doc["traceEvents"].as_array().cloned().unwrap_or_default();
@@ -311,34 +352,49 @@ fn raw_trace(path: &Path) -> Raw {
                     "gpu_memset" => Some(100),
                     _ => None,
                 };
-                ops.push((host, device, start, end, lane, corr));
+                ops.push(RawOp {
+                    pid: host,
+                    device,
+                    start,
+                    end,
+                    lane,
+                    correlation: corr,
+                });
             }
             "cuda_runtime" | "cuda_driver" => {
-                runtime_calls.push((e["pid"].as_i64().unwrap_or(0) as u32, corr, tid(&e["tid"]), start, end, name.clone()));
-                runtime.push(Row { tid: tid(&e["tid"]), start, end, name });
+                runtime_calls.push((
+                    e["pid"].as_i64().unwrap_or(0) as u32,
+                    corr,
+                    tid(&e["tid"]),
+                    start,
+                    end,
+                    name.clone(),
+                ));
+                runtime.push(Row {
+                    tid: tid(&e["tid"]),
+                    start,
+                    end,
+                    name,
+                });
             }
-            "cpu_op" | "user_annotation" => ranges.push(Row { tid: tid(&e["tid"]), start, end, name }),
+            "cpu_op" | "user_annotation" => ranges.push(Row {
+                tid: tid(&e["tid"]),
+                start,
+                end,
+                name,
+            }),
             _ => {}
         }
     }
-    let calls = outermost(runtime_calls.iter().map(|r| (r.0, r.1, r.2, r.3, r.4, &r.5)));
-    let copies = ops
-        .iter()
-        .filter_map(|o| o.4.map(|lane| (o.1, lane, o.0, o.2, o.3)))
-        .collect();
+    let calls = outermost(
+        runtime_calls
+            .iter()
+            .map(|r| (r.0, r.1, r.2, r.3, r.4, &r.5)),
+    );
+    let copies = ops.iter().filter(|o| o.lane.is_some()).copied().collect();
     let (gaps, span_ns) = ops_gaps(ops);
     Raw {
-        gaps: gaps
-            .into_iter()
-            .map(|g| RawGap {
-                pid: g.0,
-                device: g.1,
-                g0: g.2,
-                g1: g.3,
-                lane: g.4,
-                call: g.5.filter(|c| *c != 0).and_then(|corr| calls.get(&(host, corr)).cloned()),
-            })
-            .collect(),
+        gaps: raw_gaps(gaps, &calls, Some(host)),
         span_ns,
         copies,
         runtime,
@@ -374,11 +430,17 @@ fn rule_holds(raw: &Raw, g: &RawGap, class: GapClass) -> bool {
                 && len >= 5_000
                 && g.lane.is_some_and(|lane| {
                     raw.copies.iter().any(|c| {
-                        (c.0, c.1) == (g.device, lane) && c.2 != g.pid && c.3 < g.g1 && c.4 > g.g0
+                        (c.device, c.lane) == (g.device, Some(lane))
+                            && c.pid != g.pid
+                            && c.start < g.g1
+                            && c.end > g.g0
                     })
                 })
         }
-        GapClass::LaunchInFlight => g.call.as_ref().is_some_and(|a| a.end > g.g0 && a.end - a.start >= 50_000),
+        GapClass::LaunchInFlight => g
+            .call
+            .as_ref()
+            .is_some_and(|a| a.end > g.g0 && a.end - a.start >= 50_000),
         GapClass::HostBound
         | GapClass::SyncDrain
         | GapClass::Synchronization
@@ -402,10 +464,27 @@ fn union_in(mut iv: Vec<(i64, i64)>, (w0, w1): (i64, i64)) -> i64 {
 }
 
 fn is_alloc(name: &str) -> bool {
-    let stem = ["cuda", "hip", "cu"].iter().find_map(|p| name.strip_prefix(p)).unwrap_or("");
-    ["Malloc", "Free", "HostAlloc", "HostMalloc", "HostFree", "HostRegister", "MemAlloc", "MemFree", "MemHostAlloc", "MemCreate", "MemMap", "MemRelease", "MemUnmap"]
+    let stem = ["cuda", "hip", "cu"]
         .iter()
-        .any(|p| stem.starts_with(p))
+        .find_map(|p| name.strip_prefix(p))
+        .unwrap_or("");
+    [
+        "Malloc",
+        "Free",
+        "HostAlloc",
+        "HostMalloc",
+        "HostFree",
+        "HostRegister",
+        "MemAlloc",
+        "MemFree",
+        "MemHostAlloc",
+        "MemCreate",
+        "MemMap",
+        "MemRelease",
+        "MemUnmap",
+    ]
+    .iter()
+    .any(|p| stem.starts_with(p))
 }
 
 /// On one of the longest host-bound gaps: the raw time of the detail it
@@ -413,37 +492,64 @@ fn is_alloc(name: &str) -> bool {
 /// that picked it (a call kind larger than the others and than the rest of
 /// the window; a range text over half the window; else CPU work).
 fn check_top_host_gap(raw: &Raw, g: &rooftrace::gaps::TopGap, what: &str) {
-    let (Some(api), Some(e)) = (g.api.as_ref(), g.host_evidence) else { return };
+    let (Some(api), Some(e)) = (g.api.as_ref(), g.host_evidence) else {
+        return;
+    };
     let window = (g.start_ns, api.end_ns.min(g.end_ns));
     let wlen = window.1 - window.0;
-    let on_thread = |rows: &[Row]| -> Vec<Row> { rows.iter().filter(|x| x.tid == api.tid && x.end > window.0 && x.start < window.1).cloned().collect() };
+    let on_thread = |rows: &[Row]| -> Vec<Row> {
+        rows.iter()
+            .filter(|x| x.tid == api.tid && x.end > window.0 && x.start < window.1)
+            .cloned()
+            .collect()
+    };
     let launch = (api.start_ns, api.end_ns);
     let calls = on_thread(&raw.runtime);
-    let others: Vec<&Row> = calls.iter().filter(|c| !(c.start >= launch.0 && c.end <= launch.1)).collect();
+    let others: Vec<&Row> = calls
+        .iter()
+        .filter(|c| !(c.start >= launch.0 && c.end <= launch.1))
+        .collect();
     let launch_ns = union_in(vec![launch], window);
-    let alloc_ns = union_in(others.iter().filter(|c| is_alloc(&c.name)).map(|c| (c.start, c.end)).collect(), window);
-    let api_ns = union_in(others.iter().filter(|c| !is_alloc(&c.name)).map(|c| (c.start, c.end)).collect(), window);
+    let alloc_ns = union_in(
+        others
+            .iter()
+            .filter(|c| is_alloc(&c.name))
+            .map(|c| (c.start, c.end))
+            .collect(),
+        window,
+    );
+    let api_ns = union_in(
+        others
+            .iter()
+            .filter(|c| !is_alloc(&c.name))
+            .map(|c| (c.start, c.end))
+            .collect(),
+        window,
+    );
     let cuda: Vec<(i64, i64)> = calls.iter().map(|c| (c.start, c.end)).collect();
     let os_rows = on_thread(&raw.os);
-    let os_ns = union_in(os_rows.iter().map(|o| (o.start, o.end)).collect(), window)
-        - {
-            // The parts of OS calls inside CUDA calls are those calls' time.
-            let mut inside = Vec::new();
-            for o in &os_rows {
-                for c in &cuda {
-                    let (s, t) = (o.start.max(c.0), o.end.min(c.1));
-                    if t > s {
-                        inside.push((s, t));
-                    }
+    let os_ns = union_in(os_rows.iter().map(|o| (o.start, o.end)).collect(), window) - {
+        // The parts of OS calls inside CUDA calls are those calls' time.
+        let mut inside = Vec::new();
+        for o in &os_rows {
+            for c in &cuda {
+                let (s, t) = (o.start.max(c.0), o.end.min(c.1));
+                if t > s {
+                    inside.push((s, t));
                 }
             }
-            union_in(inside, window)
-        };
+        }
+        union_in(inside, window)
+    };
     let called = launch_ns + alloc_ns + api_ns + os_ns;
     let rest = wlen - called;
     let quoted = |ns: i64| {
         let q = format!("({}, {})", e.detail.label(), duration_ns(ns as f64));
-        assert!(g.host.as_deref().unwrap_or("").ends_with(&q), "{what}: {:?} quotes not {q}", g.host);
+        assert!(
+            g.host.as_deref().unwrap_or("").ends_with(&q),
+            "{what}: {:?} quotes not {q}",
+            g.host
+        );
     };
     let sums = [
         (HostDetail::LaunchCall, launch_ns),
@@ -452,10 +558,16 @@ fn check_top_host_gap(raw: &Raw, g: &rooftrace::gaps::TopGap, what: &str) {
         (HostDetail::OsRuntime, os_ns),
     ];
     match e.detail {
-        HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi | HostDetail::OsRuntime => {
+        HostDetail::LaunchCall
+        | HostDetail::Alloc
+        | HostDetail::CudaApi
+        | HostDetail::OsRuntime => {
             let ns = sums.iter().find(|s| s.0 == e.detail).unwrap().1;
             quoted(ns);
-            assert!(ns > rest && sums.iter().all(|s| s.1 <= ns), "{what}: {sums:?} rest {rest}");
+            assert!(
+                ns > rest && sums.iter().all(|s| s.1 <= ns),
+                "{what}: {sums:?} rest {rest}"
+            );
         }
         HostDetail::Nvtx => {
             // Among the texts whose ranges cover more than half the window,
@@ -465,28 +577,62 @@ fn check_top_host_gap(raw: &Raw, g: &rooftrace::gaps::TopGap, what: &str) {
             let mut texts: Vec<&str> = ranges.iter().map(|x| x.name.as_str()).collect();
             texts.sort_unstable();
             texts.dedup();
-            let family = |t: &str| is_pytorch_text(t) || t.starts_with("MPI_") || t.to_lowercase().contains("nccl");
+            let family = |t: &str| {
+                is_pytorch_text(t) || t.starts_with("MPI_") || t.to_lowercase().contains("nccl")
+            };
             // On a tie, the text whose latest range starts last (the innermost).
             let latest = |t: &str| ranges.iter().filter(|x| x.name == t).map(|x| x.start).max();
             let (text, cover) = texts
                 .into_iter()
-                .map(|t| (t, union_in(ranges.iter().filter(|x| x.name == t).map(|x| (x.start, x.end)).collect(), window)))
+                .map(|t| {
+                    (
+                        t,
+                        union_in(
+                            ranges
+                                .iter()
+                                .filter(|x| x.name == t)
+                                .map(|x| (x.start, x.end))
+                                .collect(),
+                            window,
+                        ),
+                    )
+                })
                 .filter(|(_, c)| c * 2 > wlen)
                 .max_by_key(|&(t, c)| (family(t), c, latest(t)))
                 .unwrap_or_else(|| panic!("{what}: no range text covers half of {window:?}"));
-            assert!(g.host.as_deref().unwrap_or("").starts_with(&format!("`{text}`")), "{what}: {:?} names not `{text}`", g.host);
+            assert!(
+                g.host
+                    .as_deref()
+                    .unwrap_or("")
+                    .starts_with(&format!("`{text}`")),
+                "{what}: {:?} names not `{text}`",
+                g.host
+            );
             quoted(cover);
-            assert!(sums.iter().all(|s| s.1 <= rest), "{what}: {sums:?} rest {rest}");
+            assert!(
+                sums.iter().all(|s| s.1 <= rest),
+                "{what}: {sums:?} rest {rest}"
+            );
         }
         HostDetail::CpuWork => {
             quoted(rest);
-            assert!(sums.iter().all(|s| s.1 <= rest), "{what}: {sums:?} rest {rest}");
+            assert!(
+                sums.iter().all(|s| s.1 <= rest),
+                "{what}: {sums:?} rest {rest}"
+            );
             let ranges = on_thread(&raw.ranges);
             let mut texts: Vec<&str> = ranges.iter().map(|x| x.name.as_str()).collect();
             texts.sort_unstable();
             texts.dedup();
             for t in texts {
-                let cover = union_in(ranges.iter().filter(|x| x.name == t).map(|x| (x.start, x.end)).collect(), window);
+                let cover = union_in(
+                    ranges
+                        .iter()
+                        .filter(|x| x.name == t)
+                        .map(|x| (x.start, x.end))
+                        .collect(),
+                    window,
+                );
                 assert!(cover * 2 <= wlen, "{what}: `{t}` covers {cover} of {wlen}");
             }
         }
@@ -502,7 +648,10 @@ fn docs_fixes() -> HashMap<(String, String), String> {
     for line in docs.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
         if cells.len() == 3 {
-            out.insert((cells[0].trim_matches('`').to_string(), cells[1].to_string()), cells[2].replace("\\|", "|"));
+            out.insert(
+                (cells[0].trim_matches('`').to_string(), cells[1].to_string()),
+                cells[2].replace("\\|", "|"),
+            );
         }
     }
     out
@@ -523,15 +672,27 @@ fn documented(table: &HashMap<(String, String), String>, evidence: &str, raw: &R
 }
 
 /// Recomputes one input's headline; returns it.
-fn recompute(path: &Path, raw: &Raw, report: &GapReport, table: &HashMap<(String, String), String>) -> String {
+fn recompute(
+    path: &Path,
+    raw: &Raw,
+    report: &GapReport,
+    table: &HashMap<(String, String), String>,
+) -> String {
     let what = path.file_name().unwrap().to_string_lossy().to_string();
     let (code, out, err) = rooftrace(&["gaps", path.to_str().unwrap()]);
     assert_eq!(code, 0, "{what}: {err}");
     let line = out.lines().next().unwrap().to_string();
     // The gaps: rooftrace's kept gaps are the raw ones, interval for interval.
     let kept = report.gaps.as_deref().unwrap();
-    let mut mine: Vec<(u32, i64, i64, i64)> = raw.gaps.iter().map(|g| (g.pid, g.device, g.g0, g.g1)).collect();
-    let mut theirs: Vec<(u32, i64, i64, i64)> = kept.iter().map(|g| (g.pid, i64::from(g.device), g.start_ns, g.end_ns)).collect();
+    let mut mine: Vec<(u32, i64, i64, i64)> = raw
+        .gaps
+        .iter()
+        .map(|g| (g.pid, g.device, g.g0, g.g1))
+        .collect();
+    let mut theirs: Vec<(u32, i64, i64, i64)> = kept
+        .iter()
+        .map(|g| (g.pid, i64::from(g.device), g.start_ns, g.end_ns))
+        .collect();
     mine.sort_unstable();
     theirs.sort_unstable();
     if mine != theirs {
@@ -545,31 +706,72 @@ fn recompute(path: &Path, raw: &Raw, report: &GapReport, table: &HashMap<(String
         );
     }
     let idle: i64 = raw.gaps.iter().map(|g| g.g1 - g.g0).sum();
-    let head = format!("GPU idle {} of {}", percent(idle as f64 / raw.span_ns as f64), duration_ns(raw.span_ns as f64));
-    assert!(line.starts_with(&head), "{what}: {line} does not start {head}");
+    let head = format!(
+        "GPU idle {} of {}",
+        percent(idle as f64 / raw.span_ns as f64),
+        duration_ns(raw.span_ns as f64)
+    );
+    assert!(
+        line.starts_with(&head),
+        "{what}: {line} does not start {head}"
+    );
     // Every gap's class holds on the raw rows; the class totals follow.
-    let class_of: HashMap<(u32, i64, i64), GapClass> = kept.iter().map(|g| ((g.pid, g.start_ns, g.end_ns), g.class)).collect();
+    let class_of: HashMap<(u32, i64, i64), GapClass> = kept
+        .iter()
+        .map(|g| ((g.pid, g.start_ns, g.end_ns), g.class))
+        .collect();
     let mut by_class: BTreeMap<GapClass, i64> = BTreeMap::new();
     for g in &raw.gaps {
         let c = class_of[&(g.pid, g.g0, g.g1)];
-        assert!(rule_holds(raw, g, c), "{what}: gap [{}, {}) on device {} is {c:?} but {:?}", g.g0, g.g1, g.device, g.call);
+        assert!(
+            rule_holds(raw, g, c),
+            "{what}: gap [{}, {}) on device {} is {c:?} but {:?}",
+            g.g0,
+            g.g1,
+            g.device,
+            g.call
+        );
         *by_class.entry(c).or_default() += g.g1 - g.g0;
     }
     // The headline's class: the most idle time (first in display order).
-    let Some(top) = GapClass::ALL.into_iter().filter(|c| by_class.get(c).is_some_and(|t| *t > 0)).max_by_key(|c| (by_class[c], std::cmp::Reverse(*c as usize))) else {
+    let Some(top) = GapClass::ALL
+        .into_iter()
+        .filter(|c| by_class.get(c).is_some_and(|t| *t > 0))
+        .max_by_key(|c| (by_class[c], std::cmp::Reverse(*c as usize)))
+    else {
         return line;
     };
     let share = percent(by_class[&top] as f64 / idle as f64);
-    let named = if top == GapClass::Unattributed { format!(", {share} unattributed (no launch row)") } else { format!(", {share} {}", top.label()) };
+    let named = if top == GapClass::Unattributed {
+        format!(", {share} unattributed (no launch row)")
+    } else {
+        format!(", {share} {}", top.label())
+    };
     assert!(line.contains(&named), "{what}: {line} lacks {named}");
     // The host detail it names, on the longest host-bound gaps.
-    for g in report.top_gaps.iter().take(10).filter(|g| g.class == GapClass::HostBound) {
+    for g in report
+        .top_gaps
+        .iter()
+        .take(10)
+        .filter(|g| g.class == GapClass::HostBound)
+    {
         check_top_host_gap(raw, g, &what);
     }
     // The fix: the docs row of the evidence, in the input's terms.
     let evidence = if line.contains("fix first: copies dominate busy time") {
-        let c = report.devices.iter().flat_map(|d| &d.copies).max_by_key(|c| c.duration_ns).unwrap();
-        let key = if c.pageable { "copies:pageable" } else if c.direction.label() == "DtoD" { "copies:device" } else { "copies:pinned" };
+        let c = report
+            .devices
+            .iter()
+            .flat_map(|d| &d.copies)
+            .max_by_key(|c| c.duration_ns)
+            .unwrap();
+        let key = if c.pageable {
+            "copies:pageable"
+        } else if c.direction.label() == "DtoD" {
+            "copies:device"
+        } else {
+            "copies:pinned"
+        };
         Some(key.to_string())
     } else if !line.contains("fix first:") {
         None
@@ -587,8 +789,15 @@ fn recompute(path: &Path, raw: &Raw, report: &GapReport, table: &HashMap<(String
     if let Some(ev) = evidence {
         let fix = documented(table, &ev, raw);
         // The copies' fix follows the figures it rests on.
-        let given = if ev.starts_with("copies:") { format!("): {fix}") } else { format!("fix first: {fix}") };
-        assert!(line.contains(&given), "{what}: {line} does not give the documented fix for {ev}: {fix}");
+        let given = if ev.starts_with("copies:") {
+            format!("): {fix}")
+        } else {
+            format!("fix first: {fix}")
+        };
+        assert!(
+            line.contains(&given),
+            "{what}: {line} does not give the documented fix for {ev}: {fix}"
+        );
     }
     line
 }
@@ -596,7 +805,9 @@ fn recompute(path: &Path, raw: &Raw, report: &GapReport, table: &HashMap<(String
 /// Every export and trace of `fixtures/` and the corpus, once by file name.
 fn inputs() -> Vec<PathBuf> {
     let mut seen = BTreeMap::new();
-    let dirs = [fixture("nsys"), fixture("kineto")].into_iter().chain(["nsys", "kineto"].into_iter().filter_map(corpus));
+    let dirs = [fixture("nsys"), fixture("kineto")]
+        .into_iter()
+        .chain(["nsys", "kineto"].into_iter().filter_map(corpus));
     for dir in dirs {
         for e in std::fs::read_dir(&dir).unwrap() {
             let p = e.unwrap().path();
@@ -628,14 +839,27 @@ fn every_headline_is_recomputed_from_the_raw_rows() {
         } else {
             rooftrace::nsys::read_timeline(&path, false, &|_, _| {}).unwrap()
         };
-        let cfg = GapConfig { keep_gaps: true, ..GapConfig::default() };
+        let cfg = GapConfig {
+            keep_gaps: true,
+            ..GapConfig::default()
+        };
         let report = analyze(&tl, &cfg);
-        let raw = if trace { raw_trace(&path) } else { raw_nsys(&path) };
+        let raw = if trace {
+            raw_trace(&path)
+        } else {
+            raw_nsys(&path)
+        };
         let line = recompute(&path, &raw, &report, &table);
-        recomputed.push(format!("{}: {line}", path.file_name().unwrap().to_string_lossy()));
+        recomputed.push(format!(
+            "{}: {line}",
+            path.file_name().unwrap().to_string_lossy()
+        ));
     }
     // At least the shipped fixtures (5 exports, 5 traces with a timeline).
     assert!(recomputed.len() >= 10, "{recomputed:#?}");
     // The list, for `cargo test -- --nocapture` (the note quotes it).
-    eprintln!("headlines recomputed from the raw rows:\n{}", recomputed.join("\n"));
+    eprintln!(
+        "headlines recomputed from the raw rows:\n{}",
+        recomputed.join("\n")
+    );
 }
