@@ -29,7 +29,15 @@ pub fn verdict(r: &GapReport) -> String {
                 rr.instances.len(),
                 dur(rr.gpu_window_ns.median)
             );
-            return with_reason(head, (idle, &rr.classes), None, r.fix_terms()).0;
+            // The host fix by the one rule, over the instances' own
+            // host-bound gaps (as `budget` does for its steps).
+            let mut host = crate::gaps::HostTotals::default();
+            for i in &rr.instances {
+                host.merge(&i.host);
+            }
+            let terms = r.fix_terms();
+            let advice = host.advice().map(|a| (a.fix(terms), a.evidence()));
+            return with_reason(head, (idle, &rr.classes), advice, terms).0;
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
