@@ -10,7 +10,7 @@ use super::engines::{CopyEngines, EngineLane, Exclude};
 use super::evidence::{HostDetail, HostFacts};
 use super::host::{host_verdict, range_shares, HostVerdict, NvtxIndex, What};
 use super::GapClass;
-use crate::nsys::{GpuOp, SyncCall, Timeline};
+use crate::nsys::{ApiCall, GpuOp, SyncCall, Timeline};
 use crate::units::duration_ns;
 
 /// Longest name, in characters, that [`describe`] puts in its sentence: the
@@ -128,7 +128,7 @@ pub(crate) fn describe<'t>(
         }
         GapClass::LaunchInFlight => Some(cut(tl.name(a.name))),
         GapClass::QueuedDependency | GapClass::CopyScheduling => {
-            let (q, words) = queued_words(tl, look, (before, op), g0, g1);
+            let (q, words) = queued_words(tl, look, a, (before, op), (g0, g1));
             queued = Some(q);
             Some(words)
         }
@@ -152,11 +152,10 @@ pub(crate) fn describe<'t>(
 fn queued_words(
     tl: &Timeline,
     look: Lookup,
+    a: &ApiCall,
     (before, op): (&GpuOp, &GpuOp),
-    g0: i64,
-    g1: i64,
+    (g0, g1): (i64, i64),
 ) -> (Queued, String) {
-    let a = tl.api_of(op).expect("describe checked the launch call");
     let next = NextOp {
         api: Some(a),
         blocking: false,
