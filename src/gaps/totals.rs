@@ -365,6 +365,42 @@ mod tests {
         }
     }
 
+    /// One generic type for classes, details and scales: the same adding,
+    /// merging, tie rule (first in display order) and JSON keys in order.
+    #[test]
+    fn per_key_totals_add_merge_and_serialise_by_key() {
+        let mut a = DetailTotals::default();
+        a.add(HostDetail::CpuWork, 5);
+        a.add(HostDetail::Alloc, 5);
+        // A tie goes to the first in display order.
+        assert_eq!(a.dominant(), Some(HostDetail::Alloc));
+        let mut b = DetailTotals::default();
+        b.add(HostDetail::CpuWork, 7);
+        a.merge(&b);
+        assert_eq!(
+            a.get(HostDetail::CpuWork),
+            ClassTotal {
+                count: 2,
+                total_ns: 12
+            }
+        );
+        assert_eq!((a.total_count(), a.total_ns()), (3, 17));
+        a.clear(HostDetail::CpuWork);
+        assert_eq!(a.dominant(), Some(HostDetail::Alloc));
+        let json = serde_json::to_string(&a).unwrap();
+        let keys: Vec<&str> = HostDetail::ALL.iter().map(|d| d.key()).collect();
+        let mut at = 0;
+        for k in keys {
+            let i = json[at..].find(&format!("\"{k}\"")).map(|i| i + at);
+            assert!(i.is_some(), "{k} missing or out of order in {json}");
+            at = i.unwrap();
+        }
+        let mut s = ScaleTotals::default();
+        s.add_gap(150_000);
+        assert_eq!(s.get(Scale::Mid).count, 1);
+        assert_eq!(ClassTotals::default().dominant(), None);
+    }
+
     #[test]
     fn a_cut_gap_keeps_the_scale_of_its_whole_length() {
         let mut t = HostTotals::default();
