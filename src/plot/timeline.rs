@@ -237,6 +237,28 @@ impl TimelineChart {
         };
         let mut bars = gap_bars(input, &lanes, plot, (w0, w1));
         bars.extend(op_bars(input, &lanes, &px, &in_window));
+        // A class present in the window but holding no pixel column is not
+        // drawn: it leaves the legend (the plot keeps its width).
+        let drawn = |c: GapClass| bars.iter().any(|b| b.what == BarWhat::Gap(c));
+        if GapClass::ALL
+            .into_iter()
+            .any(|c| !drawn(c) && legend.items.iter().any(|i| i.text == gap_legend_text(c)))
+        {
+            let items: Vec<LegendItem> = legend
+                .items
+                .iter()
+                .filter(|i| {
+                    GapClass::ALL
+                        .into_iter()
+                        .all(|c| drawn(c) || i.text != gap_legend_text(c))
+                })
+                .cloned()
+                .collect();
+            legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
+            if legend.items.is_empty() {
+                legend.rect = Rect::at(legend.rect.right, legend.rect.top, 0, 0);
+            }
+        }
 
         let hidden_lanes = input.lanes.len() - shown;
         let mut subtitle = format!(
@@ -353,11 +375,16 @@ fn legend_items(input: &TimelineInput, in_window: &dyn Fn(i64, i64) -> bool) -> 
         {
             items.push(LegendItem {
                 swatch: Swatch::Bar(style::gap_color(class)),
-                text: format!("gap: {}", class.label()),
+                text: gap_legend_text(class),
             });
         }
     }
     items
+}
+
+/// A gap class's legend entry.
+fn gap_legend_text(class: GapClass) -> String {
+    format!("gap: {}", class.label())
 }
 
 /// One row per shown lane, labels ellipsized to fit the label column.

@@ -390,6 +390,21 @@ fn columns_match_the_timeline(tl: &rooftrace::timeline::Timeline) {
             idle_columns += usize::from(drawn.is_some());
         }
     }
+    // The legend names only classes some column is drawn as.
+    for item in chart
+        .legend
+        .items
+        .iter()
+        .filter(|i| i.text.starts_with("gap: "))
+    {
+        assert!(
+            chart.bars.iter().any(
+                |b| matches!(b.what, BarWhat::Gap(c) if item.text == format!("gap: {}", c.label()))
+            ),
+            "legend entry {} is never drawn",
+            item.text
+        );
+    }
     // Both states occur: the check compares something.
     assert!(
         checked > 500 && idle_columns > 0 && idle_columns < checked,
