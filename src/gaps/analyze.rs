@@ -15,7 +15,7 @@ use super::model::*;
 use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
-use crate::nsys::{GpuOp, SyncCall, Timeline};
+use crate::nsys::{GpuOp, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
 
@@ -27,15 +27,15 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let syncs = merge_syncs(&tl.syncs);
     let nvtx = NvtxIndex::new(tl);
     let engines = CopyEngines::new(tl);
-    let outs = sweep_devices(tl, &groups, (&syncs, &nvtx, &engines), cfg);
-    let merged = merge_devices(outs, cfg);
-    let mut names = Names::default();
     let look = Lookup {
         syncs: &syncs,
         nvtx: &nvtx,
         engines: &engines,
         waits: &tl.waits,
     };
+    let outs = sweep_devices(tl, &groups, look, cfg);
+    let merged = merge_devices(outs, cfg);
+    let mut names = Names::default();
     let top_gaps = top_gaps(tl, &ops, look, merged.heap, &mut names);
     let mut gap_durations = merged.durations;
     let distribution = GapDistribution {
@@ -125,7 +125,7 @@ fn device_groups(ops: &[GpuOp]) -> Vec<(usize, &[GpuOp])> {
 fn sweep_devices(
     tl: &Timeline,
     groups: &[(usize, &[GpuOp])],
-    lookups: (&[SyncCall], &NvtxIndex, &CopyEngines),
+    look: Lookup,
     cfg: &GapConfig,
 ) -> Vec<DeviceOut> {
     let keep_gaps = cfg.keep_gaps || cfg.nvtx.is_some();
@@ -133,7 +133,7 @@ fn sweep_devices(
         .map_or(1, |n| n.get())
         .min(groups.len())
         .max(1);
-    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, lookups, cfg, keep_gaps);
+    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, look, cfg, keep_gaps);
     if threads == 1 {
         return groups.iter().map(one).collect();
     }

@@ -3,9 +3,10 @@
 //! top-N heap and the per-stream view.
 
 use super::class::{blocking_sync, classify, Evidence, NextOp, SyncHints};
+use super::describe::Lookup;
 use super::engines::{CopyEngines, EngineLane, Exclude};
 use super::hist::{hist_bin, HIST_EDGES_NS};
-use super::host::{host_verdict, NvtxIndex};
+use super::host::host_verdict;
 use super::model::*;
 use super::GapClass;
 use super::GapConfig;
@@ -210,10 +211,11 @@ pub(crate) fn analyze_device(
     tl: &Timeline,
     dev_ops: &[GpuOp],
     offset: usize,
-    (syncs, nvtx, engines): (&[SyncCall], &NvtxIndex, &CopyEngines),
+    look: Lookup,
     cfg: &GapConfig,
     keep_gaps: bool,
 ) -> DeviceOut {
+    let (syncs, nvtx, engines) = (look.syncs, look.nvtx, look.engines);
     let keep_detail = cfg.nvtx.is_some();
     let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
     let mut classes = ClassTotals::default();
