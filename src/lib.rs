@@ -15,6 +15,7 @@
 pub mod budget;
 pub mod calibrate;
 pub mod cli;
+pub mod comm;
 pub mod commands;
 pub mod diagnostic;
 pub mod diff;

@@ -5,6 +5,7 @@ use crate::cli::{Cli, Command};
 
 pub mod budget;
 pub mod calibrate;
+pub mod comm;
 pub mod diff;
 pub mod gaps;
 pub mod inputs;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gaps(args) => gaps::run(args),
         Command::Budget(args) => budget::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Comm(args) => comm::run(args),
         Command::Diff(args) => diff::run(args),
     }
 }

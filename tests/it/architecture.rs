@@ -44,6 +44,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "comm",
+        &["units", "error", "diagnostic", "roofs", "timeline"],
+    ),
+    (
         "diff",
         &[
             "units", "error", "roofs", "timeline", "ncu", "nsys", "roofline", "gaps",
@@ -75,6 +79,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "multi",
             "project",
@@ -94,6 +99,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "project",
         ],
@@ -113,6 +119,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "multi",
             "project",

@@ -6,8 +6,10 @@ mod architecture;
 #[cfg(unix)]
 mod broken_pipe;
 mod budget;
+mod budget_overlap;
 mod calibrate;
 mod calibrate_failures;
+mod comm;
 mod common;
 mod detect;
 mod diff;
