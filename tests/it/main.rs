@@ -14,6 +14,7 @@ mod common;
 mod detect;
 mod diff;
 mod diff_gate;
+mod diff_identity;
 mod fuzz_replay;
 mod gaps;
 mod gaps_advice;
