@@ -135,7 +135,7 @@ pub fn analyze(
         names: names.into_table(),
         kernels: ctx.kernels,
         diagnostics,
-        pytorch: gaps.has_pytorch(),
+        terms: gaps.fix_terms(),
     })
 }
 

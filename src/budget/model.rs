@@ -443,5 +443,5 @@ pub(crate) struct SummaryInput {
     pub(crate) kernels: HashMap<String, KernelAcc>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// The input shows PyTorch's own ranges (its knobs may be named).
-    pub(crate) pytorch: bool,
+    pub(crate) terms: crate::gaps::FixTerms,
 }

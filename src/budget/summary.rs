@@ -144,7 +144,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             steps: &steps,
             indices: &typical,
             median_step_ns: median_ns,
-            host: host_fix(&steps, &typical, si.pytorch),
+            host: host_fix(&steps, &typical, si.terms),
         },
         &si.kernels,
         &kernels,
@@ -195,14 +195,14 @@ struct HostFix {
 /// typical steps (not the whole report: between steps the host may do
 /// something else for seconds), by the gap verdict's rule
 /// ([`HostTotals::advice`]); the class's own fix when no gap has evidence.
-fn host_fix(steps: &[StepBudget], typical: &[usize], pytorch: bool) -> HostFix {
+fn host_fix(steps: &[StepBudget], typical: &[usize], terms: crate::gaps::FixTerms) -> HostFix {
     let mut host = HostTotals::default();
     for &i in typical {
         host.merge(&steps[i].host);
     }
     match host.advice() {
         Some(a) => HostFix {
-            fix: a.fix(pytorch),
+            fix: a.fix(terms),
             evidence: Some(format!(
                 "in the {} steps ranked: {}",
                 typical.len(),

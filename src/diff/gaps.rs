@@ -442,7 +442,7 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
             let fix = crate::gaps::HostDetail::ALL
                 .iter()
                 .find(|x| x.key() == h.class)
-                .map_or("", |x| x.fix());
+                .map_or("", |x| x.fix(crate::gaps::FixTerms::default()));
             why.push_str(&format!(
                 "; mostly {} {pm}{}: {fix}",
                 detail_label(&h.class),

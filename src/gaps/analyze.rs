@@ -6,14 +6,16 @@
 
 use super::class::merge_syncs;
 use super::config::GapConfig;
+use super::describe::{describe, Lookup};
+use super::engines::CopyEngines;
 use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
-use super::host::{describe, NvtxIndex};
+use super::host::NvtxIndex;
 use super::model::*;
 use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
 use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
-use crate::nsys::{GpuOp, SyncCall, Timeline};
+use crate::nsys::{GpuOp, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
 
@@ -24,10 +26,17 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let n_ops = ops.len() as u64;
     let syncs = merge_syncs(&tl.syncs);
     let nvtx = NvtxIndex::new(tl);
-    let outs = sweep_devices(tl, &groups, &syncs, &nvtx, cfg);
+    let engines = CopyEngines::new(tl);
+    let look = Lookup {
+        syncs: &syncs,
+        nvtx: &nvtx,
+        engines: &engines,
+        waits: &tl.waits,
+    };
+    let outs = sweep_devices(tl, &groups, look, cfg);
     let merged = merge_devices(outs, cfg);
     let mut names = Names::default();
-    let top_gaps = top_gaps(tl, &ops, &syncs, &nvtx, merged.heap, &mut names);
+    let top_gaps = top_gaps(tl, &ops, look, merged.heap, &mut names);
     let mut gap_durations = merged.durations;
     let distribution = GapDistribution {
         duration: dist(&mut gap_durations),
@@ -116,8 +125,7 @@ fn device_groups(ops: &[GpuOp]) -> Vec<(usize, &[GpuOp])> {
 fn sweep_devices(
     tl: &Timeline,
     groups: &[(usize, &[GpuOp])],
-    syncs: &[SyncCall],
-    nvtx: &NvtxIndex,
+    look: Lookup,
     cfg: &GapConfig,
 ) -> Vec<DeviceOut> {
     let keep_gaps = cfg.keep_gaps || cfg.nvtx.is_some();
@@ -125,7 +133,7 @@ fn sweep_devices(
         .map_or(1, |n| n.get())
         .min(groups.len())
         .max(1);
-    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, syncs, nvtx, cfg, keep_gaps);
+    let one = |g: &(usize, &[GpuOp])| analyze_device(tl, g.1, g.0, look, cfg, keep_gaps);
     if threads == 1 {
         return groups.iter().map(one).collect();
     }
@@ -217,8 +225,7 @@ fn merge_devices(outs: Vec<DeviceOut>, cfg: &GapConfig) -> Merged {
 fn top_gaps<'t>(
     tl: &'t Timeline,
     ops: &[GpuOp],
-    syncs: &[SyncCall],
-    nvtx: &NvtxIndex,
+    look: Lookup,
     heap: BinaryHeap<TopEntry>,
     names: &mut Names<'t>,
 ) -> Vec<TopGap> {
@@ -227,7 +234,8 @@ fn top_gaps<'t>(
         .map(|std::cmp::Reverse(c)| {
             let after = &ops[c.after];
             let (g0, g1) = (c.start_ns, c.start_ns + c.duration_ns);
-            let found = describe(tl, syncs, nvtx, c.class, after, g0, g1);
+            let before = &ops[c.before];
+            let found = describe(tl, look, c.class, (before, after), g0, g1);
             TopGap {
                 pid: c.pid,
                 device: c.device,
@@ -235,7 +243,7 @@ fn top_gaps<'t>(
                 end_ns: g1,
                 duration_ns: c.duration_ns,
                 class: c.class,
-                before: op_ref(tl, &ops[c.before], names),
+                before: op_ref(tl, before, names),
                 after: op_ref(tl, after, names),
                 api: tl.api_of(after).map(|x| ApiRef {
                     name_id: names.id(tl.name(x.name)),
@@ -245,13 +253,19 @@ fn top_gaps<'t>(
                 }),
                 host: found.host,
                 nvtx_id: found.context.map(|t| names.id(t)),
-                host_evidence: found.verdict.map(|(detail, call_family, range_family)| {
-                    HostEvidence {
-                        detail,
-                        call_family,
-                        range_family,
-                        scale: Scale::of(c.duration_ns),
-                    }
+                host_evidence: found.verdict.map(|f| HostEvidence {
+                    detail: f.detail,
+                    call_family: f.call_family,
+                    range_family: f.range_family,
+                    scale: Scale::of(c.duration_ns),
+                }),
+                queued: found.queued.map(|q| QueuedEvidence {
+                    launched_before_ns: q.launched_before_ns,
+                    dependency_seen: q.dependency_seen,
+                    engine_busy_with: q.engine_busy_with.map(|i| op_ref(tl, &tl.ops[i], names)),
+                    engine_busy_pid: q.engine_busy_with.map(|i| tl.ops[i].pid),
+                    host_meanwhile: q.host_meanwhile,
+                    host_meanwhile_ns: q.host_meanwhile_ns,
                 }),
                 ranges: found
                     .ranges
@@ -312,9 +326,14 @@ fn diagnostics(
             ),
         ));
     } else if launch.ops_with_api == 0 {
+        // In the input's own terms: a PyTorch trace records launches with
+        // the profiler's CUDA activity, an export with nsys's CUDA trace.
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoApiRows,
-            "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
+            match tl.info.flavor {
+                crate::nsys::SchemaFlavor::Kineto => "no CUDA runtime events: every gap is unattributed; record them with torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+                _ => "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
+            },
         ));
     }
     if n_ops == 0 {

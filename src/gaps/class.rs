@@ -1,6 +1,7 @@
 //! Why the GPU idled: the classes of an idle gap and the rules that assign
 //! them ([`classify`], documented in `docs/gaps.md`).
 
+use super::evidence::{FixTerms, Tool};
 use crate::nsys::{ApiCall, SyncCall, NO_TID};
 use serde::{Deserialize, Serialize};
 
@@ -16,11 +17,14 @@ pub enum GapClass {
     LaunchInFlight,
     /// The work was already queued and the gap is below the launch-latency threshold.
     LaunchLatency,
-    /// The work was already queued yet the GPU idled, with evidence of a
-    /// dependency (a `cudaStreamWaitEvent`, or the op before on another stream).
+    /// The work was already queued yet the GPU idled: it waited on
+    /// something (a `cudaStreamWaitEvent`, the op before on another stream,
+    /// or a dependency the trace cannot see: another process or device, a
+    /// host callback, a graph's own edges).
     QueuedDependency,
-    /// A queued copy or memset on the stream of the op before, with no
-    /// dependency in sight: copy-engine scheduling.
+    /// A queued copy or memset while another copy occupied the copy engine
+    /// of its direction (another process's copy on the device, another
+    /// stream's copy for a stream gap): copy-engine scheduling.
     CopyScheduling,
     /// The launching thread was blocked in a synchronisation call over the gap.
     Synchronization,
@@ -85,7 +89,23 @@ impl GapClass {
         }
     }
 
-    /// What to do about it, in a few words.
+    /// What to do about it, in a few words, in the terms of the tool that
+    /// made the input (a PyTorch trace is told `torch.profiler` settings,
+    /// an nsys export nsys flags).
+    pub fn fix_in(self, terms: FixTerms) -> &'static str {
+        match (self, terms.tool) {
+            (GapClass::Unattributed, Tool::Nsys) => {
+                "trace the launches (nsys --trace=cuda, the whole run; a CUDA graph replay or a device-side launch has no launch row)"
+            }
+            (GapClass::Unattributed, Tool::TorchProfiler) => {
+                "record the launches: torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] over the whole step (a CUDA graph replay has no launch rows)"
+            }
+            _ => self.fix(),
+        }
+    }
+
+    /// What to do about it, in a few words, in no tool's terms (see
+    /// [`fix_in`](GapClass::fix_in)).
     pub fn fix(self) -> &'static str {
         match self {
             GapClass::HostBound => "feed the GPU faster (see what the host did)",
@@ -93,14 +113,14 @@ impl GapClass {
                 "warm up, or set CUDA_MODULE_LOADING=EAGER (lazy module loading / JIT in the launch)"
             }
             GapClass::LaunchLatency => "fewer, larger kernels or CUDA graphs",
-            GapClass::QueuedDependency => "overlap the dependency (more streams, earlier events)",
-            GapClass::CopyScheduling => "batch small copies, or use pinned async copies",
+            GapClass::QueuedDependency => "find what the queued op waited for (an event, another stream, process or device) and overlap it (more streams, earlier events)",
+            GapClass::CopyScheduling => "batch small copies into fewer, larger ones, or spread them over time so one direction's copy engine is not shared",
             GapClass::Synchronization => "remove or defer the sync",
             GapClass::SyncDrain => {
                 "remove the sync that drained the queue (the host then runs ahead of the GPU)"
             }
             GapClass::PageableCopy => "pin the host buffer (cudaHostAlloc / pin_memory)",
-            GapClass::Unattributed => "trace the launches (`--trace=cuda`, the whole run)",
+            GapClass::Unattributed => "trace the launches over the whole run (a CUDA graph replay or a device-side launch has no launch row)",
         }
     }
 }
@@ -132,6 +152,10 @@ pub struct NextOp<'a> {
     pub pageable: bool,
     /// The op is a memcpy or memset.
     pub copy: bool,
+    /// Another copy (or memset) occupied the engine of this op's direction
+    /// during the gap: another process's on the device, or for a stream
+    /// gap another stream's (see `gaps::engines`).
+    pub engine_busy: bool,
     /// The op before the gap ran on another stream (a cross-stream dependency is possible).
     pub cross_stream: bool,
     /// Start of the call that launched the op before the gap, when known.
@@ -218,11 +242,12 @@ fn partition_point_near<T>(
 ///    least [`SLOW_CALL_LATENCIES`] × `latency_ns`, else host-bound (launch
 ///    overhead: the host issues one launch at a time);
 /// 4. `a` had returned by `g0` (work queued, GPU idle anyway) → launch
-///    latency below `latency_ns`; else queued/dependency when there is
-///    evidence of a dependency (the op before ran on another stream, or a
-///    `cudaStreamWaitEvent` in the process between the two launches);
-///    without evidence a copy or memset is copy-engine scheduling, a kernel
-///    queued/dependency.
+///    latency below `latency_ns`; else copy-engine scheduling when the op is
+///    a copy or memset and another copy occupied the engine of its
+///    direction during the gap (the evidence, named in the report); else
+///    queued/dependency, with or without evidence of what it waited for (a
+///    dependency the trace cannot see is still a dependency, never a copy
+///    engine's).
 pub fn classify(g0: i64, g1: i64, next: &NextOp, ev: &Evidence) -> GapClass {
     let Some(a) = next.api else {
         return GapClass::Unattributed;
@@ -259,11 +284,19 @@ pub fn classify(g0: i64, g1: i64, next: &NextOp, ev: &Evidence) -> GapClass {
         }
     } else if g1 - g0 < ev.latency_ns {
         GapClass::LaunchLatency
-    } else if next.cross_stream || waited(ev, a, next.before_call_ns) || !next.copy {
-        GapClass::QueuedDependency
-    } else {
+    } else if next.copy && next.engine_busy {
         GapClass::CopyScheduling
+    } else {
+        GapClass::QueuedDependency
     }
+}
+
+/// The evidence that a queued op waited on something: the op before ran
+/// on another stream, or the process called `cudaStreamWaitEvent` between
+/// the two launches. Without it the dependency is one the trace cannot see.
+pub fn dependency_seen(next: &NextOp, ev: &Evidence) -> bool {
+    next.api
+        .is_some_and(|a| next.cross_stream || waited(ev, a, next.before_call_ns))
 }
 
 /// True when the process called `cudaStreamWaitEvent` between the launch of
@@ -364,6 +397,7 @@ mod tests {
             blocking: false,
             pageable: false,
             copy: false,
+            engine_busy: false,
             cross_stream: false,
             before_call_ns: None,
         }
@@ -506,7 +540,11 @@ mod tests {
     }
 
     #[test]
-    fn queued_copies_need_evidence_of_a_dependency() {
+    fn a_queued_copy_is_copy_scheduling_only_when_an_engine_was_busy() {
+        // A memset launched long before the gap (10..20), the gap [100,
+        // 200): without another copy in its direction during the gap it
+        // waited on something the trace cannot see (queued/dependency),
+        // whatever the streams and wait events say.
         let a = api(10, 20);
         let copy = NextOp {
             copy: true,
@@ -515,30 +553,55 @@ mod tests {
         };
         assert_eq!(
             classify(100, 200, &copy, &ev(&[])),
-            GapClass::CopyScheduling
+            GapClass::QueuedDependency
         );
-        let other_stream = NextOp {
-            cross_stream: true,
+        let e = Evidence {
+            waits: &[],
+            ..ev(&[])
+        };
+        assert!(!dependency_seen(&copy, &e));
+        // Another copy in its direction ran during the gap: copy-engine
+        // scheduling, even across streams.
+        let busy = NextOp {
+            engine_busy: true,
             ..copy
         };
         assert_eq!(
-            classify(100, 200, &other_stream, &ev(&[])),
+            classify(100, 200, &busy, &ev(&[])),
+            GapClass::CopyScheduling
+        );
+        let busy_other_stream = NextOp {
+            cross_stream: true,
+            ..busy
+        };
+        assert_eq!(
+            classify(100, 200, &busy_other_stream, &ev(&[])),
+            GapClass::CopyScheduling
+        );
+        // A kernel is never copy scheduling.
+        let kernel = NextOp {
+            copy: false,
+            ..busy
+        };
+        assert_eq!(
+            classify(100, 200, &kernel, &ev(&[])),
             GapClass::QueuedDependency
         );
-        // A cudaStreamWaitEvent at 12, between the two launches (5 and 10..20).
+        // A cudaStreamWaitEvent at 8, between the two launches (5 and
+        // 10..20): a dependency seen.
         let waits = [(1, 8)];
         let e = Evidence {
             waits: &waits,
             ..ev(&[])
         };
-        assert_eq!(classify(100, 200, &copy, &e), GapClass::QueuedDependency);
+        assert!(dependency_seen(&copy, &e));
         // One before the earlier launch is no evidence.
         let waits = [(1, 2)];
         let e = Evidence {
             waits: &waits,
             ..ev(&[])
         };
-        assert_eq!(classify(100, 200, &copy, &e), GapClass::CopyScheduling);
+        assert!(!dependency_seen(&copy, &e));
     }
 
     #[test]
@@ -650,13 +713,13 @@ mod tests {
             waits: &waits,
             ..ev(&[])
         };
-        assert_eq!(classify(100, 200, &copy, &e), GapClass::QueuedDependency);
+        assert!(dependency_seen(&copy, &e));
         // A wait after this launch is not.
         let waits = [(1, 25)];
         let e = Evidence {
             waits: &waits,
             ..ev(&[])
         };
-        assert_eq!(classify(100, 200, &copy, &e), GapClass::CopyScheduling);
+        assert!(!dependency_seen(&copy, &e));
     }
 }

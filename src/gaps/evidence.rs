@@ -18,9 +18,13 @@ pub enum HostDetail {
     Alloc,
     /// Other CUDA runtime/driver calls.
     CudaApi,
-    /// OS runtime calls (`read`, `getc`, `fflush`, locks) outside any CUDA
+    /// OS runtime calls (`read`, `write`, `fflush`, locks) outside any CUDA
     /// call: traced with `--trace=osrt`.
     OsRuntime,
+    /// Waiting for input: a blocking read of the terminal or a pipe
+    /// ([`is_input_wait`]: `getc`, `fgetc`, `fgets` …, or one `read`,
+    /// `select`, `poll` lasting [`INPUT_WAIT_MIN_NS`] or more).
+    InputWait,
     /// Profiler overhead (`PROFILER_OVERHEAD`: buffer flushes): the profiler, not the program.
     ProfilerOverhead,
     /// No call: inside NVTX ranges of the thread (`MPI_Recv`, a user range).
@@ -30,7 +34,18 @@ pub enum HostDetail {
 }
 
 /// Number of [`HostDetail`]s.
-pub const N_DETAILS: usize = 7;
+pub const N_DETAILS: usize = 8;
+
+/// The details that are calls (summed over the window, the largest wins
+/// when it exceeds the rest), in [`HostDetail::ALL`] order.
+pub const CALL_DETAILS: [HostDetail; 6] = [
+    HostDetail::LaunchCall,
+    HostDetail::Alloc,
+    HostDetail::CudaApi,
+    HostDetail::OsRuntime,
+    HostDetail::InputWait,
+    HostDetail::ProfilerOverhead,
+];
 
 impl HostDetail {
     /// All details in display order.
@@ -39,6 +54,7 @@ impl HostDetail {
         HostDetail::Alloc,
         HostDetail::CudaApi,
         HostDetail::OsRuntime,
+        HostDetail::InputWait,
         HostDetail::ProfilerOverhead,
         HostDetail::Nvtx,
         HostDetail::CpuWork,
@@ -51,6 +67,7 @@ impl HostDetail {
             HostDetail::Alloc => "alloc",
             HostDetail::CudaApi => "cuda_api",
             HostDetail::OsRuntime => "os_runtime",
+            HostDetail::InputWait => "input_wait",
             HostDetail::ProfilerOverhead => "profiler_overhead",
             HostDetail::Nvtx => "nvtx",
             HostDetail::CpuWork => "cpu_work",
@@ -64,6 +81,7 @@ impl HostDetail {
             HostDetail::Alloc => "cudaMalloc/cudaFree",
             HostDetail::CudaApi => "other CUDA API calls",
             HostDetail::OsRuntime => "OS runtime calls",
+            HostDetail::InputWait => "waiting for input",
             HostDetail::ProfilerOverhead => "profiler overhead",
             HostDetail::Nvtx => "inside an NVTX range",
             HostDetail::CpuWork => "CPU work (no API call)",
@@ -71,16 +89,18 @@ impl HostDetail {
     }
 
     /// What to do about it, when nothing finer is known (the call family,
-    /// the range family or the scale of the gaps decide first).
-    pub fn fix(self) -> &'static str {
+    /// the range family or the scale of the gaps decide first), in the
+    /// terms of the tool that made the input.
+    pub fn fix(self, terms: FixTerms) -> &'static str {
         match self {
             HostDetail::LaunchCall => "CUDA graphs, or fewer, larger kernels (launch overhead)",
             HostDetail::Alloc => CallFamily::Alloc.fix(),
             HostDetail::CudaApi => CallFamily::Other.fix(),
             HostDetail::OsRuntime => "overlap I/O with GPU work (prefetch, async I/O)",
+            HostDetail::InputWait => "profile a non-interactive run (input from a file or arguments, not the terminal): the program was waiting for its user, not working",
             HostDetail::ProfilerOverhead => "the profiler, not the program: ignore it",
             HostDetail::Nvtx => "look inside the range: it is where the host spent the gap",
-            HostDetail::CpuWork => Scale::Mid.fix(false),
+            HostDetail::CpuWork => Scale::Mid.fix(terms),
         }
     }
 }
@@ -95,123 +115,9 @@ pub fn detail_label(key: &str) -> String {
         .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
 }
 
-/// The family of a CUDA runtime/driver call, each with its fix and the
-/// evidence that names it (the rows of `docs/gaps.md`'s evidence table).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CallFamily {
-    /// Kernel, copy or graph launches (`cudaLaunchKernel`, `cuLaunchKernel`, `cudaGraphLaunch`).
-    Launch,
-    /// Synchronous allocation (`cudaMalloc`, `cudaFree`, `cudaHostAlloc`, `cuMemAlloc`).
-    Alloc,
-    /// Stream-ordered allocation (`cudaMallocAsync`, `cudaFreeAsync`): the pool grew or shrank.
-    PoolAlloc,
-    /// Stream or event creation and destruction.
-    StreamEvent,
-    /// Module or library loading (`cuModuleLoad*`, `cuLibraryLoad*`, `cudaGetFuncBySymbol`).
-    ModuleLoad,
-    /// Host-side synchronisation (`*Synchronize`, `cudaEventQuery`/`cudaStreamQuery` polls).
-    Sync,
-    /// A blocking copy (`cudaMemcpy` without `Async`, `cuMemcpyDtoH`).
-    BlockingCopy,
-    /// CUDA graph construction (`cudaGraphInstantiate`, `cudaStreamBeginCapture`, `cudaGraphCreate`).
-    GraphBuild,
-    /// Any other CUDA call.
-    Other,
-}
+pub use crate::timeline::CallFamily;
 
 impl CallFamily {
-    /// The family of a runtime/driver function name (`_v7000`-style
-    /// version suffixes are ignored; the name is matched by prefix).
-    pub fn of(name: &str) -> CallFamily {
-        let has = |p: &str| name.starts_with(p);
-        let any = |ps: &[&str]| ps.iter().any(|p| name.starts_with(p));
-        if any(&[
-            "cudaMallocAsync",
-            "cudaFreeAsync",
-            "cuMemAllocAsync",
-            "cuMemFreeAsync",
-            "cudaMallocFromPoolAsync",
-            "cuMemAllocFromPoolAsync",
-        ]) {
-            CallFamily::PoolAlloc
-        } else if any(&[
-            "cudaMalloc",
-            "cudaFree",
-            "cudaHostAlloc",
-            "cudaHostRegister",
-            "cuMemAlloc",
-            "cuMemFree",
-            "cuMemHostAlloc",
-            "cuMemCreate",
-            "cuMemMap",
-            "cuMemHostRegister",
-        ]) {
-            CallFamily::Alloc
-        } else if any(&[
-            "cudaStreamCreate",
-            "cudaStreamDestroy",
-            "cudaEventCreate",
-            "cudaEventDestroy",
-            "cuStreamCreate",
-            "cuStreamDestroy",
-            "cuEventCreate",
-            "cuEventDestroy",
-        ]) {
-            CallFamily::StreamEvent
-        } else if any(&[
-            "cuModuleLoad",
-            "cuModuleGetFunction",
-            "cuLibraryLoad",
-            "cuLibraryGetKernel",
-            "cudaGetFuncBySymbol",
-            "cudaFuncGetAttributes",
-            "cuLinkComplete",
-            "cuLinkAddData",
-            "nvrtc",
-        ]) {
-            CallFamily::ModuleLoad
-        } else if name.contains("Synchronize")
-            || any(&[
-                "cudaEventQuery",
-                "cudaStreamQuery",
-                "cuEventQuery",
-                "cuStreamQuery",
-            ])
-        {
-            CallFamily::Sync
-        } else if any(&[
-            "cudaGraphInstantiate",
-            "cuGraphInstantiate",
-            "cudaStreamBeginCapture",
-            "cudaStreamEndCapture",
-            "cudaGraphCreate",
-            "cudaGraphAdd",
-            "cuGraphAdd",
-            "cuStreamBeginCapture",
-            "cuStreamEndCapture",
-            "cudaGraphExecUpdate",
-            "cuGraphExecUpdate",
-        ]) {
-            CallFamily::GraphBuild
-        } else if (has("cudaMemcpy") || has("cuMemcpy")) && !name.contains("Async") {
-            CallFamily::BlockingCopy
-        } else if any(&[
-            "cudaLaunch",
-            "cuLaunch",
-            "cudaGraphLaunch",
-            "cuGraphLaunch",
-            "cudaMemcpy",
-            "cuMemcpy",
-            "cudaMemset",
-            "cuMemset",
-        ]) {
-            CallFamily::Launch
-        } else {
-            CallFamily::Other
-        }
-    }
-
     /// All families in display order.
     pub const ALL: [CallFamily; 9] = [
         CallFamily::Launch,
@@ -305,6 +211,84 @@ impl RangeFamily {
     }
 }
 
+/// The profiler that made the input: a fix that names a profiling setting
+/// names this tool's (nsys flags for an export, `torch.profiler` settings
+/// for a PyTorch trace).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Tool {
+    /// Nsight Systems (an `.nsys-rep` or its SQLite export).
+    #[default]
+    Nsys,
+    /// The PyTorch profiler (a Kineto Chrome-trace JSON).
+    TorchProfiler,
+}
+
+/// Whose words a fix is given in: the tool that made the input, and
+/// whether the input shows PyTorch (its ranges), which adds the
+/// framework's own knobs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct FixTerms {
+    /// The profiler that made the input.
+    pub tool: Tool,
+    /// The input shows PyTorch.
+    pub pytorch: bool,
+}
+
+/// What the launching thread did inside a host-bound gap, typed: the host
+/// detail and the family of the CUDA call or NVTX range it names (`None`
+/// when it names none, or a user's own range).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HostFacts {
+    /// What the host did.
+    pub detail: HostDetail,
+    /// The family of the CUDA call named (launch call, allocation, other CUDA calls).
+    pub call_family: Option<CallFamily>,
+    /// The family of the NVTX range named (a gap inside a range).
+    pub range_family: Option<RangeFamily>,
+}
+
+/// A stdio call that reads a stream character or line at a time (`getc`,
+/// `fgetc`, `getchar`, `fgets`, `getline`, `scanf`, their `_unlocked` and
+/// glibc `_IO_`/`__isoc99_` spellings) blocking this long or more is
+/// waiting for input: a buffered file read returns in microseconds, a
+/// terminal or pipe waits for whoever writes to it, ns.
+pub const STDIO_INPUT_WAIT_MIN_NS: i64 = 10_000_000;
+
+/// A single `read`, `readv`, `select`, `pselect6`, `poll`, `ppoll` or
+/// `epoll_wait` call this long or more on the launching thread is waiting
+/// for input (nsys records no file descriptor, so the terminal cannot be
+/// told from a socket or pipe; a disk read does not block a second), ns.
+pub const INPUT_WAIT_MIN_NS: i64 = 1_000_000_000;
+
+/// True when an OS runtime call `name` lasting `duration_ns` is a wait for
+/// input (docs/gaps.md, "What the host did").
+pub fn is_input_wait(name: &str, duration_ns: i64) -> bool {
+    let base = name
+        .trim_start_matches("__isoc99_")
+        .trim_start_matches("_IO_")
+        .trim_end_matches("_unlocked");
+    let stdio = [
+        "getc", "fgetc", "getchar", "fgets", "gets", "getline", "getdelim", "scanf", "fscanf",
+        "getwc", "fgetwc", "getwchar", "fgetws",
+    ];
+    let waits = [
+        "read",
+        "readv",
+        "select",
+        "pselect6",
+        "pselect",
+        "poll",
+        "ppoll",
+        "epoll_wait",
+        "epoll_pwait",
+    ];
+    if stdio.contains(&base) || base == "__getdelim" {
+        duration_ns >= STDIO_INPUT_WAIT_MIN_NS
+    } else {
+        waits.contains(&base) && duration_ns >= INPUT_WAIT_MIN_NS
+    }
+}
+
 /// True when `hay` contains `needle` in any ASCII case (no allocation: it
 /// runs per gap).
 fn contains_ci(hay: &str, needle: &str) -> bool {
@@ -374,16 +358,20 @@ impl Scale {
         }
     }
 
-    /// The fix for host CPU work at this scale; `pytorch` when the export
-    /// shows PyTorch (its NVTX ranges), which adds the framework's own knobs.
-    pub fn fix(self, pytorch: bool) -> &'static str {
-        match (self, pytorch) {
-            (Scale::Launch, false) => "CUDA graphs, or fewer, larger kernels (fusion): the host issues short ops one at a time",
-            (Scale::Launch, true) => "capture the step in a CUDA graph or compile it (torch.compile mode=\"reduce-overhead\"): PyTorch issues short ops one at a time",
-            (Scale::Mid, false) => "profile the host between launches (nsys --sample=cpu) and take that work off the launch path",
-            (Scale::Mid, true) => "profile the host between launches (nsys --sample=cpu, py-spy) and take that work off the launch path (torch.compile for Python overhead)",
-            (Scale::Stretch, false) => "profile the host in these stretches (nsys --sample=cpu) and move that work off the GPU's critical path (prefetch, a background thread, overlap with GPU work)",
-            (Scale::Stretch, true) => "profile the host in these stretches (nsys --sample=cpu, py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
+    /// The fix for host CPU work at this scale, in the input's terms: with
+    /// PyTorch (its ranges in the input) the framework's own knobs, and the
+    /// profiling setting of the tool that made the input (nsys flags for an
+    /// export, `torch.profiler` settings for a trace).
+    pub fn fix(self, terms: FixTerms) -> &'static str {
+        match (self, terms.pytorch, terms.tool) {
+            (Scale::Launch, false, _) => "CUDA graphs, or fewer, larger kernels (fusion): the host issues short ops one at a time",
+            (Scale::Launch, true, _) => "capture the step in a CUDA graph or compile it (torch.compile mode=\"reduce-overhead\"): PyTorch issues short ops one at a time",
+            (Scale::Mid, false, Tool::Nsys) => "profile the host between launches (nsys --sample=cpu) and take that work off the launch path",
+            (Scale::Mid, true, Tool::Nsys) => "profile the host between launches (nsys --sample=cpu, py-spy) and take that work off the launch path (torch.compile for Python overhead)",
+            (Scale::Mid, _, Tool::TorchProfiler) => "profile the host between launches (torch.profiler with_stack=True, record_shapes=True; or py-spy) and take that work off the launch path (torch.compile for Python overhead)",
+            (Scale::Stretch, false, Tool::Nsys) => "profile the host in these stretches (nsys --sample=cpu) and move that work off the GPU's critical path (prefetch, a background thread, overlap with GPU work)",
+            (Scale::Stretch, true, Tool::Nsys) => "profile the host in these stretches (nsys --sample=cpu, py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
+            (Scale::Stretch, _, Tool::TorchProfiler) => "profile the host in these stretches (torch.profiler with_stack=True and experimental_config=torch._C._profiler._ExperimentalConfig(verbose=True) to see Python frames; or py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
         }
     }
 }
@@ -439,6 +427,26 @@ mod tests {
     }
 
     #[test]
+    fn a_long_read_of_the_terminal_is_waiting_for_input() {
+        // A 4 s getc, and a 33 s one: waiting for input.
+        assert!(is_input_wait("getc", 4_000_000_000));
+        assert!(is_input_wait("_IO_getc", 33_000_000_000));
+        assert!(is_input_wait("__isoc99_scanf", 20_000_000));
+        // A getc from a buffered file returns in microseconds.
+        assert!(!is_input_wait("getc", 2_000));
+        // read/poll only as one long call; write never.
+        assert!(is_input_wait("read", 1_000_000_000));
+        assert!(!is_input_wait("read", 999_999_999));
+        assert!(is_input_wait("poll", 1_500_000_000));
+        assert!(!is_input_wait("write", 5_000_000_000));
+        assert!(!is_input_wait("pthread_cond_wait", 5_000_000_000));
+        // Its fix is its own, not the I/O prefetch of other OS calls.
+        let t = FixTerms::default();
+        assert!(HostDetail::InputWait.fix(t).contains("non-interactive"));
+        assert_ne!(HostDetail::InputWait.fix(t), HostDetail::OsRuntime.fix(t));
+    }
+
+    #[test]
     fn scale_thresholds_are_100_us_and_1_ms() {
         // The edges belong to the longer scale.
         assert_eq!(Scale::of(99_999), Scale::Launch);
@@ -447,10 +455,25 @@ mod tests {
         assert_eq!(Scale::of(1_000_000), Scale::Stretch);
         // CUDA graphs are launch-scale advice only; PyTorch's knobs only
         // with PyTorch evidence.
-        assert!(Scale::Launch.fix(false).contains("CUDA graphs"));
-        assert!(!Scale::Stretch.fix(false).contains("CUDA graph"));
-        assert!(!Scale::Stretch.fix(false).contains("DataLoader"));
-        assert!(Scale::Stretch.fix(true).contains("DataLoader"));
-        assert!(!Scale::Mid.fix(false).contains("torch"));
+        let plain = FixTerms::default();
+        let torch_nsys = FixTerms {
+            pytorch: true,
+            ..plain
+        };
+        let trace = FixTerms {
+            tool: Tool::TorchProfiler,
+            pytorch: true,
+        };
+        assert!(Scale::Launch.fix(plain).contains("CUDA graphs"));
+        assert!(!Scale::Stretch.fix(plain).contains("CUDA graph"));
+        assert!(!Scale::Stretch.fix(plain).contains("DataLoader"));
+        assert!(Scale::Stretch.fix(torch_nsys).contains("DataLoader"));
+        assert!(!Scale::Mid.fix(plain).contains("torch"));
+        // A PyTorch trace is told torch.profiler settings, never nsys flags.
+        for sc in Scale::ALL {
+            assert!(!sc.fix(trace).contains("nsys"), "{sc:?}");
+        }
+        assert!(Scale::Stretch.fix(trace).contains("with_stack=True"));
+        assert!(Scale::Mid.fix(torch_nsys).contains("nsys --sample=cpu"));
     }
 }

@@ -4,9 +4,10 @@
 //! rows, OS runtime rows (`OSRT_API`), profiler overhead rows and NVTX
 //! ranges. Documented in `docs/gaps.md`.
 
-use super::class::{blocking_sync, overlap};
-use super::evidence::{CallFamily, HostDetail, RangeFamily, N_DETAILS};
-use super::GapClass;
+use super::class::overlap;
+use super::evidence::{
+    is_input_wait, CallFamily, HostDetail, HostFacts, RangeFamily, CALL_DETAILS, N_DETAILS,
+};
 use crate::nsys::{GpuOp, HostSpanKind, NameRef, NvtxRange, SyncCall, Timeline, NO_API};
 
 /// The verdict on one host window: the detail, what it names (call,
@@ -43,9 +44,13 @@ impl HostVerdict {
         }
     }
 
-    /// The verdict typed: (detail, call family, range family).
-    pub fn typed(&self, tl: &Timeline) -> (HostDetail, Option<CallFamily>, Option<RangeFamily>) {
-        (self.detail, self.family(tl), self.range_family(tl))
+    /// The verdict typed: the detail and the families of what it names.
+    pub fn typed(&self, tl: &Timeline) -> HostFacts {
+        HostFacts {
+            detail: self.detail,
+            call_family: self.family(tl),
+            range_family: self.range_family(tl),
+        }
     }
 }
 
@@ -59,7 +64,7 @@ pub(crate) fn gap_evidence(
     op: &GpuOp,
     g0: i64,
     g1: i64,
-) -> Option<(HostDetail, Option<CallFamily>, Option<RangeFamily>)> {
+) -> Option<HostFacts> {
     let a = tl.api_of(op)?;
     Some(host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1)).typed(tl))
 }
@@ -87,17 +92,26 @@ struct IndexedRange {
 /// NVTX ranges by (pid, tid, start): the index the detail looks up.
 pub(crate) struct NvtxIndex {
     ranges: Vec<IndexedRange>,
-    /// `reach[i]`: the latest end of the ranges of `ranges[i]`'s thread up
-    /// to `i`. A look back from a time stops at the first range whose reach
-    /// is at or before the times it needs: no earlier range of that thread
-    /// is still open then. Disjoint ranges (one per step) are thus passed
-    /// over in O(1) per gap, not [`MAX_RANGES_BACK`] each.
-    reach: Vec<i64>,
+    /// `parent[i]`: the nearest earlier range of `ranges[i]`'s thread still
+    /// open when it starts (its enclosing range when ranges nest), or
+    /// [`NO_PARENT`]. Every range open at a time `t` is on the chain of
+    /// parents from the last range starting before `t` (an earlier range
+    /// open at `t` is open at the start of every later one before `t`, so
+    /// each parent link lands at or after it): an outer `## forward ##`
+    /// with thousands of ops inside is found in as many steps as it is
+    /// deep, not after a scan of every op since it opened.
+    parent: Vec<u32>,
 }
 
-/// Ranges looked at, back from a time, on one thread (nesting deeper than
-/// this is not real; the bound keeps a hostile export's work linear).
+/// No parent in [`NvtxIndex::parent`].
+const NO_PARENT: u32 = u32::MAX;
+
+/// Ranges looked at along a chain of parents (nesting deeper than this is
+/// not real; the bound keeps a hostile export's work linear).
 const MAX_RANGES_BACK: usize = 256;
+
+/// Ranges starting inside one window looked at.
+const MAX_RANGES_IN_WINDOW: usize = 4096;
 
 impl NvtxIndex {
     /// Indexes the timeline's closed NVTX ranges.
@@ -119,52 +133,53 @@ impl NvtxIndex {
             })
             .collect();
         v.sort_unstable();
-        let mut reach = Vec::with_capacity(v.len());
-        let mut prev: Option<&IndexedRange> = None;
-        for x in &v {
-            let r = match (prev, reach.last()) {
-                (Some(p), Some(&r)) if (p.pid, p.tid) == (x.pid, x.tid) => x.end_ns.max(r),
-                _ => x.end_ns,
-            };
-            reach.push(r);
-            prev = Some(x);
+        let mut parent = Vec::with_capacity(v.len());
+        // Earlier ranges of the thread that may still be open, latest on top.
+        let mut open: Vec<usize> = Vec::new();
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 && (v[i - 1].pid, v[i - 1].tid) != (x.pid, x.tid) {
+                open.clear();
+            }
+            while open.last().is_some_and(|&t| v[t].end_ns <= x.start_ns) {
+                open.pop();
+            }
+            parent.push(open.last().map_or(NO_PARENT, |&t| t as u32));
+            open.push(i);
         }
-        NvtxIndex { ranges: v, reach }
+        NvtxIndex { ranges: v, parent }
     }
 
-    /// The ranges of thread (pid, tid) starting at or before `t`, latest
-    /// first (at most [`MAX_RANGES_BACK`]), up to the last one that some
-    /// range of the thread (it or an earlier one) is open after `open_after`:
-    /// the ranges left out all end at or before `open_after`.
-    fn back_from(
-        &self,
-        pid: u32,
-        tid: u32,
-        t: i64,
-        open_after: i64,
-    ) -> impl Iterator<Item = &IndexedRange> {
-        let j = self
-            .ranges
-            .partition_point(|x| (x.pid, x.tid, x.start_ns) <= (pid, tid, t));
-        self.ranges[..j]
-            .iter()
-            .zip(&self.reach[..j])
-            .rev()
-            .take(MAX_RANGES_BACK)
-            .take_while(move |(x, &reach)| (x.pid, x.tid) == (pid, tid) && reach > open_after)
-            .map(|x| x.0)
+    /// Index of the last range of thread (pid, tid) whose start passes
+    /// `before` (`start <= t` or `start < t`).
+    fn last_of(&self, pid: u32, tid: u32, before: impl Fn(i64) -> bool) -> Option<usize> {
+        let j = self.ranges.partition_point(|x| {
+            (x.pid, x.tid) < (pid, tid) || ((x.pid, x.tid) == (pid, tid) && before(x.start_ns))
+        });
+        j.checked_sub(1)
+            .filter(|&k| (self.ranges[k].pid, self.ranges[k].tid) == (pid, tid))
+    }
+
+    /// Range `k` and its chain of parents, latest-starting first.
+    fn chain(&self, k: Option<usize>) -> impl Iterator<Item = &IndexedRange> {
+        std::iter::successors(k, |&i| {
+            let p = self.parent[i];
+            (p != NO_PARENT).then_some(p as usize)
+        })
+        .take(MAX_RANGES_BACK)
+        .map(|i| &self.ranges[i])
     }
 
     /// The innermost range of thread (pid, tid) that contains `t` (the
-    /// latest-starting one among the last 256 starting at or before `t`).
+    /// latest-starting one open at `t`).
     pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
-        self.back_from(pid, tid, t, t)
+        self.chain(self.last_of(pid, tid, |s| s <= t))
             .find(|x| x.end_ns > t)
             .map(|x| x.index)
     }
 
     /// The ranges of thread (pid, tid) overlapping `[w0, w1)`, each with
-    /// its overlap, ns (latest-starting first).
+    /// its overlap, ns (latest-starting first): those starting inside the
+    /// window, then those open at its start.
     pub(crate) fn overlapping(
         &self,
         pid: u32,
@@ -172,7 +187,15 @@ impl NvtxIndex {
         w0: i64,
         w1: i64,
     ) -> impl Iterator<Item = (usize, i64)> + '_ {
-        self.back_from(pid, tid, w1 - 1, w0)
+        let before_w0 = self.last_of(pid, tid, |s| s < w0);
+        let inside_end = self.last_of(pid, tid, |s| s < w1).map_or(0, |k| k + 1);
+        let first = self.ranges.partition_point(|x| (x.pid, x.tid) < (pid, tid));
+        let inside_start = before_w0.map_or(first, |k| k + 1);
+        self.ranges[inside_start.min(inside_end)..inside_end]
+            .iter()
+            .rev()
+            .take(MAX_RANGES_IN_WINDOW)
+            .chain(self.chain(before_w0).filter(move |x| x.end_ns > w0))
             .map(move |x| (x.index, overlap(x.start_ns, x.end_ns, w0, w1)))
             .filter(|x| x.1 > 0)
     }
@@ -182,15 +205,18 @@ impl NvtxIndex {
 const MAX_SCAN: usize = 4096;
 
 /// What the thread of the call `tl.api[call]` did over `[w0, w1)` (`syncs`
-/// merged per thread; the window runs from the gap start to the launch
-/// call's end or the gap end): the launch call itself, the other CUDA calls
-/// (allocation or other), OS runtime calls outside those CUDA calls (an OS
-/// call nested in a CUDA call is that call's time: the `ioctl` inside a
-/// `cudaMallocAsync` growing its pool is the allocation) and profiler
-/// overhead of that thread that overlap the window, each summed; the
-/// largest wins, and the rest of the window is CPU work — named by the NVTX
-/// range of the thread that overlaps the window most (a PyTorch, MPI or
-/// NCCL range first), or the innermost one around the launch call's start.
+/// merged per thread; for a host-bound gap the window runs from the gap
+/// start to the launch call's end or the gap end, for a queued gap it is
+/// the gap, after the call returned): the launch call itself, the other
+/// CUDA calls before or after it (allocation or other), OS runtime calls
+/// outside those CUDA calls (an OS call nested in a CUDA call is that
+/// call's time: the `ioctl` inside a `cudaMallocAsync` growing its pool is
+/// the allocation), waits for input among them ([`is_input_wait`]) and
+/// profiler overhead of that thread that overlap the window, each summed;
+/// the largest wins when it exceeds the rest of the window. Otherwise the
+/// rest is CPU work, named after an NVTX range of the thread only when
+/// that range covers more than [`RANGE_NAMES_SHARE`] of the window
+/// ([`main_range`]).
 pub(crate) fn host_verdict(
     tl: &Timeline,
     syncs: &[SyncCall],
@@ -243,6 +269,21 @@ pub(crate) fn host_verdict(
                 break;
             }
         }
+        // Calls after the launch call that start in the window (a queued
+        // gap's window opens after the launch call returned).
+        for c in tl.api[call as usize + 1..].iter().take(MAX_SCAN) {
+            if c.pid != a.pid || c.start_ns >= w1 {
+                break;
+            }
+            if c.tid == a.tid {
+                let d = if tl.is_alloc(c.name) {
+                    HostDetail::Alloc
+                } else {
+                    HostDetail::CudaApi
+                };
+                cuda_call(d, c.start_ns, c.end_ns, c.name);
+            }
+        }
         for s in thread_slice(syncs, a.pid, a.tid, |s| (s.pid, s.tid, s.start_ns), w0) {
             if s.start_ns >= w1 {
                 break;
@@ -265,7 +306,11 @@ pub(crate) fn host_verdict(
             }
             let (d, ns) = match h.kind {
                 HostSpanKind::OsRuntime => (
-                    HostDetail::OsRuntime,
+                    if is_input_wait(tl.name(h.name), h.end_ns - h.start_ns) {
+                        HostDetail::InputWait
+                    } else {
+                        HostDetail::OsRuntime
+                    },
                     outside(&cuda, h.start_ns.max(w0), h.end_ns.min(w1)),
                 ),
                 HostSpanKind::ProfilerOverhead => (
@@ -278,7 +323,7 @@ pub(crate) fn host_verdict(
     }
     let called: i64 = sums.iter().sum();
     let cpu = (w1 - w0 - called).max(0);
-    let best = HostDetail::ALL[..5]
+    let best = CALL_DETAILS
         .iter()
         .copied()
         .max_by_key(|d| (sums[*d as usize], std::cmp::Reverse(*d as usize)))
@@ -292,19 +337,27 @@ pub(crate) fn host_verdict(
         None => {
             let range = (call != NO_API)
                 .then(|| &tl.api[call as usize])
-                .and_then(|a| main_range(tl, nvtx, a.pid, a.tid, a.start_ns.min(w1), (w0, w1)));
-            HostVerdict {
-                detail: if range.is_some() {
-                    HostDetail::Nvtx
-                } else {
-                    HostDetail::CpuWork
+                .and_then(|a| main_range(tl, nvtx, a.pid, a.tid, (w0, w1)));
+            match range {
+                Some((i, covered_ns)) => HostVerdict {
+                    detail: HostDetail::Nvtx,
+                    what: Some(What::Range(i)),
+                    covered_ns,
                 },
-                what: range.map(What::Range),
-                covered_ns: cpu,
+                None => HostVerdict {
+                    detail: HostDetail::CpuWork,
+                    what: None,
+                    covered_ns: cpu,
+                },
             }
         }
     }
 }
+
+/// An NVTX range names the host's CPU time over a window only when the
+/// ranges of its text cover more than this share of the window: a 278 µs
+/// `aten::matmul` does not explain an 18.6 ms stretch of untraced CPU time.
+pub const RANGE_NAMES_SHARE: f64 = 0.5;
 
 /// The time of `[s0, s1)` outside the sorted, disjoint intervals `inside`, ns.
 fn outside(inside: &[(i64, i64)], s0: i64, s1: i64) -> i64 {
@@ -321,26 +374,95 @@ fn outside(inside: &[(i64, i64)], s0: i64, s1: i64) -> i64 {
 }
 
 /// The NVTX range that names the host's CPU time over `[w0, w1)` on thread
-/// (pid, tid): among the ranges overlapping the window, one of a known
-/// family (PyTorch, MPI, NCCL) first, then the most overlap, then the
-/// latest start (the innermost); without any, the innermost range around
-/// `t` (the launch call's start).
+/// (pid, tid), with the time its text's ranges cover (their union, so
+/// nested ranges of one text count once): among the texts covering more
+/// than [`RANGE_NAMES_SHARE`] of the window, one of a known family
+/// (PyTorch, MPI, NCCL) first, then the most covered, then the
+/// latest-starting (innermost) range of that text; `None` when no text
+/// covers that much (the window is CPU work).
 fn main_range(
     tl: &Timeline,
     nvtx: &NvtxIndex,
     pid: u32,
     tid: u32,
-    t: i64,
     (w0, w1): (i64, i64),
-) -> Option<usize> {
-    nvtx.overlapping(pid, tid, w0, w1)
-        .max_by_key(|&(i, ns)| (RangeFamily::of(&tl.nvtx[i].text).is_some(), ns))
-        .map(|x| x.0)
-        .or_else(|| nvtx.innermost(pid, tid, t))
+) -> Option<(usize, i64)> {
+    let need = ((w1 - w0) as f64 * RANGE_NAMES_SHARE) as i64;
+    // Latest-starting texts first, reversed: on a tie `max_by_key` keeps
+    // the last, the latest-starting (innermost) text.
+    text_unions(tl, nvtx, pid, tid, (w0, w1))
+        .into_iter()
+        .rev()
+        .filter(|t| t.covered_ns > need)
+        .max_by_key(|t| (RangeFamily::of(t.text).is_some(), t.covered_ns))
+        .map(|t| (t.innermost, t.covered_ns))
 }
 
-/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, summed per
-/// text, most time first, at most `max` texts: (text, ns).
+/// The ranges of one text overlapping a window.
+struct TextCover<'t> {
+    text: &'t str,
+    /// The union of its ranges inside the window, ns.
+    covered_ns: i64,
+    /// The latest-starting of its ranges (an index into [`Timeline::nvtx`]).
+    innermost: usize,
+}
+
+/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, grouped by
+/// text, each text's time the union of its ranges' parts inside the
+/// window (nested ranges of one text count once: never more than the
+/// window).
+fn text_unions<'t>(
+    tl: &'t Timeline,
+    nvtx: &NvtxIndex,
+    pid: u32,
+    tid: u32,
+    (w0, w1): (i64, i64),
+) -> Vec<TextCover<'t>> {
+    // (text, clipped start, clipped end, index), latest-starting first.
+    let mut parts: Vec<(&'t str, i64, i64, usize)> = nvtx
+        .overlapping(pid, tid, w0, w1)
+        .map(|(i, _)| {
+            let r = &tl.nvtx[i];
+            (&*r.text, r.start_ns.max(w0), r.end_ns.min(w1), i)
+        })
+        .collect();
+    // The innermost of a text is its first part in index order (latest
+    // start first); keep it before sorting by time.
+    let mut out: Vec<TextCover<'t>> = Vec::new();
+    for p in &parts {
+        if !out.iter().any(|t| t.text == p.0) {
+            out.push(TextCover {
+                text: p.0,
+                covered_ns: 0,
+                innermost: p.3,
+            });
+        }
+    }
+    parts.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    for same in parts.chunk_by(|a, b| a.0 == b.0) {
+        let mut covered = 0i64;
+        let mut cur: Option<(i64, i64)> = None;
+        for p in same {
+            cur = match cur {
+                Some((s, e)) if p.1 <= e => Some((s, e.max(p.2))),
+                Some((s, e)) => {
+                    covered += e - s;
+                    Some((p.1, p.2))
+                }
+                None => Some((p.1, p.2)),
+            };
+        }
+        covered += cur.map_or(0, |(s, e)| e - s);
+        if let Some(t) = out.iter_mut().find(|t| t.text == same[0].0) {
+            t.covered_ns = covered;
+        }
+    }
+    out
+}
+
+/// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, each text's
+/// time the union of its ranges inside the window (so no share exceeds
+/// the window), most time first, at most `max` texts: (text, ns).
 pub(crate) fn range_shares<'t>(
     tl: &'t Timeline,
     nvtx: &NvtxIndex,
@@ -349,14 +471,10 @@ pub(crate) fn range_shares<'t>(
     (w0, w1): (i64, i64),
     max: usize,
 ) -> Vec<(&'t str, i64)> {
-    let mut by_text: Vec<(&'t str, i64)> = Vec::new();
-    for (i, ns) in nvtx.overlapping(pid, tid, w0, w1) {
-        let text: &'t str = &tl.nvtx[i].text;
-        match by_text.iter_mut().find(|x| x.0 == text) {
-            Some(x) => x.1 += ns,
-            None => by_text.push((text, ns)),
-        }
-    }
+    let mut by_text: Vec<(&'t str, i64)> = text_unions(tl, nvtx, pid, tid, (w0, w1))
+        .into_iter()
+        .map(|t| (t.text, t.covered_ns))
+        .collect();
     by_text.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     by_text.truncate(max);
     by_text
@@ -390,91 +508,6 @@ fn thread_slice<T>(
     })
 }
 
-/// Longest name, in characters, that [`describe`] puts in its sentence: the
-/// sentence is built per gap, so a name in it is cut (a real call name is
-/// under 40 characters); the whole name is in the report's name table.
-pub(crate) const HOST_NAME_CHARS: usize = 120;
-
-/// NVTX range texts named per gap, with their share.
-pub(crate) const RANGES_PER_GAP: usize = 3;
-
-/// What [`describe`] found over one gap.
-#[derive(Debug, Default)]
-pub(crate) struct Described<'t> {
-    /// What the host did, in words.
-    pub(crate) host: Option<String>,
-    /// The innermost NVTX range of the launching thread around the call.
-    pub(crate) context: Option<&'t str>,
-    /// For a host-bound gap, the verdict and the family of what it names.
-    pub(crate) verdict: Option<(HostDetail, Option<CallFamily>, Option<RangeFamily>)>,
-    /// The launching thread's NVTX ranges overlapping the gap: (text, ns).
-    pub(crate) ranges: Vec<(&'t str, i64)>,
-}
-
-/// What the host did over a gap `[g0, g1)` of class `class` ended by `op`:
-/// in words, as typed evidence, and the NVTX ranges of the launching
-/// thread (around the launch call, and overlapping the gap).
-pub(crate) fn describe<'t>(
-    tl: &'t Timeline,
-    syncs: &[SyncCall],
-    nvtx: &NvtxIndex,
-    class: GapClass,
-    op: &GpuOp,
-    g0: i64,
-    g1: i64,
-) -> Described<'t> {
-    let Some(a) = tl.api_of(op) else {
-        return Described::default();
-    };
-    let cut = |s: &str| crate::units::ellipsize(s, HOST_NAME_CHARS);
-    let last_sync = || {
-        let j = syncs.partition_point(|s| (s.pid, s.tid, s.start_ns) < (a.pid, a.tid, g0));
-        syncs[..j]
-            .last()
-            .filter(|s| (s.pid, s.tid) == (a.pid, a.tid))
-            .map(|s| cut(tl.name(s.name)))
-    };
-    let mut verdict = None;
-    let host = match class {
-        GapClass::HostBound => {
-            let v = host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1));
-            verdict = Some(v.typed(tl));
-            let what = match v.what {
-                Some(What::Name(n)) => format!("{} ", cut(tl.name(n))),
-                Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
-                None => String::new(),
-            };
-            Some(format!(
-                "{what}({}, {})",
-                v.detail.label(),
-                crate::units::duration_ns(v.covered_ns as f64)
-            ))
-        }
-        GapClass::SyncDrain => last_sync().map(|n| format!("after {n}")),
-        GapClass::Synchronization | GapClass::PageableCopy => {
-            let ev = super::class::Evidence {
-                syncs,
-                waits: &[],
-                latency_ns: i64::MAX,
-                hints: None,
-            };
-            blocking_sync(&ev, a, g0)
-                .map(|s| cut(tl.name(s.name)))
-                .or_else(|| Some(cut(tl.name(a.name))))
-        }
-        GapClass::LaunchInFlight => Some(cut(tl.name(a.name))),
-        _ => None,
-    };
-    Described {
-        host,
-        context: nvtx
-            .innermost(a.pid, a.tid, a.start_ns)
-            .map(|i| &*tl.nvtx[i].text),
-        verdict,
-        ranges: range_shares(tl, nvtx, a.pid, a.tid, (g0, g1), RANGES_PER_GAP),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{outside, NvtxIndex};
@@ -483,8 +516,9 @@ mod tests {
     /// The index's answers equal a scan of every range: nested ranges
     /// (an outer range open over many disjoint inner ones), disjoint
     /// steps, an empty range and a second thread whose ranges interleave
-    /// in time. The look-back stops early (on `reach`) only past ranges
-    /// that cannot contain or overlap, so nothing may differ.
+    /// in time, and an outer range with 600 short ones inside it before the
+    /// times asked (a look back over the last 256 ranges missed it; the
+    /// chain of parents does not), so nothing may differ.
     #[test]
     fn nvtx_lookups_equal_a_full_scan() {
         let r = |tid: u32, start_ns: i64, end_ns: i64| NvtxRange {
@@ -500,6 +534,12 @@ mod tests {
             ranges.push(r(2, 12 + 20 * k, 30 + 20 * k)); // overlapping each other
         }
         ranges.push(r(1, 1_100, 1_200)); // after the outer one closed
+                                         // An outer range with 600 ops inside it before the times asked
+                                         // (a `## forward ##` annotation over a model's ops): still found.
+        ranges.push(r(3, 0, 1_300));
+        for k in 0..600 {
+            ranges.push(r(3, 1 + k, 2 + k));
+        }
         let idx = NvtxIndex::of(&ranges);
         let mut sorted: Vec<(u32, i64, i64, usize)> = ranges
             .iter()
@@ -507,7 +547,7 @@ mod tests {
             .map(|(i, x)| (x.tid, x.start_ns, x.end_ns, i))
             .collect();
         sorted.sort_unstable();
-        for tid in [1, 2, 3] {
+        for tid in [1, 2, 3, 4] {
             let mine = || sorted.iter().filter(move |x| x.0 == tid);
             for t in (-5..1_250).step_by(3) {
                 let want = mine().rfind(|x| x.1 <= t && x.2 > t).map(|x| x.3);

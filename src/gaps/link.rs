@@ -5,6 +5,7 @@
 //! `--gpu`), with that entry's source; otherwise it is unknown, with why.
 //! A leaf: the report model holds these, nothing here reads the model.
 
+use crate::timeline::CopyKind;
 use serde::Serialize;
 
 /// Where the host link figure came from, or why it is unknown.
@@ -60,16 +61,11 @@ impl HostLinkInfo {
 
     /// Achieved over peak, when both are known and the copies cross the
     /// host link (`HtoD`, `DtoH`).
-    pub fn fraction(&self, direction: &str, achieved_bytes_per_s: Option<u64>) -> Option<f64> {
+    pub fn fraction(&self, direction: CopyKind, achieved_bytes_per_s: Option<u64>) -> Option<f64> {
         let peak = self.per_direction_bytes_per_s.filter(|&p| p > 0)?;
-        crosses_host_link(direction).then_some(())?;
+        direction.crosses_host_link().then_some(())?;
         Some(achieved_bytes_per_s? as f64 / peak as f64)
     }
-}
-
-/// True for the copy directions that cross the host link.
-pub fn crosses_host_link(direction: &str) -> bool {
-    matches!(direction, "HtoD" | "DtoH")
 }
 
 /// One device's copies in one direction over the host link.
@@ -80,7 +76,7 @@ pub struct LinkCopy {
     /// Device id.
     pub device: u16,
     /// `HtoD` or `DtoH`.
-    pub direction: String,
+    pub direction: CopyKind,
     /// The host side is pageable memory.
     pub pageable: bool,
     /// Achieved while copying (bytes / summed copy time), byte/s.

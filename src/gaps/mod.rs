@@ -5,7 +5,9 @@
 //! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep`
 //! (one pass per device: busy union, gaps, their [`class`], histogram bins
 //! from [`hist`], longest gaps), `ranges` (`--nvtx` instances), [`totals`]
-//! (count and time per class, host detail and length), [`link`] (the host
+//! (count and time per class, host detail and length), `describe` (the
+//! words and typed evidence beside each longest gap), [`engines`] (which
+//! copy held a copy engine during a gap), [`link`] (the host
 //! link the copies crossed), [`analyze`] (the
 //! phases in order) and [`window`] (which stretch a timeline shows); the
 //! report they fill is [`model`].
@@ -13,7 +15,10 @@
 mod analyze;
 pub mod class;
 pub mod config;
+mod describe;
+pub mod engines;
 pub mod evidence;
+pub mod fixes;
 pub mod hist;
 pub mod host;
 pub mod link;
@@ -27,7 +32,9 @@ pub mod window;
 pub use analyze::analyze;
 pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
-pub use evidence::{detail_label, CallFamily, HostDetail, RangeFamily, Scale};
+pub use evidence::{
+    detail_label, CallFamily, FixTerms, HostDetail, HostFacts, RangeFamily, Scale, Tool,
+};
 pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;
 pub use ranges::{most_frequent_ranges, no_match_message, rows_fit};

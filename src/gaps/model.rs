@@ -1,11 +1,11 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/3`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/4`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
-use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale};
+use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale, Tool};
 pub use super::link::{HostLinkInfo, LinkCopy};
 use super::GapClass;
-use crate::nsys::{GraphTrace, OpKind, SchemaFlavor};
+use crate::nsys::{CopyKind, GraphTrace, OpKind, SchemaFlavor};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -15,7 +15,7 @@ pub use super::totals::{
 };
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.gaps/3";
+pub const SCHEMA: &str = "rooftrace.gaps/4";
 
 /// An index into [`GapReport::names`].
 pub type NameId = usize;
@@ -95,6 +95,11 @@ pub struct DeviceGaps {
     /// (docs/gaps.md, "Advice that fits the scale"); sums to
     /// `classes.host_bound`.
     pub host_scale: ScaleTotals,
+    /// The host-bound gaps by their typed evidence (detail, call family,
+    /// range family), in order of first sight: what the verdict's host fix
+    /// is chosen from ([`HostTotals::advice`], the rule `budget` uses too);
+    /// sums to `classes.host_bound`.
+    pub host_evidence: Vec<EvidenceTotal>,
     /// The copies by direction and host memory kind, most time first
     /// (empty with `--stream`: the totals are per device).
     pub copies: Vec<CopySummary>,
@@ -104,8 +109,8 @@ pub struct DeviceGaps {
 /// memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CopySummary {
-    /// Direction (`HtoD`, `DtoH`, `DtoD`, `PtoP`, …).
-    pub direction: String,
+    /// Direction (`HtoD`, `DtoH`, `DtoD`, `PtoP`, …), as the reader decoded it.
+    pub direction: CopyKind,
     /// The host side is pageable memory (the copy is staged by the host).
     pub pageable: bool,
     /// Number of copies.
@@ -266,9 +271,34 @@ pub struct TopGap {
     /// For a host-bound gap, what the launching thread did, typed: the
     /// advice is chosen from this, never from the words in `host`.
     pub host_evidence: Option<HostEvidence>,
-    /// The NVTX ranges of the launching thread overlapping the gap, summed
-    /// per text, most time first (at most 3).
+    /// The NVTX ranges of the launching thread overlapping the gap, each
+    /// text's time the union of its ranges in the gap (nested ranges of one
+    /// text count once), most time first (at most 3).
     pub ranges: Vec<RangeShare>,
+    /// For a queued gap (queued/dependency, copy-engine scheduling), what
+    /// the queued op waited for, as far as the input shows.
+    pub queued: Option<QueuedEvidence>,
+}
+
+/// What a queued op waited for (docs/gaps.md, the classes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct QueuedEvidence {
+    /// How long before the gap the launching call returned, ns.
+    pub launched_before_ns: i64,
+    /// A dependency is in the input: the op before the gap ran on another
+    /// stream, or the process called `cudaStreamWaitEvent` between the two
+    /// launches. `false`: the op waited on something the input cannot
+    /// show (another process or device, a host callback, a graph's edges).
+    pub dependency_seen: bool,
+    /// For copy-engine scheduling, the copy that occupied the engine of
+    /// the op's direction during the gap (its process is `engine_busy_pid`).
+    pub engine_busy_with: Option<OpRef>,
+    /// The process of `engine_busy_with`.
+    pub engine_busy_pid: Option<u32>,
+    /// What the launching thread did over the gap.
+    pub host_meanwhile: HostDetail,
+    /// The time of the gap that covered, ns.
+    pub host_meanwhile_ns: i64,
 }
 
 /// What the host-bound time inside NVTX ranges means in one report
@@ -574,14 +604,14 @@ impl GapReport {
             .devices
             .iter()
             .flat_map(|d| d.copies.iter().map(move |c| (d, c)))
-            .filter(|(_, c)| super::link::crosses_host_link(&c.direction))
+            .filter(|(_, c)| c.direction.crosses_host_link())
             .map(|(d, c)| LinkCopy {
                 pid: d.pid,
                 device: d.device,
-                direction: c.direction.clone(),
+                direction: c.direction,
                 pageable: c.pageable,
                 bytes_per_s: c.bytes_per_s,
-                link_fraction: link.fraction(&c.direction, c.bytes_per_s),
+                link_fraction: link.fraction(c.direction, c.bytes_per_s),
             })
             .collect();
         self.host_link = link;
@@ -646,29 +676,53 @@ impl GapReport {
         self.input.range_families.contains(&RangeFamily::PyTorch)
     }
 
+    /// Whose words the fixes are given in: the tool that made the input
+    /// (a PyTorch trace, an nsys export) and whether it shows PyTorch.
+    pub fn fix_terms(&self) -> FixTerms {
+        FixTerms {
+            tool: match self.input.schema_flavor {
+                SchemaFlavor::Kineto => Tool::TorchProfiler,
+                _ => Tool::Nsys,
+            },
+            pytorch: self.has_pytorch(),
+        }
+    }
+
+    /// The host-bound gaps of every device by their typed evidence: what
+    /// the host fix is chosen from, by the one rule
+    /// ([`HostTotals::advice`]) `budget` applies to its steps too.
+    pub fn host_totals(&self) -> HostTotals {
+        let mut t = HostTotals::default();
+        for d in &self.devices {
+            t.merge(&HostTotals {
+                detail: d.host_detail,
+                scale: d.host_scale,
+                evidence: d.host_evidence.clone(),
+            });
+        }
+        t
+    }
+
     /// The fix for one of the longest gaps, from its typed evidence: the
     /// CUDA call's family, the NVTX range's family, the OS or profiler
     /// detail, else (CPU work) the fix for its length; other classes their
     /// class's fix.
     pub fn gap_fix(&self, g: &TopGap) -> &'static str {
+        let terms = self.fix_terms();
         let Some(e) = g.host_evidence.filter(|_| g.class == GapClass::HostBound) else {
-            return g.class.fix();
-        };
-        let range_fix = || {
-            g.ranges
-                .iter()
-                .find_map(|r| r.family)
-                .or(e.range_family)
-                .map(RangeFamily::fix)
+            return g.class.fix_in(terms);
         };
         match e.detail {
             HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
-                e.call_family.map_or(e.detail.fix(), CallFamily::fix)
+                e.call_family.map_or(e.detail.fix(terms), CallFamily::fix)
             }
-            HostDetail::OsRuntime | HostDetail::ProfilerOverhead => e.detail.fix(),
-            HostDetail::Nvtx | HostDetail::CpuWork => {
-                range_fix().unwrap_or_else(|| e.scale.fix(self.has_pytorch()))
+            HostDetail::OsRuntime | HostDetail::InputWait | HostDetail::ProfilerOverhead => {
+                e.detail.fix(terms)
             }
+            HostDetail::Nvtx => e
+                .range_family
+                .map_or_else(|| e.scale.fix(terms), RangeFamily::fix),
+            HostDetail::CpuWork => e.scale.fix(terms),
         }
     }
 }

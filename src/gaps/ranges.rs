@@ -191,10 +191,7 @@ fn summarise(re: &Regex, instances: Vec<RangeRow>) -> RangeReport {
     };
     let mut classes = ClassTotals::default();
     for r in &instances {
-        for (i, t) in r.classes().0.iter().enumerate() {
-            classes.0[i].count += t.count;
-            classes.0[i].total_ns += t.total_ns;
-        }
+        classes.merge(r.classes());
     }
     RangeReport {
         pattern: re.as_str().to_string(),
@@ -308,9 +305,14 @@ pub fn most_frequent_ranges(tl: &Timeline, n: usize) -> Vec<(String, u64)> {
 pub fn no_match_message(tl: &Timeline, pattern: &str) -> String {
     let frequent = most_frequent_ranges(tl, 5);
     if frequent.is_empty() {
-        return format!(
-            "--nvtx `{pattern}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
-        );
+        return match tl.info.flavor {
+            crate::nsys::SchemaFlavor::Kineto => format!(
+                "--nvtx `{pattern}`: the trace has no CPU ops or annotations; record them with torch.profiler (activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], ranges from torch.profiler.record_function)"
+            ),
+            _ => format!(
+                "--nvtx `{pattern}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
+            ),
+        };
     }
     let shown: Vec<String> = frequent
         .iter()

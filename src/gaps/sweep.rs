@@ -3,8 +3,10 @@
 //! top-N heap and the per-stream view.
 
 use super::class::{blocking_sync, classify, Evidence, NextOp, SyncHints};
+use super::describe::Lookup;
+use super::engines::{CopyEngines, EngineLane, Exclude};
 use super::hist::{hist_bin, HIST_EDGES_NS};
-use super::host::{host_verdict, NvtxIndex};
+use super::host::host_verdict;
 use super::model::*;
 use super::GapClass;
 use super::GapConfig;
@@ -209,11 +211,11 @@ pub(crate) fn analyze_device(
     tl: &Timeline,
     dev_ops: &[GpuOp],
     offset: usize,
-    syncs: &[SyncCall],
-    nvtx: &NvtxIndex,
+    look: Lookup,
     cfg: &GapConfig,
     keep_gaps: bool,
 ) -> DeviceOut {
+    let (syncs, nvtx, engines) = (look.syncs, look.nvtx, look.engines);
     let keep_detail = cfg.nvtx.is_some();
     let (pid, device) = (dev_ops[0].pid, dev_ops[0].device);
     let mut classes = ClassTotals::default();
@@ -224,19 +226,18 @@ pub(crate) fn analyze_device(
     let mut heap = BinaryHeap::new();
     let hints = SyncHints::default();
     let ev = evidence(tl, syncs, cfg, &hints);
-    let mut host_detail = DetailTotals::default();
-    let mut host_scale = ScaleTotals::default();
+    let mut host = HostTotals::default();
     let mut drain = Drain::default();
     let (busy, span_start, span_end) = sweep(dev_ops, |g| {
-        let next = next_op(tl, &dev_ops[g.before], &dev_ops[g.after]);
+        let (before, after) = (&dev_ops[g.before], &dev_ops[g.after]);
+        let gap = (g.start, g.end);
+        let next = next_op(tl, (before, after), gap, (engines, Exclude::Process(pid)));
         let mut class = classify(g.start, g.end, &next, &ev);
         let d = g.end - g.start;
         class = drain.attribute(class, &g, &next, &ev);
         if let (GapClass::HostBound, Some(a)) = (class, next.api) {
-            let call = dev_ops[g.after].api;
-            let v = host_verdict(tl, syncs, nvtx, call, g.start, a.end_ns.min(g.end));
-            host_detail.add(v.detail, d);
-            host_scale.add(d);
+            let v = host_verdict(tl, syncs, nvtx, after.api, g.start, a.end_ns.min(g.end));
+            host.add(v.typed(tl), d, d);
         }
         classes.add(class, d);
         gap_count += 1;
@@ -304,15 +305,16 @@ pub(crate) fn analyze_device(
             memsets: by_kind[OpKind::Memset as usize],
             graphs: by_kind[OpKind::Graph as usize],
             classes,
-            host_detail,
-            host_scale,
+            host_detail: host.detail,
+            host_scale: host.scale,
+            host_evidence: host.evidence,
             copies: if cfg.stream.is_some() {
                 Vec::new()
             } else {
                 copy_summaries(tl, pid, device)
             },
         },
-        streams: stream_view(tl, dev_ops, &ev),
+        streams: stream_view(tl, dev_ops, &ev, engines),
         detail: keep_detail.then(|| DeviceDetail {
             pid,
             device,
@@ -335,19 +337,16 @@ fn copy_summaries(tl: &Timeline, pid: u32, device: u16) -> Vec<CopySummary> {
         .copies
         .iter()
         .filter(|c| (c.pid, c.device) == (pid, device))
-        .map(|c| {
-            let name = tl.name(crate::nsys::NameRef::memcpy(c.copy_kind));
-            CopySummary {
-                direction: name.strip_prefix("memcpy ").unwrap_or(name).to_string(),
-                pageable: c.pageable,
-                count: c.count,
-                bytes: c.bytes,
-                duration_ns: c.duration_ns,
-                bytes_per_s: c.bytes.filter(|_| c.duration_ns > 0).map(|b| {
-                    (u128::from(b) * 1_000_000_000 / c.duration_ns as u128)
-                        .min(u128::from(u64::MAX)) as u64
-                }),
-            }
+        .map(|c| CopySummary {
+            direction: c.copy_kind,
+            pageable: c.pageable,
+            count: c.count,
+            bytes: c.bytes,
+            duration_ns: c.duration_ns,
+            bytes_per_s: c.bytes.filter(|_| c.duration_ns > 0).map(|b| {
+                (u128::from(b) * 1_000_000_000 / c.duration_ns as u128).min(u128::from(u64::MAX))
+                    as u64
+            }),
         })
         .collect();
     v.sort_by(|a, b| {
@@ -446,22 +445,39 @@ fn evidence<'a>(
     }
 }
 
-/// What [`classify`] needs to know of the op `next` that ends a gap and
-/// the op `before` whose end began it.
-pub(crate) fn next_op<'a>(tl: &'a Timeline, before: &GpuOp, next: &GpuOp) -> NextOp<'a> {
+/// What [`classify`] needs to know of the op `next` that ends the gap
+/// `(g0, g1)` and the op `before` whose end began it; another copy in the
+/// direction of `next` during the gap counts unless `exclude`d.
+pub(crate) fn next_op<'a>(
+    tl: &'a Timeline,
+    (before, next): (&GpuOp, &GpuOp),
+    (g0, g1): (i64, i64),
+    (engines, exclude): (&CopyEngines, Exclude),
+) -> NextOp<'a> {
     let api = tl.api_of(next);
+    let lane = EngineLane::of(next);
     NextOp {
         api,
         blocking: api.is_some_and(|a| tl.is_blocking(a)),
         pageable: next.is_pageable(),
-        copy: matches!(next.kind, OpKind::Memcpy | OpKind::Memset),
+        copy: lane.is_some(),
+        engine_busy: lane.is_some_and(|lane| {
+            engines
+                .occupied(tl, next.device, lane, (g0, g1), exclude)
+                .is_some()
+        }),
         cross_stream: before.stream != next.stream,
         before_call_ns: tl.api_of(before).map(|a| a.start_ns),
     }
 }
 
 /// The per-stream sweep over one device's ops (sorted by start).
-fn stream_view(tl: &Timeline, dev_ops: &[GpuOp], ev: &Evidence) -> Vec<StreamGaps> {
+fn stream_view(
+    tl: &Timeline,
+    dev_ops: &[GpuOp],
+    ev: &Evidence,
+    engines: &CopyEngines,
+) -> Vec<StreamGaps> {
     // Sorted by stream id; few streams, so a binary search beats hashing.
     let mut acc: Vec<(u32, StreamAcc)> = Vec::new();
     for (i, op) in dev_ops.iter().enumerate() {
@@ -484,7 +500,13 @@ fn stream_view(tl: &Timeline, dev_ops: &[GpuOp], ev: &Evidence) -> Vec<StreamGap
         if op.start_ns > s.run_end {
             let (g0, g1) = (s.run_end, op.start_ns);
             s.busy += s.run_end - s.run_start;
-            let class = classify(g0, g1, &next_op(tl, &dev_ops[s.last], op), ev);
+            let next = next_op(
+                tl,
+                (&dev_ops[s.last], op),
+                (g0, g1),
+                (engines, Exclude::Stream(op.pid, op.stream)),
+            );
+            let class = classify(g0, g1, &next, ev);
             s.classes.add(class, g1 - g0);
             s.gaps += 1;
             s.run_start = op.start_ns;

@@ -1,13 +1,14 @@
-//! Count and time of gaps, summed by what the analysis tells apart: per
-//! class ([`ClassTotals`]), per host detail under the host-bound class
-//! ([`DetailTotals`]), per length class ([`ScaleTotals`]), and the
+//! Count and time of gaps, summed by what the analysis tells apart (one
+//! generic [`PerKey`]): per class ([`ClassTotals`]), per host detail under
+//! the host-bound class ([`DetailTotals`]), per length class
+//! ([`ScaleTotals`]), and the
 //! host-bound time of a window by all its typed evidence ([`HostTotals`],
 //! with the advice it supports, [`HostAdvice`]). Plain data, serialised as
 //! objects keyed by the class, detail or scale key; read by the gap report
 //! ([`super::model`]), the step budget and every renderer.
 
 use super::class::N_CLASSES;
-use super::evidence::{CallFamily, HostDetail, RangeFamily, Scale, N_DETAILS};
+use super::evidence::{CallFamily, FixTerms, HostDetail, HostFacts, RangeFamily, Scale, N_DETAILS};
 use super::GapClass;
 use crate::units::duration_ns;
 use serde::ser::SerializeMap;
@@ -22,139 +23,143 @@ pub struct ClassTotal {
     pub total_ns: i64,
 }
 
-/// Per-class totals, indexed in [`GapClass::ALL`] order; serialised as an
-/// object keyed by [`GapClass::key`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ClassTotals(pub [ClassTotal; N_CLASSES]);
+/// A closed set of keys that gaps are counted by (a class, a host detail,
+/// a length class): the display order and the JSON key of each.
+pub trait TotalKey: Copy + Eq + 'static {
+    /// Every key, in display order; a key's place in it is its index.
+    const ALL: &'static [Self];
+    /// The key's place in [`ALL`](TotalKey::ALL).
+    fn index(self) -> usize;
+    /// The snake_case key used in JSON and CSV.
+    fn json_key(self) -> &'static str;
+}
 
-impl ClassTotals {
-    /// Adds one gap.
-    pub fn add(&mut self, class: GapClass, duration_ns: i64) {
-        let t = &mut self.0[class as usize];
-        t.count += 1;
-        t.total_ns += duration_ns;
+impl TotalKey for GapClass {
+    const ALL: &'static [GapClass] = &GapClass::ALL;
+    fn index(self) -> usize {
+        self as usize
     }
-
-    /// The totals of one class.
-    pub fn get(&self, class: GapClass) -> ClassTotal {
-        self.0[class as usize]
-    }
-
-    /// Sum of all classes' durations, ns (equals the idle time it was built from).
-    pub fn total_ns(&self) -> i64 {
-        self.0.iter().map(|t| t.total_ns).sum()
-    }
-
-    /// The class with the most idle time (first in display order on ties).
-    pub fn dominant(&self) -> Option<GapClass> {
-        GapClass::ALL
-            .into_iter()
-            .filter(|c| self.get(*c).total_ns > 0)
-            .max_by_key(|c| (self.get(*c).total_ns, std::cmp::Reverse(*c as usize)))
+    fn json_key(self) -> &'static str {
+        self.key()
     }
 }
 
-impl Serialize for ClassTotals {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(N_CLASSES))?;
-        for c in GapClass::ALL {
-            m.serialize_entry(c.key(), &self.get(c))?;
-        }
-        m.end()
+impl TotalKey for HostDetail {
+    const ALL: &'static [HostDetail] = &HostDetail::ALL;
+    fn index(self) -> usize {
+        self as usize
+    }
+    fn json_key(self) -> &'static str {
+        self.key()
     }
 }
 
-/// Host-bound idle time per [`HostDetail`]; serialised as an object keyed
-/// by [`HostDetail::key`]. Sums to the host-bound class total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct DetailTotals(pub [ClassTotal; N_DETAILS]);
-
-impl DetailTotals {
-    /// Adds one gap.
-    pub fn add(&mut self, d: HostDetail, duration_ns: i64) {
-        let t = &mut self.0[d as usize];
-        t.count += 1;
-        t.total_ns += duration_ns;
+impl TotalKey for Scale {
+    const ALL: &'static [Scale] = &Scale::ALL;
+    fn index(self) -> usize {
+        self as usize
     }
-
-    /// The totals of one detail.
-    pub fn get(&self, d: HostDetail) -> ClassTotal {
-        self.0[d as usize]
+    fn json_key(self) -> &'static str {
+        self.key()
     }
+}
 
-    /// Adds another device's totals.
-    pub fn merge(&mut self, o: &DetailTotals) {
-        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
-            a.count += b.count;
-            a.total_ns += b.total_ns;
+/// Count and time of gaps per key `K` (`N` keys), indexed in `K::ALL`
+/// order; serialised as an object keyed by [`TotalKey::json_key`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PerKey<K: TotalKey, const N: usize> {
+    totals: [ClassTotal; N],
+    key: std::marker::PhantomData<K>,
+}
+
+/// Per-class totals ([`GapClass`]); they sum to the idle time.
+pub type ClassTotals = PerKey<GapClass, N_CLASSES>;
+/// Host-bound idle time per [`HostDetail`]; sums to the host-bound total.
+pub type DetailTotals = PerKey<HostDetail, N_DETAILS>;
+/// Host-bound idle time by gap length ([`Scale`]); sums to the host-bound total.
+pub type ScaleTotals = PerKey<Scale, 3>;
+
+impl<K: TotalKey, const N: usize> Default for PerKey<K, N> {
+    fn default() -> Self {
+        PerKey {
+            totals: [ClassTotal::default(); N],
+            key: std::marker::PhantomData,
         }
     }
-
-    /// The detail with the most time (first in display order on ties).
-    pub fn dominant(&self) -> Option<HostDetail> {
-        HostDetail::ALL
-            .into_iter()
-            .filter(|d| self.get(*d).total_ns > 0)
-            .max_by_key(|d| (self.get(*d).total_ns, std::cmp::Reverse(*d as usize)))
-    }
 }
 
-impl Serialize for DetailTotals {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(N_DETAILS))?;
-        for d in HostDetail::ALL {
-            m.serialize_entry(d.key(), &self.get(d))?;
-        }
-        m.end()
-    }
-}
+impl<K: TotalKey, const N: usize> PerKey<K, N> {
+    /// Every total zero, as a constant (for [`RangeIdle::NONE`]).
+    pub const ZERO: Self = PerKey {
+        totals: [ClassTotal {
+            count: 0,
+            total_ns: 0,
+        }; N],
+        key: std::marker::PhantomData,
+    };
 
-/// Host-bound idle time by gap length ([`Scale`]); serialised as an object
-/// keyed by [`Scale::key`]. Sums to the host-bound class total.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ScaleTotals(pub [ClassTotal; 3]);
-
-impl ScaleTotals {
-    /// Adds one gap of `duration_ns`.
-    pub fn add(&mut self, duration_ns: i64) {
-        self.add_as(Scale::of(duration_ns), duration_ns);
-    }
-
-    /// Adds `ns` of one gap of scale `scale` (a gap cut by a window keeps
-    /// the scale of its whole length).
-    pub fn add_as(&mut self, scale: Scale, ns: i64) {
-        let t = &mut self.0[scale as usize];
+    /// Adds `ns` of one gap under `k` (a gap cut by a window adds its part).
+    pub fn add(&mut self, k: K, ns: i64) {
+        let t = &mut self.totals[k.index()];
         t.count += 1;
         t.total_ns += ns;
     }
 
-    /// The totals of one scale.
-    pub fn get(&self, s: Scale) -> ClassTotal {
-        self.0[s as usize]
+    /// The totals of one key.
+    pub fn get(&self, k: K) -> ClassTotal {
+        self.totals[k.index()]
     }
 
-    /// Adds another device's totals.
-    pub fn merge(&mut self, o: &ScaleTotals) {
-        for (a, b) in self.0.iter_mut().zip(o.0.iter()) {
+    /// Clears one key's totals.
+    pub fn clear(&mut self, k: K) {
+        self.totals[k.index()] = ClassTotal::default();
+    }
+
+    /// Adds another set of totals (another device, range or window).
+    pub fn merge(&mut self, o: &Self) {
+        for (a, b) in self.totals.iter_mut().zip(o.totals.iter()) {
             a.count += b.count;
             a.total_ns += b.total_ns;
         }
     }
 
-    /// The scale holding the most time (the shorter on ties).
-    pub fn dominant(&self) -> Option<Scale> {
-        Scale::ALL
-            .into_iter()
-            .filter(|s| self.get(*s).total_ns > 0)
-            .max_by_key(|s| (self.get(*s).total_ns, std::cmp::Reverse(*s as usize)))
+    /// Sum of all keys' durations, ns.
+    pub fn total_ns(&self) -> i64 {
+        self.totals.iter().map(|t| t.total_ns).sum()
+    }
+
+    /// Sum of all keys' gap counts.
+    pub fn total_count(&self) -> u64 {
+        self.totals.iter().map(|t| t.count).sum()
+    }
+
+    /// Each key with its totals, in display order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, ClassTotal)> + '_ {
+        K::ALL.iter().map(|k| (*k, self.get(*k)))
+    }
+
+    /// The key with the most time (first in display order on ties).
+    pub fn dominant(&self) -> Option<K> {
+        K::ALL
+            .iter()
+            .copied()
+            .filter(|k| self.get(*k).total_ns > 0)
+            .max_by_key(|k| (self.get(*k).total_ns, std::cmp::Reverse(k.index())))
     }
 }
 
-impl Serialize for ScaleTotals {
+impl ScaleTotals {
+    /// Adds one gap of `duration_ns` under its length class.
+    pub fn add_gap(&mut self, duration_ns: i64) {
+        self.add(Scale::of(duration_ns), duration_ns);
+    }
+}
+
+impl<K: TotalKey, const N: usize> Serialize for PerKey<K, N> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(3))?;
-        for sc in Scale::ALL {
-            m.serialize_entry(sc.key(), &self.get(sc))?;
+        let mut m = s.serialize_map(Some(N))?;
+        for k in K::ALL {
+            m.serialize_entry(k.json_key(), &self.get(*k))?;
         }
         m.end()
     }
@@ -195,16 +200,14 @@ pub struct HostTotals {
 
 impl HostTotals {
     /// Adds `ns` of a host-bound gap `gap_ns` long with this evidence.
-    pub fn add(
-        &mut self,
-        (detail, call_family, range_family): (HostDetail, Option<CallFamily>, Option<RangeFamily>),
-        gap_ns: i64,
-        ns: i64,
-    ) {
-        let d = &mut self.detail.0[detail as usize];
-        d.count += 1;
-        d.total_ns += ns;
-        self.scale.add_as(Scale::of(gap_ns), ns);
+    pub fn add(&mut self, facts: HostFacts, gap_ns: i64, ns: i64) {
+        let HostFacts {
+            detail,
+            call_family,
+            range_family,
+        } = facts;
+        self.detail.add(detail, ns);
+        self.scale.add(Scale::of(gap_ns), ns);
         let key = (detail, call_family, range_family);
         match self
             .evidence
@@ -251,8 +254,15 @@ impl HostTotals {
     /// with the most time); in CUDA calls, the call family with the most
     /// time (the launch call's own fix when it is launches); OS calls and
     /// profiler overhead their detail's fix. `None` without host-bound time.
+    /// The one rule: the gap verdict applies it to every host-bound gap of
+    /// the report, `budget` to those of its typical steps.
     pub fn advice(&self) -> Option<HostAdvice> {
-        let k = self.detail.dominant()?;
+        self.advice_for(self.detail.dominant()?)
+    }
+
+    /// The advice for the gaps of host detail `k`, by the rule of
+    /// [`advice`](HostTotals::advice) (the detail table's fix column).
+    pub fn advice_for(&self, k: HostDetail) -> Option<HostAdvice> {
         // The family with the most time among the gaps of detail `k`
         // (the first seen on ties).
         let largest = |family: &dyn Fn(&EvidenceTotal) -> Option<Family>| {
@@ -293,7 +303,7 @@ impl HostTotals {
                     _ => Some(HostAdvice::Detail(k, self.detail.get(k))),
                 }
             }
-            HostDetail::OsRuntime | HostDetail::ProfilerOverhead => {
+            HostDetail::OsRuntime | HostDetail::InputWait | HostDetail::ProfilerOverhead => {
                 Some(HostAdvice::Detail(k, self.detail.get(k)))
             }
         }
@@ -322,14 +332,14 @@ pub enum HostAdvice {
 }
 
 impl HostAdvice {
-    /// The fix (`pytorch`: the input shows PyTorch's own ranges, so the
-    /// length-class fix may name its knobs).
-    pub fn fix(&self, pytorch: bool) -> &'static str {
+    /// The fix, in the input's terms (its tool, and with PyTorch's ranges
+    /// in the input the length-class fix may name its knobs).
+    pub fn fix(&self, terms: FixTerms) -> &'static str {
         match *self {
             HostAdvice::Range(f, _) => f.fix(),
             HostAdvice::Call(f, _) => f.fix(),
-            HostAdvice::Detail(d, _) => d.fix(),
-            HostAdvice::Scale(s, _) => s.fix(pytorch),
+            HostAdvice::Detail(d, _) => d.fix(terms),
+            HostAdvice::Scale(s, _) => s.fix(terms),
         }
     }
 
@@ -358,25 +368,10 @@ pub struct RangeIdle {
 impl RangeIdle {
     /// No idle time: every class and every evidence total zero.
     pub const NONE: RangeIdle = RangeIdle {
-        classes: ClassTotals(
-            [ClassTotal {
-                count: 0,
-                total_ns: 0,
-            }; N_CLASSES],
-        ),
+        classes: ClassTotals::ZERO,
         host: HostTotals {
-            detail: DetailTotals(
-                [ClassTotal {
-                    count: 0,
-                    total_ns: 0,
-                }; N_DETAILS],
-            ),
-            scale: ScaleTotals(
-                [ClassTotal {
-                    count: 0,
-                    total_ns: 0,
-                }; 3],
-            ),
+            detail: DetailTotals::ZERO,
+            scale: ScaleTotals::ZERO,
             evidence: Vec::new(),
         },
     };
@@ -394,11 +389,59 @@ mod tests {
     const MS: i64 = 1_000_000;
     const US: i64 = 1_000;
 
+    fn facts(
+        detail: HostDetail,
+        call_family: Option<CallFamily>,
+        range_family: Option<RangeFamily>,
+    ) -> HostFacts {
+        HostFacts {
+            detail,
+            call_family,
+            range_family,
+        }
+    }
+
+    /// One generic type for classes, details and scales: the same adding,
+    /// merging, tie rule (first in display order) and JSON keys in order.
+    #[test]
+    fn per_key_totals_add_merge_and_serialise_by_key() {
+        let mut a = DetailTotals::default();
+        a.add(HostDetail::CpuWork, 5);
+        a.add(HostDetail::Alloc, 5);
+        // A tie goes to the first in display order.
+        assert_eq!(a.dominant(), Some(HostDetail::Alloc));
+        let mut b = DetailTotals::default();
+        b.add(HostDetail::CpuWork, 7);
+        a.merge(&b);
+        assert_eq!(
+            a.get(HostDetail::CpuWork),
+            ClassTotal {
+                count: 2,
+                total_ns: 12
+            }
+        );
+        assert_eq!((a.total_count(), a.total_ns()), (3, 17));
+        a.clear(HostDetail::CpuWork);
+        assert_eq!(a.dominant(), Some(HostDetail::Alloc));
+        let json = serde_json::to_string(&a).unwrap();
+        let keys: Vec<&str> = HostDetail::ALL.iter().map(|d| d.key()).collect();
+        let mut at = 0;
+        for k in keys {
+            let i = json[at..].find(&format!("\"{k}\"")).map(|i| i + at);
+            assert!(i.is_some(), "{k} missing or out of order in {json}");
+            at = i.unwrap();
+        }
+        let mut s = ScaleTotals::default();
+        s.add_gap(150_000);
+        assert_eq!(s.get(Scale::Mid).count, 1);
+        assert_eq!(ClassTotals::default().dominant(), None);
+    }
+
     #[test]
     fn a_cut_gap_keeps_the_scale_of_its_whole_length() {
         let mut t = HostTotals::default();
         // 40 µs of a 5 ms gap fall in the window: a CPU stretch, 40 µs.
-        t.add((HostDetail::CpuWork, None, None), 5 * MS, 40 * US);
+        t.add(facts(HostDetail::CpuWork, None, None), 5 * MS, 40 * US);
         let s = t.scale.get(Scale::Stretch);
         assert_eq!((s.count, s.total_ns), (1, 40 * US));
         assert_eq!(t.scale.get(Scale::Launch).count, 0);
@@ -416,10 +459,10 @@ mod tests {
 
     #[test]
     fn advice_follows_the_dominant_detail_then_its_family() {
-        let mpi = (HostDetail::Nvtx, None, Some(RangeFamily::Mpi));
-        let module = (HostDetail::CudaApi, Some(CallFamily::ModuleLoad), None);
-        let launch = (HostDetail::LaunchCall, Some(CallFamily::Launch), None);
-        let cpu = (HostDetail::CpuWork, None, None);
+        let mpi = facts(HostDetail::Nvtx, None, Some(RangeFamily::Mpi));
+        let module = facts(HostDetail::CudaApi, Some(CallFamily::ModuleLoad), None);
+        let launch = facts(HostDetail::LaunchCall, Some(CallFamily::Launch), None);
+        let cpu = facts(HostDetail::CpuWork, None, None);
         // NVTX time (2 × 3 ms in MPI ranges) outweighs CPU work (4 ms).
         let mut t = HostTotals::default();
         t.add(mpi, 3 * MS, 3 * MS);
@@ -436,16 +479,22 @@ mod tests {
                 }
             )
         );
-        assert_eq!(a.fix(false), RangeFamily::Mpi.fix());
+        assert_eq!(a.fix(FixTerms::default()), RangeFamily::Mpi.fix());
         assert_eq!(a.evidence(), "2 gaps inside MPI ranges hold 6.00 ms");
         // Other CUDA calls that load modules: the module-loading fix.
         let mut t = HostTotals::default();
         t.add(module, 2 * MS, 2 * MS);
-        assert_eq!(t.advice().unwrap().fix(false), CallFamily::ModuleLoad.fix());
+        assert_eq!(
+            t.advice().unwrap().fix(FixTerms::default()),
+            CallFamily::ModuleLoad.fix()
+        );
         // The launch call itself: its detail's fix, not "launch calls".
         let mut t = HostTotals::default();
         t.add(launch, 50 * US, 50 * US);
-        assert_eq!(t.advice().unwrap().fix(false), HostDetail::LaunchCall.fix());
+        assert_eq!(
+            t.advice().unwrap().fix(FixTerms::default()),
+            HostDetail::LaunchCall.fix(FixTerms::default())
+        );
         // Merging adds per evidence: the CPU work of a second window (9 ms)
         // now outweighs the first's MPI time.
         let mut a = HostTotals::default();

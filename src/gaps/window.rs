@@ -123,11 +123,7 @@ fn idle_window(report: &GapReport, ops: &[(i64, i64, OpKind)]) -> Option<WindowC
     let gaps = report.gaps.as_ref()?;
     let mut totals = super::ClassTotals::default();
     for d in &report.devices {
-        for c in super::GapClass::ALL {
-            let t = d.classes.get(c);
-            totals.0[c as usize].count += t.count;
-            totals.0[c as usize].total_ns += t.total_ns;
-        }
+        totals.merge(&d.classes);
     }
     let class = totals.dominant()?;
     let idle: Vec<(i64, i64)> = gaps

@@ -14,7 +14,8 @@ use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
 use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES};
 use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_name};
 use crate::timeline::{
-    ApiCall, CopyTotal, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID, OP_PAGEABLE,
+    ApiCall, CopyKind, CopyTotal, GpuOp, NameRef, NvtxRange, OpKind, SyncCall, NO_API, NO_TID,
+    OP_PAGEABLE,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
@@ -222,7 +223,7 @@ impl Collector {
                 let pid = fitting(ev::id(event.pid), None, Skip::Pid)?;
                 let tid = match ev::id(event.tid) {
                     Field::Unusable => return Err(Skip::Tid),
-                    t => u32::try_from(t.ok().unwrap_or(0)).unwrap_or(0),
+                    t => thread_id(t.ok().unwrap_or(0)).unwrap_or(0),
                 };
                 let text = self.share(&name);
                 self.ranges.push(NvtxRange {
@@ -300,7 +301,11 @@ impl Collector {
                 } else {
                     0
                 };
-                (OpKind::Memcpy, NameRef::memcpy(memcpy_kind(name)), pageable)
+                (
+                    OpKind::Memcpy,
+                    NameRef::memcpy(CopyKind::from_code(i64::from(memcpy_kind(name)))),
+                    pageable,
+                )
             }
             _ => (OpKind::Memset, NameRef::MEMSET, 0),
         };
@@ -327,7 +332,12 @@ impl Collector {
         end_ns: i64,
     ) -> Result<(), Skip> {
         let pid: u32 = fitting(ev::id(event.pid), None, Skip::Pid)?;
-        let tid: u32 = fitting(ev::id(event.tid), Some(0), Skip::Tid)?;
+        // A negative tid is Kineto's wrapped 32-bit thread id: read, not skipped.
+        let tid: u32 = match ev::id(event.tid) {
+            Field::Value(n) => thread_id(n).ok_or(Skip::Tid)?,
+            Field::Absent => 0,
+            Field::Unusable => return Err(Skip::Tid),
+        };
         let correlation = ev::id(args.get(ArgKey::Correlation));
         let correlation_id: u32 = fitting(correlation, Some(0), Skip::Correlation)?;
         let id = self.intern(name);
@@ -468,6 +478,16 @@ fn is_comm_host_op(name: &str) -> bool {
 
 /// The CUPTI copy kind of a Kineto memcpy name (`Memcpy HtoD (Pageable ->
 /// Device)`): 1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP, 0 unknown.
+/// A thread id as the trace writes it: Kineto writes the system thread id
+/// as a signed 32-bit number, so ids above 2^31 appear negative
+/// (`"tid": -1467877632` on `cudaEventQuery` rows of the NCCL watchdog
+/// thread); read as the unsigned id they wrap. `None` beyond 32 bits.
+pub(super) fn thread_id(tid: i64) -> Option<u32> {
+    u32::try_from(tid)
+        .ok()
+        .or_else(|| i32::try_from(tid).ok().map(|t| t as u32))
+}
+
 fn memcpy_kind(name: &str) -> u8 {
     let word = name.split_whitespace().nth(1).unwrap_or("");
     match word {
@@ -487,7 +507,18 @@ fn memcpy_kind(name: &str) -> u8 {
 
 #[cfg(test)]
 mod tests {
-    use super::memcpy_kind;
+    use super::{memcpy_kind, thread_id};
+
+    #[test]
+    fn negative_thread_ids_are_wrapped_32_bit_ids() {
+        // -1467877632 is the 32-bit pattern of 2827089664.
+        assert_eq!(thread_id(-1_467_877_632), Some(2_827_089_664));
+        assert_eq!(thread_id(-1), Some(u32::MAX));
+        assert_eq!(thread_id(12), Some(12));
+        // Beyond 32 bits either way: not a thread id.
+        assert_eq!(thread_id(i64::from(i32::MIN) - 1), None);
+        assert_eq!(thread_id(i64::from(u32::MAX) + 1), None);
+    }
 
     #[test]
     fn copy_directions_come_from_the_second_word() {

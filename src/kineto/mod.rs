@@ -354,6 +354,7 @@ fn diagnostics_of(c: &collect::Collector, meta: &meta::Meta, event_arrays: u32) 
             Skip::Dur => format!("events of a category rooftrace reads were skipped: their `{field}` is not a JSON number, is negative, or ends beyond ±2^61 ns"),
             Skip::Name => format!("events of a category rooftrace reads were skipped: their `{field}` is not a string"),
             Skip::SyncKind => format!("`cuda_sync` records were skipped: their `{field}` is not a string"),
+            Skip::Tid => format!("events of a category rooftrace reads were skipped: their `{field}` is not an integer or beyond 32 bits (a negative tid is Kineto's wrapped 32-bit thread id: read, not skipped)"),
             _ => format!("events of a category rooftrace reads were skipped: their `{field}` is absent where needed, not an integer, or beyond its range"),
         };
         d.push(Diagnostic::new(

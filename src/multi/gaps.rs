@@ -128,10 +128,7 @@ pub struct MultiGapReport {
 
 /// Sums per-class totals.
 pub fn add_classes(into: &mut ClassTotals, c: &ClassTotals) {
-    for (t, x) in into.0.iter_mut().zip(c.0.iter()) {
-        t.count += x.count;
-        t.total_ns += x.total_ns;
-    }
+    into.merge(c);
 }
 
 /// Builds the summary. `inputs` in input order.

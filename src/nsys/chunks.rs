@@ -246,7 +246,7 @@ pub(super) fn read_ops(
                 .int(6)
                 .and_then(string_id)
                 .map_or(NameRef::UNKNOWN, NameRef),
-            OpKind::Memcpy => NameRef::memcpy(row.int(6).unwrap_or(0).clamp(0, 15) as u8),
+            OpKind::Memcpy => NameRef::memcpy(CopyKind::from_code(row.int(6).unwrap_or(0))),
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
         };

@@ -74,7 +74,7 @@ pub(super) fn read_copy_totals(
         let total = CopyTotal {
             pid: pid_of(gpid.unwrap_or(0)),
             device,
-            copy_kind: kind.unwrap_or(0).clamp(0, 15) as u8,
+            copy_kind: crate::timeline::CopyKind::from_code(kind.unwrap_or(0)),
             pageable: pageable.unwrap_or(0) != 0,
             count: u64::try_from(count).unwrap_or(0),
             bytes: bytes.map(|b| b.min(u64::MAX as f64) as u64),

@@ -26,8 +26,9 @@ pub use sql::ReadProgress;
 /// The model the reader fills, defined in the shared leaf `timeline` (the
 /// Kineto reader fills it too) and named here for the analyses.
 pub use crate::timeline::{
-    ApiCall, CopyTotal, Diagnostic, DiagnosticKind, ExportInfo, GpuOp, GraphTrace, HostSpan,
-    HostSpanKind, NameRef, NvtxRange, OpKind, SyncCall, Timeline, NO_API, NO_TID, OP_PAGEABLE,
+    ApiCall, CopyKind, CopyTotal, Diagnostic, DiagnosticKind, ExportInfo, GpuOp, GraphTrace,
+    HostSpan, HostSpanKind, NameRef, NvtxRange, OpKind, SyncCall, Timeline, NO_API, NO_TID,
+    OP_PAGEABLE,
 };
 
 use std::path::PathBuf;

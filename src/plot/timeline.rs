@@ -152,6 +152,16 @@ pub struct TimelineChart {
     pub texts: Vec<PlacedText>,
 }
 
+impl TimelineChart {
+    /// The time pixel column `x` (from `plot.left` to `plot.right`)
+    /// covers, ns on the trace clock; `None` outside the plot.
+    pub fn column_ns(&self, x: i32) -> Option<(i64, i64)> {
+        (self.plot.left..self.plot.right)
+            .contains(&x)
+            .then(|| column_span(self.window_ns, self.plot.width(), x - self.plot.left))
+    }
+}
+
 /// Most lanes drawn; the rest are counted in the subtitle.
 pub const MAX_LANES: usize = 24;
 
@@ -225,8 +235,30 @@ impl TimelineChart {
             let f = (t.clamp(w0, w1) - w0) as f64 / (w1 - w0) as f64;
             plot.left + (f * plot.width() as f64).round() as i32
         };
-        let mut bars = gap_bars(input, &lanes, &px, &in_window);
+        let mut bars = gap_bars(input, &lanes, plot, (w0, w1));
         bars.extend(op_bars(input, &lanes, &px, &in_window));
+        // A class present in the window but holding no pixel column is not
+        // drawn: it leaves the legend (the plot keeps its width).
+        let drawn = |c: GapClass| bars.iter().any(|b| b.what == BarWhat::Gap(c));
+        if GapClass::ALL
+            .into_iter()
+            .any(|c| !drawn(c) && legend.items.iter().any(|i| i.text == gap_legend_text(c)))
+        {
+            let items: Vec<LegendItem> = legend
+                .items
+                .iter()
+                .filter(|i| {
+                    GapClass::ALL
+                        .into_iter()
+                        .all(|c| drawn(c) || i.text != gap_legend_text(c))
+                })
+                .cloned()
+                .collect();
+            legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
+            if legend.items.is_empty() {
+                legend.rect = Rect::at(legend.rect.right, legend.rect.top, 0, 0);
+            }
+        }
 
         let hidden_lanes = input.lanes.len() - shown;
         let mut subtitle = format!(
@@ -343,11 +375,16 @@ fn legend_items(input: &TimelineInput, in_window: &dyn Fn(i64, i64) -> bool) -> 
         {
             items.push(LegendItem {
                 swatch: Swatch::Bar(style::gap_color(class)),
-                text: format!("gap: {}", class.label()),
+                text: gap_legend_text(class),
             });
         }
     }
     items
+}
+
+/// A gap class's legend entry.
+fn gap_legend_text(class: GapClass) -> String {
+    format!("gap: {}", class.label())
 }
 
 /// One row per shown lane, labels ellipsized to fit the label column.
@@ -380,35 +417,99 @@ fn lane_rows(
     Ok(lanes)
 }
 
-/// The gaps in the window, in the middle 60 % of their lane (drawn under
-/// the ops).
+/// The time pixel column `c` (0 = the plot's left edge) of a plot `width`
+/// pixels wide over the window `(w0, w1)` covers, ns: `[w0 + c·span/width,
+/// w0 + (c+1)·span/width)`, rounded down.
+fn column_span((w0, w1): (i64, i64), width: i32, c: i32) -> (i64, i64) {
+    let span = i128::from(w1 - w0);
+    let at = |c: i32| w0 + (span * i128::from(c) / i128::from(width.max(1))) as i64;
+    (at(c), at(c + 1))
+}
+
+/// What each pixel column of a gap lane is drawn as: the state that held
+/// most of the column's time, busy (`None`: nothing drawn) or the idle
+/// class with the most time (the first in [`GapClass::ALL`] order on ties;
+/// busy wins a tie with the classes). `gaps` are the lane's gaps.
+pub fn column_states(gaps: &[&GapBar], window: (i64, i64), width: i32) -> Vec<Option<GapClass>> {
+    let n = width.max(0) as usize;
+    let mut per_col = vec![[0i64; GapClass::ALL.len()]; n];
+    let span = (window.1 - window.0).max(1);
+    let col_of = |t: i64| {
+        ((i128::from(t - window.0) * i128::from(width) / i128::from(span)) as i64)
+            .clamp(0, n as i64 - 1) as usize
+    };
+    for g in gaps {
+        let (s, e) = (g.start_ns.max(window.0), g.end_ns.min(window.1));
+        if e <= s || n == 0 {
+            continue;
+        }
+        // One column either side: the rounding of col_of never hides time.
+        let (first, last) = (col_of(s).saturating_sub(1), (col_of(e - 1) + 1).min(n - 1));
+        for (c, col) in per_col.iter_mut().enumerate().take(last + 1).skip(first) {
+            let (c0, c1) = column_span(window, width, c as i32);
+            let ns = e.min(c1) - s.max(c0);
+            if ns > 0 {
+                col[g.class as usize] += ns;
+            }
+        }
+    }
+    per_col
+        .iter()
+        .enumerate()
+        .map(|(c, times)| {
+            let (c0, c1) = column_span(window, width, c as i32);
+            let idle: i64 = times.iter().sum();
+            let busy = (c1 - c0) - idle;
+            GapClass::ALL
+                .into_iter()
+                .filter(|k| times[*k as usize] > 0)
+                .max_by_key(|k| (times[*k as usize], std::cmp::Reverse(*k as usize)))
+                .filter(|k| times[*k as usize] > busy)
+        })
+        .collect()
+}
+
+/// The gap lanes, in the middle 60 % of their lane (drawn under the ops):
+/// each pixel column drawn as the state that held most of its time
+/// ([`column_states`]), runs of one class merged into one bar, so 114
+/// short gaps in a 93 % busy stretch are not one solid block of the last
+/// class drawn.
 fn gap_bars(
     input: &TimelineInput,
     lanes: &[LaneRow],
-    px: &dyn Fn(i64) -> i32,
-    in_window: &dyn Fn(i64, i64) -> bool,
+    plot: Rect,
+    window: (i64, i64),
 ) -> Vec<BarMark> {
-    let shown = lanes.len();
     let mut bars = Vec::new();
-    // Gaps first (under the ops), in the middle 60 % of the lane.
-    let mut gaps: Vec<&GapBar> = input
-        .gaps
-        .iter()
-        .filter(|g| g.lane < shown && in_window(g.start_ns, g.end_ns))
-        .collect();
-    gaps.sort_by_key(|g| (g.lane, g.start_ns, g.end_ns, g.class));
-    for g in gaps {
-        let row = lanes[g.lane].rect;
-        let (l, r) = (px(g.start_ns), px(g.end_ns));
-        bars.push(BarMark {
-            rect: Rect {
-                left: l,
-                right: r.max(l + 1),
-                top: row.top + row.height() / 5,
-                bottom: row.bottom - row.height() / 5,
-            },
-            what: BarWhat::Gap(g.class),
-        });
+    let mut by_lane: std::collections::BTreeMap<usize, Vec<&GapBar>> =
+        std::collections::BTreeMap::new();
+    for g in input.gaps.iter().filter(|g| g.lane < lanes.len()) {
+        by_lane.entry(g.lane).or_default().push(g);
+    }
+    for (lane, gaps) in by_lane {
+        let row = lanes[lane].rect;
+        let states = column_states(&gaps, window, plot.width());
+        let mut c = 0usize;
+        while c < states.len() {
+            let Some(class) = states[c] else {
+                c += 1;
+                continue;
+            };
+            let run = states[c..]
+                .iter()
+                .take_while(|s| **s == Some(class))
+                .count();
+            bars.push(BarMark {
+                rect: Rect {
+                    left: plot.left + c as i32,
+                    right: plot.left + (c + run) as i32,
+                    top: row.top + row.height() / 5,
+                    bottom: row.bottom - row.height() / 5,
+                },
+                what: BarWhat::Gap(class),
+            });
+            c += run;
+        }
     }
     bars
 }

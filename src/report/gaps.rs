@@ -2,13 +2,13 @@
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
 pub use super::gaps_verdict::verdict;
-use super::gaps_verdict::{call_family, dur, frac, host_detail, link_lines, sum_classes};
+use super::gaps_verdict::{dur, frac, host_detail, link_lines, sum_classes};
 use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{
-    CallFamily, ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90,
-    RangeReport, RangeRow, StreamGaps, TopGap,
+    ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90, RangeReport,
+    RangeRow, StreamGaps, TopGap,
 };
 use crate::units::ellipsize;
 
@@ -49,7 +49,7 @@ impl Render for GapReport {
     }
 }
 
-/// The JSON document (`rooftrace.gaps/3`), pretty-printed, newline-terminated.
+/// The JSON document (`rooftrace.gaps/4`), pretty-printed, newline-terminated.
 pub fn json(r: &GapReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
@@ -283,7 +283,7 @@ fn launch_lines(r: &GapReport) -> Vec<String> {
 /// The host-bound gaps by what the launching thread did, with the fix.
 fn host_table(r: &GapReport) -> Option<Table> {
     let t = host_detail(r);
-    let hb: i64 = t.0.iter().map(|x| x.total_ns).sum();
+    let hb: i64 = t.total_ns();
     if hb == 0 {
         return None;
     }
@@ -297,17 +297,12 @@ fn host_table(r: &GapReport) -> Option<Table> {
         ],
         &[0, 4],
     );
-    let nvtx_fix = r.nvtx_hint().map(|h| h.family.fix());
+    let (totals, terms) = (r.host_totals(), r.fix_terms());
     for k in HostDetail::ALL {
         let x = t.get(k);
         if x.count > 0 {
-            let fix = match k {
-                HostDetail::Nvtx => nvtx_fix.unwrap_or(k.fix()),
-                HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
-                    call_family(r, k).map_or(k.fix(), CallFamily::fix)
-                }
-                _ => k.fix(),
-            };
+            // The rule of the verdict (and `budget`), per detail.
+            let fix = totals.advice_for(k).map_or(k.fix(terms), |a| a.fix(terms));
             tab.push(vec![
                 k.label().into(),
                 x.count.to_string(),
@@ -496,7 +491,7 @@ fn csv_columns<'a>(r: &'a GapReport) -> Vec<Column<'a, ScopeRow<'a>>> {
         move |s: &ScopeRow| {
             opt(s
                 .host_copy
-                .and_then(|c| link.fraction(&c.direction, c.bytes_per_s))
+                .and_then(|c| link.fraction(c.direction, c.bytes_per_s))
                 .map(|f| format!("{f:.4}")))
         },
     ));
@@ -523,10 +518,7 @@ fn csv(r: &GapReport) -> String {
         gap_count: d.gap_count,
         classes: &d.classes,
         detail: Some(&d.host_detail),
-        host_copy: d
-            .copies
-            .iter()
-            .find(|c| crate::gaps::link::crosses_host_link(&c.direction)),
+        host_copy: d.copies.iter().find(|c| c.direction.crosses_host_link()),
     });
     let streams = r.streams.iter().map(|s| ScopeRow {
         scope: "stream",
@@ -559,7 +551,7 @@ fn csv(r: &GapReport) -> String {
             span_ns: i.gpu_end_ns - i.gpu_start_ns,
             busy_ns: i.busy_ns,
             idle_ns: i.idle_ns,
-            gap_count: i.classes().0.iter().map(|c| c.count).sum(),
+            gap_count: i.classes().total_count(),
             classes: i.classes(),
             detail: None,
             host_copy: None,
@@ -594,7 +586,7 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
             dur(t.total_ns),
             frac(t.total_ns, idle),
             if t.count > 0 {
-                c.fix().into()
+                c.fix_in(r.fix_terms()).into()
             } else {
                 String::new()
             },

@@ -3,19 +3,15 @@
 //! the CUDA call and NVTX range families of the longest gaps, the length
 //! of the host-bound gaps, the copies when they dominate busy time).
 
-use crate::gaps::link::crosses_host_link;
-use crate::gaps::model::{DetailTotals, ScaleTotals};
-use crate::gaps::{CallFamily, ClassTotals, GapClass, GapReport, HostDetail};
-use crate::nsys::SchemaFlavor;
+use crate::gaps::model::DetailTotals;
+use crate::gaps::{ClassTotals, FixTerms, GapClass, GapReport, HostAdvice};
+use crate::nsys::{CopyKind, SchemaFlavor};
 use crate::units::{duration_ns, ellipsize, percent, si};
 
 pub(super) fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
     let mut t = ClassTotals::default();
     for c in it {
-        for (i, x) in c.0.iter().enumerate() {
-            t.0[i].count += x.count;
-            t.0[i].total_ns += x.total_ns;
-        }
+        t.merge(c);
     }
     t
 }
@@ -33,7 +29,15 @@ pub fn verdict(r: &GapReport) -> String {
                 rr.instances.len(),
                 dur(rr.gpu_window_ns.median)
             );
-            return with_reason(head, idle, &rr.classes, None).0;
+            // The host fix by the one rule, over the instances' own
+            // host-bound gaps (as `budget` does for its steps).
+            let mut host = crate::gaps::HostTotals::default();
+            for i in &rr.instances {
+                host.merge(i.host());
+            }
+            let terms = r.fix_terms();
+            let advice = host.advice().map(|a| (a.fix(terms), a.evidence()));
+            return with_reason(head, (idle, &rr.classes), advice, terms).0;
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
@@ -58,7 +62,7 @@ pub fn verdict(r: &GapReport) -> String {
         busy_note(r)
     );
     let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
-    let (line, named_fix) = with_reason(head, idle, &classes, host_advice(r));
+    let (line, named_fix) = with_reason(head, (idle, &classes), host_advice(r), r.fix_terms());
     match copy_advice(r) {
         // A mostly busy GPU whose busy time is copies: the copies first.
         Some(c) if busy > idle && !named_fix => format!("{line}; fix first: {c}"),
@@ -81,23 +85,35 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         return None;
     }
     // The largest (direction, pageable) over every device.
-    let mut by_kind: Vec<(&str, bool, u64, Option<u64>, i64)> = Vec::new();
+    let mut groups: Vec<CopyGroup> = Vec::new();
     for c in r.devices.iter().flat_map(|d| &d.copies) {
-        match by_kind
+        match groups
             .iter_mut()
-            .find(|x| (x.0, x.1) == (c.direction.as_str(), c.pageable))
+            .find(|g| (g.direction, g.pageable) == (c.direction, c.pageable))
         {
-            Some(x) => {
-                x.2 += c.count;
-                x.3 = x.3.zip(c.bytes).map(|(a, b)| a.saturating_add(b));
-                x.4 += c.duration_ns;
+            Some(g) => {
+                g.count += c.count;
+                g.bytes = g.bytes.zip(c.bytes).map(|(a, b)| a.saturating_add(b));
+                g.duration_ns += c.duration_ns;
             }
-            None => by_kind.push((&c.direction, c.pageable, c.count, c.bytes, c.duration_ns)),
+            None => groups.push(CopyGroup {
+                direction: c.direction,
+                pageable: c.pageable,
+                count: c.count,
+                bytes: c.bytes,
+                duration_ns: c.duration_ns,
+            }),
         }
     }
-    let (direction, pageable, count, bytes, ns) = by_kind
+    let CopyGroup {
+        direction,
+        pageable,
+        count,
+        bytes,
+        duration_ns: ns,
+    } = groups
         .into_iter()
-        .max_by_key(|x| (x.4, std::cmp::Reverse(x.0)))?;
+        .max_by_key(|g| (g.duration_ns, std::cmp::Reverse(g.direction.label())))?;
     // What the input is called: a PyTorch profiler trace or an nsys export.
     let input = match r.input.schema_flavor {
         SchemaFlavor::Kineto => "trace",
@@ -118,7 +134,7 @@ fn copy_advice(r: &GapReport) -> Option<String> {
     let link = &r.host_link;
     let fraction = link.fraction(direction, achieved);
     let against = match (&link.interface, link.per_direction_bytes_per_s, fraction) {
-        _ if !crosses_host_link(direction) => {
+        _ if !direction.crosses_host_link() => {
             "device-side copies, not over the host link".to_string()
         }
         (Some(iface), Some(peak), Some(f)) => format!(
@@ -150,21 +166,27 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         }
         _ => String::new(),
     };
-    let fix = match (direction, pageable) {
-        (_, true) => "pin the host buffers (cudaHostAlloc, pin_memory=True) so the copies run asynchronously, then overlap them with compute",
-        ("DtoD", _) => "avoid the device-to-device copies (views or in-place ops instead of copies, fewer .contiguous() calls)",
-        _ => "keep the data resident on the GPU (copy once, reuse), overlap pinned async copies with compute on another stream, and batch small copies into fewer, larger ones",
-    };
+    let fix = crate::gaps::fixes::copy_fix(pageable, direction == CopyKind::DtoD);
     Some(format!(
         "copies dominate busy time: {count} {direction} copies from {} memory, {moved}, {against}{staged}: {fix}",
         if pageable {
             "pageable"
-        } else if direction.contains('H') {
+        } else if direction.has_host_side() {
             "pinned"
         } else {
             "device"
         }
     ))
+}
+
+/// The copies of one (direction, host memory kind) summed over devices.
+struct CopyGroup {
+    direction: CopyKind,
+    pageable: bool,
+    count: u64,
+    /// Bytes, `None` when any copy of the group has none.
+    bytes: Option<u64>,
+    duration_ns: i64,
 }
 
 /// Pageable copies below this share of the host link point to pinning
@@ -173,85 +195,55 @@ fn copy_advice(r: &GapReport) -> Option<String> {
 const PAGEABLE_SHARE: f64 = 0.5;
 
 /// The fix for the host-bound time of the whole report and the evidence
-/// behind it, in words: from the largest host detail, refined by the typed
-/// evidence of the longest gaps (the call family, the NVTX range family)
-/// or, for CPU work, by the length of the host-bound gaps.
+/// behind it, in words: the advice of [`HostTotals::advice`] over every
+/// host-bound gap (the rule `budget` applies to its steps), in the input's
+/// terms; the words name the detail, the family and, inside PyTorch, MPI
+/// or NCCL ranges, an example range from the longest gaps.
 fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
-    let details = host_detail(r);
+    let totals = r.host_totals();
+    let advice = totals.advice()?;
+    let details = totals.detail;
     let k = details.dominant()?;
     let ns = details.get(k).total_ns;
-    let hb: i64 = details.0.iter().map(|x| x.total_ns).sum();
+    let hb: i64 = details.total_ns();
     let of = format!("{} of {} host-bound", dur(ns), dur(hb));
-    let scale_advice = || {
-        let mut scales = ScaleTotals::default();
-        for d in &r.devices {
-            scales.merge(&d.host_scale);
-        }
-        let sc = scales.dominant()?;
-        let t = scales.get(sc);
-        Some((
-            sc.fix(r.has_pytorch()),
+    let fix = advice.fix(r.fix_terms());
+    let words = match advice {
+        HostAdvice::Scale(sc, t) => format!(
+            "{}: {of}; {} {} hold {}",
+            k.label(),
+            t.count,
+            sc.label(),
+            dur(t.total_ns)
+        ),
+        HostAdvice::Range(family, t) => {
+            let example = r
+                .nvtx_hint()
+                .filter(|h| h.family == family)
+                .map(|h| {
+                    format!(
+                        ", e.g. `{}`",
+                        ellipsize(h.example.split(',').next().unwrap_or(h.example), 48)
+                    )
+                })
+                .unwrap_or_default();
             format!(
-                "{}: {of}; {} {} hold {}",
+                "{}{example}: {of}; {} gaps inside {} ranges hold {}",
                 k.label(),
                 t.count,
-                sc.label(),
+                family.label(),
                 dur(t.total_ns)
-            ),
-        ))
+            )
+        }
+        HostAdvice::Call(f, _) => format!("{}, {}: {of}", k.label(), f.label()),
+        HostAdvice::Detail(..) => format!("{}: {of}", k.label()),
     };
-    match k {
-        HostDetail::Nvtx => match r.nvtx_hint() {
-            Some(h) => Some((
-                h.family.fix(),
-                format!(
-                    "{}, e.g. `{}`: {of}; in the longest of these gaps the ranges cover {} of {}",
-                    k.label(),
-                    ellipsize(h.example.split(',').next().unwrap_or(h.example), 48),
-                    dur(h.in_ranges_ns),
-                    dur(h.gaps_ns)
-                ),
-            )),
-            None => scale_advice(),
-        },
-        HostDetail::CpuWork => scale_advice(),
-        HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
-            match call_family(r, k) {
-                Some(CallFamily::Launch) | None => Some((k.fix(), format!("{}: {of}", k.label()))),
-                Some(f) => Some((f.fix(), format!("{}, {}: {of}", k.label(), f.label()))),
-            }
-        }
-        HostDetail::OsRuntime | HostDetail::ProfilerOverhead => {
-            Some((k.fix(), format!("{}: {of}", k.label())))
-        }
-    }
-}
-
-/// Among the longest host-bound gaps of detail `k`, the CUDA call family
-/// with the most time (typed evidence, not the words of the table).
-pub(super) fn call_family(r: &GapReport, k: HostDetail) -> Option<CallFamily> {
-    let mut by_family: Vec<(CallFamily, i64)> = Vec::new();
-    for g in &r.top_gaps {
-        let Some(e) = g.host_evidence.filter(|e| e.detail == k) else {
-            continue;
-        };
-        let Some(f) = e.call_family else { continue };
-        match by_family.iter_mut().find(|x| x.0 == f) {
-            Some(x) => x.1 += g.duration_ns,
-            None => by_family.push((f, g.duration_ns)),
-        }
-    }
-    by_family.sort_by_key(|x| std::cmp::Reverse(x.1));
-    by_family.first().map(|x| x.0)
+    Some((fix, words))
 }
 
 /// The host-bound detail summed over devices.
 pub(super) fn host_detail(r: &GapReport) -> DetailTotals {
-    let mut t = DetailTotals::default();
-    for d in &r.devices {
-        t.merge(&d.host_detail);
-    }
-    t
+    r.host_totals().detail
 }
 
 /// " (busy: 97.7 % copies)" when copies or memsets, not kernels, kept the
@@ -277,9 +269,9 @@ fn busy_note(r: &GapReport) -> String {
 /// named (decided here, not by searching the sentence).
 fn with_reason(
     head: String,
-    idle: i64,
-    classes: &ClassTotals,
+    (idle, classes): (i64, &ClassTotals),
     host: Option<(&'static str, String)>,
+    terms: FixTerms,
 ) -> (String, bool) {
     let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
     let named_fix = match classes.dominant() {
@@ -292,7 +284,7 @@ fn with_reason(
         // name the largest class among the gaps that can be explained.
         Some(GapClass::Unattributed) if idle > 0 => {
             let mut explained = *classes;
-            explained.0[GapClass::Unattributed as usize] = Default::default();
+            explained.clear(GapClass::Unattributed);
             match explained.dominant() {
                 Some(c) => format!(
                     "{head}, {} unattributed (no launch row), then {} {}",
@@ -317,7 +309,7 @@ fn with_reason(
             "{head}, {} {}; fix first: {} ({} of {} idle)",
             share(c),
             c.label(),
-            c.fix(),
+            c.fix_in(terms),
             dur(classes.get(c).total_ns),
             dur(idle)
         ),

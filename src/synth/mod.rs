@@ -4,3 +4,4 @@
 pub mod job;
 pub mod kineto;
 pub mod nsys;
+pub mod scene;

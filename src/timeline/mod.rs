@@ -12,7 +12,7 @@ pub mod join;
 pub mod limits;
 pub mod names;
 
-pub use names::NameSet;
+pub use names::{CallFamily, CallKind, CopyKind, NameSet};
 
 use std::collections::HashMap;
 
@@ -203,6 +203,12 @@ impl GpuOp {
     pub fn is_pageable(&self) -> bool {
         self.flags & OP_PAGEABLE != 0
     }
+
+    /// The direction of a memcpy (the reader stored it in the name, see
+    /// [`NameRef::memcpy`]); `None` for other ops.
+    pub fn copy_kind(&self) -> Option<CopyKind> {
+        (self.kind == OpKind::Memcpy).then(|| self.name.copy_kind().unwrap_or(CopyKind::Unknown))
+    }
 }
 
 /// One CUDA runtime/driver API call (the outermost one of a nested group).
@@ -304,9 +310,16 @@ impl NameRef {
     pub const MEMSET: NameRef = NameRef(u32::MAX - 1);
     /// A whole-graph row.
     pub const GRAPH: NameRef = NameRef(u32::MAX - 2);
-    /// A memcpy of kind `k` (`copyKind`, 0..=15).
-    pub fn memcpy(k: u8) -> NameRef {
-        NameRef(u32::MAX - 16 - u32::from(k.min(15)))
+    /// A memcpy of direction `k`.
+    pub fn memcpy(k: CopyKind) -> NameRef {
+        NameRef(u32::MAX - 16 - u32::from(k.code()))
+    }
+
+    /// The direction of a memcpy name made by [`NameRef::memcpy`].
+    pub fn copy_kind(self) -> Option<CopyKind> {
+        (u32::MAX - 31..=u32::MAX - 16)
+            .contains(&self.0)
+            .then(|| CopyKind::from_code(i64::from(u32::MAX - 16 - self.0)))
     }
 }
 
@@ -411,7 +424,7 @@ impl Timeline {
             NameRef::MEMSET => "memset",
             NameRef::GRAPH => "graph",
             NameRef(x) if (u32::MAX - 31..=u32::MAX - 16).contains(&x) => {
-                memcpy_kind_name((u32::MAX - 16 - x) as u8)
+                memcpy_kind_name(CopyKind::from_code(i64::from(u32::MAX - 16 - x)))
             }
             NameRef(x) => self.strings.get(&x).map(String::as_str).unwrap_or("?"),
         }
@@ -423,20 +436,20 @@ impl Timeline {
     }
 }
 
-/// CUDA memcpy kinds (`CUpti_ActivityMemcpyKind`).
-fn memcpy_kind_name(k: u8) -> &'static str {
+/// The name of a memcpy op of direction `k` (`memcpy HtoD`).
+fn memcpy_kind_name(k: CopyKind) -> &'static str {
     match k {
-        1 => "memcpy HtoD",
-        2 => "memcpy DtoH",
-        3 => "memcpy HtoA",
-        4 => "memcpy AtoH",
-        5 => "memcpy AtoA",
-        6 => "memcpy AtoD",
-        7 => "memcpy DtoA",
-        8 => "memcpy DtoD",
-        9 => "memcpy HtoH",
-        10 => "memcpy PtoP",
-        _ => "memcpy",
+        CopyKind::Unknown => "memcpy",
+        CopyKind::HtoD => "memcpy HtoD",
+        CopyKind::DtoH => "memcpy DtoH",
+        CopyKind::HtoA => "memcpy HtoA",
+        CopyKind::AtoH => "memcpy AtoH",
+        CopyKind::AtoA => "memcpy AtoA",
+        CopyKind::AtoD => "memcpy AtoD",
+        CopyKind::DtoA => "memcpy DtoA",
+        CopyKind::DtoD => "memcpy DtoD",
+        CopyKind::HtoH => "memcpy HtoH",
+        CopyKind::PtoP => "memcpy PtoP",
     }
 }
 
@@ -447,8 +460,8 @@ pub struct CopyTotal {
     pub pid: u32,
     /// Device id.
     pub device: u16,
-    /// `copyKind` (`ENUM_CUDA_MEMCPY_OPER`: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, …).
-    pub copy_kind: u8,
+    /// Direction (`copyKind`, `ENUM_CUDA_MEMCPY_OPER`: 1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP, …).
+    pub copy_kind: CopyKind,
     /// The host side is pageable memory (`srcKind` or `dstKind` is the
     /// pageable code of `ENUM_CUDA_MEM_KIND`).
     pub pageable: bool,
@@ -469,8 +482,7 @@ impl CopyTotal {
         if op.kind != OpKind::Memcpy {
             return;
         }
-        // `NameRef::memcpy(k)` stores the copy kind below u32::MAX - 16.
-        let copy_kind = (u32::MAX - 16).saturating_sub(op.name.0).min(15) as u8;
+        let copy_kind = op.copy_kind().unwrap_or(CopyKind::Unknown);
         let key = (op.pid, op.device, copy_kind, op.is_pageable());
         let ns = op.end_ns - op.start_ns;
         match totals

@@ -630,7 +630,8 @@ fn budget_host_fix_comes_from_the_gaps_inside_the_steps() {
         .find(|f| f.what == "idle_host_bound")
         .expect("host-bound gaps in fix first");
     assert!(
-        host.text.contains(gaps::Scale::Launch.fix(false))
+        host.text
+            .contains(gaps::Scale::Launch.fix(gaps::FixTerms::default()))
             && host
                 .text
                 .contains("in the 3 steps ranked: 3 gaps under 100 µs hold 150 µs")
