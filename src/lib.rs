@@ -14,6 +14,7 @@
 
 pub mod budget;
 pub mod calibrate;
+pub mod chrome_trace;
 pub mod cli;
 pub mod commands;
 pub mod diagnostic;
@@ -29,6 +30,7 @@ pub mod project;
 pub mod report;
 pub mod roofline;
 pub mod roofs;
+pub mod suggest;
 pub mod synth;
 pub mod timeline;
 pub mod units;

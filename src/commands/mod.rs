@@ -15,6 +15,7 @@ pub mod plot;
 pub mod project;
 pub mod roofs;
 pub mod timeline;
+pub mod trace_out;
 
 /// Runs one parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {

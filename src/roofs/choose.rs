@@ -109,14 +109,6 @@ impl GpuInfo {
 pub const UNDECIDED: &str = "GPU not decided";
 
 /// The keys of the built-in table, comma-separated, for messages.
-fn choices() -> String {
-    gpus::all()
-        .iter()
-        .map(|g| g.key)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn from_table(g: &GpuSpec, how: String, hints: &DeviceHints) -> (Roofs, GpuInfo) {
     (
         g.default_roofs(),
@@ -231,7 +223,11 @@ pub fn choose<E: From<RoofsError>>(
         RoofsChoice::Gpu(key) => {
             let g = gpus::by_key(key).ok_or_else(|| RoofsError::UnknownGpu {
                 key: key.clone(),
-                choices: choices(),
+                choices: crate::suggest::did_you_mean_among(
+                    key,
+                    &gpus::all().iter().map(|g| g.key).collect::<Vec<_>>(),
+                    "`rooftrace ncu --list-gpus`",
+                ),
             })?;
             if let Some(ccs) = cc_contradiction(g, hints) {
                 return Err(RoofsError::GpuContradicted {
