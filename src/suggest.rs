@@ -47,7 +47,7 @@ pub fn closest<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
         .iter()
         .enumerate()
         .map(|(i, k)| (edit_distance(&normalise(k), &want), i, *k))
-        .filter(|(d, _, _)| (1..=limit).contains(d))
+        .filter(|(d, _, k)| *d <= limit && *k != given.trim())
         .collect();
     near.sort_unstable();
     if !near.is_empty() {
@@ -59,7 +59,10 @@ pub fn closest<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
     }
     keys.iter()
         .copied()
-        .filter(|k| want.chars().count() >= 2 && normalise(k).starts_with(&want))
+        .filter(|k| {
+            let k = normalise(k);
+            want.chars().count() >= 2 && k != want && k.starts_with(&want)
+        })
         .take(MAX_SUGGESTIONS)
         .collect()
 }
