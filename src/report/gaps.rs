@@ -68,7 +68,8 @@ fn devices_table(r: &GapReport) -> Table {
         Column::right("gaps", |d: &&DeviceGaps| d.gap_count.to_string()),
     ];
     columns.extend(class_columns(|d: &&DeviceGaps| Some(&d.classes)));
-    Table::of_columns(&columns, &r.devices)
+    // On a narrow terminal the busy breakdown goes before the idle classes.
+    Table::of_columns(&columns, &r.devices).with_drop_order(&[6, 8, 7, 5, 4, 2, 1])
 }
 
 fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
@@ -90,7 +91,7 @@ fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
     } else {
         rows.min(order.len())
     };
-    let t = Table::of_columns(&columns, order[..n].iter().copied());
+    let t = Table::of_columns(&columns, order[..n].iter().copied()).with_drop_order(&[4, 1, 3]);
     (t, order.len() - n)
 }
 
@@ -134,7 +135,10 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
         Column::left("NVTX", move |(_, g): &TopRow| nvtx_cell(r, g, name_width)),
         Column::left("fix", |(_, g): &TopRow| r.gap_fix(g).to_string()),
     ];
+    // On a narrow terminal: the gap, its class, the op it waited for and
+    // the fix stay longest.
     Table::of_columns(&columns, gaps.iter().enumerate())
+        .with_drop_order(&[1, 10, 9, 12, 8, 2, 6, 3, 11])
 }
 
 /// The NVTX ranges of the launching thread inside the gap with their
