@@ -496,7 +496,7 @@ mod tests {
         // the name is cut to 40 − 2 − 7 = 31, with a note.
         let fitted = with_width(Some(40), || t.to_text());
         let lines: Vec<&str> = fitted.lines().collect();
-        assert_eq!(lines[0], format!("{:<31}  time", "name"));
+        assert_eq!(lines[0], format!("{:<31}  {:>7}", "name", "time"));
         assert_eq!(lines[3], "(2 columns left out to fit the terminal:");
         assert!(fitted.contains("zero, bytes"), "{fitted}");
         // Outside with_width the table is whole again.
