@@ -17,7 +17,6 @@ use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
 use crate::roofs::{self, HintSource, RoofsChoice};
-use anyhow::Context;
 use std::path::PathBuf;
 
 /// Plain config of one `rooftrace budget` run.
@@ -146,8 +145,9 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = BudgetInput::from_report(&report)?;
-        let chart = BudgetChart::build(&input)
-            .with_context(|| format!("drawing the step budget of {}", config.input.display()))?;
+        let chart = super::plot::built(BudgetChart::build(&input), "--plot", || {
+            format!("drawing the step budget of {}", config.input.display())
+        })?;
         target.write(&chart)?;
         images.push((
             "step budget".to_string(),

@@ -18,7 +18,6 @@ use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineI
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::{analyze, GroupBy};
 use crate::roofs::{self, GpuInfo, Roofs, RoofsChoice};
-use anyhow::Context;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -610,13 +609,16 @@ fn write_plot(report: &DiffReport, target: &PlotTarget) -> anyhow::Result<()> {
             let input = DiffRooflineInput::from_diff(report).ok_or_else(|| {
                 InputError::new("--plot: no kernel has FLOPs and bytes on both sides and no roofs to draw; leave out --plot")
             })?;
-            let chart =
-                DiffRooflineChart::build(&input).context("drawing the before → after roofline")?;
+            let chart = super::plot::built(DiffRooflineChart::build(&input), "--plot", || {
+                "drawing the before → after roofline".to_string()
+            })?;
             target.write(&chart)
         }
         DiffKind::Nsys => {
             let input = DiffIdleInput::from_diff(report);
-            let chart = DiffIdleChart::build(&input).context("drawing idle per class")?;
+            let chart = super::plot::built(DiffIdleChart::build(&input), "--plot", || {
+                "drawing idle per class".to_string()
+            })?;
             target.write(&chart)
         }
     }

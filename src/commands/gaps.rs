@@ -15,7 +15,6 @@ use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::{self, RoofsChoice};
 use crate::units::duration_ns;
-use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -372,8 +371,9 @@ fn write_plots(
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = TimelineInput::from_gaps(timeline, report, config.window_rel_ns, &title)?;
-        let chart = TimelineChart::build(&input)
-            .with_context(|| format!("drawing the timeline of {}", input_path.display()))?;
+        let chart = super::plot::built(TimelineChart::build(&input), "--plot", || {
+            format!("drawing the timeline of {}", input_path.display())
+        })?;
         target.write(&chart)?;
         images.push(("GPU timeline".to_string(), target.markdown_link(md_output)));
     }
@@ -387,8 +387,9 @@ fn write_plots(
             ))
             .into());
         }
-        let chart = GapHistogram::build(&input)
-            .with_context(|| format!("drawing the gap histogram of {}", input_path.display()))?;
+        let chart = super::plot::built(GapHistogram::build(&input), "--plot-hist", || {
+            format!("drawing the gap histogram of {}", input_path.display())
+        })?;
         target.write(&chart)?;
         images.push((
             "idle-gap histogram".to_string(),

@@ -157,8 +157,9 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
-        let chart = RooflineChart::build(&input)
-            .with_context(|| format!("drawing the roofline of {}", config.input.display()))?;
+        let chart = super::plot::built(RooflineChart::build(&input), "--plot", || {
+            format!("drawing the roofline of {}", config.input.display())
+        })?;
         target.write(&chart)?;
     }
     let opts = RenderOptions {
@@ -198,7 +199,7 @@ fn projection_bytes(
                 "--plot with --project-to: no row has FLOPs, DRAM bytes and an expected time on the first target, so there is no point to draw",
             )
         })?;
-        let chart = ProjectionRooflineChart::build(&input).with_context(|| {
+        let chart = super::plot::built(ProjectionRooflineChart::build(&input), "--plot", || {
             format!(
                 "drawing the projected roofline of {}",
                 config.input.display()

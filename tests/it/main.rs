@@ -12,6 +12,7 @@ mod common;
 mod detect;
 mod diff;
 mod diff_gate;
+mod errors_once;
 mod fit;
 mod fuzz_replay;
 mod gaps;
