@@ -1,6 +1,20 @@
 //! Aligned plain-text tables, CSV escaping and Markdown tables that GitHub
 //! renders as written: text cells HTML-escaped, name cells in code spans,
 //! `|` escaped in every cell ([`md_text`], [`md_code`]).
+//!
+//! On a terminal a text table fits its width ([`with_width`],
+//! [`fit_plan`]): the widest text columns are cut in the middle with `…`
+//! (a kernel's template tail and `#2` stay), then the columns that say
+//! nothing, then those of least weight, are left out with a note naming
+//! them; `--wide`, files and pipes get every column. Why not `comfy-table`
+//! or `tabled`, both well kept: comfy-table fits a width by wrapping cells
+//! onto several lines (`ContentArrangement::Dynamic`) and hides columns only
+//! when told (`ColumnConstraint::Hidden`); tabled truncates at the end
+//! (`Width::truncate` with a suffix) or wraps. Wrapped rows break the one
+//! row per line that `grep`, `sort` and `cut` rely on, an end cut loses the
+//! part of a kernel name that tells two apart, and neither renders the same
+//! cells as GitHub Markdown and CSV, which these tables do from one column
+//! list ([`Column`]). The fitting here is ~120 lines with its tests.
 
 use std::cell::Cell;
 
