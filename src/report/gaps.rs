@@ -98,7 +98,31 @@ fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
 /// A row of the longest-gaps table: its rank (from 0) and the gap.
 type TopRow<'a> = (usize, &'a TopGap);
 
+/// Unix times in ns from this one on (2001-09-09) read as dates: a PyTorch
+/// trace's clock is µs since 1970, an nsys session's starts near 0.
+const UNIX_CLOCK_FROM_NS: i64 = 1_000_000_000_000_000_000;
+
+/// Where the report's times count from: the first GPU op (t = 0, as
+/// `--window` counts), and that moment as a date when the input's clock
+/// is Unix time.
+fn origin(r: &GapReport) -> (i64, Option<String>) {
+    let t0 = r.devices.iter().map(|d| d.start_ns).min().unwrap_or(0);
+    let date = (r.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto
+        && t0 >= UNIX_CLOCK_FROM_NS)
+        .then(|| crate::units::utc_datetime(t0));
+    (t0, date)
+}
+
+/// The line that says where `start` counts from.
+fn origin_note(r: &GapReport) -> String {
+    match origin(r).1 {
+        Some(date) => format!("start: from the first GPU op (t = 0) at {date}"),
+        None => "start: from the first GPU op (t = 0)".to_string(),
+    }
+}
+
 fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
+    let t0 = origin(r).0;
     let name = move |id| ellipsize(r.name(id), name_width);
     let api = |g: &TopGap, f: &dyn Fn(&crate::gaps::ApiRef) -> String| {
         g.api.as_ref().map_or("-".to_string(), f)
@@ -108,7 +132,7 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
         Column::right("pid", |(_, g): &TopRow| g.pid.to_string()),
         Column::right("dev", |(_, g): &TopRow| g.device.to_string()),
         Column::right("start", |(_, g): &TopRow| {
-            format!("{:.6} s", g.start_ns as f64 / 1e9)
+            format!("{:.6} s", (g.start_ns - t0) as f64 / 1e9)
         }),
         Column::right("gap", |(_, g): &TopRow| dur(g.duration_ns)),
         Column::left("class", |(_, g): &TopRow| g.class.label().to_string()),
@@ -362,7 +386,8 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
     }
     if !r.top_gaps.is_empty() {
         s.push_str(&format!(
-            "\nLongest gaps\n{}",
+            "\nLongest gaps ({})\n{}",
+            origin_note(r),
             top_table(r, &r.top_gaps, 40).to_text()
         ));
     }
@@ -620,7 +645,8 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
             String::new()
         };
         sections.push(format!(
-            "### Longest gaps\n\n{}{note}",
+            "### Longest gaps\n\n_{}._\n\n{}{note}",
+            origin_note(r),
             top_table(r, &r.top_gaps[..shown], 32).to_markdown()
         ));
     }

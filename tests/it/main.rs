@@ -8,6 +8,7 @@ mod broken_pipe;
 mod budget;
 mod calibrate;
 mod calibrate_failures;
+mod clock;
 mod common;
 mod detect;
 mod diff;
