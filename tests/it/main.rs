@@ -30,6 +30,7 @@ mod ncu;
 mod ncu_derived;
 mod ncu_hostile_reader;
 mod near_miss;
+mod newcomer;
 mod paths;
 mod plot;
 mod projection;
