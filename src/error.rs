@@ -130,7 +130,7 @@ mod tests {
 
     #[test]
     fn a_cause_the_context_already_quotes_is_said_once() {
-        let inner = std::io::Error::new(std::io::ErrorKind::Other, "incomplete deflate stream");
+        let inner = std::io::Error::other("incomplete deflate stream");
         let err = anyhow::Error::from(Quoting { source: inner });
         assert_eq!(
             format!("{err:#}"),

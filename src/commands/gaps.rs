@@ -308,12 +308,9 @@ pub(crate) fn host_link(
     let info = match roofs::choose::<InputError>(&choice, &hints, no_peaks) {
         Ok((_, info)) => info,
         Err(e) if gpu.is_some() => return Err(e),
-        Err(e) => {
-            return Ok(HostLinkInfo::unknown(format!(
-                "the {what}'s GPU is not decided ({}); give --gpu KEY",
-                e
-            )))
-        }
+        // Said in gaps' own words: the roofs' remedies (`--roofs`) mean
+        // nothing for a host link.
+        Err(_) => return Ok(HostLinkInfo::unknown(undecided_gpu(what, records))),
     };
     let Some(spec) = info.key.as_deref().and_then(roofs::gpus::by_key) else {
         return Ok(HostLinkInfo::unknown("no table GPU was chosen"));
@@ -326,6 +323,43 @@ pub(crate) fn host_link(
             spec.key
         )),
     })
+}
+
+/// Why the host link is unknown when the recorded GPU is not decided: the
+/// GPU as recorded, and the table's cards of its compute capability (the
+/// same generation, often the same link) to give to `--gpu`.
+fn undecided_gpu(what: &str, records: &[crate::timeline::GpuRecord]) -> String {
+    let mut names: Vec<String> = records
+        .iter()
+        .map(|g| match &g.compute_capability {
+            Some(cc) => format!("{} (compute capability {cc})", g.name),
+            None => g.name.clone(),
+        })
+        .collect();
+    names.dedup();
+    let mut ccs: Vec<&str> = records
+        .iter()
+        .filter_map(|g| g.compute_capability.as_deref())
+        .collect();
+    ccs.sort_unstable();
+    ccs.dedup();
+    let same: Vec<&str> = roofs::gpus::all()
+        .iter()
+        .filter(|g| ccs.contains(&g.compute_capability))
+        .map(|g| g.key)
+        .collect();
+    let hint = if same.is_empty() {
+        "give --gpu KEY of a card with the same host link".to_string()
+    } else {
+        format!(
+            "give --gpu KEY of a card with the same host link (the table's cards of that compute capability: {})",
+            same.join(", ")
+        )
+    };
+    format!(
+        "the {what}'s GPU {} decides no single card of the built-in table; {hint}",
+        names.join(", ")
+    )
 }
 
 /// Reads the export, with a progress bar on a terminal.

@@ -33,3 +33,50 @@ fn the_readmes_kineto_diff_comment_names_the_row_the_gate_trips_on() {
         "{comment}"
     );
 }
+
+#[test]
+fn gaps_on_a_gpu_the_table_lacks_asks_for_gpu_naming_the_cards_of_its_compute_capability() {
+    // The saxpy export with its GPU record rewritten to a Quadro RTX 6000
+    // (compute capability 7.5, not in the table).
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("quadro.sqlite");
+    std::fs::copy(
+        crate::common::fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite"),
+        &db,
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&db).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&db, perms).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE TARGET_INFO_GPU SET name = 'Quadro RTX 6000', computeMajor = 7, computeMinor = 5",
+            [],
+        )
+        .unwrap();
+    let (code, out, err) = crate::common::rooftrace(&["gaps", db.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let line = out.lines().find(|l| l.starts_with("host link:")).unwrap();
+    assert!(
+        line.contains("Quadro RTX 6000 (compute capability 7.5)"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("--roofs"),
+        "no roofs remedy for a host link: {line}"
+    );
+    // The table's 7.5 cards, from its own list (`ncu --list-gpus`).
+    let (_, list, _) = rooftrace_json(&["ncu", "--list-gpus"]);
+    let turing: Vec<&str> = list
+        .as_array()
+        .or_else(|| list["gpus"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|g| g["compute_capability"] == "7.5")
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(!turing.is_empty());
+    assert!(line.contains(&turing.join(", ")), "{line} vs {turing:?}");
+}
