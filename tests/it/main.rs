@@ -33,6 +33,7 @@ mod near_miss;
 mod newcomer;
 mod paths;
 mod plot;
+mod plot_typical;
 mod projection;
 mod rate_only_consumers;
 mod readme;
