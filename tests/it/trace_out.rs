@@ -317,3 +317,57 @@ fn hta_loads_both_traces_and_agrees_on_idle_within_its_rounding() {
         );
     }
 }
+
+#[test]
+fn budget_with_ncu_puts_each_kernels_roofline_fraction_in_its_args() {
+    // The budget fixture pair: steps of sgemm launches and their ncu rows.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sgemm_steps.sqlite");
+    let sql = std::fs::read_to_string(crate::common::fixture("budget/sgemm_steps.sql")).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    let out = dir.path().join("b.trace.json");
+    let (code, report, err) = rooftrace_json(&[
+        "budget",
+        db.to_str().unwrap(),
+        "--nvtx",
+        "^step$",
+        "--ncu",
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "--roofs",
+        "fixtures/budget/a100-80gb-datasheet.json",
+        "--trace-out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let trace = read_trace(&out);
+    let events = trace["traceEvents"].as_array().unwrap();
+    let mut checked = 0;
+    for k in report["kernels"].as_array().unwrap() {
+        let (Some(bound), Some(time)) = (k["bound_ns"].as_f64(), k["time_ns"].as_f64()) else {
+            continue;
+        };
+        // Σ T* / Σ T of the name, from the report's own kernel row.
+        let want = (bound / time * 1000.0).round() / 1000.0;
+        let name = k["name"].as_str().unwrap();
+        let ops: Vec<&Value> = events
+            .iter()
+            .filter(|e| e["cat"] == "kernel" && e["name"] == name)
+            .collect();
+        assert!(!ops.is_empty(), "{name}");
+        for op in ops {
+            assert_eq!(
+                op["args"]["roofline_fraction"].as_f64(),
+                Some(want),
+                "{name}"
+            );
+            assert!(op["args"]["roofline_fraction_how"]
+                .as_str()
+                .is_some_and(|h| h.contains("sgemm_a100_printfp_details15.csv")));
+        }
+        checked += 1;
+    }
+    assert!(checked > 0, "a kernel with a bound");
+}
