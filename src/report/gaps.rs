@@ -154,7 +154,7 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
         Column::left("what the host did", move |(_, g): &TopRow| {
             g.host
                 .as_ref()
-                .map_or("-".to_string(), |h| ellipsize(h, name_width + 24))
+                .map_or("-".to_string(), |h| cut_keeping_quotes(h, name_width + 24))
         }),
         Column::left("NVTX", move |(_, g): &TopRow| nvtx_cell(r, g, name_width)),
         Column::left("fix", |(_, g): &TopRow| r.gap_fix(g).to_string()),
@@ -163,6 +163,25 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
     // the fix stay longest.
     Table::of_columns(&columns, gaps.iter().enumerate())
         .with_drop_order(&[1, 10, 9, 12, 8, 2, 6, 3, 11])
+}
+
+/// `text` cut to `max` chars in the middle; a leading `` `name` `` is cut
+/// inside its backticks, so the quote stays closed and the words after it
+/// (`(inside an NVTX range, 195 ms)`) stay whole.
+pub fn cut_keeping_quotes(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let quoted = text
+        .strip_prefix('`')
+        .and_then(|rest| rest.find('`').map(|end| (&rest[..end], &rest[end + 1..])));
+    match quoted {
+        Some((name, after)) if after.chars().count() + 2 + 5 <= max => {
+            let room = max - after.chars().count() - 2;
+            format!("`{}`{after}", ellipsize(name, room))
+        }
+        _ => ellipsize(text, max),
+    }
 }
 
 /// The NVTX ranges of the launching thread inside the gap with their

@@ -80,3 +80,42 @@ fn gaps_on_a_gpu_the_table_lacks_asks_for_gpu_naming_the_cards_of_its_compute_ca
     assert!(!turing.is_empty());
     assert!(line.contains(&turing.join(", ")), "{line} vs {turing:?}");
 }
+
+#[test]
+fn a_cut_host_detail_keeps_its_closing_backtick() {
+    use rooftrace::report::gaps::cut_keeping_quotes as cut;
+    let h =
+        "`autograd::engine::evaluate_function: EmbeddingBackward0` (inside an NVTX range, 387 µs)";
+    let c = cut(h, 64);
+    assert_eq!(c.chars().count(), 64, "{c}");
+    assert!(c.starts_with("`autograd::"), "{c}");
+    // The quote closes before the words after it, which stay whole.
+    assert!(c.ends_with("` (inside an NVTX range, 387 µs)"), "{c}");
+    assert_eq!(c.matches('`').count(), 2, "{c}");
+    assert_eq!(cut("short", 64), "short");
+}
+
+#[test]
+fn projection_rows_say_an_unknown_side_once_and_no_empty_lower_bound() {
+    // The H100 decode counters: tensor FLOPs not collected, so the bounds
+    // are lower bounds with no binding side, and the GEMVs' known FLOPs
+    // are 0.
+    let (code, out, err) = crate::common::rooftrace(&[
+        "ncu",
+        "fixtures/ncu/decode_h100_b1_raw_derived.csv",
+        "--project-to",
+        "h100-sxm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        !out.contains("µs unknown"),
+        "no `≥46.9 µs unknown` cells:\n{out}"
+    );
+    assert!(!out.contains("≥0.0"), "no FLOP/B ≥0.0:\n{out}");
+    let gemv = out
+        .lines()
+        .find(|l| l.starts_with("gemv2T_kernel_val"))
+        .unwrap();
+    assert!(gemv.contains(" unknown "), "{gemv}");
+    assert!(gemv.contains("binding side unknown"), "{gemv}");
+}
