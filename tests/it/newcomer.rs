@@ -119,3 +119,42 @@ fn projection_rows_say_an_unknown_side_once_and_no_empty_lower_bound() {
     assert!(gemv.contains(" unknown "), "{gemv}");
     assert!(gemv.contains("binding side unknown"), "{gemv}");
 }
+
+#[test]
+fn the_verdict_states_time_lost_as_a_bound_where_the_table_does() {
+    // The decode counters lack tensor FLOPs: every row's time lost is an
+    // upper bound (≤ in the table), so is the verdict's total.
+    let (_, md, _) = crate::common::rooftrace(&[
+        "ncu",
+        "fixtures/ncu/decode_h100_b1_raw_derived.csv",
+        "--format",
+        "md",
+    ]);
+    let verdict = md.lines().next().unwrap();
+    assert!(md.contains("| ≤"), "{md}");
+    assert!(verdict.contains("; at most "), "{verdict}");
+    // Every ncu fixture: the verdict says "at most" exactly when some
+    // row's time lost is printed with ≤.
+    let mut both = [false, false];
+    for e in std::fs::read_dir(crate::common::fixture("ncu")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "csv") {
+            continue;
+        }
+        let (code, md, _) =
+            crate::common::rooftrace(&["ncu", p.to_str().unwrap(), "--format", "md"]);
+        if code != 0 {
+            continue;
+        }
+        let bounded = md.lines().any(|l| l.starts_with('|') && l.contains("| ≤"));
+        let verdict = md.lines().next().unwrap();
+        assert_eq!(
+            verdict.contains("; at most "),
+            bounded,
+            "{}: {verdict}",
+            p.display()
+        );
+        both[usize::from(bounded)] = true;
+    }
+    assert_eq!(both, [true, true], "fixtures of both kinds");
+}
