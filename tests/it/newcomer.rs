@@ -158,3 +158,34 @@ fn the_verdict_states_time_lost_as_a_bound_where_the_table_does() {
     }
     assert_eq!(both, [true, true], "fixtures of both kinds");
 }
+
+#[test]
+fn the_projection_plot_says_how_many_kernels_it_does_not_draw() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("p.svg");
+    let (code, table, err) = crate::common::rooftrace(&[
+        "ncu",
+        "fixtures/ncu/decode_h100_b1_raw_derived.csv",
+        "--project-to",
+        "h200",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    // The rows with no point: FLOP/B `unknown` in the table (their known
+    // FLOPs are 0), out of the table's rows.
+    let rows: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("kernel "))
+        .skip(2)
+        .take_while(|l| !l.trim().is_empty())
+        .collect();
+    let unknown = rows.iter().filter(|l| l.contains("  unknown  ")).count();
+    assert!(unknown > 0);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        text.contains(&format!("{unknown} of {} not drawn", rows.len())),
+        "{unknown} of {}",
+        rows.len()
+    );
+}
