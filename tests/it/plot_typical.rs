@@ -115,3 +115,75 @@ fn a_stated_bound_longer_than_every_step_is_said_and_outliers_are_cut() {
     assert!(c.y.max < 1e6, "axis to {} ns", c.y.max);
     assert!(c.subtitle.contains("outliers cut"), "{}", c.subtitle);
 }
+
+/// The gap histogram of every corpus export and trace: the bin holding the
+/// median gap is drawn (a segment at least 1 px high) and every legend
+/// entry names a class with gaps in it.
+#[test]
+fn every_corpus_gap_histogram_draws_its_median_gap_and_no_empty_legend_entry() {
+    use rooftrace::plot::{GapHistogram, HistogramInput};
+    let mut inputs = Vec::new();
+    for sub in ["nsys", "kineto"] {
+        if let Some(dir) = corpus(sub) {
+            inputs.extend(
+                std::fs::read_dir(dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().path())
+                    .filter(|p| {
+                        let n = p.to_string_lossy();
+                        n.ends_with(".sqlite") || n.ends_with(".json.gz")
+                    }),
+            );
+        }
+    }
+    inputs.sort();
+    for p in &inputs {
+        let Ok(tl) = rooftrace::commands::timeline::read(p, false, &|_, _| {}) else {
+            continue; // a counters-only trace: no timeline
+        };
+        let cfg = rooftrace::gaps::GapConfig {
+            keep_gaps: true,
+            ..Default::default()
+        };
+        let report = rooftrace::gaps::analyze(&tl, &cfg);
+        let input = HistogramInput::from_gaps(&report, "t").unwrap();
+        if input.gaps.is_empty() {
+            continue;
+        }
+        let h = GapHistogram::build(&input).unwrap();
+        let median = report.distribution.duration.p50_ns.max(1) as f64;
+        let bin = h
+            .bins
+            .iter()
+            .position(|b| b.lo_ns <= median && median < b.hi_ns)
+            .or_else(|| (median >= h.bins.last().unwrap().lo_ns).then(|| h.bins.len() - 1))
+            .unwrap_or(0);
+        let (lo, hi) = (h.bins[bin].lo_ns, h.bins[bin].hi_ns);
+        let px: i32 = h
+            .segments
+            .iter()
+            .filter(|s| {
+                let mid = (s.rect.left + s.rect.right) as f64 / 2.0;
+                let at = |v: f64| {
+                    h.plot.left as f64 + h.x.fraction(v.max(h.x.min())) * h.plot.width() as f64
+                };
+                mid >= at(lo) && mid <= at(hi)
+            })
+            .map(|s| s.rect.bottom - s.rect.top)
+            .sum();
+        assert!(
+            px >= 1,
+            "{}: the median gap's bin is not drawn",
+            p.display()
+        );
+        for item in &h.legend.items {
+            assert!(!item.text.trim().is_empty(), "{}", p.display());
+            assert!(
+                !item.text.contains(": 0 gaps") && !item.text.starts_with("0 "),
+                "{}: {}",
+                p.display(),
+                item.text
+            );
+        }
+    }
+}
