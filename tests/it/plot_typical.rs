@@ -178,8 +178,9 @@ fn every_corpus_gap_histogram_draws_its_median_gap_and_no_empty_legend_entry() {
         );
         for item in &h.legend.items {
             assert!(!item.text.trim().is_empty(), "{}", p.display());
+            // "host-bound: 12, 3.40 ms": a class with no gap is not listed.
             assert!(
-                !item.text.contains(": 0 gaps") && !item.text.starts_with("0 "),
+                !item.text.contains(": 0,"),
                 "{}: {}",
                 p.display(),
                 item.text
