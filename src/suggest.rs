@@ -81,13 +81,13 @@ pub fn did_you_mean(given: &str, keys: &[&str]) -> Option<String> {
 
 /// The answer to an unknown key: the closest keys ([`did_you_mean`]) and
 /// where the whole list is, or only where the list is when none is close:
-/// "did you mean `h100-sxm` or `h100-pcie`? (all 52 keys: `rooftrace ncu
-/// --list-gpus`)".
+/// "did you mean `h100-sxm` or `h100-pcie`? `rooftrace ncu --list-gpus`
+/// lists all 52".
 pub fn did_you_mean_among(given: &str, keys: &[&str], list: &str) -> String {
     let n = keys.len();
     match did_you_mean(given, keys) {
-        Some(close) => format!("{close} (all {n} keys: {list})"),
-        None => format!("none of the {n} keys is close; they are listed by {list}"),
+        Some(close) => format!("{close} {list} lists all {n}"),
+        None => format!("none of the {n} keys is close; {list} lists them"),
     }
 }
 

@@ -108,7 +108,6 @@ impl GpuInfo {
 /// The name of the GPU in a report whose GPU could not be decided.
 pub const UNDECIDED: &str = "GPU not decided";
 
-/// The keys of the built-in table, comma-separated, for messages.
 fn from_table(g: &GpuSpec, how: String, hints: &DeviceHints) -> (Roofs, GpuInfo) {
     (
         g.default_roofs(),
