@@ -43,10 +43,11 @@ pub struct TraceInput<'a> {
     pub input: &'a str,
 }
 
-/// The trace, as bytes (plain JSON; the caller compresses a `.gz`).
-pub fn write(input: &TraceInput<'_>) -> Vec<u8> {
+/// Writes the trace to `out` (plain JSON; the caller compresses a `.gz`),
+/// one event at a time.
+pub fn write(input: &TraceInput<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
     let tl = input.timeline;
-    let mut w = EventWriter::new();
+    let mut w = EventWriter::new(out, &top_level(input));
     let notes = input.budget.map(kernel_notes).unwrap_or_default();
     let gpu_rows = ops::gpu_ops(&mut w, tl, &notes);
     let host_rows = ops::host_rows(&mut w, tl);
@@ -55,7 +56,7 @@ pub fn write(input: &TraceInput<'_>) -> Vec<u8> {
         own.extend(tracks::budget(&mut w, b));
     }
     names(&mut w, tl, &gpu_rows, &host_rows, &own);
-    w.finish(top_level(input))
+    w.finish()
 }
 
 /// Each kernel name's roofline fraction (Σ T* / Σ T over its launches in

@@ -5,6 +5,7 @@
 //! magnitude.
 
 use serde_json::{Map, Value};
+use std::io::Write;
 
 /// `ns` as µs text with three decimals (`-1234` → `-1.234`).
 pub fn micros(ns: i64) -> String {
@@ -28,25 +29,49 @@ pub struct Row {
     pub tid: i64,
 }
 
-/// The `traceEvents` array being written, one event per line.
-#[derive(Debug, Default)]
-pub struct EventWriter {
-    out: Vec<u8>,
+/// The document being written, one event per line, straight to `out`
+/// (memory holds one event, never the trace). The first write error is
+/// kept and returned by [`EventWriter::finish`]; writes after it are
+/// skipped.
+pub struct EventWriter<'w> {
+    out: &'w mut dyn Write,
     events: u64,
     flows: u64,
+    error: Option<std::io::Error>,
 }
 
-impl EventWriter {
-    /// An empty array.
-    pub fn new() -> EventWriter {
-        EventWriter::default()
+impl<'w> EventWriter<'w> {
+    /// Starts the document: the top-level `extra` keys
+    /// (`deviceProperties`, `distributedInfo`, …), then `traceEvents`.
+    pub fn new(out: &'w mut dyn Write, extra: &Map<String, Value>) -> EventWriter<'w> {
+        let mut w = EventWriter {
+            out,
+            events: 0,
+            flows: 0,
+            error: None,
+        };
+        let mut head = String::from("{\n");
+        for (k, v) in extra {
+            head.push_str(&format!("{}: {v},\n", quoted(k)));
+        }
+        head.push_str("\"traceEvents\": [\n");
+        w.raw(head.as_bytes());
+        w
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        if self.error.is_none() {
+            if let Err(e) = self.out.write_all(bytes) {
+                self.error = Some(e);
+            }
+        }
     }
 
     fn push(&mut self, body: String) {
         if self.events > 0 {
-            self.out.extend_from_slice(b",\n");
+            self.raw(b",\n");
         }
-        self.out.extend_from_slice(body.as_bytes());
+        self.raw(body.as_bytes());
         self.events += 1;
     }
 
@@ -114,18 +139,14 @@ impl EventWriter {
         ));
     }
 
-    /// The whole document: `traceEvents` and the top-level `extra` keys
-    /// (`deviceProperties`, `distributedInfo`, …), newline-terminated.
-    pub fn finish(self, extra: Map<String, Value>) -> Vec<u8> {
-        let mut doc = Vec::with_capacity(self.out.len() + 256);
-        doc.extend_from_slice(b"{\n");
-        for (k, v) in &extra {
-            doc.extend_from_slice(format!("{}: {v},\n", quoted(k)).as_bytes());
+    /// Ends the document (newline-terminated); the first write error, if
+    /// any.
+    pub fn finish(mut self) -> std::io::Result<()> {
+        self.raw(b"\n]}\n");
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => self.out.flush(),
         }
-        doc.extend_from_slice(b"\"traceEvents\": [\n");
-        doc.extend_from_slice(&self.out);
-        doc.extend_from_slice(b"\n]}\n");
-        doc
     }
 }
 
@@ -144,15 +165,17 @@ mod tests {
 
     #[test]
     fn a_document_is_json_with_its_events_in_order() {
-        let mut w = EventWriter::new();
+        let mut extra = Map::new();
+        extra.insert("schemaVersion".into(), 1.into());
+        let mut out = Vec::new();
+        let mut w = EventWriter::new(&mut out, &extra);
         w.process_name(0, "GPU 0");
         let mut args = Map::new();
         args.insert("stream".into(), 7.into());
         w.complete("kernel", "k\"1", Row { pid: 0, tid: 7 }, 1_500, 250, args);
         w.flow(Row { pid: 9, tid: 9 }, 1_000, Row { pid: 0, tid: 7 }, 1_500);
-        let mut extra = Map::new();
-        extra.insert("schemaVersion".into(), 1.into());
-        let doc: Value = serde_json::from_slice(&w.finish(extra)).unwrap();
+        w.finish().unwrap();
+        let doc: Value = serde_json::from_slice(&out).unwrap();
         let ev = doc["traceEvents"].as_array().unwrap();
         assert_eq!(ev.len(), 4);
         assert_eq!(ev[1]["name"], "k\"1");

@@ -87,6 +87,15 @@ pub fn note(message: &str) {
 /// to `path`: readers see the old file or the whole new one. A symlink at
 /// `path` is replaced, never written through.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_atomic`] for output written a piece at a time by `fill` (a
+/// trace of millions of events is never held whole in memory).
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -107,9 +116,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let mut tmp = builder
         .tempfile_in(dir)
         .with_context(|| format!("creating a temporary file beside {}", path.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("writing {}", path.display()))?;
+    {
+        let mut buffered = std::io::BufWriter::new(tmp.as_file_mut());
+        fill(&mut buffered).and_then(|()| buffered.flush())
+    }
+    .and_then(|()| tmp.as_file().sync_all())
+    .with_context(|| format!("writing {}", path.display()))?;
     tmp.persist(path)
         .map_err(|e| e.error)
         .with_context(|| format!("writing {}", path.display()))?;

@@ -8,7 +8,6 @@ use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig};
 use crate::nsys::Timeline;
 use anyhow::Context;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Where `--trace-out` writes, and whether it is gzip.
@@ -58,21 +57,21 @@ impl TraceTarget {
             ..analysis.clone()
         };
         let gaps = analyze(timeline, &every_gap);
-        let json = chrome_trace::write(&TraceInput {
+        let input = TraceInput {
             timeline,
             gaps: &gaps,
             budget,
             input: &input.display().to_string(),
-        });
-        let bytes = if self.gzip {
-            let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-            enc.write_all(&json)
-                .and_then(|()| enc.finish())
-                .context("compressing the trace")?
-        } else {
-            json
         };
-        super::output::write_atomic(&self.path, &bytes)
-            .with_context(|| format!("writing the trace to {}", self.path.display()))
+        super::output::write_atomic_with(&self.path, |out| {
+            if self.gzip {
+                let mut enc = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+                chrome_trace::write(&input, &mut enc)?;
+                enc.finish().map(drop)
+            } else {
+                chrome_trace::write(&input, out)
+            }
+        })
+        .with_context(|| format!("writing the trace to {}", self.path.display()))
     }
 }
