@@ -10,12 +10,12 @@ use crate::units::{duration_ns, percent};
 use serde_json::{Map, Value};
 use std::collections::{BTreeSet, HashMap};
 
-/// The `tid` of a device's idle-gap track (above any stream id CUPTI gives).
-pub const GAPS_TID: i64 = 3_000_000_000;
+/// The `tid` of a device's idle-gap track: above any stream id CUPTI gives, below 2^31 (readers that keep ids in 32 bits).
+pub const GAPS_TID: i64 = 2_000_000_000;
 /// The `tid` of a device's step track (`budget`).
-pub const STEPS_TID: i64 = 3_000_000_001;
+pub const STEPS_TID: i64 = 2_000_000_001;
 /// The `tid` of a device's step-budget track (`budget`).
-pub const PARTS_TID: i64 = 3_000_000_002;
+pub const PARTS_TID: i64 = 2_000_000_002;
 
 /// The `cat` of a gap slice.
 pub const GAP_CAT: &str = "rooftrace_gap";

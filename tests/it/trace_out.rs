@@ -93,7 +93,7 @@ fn round_trip(input: &Path, out: &Path) -> (Value, Value) {
     let mut gaps: BTreeMap<u64, (u64, i64)> = BTreeMap::new();
     for e in events.iter().filter(|e| e["cat"] == "rooftrace_gap") {
         assert_eq!(e["ph"], "X");
-        assert_eq!(e["tid"].as_i64(), Some(3_000_000_000));
+        assert_eq!(e["tid"].as_i64(), Some(2_000_000_000));
         let args = &e["args"];
         // Named by its class: the label of the key in args.
         let class = args["class"].as_str().unwrap();
