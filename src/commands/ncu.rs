@@ -157,9 +157,17 @@ pub fn report_bytes(config: &NcuConfig) -> anyhow::Result<Vec<u8>> {
     }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
-        let chart = super::plot::built(RooflineChart::build(&input), "--plot", || {
-            format!("drawing the roofline of {}", config.input.display())
-        })?;
+        let fix = if report.roofless() {
+            "give --gpu KEY (or --roofs FILE) to draw the roofs"
+        } else {
+            ""
+        };
+        let chart = super::plot::built_or(
+            RooflineChart::build(&input),
+            "--plot",
+            || format!("drawing the roofline of {}", config.input.display()),
+            fix,
+        )?;
         target.write(&chart)?;
     }
     let opts = RenderOptions {

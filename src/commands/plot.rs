@@ -16,11 +16,23 @@ pub fn built<C>(
     flag: &str,
     what: impl FnOnce() -> String,
 ) -> anyhow::Result<C> {
+    built_or(chart, flag, what, "")
+}
+
+/// [`built`], with a fix to name before "leave out the flag" (`give --gpu
+/// KEY to draw the roofs`).
+pub fn built_or<C>(
+    chart: Result<C, plot::PlotError>,
+    flag: &str,
+    what: impl FnOnce() -> String,
+    fix: &str,
+) -> anyhow::Result<C> {
     match chart {
         Ok(c) => Ok(c),
         Err(plot::PlotError::Empty(why)) => Err(InputError::new(format!(
-            "{flag}: {}: nothing to plot ({why}); leave out {flag} for this input",
-            what()
+            "{flag}: {}: nothing to plot ({why}); {fix}{}leave out {flag} for this input",
+            what(),
+            if fix.is_empty() { "" } else { ", or " }
         ))
         .into()),
         Err(e) => Err(anyhow::Error::new(e).context(what())),

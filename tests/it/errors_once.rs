@@ -40,6 +40,8 @@ fn ncu_plot_with_nothing_to_plot_is_bad_input() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("nothing to plot"), "{err}");
-    assert!(err.contains("leave out --plot"), "{err}");
+    // No GPU named: the roofs are the fix, leaving out --plot the other.
+    assert!(err.contains("give --gpu KEY"), "{err}");
+    assert!(err.contains("or leave out --plot"), "{err}");
     assert!(!svg.exists(), "no half chart written");
 }
