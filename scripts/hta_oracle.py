@@ -6,7 +6,8 @@ For each trace of fixtures/kineto/, loads it with HolisticTraceAnalysis
 (`pip install holistictraceanalysis`, MIT) and records
 `get_temporal_breakdown` (idle and kernel time, µs) and
 `get_idle_time_breakdown` (per stream: host_wait / kernel_wait / other, µs,
-consecutive_kernel_delay 30 as HTA's default), or the exception HTA raises.
+consecutive_kernel_delay 30 as HTA's default), `get_comm_comp_overlap` (on
+traces with NCCL kernels), or the exception HTA raises.
 
   python3 scripts/hta_oracle.py --write fixtures/kineto/hta_oracle.json
   python3 scripts/hta_oracle.py --check fixtures/kineto/hta_oracle.json   # CI
@@ -60,6 +61,12 @@ def one(path):
                 s = streams.setdefault(str(int(r["stream"])), {})
                 s[str(r["idle_category"])] = int(round(float(r["idle_time"])))
             out["idle_per_stream_us"] = dict(sorted(streams.items(), key=lambda kv: int(kv[0])))
+            # get_comm_comp_overlap: per rank, the share of communication
+            # kernel time with a computation kernel running (percent, 2
+            # decimals); only where the trace has communication kernels.
+            if any(str(n).startswith("nccl") for n in t.t.symbol_table.get_sym_table()):
+                ov = t.get_comm_comp_overlap(visualize=False)
+                out["comm_comp_overlap_pctg"] = float(ov[ov["rank"] == rank]["comp_comm_overlap_pctg"].iloc[0])
             return out
         except Exception as e:  # HTA raises on some real traces: recorded
             return {"raises": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]}

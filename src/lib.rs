@@ -16,6 +16,7 @@ pub mod budget;
 pub mod calibrate;
 pub mod chrome_trace;
 pub mod cli;
+pub mod comm;
 pub mod commands;
 pub mod diagnostic;
 pub mod diff;

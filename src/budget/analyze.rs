@@ -76,11 +76,17 @@ pub fn analyze(
     };
     let mut steps = Vec::new();
     let mut names = crate::gaps::model::Names::default();
-    let (mut multi, mut empty, mut unaccounted) = (0u64, 0u64, 0u64);
+    let (mut multi, mut empty, mut unaccounted, mut under) = (0u64, 0u64, 0u64, 0u64);
     let instances: &[RangeRow] = gaps.ranges.as_ref().map_or(&[], |r| &r.instances);
     for r in instances {
         if r.gpu_end_ns <= r.gpu_start_ns {
             empty += 1;
+            continue;
+        }
+        if r.gpu_end_ns <= r.tiling.owned_start_ns {
+            // Its work ran entirely under the steps before it: the device
+            // time is theirs (each nanosecond charged once).
+            under += 1;
             continue;
         }
         let on: Vec<&DeviceOps> = devices
@@ -97,7 +103,7 @@ pub fn analyze(
         let text_id = names.id(gaps.name(r.text_id));
         ctx.step_index = steps.len();
         let s = step(&mut ctx, text_id, r, on.first().copied());
-        if s.projected && s.part(OUTSIDE) != 0 {
+        if s.projected && s.part(PartKind::Outside) != 0 {
             unaccounted += 1;
         }
         steps.push(s);
@@ -108,6 +114,7 @@ pub fn analyze(
             multi,
             empty,
             unaccounted,
+            under,
         },
         &ctx,
         &steps,
@@ -140,6 +147,8 @@ struct Dropped {
     empty: u64,
     /// Projected, with time outside their device's ops.
     unaccounted: u64,
+    /// With work that ran entirely under the steps before them.
+    under: u64,
 }
 
 /// What the budget says about its own inputs: instances left out, ncu
@@ -151,6 +160,7 @@ fn notes(
         multi,
         empty,
         unaccounted,
+        under,
     }: Dropped,
     ctx: &Ctx,
     steps: &[StepBudget],
@@ -180,6 +190,26 @@ fn notes(
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::EmptyWindow { instances: empty },
             format!("{empty} instances have an empty GPU window and are left out"),
+        ));
+    }
+    if under > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::UnderPrevious { instances: under },
+            format!("{under} instances ran all their GPU work while the steps before them still ran; that device time is charged to those steps and these are left out"),
+        ));
+    }
+    let overlapping: Vec<&StepBudget> =
+        steps.iter().filter(|s| s.previous_overlap_ns > 0).collect();
+    if !overlapping.is_empty() {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::StepsOverlap {
+                steps: overlapping.len(),
+            },
+            format!(
+                "{} steps began on the GPU while the step before still ran ({} ns in all): each step owns the device from the end of the previous step's GPU work to the end of its own, so no nanosecond is charged twice; the overlap is reported per step (previous_overlap_ns, next_host_overlap_ns)",
+                overlapping.len(),
+                overlapping.iter().map(|s| s.previous_overlap_ns).sum::<i64>()
+            ),
         ));
     }
     if unaccounted > 0 {
@@ -251,6 +281,8 @@ struct Sums {
     graph: i64,
     memcpy: i64,
     memset: i64,
+    /// Communication kernels' charged time (exposed communication).
+    exposed_comm: i64,
     /// Kernel (and graph) time, for the weights bound.
     kernel_time: i64,
     concurrent: i64,
@@ -261,12 +293,24 @@ struct Sums {
 
 /// Decomposes one instance on its device (`None`: no op in the window).
 fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
-    let (w0, w1) = (r.gpu_start_ns, r.gpu_end_ns);
+    // The window the step owns (docs/budget.md, "Overlapping steps").
+    let (w0, w1) = (r.tiling.owned_start_ns, r.gpu_end_ns);
+    let (classes, host) = match &r.tiling.owned {
+        Some(o) => (&o.classes, &o.host),
+        None => (&r.classes, &r.host),
+    };
     let mut s = Sums::default();
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
-    for c in dev.map(|d| d.charge(w0, w1)).unwrap_or_default() {
+    let is_comm = |o: &crate::nsys::GpuOp| ctx.tl.is_comm(o);
+    let charged = dev.map(|d| d.charge(w0, w1, is_comm)).unwrap_or_default();
+    for c in charged {
         s.concurrent += c.in_window_ns - c.charged_ns;
         match c.op.kind {
+            // No roofline bound, never shortfall: exposed communication.
+            OpKind::Kernel if ctx.tl.is_comm(c.op) => {
+                s.kernels += 1;
+                s.exposed_comm += c.charged_ns;
+            }
             OpKind::Memcpy => s.memcpy += c.charged_ns,
             OpKind::Memset => s.memset += c.charged_ns,
             OpKind::Graph => {
@@ -322,27 +366,28 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
     }
     let step_ns = w1 - w0;
     let mut parts = vec![
-        Part::new(BOUND, s.bound),
-        Part::new(SHORTFALL, s.shortfall),
-        Part::new(NO_COUNTERS, s.no_counters),
-        Part::new(GRAPH, s.graph),
-        Part::new(MEMCPY, s.memcpy),
-        Part::new(MEMSET, s.memset),
+        Part::new(PartKind::Bound, s.bound),
+        Part::new(PartKind::Shortfall, s.shortfall),
+        Part::new(PartKind::NoCounters, s.no_counters),
+        Part::new(PartKind::Graph, s.graph),
+        Part::new(PartKind::Memcpy, s.memcpy),
+        Part::new(PartKind::Memset, s.memset),
+        Part::new(PartKind::ExposedComm, s.exposed_comm),
     ];
     for c in GapClass::ALL {
-        parts.push(Part::new(
-            &format!("{IDLE_PREFIX}{}", c.key()),
-            r.classes.get(c).total_ns,
-        ));
+        parts.push(Part::new(PartKind::Idle(c), classes.get(c).total_ns));
     }
     let so_far: i64 = parts.iter().map(|p| p.ns).sum();
-    parts.push(Part::new(OUTSIDE, step_ns - so_far));
+    parts.push(Part::new(PartKind::Outside, step_ns - so_far));
     StepBudget {
         text_id,
         pid: r.pid,
         device: dev.map_or(0, |d| d.device),
         gpu_start_ns: w0,
         gpu_end_ns: w1,
+        gpu_work_start_ns: r.gpu_start_ns,
+        previous_overlap_ns: w0 - r.gpu_start_ns,
+        next_host_overlap_ns: r.tiling.next_host_overlap_ns,
         projected: r.projected,
         step_ns,
         parts,
@@ -350,15 +395,12 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         concurrent_ns: s.concurrent,
         bound_capped_ns: s.capped,
         lower_bound_launches: s.lower,
-        host: r.host.clone(),
+        host: host.clone(),
     }
 }
 
 impl Part {
-    fn new(name: &str, ns: i64) -> Part {
-        Part {
-            name: name.to_string(),
-            ns,
-        }
+    fn new(kind: PartKind, ns: i64) -> Part {
+        Part { kind, ns }
     }
 }

@@ -5,6 +5,7 @@
 //! `{name, ns}` in integer nanoseconds that sums to `step_ns` exactly
 //! (the rounding rule is in [`crate::budget`]).
 
+use crate::gaps::GapClass;
 use crate::roofs::GpuInfo;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -12,24 +13,91 @@ use std::collections::HashMap;
 /// Version tag of the JSON document.
 pub const SCHEMA: &str = "rooftrace.budget/2";
 
-/// Name of the part "time the step's work needs at the roofs".
-pub const BOUND: &str = "bound";
-/// Name of the part "kernel time beyond the bound".
-pub const SHORTFALL: &str = "shortfall";
-/// Name of the part "kernel time without a bound" (no ncu counter for the
-/// kernel's name, or no `--ncu`/`--bytes-per-step` at all).
-pub const NO_COUNTERS: &str = "kernels_without_counters";
-/// Name of the part "whole CUDA graph rows" (no per-kernel rows to match).
-pub const GRAPH: &str = "graph_without_kernel_rows";
-/// Name of the part "memory copies".
-pub const MEMCPY: &str = "memcpy";
-/// Name of the part "memsets".
-pub const MEMSET: &str = "memset";
-/// Name of the part "window time outside the device's op span" (only for
-/// an instance whose GPU window is the host range: no launch was found).
-pub const OUTSIDE: &str = "outside_gpu_span";
-/// Prefix of the idle parts: `idle_<gap class key>`.
+/// What a part of a step is: the budget's parts as a type (code decides
+/// on the kind, never on the part's name; the name is the kind's `key`,
+/// as in the JSON and the CSV headers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PartKind {
+    /// The time the step's work needs at the roofs.
+    Bound,
+    /// Kernel time beyond the bound.
+    Shortfall,
+    /// Kernel time without a bound (no ncu counter for the kernel's name,
+    /// or no `--ncu`/`--bytes-per-step` at all).
+    NoCounters,
+    /// Whole CUDA graph rows (no per-kernel rows to match).
+    Graph,
+    /// Memory copies.
+    Memcpy,
+    /// Memsets.
+    Memset,
+    /// Communication kernels (NCCL, RCCL, NVSHMEM) running with no other
+    /// op on the device: exposed communication (no roofline bound, never
+    /// shortfall).
+    ExposedComm,
+    /// Idle gaps of one class, clipped to the step.
+    Idle(GapClass),
+    /// Window time outside the device's op span (only for an instance
+    /// whose GPU window is the host range: no launch was found).
+    Outside,
+}
+
+/// Prefix of the idle parts' keys: `idle_<gap class key>`.
 pub const IDLE_PREFIX: &str = "idle_";
+
+impl PartKind {
+    /// Every kind, in the order a step lists its parts.
+    pub fn all() -> Vec<PartKind> {
+        let mut v = vec![
+            PartKind::Bound,
+            PartKind::Shortfall,
+            PartKind::NoCounters,
+            PartKind::Graph,
+            PartKind::Memcpy,
+            PartKind::Memset,
+            PartKind::ExposedComm,
+        ];
+        v.extend(GapClass::ALL.into_iter().map(PartKind::Idle));
+        v.push(PartKind::Outside);
+        v
+    }
+
+    /// The part's name in the JSON and the CSV (`bound`, `idle_host_bound`, …).
+    pub fn key(self) -> String {
+        match self {
+            PartKind::Bound => "bound".into(),
+            PartKind::Shortfall => "shortfall".into(),
+            PartKind::NoCounters => "kernels_without_counters".into(),
+            PartKind::Graph => "graph_without_kernel_rows".into(),
+            PartKind::Memcpy => "memcpy".into(),
+            PartKind::Memset => "memset".into(),
+            PartKind::ExposedComm => "exposed_comm".into(),
+            PartKind::Idle(c) => format!("{IDLE_PREFIX}{}", c.key()),
+            PartKind::Outside => "outside_gpu_span".into(),
+        }
+    }
+
+    /// The kind whose [`key`](Self::key) is `key`.
+    pub fn from_key(key: &str) -> Option<PartKind> {
+        PartKind::all().into_iter().find(|k| k.key() == key)
+    }
+
+    /// The part's label for people: `idle: host-bound`, `kernels without
+    /// counters`.
+    pub fn label(self) -> String {
+        match self {
+            PartKind::Idle(c) => format!("idle: {}", c.label()),
+            PartKind::ExposedComm => "exposed communication".into(),
+            k => k.key().replace('_', " "),
+        }
+    }
+}
+
+impl Serialize for PartKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.key())
+    }
+}
 
 /// Where the bound comes from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -55,8 +123,10 @@ pub enum BoundSource {
 /// One part of a step: integer ns.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Part {
-    /// Part name (`bound`, `shortfall`, `idle_host_bound`, …).
-    pub name: String,
+    /// What the part is; in the JSON its key as `name` (`bound`,
+    /// `shortfall`, `idle_host_bound`, …).
+    #[serde(rename = "name")]
+    pub kind: PartKind,
     /// Its time, ns.
     pub ns: i64,
 }
@@ -70,10 +140,24 @@ pub struct StepBudget {
     pub pid: u32,
     /// Device the step ran on.
     pub device: u16,
-    /// GPU window start, ns.
+    /// Start of the window charged to the step, ns: its GPU window's start,
+    /// or, when the previous step's GPU work still ran then, that work's
+    /// end (each step owns the device from the end of the previous step's
+    /// GPU work to the end of its own).
     pub gpu_start_ns: i64,
     /// GPU window end, ns.
     pub gpu_end_ns: i64,
+    /// First start of the step's own GPU work, ns (`gpu_start_ns` unless
+    /// the previous step's work still ran).
+    pub gpu_work_start_ns: i64,
+    /// The step's GPU work time that ran while the previous step's still
+    /// ran, charged to that step: `gpu_start_ns - gpu_work_start_ns`, ns.
+    /// Not a part.
+    pub previous_overlap_ns: i64,
+    /// Time of the step's GPU window (from `gpu_work_start_ns`) inside the
+    /// next step's host range: its work still running while the host ran
+    /// the next step, ns. Not a part.
+    pub next_host_overlap_ns: i64,
     /// True when the window is the GPU projection of the work launched in
     /// the range; false when no launch was found and the host range is used.
     pub projected: bool,
@@ -100,11 +184,11 @@ pub struct StepBudget {
 }
 
 impl StepBudget {
-    /// The part named `name` (0 when absent).
-    pub fn part(&self, name: &str) -> i64 {
+    /// The part of kind `kind` (0 when absent).
+    pub fn part(&self, kind: PartKind) -> i64 {
         self.parts
             .iter()
-            .find(|p| p.name == name)
+            .find(|p| p.kind == kind)
             .map_or(0, |p| p.ns)
     }
 }
@@ -211,6 +295,17 @@ pub enum DiagnosticKind {
         /// Instances left out.
         instances: u64,
     },
+    /// Instances whose GPU work ran entirely under the steps before them,
+    /// left out (their device time is those steps').
+    UnderPrevious {
+        /// Instances left out.
+        instances: u64,
+    },
+    /// Steps whose GPU work began while the previous step's still ran.
+    StepsOverlap {
+        /// Steps.
+        steps: usize,
+    },
     /// Instances with an empty GPU window, left out.
     EmptyWindow {
         /// Instances left out.
@@ -291,23 +386,16 @@ impl BudgetReport {
     }
 }
 
-/// A part's label for people: `idle_host_bound` → `idle: host-bound`,
-/// `kernels_without_counters` → `kernels without counters`.
+/// A part's label for people, by its key (`idle_host_bound` → `idle:
+/// host-bound`); a key that is no part (`step`) with its `_` as spaces.
 pub fn part_label(name: &str) -> String {
-    if let Some(key) = name.strip_prefix(IDLE_PREFIX) {
-        if let Some(c) = crate::gaps::GapClass::ALL
-            .into_iter()
-            .find(|c| c.key() == key)
-        {
-            return format!("idle: {}", c.label());
-        }
-    }
-    name.replace('_', " ")
+    PartKind::from_key(name).map_or_else(|| name.replace('_', " "), PartKind::label)
 }
 
 /// The one-sentence definitions carried in every report.
-pub const METHOD: [&str; 6] = [
+pub const METHOD: [&str; 7] = [
     "step = GPU window of the NVTX instance (first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
+    "overlapping steps: a step owns the device from the end of the previous step's GPU work (or its own first start, if later) to the end of its own, so steps never share a nanosecond and sum to at most the device's span; previous_overlap_ns is the step's work given to the previous step, next_host_overlap_ns its GPU time inside the next step's host range",
     "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
     "a kernel's bound is its T* scaled by its charged share, rounded to the nearest ns and capped at its charged time (the excess is reported as bound_capped_ns); shortfall = charged time - bound",
     "idle parts are the gaps `rooftrace gaps` classified, clipped to the window; outside_gpu_span is window time beyond the device's ops (host-range windows only)",

@@ -45,38 +45,39 @@ fn idle_fix(c: GapClass, host_fix: &'static str) -> &'static str {
 }
 
 /// What a part is called in "fix first" and its fix (not a kernel's
-/// shortfall).
-fn part_fix(name: &str, host_fix: &'static str) -> Option<(String, &'static str)> {
-    if let Some(key) = name.strip_prefix(IDLE_PREFIX) {
-        let c = GapClass::ALL.into_iter().find(|c| c.key() == key)?;
-        return Some((format!("{} gaps", c.label()), idle_fix(c, host_fix)));
-    }
-    let (what, fix) = match name {
-        SHORTFALL => (
+/// shortfall, nor the bound: the floor at these roofs, not a fix).
+fn part_fix(kind: PartKind, host_fix: &'static str) -> Option<(String, &'static str)> {
+    let (what, fix) = match kind {
+        PartKind::Idle(c) => return Some((format!("{} gaps", c.label()), idle_fix(c, host_fix))),
+        PartKind::Bound => return None,
+        PartKind::Shortfall => (
             "kernel time above the weights bound",
             "profile the step with ncu (--ncu) to split it per kernel",
         ),
-        NO_COUNTERS => (
+        PartKind::NoCounters => (
             "kernel time without counters",
             "profile these kernels with ncu (--nvtx-include on the step range) to bound them",
         ),
-        GRAPH => (
+        PartKind::Graph => (
             "CUDA graph rows without kernel rows",
             "re-profile with --cuda-graph-trace=node to match the graph's kernels",
         ),
-        MEMCPY => (
+        PartKind::Memcpy => (
             "copies",
             "keep the data on the GPU, or overlap the copies with compute on another stream",
         ),
-        MEMSET => (
+        PartKind::Memset => (
             "memsets",
             "fold the zeroing into the kernels that write the buffer",
         ),
-        OUTSIDE => (
+        PartKind::ExposedComm => (
+            "exposed communication",
+            "overlap the collectives with compute (bucketed gradients during backward, communication on its own stream) or move fewer bytes; `rooftrace comm` shows each collective's bus bandwidth against its link and, given every rank, who was late",
+        ),
+        PartKind::Outside => (
             "window time beyond the device's ops",
             "the range launched nothing; budget a range that launches the step",
         ),
-        _ => return None,
     };
     Some((what.to_string(), fix))
 }
@@ -94,8 +95,8 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
     if let Some(first) = steps.first() {
         for p in &first.parts {
             spreads.push(spread(
-                &p.name,
-                steps.iter().map(|s| s.part(&p.name)).collect(),
+                &p.kind.key(),
+                steps.iter().map(|s| s.part(p.kind)).collect(),
             ));
         }
     }
@@ -242,19 +243,17 @@ fn fix_first(
     let step_f = step as f64;
     let mut lines = Vec::new();
     for p in &first.parts {
-        if p.name == SHORTFALL && matches!(source, BoundSource::Ncu { .. }) {
+        if p.kind == PartKind::Shortfall && matches!(source, BoundSource::Ncu { .. }) {
             continue; // split per kernel below
         }
-        let ns = typical.median(|i| typical.steps[i].part(&p.name));
-        if let Some((what, fix)) = part_fix(&p.name, typical.host.fix).filter(|_| ns > 0) {
+        let ns = typical.median(|i| typical.steps[i].part(p.kind));
+        if let Some((what, fix)) = part_fix(p.kind, typical.host.fix).filter(|_| ns > 0) {
             let evidence = match &typical.host.evidence {
-                Some(e) if p.name.strip_prefix(IDLE_PREFIX) == Some(GapClass::HostBound.key()) => {
-                    format!(" ({e})")
-                }
+                Some(e) if p.kind == PartKind::Idle(GapClass::HostBound) => format!(" ({e})"),
                 _ => String::new(),
             };
             lines.push(FixLine {
-                what: p.name.clone(),
+                what: p.kind.key(),
                 ns_per_step: ns as f64,
                 share_of_step: ns as f64 / step_f,
                 text: format!(
@@ -292,7 +291,7 @@ fn fix_first(
             };
             let lower = k.lower_bound_launches > 0;
             lines.push(FixLine {
-                what: format!("{SHORTFALL}:{}", k.name),
+                what: format!("{}:{}", PartKind::Shortfall.key(), k.name),
                 ns_per_step: per_step as f64,
                 share_of_step: per_step as f64 / step_f,
                 text: format!(

@@ -144,7 +144,7 @@ pub fn budget(w: &mut EventWriter, report: &BudgetReport) -> BTreeSet<Row> {
         let parts: Map<String, Value> = s
             .parts
             .iter()
-            .map(|p| (p.name.clone(), Value::from(p.ns)))
+            .map(|p| (p.kind.key(), Value::from(p.ns)))
             .collect();
         args.insert("parts_ns".into(), Value::Object(parts));
         if report.median_step == Some(i) {
@@ -169,7 +169,8 @@ pub fn budget(w: &mut EventWriter, report: &BudgetReport) -> BTreeSet<Row> {
                 "placement".into(),
                 "laid end to end in the step's window in the report's order: a part is an amount of the step, not when it happened".into(),
             );
-            w.complete(PART_CAT, &p.name, parts_row, at, p.ns, args);
+            args.insert("part".into(), p.kind.key().into());
+            w.complete(PART_CAT, &p.kind.label(), parts_row, at, p.ns, args);
             at += p.ns;
         }
     }

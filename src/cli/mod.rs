@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 pub mod budget;
 pub mod calibrate;
+pub mod comm;
 pub mod diff;
 pub mod gaps;
 pub mod ncu;
@@ -41,6 +42,8 @@ pub enum Command {
     Budget(budget::BudgetArgs),
     /// Measure this GPU's roofs with the bundled reference kernels.
     Calibrate(calibrate::CalibrateArgs),
+    /// What each NCCL collective moved, its bus bandwidth against the link, and the rank everyone waited for.
+    Comm(comm::CommArgs),
     /// Before → after of two profiles (kernels vs roofs, or idle and why), with a regression gate.
     Diff(diff::DiffArgs),
 }

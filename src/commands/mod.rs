@@ -5,6 +5,7 @@ use crate::cli::{Cli, Command};
 
 pub mod budget;
 pub mod calibrate;
+pub mod comm;
 pub mod diff;
 pub mod gaps;
 pub mod inputs;
@@ -25,6 +26,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gaps(args) => output::terminal_width(&args.output),
         Command::Budget(args) => output::terminal_width(&args.output),
         Command::Diff(args) => output::terminal_width(&args.output),
+        Command::Comm(args) => output::terminal_width(&args.output),
         Command::Calibrate(_) => None,
     };
     crate::report::table::with_width(width, || match cli.command {
@@ -32,6 +34,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Gaps(args) => gaps::run(args),
         Command::Budget(args) => budget::run(args),
         Command::Calibrate(args) => calibrate::run(args),
+        Command::Comm(args) => comm::run(args),
         Command::Diff(args) => diff::run(args),
     })
 }

@@ -69,6 +69,10 @@ pub struct DeviceGaps {
     /// Time when communication kernels and other kernels (or graph rows)
     /// ran at once: `comm ∪ + compute ∪ − (comm ∪ compute) ∪`, ns.
     pub comm_compute_overlap_ns: i64,
+    /// Exposed communication: communication kernel time with no other
+    /// kernel (or graph row) running on this device,
+    /// `comm_busy_ns − comm_compute_overlap_ns`, ns.
+    pub exposed_comm_ns: i64,
     /// `span_ns - busy_ns`; equals the sum of the class totals.
     pub idle_ns: i64,
     /// Number of gaps (all of them, whatever `--min-gap`).
@@ -340,6 +344,43 @@ pub struct RangeRow {
     pub classes: ClassTotals,
     /// The host-bound time inside the window by its typed evidence (what
     /// the launching thread did, the length class of the whole gap).
+    pub host: HostTotals,
+    /// The window's share of the device when consecutive instances' GPU
+    /// windows overlap (pipelined steps): what `budget` charges. Not in
+    /// the JSON.
+    #[serde(skip)]
+    pub tiling: Tiling,
+}
+
+/// An instance's own part of the device among the instances of its process
+/// on the same devices, in host order: it owns the device from the later of
+/// its own first GPU start and the end of the windows before it, to its own
+/// end, so the owned windows never overlap (each nanosecond of the device is
+/// charged to one instance at most) and an instance whose work did not run
+/// into the next one keeps its whole window.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tiling {
+    /// Start of the owned window, ns: `gpu_start_ns`, or the end of the
+    /// windows before it when they ran later (`gpu_end_ns` at most: an
+    /// instance whose work ran entirely under the one before owns nothing).
+    pub owned_start_ns: i64,
+    /// Time of this instance's GPU window inside the next instance's host
+    /// range (its work still running while the host ran the next step), ns.
+    pub next_host_overlap_ns: i64,
+    /// Idle time by class and host-bound evidence inside the owned window,
+    /// when it is shorter than the GPU window (`None`: the row's own
+    /// `idle_ns`, `classes` and `host` are the owned window's).
+    pub owned: Option<Box<OwnedIdle>>,
+}
+
+/// The idle time of an owned window that is shorter than the GPU window.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OwnedIdle {
+    /// Idle time inside the owned window, ns.
+    pub idle_ns: i64,
+    /// Idle time inside the owned window by class.
+    pub classes: ClassTotals,
+    /// Its host-bound time by typed evidence.
     pub host: HostTotals,
 }
 

@@ -10,6 +10,7 @@ use super::sweep::DeviceDetail;
 use super::GapClass;
 use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
 use regex::Regex;
+use std::collections::HashMap;
 
 /// Sum of the overlaps of sorted disjoint intervals with `[w0, w1)`.
 fn clipped<T>(
@@ -57,6 +58,9 @@ pub(crate) fn range_report<'t>(
         .collect();
     launched.sort_unstable();
     let mut instances = Vec::new();
+    // Per (process, devices): the end of the GPU windows so far, ns, and
+    // the index of the last instance.
+    let mut before_me: HashMap<(u32, Vec<u16>), (i64, usize)> = HashMap::new();
     for r in tl.nvtx.iter().filter(|r| re.is_match(&r.text)) {
         let lo = launched.partition_point(|x| (x.0, x.1, x.2) < (r.pid, r.tid, r.start_ns));
         let hi = launched.partition_point(|x| (x.0, x.1, x.2) <= (r.pid, r.tid, r.end_ns));
@@ -87,32 +91,44 @@ pub(crate) fn range_report<'t>(
         };
         devs.sort_unstable();
         devs.dedup();
-        let (mut idle, mut in_span, mut kbusy) = (0i64, 0i64, 0i64);
-        let mut classes = ClassTotals::default();
-        let mut host_totals = HostTotals::default();
-        for d in details
-            .iter()
-            .filter(|d| d.pid == r.pid && devs.contains(&d.device))
-        {
-            in_span += overlap(d.span.0, d.span.1, w0, w1);
-            let dev_ops = &ops[d.ops_at.0..d.ops_at.1];
-            clipped(
-                &gaps[d.gaps_at.0..d.gaps_at.1],
-                w0,
-                w1,
-                |g| (g.start_ns, g.end_ns),
-                |g, len| {
-                    if len > 0 {
-                        idle += len;
-                        classes.add(g.class, len);
-                        if g.class == GapClass::HostBound {
-                            add_host(tl, host, dev_ops, g, len, &mut host_totals);
-                        }
-                    }
-                },
-            );
-            clipped(&d.kernel_runs, w0, w1, |k| *k, |_, len| kbusy += len);
+        let mut win = WindowIdle::default();
+        let mine_devs = |d: &&DeviceDetail| d.pid == r.pid && devs.contains(&d.device);
+        for d in details.iter().filter(mine_devs) {
+            win.add(tl, host, ops, d, gaps, (w0, w1));
         }
+        // The instances before on this process and devices own the device
+        // up to `before.0`: this one owns the rest of its window. The one
+        // just before (`before.1`) learns how long its window ran into
+        // this instance's host range.
+        let before = before_me
+            .entry((r.pid, devs.clone()))
+            .or_insert((i64::MIN, usize::MAX));
+        let owned_start = w0.max(before.0).min(w1);
+        before.0 = before.0.max(w1);
+        if let Some(p) = instances.get_mut(before.1) {
+            let p: &mut RangeRow = p;
+            p.tiling.next_host_overlap_ns =
+                overlap(p.gpu_start_ns, p.gpu_end_ns, r.start_ns, r.end_ns);
+        }
+        before.1 = instances.len();
+        let owned = (owned_start > w0).then(|| {
+            let mut own = WindowIdle::default();
+            for d in details.iter().filter(mine_devs) {
+                own.add(tl, host, ops, d, gaps, (owned_start, w1));
+            }
+            Box::new(OwnedIdle {
+                idle_ns: own.idle,
+                classes: own.classes,
+                host: own.host,
+            })
+        });
+        let WindowIdle {
+            idle,
+            in_span,
+            kbusy,
+            classes,
+            host: host_totals,
+        } = win;
         let kernels = if projected {
             mine.iter()
                 .filter(|x| ops[x.3].kind == OpKind::Kernel)
@@ -149,8 +165,18 @@ pub(crate) fn range_report<'t>(
             kernels,
             classes,
             host: host_totals,
+            tiling: Tiling {
+                owned_start_ns: owned_start,
+                next_host_overlap_ns: 0,
+                owned,
+            },
         });
     }
+    summarise(re, instances)
+}
+
+/// The report over the instances: medians and p90s, class totals.
+fn summarise(re: &Regex, instances: Vec<RangeRow>) -> RangeReport {
     let mp = |f: &dyn Fn(&RangeRow) -> i64| {
         let mut v: Vec<i64> = instances.iter().map(f).collect();
         let d = dist(&mut v);
@@ -175,6 +201,48 @@ pub(crate) fn range_report<'t>(
         kernels: mp(&|r| r.kernels as i64),
         classes,
         instances,
+    }
+}
+
+/// Idle, busy and kernel-busy time of one window, summed over devices.
+#[derive(Default)]
+struct WindowIdle {
+    idle: i64,
+    in_span: i64,
+    kbusy: i64,
+    classes: ClassTotals,
+    host: HostTotals,
+}
+
+impl WindowIdle {
+    /// Adds device `d`'s share of the window `[w0, w1)`.
+    fn add(
+        &mut self,
+        tl: &Timeline,
+        host: &HostLookup,
+        ops: &[GpuOp],
+        d: &DeviceDetail,
+        gaps: &[ClassifiedGap],
+        (w0, w1): (i64, i64),
+    ) {
+        self.in_span += overlap(d.span.0, d.span.1, w0, w1);
+        let dev_ops = &ops[d.ops_at.0..d.ops_at.1];
+        clipped(
+            &gaps[d.gaps_at.0..d.gaps_at.1],
+            w0,
+            w1,
+            |g| (g.start_ns, g.end_ns),
+            |g, len| {
+                if len > 0 {
+                    self.idle += len;
+                    self.classes.add(g.class, len);
+                    if g.class == GapClass::HostBound {
+                        add_host(tl, host, dev_ops, g, len, &mut self.host);
+                    }
+                }
+            },
+        );
+        clipped(&d.kernel_runs, w0, w1, |k| *k, |_, len| self.kbusy += len);
     }
 }
 

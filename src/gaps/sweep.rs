@@ -290,6 +290,13 @@ pub(crate) fn analyze_device(
             } else {
                 0
             },
+            // Comm time no compute kernel hid: the union of all kernels
+            // less the compute union.
+            exposed_comm_ns: if comm > 0 {
+                kbusy - busy_kinds.compute
+            } else {
+                0
+            },
             idle_ns: span_end - span_start - busy,
             gap_count,
             kernels: by_kind[OpKind::Kernel as usize],

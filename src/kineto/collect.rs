@@ -9,6 +9,7 @@
 use super::event::{Cat, Event, SyncKind};
 use super::time::micros_to_ns;
 use super::CounterRange;
+use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
 use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES};
 use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_name};
 use crate::timeline::{
@@ -67,6 +68,9 @@ pub struct Collector {
     /// Memcpy totals with the bytes of each copy's `args.bytes` (the ops
     /// keep no byte count); their `pid` is set with the ops'.
     pub(super) copies: Vec<CopyTotal>,
+    /// The collectives' arguments, from NCCL kernels and from
+    /// `record_param_comms`/`nccl:*` host events ([`Self::collective`]).
+    pub(super) collectives: Vec<CollectiveRecord>,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
     sync_names: HashSet<u32>,
@@ -104,6 +108,13 @@ impl Collector {
                 let op = self.gpu_op(ev, name, start_ns, end_ns)?;
                 // A copy's bytes are kept at the boundary, in its totals.
                 CopyTotal::add_op(&mut self.copies, &op, ev.args.bytes);
+                if let Some(keys) = &ev.args.comm.keys {
+                    let site = CollectiveSite::Kernel {
+                        device: op.device,
+                        correlation_id: op.correlation_id,
+                    };
+                    self.collective(site, keys, ev, name);
+                }
                 self.ops.push(op);
             }
             Cat::Runtime | Cat::Driver => self.api_call(ev, name, start_ns, end_ns)?,
@@ -116,13 +127,27 @@ impl Collector {
             }),
             Cat::CpuOp | Cat::Annotation => {
                 let text = self.share(name);
+                let (pid, tid) = (
+                    u32::try_from(ev.pid.0?).ok()?,
+                    u32::try_from(ev.tid.0.unwrap_or(0)).unwrap_or(0),
+                );
                 self.ranges.push(NvtxRange {
                     start_ns,
                     end_ns,
-                    pid: u32::try_from(ev.pid.0?).ok()?,
-                    tid: u32::try_from(ev.tid.0.unwrap_or(0)).unwrap_or(0),
+                    pid,
+                    tid,
                     text,
                 });
+                if is_comm_host_op(name) || ev.args.comm.keys.is_some() {
+                    let site = CollectiveSite::Host {
+                        pid,
+                        tid,
+                        start_ns,
+                        end_ns,
+                    };
+                    let keys = ev.args.comm.keys.clone().unwrap_or_default();
+                    self.collective(site, &keys, ev, name);
+                }
             }
             Cat::ProfilerRange => self.counters.push(CounterRange {
                 kernel: cap_name(name.as_bytes()),
@@ -210,6 +235,24 @@ impl Collector {
         Some(())
     }
 
+    /// Keeps a collective's arguments: its own keys, with the first
+    /// input's size and type and the annotation's name (`nccl:all_reduce`)
+    /// where the keys do not say.
+    fn collective(&mut self, site: CollectiveSite, keys: &CollectiveArgs, ev: &Event, name: &str) {
+        let mut args = keys.clone();
+        args.input_elems = ev.args.comm.input_elems;
+        if args.dtype.is_none() && args.dtype_text.is_none() {
+            args.dtype = ev.args.comm.input_type;
+        }
+        if args.name.is_none() {
+            args.name = name
+                .strip_prefix("nccl:")
+                .or_else(|| name.strip_prefix("rccl:"))
+                .map(|n| cap_name(n.as_bytes()));
+        }
+        self.collectives.push(CollectiveRecord { site, args });
+    }
+
     /// The id of a kernel or call name, cut at 4 KiB; classified (sync,
     /// blocking copy, stream wait) the first time it is seen.
     fn intern(&mut self, name: &str) -> u32 {
@@ -273,6 +316,12 @@ impl Collector {
             });
         }
     }
+}
+
+/// A host op that stands for a collective: PyTorch's `record_param_comms`
+/// and the `nccl:*` (`rccl:*`) annotations around a collective call.
+fn is_comm_host_op(name: &str) -> bool {
+    name == "record_param_comms" || name.starts_with("nccl:") || name.starts_with("rccl:")
 }
 
 /// The CUPTI copy kind of a Kineto memcpy name (`Memcpy HtoD (Pageable ->

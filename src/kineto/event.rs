@@ -4,6 +4,7 @@
 //! Only the fields rooftrace uses are kept; every other value is skipped
 //! (`IgnoredAny`) without being stored.
 
+use super::comm_args::{CommArgs, CommField};
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -129,6 +130,9 @@ pub struct Args {
     pub sync_kind: Option<SyncKind>,
     /// ncu metric name and value (`cuda_profiler_range` only).
     pub metrics: Vec<(String, f64)>,
+    /// A collective's arguments (`Collective name`, `In msg nelems`, …)
+    /// and the first input's size and type (`Input Dims`, `Input type`).
+    pub comm: CommArgs,
 }
 
 /// `cuda_sync_kind`.
@@ -155,6 +159,7 @@ enum ArgKey {
     Stream,
     Bytes,
     SyncKind,
+    Comm(CommField),
     Metric(String),
     Other,
 }
@@ -175,7 +180,7 @@ impl<'de> Deserialize<'de> for ArgKey {
                     "bytes" => ArgKey::Bytes,
                     "cuda_sync_kind" => ArgKey::SyncKind,
                     m if m.contains("__") && m.len() <= 256 => ArgKey::Metric(m.to_string()),
-                    _ => ArgKey::Other,
+                    m => CommField::of(m).map_or(ArgKey::Other, ArgKey::Comm),
                 })
             }
         }
@@ -262,6 +267,7 @@ impl<'de> Visitor<'de> for ArgsVisitor {
                         args.metrics.push((name, v));
                     }
                 }
+                ArgKey::Comm(f) => args.comm.read(f, &mut map)?,
                 ArgKey::Other => {
                     map.next_value::<IgnoredAny>()?;
                 }

@@ -10,6 +10,7 @@
 //! Memory grows with the ops kept, not with the JSON.
 
 mod collect;
+mod comm_args;
 pub mod counters;
 pub mod event;
 pub mod input;
@@ -292,7 +293,7 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
     };
     let mut copies = std::mem::take(&mut c.copies);
     copies.sort_unstable();
-    let timeline = Timeline::from_parts(TimelineParts {
+    let mut timeline = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
         api: joined.api,
@@ -309,6 +310,7 @@ fn finish(mut c: collect::Collector, top: event::TopLevel, gzip: bool) -> Kineto
         diagnostics,
         strings: std::mem::take(&mut c.strings),
     });
+    timeline.collectives = std::mem::take(&mut c.collectives);
     KinetoTrace {
         timeline,
         devices: top.devices,

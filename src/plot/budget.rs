@@ -7,9 +7,8 @@
 use super::axis::{LinearAxis, Tick};
 use super::labels::{Legend, LegendItem, Rect, Swatch};
 use super::{draw, style, Chart, PlotError};
-use crate::budget::{BudgetReport, BOUND, GRAPH, MEMCPY, MEMSET, NO_COUNTERS, OUTSIDE, SHORTFALL};
+use crate::budget::{BudgetReport, PartKind};
 use crate::error::InputError;
-use crate::gaps::GapClass;
 use crate::units::duration_ns;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -23,7 +22,7 @@ pub struct BudgetBar {
     /// Under the bar (`median`, `#3`).
     pub label: String,
     /// (part name, ns), bottom first.
-    pub parts: Vec<(String, i64)>,
+    pub parts: Vec<(PartKind, i64)>,
 }
 
 /// Everything the chart needs.
@@ -57,7 +56,7 @@ impl BudgetInput {
         })?;
         let bar = |label: String, s: &crate::budget::StepBudget| BudgetBar {
             label,
-            parts: s.parts.iter().map(|p| (p.name.clone(), p.ns)).collect(),
+            parts: s.parts.iter().map(|p| (p.kind, p.ns)).collect(),
         };
         let mut bars = vec![bar("median".into(), m)];
         let mut outliers = Vec::new();
@@ -94,7 +93,7 @@ fn bound_note(r: &BudgetReport, m: &crate::budget::StepBudget) -> Option<String>
     (m.bound_capped_ns > 0).then(|| {
         format!(
             "bound {} (another {} above kernels' own times capped to them)",
-            duration_ns(m.part(BOUND) as f64),
+            duration_ns(m.part(PartKind::Bound) as f64),
             duration_ns(m.bound_capped_ns as f64)
         )
     })
@@ -121,22 +120,17 @@ fn typical_max(input: &BudgetInput, total: impl Fn(&BudgetBar) -> i64) -> Option
 }
 
 /// The colour of a part.
-pub fn part_color(name: &str) -> RGBColor {
-    if let Some(c) = name
-        .strip_prefix(crate::budget::IDLE_PREFIX)
-        .and_then(|k| GapClass::ALL.into_iter().find(|c| c.key() == k))
-    {
-        return style::gap_color(c);
-    }
-    match name {
-        BOUND => RGBColor(0, 90, 50),
-        SHORTFALL => RGBColor(0, 114, 178),
-        NO_COUNTERS => RGBColor(120, 120, 120),
-        GRAPH => RGBColor(140, 86, 75),
-        MEMCPY => style::MEMCPY_COLOR,
-        MEMSET => style::MEMSET_COLOR,
-        OUTSIDE => RGBColor(220, 220, 220),
-        _ => RGBColor(60, 60, 60),
+pub fn part_color(kind: PartKind) -> RGBColor {
+    match kind {
+        PartKind::Idle(c) => style::gap_color(c),
+        PartKind::Bound => RGBColor(0, 90, 50),
+        PartKind::Shortfall => RGBColor(0, 114, 178),
+        PartKind::NoCounters => RGBColor(120, 120, 120),
+        PartKind::Graph => RGBColor(140, 86, 75),
+        PartKind::Memcpy => style::MEMCPY_COLOR,
+        PartKind::Memset => style::MEMSET_COLOR,
+        PartKind::ExposedComm => RGBColor(204, 121, 167),
+        PartKind::Outside => RGBColor(220, 220, 220),
     }
 }
 
@@ -146,7 +140,7 @@ pub struct BarSegment {
     /// In pixels.
     pub rect: Rect,
     /// Its part.
-    pub part: String,
+    pub part: PartKind,
 }
 
 /// The chart model.
@@ -190,27 +184,27 @@ impl BudgetChart {
         let cut_at = typical_max(input, total);
         let y = LinearAxis::nice(0.0, cut_at.unwrap_or(max) as f64, 6);
         let y_ticks = y.ticks(|v| if v == 0.0 { "0".into() } else { duration_ns(v) });
-        let mut names: Vec<&str> = Vec::new();
+        let mut kinds: Vec<PartKind> = Vec::new();
         for b in &input.bars {
-            for (n, ns) in &b.parts {
-                if *ns > 0 && !names.contains(&n.as_str()) {
-                    names.push(n);
+            for (k, ns) in &b.parts {
+                if *ns > 0 && !kinds.contains(k) {
+                    kinds.push(*k);
                 }
             }
         }
         // Each part drawn somewhere, with its median-step time; a part the
         // median step lacks says where it is instead of "0".
-        let items: Vec<LegendItem> = names
+        let items: Vec<LegendItem> = kinds
             .iter()
-            .map(|n| {
-                let median = first.parts.iter().find(|p| p.0 == *n).map_or(0, |p| p.1);
+            .map(|k| {
+                let median = first.parts.iter().find(|p| p.0 == *k).map_or(0, |p| p.1);
                 let value = if median > 0 {
                     duration_ns(median as f64)
                 } else {
                     let most = input
                         .bars
                         .iter()
-                        .flat_map(|b| b.parts.iter().filter(|p| p.0 == *n).map(|p| p.1))
+                        .flat_map(|b| b.parts.iter().filter(|p| p.0 == *k).map(|p| p.1))
                         .max()
                         .unwrap_or(0);
                     format!(
@@ -219,8 +213,8 @@ impl BudgetChart {
                     )
                 };
                 LegendItem {
-                    swatch: Swatch::Bar(part_color(n)),
-                    text: format!("{}: {value}", crate::budget::part_label(n)),
+                    swatch: Swatch::Bar(part_color(*k)),
+                    text: format!("{}: {value}", k.label()),
                 }
             })
             .collect();
@@ -243,7 +237,7 @@ impl BudgetChart {
             labels.push(((left + right) / 2, b.label.clone()));
             let mut below = 0i64;
             let top_ns = y.max;
-            for (name, ns) in b.parts.iter().filter(|p| p.1 > 0) {
+            for (kind, ns) in b.parts.iter().filter(|p| p.1 > 0) {
                 if below as f64 >= top_ns {
                     break; // cut: above the axis
                 }
@@ -254,12 +248,16 @@ impl BudgetChart {
                         top: y_px(((below + ns) as f64).min(top_ns)),
                         bottom: y_px(below as f64),
                     },
-                    part: name.clone(),
+                    part: *kind,
                 });
                 below += ns;
             }
         }
-        let bound = first.parts.iter().find(|p| p.0 == BOUND).map_or(0, |p| p.1);
+        let bound = first
+            .parts
+            .iter()
+            .find(|p| p.0 == PartKind::Bound)
+            .map_or(0, |p| p.1);
         let bound_text = match &input.bound_note {
             Some(note) => note.clone(),
             None => format!(
@@ -329,7 +327,7 @@ impl Chart for BudgetChart {
             .map(|t| (row(t.value), t.label.as_str()));
         draw::y_grid(area, p, rows, 10)?;
         for s in &self.segments {
-            draw::fill_rect(area, s.rect, part_color(&s.part), 1.0)?;
+            draw::fill_rect(area, s.rect, part_color(s.part), 1.0)?;
         }
         // Labels only where they fit (decided in `build`).
         for l in &self.labels {
@@ -345,17 +343,27 @@ impl Chart for BudgetChart {
 mod tests {
     use super::*;
 
+    const HOST: PartKind = PartKind::Idle(crate::gaps::GapClass::HostBound);
+
     #[test]
     fn bars_stack_from_the_bound_to_the_step() {
-        let bar = |parts: &[(&str, i64)]| BudgetBar {
+        let bar = |parts: &[(PartKind, i64)]| BudgetBar {
             label: "b".into(),
-            parts: parts.iter().map(|(n, v)| (n.to_string(), *v)).collect(),
+            parts: parts.to_vec(),
         };
         let input = BudgetInput {
             title: "t".into(),
             bars: vec![
-                bar(&[(BOUND, 400), (SHORTFALL, 100), ("idle_host_bound", 500)]),
-                bar(&[(BOUND, 400), (SHORTFALL, 0), ("idle_host_bound", 600)]),
+                bar(&[
+                    (PartKind::Bound, 400),
+                    (PartKind::Shortfall, 100),
+                    (HOST, 500),
+                ]),
+                bar(&[
+                    (PartKind::Bound, 400),
+                    (PartKind::Shortfall, 0),
+                    (HOST, 600),
+                ]),
             ],
             bound_is_lower: false,
             outliers: vec![],
@@ -364,7 +372,7 @@ mod tests {
         let c = BudgetChart::build(&input).unwrap();
         // Zero parts are not drawn: 3 + 2 segments.
         assert_eq!(c.segments.len(), 5);
-        assert_eq!(c.segments[0].part, BOUND);
+        assert_eq!(c.segments[0].part, PartKind::Bound);
         // Each segment starts where the one below ends.
         assert_eq!(c.segments[1].rect.bottom, c.segments[0].rect.top);
         // Axis covers the 1000 ns bars.

@@ -23,6 +23,7 @@
 pub mod axis;
 pub mod budget;
 pub mod calibration;
+pub mod comm;
 pub mod diff;
 mod draw;
 pub mod extent;
@@ -42,6 +43,7 @@ use std::sync::OnceLock;
 
 pub use budget::{BudgetBar, BudgetChart, BudgetInput};
 pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, SweepKind};
+pub use comm::{CommChart, CommInput, CommPoint};
 pub use diff::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 pub use histogram::{GapHistogram, GapSample, HistogramInput};
 pub use projection::{ProjectionRooflineChart, ProjectionRooflineInput};

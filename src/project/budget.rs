@@ -8,7 +8,7 @@
 use super::kernel::expected;
 use super::model::Model;
 use super::Target;
-use crate::budget::{kernel_key, BudgetReport, Part, BOUND, SHORTFALL};
+use crate::budget::{kernel_key, BudgetReport, Part, PartKind};
 use crate::roofline::RooflineReport;
 use crate::roofs::GpuInfo;
 use serde::Serialize;
@@ -27,19 +27,24 @@ pub enum PartRule {
     Idle,
     /// Copies: unchanged, no link bandwidth of the target is known.
     CopyLinkUnknown,
-    /// Kernels without counters, whole graphs, memsets, window time
-    /// outside the ops: nothing to scale by, unchanged.
+    /// Kernels without counters, whole graphs, memsets, exposed
+    /// communication (no link of the target is known), window time outside
+    /// the ops: nothing to scale by, unchanged.
     NoCounters,
 }
 
 impl PartRule {
-    /// The rule of a budget part, by its name.
-    pub fn of(name: &str) -> PartRule {
-        match name {
-            BOUND | SHORTFALL => PartRule::Kernels,
-            crate::budget::MEMCPY => PartRule::CopyLinkUnknown,
-            n if n.starts_with(crate::budget::IDLE_PREFIX) => PartRule::Idle,
-            _ => PartRule::NoCounters,
+    /// The rule of a budget part, by its kind.
+    pub fn of(kind: PartKind) -> PartRule {
+        match kind {
+            PartKind::Bound | PartKind::Shortfall => PartRule::Kernels,
+            PartKind::Memcpy => PartRule::CopyLinkUnknown,
+            PartKind::Idle(_) => PartRule::Idle,
+            PartKind::NoCounters
+            | PartKind::Graph
+            | PartKind::Memset
+            | PartKind::ExposedComm
+            | PartKind::Outside => PartRule::NoCounters,
         }
     }
 }
@@ -47,8 +52,9 @@ impl PartRule {
 /// One part of one step, before and after.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProjectedPart {
-    /// Part name, as in the budget.
-    pub name: String,
+    /// What the part is; in the JSON its key as `name`, as in the budget.
+    #[serde(rename = "name")]
+    pub kind: PartKind,
     /// On the source, ns.
     pub source_ns: i64,
     /// On the target, ns.
@@ -187,13 +193,13 @@ fn step(i: usize, step_ns: i64, parts: &[Part], factor: f64) -> StepProjection {
     let parts: Vec<ProjectedPart> = parts
         .iter()
         .map(|p| {
-            let rule = PartRule::of(&p.name);
+            let rule = PartRule::of(p.kind);
             let target_ns = match rule {
                 PartRule::Kernels => (p.ns as f64 * factor).round() as i64,
                 _ => p.ns,
             };
             ProjectedPart {
-                name: p.name.clone(),
+                kind: p.kind,
                 source_ns: p.ns,
                 target_ns,
                 rule,
@@ -224,30 +230,30 @@ mod tests {
 
     #[test]
     fn each_part_has_its_rule_and_only_kernel_parts_move() {
-        assert_eq!(PartRule::of("bound"), PartRule::Kernels);
-        assert_eq!(PartRule::of("shortfall"), PartRule::Kernels);
-        assert_eq!(PartRule::of("idle_host_bound"), PartRule::Idle);
-        assert_eq!(PartRule::of("memcpy"), PartRule::CopyLinkUnknown);
-        assert_eq!(PartRule::of("memset"), PartRule::NoCounters);
+        assert_eq!(PartRule::of(PartKind::Bound), PartRule::Kernels);
+        assert_eq!(PartRule::of(PartKind::Shortfall), PartRule::Kernels);
         assert_eq!(
-            PartRule::of("kernels_without_counters"),
-            PartRule::NoCounters
+            PartRule::of(PartKind::Idle(crate::gaps::GapClass::HostBound)),
+            PartRule::Idle
         );
+        assert_eq!(PartRule::of(PartKind::Memcpy), PartRule::CopyLinkUnknown);
+        assert_eq!(PartRule::of(PartKind::Memset), PartRule::NoCounters);
+        assert_eq!(PartRule::of(PartKind::NoCounters), PartRule::NoCounters);
         let parts = [
             Part {
-                name: "bound".into(),
+                kind: PartKind::Bound,
                 ns: 1_000,
             },
             Part {
-                name: "shortfall".into(),
+                kind: PartKind::Shortfall,
                 ns: 501,
             },
             Part {
-                name: "idle_host_bound".into(),
+                kind: PartKind::Idle(crate::gaps::GapClass::HostBound),
                 ns: 7_777,
             },
             Part {
-                name: "memcpy".into(),
+                kind: PartKind::Memcpy,
                 ns: 333,
             },
         ];

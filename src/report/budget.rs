@@ -5,8 +5,8 @@
 use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::budget::{
-    part_label, BoundSource, BudgetReport, KernelBudget, Spread, StepBudget, BOUND, IDLE_PREFIX,
-    MEMCPY, MEMSET, OUTLIER_FACTOR, SHORTFALL,
+    part_label, BoundSource, BudgetReport, KernelBudget, PartKind, Spread, StepBudget,
+    OUTLIER_FACTOR,
 };
 use crate::units::{duration_ns, ellipsize, percent};
 
@@ -59,13 +59,16 @@ pub fn verdict(r: &BudgetReport) -> String {
         return format!("no `{}` step to budget", r.pattern);
     };
     let mut parts: Vec<_> = m.parts.iter().filter(|p| p.ns != 0).collect();
-    parts.sort_by(|a, b| b.ns.cmp(&a.ns).then_with(|| a.name.cmp(&b.name)));
+    parts.sort_by(|a, b| {
+        b.ns.cmp(&a.ns)
+            .then_with(|| a.kind.key().cmp(&b.kind.key()))
+    });
     let list: Vec<String> = parts
         .iter()
         .take(4)
-        .map(|p| format!("{} {}", part_label(&p.name), dur(p.ns as f64)))
+        .map(|p| format!("{} {}", p.kind.label(), dur(p.ns as f64)))
         .collect();
-    let bound = m.part(BOUND);
+    let bound = m.part(PartKind::Bound);
     let ratio = if bound > 0 {
         format!(", {:.2}× its bound", m.step_ns as f64 / bound as f64)
     } else {
@@ -88,7 +91,7 @@ fn parts_table(r: &BudgetReport) -> Table {
     let in_median = move |s: &Spread| {
         (match m {
             Some(m) if s.name == "step" => m.step_ns,
-            Some(m) => m.part(&s.name),
+            Some(m) => PartKind::from_key(&s.name).map_or(0, |k| m.part(k)),
             None => 0,
         }) as f64
     };
@@ -157,11 +160,12 @@ fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
     let idle = |s: &StepBudget| -> i64 {
         s.parts
             .iter()
-            .filter(|p| p.name.starts_with(IDLE_PREFIX))
+            .filter(|p| matches!(p.kind, PartKind::Idle(_)))
             .map(|p| p.ns)
             .sum()
     };
-    let copies = |s: &StepBudget| s.part(MEMCPY) + s.part(MEMSET);
+    let copies = |s: &StepBudget| s.part(PartKind::Memcpy) + s.part(PartKind::Memset);
+    let (bound, shortfall) = (PartKind::Bound, PartKind::Shortfall);
     let lower = |s: &StepBudget, mark: &'static str| {
         if s.lower_bound_launches > 0 {
             mark
@@ -169,7 +173,7 @@ fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
             ""
         }
     };
-    let columns: Vec<Column<StepRow>> = vec![
+    let mut columns: Vec<Column<StepRow>> = vec![
         Column::right("#", |&(i, _): &StepRow| {
             let mark = if r.median_step == Some(i) {
                 " (median)"
@@ -180,19 +184,32 @@ fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
         }),
         Column::right("step", |(_, s): &StepRow| dur(s.step_ns as f64)),
         Column::right("bound", move |(_, s): &StepRow| {
-            format!("{}{}", lower(s, "≥"), dur(s.part(BOUND) as f64))
+            format!("{}{}", lower(s, "≥"), dur(s.part(bound) as f64))
         }),
         Column::right("shortfall", move |(_, s): &StepRow| {
-            format!("{}{}", lower(s, "≤"), dur(s.part(SHORTFALL) as f64))
+            format!("{}{}", lower(s, "≤"), dur(s.part(shortfall) as f64))
         }),
         Column::right("idle", move |(_, s): &StepRow| dur(idle(s) as f64)),
         Column::right("copies", move |(_, s): &StepRow| dur(copies(s) as f64)),
         Column::right("other", move |(_, s): &StepRow| {
-            let other = s.step_ns - s.part(BOUND) - s.part(SHORTFALL) - idle(s) - copies(s);
+            let other = s.step_ns - s.part(bound) - s.part(shortfall) - idle(s) - copies(s);
             dur(other as f64)
         }),
         Column::right("kernels", |(_, s): &StepRow| s.kernels.to_string()),
     ];
+    // Pipelined steps: the step's work before it owned the device, and its
+    // GPU time inside the next step's host range.
+    if r.steps
+        .iter()
+        .any(|s| s.previous_overlap_ns > 0 || s.next_host_overlap_ns > 0)
+    {
+        columns.push(Column::right("given to previous", |(_, s): &StepRow| {
+            dur(s.previous_overlap_ns as f64)
+        }));
+        columns.push(Column::right("into next host", |(_, s): &StepRow| {
+            dur(s.next_host_overlap_ns as f64)
+        }));
+    }
     let shown = if rows == 0 {
         r.steps.len()
     } else {
@@ -200,6 +217,28 @@ fn steps_table(r: &BudgetReport, rows: usize) -> (Table, usize) {
     };
     let t = Table::of_columns(&columns, r.steps[..shown].iter().enumerate());
     (t, r.steps.len() - shown)
+}
+
+/// The steps' overlap, when some step's GPU work ran into the next step:
+/// how much of each step's GPU work ran during the next step's host time,
+/// and how much of a step's work the previous step owns (charged once).
+fn overlap_line(r: &BudgetReport) -> Option<String> {
+    let into_next: Vec<i64> = r.steps.iter().map(|s| s.next_host_overlap_ns).collect();
+    let ceded: i64 = r.steps.iter().map(|s| s.previous_overlap_ns).sum();
+    let n_into = into_next.iter().filter(|&&x| x > 0).count();
+    let n_ceded = r.steps.iter().filter(|s| s.previous_overlap_ns > 0).count();
+    if n_into == 0 && n_ceded == 0 {
+        return None;
+    }
+    let total: i64 = into_next.iter().sum();
+    let max = into_next.iter().copied().max().unwrap_or(0);
+    Some(format!(
+        "steps overlap: {n_into} of {} steps' GPU work ran during the next step's host time ({} in all, at most {} in one step); {n_ceded} steps began on the GPU while the step before still ran, and that {} is charged to the step before (each step owns the device from the end of the previous step's GPU work)",
+        r.steps.len(),
+        dur(total as f64),
+        dur(max as f64),
+        dur(ceded as f64)
+    ))
 }
 
 fn coverage_line(r: &BudgetReport) -> String {
@@ -271,6 +310,9 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
         r.gpu.chosen_by
     );
     out.push_str(&parts_table(r).to_text());
+    if let Some(l) = overlap_line(r) {
+        out.push_str(&format!("\n{l}\n"));
+    }
     if !r.steps.is_empty() {
         let (t, more) = steps_table(r, o.top);
         out.push_str("\nsteps:\n");
@@ -304,7 +346,7 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
 
 /// The CSV's columns: where the step is, then one `<part>_ns` per part
 /// (`names`, the first step's parts), then the figures that are not parts.
-fn csv_columns<'a>(r: &'a BudgetReport, names: &[&'a str]) -> Vec<Column<'a, StepRow<'a>>> {
+fn csv_columns<'a>(r: &'a BudgetReport, kinds: &[PartKind]) -> Vec<Column<'a, StepRow<'a>>> {
     let mut columns: Vec<Column<StepRow>> = vec![
         Column::left("step", |&(i, _): &StepRow| i.to_string()),
         Column::left("text", |(_, s): &StepRow| {
@@ -325,11 +367,21 @@ fn csv_columns<'a>(r: &'a BudgetReport, names: &[&'a str]) -> Vec<Column<'a, Ste
         Column::left("kernels", |(_, s): &StepRow| s.kernels.to_string()),
         Column::left("step_ns", |(_, s): &StepRow| s.step_ns.to_string()),
     ];
-    for &n in names {
-        columns.push(Column::left(format!("{n}_ns"), move |(_, s): &StepRow| {
-            s.part(n).to_string()
-        }));
+    for &k in kinds {
+        columns.push(Column::left(
+            format!("{}_ns", k.key()),
+            move |(_, s): &StepRow| s.part(k).to_string(),
+        ));
     }
+    columns.push(Column::left("gpu_work_start_ns", |(_, s): &StepRow| {
+        s.gpu_work_start_ns.to_string()
+    }));
+    columns.push(Column::left("previous_overlap_ns", |(_, s): &StepRow| {
+        s.previous_overlap_ns.to_string()
+    }));
+    columns.push(Column::left("next_host_overlap_ns", |(_, s): &StepRow| {
+        s.next_host_overlap_ns.to_string()
+    }));
     columns.push(Column::left("concurrent_ns", |(_, s): &StepRow| {
         s.concurrent_ns.to_string()
     }));
@@ -343,12 +395,12 @@ fn csv_columns<'a>(r: &'a BudgetReport, names: &[&'a str]) -> Vec<Column<'a, Ste
 }
 
 fn csv(r: &BudgetReport) -> String {
-    let names: Vec<&str> = r
+    let kinds: Vec<PartKind> = r
         .steps
         .first()
-        .map(|s| s.parts.iter().map(|p| p.name.as_str()).collect())
+        .map(|s| s.parts.iter().map(|p| p.kind).collect())
         .unwrap_or_default();
-    let columns = csv_columns(r, &names);
+    let columns = csv_columns(r, &kinds);
     let headers: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();
     let mut out = headers.join(",");
     out.push('\n');
@@ -361,6 +413,9 @@ fn csv(r: &BudgetReport) -> String {
 
 fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
     let mut out = format!("**{}**\n\n{}\n\n", verdict(r), source_phrase(r));
+    if let Some(l) = overlap_line(r) {
+        out.push_str(&format!("{l}\n\n"));
+    }
     if !r.fix_first.is_empty() || !r.outlier_steps.is_empty() {
         out.push_str("**Fix first**\n\n");
         for l in fix_lines(r) {

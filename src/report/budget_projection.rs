@@ -6,7 +6,6 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions};
-use crate::budget::part_label;
 use crate::project::budget::{BudgetProjection, PartRule, ProjectedBudget, StepProjection};
 use crate::units::duration_ns;
 
@@ -60,11 +59,7 @@ pub fn verdict(b: &ProjectedBudget, p: &BudgetProjection) -> String {
         .map(|x| {
             (
                 x.source_ns,
-                format!(
-                    "{} {}",
-                    part_label(&x.name),
-                    duration_ns(x.source_ns as f64)
-                ),
+                format!("{} {}", x.kind.label(), duration_ns(x.source_ns as f64)),
             )
         })
         .collect();
@@ -98,7 +93,7 @@ fn parts_table(s: &StepProjection) -> Table {
         .filter(|p| p.source_ns != 0 || p.target_ns != 0)
     {
         t.push(vec![
-            part_label(&p.name),
+            p.kind.label(),
             duration_ns(p.source_ns as f64),
             duration_ns(p.target_ns as f64),
             rule_label(p.rule).into(),
@@ -164,7 +159,7 @@ fn render_csv(b: &ProjectedBudget) -> Vec<u8> {
                     target.as_str(),
                     &s.step.to_string(),
                     text,
-                    &x.name,
+                    &x.kind.key(),
                     rule_key(x.rule),
                     &x.source_ns.to_string(),
                     &x.target_ns.to_string(),

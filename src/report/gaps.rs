@@ -63,6 +63,7 @@ fn devices_table(r: &GapReport) -> Table {
         Column::right("comm ∥ compute", |d: &&DeviceGaps| {
             dur(d.comm_compute_overlap_ns)
         }),
+        Column::right("comm exposed", |d: &&DeviceGaps| dur(d.exposed_comm_ns)),
         Column::right("idle", |d: &&DeviceGaps| dur(d.idle_ns)),
         Column::right("idle %", |d: &&DeviceGaps| frac(d.idle_ns, d.span_ns)),
         Column::right("gaps", |d: &&DeviceGaps| d.gap_count.to_string()),

@@ -6,6 +6,7 @@
 pub mod budget;
 pub mod budget_projection;
 pub mod calibrate;
+pub mod comm;
 pub mod diff;
 pub mod gaps;
 mod gaps_verdict;

@@ -23,6 +23,12 @@
 //!   cited from their published interface lines, not reopened in the
 //!   session that added them (issue 23): check those first. No export
 //!   records the link, so nothing measured backs these values.
+//! - The NVLink (`FactSources::nvlink`) is the card's NVLink bandwidth as
+//!   its datasheet states it (both directions together), halved to one
+//!   direction by [`NvLink::bytes_per_s`]'s per-link arithmetic; like the
+//!   host link, cited from the published figures, not reopened in the
+//!   session that added them (issue 31); `None` for PCIe cards (a bridge
+//!   joins pairs only) and where no NVIDIA source was at hand (H20).
 //! - SM count, L2 size and memory clock are what the CUDA runtime reports
 //!   (`device__attribute_multiprocessor_count`, `..._l2_cache_size`,
 //!   `..._max_mem_frequency_khz`); `None` where no source was at hand.
@@ -110,6 +116,9 @@ pub struct FactSources {
     /// interface the card's datasheet names); `None` where no source at
     /// hand says (unknown, not zero).
     pub host_link: Option<HostLink>,
+    /// The card's NVLink to other GPUs, with its source; `None` for a card
+    /// without NVLink or a bridge-only pair (unknown, not zero).
+    pub nvlink: Option<NvLink>,
 }
 
 /// The link between the host and the GPU: what host-to-device and
@@ -146,6 +155,42 @@ const fn pcie(gen: u32, lanes: u64, source: &'static str) -> Option<HostLink> {
     })
 }
 
+/// The NVLink ports of a card, all links together: what an NCCL
+/// collective between GPUs of one node crosses (a ring or tree step sends
+/// one way on each link).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NvLink {
+    /// The generation and link count: `NVLink 4, 18 links`.
+    pub interface: &'static str,
+    /// Peak bandwidth in one direction over all the card's links, byte/s:
+    /// links x the generation's per-link rate each way (NVLink 2, 3 and 4:
+    /// 25 GB/s; NVLink 5: 50 GB/s); the datasheets state the two
+    /// directions together (900 GB/s for 18 NVLink 4 links).
+    pub bytes_per_s: u64,
+    /// Citation: the document stating the card's NVLink bandwidth, and the
+    /// arithmetic.
+    pub source: &'static str,
+}
+
+/// NVLink generation `gen` (2-5) with `links` links on the card: 25 GB/s
+/// per link each way up to NVLink 4, 50 GB/s for NVLink 5.
+const fn nvlink(gen: u32, links: u64, source: &'static str) -> Option<NvLink> {
+    let (gb_per_link, interface) = match (gen, links) {
+        (2, 6) => (25, "NVLink 2, 6 links"),
+        (3, 8) => (25, "NVLink 3, 8 links"),
+        (3, 12) => (25, "NVLink 3, 12 links"),
+        (4, 8) => (25, "NVLink 4, 8 links"),
+        (4, 18) => (25, "NVLink 4, 18 links"),
+        (5, 18) => (50, "NVLink 5, 18 links"),
+        _ => panic!("an NVLink generation and link count the table does not use"),
+    };
+    Some(NvLink {
+        interface,
+        bytes_per_s: gb_per_link * links * 1_000_000_000,
+        source,
+    })
+}
+
 /// NVLink-C2C between a Grace CPU and a Hopper GPU: 900 GB/s in both
 /// directions together, 450 GB/s each way.
 const fn c2c(source: &'static str) -> Option<HostLink> {
@@ -168,6 +213,7 @@ const RUNTIME_FACTS: FactSources = FactSources {
     boost_clock_mhz: None,
     boost_clock: "",
     host_link: None,
+    nvlink: None,
 };
 
 // TFLOP/s to FLOP/s in two steps: `66.9 * 1e12` is 66900000000000.01 in
@@ -423,6 +469,7 @@ static TABLE: &[GpuSpec] = &[
         facts: FactSources {
             host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            nvlink: nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -450,6 +497,7 @@ static TABLE: &[GpuSpec] = &[
         facts: FactSources {
             host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            nvlink: nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -504,6 +552,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1545.0),
             boost_clock: concat!(tu_clk!(), "1545 MHz"),
             host_link: pcie(3, 16, "NVIDIA GeForce RTX 20 series specifications (nvidia.com product pages): bus support PCI Express 3.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 616.0, concat!(tu_wp!(), "352-bit GDDR6 at 14 Gbps = 616 GB/s")),
@@ -530,6 +579,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1710.0),
             boost_clock: concat!(tu_clk!(), "1710 MHz"),
             host_link: pcie(3, 16, "NVIDIA GeForce RTX 20 series specifications (nvidia.com product pages): bus support PCI Express 3.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 448.0, concat!(tu_wp!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -556,6 +606,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1620.0),
             boost_clock: concat!(tu_clk!(), "1620 MHz"),
             host_link: pcie(3, 16, "NVIDIA GeForce RTX 20 series specifications (nvidia.com product pages): bus support PCI Express 3.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 448.0, concat!(tu_wp!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -578,6 +629,7 @@ static TABLE: &[GpuSpec] = &[
         facts: FactSources {
             host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM2 (five stacks, ten 512-bit controllers): NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1215 MHz: a real nsys export of this card records memoryBandwidth 1555200000000 B/s = 2 x 1215 MHz x 5120 / 8 (shared/corpus/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite, TARGET_INFO_GPU)",
+            nvlink: nvlink(3, 12, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): NVLink 600 GB/s, both directions together (12 NVLink 3 links x 50 GB/s); 300 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -604,6 +656,7 @@ static TABLE: &[GpuSpec] = &[
         facts: FactSources {
             host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM2e: NVIDIA A100 Tensor Core GPU Architecture whitepaper; 1593 MHz: a real nsys export of an A100-SXM4-80GB records memoryBandwidth 2039040000000 B/s = 2 x 1593 MHz x 5120 / 8 (shared/corpus/nsys/nsys2024.5.1_pipit_cloverleaf.sqlite, TARGET_INFO_GPU)",
+            nvlink: nvlink(3, 12, "NVIDIA A100 Tensor Core GPU datasheet (SXM column): NVLink 600 GB/s, both directions together (12 NVLink 3 links x 50 GB/s); 300 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -643,6 +696,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1410.0),
             boost_clock: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: boost clock 1410 MHz",
             host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (PCIe column): PCIe Gen4, 64 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 1935.0, A100P_DS),
@@ -672,6 +726,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1440.0),
             boost_clock: "1440 MHz (third-party database)",
             host_link: pcie(4, 16, "NVIDIA A30 Tensor Core GPU datasheet: PCIe Gen4, 64 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 933.0, concat!(a30_ds!(), "24 GB HBM2, 933 GB/s")),
@@ -701,6 +756,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1410.0),
             boost_clock: concat!(a100_wp!(), "1410 MHz"),
             host_link: pcie(4, 16, "NVIDIA A800 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 1555.0, concat!(a800_ds!(), "40 GB HBM2, 1555 GB/s")),
@@ -730,6 +786,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1410.0),
             boost_clock: concat!(a100_wp!(), "1410 MHz"),
             host_link: pcie(4, 16, "NVIDIA A800 Tensor Core GPU datasheet (SXM column): PCIe Gen4, 64 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
+            nvlink: nvlink(3, 8, "NVIDIA A800 Tensor Core GPU datasheet (SXM column): NVLink 400 GB/s, both directions together (8 NVLink 3 links); 200 GB/s each way"),
         },
         datasheet: &[
             m(Dram, 2039.0, concat!(a800_ds!(), "80 GB HBM2e, 2039 GB/s (SXM)")),
@@ -759,6 +816,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1410.0),
             boost_clock: concat!(a100_wp!(), "1410 MHz"),
             host_link: pcie(4, 16, "NVIDIA A800 Tensor Core GPU datasheet (PCIe column): PCIe Gen4, 64 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 1935.0, concat!(a800_ds!(), "80 GB HBM2e, 1935 GB/s (PCIe)")),
@@ -812,6 +870,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1740.0),
             boost_clock: "boost clock 1,740 MHz: https://gpu.spicedreamphone.com/en/gpu/nvidia/a40-pcie and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
             host_link: pcie(4, 16, "NVIDIA A40 datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 696.0, A40_DS),
@@ -865,6 +924,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1710.0),
             boost_clock: concat!(ga102_wp!(), "RTX 3080 boost clock 1710 MHz"),
             host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 760.0, concat!(ga102_wp!(), "RTX 3080: 320-bit GDDR6X at 19 Gbps = 760 GB/s")),
@@ -893,6 +953,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1725.0),
             boost_clock: concat!(gf_ampere!(), "boost clock 1725 MHz"),
             host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 448.0, concat!(gf_ampere!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -921,6 +982,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1665.0),
             boost_clock: concat!(gf_ampere!(), "boost clock 1665 MHz"),
             host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 448.0, concat!(gf_ampere!(), "256-bit GDDR6 at 14 Gbps = 448 GB/s")),
@@ -949,6 +1011,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1777.0),
             boost_clock: concat!(rtx3060_real!(), "clockRate 1777 MHz, the product page's boost clock"),
             host_link: pcie(4, 16, "NVIDIA GeForce RTX 30 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 360.0, concat!(gf_ampere!(), "RTX 3060: 192-bit GDDR6 at 15 Gbps = 360 GB/s")),
@@ -977,6 +1040,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1800.0),
             boost_clock: "1800 MHz: https://sysrqmts.com/es/gpus/compare/nvidia-rtx-a6000-vs-nvidia-tesla-p40 (third-party database)",
             host_link: pcie(4, 16, "NVIDIA RTX A6000 datasheet: graphics bus PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 768.0, concat!(rtxa6000_ds!(), "48 GB GDDR6, 768 GB/s")),
@@ -1005,6 +1069,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1695.0),
             boost_clock: "1695 MHz (third-party databases); FP32 27.8 TFLOPS / (256 x 64) = 1697 MHz",
             host_link: pcie(4, 16, "NVIDIA RTX A5000 datasheet: graphics bus PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 768.0, concat!(rtxa5000_ds!(), "24 GB GDDR6, 768 GB/s")),
@@ -1033,6 +1098,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1560.0),
             boost_clock: "1560 MHz (third-party databases); FP32 19.2 TFLOPS / (256 x 48) = 1563 MHz",
             host_link: pcie(4, 16, "NVIDIA RTX A4000 datasheet: graphics bus PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 448.0, concat!(rtxa4000_ds!(), "16 GB GDDR6, 256-bit, 448 GB/s")),
@@ -1057,6 +1123,7 @@ static TABLE: &[GpuSpec] = &[
         facts: FactSources {
             host_link: pcie(5, 16, "NVIDIA H100 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
             memory: "5120-bit HBM3 (five stacks, ten 512-bit controllers): NVIDIA H100 Tensor Core GPU Architecture whitepaper; memory clock 2619 MHz: CUDA runtime attribute (entry predates per-value citations)",
+            nvlink: nvlink(4, 18, "NVIDIA H100 Tensor Core GPU datasheet (SXM column): NVLink 900 GB/s, both directions together (18 NVLink 4 links x 50 GB/s); 450 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -1128,6 +1195,7 @@ static TABLE: &[GpuSpec] = &[
         bus_width_bits: None,
         facts: FactSources {
             host_link: pcie(5, 16, "NVIDIA H200 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
+            nvlink: nvlink(4, 18, "NVIDIA H200 Tensor Core GPU datasheet (SXM column): NVLink 900 GB/s, both directions together (18 NVLink 4 links); 450 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -1162,6 +1230,7 @@ static TABLE: &[GpuSpec] = &[
         bus_width_bits: None,
         facts: FactSources {
             host_link: c2c("NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink-C2C between the Grace CPU and the Hopper GPU, 900 GB/s both directions together = 450 GB/s each way"),
+            nvlink: nvlink(4, 18, "NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink 900 GB/s GPU to GPU, both directions together (18 NVLink 4 links); 450 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -1188,6 +1257,7 @@ static TABLE: &[GpuSpec] = &[
         bus_width_bits: None,
         facts: FactSources {
             host_link: c2c("NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink-C2C between the Grace CPU and the Hopper GPU, 900 GB/s both directions together = 450 GB/s each way"),
+            nvlink: nvlink(4, 18, "NVIDIA GH200 Grace Hopper Superchip datasheet: NVLink 900 GB/s GPU to GPU, both directions together (18 NVLink 4 links); 450 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -1228,6 +1298,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1980.0),
             boost_clock: "1980 MHz, the H100 SXM5 boost clock (NVIDIA H100 whitepaper), FP32 67 TFLOPS / (256 x 132) = 1983",
             host_link: pcie(5, 16, "NVIDIA H800 Tensor Core GPU datasheet (SXM column): PCIe Gen5, 128 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs)"),
+            nvlink: nvlink(4, 8, "NVIDIA H800 SXM5 product brief: NVLink 400 GB/s, both directions together (8 NVLink 4 links); 200 GB/s each way"),
         },
         datasheet: &[
             m(Dram, 3350.0, concat!(h800_ds!(), "80 GB HBM3, 3.35 TB/s (SXM)")),
@@ -1257,6 +1328,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(1755.0),
             boost_clock: "1755 MHz: H100 PCIe boost clock, FP32 51 TFLOPS / (256 x 114) = 1748 MHz (NVIDIA H100 whitepaper)",
             host_link: pcie(5, 16, "NVIDIA H800 Tensor Core GPU datasheet (PCIe column): PCIe Gen5, 128 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 2000.0, concat!(h800_ds!(), "80 GB HBM2e, 2 TB/s (PCIe)")),
@@ -1288,6 +1360,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: None,
             boost_clock: "not stated",
             host_link: None,
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 4000.0, concat!(h20_tp!(), "96 GB HBM3, 4.0 TB/s")),
@@ -1312,6 +1385,7 @@ static TABLE: &[GpuSpec] = &[
         bus_width_bits: Some(7680),
         facts: FactSources {
             memory: "a real ncu export of a B200: device__attribute_global_memory_bus_width 7680, device__attribute_memory_clock_rate 3996000 kHz (shared/corpus/ncu/ncu2025_raw_page_csv_flashinfer_decode_b200.csv); 2 x 3996 MHz x 7680 / 8 = 7.67 TB/s, the datasheet's 7.7",
+            nvlink: nvlink(5, 18, "NVIDIA DGX B200 / HGX B200 datasheet: fifth-generation NVLink 1.8 TB/s per GPU, both directions together (18 NVLink 5 links x 100 GB/s); 900 GB/s each way"),
             ..RUNTIME_FACTS
         },
         datasheet: &[
@@ -1336,7 +1410,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            nvlink: nvlink(5, 18, "NVIDIA GB200 NVL72 datasheet: NVLink 1.8 TB/s per GPU, both directions together (18 NVLink 5 links); 900 GB/s each way"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 8000.0, GB200_DS),
             c(Fp64, 45.0, GB200_DS),
@@ -1360,7 +1437,10 @@ static TABLE: &[GpuSpec] = &[
         l2_bytes: Some(126 * MIB + 512 * KIB),
         memory_clock_mhz: None,
         bus_width_bits: None,
-        facts: RUNTIME_FACTS,
+        facts: FactSources {
+            nvlink: nvlink(5, 18, "NVIDIA HGX B300 datasheet: NVLink 1.8 TB/s per GPU, both directions together (18 NVLink 5 links); 900 GB/s each way"),
+            ..RUNTIME_FACTS
+        },
         datasheet: &[
             m(Dram, 8000.0, B300_DS),
             c(Fp64, 1.25, B300_DS),
@@ -1425,6 +1505,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2520.0),
             boost_clock: "boost clock 2,520 MHz: https://www.itcreations.com/nvidia-gpu/nvidia-l40s-gpu-accelerator (reseller page)",
             host_link: pcie(4, 16, "NVIDIA L40S datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 864.0, L40S_DS),
@@ -1456,6 +1537,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2490.0),
             boost_clock: "boost clock 2,490 MHz: https://pcpartdb.com/gpus/compare/nvidia-l40--vs--nvidia-l40s and https://hmc-tech.com/gpu/nvidia-l40-vs-nvidia-a40 (third-party databases)",
             host_link: pcie(4, 16, "NVIDIA L40 datasheet: interconnect PCIe Gen4 x16, 64 GB/s both directions together"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 864.0, L40_DS),
@@ -1575,6 +1657,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2610.0),
             boost_clock: concat!(ada_wp!(), "boost clock 2610 MHz"),
             host_link: pcie(4, 16, "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 504.0, concat!(ada_wp!(), "192-bit GDDR6X at 21 Gbps = 504 GB/s")),
@@ -1604,6 +1687,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2475.0),
             boost_clock: concat!(gf_ada!(), "boost clock 2475 MHz"),
             host_link: pcie(4, 16, "NVIDIA GeForce RTX 40 series specifications (nvidia.com product pages): bus support PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 504.0, concat!(gf_ada!(), "192-bit at 21 Gbps = 504 GB/s")),
@@ -1633,6 +1717,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2535.0),
             boost_clock: concat!(gf_ada!(), "boost clock 2535 MHz"),
             host_link: pcie(4, 8, "NVIDIA GeForce RTX 4060 Ti specifications (nvidia.com product page): PCI Express 4.0 x8 (an eight-lane card in a x16 slot)"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 288.0, concat!(gf_ada!(), "128-bit at 18 Gbps = 288 GB/s")),
@@ -1664,6 +1749,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2175.0),
             boost_clock: "2175 MHz: https://siliconcat.net/gpu/nvidia-rtx-4000-ada-generation (third-party database); FP32 26.7 TFLOPS / (256 x 48) = 2173 MHz",
             host_link: pcie(4, 16, "NVIDIA RTX 4000 Ada Generation datasheet: graphics bus PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 360.0, concat!(rtx4000ada_ds!(), "20 GB GDDR6, 360 GB/s")),
@@ -1690,6 +1776,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2550.0),
             boost_clock: "2550 MHz (third-party databases); FP32 65.3 TFLOPS / (256 x 100) = 2551 MHz",
             host_link: pcie(4, 16, "NVIDIA RTX 5000 Ada Generation datasheet: graphics bus PCI Express 4.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 576.0, concat!(rtx5000ada_ds!(), "32 GB GDDR6, 576 GB/s")),
@@ -1720,6 +1807,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2520.0),
             boost_clock: concat!(l20_tp!(), "boost clock 2520 MHz"),
             host_link: None,
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 864.0, concat!(l20_tp!(), "48 GB GDDR6, 384-bit, 864 GB/s")),
@@ -1771,6 +1859,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2617.0),
             boost_clock: concat!(ces25!(), "RTX 5080: boost clock 2.62 GHz; 2617 MHz from the AI TOPS: 1801 / 2 / (84 SMs x 4096 FP4 per SM and clock)"),
             host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 960.0, concat!(ces25!(), "RTX 5080: 256-bit GDDR7 at 30 Gbps = 960 GB/s")),
@@ -1801,6 +1890,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2452.0),
             boost_clock: concat!(ces25!(), "RTX 5070 Ti: boost clock 2.45 GHz; 2452 MHz from the AI TOPS: 1406 / 2 / (70 SMs x 4096 FP4 per SM and clock)"),
             host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 896.0, concat!(ces25!(), "RTX 5070 Ti: 256-bit GDDR7 at 28 Gbps = 896 GB/s")),
@@ -1831,6 +1921,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2512.0),
             boost_clock: concat!(ces25!(), "RTX 5070: boost clock 2.51 GHz; 2512 MHz from the AI TOPS: 988 / 2 / (48 SMs x 4096 FP4 per SM and clock)"),
             host_link: pcie(5, 16, "NVIDIA GeForce RTX 50 series specifications (nvidia.com product pages): bus support PCI Express 5.0 x16"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 672.0, concat!(ces25!(), "RTX 5070: 192-bit GDDR7 at 28 Gbps = 672 GB/s")),
@@ -1861,6 +1952,7 @@ static TABLE: &[GpuSpec] = &[
             boost_clock_mhz: Some(2572.0),
             boost_clock: concat!(ces25!(), "RTX 5060 Ti: boost clock 2.57 GHz; 2572 MHz from the AI TOPS: 759 / 2 / (36 SMs x 4096 FP4 per SM and clock)"),
             host_link: pcie(5, 8, "NVIDIA GeForce RTX 5060 Ti specifications (nvidia.com product page): PCI Express 5.0 x8 (an eight-lane card in a x16 slot)"),
+            nvlink: None,
         },
         datasheet: &[
             m(Dram, 448.0, concat!(ces25!(), "RTX 5060 Ti: 128-bit GDDR7 at 28 Gbps = 448 GB/s")),

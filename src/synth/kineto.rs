@@ -78,3 +78,174 @@ fn shift(v: &mut Value, by: i64) {
         }
     }
 }
+
+/// A Kineto trace built event by event, every time in integer ns: written
+/// as µs with three decimals (`1234.567`), which the reader turns back
+/// into the same ns. One host process and thread launch every kernel.
+#[derive(Debug, Clone)]
+pub struct TraceBuilder {
+    pid: i64,
+    tid: i64,
+    next_correlation: i64,
+    top: Map<String, Value>,
+    events: Vec<Value>,
+}
+
+/// One kernel launch: the `cudaLaunchKernel` call on the host thread and
+/// the kernel on the GPU, joined by their correlation id.
+#[derive(Debug, Clone)]
+pub struct Launch<'a> {
+    /// Kernel name.
+    pub kernel: &'a str,
+    /// Start of the launch call on the host, ns.
+    pub host_ns: i64,
+    /// Kernel start on the GPU, ns.
+    pub gpu_start_ns: i64,
+    /// Kernel duration, ns.
+    pub gpu_dur_ns: i64,
+    /// Device index.
+    pub device: i64,
+    /// Stream.
+    pub stream: i64,
+    /// Extra `args` of the kernel event (a collective's arguments).
+    pub args: Map<String, Value>,
+}
+
+/// Length of every synthetic launch call, ns.
+pub const LAUNCH_CALL_NS: i64 = 2_000;
+
+/// `ns` as the µs number Kineto writes.
+fn micros(ns: i64) -> Value {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let text = format!("{sign}{}.{:03}", a / 1000, a % 1000);
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+impl TraceBuilder {
+    /// An empty trace of host process `pid` (thread `pid`).
+    pub fn new(pid: i64) -> TraceBuilder {
+        let mut top = Map::new();
+        top.insert("schemaVersion".into(), Value::from(1));
+        TraceBuilder {
+            pid,
+            tid: pid,
+            next_correlation: 1,
+            top,
+            events: Vec::new(),
+        }
+    }
+
+    /// Records `distributedInfo` (NCCL backend): this process's rank in a
+    /// job of `world_size` ranks.
+    pub fn distributed(mut self, rank: u32, world_size: u32) -> TraceBuilder {
+        let info = serde_json::json!({"backend": "nccl", "rank": rank, "world_size": world_size});
+        self.top.insert("distributedInfo".into(), info);
+        self
+    }
+
+    /// Records one `deviceProperties` entry.
+    pub fn device(mut self, id: i64, name: &str, cc: (i64, i64), sms: i64) -> TraceBuilder {
+        let entry = serde_json::json!({"id": id, "name": name, "computeMajor": cc.0,
+            "computeMinor": cc.1, "numSms": sms});
+        match self.top.get_mut("deviceProperties") {
+            Some(Value::Array(a)) => a.push(entry),
+            _ => {
+                self.top
+                    .insert("deviceProperties".into(), Value::Array(vec![entry]));
+            }
+        }
+        self
+    }
+
+    /// A host event of category `cat` (`user_annotation`, `cpu_op`) on the
+    /// host thread, `[start_ns, end_ns)`, with `args`.
+    pub fn host_event(
+        &mut self,
+        cat: &str,
+        name: &str,
+        (start_ns, end_ns): (i64, i64),
+        args: Map<String, Value>,
+    ) {
+        self.events
+            .push(serde_json::json!({"ph": "X", "cat": cat, "name": name,
+            "pid": self.pid, "tid": self.tid, "ts": micros(start_ns),
+            "dur": micros(end_ns - start_ns), "args": Value::Object(args)}));
+    }
+
+    /// A `user_annotation` (`ProfilerStep#N`, `record_function`).
+    pub fn annotation(&mut self, name: &str, start_ns: i64, end_ns: i64) {
+        self.host_event("user_annotation", name, (start_ns, end_ns), Map::new());
+    }
+
+    /// A launch call and its kernel; returns the correlation id.
+    pub fn launch(&mut self, l: Launch) -> i64 {
+        let c = self.next_correlation;
+        self.next_correlation += 1;
+        self.events
+            .push(serde_json::json!({"ph": "X", "cat": "cuda_runtime",
+            "name": "cudaLaunchKernel", "pid": self.pid, "tid": self.tid,
+            "ts": micros(l.host_ns), "dur": micros(LAUNCH_CALL_NS),
+            "args": {"correlation": c, "External id": c}}));
+        let mut args = l.args;
+        args.insert("device".into(), Value::from(l.device));
+        args.insert("stream".into(), Value::from(l.stream));
+        args.insert("correlation".into(), Value::from(c));
+        args.insert("External id".into(), Value::from(c));
+        self.events.push(
+            serde_json::json!({"ph": "X", "cat": "kernel", "name": l.kernel,
+            "pid": l.device, "tid": l.stream, "ts": micros(l.gpu_start_ns),
+            "dur": micros(l.gpu_dur_ns), "args": Value::Object(args)}),
+        );
+        c
+    }
+
+    /// The trace as a JSON document.
+    pub fn to_value(&self) -> Value {
+        let mut top = self.top.clone();
+        top.insert("traceEvents".into(), Value::Array(self.events.clone()));
+        Value::Object(top)
+    }
+}
+
+/// A training loop whose steps overlap on the GPU, as pipelined training
+/// does: `steps` `ProfilerStep#N` ranges every `period_ns` on the host,
+/// each `host_ns` long; each launches one compute kernel (stream 7, from
+/// 1 ms after its host start for `compute_ns`) and then, at the end of its
+/// host range, an all-reduce (stream 20) that starts when the compute ends
+/// and runs `comm_ns`, into the next step's host range and under the next
+/// step's compute. Device 0.
+pub fn pipelined_steps(
+    steps: u32,
+    period_ns: i64,
+    host_ns: i64,
+    compute_ns: i64,
+    comm_ns: i64,
+) -> TraceBuilder {
+    let mut t = TraceBuilder::new(100);
+    for k in 0..i64::from(steps) {
+        let h0 = 1_000_000 + k * period_ns;
+        t.annotation(&format!("ProfilerStep#{k}"), h0, h0 + host_ns);
+        let g0 = h0 + 1_000_000;
+        t.launch(Launch {
+            kernel: "sm80_xmma_gemm_bf16bf16_bf16f32",
+            host_ns: h0 + 10_000,
+            gpu_start_ns: g0,
+            gpu_dur_ns: compute_ns,
+            device: 0,
+            stream: 7,
+            args: Map::new(),
+        });
+        t.launch(Launch {
+            kernel:
+                "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevComm*, unsigned long, ncclWork*)",
+            host_ns: h0 + host_ns - 2 * LAUNCH_CALL_NS,
+            gpu_start_ns: g0 + compute_ns,
+            gpu_dur_ns: comm_ns,
+            device: 0,
+            stream: 20,
+            args: Map::new(),
+        });
+    }
+    t
+}

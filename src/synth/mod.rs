@@ -1,5 +1,6 @@
 //! Synthetic inputs for tests, examples and benchmarks (not parsers): data
 //! written in the real formats so the readers can be exercised at any size.
 
+pub mod job;
 pub mod kineto;
 pub mod nsys;

@@ -7,6 +7,7 @@
 //! build a [`Timeline`] with [`Timeline::from_parts`]; neither knows the
 //! other, and this module knows neither.
 
+pub mod comm;
 pub mod join;
 pub mod limits;
 pub mod names;
@@ -345,6 +346,9 @@ pub struct Timeline {
     pub nested_api_rows: u64,
     /// Warnings found while reading.
     pub diagnostics: Vec<Diagnostic>,
+    /// The collectives' arguments the reader found (Kineto traces; empty
+    /// for an nsys export), in reading order.
+    pub collectives: Vec<comm::CollectiveRecord>,
     strings: HashMap<u32, String>,
     /// `StringIds` ids of blocking copies (`cudaMemcpy`).
     blocking_names: NameSet,
@@ -524,6 +528,7 @@ impl Timeline {
             graph_launches: p.graph_launches,
             nested_api_rows: p.nested_api_rows,
             diagnostics: p.diagnostics,
+            collectives: Vec::new(),
             strings: p.strings,
         }
     }

@@ -45,6 +45,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "comm",
+        &["units", "error", "diagnostic", "roofs", "timeline"],
+    ),
+    (
         "diff",
         &[
             "units", "error", "roofs", "timeline", "ncu", "nsys", "roofline", "gaps",
@@ -76,6 +80,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "multi",
             "project",
@@ -95,6 +100,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "project",
         ],
@@ -120,6 +126,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "comm",
             "diff",
             "multi",
             "project",

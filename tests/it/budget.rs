@@ -16,6 +16,14 @@ use rooftrace::roofs::{self, choose, DeviceHints, GpuInfo, Roofs, RoofsChoice};
 use rusqlite::Connection;
 use std::path::PathBuf;
 
+// The parts these tests read, by kind.
+const BOUND: PartKind = PartKind::Bound;
+const SHORTFALL: PartKind = PartKind::Shortfall;
+const NO_COUNTERS: PartKind = PartKind::NoCounters;
+const MEMSET: PartKind = PartKind::Memset;
+const MEMCPY: PartKind = PartKind::Memcpy;
+const OUTSIDE: PartKind = PartKind::Outside;
+
 fn no_progress(_: u64, _: u64) {}
 
 /// Builds `fixtures/budget/sgemm_steps.sql` into a fresh database.
@@ -93,7 +101,7 @@ fn check_identity(r: &BudgetReport, what: &str) {
         assert_eq!(sum, s.step_ns, "{what}: step {i} parts {:?}", s.parts);
         assert_eq!(s.step_ns, s.gpu_end_ns - s.gpu_start_ns, "{what}: step {i}");
         for p in &s.parts {
-            assert!(p.ns >= 0, "{what}: step {i} part {} = {}", p.name, p.ns);
+            assert!(p.ns >= 0, "{what}: step {i} part {:?} = {}", p.kind, p.ns);
         }
         if s.projected {
             assert_eq!(s.part(OUTSIDE), 0, "{what}: step {i} {:?}", s.parts);
@@ -142,8 +150,11 @@ fn fixture_pair_parts_by_hand() {
     assert_eq!(s0.part(BOUND), bound0);
     assert_eq!(s0.part(SHORTFALL), kernels0 - bound0);
     assert_eq!(s0.part(MEMSET), 1_000);
-    assert_eq!(s0.part("idle_launch_latency"), 2_000 + 3_000);
-    assert_eq!(s0.part("idle_host_bound"), 50_000);
+    assert_eq!(
+        s0.part(PartKind::Idle(gaps::GapClass::LaunchLatency)),
+        2_000 + 3_000
+    );
+    assert_eq!(s0.part(PartKind::Idle(gaps::GapClass::HostBound)), 50_000);
     assert_eq!(s0.part(NO_COUNTERS), 0);
     assert_eq!((s0.kernels, s0.concurrent_ns), (3, 0));
 
@@ -157,7 +168,10 @@ fn fixture_pair_parts_by_hand() {
     assert_eq!(s1.step_ns, s0.step_ns + 20_000 + d2b);
     assert_eq!(s1.part(BOUND), bound0 + bound_b);
     assert_eq!(s1.part(SHORTFALL), kernels0 + d2b - bound0 - bound_b);
-    assert_eq!(s1.part("idle_queued_dependency"), 20_000);
+    assert_eq!(
+        s1.part(PartKind::Idle(gaps::GapClass::QueuedDependency)),
+        20_000
+    );
 
     // Step 2: cleanup_kernel on stream 13 from 10 us before gemm_v1 ends
     // to 5 us after: 10 us hidden under gemm_v1 (first come), 5 us charged,
@@ -402,7 +416,7 @@ fn budget_chart_with_many_steps_keeps_only_labels_that_fit() {
             } else {
                 format!("#{i}")
             },
-            parts: vec![(budget::BOUND.to_string(), 1000 + i)],
+            parts: vec![(PartKind::Bound, 1000 + i)],
         })
         .collect();
     let input = rooftrace::plot::BudgetInput {

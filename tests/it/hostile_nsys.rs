@@ -329,14 +329,17 @@ fn case5_ranges_of_one_registered_string_share_it() {
     std::fs::copy(&src, &p).unwrap();
     // textId 85 (`MPI_Send`, 10 ranges of the saxpy export: `SELECT
     // count(*) FROM NVTX_EVENTS WHERE textId = 85`) becomes 1 MB, and 50,000
-    // more ranges point at it: 50,010 ranges of one registered string.
+    // more ranges point at it: 50,010 ranges of one registered string. They
+    // lie apart, after the export's last range (2,088,944,716 ns), so that
+    // `budget`, which charges overlapping steps' time once, keeps each as a
+    // step of its own.
     Connection::open(&p)
         .unwrap()
         .execute_batch(
             "UPDATE StringIds SET value = printf('%.*c', 1048576, 'm') WHERE id = 85;
              WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 50000)
              INSERT INTO NVTX_EVENTS (start, \"end\", eventType, textId, globalTid)
-             SELECT 837497679 + i, 837497679 + i + 10, 59, 85, 302119224788637 FROM c;",
+             SELECT 2100000000 + 20 * i, 2100000000 + 20 * i + 10, 59, 85, 302119224788637 FROM c;",
         )
         .unwrap();
     let t = read_timeline(&p, true, &|_, _| {}).unwrap();

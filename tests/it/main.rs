@@ -6,9 +6,11 @@ mod architecture;
 #[cfg(unix)]
 mod broken_pipe;
 mod budget;
+mod budget_overlap;
 mod calibrate;
 mod calibrate_failures;
 mod clock;
+mod comm;
 mod common;
 mod detect;
 mod diff;

@@ -10,6 +10,7 @@
 //! Columns are documented in `docs/parquet-schema.md`; [`gaps`] and [`ncu`]
 //! build them from the reports.
 
+pub mod comm;
 pub mod gaps;
 pub mod ncu;
 

@@ -1,0 +1,323 @@
+//! One trace → [`RankTrace`] (its collectives and communication figures,
+//! small enough to keep for every rank while the timelines are dropped one
+//! by one); the ranks → [`CommReport`].
+
+use super::join::collectives;
+use super::link::LinkConfig;
+use super::model::*;
+use super::ranks::{align, match_ranks, split};
+use crate::timeline::{OpKind, Timeline};
+use std::collections::HashMap;
+
+/// What `comm` keeps of one trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankTrace {
+    /// The trace as given.
+    pub input: String,
+    /// Its rank (`distributedInfo`).
+    pub rank: Option<u32>,
+    /// Its NCCL/RCCL kernels with their arguments, by (device, start).
+    pub collectives: Vec<Collective>,
+    /// Communication kernel time (union per device, summed), ns.
+    pub comm_ns: i64,
+    /// Of which with no compute kernel running on that device, ns.
+    pub exposed_ns: i64,
+}
+
+/// Sorted disjoint intervals of `iv` (sorted by start).
+fn merged(iv: impl Iterator<Item = (i64, i64)>) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for (s, e) in iv {
+        match out.last_mut() {
+            Some(l) if s <= l.1 => l.1 = l.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Length of the intersection of two sorted disjoint interval lists.
+fn intersection(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
+    let (mut i, mut j, mut t) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        t += (a[i].1.min(b[j].1) - a[i].0.max(b[j].0)).max(0);
+        if a[i].1 < b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    t
+}
+
+/// Per device: (communication union, its intersection with the compute
+/// union: kernels that are not communication, and graph rows), ns, summed.
+pub fn comm_and_overlap(tl: &Timeline) -> (i64, i64) {
+    let (mut comm, mut overlap) = (0, 0);
+    for dev in tl
+        .ops
+        .chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device))
+    {
+        let is_compute = |o: &&crate::timeline::GpuOp| {
+            matches!(o.kind, OpKind::Kernel | OpKind::Graph) && !tl.is_comm(o)
+        };
+        let c = merged(
+            dev.iter()
+                .filter(|o| tl.is_comm(o))
+                .map(|o| (o.start_ns, o.end_ns)),
+        );
+        let k = merged(
+            dev.iter()
+                .filter(is_compute)
+                .map(|o| (o.start_ns, o.end_ns)),
+        );
+        comm += c.iter().map(|x| x.1 - x.0).sum::<i64>();
+        overlap += intersection(&c, &k);
+    }
+    (comm, overlap)
+}
+
+/// What `comm` keeps of one timeline.
+pub fn rank_trace(tl: &Timeline, input: &str) -> RankTrace {
+    let (comm_ns, overlap) = comm_and_overlap(tl);
+    RankTrace {
+        input: input.to_string(),
+        rank: tl.info.identity.rank.map(|r| r.0),
+        collectives: collectives(tl),
+        comm_ns,
+        exposed_ns: comm_ns - overlap,
+    }
+}
+
+/// Bandwidths and link of a row from its bytes, time and group.
+fn rates(row: &mut CollectiveRow, c: &Collective, links: &LinkConfig) {
+    let t = row.duration_ns as f64 * 1e-9;
+    row.algbw_bytes_per_s = row.bytes.filter(|_| t > 0.0).map(|b| b as f64 / t);
+    row.busbw_factor = row.group_size.and_then(|n| row.kind.busbw_factor(n));
+    row.busbw_bytes_per_s = row
+        .algbw_bytes_per_s
+        .zip(row.busbw_factor)
+        .map(|(a, f)| a * f);
+    match links.link_for(c.group_ranks.as_deref(), c.group_size) {
+        Ok(l) => {
+            row.link = Some(l.kind);
+            row.link_fraction = row.busbw_bytes_per_s.map(|b| b / l.bytes_per_s);
+        }
+        Err(why) => row.link_unknown = Some(why),
+    }
+}
+
+/// A row for collective `c` (first seen as `kernel_id`).
+fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
+    CollectiveRow {
+        index: 0,
+        rank,
+        kind: c.kind,
+        kernel_id,
+        args_from: c.args_from,
+        process_group: c.process_group.clone(),
+        seq: c.seq,
+        dtype: c.dtype,
+        group_size: c.group_size,
+        ranks_given: 1,
+        start_ns: c.start_ns,
+        duration_ns: c.end_ns - c.start_ns,
+        bytes: c.bytes,
+        bytes_from: c.bytes_from.clone(),
+        algbw_bytes_per_s: None,
+        busbw_factor: None,
+        busbw_bytes_per_s: None,
+        link: None,
+        link_fraction: None,
+        link_unknown: None,
+        last_rank: None,
+        wait_ns: None,
+        transfer_ns: None,
+        waits_lower_bound: false,
+    }
+}
+
+/// The report over the ranks given (one trace: its kernels; several: the
+/// collectives matched across them, with waits).
+pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> CommReport {
+    let mut names = Names::default();
+    let mut diagnostics = Vec::new();
+    let mut rank_rows: Vec<RankRow> = ranks
+        .iter()
+        .map(|r| RankRow {
+            rank: r.rank,
+            input: r.input.clone(),
+            comm_ns: r.comm_ns,
+            exposed_ns: r.exposed_ns,
+            overlap_ns: r.comm_ns - r.exposed_ns,
+            wait_ns: None,
+            transfer_ns: None,
+            last_in: 0,
+            caused_wait_ns: 0,
+            clock_offset_ns: None,
+            clock_error_ns: None,
+        })
+        .collect();
+    let mut rows = Vec::new();
+    if ranks.len() == 1 {
+        for c in &ranks[0].collectives {
+            let mut r = row(c, names.id(&c.kernel), ranks[0].rank);
+            rates(&mut r, c, links);
+            rows.push(r);
+        }
+        if !rows.is_empty() {
+            diagnostics.push(Diagnostic::new(
+                DiagnosticKind::OneRank,
+                "one rank's trace: each kernel's time includes its wait for the other ranks, so algbw and busbw are lower bounds on what the link achieved; give the traces of every rank to split wait from transfer",
+            ));
+        }
+    } else {
+        rows = several(ranks, links, &mut rank_rows, &mut names, &mut diagnostics);
+    }
+    rows.sort_by_key(|r| (r.start_ns, r.rank));
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.index = i;
+    }
+    let no_args = rows
+        .iter()
+        .filter(|r| r.args_from == ArgsFrom::None)
+        .count();
+    if no_args > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoArgs { kernels: no_args },
+            format!("{no_args} NCCL kernels have no collective arguments in the trace (no record_param_comms or nccl:* op around their launch, or an nsys export): time only, bytes unknown"),
+        ));
+    }
+    if ranks.iter().all(|r| r.collectives.is_empty()) {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoCollectives,
+            "no NCCL/RCCL kernel in the input",
+        ));
+    }
+    // Most wait first, then by rank.
+    rank_rows.sort_by(|a, b| {
+        b.wait_ns
+            .unwrap_or(0)
+            .cmp(&a.wait_ns.unwrap_or(0))
+            .then(a.rank.cmp(&b.rank))
+            .then(a.input.cmp(&b.input))
+    });
+    CommReport {
+        schema: SCHEMA,
+        inputs: ranks.iter().map(|r| r.input.clone()).collect(),
+        gpu,
+        links: [&links.nvlink, &links.pcie, &links.network]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect(),
+        gpus_per_node: links.gpus_per_node,
+        gpus_per_node_from: String::new(),
+        method: METHOD.to_vec(),
+        collectives: rows,
+        ranks: rank_rows,
+        diagnostics,
+        names: names.names,
+    }
+}
+
+/// Kernel names, each once.
+#[derive(Default)]
+struct Names {
+    names: Vec<String>,
+    ids: HashMap<String, usize>,
+}
+
+impl Names {
+    fn id(&mut self, n: &str) -> usize {
+        if let Some(i) = self.ids.get(n) {
+            return *i;
+        }
+        self.names.push(n.to_string());
+        self.ids.insert(n.to_string(), self.names.len() - 1);
+        self.names.len() - 1
+    }
+}
+
+/// Several ranks: the collectives matched across them, on aligned clocks,
+/// with the last rank and the waits; fills each rank's row.
+fn several(
+    ranks: &[RankTrace],
+    links: &LinkConfig,
+    rank_rows: &mut [RankRow],
+    names: &mut Names,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<CollectiveRow> {
+    let mut rows = Vec::new();
+    let views: Vec<&[Collective]> = ranks.iter().map(|r| r.collectives.as_slice()).collect();
+    let (matched, single) = match_ranks(&views);
+    let offsets = align(&views, &matched);
+    for (i, o) in offsets.iter().enumerate() {
+        rank_rows[i].clock_offset_ns = o.map(|x| x.0);
+        rank_rows[i].clock_error_ns = o.map(|x| x.1);
+        if o.is_some() {
+            rank_rows[i].wait_ns = Some(0);
+            rank_rows[i].transfer_ns = Some(0);
+        }
+    }
+    let unaligned = offsets.iter().filter(|o| o.is_none()).count();
+    if unaligned > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Unaligned { ranks: unaligned },
+            format!("{unaligned} ranks share no collective with the reference rank (the first given): their clocks cannot be aligned and they are left out of the waits"),
+        ));
+    }
+    if single > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Unmatched { collectives: single },
+            format!("{single} collectives appear on one rank only (another process group, or a rank's trace cut earlier): left out of the matched rows"),
+        ));
+    }
+    let given: Vec<Option<u32>> = ranks.iter().map(|r| r.rank).collect();
+    let mut partial = false;
+    for m in &matched {
+        let Some(s) = split(&views, m, &offsets) else {
+            continue;
+        };
+        let (lr, lc) = m
+            .members
+            .iter()
+            .copied()
+            .find(|x| x.0 == s.last)
+            .unwrap_or(m.members[0]);
+        let c = &views[lr][lc];
+        let mut r = row(c, names.id(&c.kernel), None);
+        r.ranks_given = s.waits.len() as u32;
+        r.start_ns = s.start_ns;
+        r.duration_ns = s.transfer_ns;
+        r.transfer_ns = Some(s.transfer_ns);
+        let wait: i64 = s.waits.iter().map(|w| w.1).sum();
+        // Everyone arrived together: nobody was last.
+        r.last_rank = ranks[s.last].rank.filter(|_| wait > 0);
+        r.wait_ns = Some(wait);
+        r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
+            (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
+            (None, Some(n)) => (n as usize) > s.waits.len(),
+            (None, None) => true,
+        };
+        partial |= r.waits_lower_bound;
+        for &(ri, w, d) in &s.waits {
+            let rr = &mut rank_rows[ri];
+            rr.wait_ns = Some(rr.wait_ns.unwrap_or(0) + w);
+            rr.transfer_ns = Some(rr.transfer_ns.unwrap_or(0) + d - w);
+        }
+        if wait > 0 {
+            rank_rows[s.last].last_in += 1;
+            rank_rows[s.last].caused_wait_ns += wait;
+        }
+        rates(&mut r, c, links);
+        rows.push(r);
+    }
+    if partial {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::PartialGroups,
+            "some collectives' groups have ranks whose traces were not given: the last rank may be one of them, so their waits are lower bounds (waits_lower_bound)",
+        ));
+    }
+    rows
+}

@@ -1,0 +1,170 @@
+//! Each NCCL/RCCL kernel of a timeline joined to its collective's
+//! arguments: those on the kernel itself (newer PyTorch), else those of the
+//! host ops its launch call ran inside on the same thread
+//! (`record_param_comms`, then an `nccl:*` annotation for what the first
+//! does not say), else none (time only).
+
+use super::kind::CollKind;
+use super::model::{ArgsFrom, Collective};
+use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
+use crate::timeline::{GpuOp, Timeline};
+use crate::units::si;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Host records are searched this far back from a launch for one that
+/// holds it (nested annotations are few).
+const HOST_LOOKBACK: usize = 64;
+
+/// Every communication kernel of `tl` with its arguments, by (device,
+/// start).
+pub fn collectives(tl: &Timeline) -> Vec<Collective> {
+    let mut on_kernel: HashMap<(u16, u32), &CollectiveArgs> = HashMap::new();
+    let mut on_host: Vec<(u32, u32, i64, i64, &CollectiveArgs)> = Vec::new();
+    for CollectiveRecord { site, args } in &tl.collectives {
+        match *site {
+            CollectiveSite::Kernel {
+                device,
+                correlation_id,
+            } => {
+                on_kernel.insert((device, correlation_id), args);
+            }
+            CollectiveSite::Host {
+                pid,
+                tid,
+                start_ns,
+                end_ns,
+            } => on_host.push((pid, tid, start_ns, end_ns, args)),
+        }
+    }
+    on_host.sort_by_key(|h| (h.0, h.1, h.2, h.3));
+    let mut lists: HashMap<Vec<u32>, Arc<[u32]>> = HashMap::new();
+    let mut kernels: HashMap<u32, Arc<str>> = HashMap::new();
+    let mut out: Vec<Collective> = tl
+        .ops
+        .iter()
+        .filter(|o| tl.is_comm(o))
+        .map(|op| {
+            let (args, from) = match on_kernel.get(&(op.device, op.correlation_id)) {
+                Some(a) if op.correlation_id != 0 => (Some((*a).clone()), ArgsFrom::Kernel),
+                _ => match host_args(tl, op, &on_host) {
+                    Some(a) => (Some(a), ArgsFrom::HostOp),
+                    None => (None, ArgsFrom::None),
+                },
+            };
+            let name = kernels
+                .entry(op.name.0)
+                .or_insert_with(|| Arc::from(tl.name(op.name)))
+                .clone();
+            let mut c = collective(name, op, args, from);
+            // One shared copy of each distinct rank list.
+            if let Some(g) = c.group_ranks.take() {
+                let shared = lists.entry(g.to_vec()).or_insert_with(|| g.clone());
+                c.group_ranks = Some(shared.clone());
+            }
+            c
+        })
+        .collect();
+    out.sort_by_key(|c| (c.device, c.start_ns, c.end_ns));
+    out
+}
+
+/// The arguments of the host ops holding `op`'s launch call on its thread:
+/// the one with message sizes first, the others filling what it lacks.
+fn host_args(
+    tl: &Timeline,
+    op: &GpuOp,
+    on_host: &[(u32, u32, i64, i64, &CollectiveArgs)],
+) -> Option<CollectiveArgs> {
+    let call = tl.api_of(op)?;
+    let (pid, tid, t) = (call.pid, call.tid, call.start_ns);
+    let hi = on_host.partition_point(|h| (h.0, h.1, h.2) <= (pid, tid, t));
+    let mut holding: Vec<&CollectiveArgs> = on_host[hi.saturating_sub(HOST_LOOKBACK)..hi]
+        .iter()
+        .filter(|h| h.0 == pid && h.1 == tid && h.2 <= t && t <= h.3)
+        .map(|h| h.4)
+        .collect();
+    // Message sizes first (record_param_comms), then the innermost.
+    holding.sort_by_key(|a| a.in_nelems.is_none() && a.out_nelems.is_none());
+    let mut merged = (*holding.first()?).clone();
+    for a in &holding[1..] {
+        merged.name = merged.name.or_else(|| a.name.clone());
+        merged.in_nelems = merged.in_nelems.or(a.in_nelems);
+        merged.out_nelems = merged.out_nelems.or(a.out_nelems);
+        merged.dtype = merged.dtype.or(a.dtype);
+        merged.group_size = merged.group_size.or(a.group_size);
+        merged.ranks = merged.ranks.or_else(|| a.ranks.clone());
+        merged.pg_name = merged.pg_name.or_else(|| a.pg_name.clone());
+        merged.pg_desc = merged.pg_desc.or_else(|| a.pg_desc.clone());
+        merged.seq = merged.seq.or(a.seq);
+        merged.input_elems = merged.input_elems.or(a.input_elems);
+    }
+    Some(merged)
+}
+
+/// One kernel with its arguments: the kind from its `Collective name` (or
+/// annotation name) when that maps, else from the kernel's name; the size
+/// in `nccl-tests`' convention from the message element count × the
+/// element size, or, for a kind whose buffer is the first input
+/// (all-reduce, broadcast, reduce, all-to-all, send/recv), from an older
+/// trace's `Input Dims`; unknown otherwise.
+fn collective(
+    kernel: Arc<str>,
+    op: &GpuOp,
+    args: Option<CollectiveArgs>,
+    from: ArgsFrom,
+) -> Collective {
+    let kind = args
+        .as_ref()
+        .and_then(|a| a.name.as_deref())
+        .and_then(CollKind::from_collective_name)
+        .unwrap_or_else(|| CollKind::from_kernel(&kernel));
+    let a = args.unwrap_or_default();
+    let dtype = a.dtype;
+    let count = kind.size_count(a.in_nelems, a.out_nelems).or_else(|| {
+        let first_input = matches!(
+            kind,
+            CollKind::AllReduce
+                | CollKind::Broadcast
+                | CollKind::Reduce
+                | CollKind::AllToAll
+                | CollKind::SendRecv
+        );
+        a.input_elems
+            .filter(|_| first_input)
+            .map(|n| (n, "input_dims"))
+    });
+    let (bytes, bytes_from) = match (count, dtype) {
+        (Some((n, field)), Some(d)) => match n.checked_mul(u64::from(d.bytes)) {
+            Some(b) => (
+                Some(b),
+                Some(format!(
+                    "{field} {n} × {} ({} B) = {}",
+                    d.name,
+                    d.bytes,
+                    si(b as f64, "B")
+                )),
+            ),
+            None => (None, None),
+        },
+        _ => (None, None),
+    };
+    Collective {
+        kernel,
+        device: op.device,
+        stream: op.stream,
+        start_ns: op.start_ns,
+        end_ns: op.end_ns,
+        kind,
+        args_from: from,
+        bytes,
+        bytes_from,
+        dtype: dtype.map(|d| d.name),
+        group_size: a
+            .group_size
+            .or_else(|| a.ranks.as_ref().map(|r| r.len() as u32)),
+        group_ranks: a.ranks.map(Arc::from),
+        process_group: a.pg_name,
+        seq: a.seq,
+    }
+}

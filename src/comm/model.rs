@@ -1,0 +1,234 @@
+//! The communication report: plain data, serialised as JSON schema
+//! `rooftrace.comm/1` (docs/comm.md) and rendered by `report::comm`.
+
+use super::kind::CollKind;
+use serde::Serialize;
+
+/// Version tag of the JSON document.
+pub const SCHEMA: &str = "rooftrace.comm/1";
+
+/// Where a kernel's collective arguments were found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ArgsFrom {
+    /// On the NCCL kernel event itself.
+    Kernel,
+    /// On the host op its launch ran inside (`record_param_comms`,
+    /// `nccl:*`).
+    HostOp,
+    /// Nowhere: time only.
+    None,
+}
+
+/// One NCCL/RCCL kernel of one rank's timeline with its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Collective {
+    /// Kernel name (one shared copy per distinct name in a trace).
+    pub kernel: std::sync::Arc<str>,
+    /// Device.
+    pub device: u16,
+    /// Stream.
+    pub stream: u32,
+    /// Start on this rank's clock, ns.
+    pub start_ns: i64,
+    /// End on this rank's clock, ns.
+    pub end_ns: i64,
+    /// Its kind.
+    pub kind: CollKind,
+    /// Where the arguments came from.
+    pub args_from: ArgsFrom,
+    /// Size in `nccl-tests`' convention, byte; `None` when unknown.
+    pub bytes: Option<u64>,
+    /// How `bytes` was derived (`in_msg_nelems 2049000 × float32 (4 B) = …`).
+    pub bytes_from: Option<String>,
+    /// Element type.
+    pub dtype: Option<&'static str>,
+    /// Ranks in the process group.
+    pub group_size: Option<u32>,
+    /// The group's global ranks, when recorded (one shared copy per
+    /// distinct list in a trace: a 10,000-rank group is stored once, not
+    /// once per collective).
+    pub group_ranks: Option<std::sync::Arc<[u32]>>,
+    /// Process group name.
+    pub process_group: Option<String>,
+    /// Sequence number in the group, when recorded.
+    pub seq: Option<u64>,
+}
+
+/// Which link a collective's bus bandwidth is compared with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkKind {
+    /// The card's NVLink (the GPU table's `nvlink` fact).
+    Nvlink,
+    /// The card's PCIe link (the GPU table's host-link fact): a card
+    /// without NVLink exchanges over PCIe.
+    Pcie,
+    /// The network between nodes (`--net-bw`).
+    Network,
+}
+
+/// One link fact, per direction.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkFact {
+    /// Which link.
+    pub kind: LinkKind,
+    /// `NVLink 4, 18 links`, `PCIe Gen4 x16`, `--net-bw`.
+    pub interface: String,
+    /// Peak per direction, byte/s.
+    pub bytes_per_s: f64,
+    /// Where the figure comes from.
+    pub source: String,
+}
+
+/// One collective: a kernel of one trace, or, with several ranks, the
+/// same collective matched across them.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CollectiveRow {
+    /// Order of its first start (reference clock).
+    pub index: usize,
+    /// The rank of the trace (one trace), `None` for a matched row.
+    pub rank: Option<u32>,
+    /// Kind.
+    pub kind: CollKind,
+    /// Kernel name: an index into [`CommReport::names`].
+    pub kernel_id: usize,
+    /// Where the arguments came from.
+    pub args_from: ArgsFrom,
+    /// Process group name.
+    pub process_group: Option<String>,
+    /// Sequence number in the group.
+    pub seq: Option<u64>,
+    /// Element type.
+    pub dtype: Option<&'static str>,
+    /// Ranks in the group (`None`: unknown).
+    pub group_size: Option<u32>,
+    /// Ranks given whose trace holds it.
+    pub ranks_given: u32,
+    /// Start, ns (the reference rank's clock).
+    pub start_ns: i64,
+    /// Kernel time, ns: one trace's kernel (its wait included), or the last
+    /// rank's (the transfer) for a matched row.
+    pub duration_ns: i64,
+    /// Size in `nccl-tests`' convention, byte (`None`: unknown).
+    pub bytes: Option<u64>,
+    /// How `bytes` was derived.
+    pub bytes_from: Option<String>,
+    /// `bytes / duration`, byte/s.
+    pub algbw_bytes_per_s: Option<f64>,
+    /// `nccl-tests`' factor for the kind and group size.
+    pub busbw_factor: Option<f64>,
+    /// `algbw × busbw_factor`, byte/s.
+    pub busbw_bytes_per_s: Option<f64>,
+    /// The link the group crossed, when known.
+    pub link: Option<LinkKind>,
+    /// `busbw / link per direction`.
+    pub link_fraction: Option<f64>,
+    /// Why the link (or the fraction) is unknown.
+    pub link_unknown: Option<String>,
+    /// The rank that arrived last (several ranks).
+    pub last_rank: Option<u32>,
+    /// Σ over the other ranks given of their wait for the last rank, ns.
+    pub wait_ns: Option<i64>,
+    /// The transfer: the last rank's kernel time, ns (several ranks).
+    pub transfer_ns: Option<i64>,
+    /// True when some ranks of the group were not given: the last rank may
+    /// be one of them, so waits are lower bounds.
+    pub waits_lower_bound: bool,
+}
+
+/// One rank (one trace).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankRow {
+    /// Rank (`distributedInfo`), `None` when the trace does not say.
+    pub rank: Option<u32>,
+    /// The trace as given.
+    pub input: String,
+    /// NCCL kernel time (union per device, summed), ns.
+    pub comm_ns: i64,
+    /// Communication kernel time with no compute kernel running on that
+    /// device, ns.
+    pub exposed_ns: i64,
+    /// Communication time with a compute kernel running, ns.
+    pub overlap_ns: i64,
+    /// Time its NCCL kernels ran before the last rank arrived, ns (several
+    /// ranks; `None` otherwise).
+    pub wait_ns: Option<i64>,
+    /// Its NCCL kernel time of matched collectives less the wait, ns.
+    pub transfer_ns: Option<i64>,
+    /// Collectives at which it arrived last.
+    pub last_in: u64,
+    /// What its late arrivals cost the other ranks given, ns.
+    pub caused_wait_ns: i64,
+    /// Added to its clock to put it on the reference rank's, ns.
+    pub clock_offset_ns: Option<i64>,
+    /// Largest residual of the alignment (its collectives' ends against
+    /// the reference's after the offset), ns.
+    pub clock_error_ns: Option<i64>,
+}
+
+/// What a communication warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    /// No NCCL/RCCL kernel in the input.
+    NoCollectives,
+    /// Kernels without arguments: time only.
+    NoArgs {
+        /// Kernels.
+        kernels: usize,
+    },
+    /// One trace: its kernel time includes its wait for the others.
+    OneRank,
+    /// Ranks not aligned (no collective shared with the reference).
+    Unaligned {
+        /// Ranks.
+        ranks: usize,
+    },
+    /// Some ranks of a group were not given.
+    PartialGroups,
+    /// Collectives seen on one rank only.
+    Unmatched {
+        /// Collectives.
+        collectives: usize,
+    },
+}
+
+/// A communication warning, typed; in the JSON, its sentence.
+pub type Diagnostic = crate::diagnostic::Diagnostic<DiagnosticKind>;
+
+/// The whole `rooftrace comm` report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CommReport {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The traces as given.
+    pub inputs: Vec<String>,
+    /// The GPU the link facts are of, when known.
+    pub gpu: Option<String>,
+    /// The links a collective can cross, per direction.
+    pub links: Vec<LinkFact>,
+    /// GPUs per node, and where that comes from.
+    pub gpus_per_node: Option<u32>,
+    /// `--gpus-per-node`, the trace's `deviceProperties`, or unknown.
+    pub gpus_per_node_from: String,
+    /// The definitions, one sentence each.
+    pub method: Vec<&'static str>,
+    /// The collectives, by start.
+    pub collectives: Vec<CollectiveRow>,
+    /// One row per rank, most wait first.
+    pub ranks: Vec<RankRow>,
+    /// Warnings, each once.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Kernel names, each once (`collectives[].kernel_id` indexes this).
+    pub names: Vec<String>,
+}
+
+/// The one-sentence definitions carried in every report.
+pub const METHOD: [&str; 6] = [
+    "join: each NCCL/RCCL kernel takes the collective arguments on the kernel event, else those of the record_param_comms / nccl:* host ops its launch call ran inside on the same thread, else none (time only)",
+    "bytes follow nccl-tests: all-gather the output (out_msg_nelems), reduce-scatter the input (in_msg_nelems), other kinds the message, × the element size; algbw = bytes / time; busbw = algbw × 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter, all-to-all), 1 (broadcast, reduce, send/recv)",
+    "link: NVLink per direction from the GPU table when the group's ranks share a node (gpus per node from --gpus-per-node or the trace's deviceProperties), the card's PCIe link when it has no NVLink, --net-bw when the group spans nodes; link_fraction = busbw / that link",
+    "exposed communication = communication kernel time with no compute kernel running on that device (union per device); overlap = communication time with one running",
+    "several ranks: collectives match by (process group, sequence number), else by (process group, kind, bytes) and order; each rank's clock is offset to the reference rank's by the median difference of matched collectives' ends (a collective completes on every rank at once), its largest residual reported as clock_error_ns",
+    "wait: a rank's NCCL kernel time before the last rank's kernel started (aligned clocks); transfer = its kernel time less the wait; a matched collective's algbw and busbw use the last rank's kernel time (the transfer, no wait)",
+];
