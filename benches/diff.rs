@@ -63,6 +63,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         rules: Vec::new(),
         gate: true,
         allow_unmatched: false,
+        allow_different_gpus: false,
         plot: None,
         format: Format::Table,
         top: 20,

@@ -11,6 +11,7 @@ Inputs (both sides of one kind, detected from the file):
   two ncu CSVs               rooftrace diff base.csv new.csv --gpu h100-sxm
   or .ncu-rep reports        rooftrace diff base.ncu-rep new.csv   (imported with ncu from PATH)
   two nsys exports           rooftrace diff base.sqlite new.nsys-rep --nvtx decode_step
+  two PyTorch traces         rooftrace diff base.json.gz new.json.gz   (kernels added, removed, run more or less often)
   two rooftrace JSON reports rooftrace diff base.json new.json   (from `rooftrace ncu|gaps --format json`)
 
 A change is a regression or improvement only beyond the threshold (time 5 %
@@ -22,6 +23,7 @@ docs/diff.md
 Gate (--fail-on, repeatable): [SCOPE:]METRIC(>|<)VALUE
   time>+5%  fraction<-0.05  bytes>+10%  lost>+1ms  'kernel:gemm:time>+5%'  total:time>+2%
   idle>+1ms  idle.host_bound>+10%  busy>+5%  span>+5%  device:1:idle>+1ms  range:step:time>+5%
+  timelines: 'kernel:gemm:time>+5%' (a kernel's total GPU time)  'kernel:nccl:count>+0' (its launches)
 Without --fail-on, any row called a regression (kernels, devices, ranges, gaps
 and every totals row) fails the gate (--no-gate: never).
 
@@ -29,8 +31,12 @@ Roofs of ncu sides (both sides): --gpu KEY, --roofs FILE|ncu, or for a card
 the table lacks --peak-dram-bw 448GB/s --peak fp32=19.2TFLOP/s; without them
 the base side's GPU, from what its CSV says (docs/roofs-format.md).
 
-Comparable or refused: every ncu CSV is checked against --gpu, and the two
-sides' GPUs against each other (unless --own-roofs); sides that share no
+Comparable or refused: both sides' GPU models (ncu CSV device names, nsys
+TARGET_INFO_GPU, trace deviceProperties) must be the same, or the diff is
+refused (exit 2) unless --allow-different-gpus, which marks the report and
+every verdict cross-GPU; traces' rank and world size are compared and shown;
+every ncu CSV is checked against --gpu, and the two sides' compute
+capabilities against each other (unless --own-roofs); sides that share no
 kernel or range name are refused (exit 2); when the shared names hold less
 than half of either side's time, the diff is inconclusive and fails the gate
 unless --allow-unmatched.
@@ -79,6 +85,10 @@ pub struct DiffArgs {
     /// half of either run's time: without it such a diff is inconclusive and fails the gate.
     #[arg(long)]
     pub allow_unmatched: bool,
+    /// Compare runs recorded on different GPU models (an A100 base, an H100 new run): without
+    /// it such a diff is refused (exit 2); with it the report and every verdict say cross-GPU.
+    #[arg(long)]
+    pub allow_different_gpus: bool,
     /// Also draw FILE (.svg/.png): ncu, a roofline with an arrow from each kernel's base point
     /// to its new point; nsys, idle per class before vs after.
     #[arg(long, value_name = "FILE")]

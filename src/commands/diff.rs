@@ -1,23 +1,22 @@
 //! `rooftrace diff`: resolve the arguments into plain config ([`DiffConfig`]),
-//! detect each side's kind, read both sides at once (one thread each), pick
-//! one set of roofs (every ncu CSV checked against `--gpu` and the two
-//! against each other), build the side models, refuse sides that share no
-//! work ([`crate::diff::cover`]), compare, gate, draw, render, write; a
-//! failed gate exits 3 after the report is written.
+//! detect each side's kind, read both sides at once (one thread each), and
+//! hand them to `diff` (which checks their GPUs, chooses the roofs, refuses
+//! sides that share no work, compares and gates: [`crate::diff::roofs`],
+//! [`crate::diff::build`]); then draw, render, write. A failed gate exits 3
+//! after the report is written.
 
 use super::inputs::check_file;
 use super::output::write_output;
 use super::plot::PlotTarget;
 use crate::cli::diff::DiffArgs;
-use crate::diff::gaps_side::{GapsSide, KernelTime};
+use crate::diff::gaps_side::GapsSide;
+use crate::diff::identity::SideIdentity;
 use crate::diff::ncu_side::NcuSide;
-use crate::diff::{self, Coverage, DiffKind, DiffReport, Rule, Thresholds, Workload};
+use crate::diff::roofs::{NcuInput, RoofsPlan};
+use crate::diff::{self, Compared, DiffKind, DiffReport, Rule, SideInfo, Source, Thresholds};
 use crate::error::{InputError, RegressionFound};
-use crate::gaps::GapConfig;
 use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 use crate::report::{Format, Render, RenderOptions};
-use crate::roofline::{analyze, GroupBy};
-use crate::roofs::{self, GpuInfo, Roofs, RoofsChoice};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -30,14 +29,7 @@ const GAPS_KEPT: usize = 50;
 /// Largest rooftrace JSON report read whole (1 GiB).
 const JSON_MAX_BYTES: u64 = 1 << 30;
 
-/// Where the roofs of an ncu diff come from.
-#[derive(Debug, Clone, PartialEq)]
-pub enum DiffRoofs {
-    /// One choice, resolved on the base side and applied to both.
-    Shared(RoofsChoice),
-    /// Each side its own.
-    Own,
-}
+pub use crate::diff::roofs::DiffRoofs;
 
 /// Plain config of one `rooftrace diff` run.
 #[derive(Debug, Clone)]
@@ -63,6 +55,9 @@ pub struct DiffConfig {
     /// `--allow-unmatched`: a comparison whose matched work is a minority
     /// does not fail the gate by itself.
     pub allow_unmatched: bool,
+    /// `--allow-different-gpus`: sides on different GPU models are compared
+    /// (the report says cross-GPU) instead of refused.
+    pub allow_different_gpus: bool,
     /// Chart to write.
     pub plot: Option<PlotTarget>,
     /// Output format.
@@ -116,6 +111,7 @@ impl DiffConfig {
             rules,
             gate: !a.no_gate,
             allow_unmatched: a.allow_unmatched,
+            allow_different_gpus: a.allow_different_gpus,
             plot: a
                 .plot
                 .as_deref()
@@ -144,20 +140,15 @@ enum Input {
 }
 
 impl Input {
-    fn kind(&self) -> DiffKind {
+    /// What `diff` is told about the side: its source, without the document.
+    fn source(&self) -> Source {
         match self {
-            Input::NcuCsv | Input::NcuRep | Input::NcuJson(..) => DiffKind::Ncu,
-            Input::Nsys | Input::Kineto | Input::GapsJson(..) => DiffKind::Nsys,
-        }
-    }
-
-    fn label(&self) -> String {
-        match self {
-            Input::NcuCsv => "ncu csv".into(),
-            Input::NcuRep => "ncu report".into(),
-            Input::Nsys => "nsys export".into(),
-            Input::Kineto => KINETO_LABEL.into(),
-            Input::NcuJson(_, s) | Input::GapsJson(_, s) => format!("{s} json"),
+            Input::NcuCsv => Source::NcuCsv,
+            Input::NcuRep => Source::NcuRep,
+            Input::Nsys => Source::NsysExport,
+            Input::Kineto => Source::Trace,
+            Input::NcuJson(_, s) => Source::NcuJson(s.clone()),
+            Input::GapsJson(_, s) => Source::GapsJson(s.clone()),
         }
     }
 }
@@ -231,32 +222,6 @@ fn read_json(path: &Path, len: u64) -> Result<Input, InputError> {
     }
 }
 
-/// How a PyTorch profiler (Kineto) side is labelled (`source`).
-const KINETO_LABEL: &str = "PyTorch trace";
-
-/// A PyTorch trace against an nsys export is refused (exit 2): the two
-/// profilers record different windows (the profiler's active steps vs the
-/// whole run), with different overheads and host rows (no OS runtime calls
-/// in Kineto), so span, idle and its classes would move with the tool, not
-/// the code. A `rooftrace gaps` JSON report does not say which profiler it
-/// came from and is compared with either.
-fn check_same_profiler(config: &DiffConfig, base: &Input, new: &Input) -> Result<(), InputError> {
-    let mixed = matches!(
-        (base, new),
-        (Input::Nsys, Input::Kineto) | (Input::Kineto, Input::Nsys)
-    );
-    if !mixed {
-        return Ok(());
-    }
-    Err(InputError::new(format!(
-        "cannot compare {} ({}) with {} ({}): the two profilers record different windows, overheads and host rows, so span and idle would change with the tool, not the code; profile both runs the same way (torch.profiler for both, or nsys for both)",
-        config.base.display(),
-        base.label(),
-        config.new.display(),
-        new.label()
-    )))
-}
-
 /// Runs `rooftrace diff`.
 pub fn run(args: DiffArgs) -> anyhow::Result<()> {
     run_config(&DiffConfig::from_args(args)?)
@@ -301,124 +266,43 @@ pub fn run_config(config: &DiffConfig) -> anyhow::Result<()> {
 /// Reads, compares and gates: the report.
 pub fn build(config: &DiffConfig) -> anyhow::Result<DiffReport> {
     let (base_input, new_input) = (detect(&config.base)?, detect(&config.new)?);
-    if base_input.kind() != new_input.kind() {
-        return Err(InputError::new(format!(
-            "cannot compare {} ({}) with {} ({}): give two ncu profiles (CSV or rooftrace.ncu JSON) or two nsys timelines (export or rooftrace.gaps JSON)",
-            config.base.display(),
-            base_input.label(),
-            config.new.display(),
-            new_input.label()
-        ))
-        .into());
-    }
-    check_same_profiler(config, &base_input, &new_input)?;
-    if base_input.kind() == DiffKind::Nsys && config.roofs_given {
-        return Err(InputError::new(format!(
-            "--gpu/--roofs/--peak-dram-bw apply to ncu profiles; {} and {} are timelines, which carry no roofs (leave the flag out)",
-            config.base.display(),
-            config.new.display()
-        ))
-        .into());
-    }
-    let t = &config.thresholds;
-    let mut report = DiffReport {
-        schema: diff::SCHEMA,
-        kind: base_input.kind(),
-        base: diff::SideInfo {
-            input: config.base.display().to_string(),
-            source: base_input.label(),
-        },
-        new: diff::SideInfo {
-            input: config.new.display().to_string(),
-            source: new_input.label(),
-        },
-        thresholds: *t,
-        coverage: Coverage {
-            kernels: Default::default(),
-            ranges: Default::default(),
-            measured_on: None,
-            matched_share_before: None,
-            matched_share_after: None,
-            min_share: diff::cover::MIN_MATCHED_SHARE,
-            status: diff::CoverageStatus::Unknown,
-            allowed: config.allow_unmatched,
-        },
-        verdict: diff::Verdict::Unchanged,
-        counts: Default::default(),
-        sections: Vec::new(),
-        ncu: None,
-        nsys: None,
-        gate: Default::default(),
-        diagnostics: Vec::new(),
+    let (base_source, new_source) = (base_input.source(), new_input.source());
+    let kind = diff::check_sources(
+        (&config.base.display().to_string(), &base_source),
+        (&config.new.display().to_string(), &new_source),
+        config.roofs_given,
+    )?;
+    let info = |path: &Path, source: &Source| SideInfo {
+        input: path.display().to_string(),
+        source: source.label(),
     };
-    match base_input.kind() {
+    let compared = Compared {
+        base: info(&config.base, &base_source),
+        new: info(&config.new, &new_source),
+        thresholds: config.thresholds,
+        rules: &config.rules,
+        gate: config.gate,
+        allow_unmatched: config.allow_unmatched,
+        allow_different_gpus: config.allow_different_gpus,
+        nvtx: config.nvtx.is_some(),
+    };
+    let report = match kind {
         DiffKind::Ncu => {
-            let (base, new) = ncu_sides(config, base_input, new_input)?;
-            report.coverage = coverage(config, &base.workload(), &new.workload())?;
-            report.diagnostics = side_notes(&base.diagnostics, &new.diagnostics);
-            let n = diff::ncu::diff(&base, &new, t);
-            if !n.same_roofs {
-                report.diagnostics.push(format!(
-                    "each side was analysed against its own roofs ({} → {}): fractions of roof are not comparable one to one",
-                    n.gpu_before.as_deref().unwrap_or("?"),
-                    n.gpu_after.as_deref().unwrap_or("?")
-                ));
-            }
-            report.ncu = Some(n);
+            let plan = RoofsPlan {
+                roofs: config.roofs.clone(),
+                given: config.roofs_given,
+                allow_different_gpus: config.allow_different_gpus,
+            };
+            let (base, new) = both(read_ncu, config, base_input, new_input)?;
+            let sides = diff::roofs::ncu_sides(&plan, base, new)?;
+            diff::compare_ncu(&compared, sides)?
         }
         DiffKind::Nsys => {
             let (base, new) = gaps_sides(config, base_input, new_input)?;
-            report.coverage = coverage(config, &base.workload(), &new.workload())?;
-            report.diagnostics = side_notes(&base.diagnostics, &new.diagnostics);
-            if report.coverage.status == diff::CoverageStatus::Unknown {
-                report.diagnostics.push(
-                    "the share of matched work is unknown: a rooftrace.gaps JSON names only the kernels around its longest gaps, without their time; diff the exports themselves to check it".to_string(),
-                );
-            }
-            if config.nvtx.is_some() && base.ranges.is_none() && new.ranges.is_none() {
-                report
-                    .diagnostics
-                    .push("--nvtx: no side carries NVTX ranges".to_string());
-            }
-            report.nsys = Some(diff::gaps::diff(&base, &new, t));
+            diff::compare_timelines(&compared, &base, &new)?
         }
-    }
-    let rules: &[Rule] = &config.rules;
-    let mut report = diff::finish(report, rules).map_err(InputError::from)?;
-    if !config.gate {
-        report.gate.enabled = false;
-        report.gate.failed = false;
-        report.gate.tripped.clear();
-    }
+    };
     Ok(report)
-}
-
-/// The comparability check: sides that share no name are bad input.
-fn coverage(config: &DiffConfig, base: &Workload, new: &Workload) -> anyhow::Result<Coverage> {
-    let shown = |p: &Path| p.display().to_string();
-    diff::cover::check(
-        &shown(&config.base),
-        &shown(&config.new),
-        base,
-        new,
-        config.allow_unmatched,
-    )
-    .map_err(|e| InputError::from(e).into())
-}
-
-/// The two sides' warnings: once with `both:` when they agree, else per side.
-fn side_notes(b: &[String], a: &[String]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for d in b {
-        let side = if a.contains(d) { "both" } else { "base" };
-        out.push(format!("{side}: {d}"));
-    }
-    out.extend(
-        a.iter()
-            .filter(|d| !b.contains(d))
-            .map(|d| format!("new: {d}")),
-    );
-    out
 }
 
 /// Runs `f` on both sides at once.
@@ -438,131 +322,29 @@ fn both<T: Send>(
     })
 }
 
-enum NcuRead {
-    Csv(crate::ncu::NcuCsv),
-    Side(NcuSide),
-}
-
-/// A CSV side with its roofs chosen, ready to analyse.
-enum NcuReady {
-    Csv(crate::ncu::NcuCsv, Box<Roofs>, GpuInfo),
-    Side(NcuSide),
-}
-
-impl NcuReady {
-    fn into_side(self) -> NcuSide {
-        match self {
-            NcuReady::Side(s) => s,
-            NcuReady::Csv(csv, roofs, gpu) => {
-                NcuSide::from_report(&analyze(&csv, &roofs, gpu, GroupBy::Launch), "ncu csv")
-            }
+/// Reads one ncu side: a `rooftrace ncu` JSON report, or a CSV (an
+/// `.ncu-rep` imported) that must be analysable and timed.
+fn read_ncu(path: &Path, input: Input) -> anyhow::Result<NcuInput> {
+    match input {
+        Input::NcuJson(doc, schema) => {
+            let file = path.display().to_string();
+            Ok(NcuInput::Side(Box::new(
+                NcuSide::from_json(&doc, &file, &schema).map_err(InputError::from)?,
+            )))
+        }
+        _ => {
+            let csv = super::ncu::read_csv(path)?;
+            csv.check_analysable().map_err(InputError::from)?;
+            csv.check_timed(DIFF_NEEDS_TIME).map_err(InputError::from)?;
+            Ok(NcuInput::Csv(Box::new(csv)))
         }
     }
 }
 
-/// Reads both sides at once, chooses the roofs (the base side's for both
-/// unless `--own-roofs`), then analyses both at once.
-fn ncu_sides(
-    config: &DiffConfig,
-    base_input: Input,
-    new_input: Input,
-) -> anyhow::Result<(NcuSide, NcuSide)> {
-    let (read_before, read_after) = both(
-        |path, input| match input {
-            Input::NcuJson(doc, schema) => {
-                let file = path.display().to_string();
-                Ok(NcuRead::Side(
-                    NcuSide::from_json(&doc, &file, &schema).map_err(InputError::from)?,
-                ))
-            }
-            _ => {
-                let csv = super::ncu::read_csv(path)?;
-                csv.check_analysable().map_err(InputError::from)?;
-                csv.check_timed(DIFF_NEEDS_TIME).map_err(InputError::from)?;
-                Ok(NcuRead::Csv(csv))
-            }
-        },
-        config,
-        base_input,
-        new_input,
-    )?;
-    if let (NcuRead::Csv(before), NcuRead::Csv(after)) = (&read_before, &read_after) {
-        if config.roofs != DiffRoofs::Own {
-            // Checked before the roofs, so that `--gpu` is checked against
-            // each side first (its error names the side it contradicts).
-            if let DiffRoofs::Shared(choice @ RoofsChoice::Gpu(_)) = &config.roofs {
-                for csv in [before, after] {
-                    roofs::choose::<InputError>(choice, &csv.device_hints(), || {
-                        Ok(csv.roofs_from_peaks()?)
-                    })?;
-                }
-            }
-            let (hints_before, hints_after) = (before.device_hints(), after.device_hints());
-            if let Some(why) = roofs::choose::contradiction(&hints_before, &hints_after) {
-                return Err(InputError::new(format!(
-                    "{why}: a diff compares two runs on one GPU; pass --own-roofs to compare across GPUs (each side against its own roofs)"
-                ))
-                .into());
-            }
-        }
-    }
-    let mut shared: Option<(Roofs, GpuInfo)> = None;
-    let mut ready = |r: NcuRead| -> anyhow::Result<NcuReady> {
-        let csv = match r {
-            NcuRead::Side(s) if config.roofs_given => {
-                return Err(InputError::new(format!(
-                    "{}: --gpu/--roofs/--peak-dram-bw apply to ncu CSVs; a JSON report carries the roofs it was analysed with (re-run `rooftrace ncu` with the roofs you want)",
-                    s.info.input
-                ))
-                .into())
-            }
-            NcuRead::Side(s) => return Ok(NcuReady::Side(s)),
-            NcuRead::Csv(csv) => csv,
-        };
-        let (roofs, gpu) = match (&config.roofs, &shared) {
-            // Each CSV with --gpu is checked against it (its own notes too).
-            (DiffRoofs::Shared(choice @ RoofsChoice::Gpu(_)), _) => {
-                roofs::choose::<InputError>(choice, &csv.device_hints(), || {
-                    Ok(csv.roofs_from_peaks()?)
-                })?
-            }
-            (DiffRoofs::Shared(_), Some(chosen)) => chosen.clone(),
-            (how, _) => {
-                let choice = match how {
-                    DiffRoofs::Shared(c) => c.clone(),
-                    DiffRoofs::Own => RoofsChoice::FromCsv,
-                };
-                let chosen = roofs::choose::<InputError>(&choice, &csv.device_hints(), || {
-                    Ok(csv.roofs_from_peaks()?)
-                })?;
-                if matches!(how, DiffRoofs::Shared(_)) {
-                    shared = Some(chosen.clone());
-                }
-                chosen
-            }
-        };
-        Ok(NcuReady::Csv(csv, Box::new(roofs), gpu))
-    };
-    let (ready_before, ready_after) = (ready(read_before)?, ready(read_after)?);
-    let (base, new) = std::thread::scope(|s| {
-        let base_thread = s.spawn(|| ready_before.into_side());
-        let new = ready_after.into_side();
-        base_thread.join().map(|base| (base, new))
-    })
-    .map_err(|_| anyhow::anyhow!("analysing {} panicked", config.base.display()))?;
-    if !base.same_roofs(&new) && !matches!(config.roofs, DiffRoofs::Own) {
-        return Err(InputError::new(format!(
-            "{} and {} were analysed against different roofs ({} vs {}): re-run `rooftrace ncu` on both with one --gpu/--roofs, or pass --own-roofs to compare anyway",
-            base.info.input,
-            new.info.input,
-            base.gpu.as_deref().unwrap_or("?"),
-            new.gpu.as_deref().unwrap_or("?")
-        ))
-        .into());
-    }
-    Ok((base, new))
-}
-
+/// Reads both timeline sides at once: a `rooftrace gaps` JSON report, or a
+/// timeline (an export, converted from `.nsys-rep` when needed, or a
+/// PyTorch trace, whose `deviceProperties` and `distributedInfo` say who
+/// ran it).
 fn gaps_sides(
     config: &DiffConfig,
     base_input: Input,
@@ -571,31 +353,30 @@ fn gaps_sides(
     both(
         |path, input| {
             let file = path.display().to_string();
-            match input {
-                Input::GapsJson(doc, schema) => {
-                    Ok(GapsSide::from_json(&doc, &file, &schema).map_err(InputError::from)?)
-                }
-                _ => {
-                    let source = super::timeline::source_file(path, config.nsys.as_deref())?;
-                    let timeline =
-                        super::timeline::read(&source, config.nvtx.is_some(), &|_, _| {})?;
-                    let cfg = GapConfig {
-                        top: GAPS_KEPT,
-                        nvtx: config.nvtx.clone(),
-                        ..GapConfig::default()
-                    };
-                    let report = crate::gaps::analyze(&timeline, &cfg);
-                    let mut side = GapsSide::from_report(&report, &file, &input.label());
-                    side.kernels = crate::multi::kernel_totals(&timeline, cfg.scope())
-                        .into_iter()
-                        .map(|k| KernelTime {
-                            name: k.name,
-                            time_ns: Some(k.total_ns as f64),
-                        })
-                        .collect();
-                    Ok(side)
-                }
+            if let Input::GapsJson(doc, schema) = &input {
+                return Ok(GapsSide::from_json(doc, &file, schema).map_err(InputError::from)?);
             }
+            let source = super::timeline::source_file(path, config.nsys.as_deref())?;
+            let (timeline, identity) = if super::timeline::is_kineto(&source) {
+                let trace = crate::kineto::read_timeline(&source).map_err(InputError::from)?;
+                let identity = SideIdentity::from_trace(&trace);
+                (trace.timeline, identity)
+            } else {
+                let t = super::timeline::read(&source, config.nvtx.is_some(), &|_, _| {})?;
+                let identity = SideIdentity::from_timeline(&t);
+                (t, identity)
+            };
+            let info = SideInfo {
+                input: file,
+                source: input.source().label(),
+            };
+            Ok(GapsSide::from_timeline(
+                &timeline,
+                identity,
+                info,
+                config.nvtx.clone(),
+                GAPS_KEPT,
+            ))
         },
         config,
         base_input,

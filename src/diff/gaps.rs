@@ -4,6 +4,7 @@
 //! the longest gaps by the ops around them.
 
 use super::gaps_side::{DeviceSample, GapSample, GapsSide, RangeSample};
+use super::kernels::TimelineKernelDiff;
 use super::noise::{nearest_rank, spread_rel, Change, Limit, Thresholds, Verdict, Worse};
 use super::{JudgedRow, Quantity, Section};
 use crate::gaps::{class_label, detail_label};
@@ -26,8 +27,15 @@ pub struct ClassDiff {
 /// One device (or all devices summed) before → after.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DeviceDiff {
-    /// Device id (`null` for the all-devices total).
+    /// Device id: the base run's (the new run's for an added device;
+    /// `null` for the all-devices total).
     pub device: Option<u64>,
+    /// The new run's device id, when the new run has the device (devices
+    /// are matched by GPU model and order, so it can differ from `device`).
+    pub device_after: Option<u64>,
+    /// The GPU model of the device, as the base records it (else the new
+    /// run); `null` when not recorded or for the total.
+    pub gpu: Option<String>,
     /// Base process id.
     pub pid_before: Option<u64>,
     /// New process id.
@@ -111,6 +119,10 @@ pub struct GapsDiff {
     pub ranges: Option<Vec<RangeDiff>>,
     /// The longest gaps of either run.
     pub gaps: Vec<GapDiff>,
+    /// Every kernel name of either run: added, removed, run more or less
+    /// often, its total time (`null`: a side is a `rooftrace.gaps` JSON
+    /// report, which keeps no kernel table).
+    pub kernels: Option<Vec<TimelineKernelDiff>>,
 }
 
 /// True when the host-bound detail of `d` is shown (a report splits it).
@@ -122,9 +134,11 @@ pub fn host_detail_shown(d: &DeviceDiff) -> bool {
 
 /// How a device row is named in the gate's trips.
 fn device_row_label(d: &DeviceDiff) -> String {
-    d.device.map_or("all devices idle".to_string(), |n| {
-        format!("device {n} idle")
-    })
+    match (d.device, d.device_after) {
+        (None, _) => "all devices idle".to_string(),
+        (Some(b), Some(a)) if a != b => format!("device {b} → {a} idle"),
+        (Some(n), _) => format!("device {n} idle"),
+    }
 }
 
 impl GapsDiff {
@@ -169,6 +183,15 @@ impl GapsDiff {
                 label: format!("range {} median", r.name),
                 verdict: r.verdict,
                 change: &r.median_ns,
+                quantity: Quantity::Time,
+            });
+        }
+        for k in self.kernels.iter().flatten() {
+            rows.push(JudgedRow {
+                section: Section::Kernels,
+                label: format!("kernel {}", k.name),
+                verdict: k.verdict,
+                change: &k.time_ns,
                 quantity: Quantity::Time,
             });
         }
@@ -222,9 +245,42 @@ fn tl(t: &Thresholds) -> Limit {
     }
 }
 
-/// Devices keyed by (device, rank of the pid among those on the device):
-/// process ids differ between runs.
-fn keyed(devs: &[DeviceSample]) -> BTreeMap<(u64, usize), &DeviceSample> {
+/// Where a device sits on its side: its GPU model (normalised; empty when
+/// not recorded or when models are not matched) and its order among the
+/// side's devices of that model. Device ids differ between runs (rank 3
+/// runs on device 3, rank 1 on device 1), so devices meet by this.
+type DevicePlace = (String, usize);
+
+/// Each device id of a side → its place.
+fn places(side: &GapsSide, by_model: bool) -> BTreeMap<u64, DevicePlace> {
+    let mut ids: Vec<u64> = side
+        .devices
+        .iter()
+        .map(|d| d.device)
+        .chain(side.top_gaps.iter().map(|g| g.device))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    ids.into_iter()
+        .map(|id| {
+            let model = match by_model {
+                true => side.identity.match_model(id),
+                false => String::new(),
+            };
+            let n = seen.entry(model.clone()).or_insert(0);
+            *n += 1;
+            (id, (model, *n - 1))
+        })
+        .collect()
+}
+
+/// Devices keyed by (place, rank of the pid among those on the device):
+/// device and process ids differ between runs.
+fn keyed<'a>(
+    devs: &'a [DeviceSample],
+    place: &BTreeMap<u64, DevicePlace>,
+) -> BTreeMap<(DevicePlace, usize), &'a DeviceSample> {
     let mut sorted: Vec<&DeviceSample> = devs.iter().collect();
     sorted.sort_by_key(|d| (d.device, d.pid));
     let mut out = BTreeMap::new();
@@ -235,7 +291,8 @@ fn keyed(devs: &[DeviceSample]) -> BTreeMap<(u64, usize), &DeviceSample> {
             _ => 0,
         };
         last = Some((d.device, rank));
-        out.insert((d.device, rank), d);
+        let p = place.get(&d.device).cloned().unwrap_or_default();
+        out.insert((p, rank), d);
     }
     out
 }
@@ -262,6 +319,8 @@ fn device_row(
     DeviceDiff {
         why,
         device,
+        device_after: device.and(after.map(|d| d.device)),
+        gpu: None,
         pid_before: before.map(|d| d.pid),
         pid_after: after.map(|d| d.pid),
         verdict: match (before, after) {
@@ -497,15 +556,23 @@ fn range_rows(before: &[RangeSample], after: &[RangeSample], t: &Thresholds) -> 
         .collect()
 }
 
-/// Matches the longest gaps by (device, op before, op after) and their
-/// order in time; a gap only in the new list is new among the longest, one
-/// only in the base list is gone from them.
-fn gap_rows(before: &[GapSample], after: &[GapSample], t: &Thresholds) -> Vec<GapDiff> {
-    type Key = (u64, String, String);
-    fn group(gs: &[GapSample]) -> BTreeMap<Key, Vec<&GapSample>> {
+/// Matches the longest gaps by (device place, op before, op after) and
+/// their order in time; a gap only in the new list is new among the
+/// longest, one only in the base list is gone from them.
+fn gap_rows(
+    before: (&[GapSample], &BTreeMap<u64, DevicePlace>),
+    after: (&[GapSample], &BTreeMap<u64, DevicePlace>),
+    t: &Thresholds,
+) -> Vec<GapDiff> {
+    type Key = (DevicePlace, String, String);
+    fn group<'a>(
+        gs: &'a [GapSample],
+        place: &BTreeMap<u64, DevicePlace>,
+    ) -> BTreeMap<Key, Vec<&'a GapSample>> {
         let mut m: BTreeMap<Key, Vec<&GapSample>> = BTreeMap::new();
         for g in gs {
-            m.entry((g.device, g.before_op.clone(), g.after_op.clone()))
+            let p = place.get(&g.device).cloned().unwrap_or_default();
+            m.entry((p, g.before_op.clone(), g.after_op.clone()))
                 .or_default()
                 .push(g);
         }
@@ -514,7 +581,7 @@ fn gap_rows(before: &[GapSample], after: &[GapSample], t: &Thresholds) -> Vec<Ga
         }
         m
     }
-    let (by_ops_before, by_ops_after) = (group(before), group(after));
+    let (by_ops_before, by_ops_after) = (group(before.0, before.1), group(after.0, after.1));
     let mut keys: Vec<&Key> = by_ops_before.keys().chain(by_ops_after.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -535,7 +602,7 @@ fn gap_rows(before: &[GapSample], after: &[GapSample], t: &Thresholds) -> Vec<Ga
                 Worse::Higher,
             );
             rows.push(GapDiff {
-                device: k.0,
+                device: gap_before.or(gap_after).map_or(0, |g| g.device),
                 before_op: k.1.clone(),
                 after_op: k.2.clone(),
                 class_before: gap_before.map(|g| g.class.clone()),
@@ -558,10 +625,18 @@ fn gap_rows(before: &[GapSample], after: &[GapSample], t: &Thresholds) -> Vec<Ga
     rows
 }
 
-/// Compares two sides.
-pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
-    let (devices_before, devices_after) = (keyed(&base.devices), keyed(&new.devices));
-    let mut keys: Vec<&(u64, usize)> = devices_before.keys().chain(devices_after.keys()).collect();
+/// Compares two sides. Devices meet by GPU model and order ([`places`])
+/// when `by_model` (both sides record their models, and they are the same);
+/// otherwise (a side does not say, or different models were allowed) by
+/// order alone.
+pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> GapsDiff {
+    let (place_before, place_after) = (places(base, by_model), places(new, by_model));
+    let (devices_before, devices_after) = (
+        keyed(&base.devices, &place_before),
+        keyed(&new.devices, &place_after),
+    );
+    let mut keys: Vec<&(DevicePlace, usize)> =
+        devices_before.keys().chain(devices_after.keys()).collect();
     keys.sort();
     keys.dedup();
     let devices = keys
@@ -569,7 +644,13 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
         .map(|k| {
             let before = devices_before.get(k).copied();
             let after = devices_after.get(k).copied();
-            device_row(before, after, Some(k.0), t)
+            let id = before.or(after).map(|d| d.device);
+            let mut row = device_row(before, after, id, t);
+            row.gpu = before
+                .and_then(|d| base.identity.device_models.get(&d.device))
+                .or_else(|| after.and_then(|d| new.identity.device_models.get(&d.device)))
+                .cloned();
+            row
         })
         .collect();
     let (sum_before, sum_after) = (summed(&base.devices), summed(&new.devices));
@@ -585,6 +666,11 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds) -> GapsDiff {
         total: device_row(Some(&sum_before), Some(&sum_after), None, t),
         devices,
         ranges,
-        gaps: gap_rows(&base.top_gaps, &new.top_gaps, t),
+        gaps: gap_rows(
+            (&base.top_gaps, &place_before),
+            (&new.top_gaps, &place_after),
+            t,
+        ),
+        kernels: super::kernels::diff(&base.kernels, &new.kernels, t),
     }
 }

@@ -4,10 +4,12 @@
 //! compared by name), and what it ran as a [`Workload`].
 
 use super::cover::{WorkKind, Workload};
+use super::identity::SideIdentity;
 use super::name::normalize;
 use super::SideInfo;
 use crate::error::BadInput;
-use crate::gaps::GapReport;
+use crate::gaps::{GapReport, Scope};
+use crate::timeline::{OpKind, Timeline};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -88,6 +90,30 @@ pub struct KernelTime {
     /// Sum of its launches' durations, ns (`None`: the input names the
     /// kernel without its time).
     pub time_ns: Option<f64>,
+    /// Its launches (`None`: the input does not count them).
+    pub launches: Option<u64>,
+}
+
+/// Every kernel of a timeline (ops of kind kernel that `scope` keeps),
+/// by name: launches and the sum of their durations.
+pub fn kernel_times(t: &Timeline, scope: Scope) -> Vec<KernelTime> {
+    let mut by: BTreeMap<&str, (u64, i64)> = BTreeMap::new();
+    for op in t
+        .ops
+        .iter()
+        .filter(|o| o.kind == OpKind::Kernel && scope.selects(o))
+    {
+        let e = by.entry(t.name(op.name)).or_insert((0, 0));
+        e.0 += 1;
+        e.1 = e.1.saturating_add(op.end_ns.saturating_sub(op.start_ns));
+    }
+    by.into_iter()
+        .map(|(name, (n, ns))| KernelTime {
+            name: name.to_string(),
+            time_ns: Some(ns as f64),
+            launches: Some(n),
+        })
+        .collect()
 }
 
 /// One side of an nsys diff.
@@ -107,6 +133,9 @@ pub struct GapsSide {
     pub kernels: Vec<KernelTime>,
     /// Warnings of the report.
     pub diagnostics: Vec<String>,
+    /// The GPUs, rank and world size the side records (empty for a JSON
+    /// report, which keeps none).
+    pub identity: SideIdentity,
 }
 
 fn f(v: &Value, key: &str) -> Option<f64> {
@@ -226,6 +255,7 @@ impl GapsSide {
                 .filter_map(|g| gap_from_json(g, &names))
                 .collect(),
             kernels: Vec::new(),
+            identity: SideIdentity::default(),
             // The sentences: a JSON side has no kinds, and the diff only
             // prints them (once when both sides say the same).
             diagnostics: report
@@ -234,6 +264,28 @@ impl GapsSide {
                 .map(|d| d.message.clone())
                 .collect(),
         }
+    }
+
+    /// The side of a timeline (an nsys export or a PyTorch trace): analysed
+    /// like `rooftrace gaps` (the `kept` longest gaps kept for matching,
+    /// NVTX ranges matching `nvtx`), with every kernel's launches and time.
+    pub fn from_timeline(
+        timeline: &Timeline,
+        identity: SideIdentity,
+        info: SideInfo,
+        nvtx: Option<regex::Regex>,
+        kept: usize,
+    ) -> GapsSide {
+        let cfg = crate::gaps::GapConfig {
+            top: kept,
+            nvtx,
+            ..crate::gaps::GapConfig::default()
+        };
+        let report = crate::gaps::analyze(timeline, &cfg);
+        let mut side = GapsSide::from_report(&report, &info.input, &info.source);
+        side.kernels = kernel_times(timeline, cfg.scope());
+        side.identity = identity;
+        side
     }
 
     /// The side of a `rooftrace.gaps/…` JSON document. Its kernels are the
@@ -274,6 +326,7 @@ impl GapsSide {
                 })
                 .unwrap_or_default(),
             kernels: Vec::new(),
+            identity: SideIdentity::default(),
         };
         side.kernels = side
             .top_gaps
@@ -282,6 +335,7 @@ impl GapsSide {
             .map(|name| KernelTime {
                 name: name.clone(),
                 time_ns: None,
+                launches: None,
             })
             .collect();
         Ok(side)

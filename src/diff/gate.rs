@@ -5,7 +5,8 @@
 //! RULE   := [SCOPE ':'] METRIC ('>' | '<') VALUE
 //! SCOPE  := 'total' | 'kernel:' NAME | 'device:' N | 'range:' NAME
 //! METRIC := time | bytes | flop | fraction | lost          (ncu)
-//!         | idle | idle.CLASS | busy | span | time          (nsys; time = NVTX range median)
+//!         | idle | idle.CLASS | busy | span | time | count  (nsys; time = NVTX range
+//!           median and each kernel's total time, count = a kernel's launches)
 //! VALUE  := ['+'|'-'] NUMBER ('%' | ns | us | µs | ms | s | B | kB | MB | GB | '')
 //! ```
 //!
@@ -71,6 +72,8 @@ pub enum Metric {
     Busy,
     /// Device span, ns.
     Span,
+    /// A timeline kernel's launches.
+    Count,
 }
 
 /// Which side of its limit a rule trips on.
@@ -100,6 +103,7 @@ impl Metric {
             Metric::Bytes => Quantity::Bytes,
             Metric::Flop => Quantity::Flop,
             Metric::Fraction => Quantity::Fraction,
+            Metric::Count => Quantity::Count,
             Metric::Time
             | Metric::Lost
             | Metric::Idle
@@ -155,11 +159,12 @@ impl Rule {
             "idle" => Metric::Idle,
             "busy" => Metric::Busy,
             "span" => Metric::Span,
+            "count" => Metric::Count,
             m if m.starts_with("idle.") && m.len() > 5 => Metric::IdleClass(m[5..].to_string()),
             "" => return Err(err("no metric before the comparison")),
             m => {
                 return Err(err(&format!(
-                "unknown metric `{m}` (time, bytes, flop, fraction, lost, idle, idle.CLASS, busy, span)"
+                "unknown metric `{m}` (time, bytes, flop, fraction, lost, idle, idle.CLASS, busy, span, count)"
             )))
             }
         };
@@ -322,18 +327,18 @@ fn rows<'a>(r: &'a DiffReport, rule: &Rule) -> Result<Vec<(String, &'a Change)>,
                 })
             };
             let t = &n.totals;
-            let total = match rule.metric {
-                Metric::Time => &t.duration_ns,
-                Metric::Bytes => &t.dram_bytes,
-                Metric::Flop => &t.flop,
-                Metric::Fraction => &t.fraction_of_roof,
-                Metric::Lost => &t.time_lost_ns,
-                _ => {
-                    return Err(err(
-                        "idle, busy and span apply to nsys diffs; this is an ncu diff".into(),
-                    ))
-                }
-            };
+            let total =
+                match rule.metric {
+                    Metric::Time => &t.duration_ns,
+                    Metric::Bytes => &t.dram_bytes,
+                    Metric::Flop => &t.flop,
+                    Metric::Fraction => &t.fraction_of_roof,
+                    Metric::Lost => &t.time_lost_ns,
+                    _ => return Err(err(
+                        "idle, busy, span and count apply to timeline diffs; this is an ncu diff"
+                            .into(),
+                    )),
+                };
             match &rule.scope {
                 Scope::Device(_) | Scope::Range(_) => {
                     return Err(err("device: and range: scopes apply to nsys diffs".into()))
@@ -377,24 +382,8 @@ fn nsys_rows<'a>(
     rule: &Rule,
     out: &mut Vec<(String, &'a Change)>,
 ) -> Result<(), String> {
-    if let Metric::Time = rule.metric {
-        let Some(ranges) = &g.ranges else {
-            return Err(
-                "time on an nsys diff is the NVTX range median: give --nvtx PATTERN".into(),
-            );
-        };
-        for r in ranges {
-            if matches!(&rule.scope, Scope::Range(n) if *n != r.name) {
-                continue;
-            }
-            out.push((format!("range {}", r.name), &r.median_ns));
-        }
-        if let Scope::Range(n) = &rule.scope {
-            if out.is_empty() {
-                return Err(format!("no NVTX range named `{n}` in either run"));
-            }
-        }
-        return Ok(());
+    if matches!(rule.metric, Metric::Time | Metric::Count) {
+        return timed_rows(g, rule, out);
     }
     let pick = |d: &'a super::gaps::DeviceDiff| -> Result<Option<&'a Change>, String> {
         Ok(match &rule.metric {
@@ -423,28 +412,97 @@ fn nsys_rows<'a>(
             ));
         }
     }
-    let label = |d: &super::gaps::DeviceDiff| match d.device {
-        Some(n) => format!("device {n}"),
-        None => "total".to_string(),
+    let label = |d: &super::gaps::DeviceDiff| match (d.device, d.device_after) {
+        (Some(b), Some(a)) if a != b => format!("device {b} → {a}"),
+        (Some(n), _) => format!("device {n}"),
+        (None, _) => "total".to_string(),
     };
     let devices: Vec<&super::gaps::DeviceDiff> = match rule.scope {
         Scope::Any => g.devices.iter().chain(std::iter::once(&g.total)).collect(),
         Scope::Total => vec![&g.total],
         Scope::Device(n) => {
-            let v: Vec<_> = g.devices.iter().filter(|d| d.device == Some(n)).collect();
+            let v: Vec<_> = g
+                .devices
+                .iter()
+                .filter(|d| d.device == Some(n) || d.device_after == Some(n))
+                .collect();
             if v.is_empty() {
                 return Err(format!("no device {n} in either run"));
             }
             v
         }
         Scope::Kernel(_) | Scope::Range(_) => {
-            return Err("kernel: applies to ncu diffs; range: takes the metric time".into())
+            return Err(
+                "kernel: takes time or count on a timeline; range: takes the metric time".into(),
+            )
         }
     };
     for d in devices {
         if let Some(c) = pick(d)? {
             out.push((label(d), c));
         }
+    }
+    Ok(())
+}
+
+/// The rows of `time` and `count` on a timeline diff: NVTX range medians
+/// (`time`, unscoped or `range:`) and the kernels' total time or launches
+/// (unscoped or `kernel:`).
+fn timed_rows<'a>(
+    g: &'a super::gaps::GapsDiff,
+    rule: &Rule,
+    out: &mut Vec<(String, &'a Change)>,
+) -> Result<(), String> {
+    if matches!(rule.scope, Scope::Range(_)) && rule.metric == Metric::Count {
+        return Err(
+            "range: takes the metric time (its median); count is a kernel's launches".into(),
+        );
+    }
+    let ranges = matches!(rule.scope, Scope::Any | Scope::Range(_)) && rule.metric == Metric::Time;
+    if ranges {
+        for r in g.ranges.iter().flatten() {
+            if matches!(&rule.scope, Scope::Range(n) if *n != r.name) {
+                continue;
+            }
+            out.push((format!("range {}", r.name), &r.median_ns));
+        }
+        if let Scope::Range(n) = &rule.scope {
+            if g.ranges.is_none() {
+                return Err(format!("range:{n} needs NVTX ranges: give --nvtx PATTERN"));
+            }
+            if out.is_empty() {
+                return Err(format!("no NVTX range named `{n}` in either run"));
+            }
+        }
+    }
+    if matches!(rule.scope, Scope::Any | Scope::Kernel(_)) {
+        let Some(kernels) = &g.kernels else {
+            return match (&rule.scope, g.ranges.is_some() && rule.metric == Metric::Time) {
+                (Scope::Any, true) => Ok(()),
+                _ => Err("a rooftrace.gaps JSON report keeps no kernel table: diff the exports or traces themselves to gate on kernels".into()),
+            };
+        };
+        let before = out.len();
+        for k in kernels {
+            if let Scope::Kernel(name) = &rule.scope {
+                if !k.key.contains(name.as_str()) {
+                    continue;
+                }
+            }
+            let c = match rule.metric {
+                Metric::Count => &k.launches,
+                _ => &k.time_ns,
+            };
+            out.push((format!("kernel {}", k.name), c));
+        }
+        if let Scope::Kernel(name) = &rule.scope {
+            if out.len() == before {
+                return Err(format!("no kernel name in either run contains `{name}`"));
+            }
+        }
+    }
+    if matches!(rule.scope, Scope::Total | Scope::Device(_)) {
+        return Err("time and count on a timeline apply to kernels (kernel:NAME) and NVTX ranges (range:NAME); for a device use idle, busy or span".into());
     }
     Ok(())
 }

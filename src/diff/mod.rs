@@ -17,26 +17,32 @@
 //! the sides are runs of the same work at all (each side described as a
 //! [`Workload`], whatever its input kind). Counts and the default gate read
 //! one list, [`DiffReport::judged_rows`]: the rows the tables print. The
-//! result is a [`DiffReport`], serialised as `rooftrace.diff/2`
+//! result is a [`DiffReport`], serialised as `rooftrace.diff/3`
 //! (docs/json-schema-diff.md).
 
+pub mod build;
 pub mod cover;
 pub mod gaps;
 pub mod gaps_side;
 pub mod gate;
+pub mod identity;
+pub mod kernels;
 pub mod name;
 pub mod ncu;
 pub mod ncu_side;
 pub mod noise;
+pub mod roofs;
 
 use serde::Serialize;
 
+pub use build::{check_sources, compare_ncu, compare_timelines, Compared, Source};
 pub use cover::{Coverage, CoverageStatus, NothingShared, WorkKind, Workload};
 pub use gate::{GateOutcome, Rule, RuleError};
+pub use identity::{DifferentGpus, Identity, IdentityNote, SideIdentity};
 pub use noise::{Change, Thresholds, Verdict};
 
 /// Schema tag of the JSON report.
-pub const SCHEMA: &str = "rooftrace.diff/2";
+pub const SCHEMA: &str = "rooftrace.diff/3";
 
 /// What was compared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,6 +111,8 @@ pub enum Quantity {
     Flop,
     /// A fraction of roof (changes are absolute, not relative).
     Fraction,
+    /// A count (a timeline kernel's launches).
+    Count,
 }
 
 /// One row with a verdict as the tables print it. The counts and the
@@ -229,6 +237,10 @@ pub struct DiffReport {
     pub new: SideInfo,
     /// Thresholds every change was judged with.
     pub thresholds: Thresholds,
+    /// Each side's GPU models, rank and world size, and whether the two
+    /// ran on different GPU models (`cross_gpu`: every verdict of the
+    /// report compares two cards, not two versions of the code).
+    pub identity: Identity,
     /// Whether the two runs did the same work ([`cover`]).
     pub coverage: Coverage,
     /// Overall verdict: inconclusive when most of the work is unmatched,
@@ -244,8 +256,60 @@ pub struct DiffReport {
     pub nsys: Option<gaps::GapsDiff>,
     /// The regression gate and what tripped it.
     pub gate: GateOutcome,
-    /// Warnings, each once.
-    pub diagnostics: Vec<String>,
+    /// Warnings, each once (serialised as their sentences).
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// What a diff's warning is about.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    /// A warning one side's own report carries (`base:`, `new:` or `both:`).
+    Side(SideTag),
+    /// About the two sides' GPUs, ranks or world sizes.
+    Identity(IdentityNote),
+    /// Each ncu side was analysed against its own roofs.
+    OwnRoofs,
+    /// The share of matched work is unknown (a `rooftrace.gaps` JSON side).
+    CoverageUnknown,
+    /// `--nvtx` was given and no side carries ranges.
+    NoRanges,
+    /// A side keeps no kernel table: kernels not compared.
+    NoKernelTable,
+}
+
+/// Which side a side's own warning came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SideTag {
+    /// The base run only.
+    Base,
+    /// The new run only.
+    New,
+    /// Both say it.
+    Both,
+}
+
+/// A diff's warning, typed.
+pub type Diagnostic = crate::diagnostic::Diagnostic<DiagnosticKind>;
+
+/// The two sides' warnings: once with `both:` when they agree, else per side.
+pub fn side_notes(b: &[String], a: &[String]) -> Vec<Diagnostic> {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    for d in b {
+        let (tag, word) = match a.contains(d) {
+            true => (SideTag::Both, "both"),
+            false => (SideTag::Base, "base"),
+        };
+        out.push(Diagnostic::new(
+            DiagnosticKind::Side(tag),
+            format!("{word}: {d}"),
+        ));
+    }
+    out.extend(
+        a.iter()
+            .filter(|d| !b.contains(d))
+            .map(|d| Diagnostic::new(DiagnosticKind::Side(SideTag::New), format!("new: {d}"))),
+    );
+    out
 }
 
 impl DiffReport {
@@ -265,7 +329,7 @@ impl DiffReport {
     /// the work is unmatched, why it is inconclusive), the counts of each
     /// table, the gate.
     pub fn headline(&self) -> String {
-        let mut verdict = self.verdict.key().to_string();
+        let mut verdict = self.verdict_words(self.verdict);
         if let Some(why) = self.coverage.unmatched_phrase() {
             verdict = format!("{verdict}: {why};");
         } else {
@@ -291,6 +355,17 @@ impl DiffReport {
             String::new()
         };
         format!("{verdict} {}{gate}", parts.join("; "))
+    }
+}
+
+impl DiffReport {
+    /// A verdict as the report prints it: `regression`, or on a
+    /// cross-GPU report `regression (cross-GPU)`.
+    pub fn verdict_words(&self, v: Verdict) -> String {
+        match self.identity.cross_gpu {
+            true => format!("{} (cross-GPU)", v.key()),
+            false => v.key().to_string(),
+        }
     }
 }
 

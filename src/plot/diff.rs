@@ -42,6 +42,9 @@ pub struct DiffRooflineInput {
     pub roofline: RooflineInput,
     /// Kernels with a point on both sides.
     pub moves: Vec<Move>,
+    /// The sides ran on different GPU models (`--allow-different-gpus`):
+    /// the title says cross-GPU.
+    pub cross_gpu: bool,
 }
 
 impl DiffRooflineInput {
@@ -69,7 +72,10 @@ impl DiffRooflineInput {
                 .find(|k| format!("{} #{}", k.name, k.occurrence) == name)
                 .and_then(|k| k.path)
         };
-        DiffRooflineInput::from_moves(roofs, moves, path)
+        DiffRooflineInput::from_moves(roofs, moves, path).map(|mut input| {
+            input.cross_gpu = r.identity.cross_gpu;
+            input
+        })
     }
 
     /// The chart input of kernel moves (each with the compute path of its
@@ -134,6 +140,7 @@ impl DiffRooflineInput {
                 top_n: moves.len().min(DIFF_LABELS_MAX),
             },
             moves,
+            cross_gpu: false,
         })
     }
 }
@@ -152,7 +159,11 @@ impl DiffRooflineChart {
     pub fn build(input: &DiffRooflineInput) -> Result<DiffRooflineChart, PlotError> {
         let mut chart = RooflineChart::build(&input.roofline)?;
         chart.points.retain(|p| !p.name.starts_with(BASE_MARK));
-        chart.title = format!("Roofline before → after: {}", input.roofline.roofs.gpu);
+        chart.title = format!(
+            "Roofline before → after: {}{}",
+            input.roofline.roofs.gpu,
+            cross_words(input.cross_gpu)
+        );
         let labelled = chart.points.iter().filter(|p| p.label.is_some()).count();
         chart.subtitle = super::labels::fit_middle(
             "roofs: ",
@@ -240,6 +251,16 @@ pub struct DiffIdleInput {
     pub new_name: String,
     /// Classes, in report order.
     pub classes: Vec<ClassBars>,
+    /// The sides ran on different GPU models: the title says cross-GPU.
+    pub cross_gpu: bool,
+}
+
+/// ` (cross-GPU)` after a chart's title when the sides ran on different GPU models.
+fn cross_words(cross: bool) -> &'static str {
+    match cross {
+        true => " (cross-GPU)",
+        false => "",
+    }
 }
 
 /// The last component of a path as given (the whole text when it has none).
@@ -278,6 +299,7 @@ impl DiffIdleInput {
             base_name: file_name(&r.base.input),
             new_name: file_name(&r.new.input),
             classes,
+            cross_gpu: r.identity.cross_gpu,
         }
     }
 }
@@ -342,7 +364,10 @@ impl DiffIdleChart {
         let top = (HAnchor::Center, VAnchor::Top);
         let mut texts = vec![
             PlacedText::new(
-                "Idle per class: before (grey) vs after (blue)",
+                format!(
+                    "Idle per class: before (grey) vs after (blue){}",
+                    cross_words(input.cross_gpu)
+                ),
                 (center_x, 10),
                 style::TITLE_FONT,
                 style::INK,
@@ -466,6 +491,7 @@ mod tests {
     #[test]
     fn idle_bars_stand_on_the_axis_and_scale_with_idle() {
         let input = DiffIdleInput {
+            cross_gpu: false,
             base_name: "a.sqlite".into(),
             new_name: "b.sqlite".into(),
             classes: vec![ClassBars {
@@ -499,10 +525,12 @@ mod tests {
             })
             .collect();
         let long = "a_very_long_export_name_from_a_ci_job_that_nobody_shortened_0001.sqlite";
+        // Cross-GPU: the longer title must fit the canvas too.
         let input = DiffIdleInput {
             base_name: long.into(),
             new_name: long.replace("0001", "0002"),
             classes,
+            cross_gpu: true,
         };
         let c = DiffIdleChart::build(&input).unwrap();
         assert_eq!(extent::first_overlap(&c.texts).unwrap(), None);
@@ -511,5 +539,6 @@ mod tests {
             assert!(canvas.contains(&t.extent().unwrap()), "{t:?}");
         }
         assert!(c.texts[1].text.contains('…') && c.texts[1].text.contains(" → "));
+        assert!(c.texts[0].text.ends_with("(cross-GPU)"));
     }
 }

@@ -9,6 +9,7 @@
 use super::table::{md_fence, md_text, Table};
 use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::diff::gaps::{host_detail_shown, ClassDiff, DeviceDiff, GapsDiff};
+use crate::diff::kernels::TimelineKernelDiff;
 use crate::diff::ncu::{KernelDiff, NcuDiff};
 use crate::diff::{Change, CoverageStatus, DiffReport, Quantity, Verdict};
 use crate::gaps::{class_label, detail_label};
@@ -26,6 +27,25 @@ enum Unit {
     Bytes,
     Flop,
     Plain,
+    Count,
+}
+
+/// How a row's verdict prints: its key, and on a cross-GPU report
+/// `(cross-GPU)` after it, so that no verdict reads as a code change alone.
+#[derive(Clone, Copy)]
+struct Vw(bool);
+
+impl Vw {
+    fn of(r: &DiffReport) -> Vw {
+        Vw(r.identity.cross_gpu)
+    }
+
+    fn w(self, v: Verdict) -> String {
+        match self.0 {
+            true => format!("{} (cross-GPU)", v.key()),
+            false => v.key().to_string(),
+        }
+    }
 }
 
 fn value(v: Option<f64>, u: Unit) -> String {
@@ -37,6 +57,7 @@ fn value(v: Option<f64>, u: Unit) -> String {
             Unit::Bytes => si(x, "B"),
             Unit::Flop => si(x, "FLOP"),
             Unit::Plain => format!("{x:.3}"),
+            Unit::Count => format!("{x:.0}"),
         },
     }
 }
@@ -61,6 +82,7 @@ fn unit_of(q: Quantity) -> Unit {
         Quantity::Bytes => Unit::Bytes,
         Quantity::Flop => Unit::Flop,
         Quantity::Fraction => Unit::Plain,
+        Quantity::Count => Unit::Count,
     }
 }
 
@@ -77,6 +99,7 @@ fn rel(c: &Change, u: Unit) -> String {
     match (c.delta, c.rel, u) {
         (None, _, _) => "-".to_string(),
         (Some(d), _, Unit::Plain) => format!("{d:+.3}"),
+        (Some(d), _, Unit::Count) => format!("{d:+.0}"),
         (Some(_), Some(r), _) => format!("{:+.1} %", r * 100.0),
         (Some(0.0), None, _) => "0".to_string(),
         (Some(d), None, u) => format!("+{}", value(Some(d), u)),
@@ -88,7 +111,7 @@ fn name_cell(k: &KernelDiff, name_chars: usize) -> String {
 }
 
 /// Kernel rows, names cut at `name_chars`.
-fn kernel_table(rows: &[&KernelDiff], name_chars: usize) -> Table {
+fn kernel_table(rows: &[&KernelDiff], name_chars: usize, vw: Vw) -> Table {
     let mut t = Table::new(
         &[
             "verdict",
@@ -104,7 +127,7 @@ fn kernel_table(rows: &[&KernelDiff], name_chars: usize) -> Table {
     .with_code(&[1]);
     for k in rows {
         t.push(vec![
-            k.verdict.key().to_string(),
+            vw.w(k.verdict),
             name_cell(k, name_chars),
             arrow_row(&k.duration_ns, Unit::Ns, k.verdict),
             rel(&k.duration_ns, Unit::Ns),
@@ -116,7 +139,7 @@ fn kernel_table(rows: &[&KernelDiff], name_chars: usize) -> Table {
     t
 }
 
-fn ncu_totals_table(n: &NcuDiff) -> Table {
+fn ncu_totals_table(n: &NcuDiff, vw: Vw) -> Table {
     let t = &n.totals;
     let mut tab = Table::new(&["total", "before → after", "change", "verdict"], &[0, 3]);
     for (label, c, quantity) in t.rows() {
@@ -125,7 +148,7 @@ fn ncu_totals_table(n: &NcuDiff) -> Table {
             label.to_string(),
             arrow(c, u),
             rel(c, u),
-            c.verdict.key().to_string(),
+            vw.w(c.verdict),
         ]);
     }
     tab.push(vec![
@@ -138,17 +161,59 @@ fn ncu_totals_table(n: &NcuDiff) -> Table {
 }
 
 fn device_label(d: &DeviceDiff) -> String {
-    match d.device {
-        None => "all devices".to_string(),
-        Some(n) => match (d.pid_before, d.pid_after) {
-            (Some(b), Some(a)) if a == b => format!("device {n} (pid {b})"),
-            (Some(b), Some(a)) => format!("device {n} (pid {b} → {a})"),
-            (b, a) => format!("device {n} (pid {})", b.or(a).unwrap_or(0)),
-        },
+    let Some(n) = d.device else {
+        return "all devices".to_string();
+    };
+    let id = match d.device_after {
+        Some(a) if a != n => format!("device {n} → {a}"),
+        _ => format!("device {n}"),
+    };
+    let gpu = d
+        .gpu
+        .as_deref()
+        .map(|g| format!(" {}", ellipsize(g, 30)))
+        .unwrap_or_default();
+    match (d.pid_before, d.pid_after) {
+        (Some(b), Some(a)) if a == b => format!("{id}{gpu} (pid {b})"),
+        (Some(b), Some(a)) => format!("{id}{gpu} (pid {b} → {a})"),
+        (b, a) => format!("{id}{gpu} (pid {})", b.or(a).unwrap_or(0)),
     }
 }
 
-fn device_table(g: &GapsDiff) -> Table {
+/// Every kernel name of two timelines: launches and total time.
+fn timeline_kernel_table(rows: &[&TimelineKernelDiff], name_chars: usize, vw: Vw) -> Table {
+    let mut t = Table::new(
+        &["verdict", "kernel", "launches", "time", "Δ time"],
+        &[0, 1],
+    )
+    .with_code(&[1]);
+    for k in rows {
+        let launches = match k.verdict {
+            Verdict::Added => format!("absent → {}", value(k.launches.after, Unit::Count)),
+            Verdict::Removed => format!("{} → absent", value(k.launches.before, Unit::Count)),
+            _ => arrow(&k.launches, Unit::Count),
+        };
+        t.push(vec![
+            vw.w(k.verdict),
+            ellipsize(&k.name, name_chars),
+            launches,
+            arrow_row(&k.time_ns, Unit::Ns, k.verdict),
+            rel(&k.time_ns, Unit::Ns),
+        ]);
+    }
+    t
+}
+
+/// The timeline kernels worth a reader's eye: every row but the unchanged.
+fn kernels_changed(g: &GapsDiff) -> Vec<&TimelineKernelDiff> {
+    g.kernels
+        .iter()
+        .flatten()
+        .filter(|k| k.verdict != Verdict::Unchanged)
+        .collect()
+}
+
+fn device_table(g: &GapsDiff, vw: Vw) -> Table {
     let mut t = Table::new(
         &[
             "verdict",
@@ -164,7 +229,7 @@ fn device_table(g: &GapsDiff) -> Table {
     );
     for d in g.devices.iter().chain(std::iter::once(&g.total)) {
         t.push(vec![
-            d.verdict.key().to_string(),
+            vw.w(d.verdict),
             device_label(d),
             arrow_row(&d.span_ns, Unit::Ns, d.verdict),
             arrow_row(&d.busy_ns, Unit::Ns, d.verdict),
@@ -177,17 +242,17 @@ fn device_table(g: &GapsDiff) -> Table {
     t
 }
 
-fn class_table(d: &DeviceDiff) -> Table {
-    totals_table("idle class", &d.classes, class_label)
+fn class_table(d: &DeviceDiff, vw: Vw) -> Table {
+    totals_table("idle class", &d.classes, class_label, vw)
 }
 
 /// Host-bound idle by what the host was doing, when a report splits it.
-fn detail_table(d: &DeviceDiff) -> Option<Table> {
+fn detail_table(d: &DeviceDiff, vw: Vw) -> Option<Table> {
     host_detail_shown(d)
-        .then(|| totals_table("host-bound: the host was", &d.host_detail, detail_label))
+        .then(|| totals_table("host-bound: the host was", &d.host_detail, detail_label, vw))
 }
 
-fn totals_table(what: &str, rows: &[ClassDiff], label: fn(&str) -> String) -> Table {
+fn totals_table(what: &str, rows: &[ClassDiff], label: fn(&str) -> String, vw: Vw) -> Table {
     let mut t = Table::new(&[what, "gaps", "idle", "change", "verdict"], &[0, 4]);
     for c in rows {
         t.push(vec![
@@ -195,13 +260,13 @@ fn totals_table(what: &str, rows: &[ClassDiff], label: fn(&str) -> String) -> Ta
             format!("{} → {}", c.count_before, c.count_after),
             arrow(&c.total_ns, Unit::Ns),
             rel(&c.total_ns, Unit::Ns),
-            c.total_ns.verdict.key().to_string(),
+            vw.w(c.total_ns.verdict),
         ]);
     }
     t
 }
 
-fn range_table(g: &GapsDiff) -> Option<Table> {
+fn range_table(g: &GapsDiff, vw: Vw) -> Option<Table> {
     let ranges = g.ranges.as_ref()?;
     let mut t = Table::new(
         &[
@@ -218,7 +283,7 @@ fn range_table(g: &GapsDiff) -> Option<Table> {
     .with_code(&[1]);
     for r in ranges {
         t.push(vec![
-            r.verdict.key().to_string(),
+            vw.w(r.verdict),
             ellipsize(&r.name, NAME_CHARS),
             format!("{} → {}", r.instances_before, r.instances_after),
             arrow_row(&r.median_ns, Unit::Ns, r.verdict),
@@ -230,7 +295,7 @@ fn range_table(g: &GapsDiff) -> Option<Table> {
     Some(t)
 }
 
-fn gap_table(g: &GapsDiff, top: usize) -> Table {
+fn gap_table(g: &GapsDiff, top: usize, vw: Vw) -> Table {
     let mut t = Table::new(
         &["verdict", "device", "between", "class", "length", "change"],
         &[0, 2, 3],
@@ -251,7 +316,7 @@ fn gap_table(g: &GapsDiff, top: usize) -> Table {
                 .unwrap_or_default(),
         };
         t.push(vec![
-            x.verdict.key().to_string(),
+            vw.w(x.verdict),
             x.device.to_string(),
             format!(
                 "{} → {}",
@@ -335,14 +400,36 @@ fn coverage_line(r: &DiffReport) -> String {
     format!("matched: {}\n", parts.join("; "))
 }
 
+/// Who ran each side: `gpus: A100 → MI250 (cross-GPU: …)` with ranks.
+fn identity_line(r: &DiffReport) -> String {
+    let id = &r.identity;
+    let (b, a) = (&id.base, &id.new);
+    if b.gpus.is_empty()
+        && a.gpus.is_empty()
+        && b.rank_words().is_none()
+        && a.rank_words().is_none()
+    {
+        return String::new();
+    }
+    let verdict = match (id.cross_gpu, id.gpus_checked) {
+        (true, _) => {
+            "CROSS-GPU: every verdict compares two GPU models, not two versions of the code"
+        }
+        (false, true) => "one GPU model",
+        (false, false) => "GPU model not checked",
+    };
+    format!("gpus: {} → {} ({verdict})\n", b.words(), a.words())
+}
+
 fn head_lines(r: &DiffReport) -> String {
     let t = &r.thresholds;
     format!(
-        "base: {} ({})\nnew:  {} ({})\n{}thresholds: time ±{:.1} % and > {} (kernels) / {} (timeline), bytes ±{:.1} %, fraction ±{:.3}; changes must also exceed the spread of repeated launches/instances\n",
+        "base: {} ({})\nnew:  {} ({})\n{}{}thresholds: time ±{:.1} % and > {} (kernels) / {} (timeline), bytes ±{:.1} %, fraction ±{:.3}; changes must also exceed the spread of repeated launches/instances\n",
         r.base.input,
         r.base.source,
         r.new.input,
         r.new.source,
+        identity_line(r),
         coverage_line(r),
         t.time_rel * 100.0,
         duration_ns(t.kernel_abs_ns),
@@ -365,6 +452,7 @@ fn kernels_shown(n: &NcuDiff, top: usize, changed_only: bool) -> Vec<&KernelDiff
 }
 
 fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
+    let vw = Vw::of(r);
     let mut out = format!("{}\n\n{}\n", r.headline(), head_lines(r));
     if let Some(n) = &r.ncu {
         if !n.same_roofs {
@@ -374,9 +462,9 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
                 n.gpu_after.as_deref().unwrap_or("?")
             ));
         }
-        out.push_str(&ncu_totals_table(n).to_text());
+        out.push_str(&ncu_totals_table(n, vw).to_text());
         out.push('\n');
-        out.push_str(&kernel_table(&kernels_shown(n, top, false), NAME_CHARS).to_text());
+        out.push_str(&kernel_table(&kernels_shown(n, top, false), NAME_CHARS, vw).to_text());
         if top != 0 && n.kernels.len() > top {
             out.push_str(&format!(
                 "({} of {} rows; --top 0 for all)\n",
@@ -386,20 +474,42 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
         }
     }
     if let Some(g) = &r.nsys {
-        out.push_str(&device_table(g).to_text());
+        out.push_str(&device_table(g, vw).to_text());
         out.push('\n');
-        out.push_str(&class_table(&g.total).to_text());
-        if let Some(t) = detail_table(&g.total) {
+        out.push_str(&class_table(&g.total, vw).to_text());
+        if let Some(t) = detail_table(&g.total, vw) {
             out.push('\n');
             out.push_str(&t.to_text());
         }
-        if let Some(t) = range_table(g) {
+        if let Some(t) = range_table(g, vw) {
             out.push('\n');
             out.push_str(&t.to_text());
+        }
+        if let Some(all) = &g.kernels {
+            let changed = kernels_changed(g);
+            let shown = if top == 0 {
+                changed.len()
+            } else {
+                top.min(changed.len())
+            };
+            out.push_str(&format!(
+                "\nkernels: {} names, {} changed (added, removed, run more or less often, or time beyond the threshold):\n",
+                all.len(),
+                changed.len()
+            ));
+            if !changed.is_empty() {
+                out.push_str(&timeline_kernel_table(&changed[..shown], NAME_CHARS, vw).to_text());
+            }
+            if shown < changed.len() {
+                out.push_str(&format!(
+                    "({shown} of {} rows; --top 0 for all)\n",
+                    changed.len()
+                ));
+            }
         }
         if !g.gaps.is_empty() {
             out.push_str("\nlongest gaps, both runs:\n");
-            out.push_str(&gap_table(g, top).to_text());
+            out.push_str(&gap_table(g, top, vw).to_text());
         }
     }
     out.push('\n');
@@ -408,184 +518,6 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
         out.push_str(&format!("note: {d}\n"));
     }
     out.into_bytes()
-}
-
-fn cells(c: &Change) -> [String; 5] {
-    let o = |v: Option<f64>| v.map(|x| format!("{x}")).unwrap_or_default();
-    [
-        o(c.before),
-        o(c.after),
-        o(c.delta),
-        o(c.rel),
-        c.verdict.key().to_string(),
-    ]
-}
-
-/// Column names `<metric>_before`, `_after`, `_delta`, `_rel`, `_verdict`.
-fn metric_cols(m: &str) -> [String; 5] {
-    ["before", "after", "delta", "rel", "verdict"].map(|s| format!("{m}_{s}"))
-}
-
-/// The ncu rows of the CSV: one per kernel row, then the totals.
-fn csv_ncu(n: &NcuDiff, write: &mut dyn FnMut(Vec<String>)) {
-    let mut h = vec![
-        "row".to_string(),
-        "name".into(),
-        "occurrence".into(),
-        "verdict".into(),
-    ];
-    for m in [
-        "duration_ns",
-        "dram_bytes",
-        "flop",
-        "intensity",
-        "fraction_of_roof",
-        "time_lost_ns",
-    ] {
-        h.extend(metric_cols(m));
-    }
-    h.push("why".into());
-    write(h);
-    for k in &n.kernels {
-        let mut rec = vec![
-            "kernel".to_string(),
-            k.name.clone(),
-            k.occurrence.to_string(),
-            k.verdict.key().into(),
-        ];
-        for c in [
-            &k.duration_ns,
-            &k.dram_bytes,
-            &k.flop,
-            &k.intensity,
-            &k.fraction_of_roof,
-            &k.time_lost_ns,
-        ] {
-            rec.extend(cells(c));
-        }
-        rec.push(k.why.clone());
-        write(rec);
-    }
-    let t = &n.totals;
-    let mut rec = vec![
-        "total".to_string(),
-        String::new(),
-        String::new(),
-        t.duration_ns.verdict.key().into(),
-    ];
-    let none = Change::judge(
-        None,
-        None,
-        crate::diff::noise::Limit { rel: 0.0, abs: 0.0 },
-        0.0,
-        crate::diff::noise::Worse::Neither,
-    );
-    for c in [
-        &t.duration_ns,
-        &t.dram_bytes,
-        &t.flop,
-        &none,
-        &t.fraction_of_roof,
-        &t.time_lost_ns,
-    ] {
-        rec.extend(cells(c));
-    }
-    rec.push(String::new());
-    write(rec);
-}
-
-/// The nsys rows of the CSV: devices with their figures, classes and host
-/// detail, ranges, gaps.
-fn csv_nsys(g: &GapsDiff, write: &mut dyn FnMut(Vec<String>)) {
-    let mut h = vec![
-        "row".to_string(),
-        "device".into(),
-        "name".into(),
-        "verdict".into(),
-    ];
-    h.extend(metric_cols("ns"));
-    write(h);
-    let dev = |d: &DeviceDiff| {
-        d.device
-            .map(|x| x.to_string())
-            .unwrap_or_else(|| "all".into())
-    };
-    for d in g.devices.iter().chain(std::iter::once(&g.total)) {
-        let kinds = d
-            .busy_by_kind
-            .iter()
-            .map(|k| (format!("busy.{}", k.kind), &k.busy_ns));
-        let figures = [
-            ("span".to_string(), &d.span_ns),
-            ("busy".to_string(), &d.busy_ns),
-            ("idle".to_string(), &d.idle_ns),
-        ];
-        for (name, c) in figures.into_iter().chain(kinds) {
-            let mut rec = vec!["device".to_string(), dev(d), name, c.verdict.key().into()];
-            rec.extend(cells(c));
-            write(rec);
-        }
-        let rows = d
-            .classes
-            .iter()
-            .map(|c| ("class", c))
-            .chain(d.host_detail.iter().map(|c| ("host_detail", c)));
-        for (section, c) in rows {
-            let mut rec = vec![
-                section.to_string(),
-                dev(d),
-                c.class.clone(),
-                c.total_ns.verdict.key().into(),
-            ];
-            rec.extend(cells(&c.total_ns));
-            write(rec);
-        }
-    }
-    for x in g.ranges.iter().flatten() {
-        for (what, c) in [
-            ("median", &x.median_ns),
-            ("p90", &x.p90_ns),
-            ("idle_median", &x.idle_median_ns),
-        ] {
-            let mut rec = vec![
-                format!("range_{what}"),
-                String::new(),
-                x.name.clone(),
-                x.verdict.key().into(),
-            ];
-            rec.extend(cells(c));
-            write(rec);
-        }
-    }
-    for x in &g.gaps {
-        let mut rec = vec![
-            "gap".to_string(),
-            x.device.to_string(),
-            format!("{} -> {}", x.before_op, x.after_op),
-            x.verdict.key().into(),
-        ];
-        rec.extend(cells(&x.duration_ns));
-        write(rec);
-    }
-}
-
-fn render_csv(r: &DiffReport) -> Vec<u8> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    let mut write = |rec: Vec<String>| {
-        // Writing into a Vec cannot fail.
-        let _ = w.write_record(&rec);
-    };
-    if let Some(n) = &r.ncu {
-        csv_ncu(n, &mut write);
-    }
-    if let Some(g) = &r.nsys {
-        csv_nsys(g, &mut write);
-    }
-    let mut bytes = w.into_inner().unwrap_or_default();
-    if bytes.last() != Some(&b'\n') {
-        bytes.push(b'\n');
-    }
-    bytes
 }
 
 fn render_json(r: &DiffReport) -> Vec<u8> {
@@ -610,6 +542,7 @@ fn render_markdown(r: &DiffReport, opts: &RenderOptions) -> Vec<u8> {
         out.push_str(&format!("![{alt}]({link})\n\n"));
     }
     let top = if opts.top == 0 { 10 } else { opts.top };
+    let vw = Vw::of(r);
     let mut details: Vec<String> = Vec::new();
     if let Some(n) = &r.ncu {
         for (v, title) in [
@@ -623,39 +556,53 @@ fn render_markdown(r: &DiffReport, opts: &RenderOptions) -> Vec<u8> {
                 .take(top)
                 .collect();
             if !rows.is_empty() {
-                out.push_str(&md_section(title, &kernel_table(&rows, MD_NAME_CHARS)));
+                out.push_str(&md_section(title, &kernel_table(&rows, MD_NAME_CHARS, vw)));
             }
         }
-        out.push_str(&md_section("Totals", &ncu_totals_table(n)));
+        out.push_str(&md_section("Totals", &ncu_totals_table(n, vw)));
         let changed = kernels_shown(n, 0, true);
         if !changed.is_empty() {
             details.push(md_section(
                 "Every changed row",
-                &kernel_table(&changed, MD_NAME_CHARS),
+                &kernel_table(&changed, MD_NAME_CHARS, vw),
             ));
         }
     }
     if let Some(g) = &r.nsys {
-        out.push_str(&md_section("Devices", &device_table(g)));
+        out.push_str(&md_section("Devices", &device_table(g, vw)));
         out.push_str(&md_section(
             "Idle by class (all devices)",
-            &class_table(&g.total),
+            &class_table(&g.total, vw),
         ));
-        if let Some(t) = detail_table(&g.total) {
+        let changed = kernels_changed(g);
+        if !changed.is_empty() {
+            let first = &changed[..top.min(changed.len())];
+            out.push_str(&md_section(
+                "Kernels that changed (added, removed, run more or less often, time)",
+                &timeline_kernel_table(first, MD_NAME_CHARS, vw),
+            ));
+            if first.len() < changed.len() {
+                details.push(md_section(
+                    "Every kernel that changed",
+                    &timeline_kernel_table(&changed, MD_NAME_CHARS, vw),
+                ));
+            }
+        }
+        if let Some(t) = detail_table(&g.total, vw) {
             details.push(md_section("Host-bound idle by what the host was doing", &t));
         }
-        if let Some(t) = range_table(g) {
+        if let Some(t) = range_table(g, vw) {
             details.push(md_section("NVTX ranges", &t));
         }
         if !g.gaps.is_empty() {
-            details.push(md_section("Longest gaps, both runs", &gap_table(g, 0)));
+            details.push(md_section("Longest gaps, both runs", &gap_table(g, 0, vw)));
         }
     }
     let block = format!("{}{}", head_lines(r), gate_lines(r));
     let fence = md_fence(&block);
     let mut tail = format!("\n{fence}\n{block}{fence}\n");
     for d in &r.diagnostics {
-        tail.push_str(&format!("- {}\n", md_text(d)));
+        tail.push_str(&format!("- {}\n", md_text(&d.message)));
     }
     // Whole sections only (a cut table or code span would render as
     // something else); the rest is in the JSON and CSV outputs.
@@ -686,7 +633,7 @@ impl Render for DiffReport {
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
         match format {
             Format::Table => render_table(self, opts.top),
-            Format::Csv => render_csv(self),
+            Format::Csv => super::diff_csv::render_csv(self),
             Format::Json => render_json(self),
             Format::Markdown => render_markdown(self, opts),
         }

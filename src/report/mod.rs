@@ -8,6 +8,7 @@ pub mod budget_projection;
 pub mod calibrate;
 pub mod comm;
 pub mod diff;
+mod diff_csv;
 pub mod gaps;
 mod gaps_verdict;
 pub mod gpu_list;

@@ -51,7 +51,16 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "diff",
         &[
-            "units", "error", "roofs", "timeline", "ncu", "nsys", "roofline", "gaps",
+            "units",
+            "error",
+            "diagnostic",
+            "roofs",
+            "timeline",
+            "ncu",
+            "nsys",
+            "kineto",
+            "roofline",
+            "gaps",
         ],
     ),
     (

@@ -96,7 +96,16 @@ fn two_exports_with_no_kernel_in_common_are_refused() {
     let (a, b) = (names(SAXPY), names(CLOVERLEAF));
     assert_eq!(a, ["saxpy"]);
     assert_eq!(b.len(), 3);
+    // Recorded on two A100 models (TARGET_INFO_GPU: A100-SXM4-40GB and
+    // -80GB): refused for that first, naming both.
     let (code, _, err) = rooftrace(&["diff", SAXPY, CLOVERLEAF]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("NVIDIA A100-SXM4-40GB vs NVIDIA A100-SXM4-80GB"),
+        "{err}"
+    );
+    // Allowed across GPUs, they still share no kernel.
+    let (code, _, err) = rooftrace(&["diff", SAXPY, CLOVERLEAF, "--allow-different-gpus"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("share no kernel or range name"), "{err}");
     assert!(
@@ -501,6 +510,7 @@ fn the_idle_chart_of_a_real_diff_has_no_overlapping_text() {
         rules: Vec::new(),
         gate: true,
         allow_unmatched: false,
+        allow_different_gpus: false,
         plot: None,
         format: rooftrace::report::Format::Table,
         top: 0,
@@ -540,6 +550,7 @@ fn the_roofline_diff_chart_has_no_overlapping_labels() {
         rules: Vec::new(),
         gate: true,
         allow_unmatched: false,
+        allow_different_gpus: false,
         plot: None,
         format: rooftrace::report::Format::Table,
         top: 0,
@@ -630,7 +641,33 @@ fn two_real_exports_sharing_a_minority_of_their_kernel_time_are_inconclusive() {
     for d in v["nsys"]["devices"].as_array().unwrap() {
         assert_eq!(d["verdict"], "inconclusive");
     }
-    assert_eq!(v["counts"]["regression"], 0);
+    // Nothing summed over different work regresses. The kernel rows are
+    // matched by name and keep their verdicts (as ncu kernel rows do): the
+    // regressions are exactly the shared names whose summed time (sqlite3,
+    // above) grew beyond 5 % and 10 µs.
+    for (section, counts) in sections(&v) {
+        if section != "kernels" {
+            assert_eq!(counts["regression"], 0, "{section}");
+        }
+    }
+    let grew: Vec<&String> = before
+        .iter()
+        .filter(|(k, t)| {
+            after
+                .get(*k)
+                .is_some_and(|a| a - *t > (0.05 * *t).max(10_000.0))
+        })
+        .map(|(k, _)| k)
+        .collect();
+    let regressed: Vec<&str> = v["nsys"]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|k| k["verdict"] == "regression")
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(regressed.len(), grew.len(), "{regressed:?} vs {grew:?}");
+    assert!(regressed.iter().all(|r| grew.iter().any(|g| g == r)));
     assert_eq!(
         (
             v["gate"]["failed"].as_bool(),
@@ -638,6 +675,13 @@ fn two_real_exports_sharing_a_minority_of_their_kernel_time_are_inconclusive() {
         ),
         (Some(true), Some(true))
     );
-    let (code, _, err) = rooftrace(&["diff", a, b, "--allow-unmatched"]);
-    assert_eq!(code, 0, "{err}");
+    // --allow-unmatched judges the matched rows: those kernels still fail the gate.
+    let (code, v, err) = diff_json(&[a, b, "--allow-unmatched"]);
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(v["gate"]["unmatched"], false);
+    let tripped = v["gate"]["tripped"].as_array().unwrap();
+    assert_eq!(tripped.len(), grew.len());
+    assert!(tripped
+        .iter()
+        .all(|t| t["row"].as_str().unwrap().starts_with("kernel ")));
 }

@@ -15,6 +15,7 @@ mod common;
 mod detect;
 mod diff;
 mod diff_gate;
+mod diff_identity;
 mod errors_once;
 mod fit;
 mod fuzz_replay;
