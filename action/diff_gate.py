@@ -180,6 +180,9 @@ def phase_publish():
             f.write(report.rstrip() + "\n" + footer)
     number = pull_request_number()
     mark = marker()
+    # Where the reader finds the report: said as it is, never a comment
+    # that was not written.
+    places = ["the job summary"] if summary else []
     if not flag("INPUT_COMMENT", "true"):
         print("rooftrace action: comment: false, no pull-request comment")
     elif number is None:
@@ -190,11 +193,13 @@ def phase_publish():
             verb, url = upsert_comment(env("GITHUB_REPOSITORY"), number, body, mark)
             print(f"rooftrace action: {verb} the comment on #{number} {url}".rstrip())
             set_output("comment-url", url)
+            places.insert(0, f"the comment on #{number}")
         except RuntimeError as e:
             # A fork's pull request gets a read-only token: say so, keep the gate.
             print(f"::warning::rooftrace action: could not write the pull-request comment: {e}")
     if code == 3:
-        print("::error::rooftrace diff: regression (exit 3); the report is in the comment and the job summary")
+        where = " and ".join(places) if places else "report.md of the workflow's output directory"
+        print(f"::error::rooftrace diff: regression (exit 3); the report is in {where}")
     sys.exit(code)
 
 

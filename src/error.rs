@@ -90,6 +90,25 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
 }
 
+/// The error line: each cause of the chain after the one before it, `: `
+/// apart, leaving out a cause whose text an outer error already says (a
+/// decoder's message that its context quotes: not "incomplete deflate
+/// stream: incomplete deflate stream").
+pub fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if !text.is_empty() && out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// True when the error is a broken pipe (e.g. `rooftrace ... | head`), which
 /// is not a failure.
 pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -102,6 +121,29 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("trace.json.gz: cannot read: {source}")]
+    struct Quoting {
+        source: std::io::Error,
+    }
+
+    #[test]
+    fn a_cause_the_context_already_quotes_is_said_once() {
+        let inner = std::io::Error::other("incomplete deflate stream");
+        let err = anyhow::Error::from(Quoting { source: inner });
+        assert_eq!(
+            format!("{err:#}"),
+            "trace.json.gz: cannot read: incomplete deflate stream: incomplete deflate stream"
+        );
+        assert_eq!(
+            message(&err),
+            "trace.json.gz: cannot read: incomplete deflate stream"
+        );
+        // A context that does not quote its cause keeps it.
+        let err = anyhow::anyhow!("disk full").context("writing out.png");
+        assert_eq!(message(&err), "writing out.png: disk full");
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("t.csv, line 3: bad")]

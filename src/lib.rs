@@ -14,6 +14,7 @@
 
 pub mod budget;
 pub mod calibrate;
+pub mod chrome_trace;
 pub mod cli;
 pub mod comm;
 pub mod commands;
@@ -30,6 +31,7 @@ pub mod project;
 pub mod report;
 pub mod roofline;
 pub mod roofs;
+pub mod suggest;
 pub mod synth;
 pub mod timeline;
 pub mod units;

@@ -13,7 +13,10 @@ fn main() -> ExitCode {
             if rooftrace::error::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            rooftrace::commands::output::note(&format!("error: {err:#}"));
+            rooftrace::commands::output::note(&format!(
+                "error: {}",
+                rooftrace::error::message(&err)
+            ));
             ExitCode::from(rooftrace::error::exit_code(&err))
         }
     }

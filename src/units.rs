@@ -52,6 +52,30 @@ pub fn duration_ns(ns: f64) -> String {
     }
 }
 
+/// Unix time in ns as a UTC date and time to the ms:
+/// `2023-04-28 23:51:38.361 UTC` (days to a civil date by Howard
+/// Hinnant's `civil_from_days`, proleptic Gregorian).
+pub fn utc_datetime(epoch_ns: i64) -> String {
+    let ms = epoch_ns.div_euclid(1_000_000);
+    let (days, ms_of_day) = (ms.div_euclid(86_400_000), ms.rem_euclid(86_400_000));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{:03} UTC",
+        ms_of_day / 3_600_000,
+        ms_of_day / 60_000 % 60,
+        ms_of_day / 1000 % 60,
+        ms_of_day % 1000
+    )
+}
+
 /// A fraction as a percentage with one decimal: `87.3 %`.
 pub fn percent(fraction: f64) -> String {
     if fraction.is_finite() {
@@ -151,6 +175,21 @@ impl serde::Serialize for ComputeCapability {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unix_times_read_as_utc_dates() {
+        assert_eq!(utc_datetime(0), "1970-01-01 00:00:00.000 UTC");
+        // `date -u -d @1694039996.493421`: Wed Sep  6 22:39:56 UTC 2023.
+        assert_eq!(
+            utc_datetime(1_694_039_996_493_421_000),
+            "2023-09-06 22:39:56.493 UTC"
+        );
+        // A leap day: `date -u -d @1709164800` is 2024-02-29 00:00:00.
+        assert_eq!(
+            utc_datetime(1_709_164_800_000_000_000),
+            "2024-02-29 00:00:00.000 UTC"
+        );
+    }
 
     #[test]
     fn prefixes_and_precision() {

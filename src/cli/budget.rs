@@ -70,6 +70,14 @@ pub struct BudgetArgs {
     /// The target's fixed cost per launch, ns (default: the one fitted on the ncu CSV).
     #[arg(long, value_name = "NS", requires = "project_to")]
     pub target_launch_cost: Option<f64>,
+    /// Write the timeline and what rooftrace found in it to FILE
+    /// (`.json` or `.json.gz`), a Chrome trace that Perfetto
+    /// (ui.perfetto.dev) and `chrome://tracing` open: GPU ops per device
+    /// and stream, launch calls with arrows to their ops, and per device a
+    /// `rooftrace idle gaps` track (each gap named by its class; duration,
+    /// cause, host detail, evidence and fix in its args), and `rooftrace steps` and `rooftrace step budget` tracks (each step and its parts; each kernel's roofline fraction in its args with --ncu).
+    #[arg(long, value_name = "FILE")]
+    pub trace_out: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
 }

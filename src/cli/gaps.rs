@@ -15,6 +15,7 @@ Examples:
   rooftrace gaps decode.nsys-rep --nvtx 'decode_step' --min-gap 5us --format md
   rooftrace gaps decode.sqlite --plot timeline.png --plot-hist gaps.png --format md -o report.md
   rooftrace gaps decode.sqlite --plot timeline.svg --window 10ms..60ms --device 0
+  rooftrace gaps decode.sqlite --trace-out decode.trace.json.gz   # open in ui.perfetto.dev
   rooftrace gaps copies.sqlite --gpu h100-sxm     # host link of an export with no GPU record
   rooftrace gaps traces/rank*.sqlite --nvtx decode_step
   rooftrace gaps traces/ --format parquet -o gaps.parquet/";
@@ -70,6 +71,14 @@ pub struct GapsArgs {
     /// `START..END`, e.g. `10ms..60ms`.
     #[arg(long, value_name = "START..END", value_parser = parse_window_ns)]
     pub window: Option<(i64, i64)>,
+    /// Write the timeline and what rooftrace found in it to FILE
+    /// (`.json` or `.json.gz`), a Chrome trace that Perfetto
+    /// (ui.perfetto.dev) and `chrome://tracing` open: GPU ops per device
+    /// and stream, launch calls with arrows to their ops, and per device a
+    /// `rooftrace idle gaps` track (each gap named by its class; duration,
+    /// cause, host detail, evidence and fix in its args).
+    #[arg(long, value_name = "FILE")]
+    pub trace_out: Option<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]

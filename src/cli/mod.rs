@@ -117,6 +117,12 @@ pub struct OutputArgs {
     /// Show only the first N rows of the main table (0 = all).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub top: usize,
+    /// Print tables whole. By default a table printed to a terminal fits
+    /// its width (`COLUMNS`, else the terminal's size): long names are cut
+    /// in the middle with `…`, then the least important columns are left
+    /// out with a note. Output to a file or a pipe is always whole.
+    #[arg(long)]
+    pub wide: bool,
 }
 
 /// Flags of a run over many inputs (`gaps`, `ncu`).

@@ -17,7 +17,6 @@ use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
 use crate::roofs::{self, HintSource, RoofsChoice};
-use anyhow::Context;
 use std::path::PathBuf;
 
 /// Plain config of one `rooftrace budget` run.
@@ -37,6 +36,8 @@ pub struct BudgetRunConfig {
     pub roofs: RoofsChoice,
     /// Stacked-bar chart to write.
     pub plot: Option<PlotTarget>,
+    /// `--trace-out`: the Chrome trace to write.
+    pub trace_out: Option<super::trace_out::TraceTarget>,
     /// Output format.
     pub format: Format,
     /// Rows of the tables (0 = all).
@@ -94,6 +95,11 @@ impl BudgetRunConfig {
             bytes_per_step: args.bytes_per_step,
             roofs,
             plot,
+            trace_out: args
+                .trace_out
+                .as_deref()
+                .map(super::trace_out::TraceTarget::from_flag)
+                .transpose()?,
             format: args.output.format.report().ok_or_else(|| {
                 InputError::new(
                     "budget writes a report (--format table, json, csv or md); --format parquet is for gaps and ncu",
@@ -117,18 +123,31 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     if let Some(p) = &config.plot {
         targets.push(("--plot", &p.path));
     }
+    if let Some(t) = &config.trace_out {
+        targets.push(("--trace-out", &t.path));
+    }
     let mut inputs: Vec<&std::path::Path> = vec![&config.input];
     inputs.extend(config.ncu.as_deref());
     if let RoofsChoice::File(f) = &config.roofs {
         inputs.push(f);
     }
     refuse_inputs(&targets, &inputs)?;
-    let (report, roofline) = budget_and_roofline(&config)?;
+    let Budgeted {
+        report,
+        roofline,
+        timeline,
+        gap_config,
+    } = budget_parts(&config)?;
+    if let Some(t) = &config.trace_out {
+        t.write(&timeline, &gap_config, Some(&report), &config.input)?;
+    }
+    drop(timeline);
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = BudgetInput::from_report(&report)?;
-        let chart = BudgetChart::build(&input)
-            .with_context(|| format!("drawing the step budget of {}", config.input.display()))?;
+        let chart = super::plot::built(BudgetChart::build(&input), "--plot", || {
+            format!("drawing the step budget of {}", config.input.display())
+        })?;
         target.write(&chart)?;
         images.push((
             "step budget".to_string(),
@@ -158,6 +177,22 @@ pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
 pub fn budget_and_roofline(
     config: &BudgetRunConfig,
 ) -> anyhow::Result<(BudgetReport, Option<crate::roofline::RooflineReport>)> {
+    let b = budget_parts(config)?;
+    Ok((b.report, b.roofline))
+}
+
+/// A budget with what it was made from.
+struct Budgeted {
+    report: BudgetReport,
+    roofline: Option<crate::roofline::RooflineReport>,
+    timeline: crate::nsys::Timeline,
+    /// The gap analysis with its step range.
+    gap_config: GapConfig,
+}
+
+/// Reads both inputs, analyses each once and budgets the steps, keeping
+/// the timeline and the gap config (for `--trace-out`).
+fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
     let csv = config.ncu.as_deref().map(read_csv).transpose()?;
     if let Some(c) = &csv {
@@ -258,7 +293,12 @@ pub fn budget_and_roofline(
             Diagnostic::new(DiagnosticKind::DefaultStep, DEFAULT_STEP_NOTE),
         );
     }
-    Ok((report, roofline))
+    Ok(Budgeted {
+        report,
+        roofline,
+        timeline,
+        gap_config,
+    })
 }
 
 /// The step pattern of a PyTorch profiler trace given without `--nvtx`:

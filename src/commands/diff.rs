@@ -17,7 +17,6 @@ use crate::diff::{self, Compared, DiffKind, DiffReport, Rule, SideInfo, Source, 
 use crate::error::{InputError, RegressionFound};
 use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 use crate::report::{Format, Render, RenderOptions};
-use anyhow::Context;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -398,13 +397,16 @@ fn write_plot(report: &DiffReport, target: &PlotTarget) -> anyhow::Result<()> {
             let input = DiffRooflineInput::from_diff(report).ok_or_else(|| {
                 InputError::new("--plot: no kernel has FLOPs and bytes on both sides and no roofs to draw; leave out --plot")
             })?;
-            let chart =
-                DiffRooflineChart::build(&input).context("drawing the before → after roofline")?;
+            let chart = super::plot::built(DiffRooflineChart::build(&input), "--plot", || {
+                "drawing the before → after roofline".to_string()
+            })?;
             target.write(&chart)
         }
         DiffKind::Nsys => {
             let input = DiffIdleInput::from_diff(report);
-            let chart = DiffIdleChart::build(&input).context("drawing idle per class")?;
+            let chart = super::plot::built(DiffIdleChart::build(&input), "--plot", || {
+                "drawing idle per class".to_string()
+            })?;
             target.write(&chart)
         }
     }

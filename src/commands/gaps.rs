@@ -6,6 +6,7 @@ use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
 use super::many::{self, Job, ManyConfig};
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
+use super::trace_out::TraceTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
@@ -14,7 +15,6 @@ use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::{self, choose::LinkChoice};
 use crate::units::duration_ns;
-use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -41,6 +41,8 @@ pub struct GapsConfig {
     pub plot: Option<PlotTarget>,
     /// Gap histogram chart to write.
     pub plot_hist: Option<PlotTarget>,
+    /// `--trace-out`: the Chrome trace to write.
+    pub trace_out: Option<TraceTarget>,
     /// Markdown only: an image to link under the verdict.
     pub image: Option<String>,
     /// Output format.
@@ -71,6 +73,11 @@ impl GapsConfig {
             .as_deref()
             .map(|p| PlotTarget::from_flag("--plot-hist", p))
             .transpose()?;
+        let trace_out = args
+            .trace_out
+            .as_deref()
+            .map(TraceTarget::from_flag)
+            .transpose()?;
         let format = args.output.format.report();
         let parquet = match format {
             None => Some(many::parquet_dir(args.output.output.as_deref())?),
@@ -78,8 +85,10 @@ impl GapsConfig {
         };
         if let Some(key) = &args.gpu {
             if crate::roofs::gpus::by_key(key).is_none() {
+                let keys: Vec<&str> = crate::roofs::gpus::all().iter().map(|g| g.key).collect();
                 return Err(InputError::new(format!(
-                    "--gpu {key}: not a GPU of the built-in table; give one of `rooftrace ncu --list-gpus`"
+                    "--gpu {key}: not a GPU of the built-in table; {}",
+                    crate::suggest::did_you_mean_among(key, &keys, "`rooftrace ncu --list-gpus`")
                 )));
             }
         }
@@ -88,10 +97,11 @@ impl GapsConfig {
             for (flag, given) in [
                 ("--plot", plot.is_some()),
                 ("--plot-hist", plot_hist.is_some()),
+                ("--trace-out", trace_out.is_some()),
             ] {
                 if given {
                     return Err(InputError::new(format!(
-                        "{flag} draws one input; give a single input, or leave out {flag} (and --format parquet)"
+                        "{flag} shows one input; give a single input, or leave out {flag} (and --format parquet)"
                     )));
                 }
             }
@@ -116,6 +126,7 @@ impl GapsConfig {
             window_rel_ns: args.window,
             plot,
             plot_hist,
+            trace_out,
             image: args.image,
             format: format.unwrap_or(Format::Table),
             top: args.output.top,
@@ -136,6 +147,9 @@ impl GapsConfig {
         }
         if let Some(p) = &self.plot_hist {
             t.push(("--plot-hist", &p.path));
+        }
+        if let Some(p) = &self.trace_out {
+            t.push(("--trace-out", &p.path));
         }
         t
     }
@@ -173,6 +187,9 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     report.set_host_link(host_link(&timeline, config.gpu.as_deref(), &config.input)?);
     // Plots first, so a Markdown link never points at a file that failed.
     let mut images = write_plots(config, &timeline, &report)?;
+    if let Some(target) = &config.trace_out {
+        target.write(&timeline, cfg, None, &config.input)?;
+    }
     if let Some(url) = &config.image {
         images.push(("GPU timeline".to_string(), url.clone()));
     }
@@ -344,8 +361,9 @@ fn write_plots(
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = TimelineInput::from_gaps(timeline, report, config.window_rel_ns, &title)?;
-        let chart = TimelineChart::build(&input)
-            .with_context(|| format!("drawing the timeline of {}", input_path.display()))?;
+        let chart = super::plot::built(TimelineChart::build(&input), "--plot", || {
+            format!("drawing the timeline of {}", input_path.display())
+        })?;
         target.write(&chart)?;
         images.push(("GPU timeline".to_string(), target.markdown_link(md_output)));
     }
@@ -359,8 +377,9 @@ fn write_plots(
             ))
             .into());
         }
-        let chart = GapHistogram::build(&input)
-            .with_context(|| format!("drawing the gap histogram of {}", input_path.display()))?;
+        let chart = super::plot::built(GapHistogram::build(&input), "--plot-hist", || {
+            format!("drawing the gap histogram of {}", input_path.display())
+        })?;
         target.write(&chart)?;
         images.push((
             "idle-gap histogram".to_string(),

@@ -16,15 +16,25 @@ pub mod plot;
 pub mod project;
 pub mod roofs;
 pub mod timeline;
+pub mod trace_out;
 
-/// Runs one parsed command line.
+/// Runs one parsed command line, its tables fitted to the terminal when
+/// the report goes to one ([`output::terminal_width`]).
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {
+    let width = match &cli.command {
+        Command::Ncu(args) => output::terminal_width(&args.output),
+        Command::Gaps(args) => output::terminal_width(&args.output),
+        Command::Budget(args) => output::terminal_width(&args.output),
+        Command::Diff(args) => output::terminal_width(&args.output),
+        Command::Comm(args) => output::terminal_width(&args.output),
+        Command::Calibrate(_) => None,
+    };
+    crate::report::table::with_width(width, || match cli.command {
         Command::Ncu(args) => ncu::run(args),
         Command::Gaps(args) => gaps::run(args),
         Command::Budget(args) => budget::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Comm(args) => comm::run(args),
         Command::Diff(args) => diff::run(args),
-    }
+    })
 }

@@ -169,8 +169,17 @@ fn report(config: &NcuConfig) -> anyhow::Result<(Box<dyn Render>, RenderOptions)
     }
     if let Some(target) = &config.plot {
         let input = RooflineInput::from_report(&report, plot_labels(config.top));
-        let chart = RooflineChart::build(&input)
-            .with_context(|| format!("drawing the roofline of {}", config.input.display()))?;
+        let fix = if report.roofless() {
+            "give --gpu KEY (or --roofs FILE) to draw the roofs"
+        } else {
+            ""
+        };
+        let chart = super::plot::built_or(
+            RooflineChart::build(&input),
+            "--plot",
+            || format!("drawing the roofline of {}", config.input.display()),
+            fix,
+        )?;
         target.write(&chart)?;
     }
     let opts = RenderOptions {
@@ -210,7 +219,7 @@ fn projected(
                 "--plot with --project-to: no row has FLOPs, DRAM bytes and an expected time on the first target, so there is no point to draw",
             )
         })?;
-        let chart = ProjectionRooflineChart::build(&input).with_context(|| {
+        let chart = super::plot::built(ProjectionRooflineChart::build(&input), "--plot", || {
             format!(
                 "drawing the projected roofline of {}",
                 config.input.display()

@@ -12,7 +12,9 @@ use anyhow::Context;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// Writes `bytes` to `path` (atomically), or to stdout when `path` is `None`.
+/// Writes `bytes` to `path` (atomically), or to stdout when `path` is
+/// `None`: fitted to the terminal when the run has a width
+/// ([`terminal_width`]; the tables already fit, longer lines are wrapped).
 pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     write_output_with(path, |out| out.write_all(bytes))
 }
@@ -31,13 +33,58 @@ pub fn write_output_with(
     match path {
         Some(p) => write_atomic_with(p, render),
         None => {
-            let mut out =
-                std::io::BufWriter::with_capacity(STREAM_BUFFER, std::io::stdout().lock());
-            render(&mut out)?;
-            out.flush()?;
+            let stdout = std::io::stdout().lock();
+            match crate::report::table::fit_width() {
+                // Fitted to the terminal: the report whole, its long lines
+                // wrapped (the tables already fit). A terminal's output is
+                // what a person reads, so never a row per launch of 500 MB.
+                Some(width) => {
+                    let mut whole = Vec::new();
+                    render(&mut whole)?;
+                    let mut out = stdout;
+                    match std::str::from_utf8(&whole) {
+                        Ok(text) => {
+                            out.write_all(crate::report::table::wrap_lines(text, width).as_bytes())?
+                        }
+                        Err(_) => out.write_all(&whole)?,
+                    }
+                    out.flush()?;
+                }
+                None => {
+                    let mut out = std::io::BufWriter::with_capacity(STREAM_BUFFER, stdout);
+                    render(&mut out)?;
+                    out.flush()?;
+                }
+            }
             Ok(())
         }
     }
+}
+
+/// Narrowest width tables are fitted to; a narrower terminal gets this.
+const MIN_WIDTH: usize = 40;
+
+/// The width a run's report is fitted to: the terminal's when the report
+/// is a table going to stdout and stdout is a terminal, unless `--wide`:
+/// `COLUMNS` when it is a number, else the terminal's size. `None`
+/// (whole) for a file, a pipe, JSON, CSV, Markdown or Parquet.
+pub fn terminal_width(args: &crate::cli::OutputArgs) -> Option<usize> {
+    use std::io::IsTerminal;
+    if args.wide
+        || args.output.is_some()
+        || args.format != crate::cli::OutputFormatArg::Table
+        || !std::io::stdout().is_terminal()
+    {
+        return None;
+    }
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    let width = columns.or_else(|| {
+        terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0))
+    })?;
+    Some(width.max(MIN_WIDTH))
 }
 
 /// The result of a run that wrote its report and then has a verdict of its

@@ -8,6 +8,37 @@ use crate::plot::{self, Chart, ImageFormat};
 use anyhow::Context;
 use std::path::{Component, Path, PathBuf};
 
+/// A chart built, or why not: a chart with nothing to show (no point, no
+/// roof, no step) is the input's doing, exit 2 with what to do; a drawing
+/// failure is ours, exit 1, with `what` as its context.
+pub fn built<C>(
+    chart: Result<C, plot::PlotError>,
+    flag: &str,
+    what: impl FnOnce() -> String,
+) -> anyhow::Result<C> {
+    built_or(chart, flag, what, "")
+}
+
+/// [`built`], with a fix to name before "leave out the flag" (`give --gpu
+/// KEY to draw the roofs`).
+pub fn built_or<C>(
+    chart: Result<C, plot::PlotError>,
+    flag: &str,
+    what: impl FnOnce() -> String,
+    fix: &str,
+) -> anyhow::Result<C> {
+    match chart {
+        Ok(c) => Ok(c),
+        Err(plot::PlotError::Empty(why)) => Err(InputError::new(format!(
+            "{flag}: {}: nothing to plot ({why}); {fix}{}leave out {flag} for this input",
+            what(),
+            if fix.is_empty() { "" } else { ", or " }
+        ))
+        .into()),
+        Err(e) => Err(anyhow::Error::new(e).context(what())),
+    }
+}
+
 /// A plot file to write: its path as the user gave it and its format.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlotTarget {

@@ -48,8 +48,8 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
         } else {
             let keys: Vec<&str> = gpus::all().iter().map(|g| g.key).collect();
             return Err(InputError::new(format!(
-                "--project-to {spec:?} is neither a GPU of the built-in table nor a roofs file; name one of: {} (see rooftrace ncu --list-gpus), or give a roofs JSON file (docs/roofs-format.md)",
-                keys.join(", ")
+                "--project-to {spec:?} is neither a GPU of the built-in table nor a roofs file; {}, or give a roofs JSON file (docs/roofs-format.md)",
+                crate::suggest::did_you_mean_among(spec, &keys, "`rooftrace ncu --list-gpus`")
             )));
         };
         if roofs.dram().is_none() {

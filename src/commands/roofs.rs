@@ -66,11 +66,10 @@ fn parse_peak(s: &str) -> Result<(ComputePath, f64), String> {
         )
     })?;
     let p = ComputePath::from_key(path.trim()).ok_or_else(|| {
-        format!(
-            "unknown compute path `{}` in `{s}`; use one of: {}",
-            path.trim(),
-            keys()
-        )
+        let all: Vec<&str> = ComputePath::ALL.iter().map(|p| p.key()).collect();
+        let hint = crate::suggest::did_you_mean(path.trim(), &all)
+            .unwrap_or_else(|| format!("the paths are {}", keys()));
+        format!("unknown compute path `{}` in `{s}`; {hint}", path.trim())
     })?;
     Ok((p, quantity::parse(rate, &FLOP_RATE)?))
 }

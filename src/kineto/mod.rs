@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum KinetoError {
     /// The file cannot be opened or read.
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {source}{}", cut_short_hint(source))]
     Io {
         /// The input file.
         path: PathBuf,
@@ -82,6 +82,17 @@ pub enum KinetoError {
         /// What to do, by what the trace holds.
         hint: &'static str,
     },
+}
+
+/// What to do about a trace that ends early (a gzip stream cut short): it
+/// was copied or killed while `torch.profiler` was writing it.
+fn cut_short_hint(e: &std::io::Error) -> &'static str {
+    // flate2 says "incomplete deflate stream" with this kind.
+    if e.kind() == std::io::ErrorKind::UnexpectedEof {
+        "; the file ends early (a trace copied or killed while torch.profiler was still writing it): let the profiler finish (leave the `with torch.profiler.profile(...)` block, or call `prof.stop()`) before `prof.export_chrome_trace(path)` or the `on_trace_ready` handler writes it, then copy the whole file"
+    } else {
+        ""
+    }
 }
 
 /// Every Kineto error is the input's (exit code 2).

@@ -34,6 +34,14 @@ pub struct BudgetInput {
     pub bars: Vec<BudgetBar>,
     /// The median step's bound is a lower bound (an unknown side in ncu).
     pub bound_is_lower: bool,
+    /// Bars (indices into `bars`) of the report's outlier steps (longer
+    /// than 3 × the median step): cut at the top of an axis scaled to the
+    /// others, and named in the subtitle.
+    pub outliers: Vec<usize>,
+    /// What the subtitle says about the bound instead of its part, when the
+    /// part hides it: a stated bound longer than the step (capped), or a
+    /// bound above kernels' own times (capped to them).
+    pub bound_note: Option<String>,
 }
 
 impl BudgetInput {
@@ -51,7 +59,11 @@ impl BudgetInput {
             parts: s.parts.iter().map(|p| (p.kind, p.ns)).collect(),
         };
         let mut bars = vec![bar("median".into(), m)];
+        let mut outliers = Vec::new();
         for (i, s) in r.steps.iter().enumerate().take(BUDGET_MAX_BARS) {
+            if r.outlier_steps.contains(&i) {
+                outliers.push(bars.len());
+            }
             bars.push(bar(format!("#{}", i + 1), s));
         }
         Ok(BudgetInput {
@@ -59,8 +71,52 @@ impl BudgetInput {
             title: format!("Step budget of the {} range on {}", r.pattern, r.gpu.name),
             bars,
             bound_is_lower: m.lower_bound_launches > 0,
+            outliers,
+            bound_note: bound_note(r, m),
         })
     }
+}
+
+/// The subtitle's word on a bound the median bar does not show as it was
+/// stated: `--bytes-per-step` longer than the step (so the bytes cannot be
+/// this range's traffic), or kernels' bounds capped to their own times.
+fn bound_note(r: &BudgetReport, m: &crate::budget::StepBudget) -> Option<String> {
+    if let crate::budget::BoundSource::BytesPerStep { bytes, bound_ns } = &r.bound_source {
+        if *bound_ns > m.step_ns as f64 {
+            return Some(format!(
+                "bound {} > step: {}/step cannot be this range's traffic",
+                duration_ns(*bound_ns),
+                crate::units::si(*bytes, "B"),
+            ));
+        }
+    }
+    (m.bound_capped_ns > 0).then(|| {
+        format!(
+            "bound {} (another {} above kernels' own times capped to them)",
+            duration_ns(m.part(PartKind::Bound) as f64),
+            duration_ns(m.bound_capped_ns as f64)
+        )
+    })
+}
+
+/// The axis top that keeps the typical bars readable: the tallest bar that
+/// is not an outlier, when the outliers are taller; `None` when nothing is
+/// cut.
+fn typical_max(input: &BudgetInput, total: impl Fn(&BudgetBar) -> i64) -> Option<i64> {
+    let typical = input
+        .bars
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !input.outliers.contains(i))
+        .map(|(_, b)| total(b))
+        .max()?;
+    let tallest = input
+        .outliers
+        .iter()
+        .filter_map(|&i| input.bars.get(i))
+        .map(&total)
+        .max()?;
+    (typical > 0 && tallest > typical).then_some(typical)
 }
 
 /// The colour of a part.
@@ -123,7 +179,10 @@ impl BudgetChart {
         if max <= 0 {
             return Err(PlotError::Empty("every step is 0 ns long".into()));
         }
-        let y = LinearAxis::nice(0.0, max as f64, 6);
+        // Outlier steps do not set the scale: the axis fits the others and
+        // the outliers are cut at its top (the subtitle names them).
+        let cut_at = typical_max(input, total);
+        let y = LinearAxis::nice(0.0, cut_at.unwrap_or(max) as f64, 6);
         let y_ticks = y.ticks(|v| if v == 0.0 { "0".into() } else { duration_ns(v) });
         let mut kinds: Vec<PartKind> = Vec::new();
         for b in &input.bars {
@@ -133,21 +192,30 @@ impl BudgetChart {
                 }
             }
         }
-        let items: Vec<LegendItem> = first
-            .parts
+        // Each part drawn somewhere, with its median-step time; a part the
+        // median step lacks says where it is instead of "0".
+        let items: Vec<LegendItem> = kinds
             .iter()
-            .filter(|(k, _)| kinds.contains(k))
-            .map(|(k, ns)| LegendItem {
-                swatch: Swatch::Bar(part_color(*k)),
-                text: format!(
-                    "{}: {}",
-                    k.label(),
-                    if *ns == 0 {
-                        "0".into()
-                    } else {
-                        duration_ns(*ns as f64)
-                    }
-                ),
+            .map(|k| {
+                let median = first.parts.iter().find(|p| p.0 == *k).map_or(0, |p| p.1);
+                let value = if median > 0 {
+                    duration_ns(median as f64)
+                } else {
+                    let most = input
+                        .bars
+                        .iter()
+                        .flat_map(|b| b.parts.iter().filter(|p| p.0 == *k).map(|p| p.1))
+                        .max()
+                        .unwrap_or(0);
+                    format!(
+                        "none in the median, up to {} in a step",
+                        duration_ns(most as f64)
+                    )
+                };
+                LegendItem {
+                    swatch: Swatch::Bar(part_color(*k)),
+                    text: format!("{}: {value}", k.label()),
+                }
             })
             .collect();
         let (w, h) = style::HISTOGRAM_SIZE_PX;
@@ -168,12 +236,16 @@ impl BudgetChart {
             let right = plot.left + (i as i32 + 1) * slot - slot / 6;
             labels.push(((left + right) / 2, b.label.clone()));
             let mut below = 0i64;
+            let top_ns = y.max;
             for (kind, ns) in b.parts.iter().filter(|p| p.1 > 0) {
+                if below as f64 >= top_ns {
+                    break; // cut: above the axis
+                }
                 segments.push(BarSegment {
                     rect: Rect {
                         left,
                         right: right.max(left + 1),
-                        top: y_px((below + ns) as f64),
+                        top: y_px(((below + ns) as f64).min(top_ns)),
                         bottom: y_px(below as f64),
                     },
                     part: *kind,
@@ -186,15 +258,50 @@ impl BudgetChart {
             .iter()
             .find(|p| p.0 == PartKind::Bound)
             .map_or(0, |p| p.1);
-        Ok(BudgetChart {
-            size_px: style::HISTOGRAM_SIZE_PX,
-            title: input.title.clone(),
-            subtitle: format!(
-                "median step {}, bound {}{}; stacked from the bound (bottom) to the measured step (top)",
-                duration_ns(total(first) as f64),
+        let bound_text = match &input.bound_note {
+            Some(note) => note.clone(),
+            None => format!(
+                "bound {}{}",
                 if input.bound_is_lower { "≥" } else { "" },
                 duration_ns(bound as f64)
             ),
+        };
+        let cut_text = match cut_at {
+            Some(_) => {
+                let longest = input
+                    .outliers
+                    .iter()
+                    .filter_map(|&i| input.bars.get(i))
+                    .max_by_key(|b| total(b))
+                    .map(|b| format!("longest {}: {}", b.label, duration_ns(total(b) as f64)))
+                    .unwrap_or_default();
+                format!(
+                    "; {} outlier{} cut ({longest})",
+                    input.outliers.len(),
+                    if input.outliers.len() == 1 { "" } else { "s" },
+                )
+            }
+            None => String::new(),
+        };
+        let core = format!(
+            "median {}, {bound_text}{cut_text}",
+            duration_ns(total(first) as f64)
+        );
+        let with_how =
+            format!("{core}; stacked from the bound (bottom) to the measured step (top)");
+        let room = w as i32 - 40;
+        let subtitle = if super::labels::text_size_px(&with_how, style::SUBTITLE_FONT)?.0 <= room {
+            with_how
+        } else {
+            // One line inside the canvas, cut with `…` if it must be.
+            super::extent::wrap_to_width(&core, style::SUBTITLE_FONT, room, 1)?
+                .pop()
+                .unwrap_or(core)
+        };
+        Ok(BudgetChart {
+            size_px: style::HISTOGRAM_SIZE_PX,
+            title: input.title.clone(),
+            subtitle,
             plot,
             y,
             y_ticks,
@@ -259,6 +366,8 @@ mod tests {
                 ]),
             ],
             bound_is_lower: false,
+            outliers: vec![],
+            bound_note: None,
         };
         let c = BudgetChart::build(&input).unwrap();
         // Zero parts are not drawn: 3 + 2 segments.

@@ -26,6 +26,10 @@ pub struct ProjectionRooflineInput {
     pub paths: Vec<ComputePath>,
     /// Source and target names, for the title.
     pub names: (String, String),
+    /// Rows of the target not drawn (no FLOPs, no intensity or no
+    /// expected time) and rows in all, for the subtitle to say so as the
+    /// roofline's caption does.
+    pub not_drawn: (usize, usize),
 }
 
 impl ProjectionRooflineInput {
@@ -64,11 +68,13 @@ impl ProjectionRooflineInput {
             paths.get(n).copied().flatten()
         })?;
         diff.roofline.roofs.gpu = t.gpu.name.clone();
+        let drawn = diff.moves.len();
         Some(ProjectionRooflineInput {
             diff,
             source_roofs: r.roofline.roofs.clone(),
             paths: used.into_iter().collect(),
             names: (p.source_gpu.name.clone(), t.gpu.name.clone()),
+            not_drawn: (t.kernels.len().saturating_sub(drawn), t.kernels.len()),
         })
     }
 }
@@ -92,9 +98,13 @@ impl ProjectionRooflineChart {
             "grey: ",
             &format!("{} roofs", input.names.0),
             &format!(
-                " · colour: {} roofs · {} kernels, arrow from measured to projected point",
+                " · colour: {} roofs · {} kernels, arrows measured → projected{}",
                 input.names.1,
-                input.diff.moves.len()
+                input.diff.moves.len(),
+                match input.not_drawn {
+                    (0, _) => String::new(),
+                    (n, m) => format!(" · {n} of {m} not drawn (no FLOPs or expected time)"),
+                }
             ),
             style::SUBTITLE_FONT,
             style::ROOFLINE_SIZE_PX.0 as i32 - 40,

@@ -90,7 +90,8 @@ fn devices_table(r: &GapReport) -> Table {
         Column::right("gaps", |d: &&DeviceGaps| d.gap_count.to_string()),
     ];
     columns.extend(class_columns(|d: &&DeviceGaps| Some(&d.classes)));
-    Table::of_columns(&columns, &r.devices)
+    // On a narrow terminal the busy breakdown goes before the idle classes.
+    Table::of_columns(&columns, &r.devices).with_drop_order(&[6, 8, 7, 5, 4, 2, 1])
 }
 
 fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
@@ -112,14 +113,38 @@ fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
     } else {
         rows.min(order.len())
     };
-    let t = Table::of_columns(&columns, order[..n].iter().copied());
+    let t = Table::of_columns(&columns, order[..n].iter().copied()).with_drop_order(&[4, 1, 3]);
     (t, order.len() - n)
 }
 
 /// A row of the longest-gaps table: its rank (from 0) and the gap.
 type TopRow<'a> = (usize, &'a TopGap);
 
+/// Unix times in ns from this one on (2001-09-09) read as dates: a PyTorch
+/// trace's clock is µs since 1970, an nsys session's starts near 0.
+const UNIX_CLOCK_FROM_NS: i64 = 1_000_000_000_000_000_000;
+
+/// Where the report's times count from: the first GPU op (t = 0, as
+/// `--window` counts), and that moment as a date when the input's clock
+/// is Unix time.
+fn origin(r: &GapReport) -> (i64, Option<String>) {
+    let t0 = r.devices.iter().map(|d| d.start_ns).min().unwrap_or(0);
+    let date = (r.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto
+        && t0 >= UNIX_CLOCK_FROM_NS)
+        .then(|| crate::units::utc_datetime(t0));
+    (t0, date)
+}
+
+/// The line that says where `start` counts from.
+fn origin_note(r: &GapReport) -> String {
+    match origin(r).1 {
+        Some(date) => format!("start: from the first GPU op (t = 0) at {date}"),
+        None => "start: from the first GPU op (t = 0)".to_string(),
+    }
+}
+
 fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
+    let t0 = origin(r).0;
     let name = move |id| ellipsize(r.name(id), name_width);
     let api = |g: &TopGap, f: &dyn Fn(&crate::gaps::ApiRef) -> String| {
         g.api.as_ref().map_or("-".to_string(), f)
@@ -129,7 +154,7 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
         Column::right("pid", |(_, g): &TopRow| g.pid.to_string()),
         Column::right("dev", |(_, g): &TopRow| g.device.to_string()),
         Column::right("start", |(_, g): &TopRow| {
-            format!("{:.6} s", g.start_ns as f64 / 1e9)
+            format!("{:.6} s", (g.start_ns - t0) as f64 / 1e9)
         }),
         Column::right("gap", |(_, g): &TopRow| dur(g.duration_ns)),
         Column::left("class", |(_, g): &TopRow| g.class.label().to_string()),
@@ -151,12 +176,34 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
         Column::left("what the host did", move |(_, g): &TopRow| {
             g.host
                 .as_ref()
-                .map_or("-".to_string(), |h| ellipsize(h, name_width + 24))
+                .map_or("-".to_string(), |h| cut_keeping_quotes(h, name_width + 24))
         }),
         Column::left("NVTX", move |(_, g): &TopRow| nvtx_cell(r, g, name_width)),
         Column::left("fix", |(_, g): &TopRow| r.gap_fix(g).to_string()),
     ];
+    // On a narrow terminal: the gap, its class, the op it waited for and
+    // the fix stay longest.
     Table::of_columns(&columns, gaps.iter().enumerate())
+        .with_drop_order(&[1, 10, 9, 12, 8, 2, 6, 3, 11])
+}
+
+/// `text` cut to `max` chars in the middle; a leading `` `name` `` is cut
+/// inside its backticks, so the quote stays closed and the words after it
+/// (`(inside an NVTX range, 195 ms)`) stay whole.
+pub fn cut_keeping_quotes(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let quoted = text
+        .strip_prefix('`')
+        .and_then(|rest| rest.find('`').map(|end| (&rest[..end], &rest[end + 1..])));
+    match quoted {
+        Some((name, after)) if after.chars().count() + 2 + 5 <= max => {
+            let room = max - after.chars().count() - 2;
+            format!("`{}`{after}", ellipsize(name, room))
+        }
+        _ => ellipsize(text, max),
+    }
 }
 
 /// The NVTX ranges of the launching thread inside the gap with their
@@ -375,7 +422,8 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
     }
     if !r.top_gaps.is_empty() {
         s.push_str(&format!(
-            "\nLongest gaps\n{}",
+            "\nLongest gaps ({})\n{}",
+            origin_note(r),
             top_table(r, &r.top_gaps, 40).to_text()
         ));
     }
@@ -630,7 +678,8 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
             String::new()
         };
         sections.push(format!(
-            "### Longest gaps\n\n{}{note}",
+            "### Longest gaps\n\n_{}._\n\n{}{note}",
+            origin_note(r),
             top_table(r, &r.top_gaps[..shown], 32).to_markdown()
         ));
     }

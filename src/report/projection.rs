@@ -22,11 +22,46 @@ fn at_least(k: &KernelProjection) -> &'static str {
     }
 }
 
+/// A bound and the side that binds it: `46.9 µs memory`; for a lower
+/// bound whose side is not known, `≥46.9 µs` alone (the side is said
+/// unknown once, in the notes, not as a unit after the number).
+fn bound_cell(k: &KernelProjection, ns: f64, b: Option<Bound>) -> String {
+    match b {
+        Some(b) => format!("{}{} {}", at_least(k), duration_ns(ns), b.key()),
+        None => format!("{}{}", at_least(k), duration_ns(ns)),
+    }
+}
+
+/// Arithmetic intensity with three significant figures (`60.0`, `0.0312`);
+/// a lower bound of zero says nothing and reads `unknown`.
+fn intensity(k: &KernelProjection) -> String {
+    match k.intensity {
+        None => "-".into(),
+        Some(i) if k.lower_bound && i <= 0.0 => "unknown".into(),
+        Some(i) => {
+            let digits = if i >= 100.0 {
+                0
+            } else if i >= 10.0 {
+                1
+            } else if i >= 1.0 {
+                2
+            } else {
+                // Three significant figures below 1 (at most 6 decimals).
+                (2 - i.log10().floor() as i32).clamp(3, 6) as usize
+            };
+            format!("{}{i:.digits$}", at_least(k))
+        }
+    }
+}
+
 /// What a row's notes column says, from its typed fields.
 fn notes(k: &KernelProjection) -> String {
     let mut n: Vec<String> = Vec::new();
     if k.rate_only {
         n.push("rates only: bounds per second of run, no time".into());
+    }
+    if k.source_bound.is_none() || k.target_bound.is_none() {
+        n.push("binding side unknown (a side's counters are missing)".into());
     }
     if k.class_change {
         n.push(format!(
@@ -58,10 +93,7 @@ type Column = (&'static str, fn(&KernelProjection, Model) -> String);
 const COLUMNS: &[Column] = &[
     ("kernel", |k, _| k.label.clone()),
     ("launches", |k, _| k.launches.to_string()),
-    ("FLOP/B", |k, _| {
-        k.intensity
-            .map_or("-".into(), |i| format!("{}{i:.1}", at_least(k)))
-    }),
+    ("FLOP/B", |k, _| intensity(k)),
     ("time", |k, _| {
         if k.rate_only {
             "unknown (rates)".into()
@@ -70,20 +102,10 @@ const COLUMNS: &[Column] = &[
         }
     }),
     ("bound", |k, _| {
-        format!(
-            "{}{} {}",
-            at_least(k),
-            duration_ns(k.source_bound_ns),
-            side(k.source_bound)
-        )
+        bound_cell(k, k.source_bound_ns, k.source_bound)
     }),
     ("target bound", |k, _| {
-        format!(
-            "{}{} {}",
-            at_least(k),
-            duration_ns(k.target_bound_ns),
-            side(k.target_bound)
-        )
+        bound_cell(k, k.target_bound_ns, k.target_bound)
     }),
     ("expected", |k, m| {
         k.expected(m).map_or("unknown".into(), duration_ns)

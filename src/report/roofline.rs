@@ -157,7 +157,9 @@ fn main_table(rows: &[KernelRoofline], roofless: bool) -> Table {
             "notes",
         ],
         &[1, 9, 10, 13],
-    );
+    )
+    // On a narrow terminal: time, intensity, bound, fraction and time lost stay longest.
+    .with_drop_order(&[13, 8, 7, 2, 9, 4, 5]);
     for (i, k) in rows.iter().enumerate() {
         t.push(vec![
             (i + 1).to_string(),
@@ -300,8 +302,15 @@ pub fn verdict(r: &RooflineReport) -> String {
             percent(k.fraction_of_roof)
         ),
     };
+    // A row whose bound is a lower bound loses at most its time lost: so
+    // does the total (the table prints those rows with ≤).
+    let at_most = if !r.roofless() && r.kernels.iter().any(|k| k.lower_bound && !k.rate_only) {
+        "at most "
+    } else {
+        ""
+    };
     format!(
-        "{}: {what}; {} of {} lost to the roofline over {} row{} ({} on {})",
+        "{}: {what}; {at_most}{} of {} lost to the roofline over {} row{} ({} on {})",
         k.label,
         duration_ns(r.total_time_lost_ns),
         duration_ns(r.total_duration_ns),

@@ -32,15 +32,6 @@ pub enum RoofsChoice {
     FromCsv,
 }
 
-/// The keys of the built-in table, comma-separated, for messages.
-fn choices() -> String {
-    gpus::all()
-        .iter()
-        .map(|g| g.key)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 fn from_table(g: &GpuSpec, chosen_by: GpuChoice, notes: Vec<String>) -> (Roofs, GpuInfo) {
     (
         g.default_roofs(),
@@ -191,7 +182,11 @@ pub fn choose<E: From<RoofsError>>(
         RoofsChoice::Gpu(key) => {
             let g = gpus::by_key(key).ok_or_else(|| RoofsError::UnknownGpu {
                 key: key.clone(),
-                choices: choices(),
+                choices: crate::suggest::did_you_mean_among(
+                    key,
+                    &gpus::all().iter().map(|g| g.key).collect::<Vec<_>>(),
+                    "`rooftrace ncu --list-gpus`",
+                ),
             })?;
             let notes = checked(format!("--gpu {}", g.key), g.key.to_string(), g, hints)?;
             from_table(g, GpuChoice::Flag, notes)
@@ -265,11 +260,9 @@ pub fn host_link(gpu_flag: Option<&str>, hints: &DeviceHints) -> Result<LinkChoi
     let info = match choose::<RoofsError>(&choice, hints, no_peaks) {
         Ok((_, info)) => info,
         Err(e) if gpu_flag.is_some() => return Err(e),
-        Err(e) => {
-            return Ok(LinkChoice::Unknown(format!(
-                "the {what}'s GPU is not decided ({e}); give --gpu KEY"
-            )))
-        }
+        // Said in a host link's own words: the roofs' remedies
+        // (`--roofs`) mean nothing here.
+        Err(_) => return Ok(LinkChoice::Unknown(undecided_link(what, hints))),
     };
     let Some(spec) = info.key.as_deref().and_then(gpus::by_key) else {
         return Ok(LinkChoice::Unknown("no table GPU was chosen".to_string()));
@@ -285,6 +278,35 @@ pub fn host_link(gpu_flag: Option<&str>, hints: &DeviceHints) -> Result<LinkChoi
             spec.key
         )),
     })
+}
+
+/// Why a timeline's host link is unknown when its GPU records decide no
+/// single card: the recorded GPU, and the table's cards of its compute
+/// capability to choose from with `--gpu`.
+fn undecided_link(what: &str, hints: &DeviceHints) -> String {
+    let mut recorded = hints.device_names.join(", ");
+    if !hints.compute_capabilities.is_empty() {
+        let ccs: Vec<String> = hints
+            .compute_capabilities
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
+        recorded = format!("{recorded} (compute capability {})", ccs.join(", "));
+    }
+    let same: Vec<&str> = gpus::all()
+        .iter()
+        .filter(|g| hints.compute_capabilities.contains(&g.compute_capability))
+        .map(|g| g.key)
+        .collect();
+    let hint = if same.is_empty() {
+        "give --gpu KEY of a card with the same host link".to_string()
+    } else {
+        format!(
+            "give --gpu KEY of a card with the same host link (the table's cards of that compute capability: {})",
+            same.join(", ")
+        )
+    };
+    format!("the {what}'s GPU {recorded} decides no single card of the built-in table; {hint}")
 }
 
 /// The host link of a timeline ([`host_link`]), or why it is unknown.

@@ -324,11 +324,12 @@ pub enum RoofsError {
         value: f64,
     },
     /// `--gpu KEY` names no GPU of the built-in table.
-    #[error("unknown GPU {key:?} for --gpu; choose one of: {choices} (or give measured roofs with --roofs FILE)")]
+    #[error("unknown GPU {key:?} for --gpu; {choices} (or give measured roofs with --roofs FILE)")]
     UnknownGpu {
         /// The key given.
         key: String,
-        /// The keys of the table, comma-separated.
+        /// The closest keys of the table and where the whole list is
+        /// (`crate::suggest::did_you_mean_among`).
         choices: String,
     },
     /// The input does not say which GPU of the table it ran on.

@@ -236,11 +236,36 @@ fn the_action_creates_then_updates_one_comment_and_exits_3_on_a_regression_after
     let body = third[0]["body"].as_str().unwrap();
     assert!(body.contains("**regression:"), "{body}");
     assert!(out.contains("updated the comment on #7"), "{out}");
+    assert!(
+        out.contains("the report is in the comment on #7 and the job summary"),
+        "{out}"
+    );
     assert!(read(&r.path("output.txt")).contains("exit-code=3\n"));
     assert!(read(&r.path("summary.md")).contains("**regression:"));
     // The others' comments are untouched.
     let state: Value = serde_json::from_str(&read(&r.path("gh.json"))).unwrap();
     assert_eq!(state["comments"].as_array().unwrap().len(), 4);
+}
+
+#[cfg(unix)]
+#[test]
+fn on_a_push_the_regression_points_at_the_job_summary_not_a_comment() {
+    if !python3_present() {
+        eprintln!("skipped: no python3");
+        return;
+    }
+    let r = Runner::new();
+    // A push event: no pull request, so no comment is written.
+    std::fs::write(r.path("event.json"), r#"{"ref":"refs/heads/main"}"#).unwrap();
+    let (code, out) = r.run(
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "fixtures/ncu/sgemm_a100_diff_new_constructed.csv",
+        "time>+5%",
+    );
+    assert_eq!(code, 3, "{out}");
+    assert!(r.marked().is_empty(), "no comment on a push");
+    assert!(out.contains("the report is in the job summary"), "{out}");
+    assert!(!out.contains("in the comment"), "{out}");
 }
 
 #[cfg(unix)]

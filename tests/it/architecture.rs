@@ -18,8 +18,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("error", &[]),
     ("diagnostic", &[]),
     ("synth", &[]),
+    ("suggest", &[]),
     ("timeline", &["units", "diagnostic"]),
-    ("roofs", &["units", "error"]),
+    ("roofs", &["units", "error", "suggest"]),
     ("ncu", &["units", "error", "roofs"]),
     ("nsys", &["units", "error", "timeline"]),
     ("kineto", &["units", "error", "roofs", "timeline"]),
@@ -113,6 +114,12 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "project",
         ],
     ),
+    (
+        "chrome_trace",
+        &[
+            "units", "error", "roofs", "timeline", "nsys", "ncu", "roofline", "gaps", "budget",
+        ],
+    ),
     ("cli", &["report"]),
     (
         "commands",
@@ -136,6 +143,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "plot",
             "cli",
             "synth",
+            "suggest",
+            "chrome_trace",
         ],
     ),
 ];

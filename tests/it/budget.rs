@@ -423,6 +423,8 @@ fn budget_chart_with_many_steps_keeps_only_labels_that_fit() {
         title: "t".into(),
         bars,
         bound_is_lower: false,
+        outliers: vec![],
+        bound_note: None,
     };
     let chart = rooftrace::plot::BudgetChart::build(&input).unwrap();
     assert!(chart.labels.len() < 48, "{}", chart.labels.len());
