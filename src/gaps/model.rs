@@ -10,8 +10,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 pub use super::totals::{
-    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, RangeIdle,
-    ScaleTotals,
+    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, MedianP90,
+    OwnedIdle, RangeIdle, ScaleTotals, Tiling,
 };
 
 /// Version tag of the JSON document.
@@ -384,38 +384,6 @@ pub struct RangeRow {
     pub tiling: Tiling,
 }
 
-/// An instance's own part of the device among the instances of its process
-/// on the same devices, in host order: it owns the device from the later of
-/// its own first GPU start and the end of the windows before it, to its own
-/// end, so the owned windows never overlap (each nanosecond of the device is
-/// charged to one instance at most) and an instance whose work did not run
-/// into the next one keeps its whole window.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tiling {
-    /// Start of the owned window, ns: `gpu_start_ns`, or the end of the
-    /// windows before it when they ran later (`gpu_end_ns` at most: an
-    /// instance whose work ran entirely under the one before owns nothing).
-    pub owned_start_ns: i64,
-    /// Time of this instance's GPU window inside the next instance's host
-    /// range (its work still running while the host ran the next step), ns.
-    pub next_host_overlap_ns: i64,
-    /// Idle time by class and host-bound evidence inside the owned window,
-    /// when it is shorter than the GPU window (`None`: the row's own
-    /// `idle_ns`, `classes` and `host` are the owned window's).
-    pub owned: Option<Box<OwnedIdle>>,
-}
-
-/// The idle time of an owned window that is shorter than the GPU window.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OwnedIdle {
-    /// Idle time inside the owned window, ns.
-    pub idle_ns: i64,
-    /// Idle time inside the owned window by class.
-    pub classes: ClassTotals,
-    /// Its host-bound time by typed evidence.
-    pub host: HostTotals,
-}
-
 static NO_IDLE: RangeIdle = RangeIdle::NONE;
 
 impl RangeRow {
@@ -452,15 +420,6 @@ impl Serialize for RangeRow {
         st.serialize_field("host", self.host())?;
         st.end()
     }
-}
-
-/// Median and 90th percentile across range instances.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct MedianP90 {
-    /// Median.
-    pub median: i64,
-    /// 90th percentile.
-    pub p90: i64,
 }
 
 /// `--nvtx` results.

@@ -263,6 +263,12 @@ fn walk_error(path: &Path, e: stream::WalkError) -> KinetoError {
             detail,
         },
         stream::WalkError::Read(input::ReadError::Io(source)) => KinetoError::Io { path, source },
+        // A gzip stream cut short: said once, with how to write a whole one.
+        stream::WalkError::Read(input::ReadError::Gzip(source))
+            if source.kind() == std::io::ErrorKind::UnexpectedEof =>
+        {
+            KinetoError::Io { path, source }
+        }
         stream::WalkError::Read(input::ReadError::Gzip(e)) => KinetoError::Malformed {
             path,
             line: 0,
