@@ -108,7 +108,8 @@ pub fn note(message: &str) {
 
 /// Writes `bytes` to a temporary file in `path`'s directory and renames it
 /// to `path`: readers see the old file or the whole new one. A symlink at
-/// `path` is replaced, never written through.
+/// `path` is replaced, never written through, unless it leads to a device
+/// or a FIFO ([`write_through`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
 }
@@ -119,6 +120,17 @@ pub fn write_atomic_with(
     path: &Path,
     render: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
+    if write_through(path) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        let mut out = std::io::BufWriter::with_capacity(STREAM_BUFFER, file);
+        render(&mut out)
+            .and_then(|()| out.flush())
+            .with_context(|| format!("writing {}", path.display()))?;
+        return Ok(());
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -152,6 +164,26 @@ pub fn write_atomic_with(
         .map_err(|e| e.error)
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(())
+}
+
+/// True when `path` is (or leads to) a character device or a FIFO:
+/// `-o /dev/null`, `-o /dev/stdout`, a named pipe. Such a target is written
+/// into, never renamed over: a rename would put a regular file where the
+/// device was (as root, `/dev/null` itself).
+fn write_through(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| {
+            let t = m.file_type();
+            t.is_char_device() || t.is_fifo()
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
 }
 
 /// Refuses, before any work, an output target that is one of the inputs:

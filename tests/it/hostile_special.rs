@@ -132,3 +132,40 @@ fn a_roofs_file_that_is_a_fifo_or_a_device_is_refused_unread() {
         assert!(err.contains("special file"), "{roofs}: {err}");
     }
 }
+
+/// `-o` naming a FIFO (or a device: `-o /dev/null` as root once put a
+/// regular file where `/dev/null` was) is written into, never renamed over:
+/// the FIFO stays a FIFO and its reader gets the whole report, byte for byte
+/// what stdout gets.
+#[test]
+fn an_output_fifo_is_written_through_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("out.json");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            std::fs::File::open(&fifo)
+                .unwrap()
+                .read_to_end(&mut got)
+                .unwrap();
+            got
+        })
+    };
+    let csv = fixture("ncu/sgemm_a100_printfp_details15.csv");
+    let csv = csv.to_str().unwrap();
+    let base = ["ncu", csv, "--gpu", "a100-40gb", "--format", "json"];
+    let mut with_o = base.to_vec();
+    with_o.extend(["-o", fifo.to_str().unwrap()]);
+    let (code, _, err) = crate::common::rooftrace(&with_o);
+    assert_eq!(code, 0, "{err}");
+    // Checked before the join: a FIFO renamed over leaves its reader
+    // waiting for a writer that never comes.
+    assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+    let got = reader.join().unwrap();
+    let (code, stdout, err) = crate::common::rooftrace(&base);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(String::from_utf8(got).unwrap(), stdout);
+}
