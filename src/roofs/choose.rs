@@ -97,6 +97,11 @@ fn checked(
                 .filter(|c| check::check(c, hints).is_ok())
                 .map(|c| c.key.to_string())
                 .collect(),
+            same_cc: gpus::all()
+                .iter()
+                .filter(|c| hints.compute_capabilities.contains(&c.compute_capability))
+                .map(|c| c.key.to_string())
+                .collect(),
         }))
     })
 }

@@ -333,7 +333,7 @@ pub enum RoofsError {
         choices: String,
     },
     /// The input does not say which GPU of the table it ran on.
-    #[error("cannot tell which GPU {file} ran on ({seen}); pass --gpu with one of: {}, or --roofs FILE, or --roofs ncu", fits_or_table(.candidates))]
+    #[error("cannot tell which GPU {file} ran on ({seen}); pass --gpu with one of: {}, or --roofs FILE, or --roofs ncu", fits_or_table(.candidates, &[]))]
     UnknownDevice {
         /// The input file.
         file: String,
@@ -380,6 +380,9 @@ pub struct GpuContradiction {
     pub why: String,
     /// GPUs of the table consistent with every fact of the input.
     pub candidates: Vec<String>,
+    /// The table's GPUs of the input's compute capability, named when none
+    /// fits every fact (a card the table lacks: its nearest kin).
+    pub same_cc: Vec<String>,
 }
 
 impl std::fmt::Display for GpuContradiction {
@@ -395,19 +398,23 @@ impl std::fmt::Display for GpuContradiction {
             c.fact,
             c.file_value,
             c.why,
-            fits_or_table(&c.candidates),
+            fits_or_table(&c.candidates, &c.same_cc),
             c.target,
             c.target
         )
     }
 }
 
-/// The keys that fit, or what to do when none does (for messages).
-fn fits_or_table(candidates: &[String]) -> String {
-    if candidates.is_empty() {
-        "a key of `rooftrace ncu --list-gpus` (none fits what the file states; for a GPU not in the table write a roofs file, docs/roofs-format.md)".to_string()
-    } else {
-        candidates.join(", ")
+/// The keys that fit, or what to do when none does (for messages): the
+/// table's cards of the input's compute capability when it has some.
+fn fits_or_table(candidates: &[String], same_cc: &[String]) -> String {
+    match (candidates.is_empty(), same_cc.is_empty()) {
+        (false, _) => candidates.join(", "),
+        (true, false) => format!(
+            "none of the table fits every fact the file states; its cards of that compute capability: {}; for a GPU not in the table write a roofs file, docs/roofs-format.md",
+            same_cc.join(", ")
+        ),
+        (true, true) => "a key of `rooftrace ncu --list-gpus` (none fits what the file states; for a GPU not in the table write a roofs file, docs/roofs-format.md)".to_string(),
     }
 }
 

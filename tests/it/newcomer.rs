@@ -158,3 +158,50 @@ fn the_projection_plot_says_how_many_kernels_it_does_not_draw() {
         rows.len()
     );
 }
+
+#[test]
+fn a_gpu_flag_the_file_rules_out_names_the_cards_of_its_compute_capability() {
+    // The saxpy export recorded on a Quadro RTX 6000 (compute capability
+    // 7.5, not in the table) with `--gpu rtx-a6000` (8.6): refused, and the
+    // answer names the table's 7.5 cards (from its own list) instead of an
+    // empty "Pick one that fits ()".
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("quadro.sqlite");
+    std::fs::copy(
+        crate::common::fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite"),
+        &db,
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&db).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perms.set_readonly(false);
+    std::fs::set_permissions(&db, perms).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute(
+            "UPDATE TARGET_INFO_GPU SET name = 'Quadro RTX 6000', computeMajor = 7, computeMinor = 5",
+            [],
+        )
+        .unwrap();
+    let (code, _, err) =
+        crate::common::rooftrace(&["gaps", db.to_str().unwrap(), "--gpu", "rtx-a6000"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("()"), "{err}");
+    let (_, list, _) = rooftrace_json(&["ncu", "--list-gpus"]);
+    let turing: Vec<&str> = list
+        .as_array()
+        .or_else(|| list["gpus"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|g| g["compute_capability"] == "7.5")
+        .map(|g| g["key"].as_str().unwrap())
+        .collect();
+    assert!(!turing.is_empty());
+    assert!(
+        err.contains(&format!(
+            "its cards of that compute capability: {}",
+            turing.join(", ")
+        )),
+        "{err} vs {turing:?}"
+    );
+}
