@@ -162,8 +162,8 @@ pub fn comm(
     let work = |job: &super::many::Job| -> anyhow::Result<Read> {
         check_file(&job.path, NSYS_EXTS, NSYS_FIX)?;
         let source = super::timeline::source_file(&job.path, None)?;
-        let tl = super::timeline::read(&source, false, &|_, _| {})
-            .with_context(|| format!("reading {}", job.path.display()))?;
+        // The readers' errors name the file themselves.
+        let tl = super::timeline::read(&source, false, &|_, _| {})?;
         let gpus = &tl.info.identity.gpus;
         let mut trace = rank_trace(&tl, &job.path.display().to_string());
         // `--rank-from` wins over distributedInfo when given; else the file

@@ -84,12 +84,20 @@ pub enum KinetoError {
     },
 }
 
+/// What to do about a trace cut short, after "the file ends early".
+macro_rules! cut_short_fix {
+    () => {
+        " (a trace copied or killed while torch.profiler was still writing it): let the profiler finish (leave the `with torch.profiler.profile(...)` block, or call `prof.stop()`) before `prof.export_chrome_trace(path)` or the `on_trace_ready` handler writes it, then copy the whole file"
+    };
+}
+const CUT_SHORT_FIX: &str = cut_short_fix!();
+
 /// What to do about a trace that ends early (a gzip stream cut short): it
 /// was copied or killed while `torch.profiler` was writing it.
 fn cut_short_hint(e: &std::io::Error) -> &'static str {
     // flate2 says "incomplete deflate stream" with this kind.
     if e.kind() == std::io::ErrorKind::UnexpectedEof {
-        "; the file ends early (a trace copied or killed while torch.profiler was still writing it): let the profiler finish (leave the `with torch.profiler.profile(...)` block, or call `prof.stop()`) before `prof.export_chrome_trace(path)` or the `on_trace_ready` handler writes it, then copy the whole file"
+        concat!("; the file ends early", cut_short_fix!())
     } else {
         ""
     }
@@ -260,7 +268,12 @@ fn walk_error(path: &Path, e: stream::WalkError) -> KinetoError {
             path,
             line,
             column,
-            detail,
+            // A text that stops mid-value was cut short (serde_json's words).
+            detail: if detail.starts_with("EOF while parsing") {
+                format!("{detail}: the file ends early{CUT_SHORT_FIX}")
+            } else {
+                detail
+            },
         },
         stream::WalkError::Read(input::ReadError::Io(source)) => KinetoError::Io { path, source },
         // A gzip stream cut short: said once, with how to write a whole one.

@@ -3,10 +3,9 @@
 
 use crate::common::rooftrace_json;
 
-#[test]
-fn gaps_on_a_gpu_the_table_lacks_asks_for_gpu_naming_the_cards_of_its_compute_capability() {
-    // The saxpy export with its GPU record rewritten to a Quadro RTX 6000
-    // (compute capability 7.5, not in the table).
+/// The saxpy export with its GPU record rewritten to a Quadro RTX 6000
+/// (compute capability 7.5, a card the table lacks), in a temporary folder.
+fn quadro_export() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("quadro.sqlite");
     std::fs::copy(
@@ -25,6 +24,27 @@ fn gaps_on_a_gpu_the_table_lacks_asks_for_gpu_naming_the_cards_of_its_compute_ca
             [],
         )
         .unwrap();
+    (dir, db)
+}
+
+/// The table's keys of compute capability `cc`, from its own list
+/// (`ncu --list-gpus`), in the order it lists them.
+fn table_keys_of_cc(cc: &str) -> Vec<String> {
+    let (_, list, _) = rooftrace_json(&["ncu", "--list-gpus"]);
+    list.as_array()
+        .or_else(|| list["gpus"].as_array())
+        .unwrap()
+        .iter()
+        .filter(|g| g["compute_capability"] == cc)
+        .map(|g| g["key"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn gaps_on_a_gpu_the_table_lacks_asks_for_gpu_naming_the_cards_of_its_compute_capability() {
+    // The saxpy export with its GPU record rewritten to a Quadro RTX 6000
+    // (compute capability 7.5, not in the table).
+    let (_dir, db) = quadro_export();
     let (code, out, err) = crate::common::rooftrace(&["gaps", db.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let line = out.lines().find(|l| l.starts_with("host link:")).unwrap();
@@ -37,15 +57,7 @@ fn gaps_on_a_gpu_the_table_lacks_asks_for_gpu_naming_the_cards_of_its_compute_ca
         "no roofs remedy for a host link: {line}"
     );
     // The table's 7.5 cards, from its own list (`ncu --list-gpus`).
-    let (_, list, _) = rooftrace_json(&["ncu", "--list-gpus"]);
-    let turing: Vec<&str> = list
-        .as_array()
-        .or_else(|| list["gpus"].as_array())
-        .unwrap()
-        .iter()
-        .filter(|g| g["compute_capability"] == "7.5")
-        .map(|g| g["key"].as_str().unwrap())
-        .collect();
+    let turing = table_keys_of_cc("7.5");
     assert!(!turing.is_empty());
     assert!(line.contains(&turing.join(", ")), "{line} vs {turing:?}");
 }
@@ -165,37 +177,12 @@ fn a_gpu_flag_the_file_rules_out_names_the_cards_of_its_compute_capability() {
     // 7.5, not in the table) with `--gpu rtx-a6000` (8.6): refused, and the
     // answer names the table's 7.5 cards (from its own list) instead of an
     // empty "Pick one that fits ()".
-    let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("quadro.sqlite");
-    std::fs::copy(
-        crate::common::fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite"),
-        &db,
-    )
-    .unwrap();
-    let mut perms = std::fs::metadata(&db).unwrap().permissions();
-    #[allow(clippy::permissions_set_readonly_false)]
-    perms.set_readonly(false);
-    std::fs::set_permissions(&db, perms).unwrap();
-    rusqlite::Connection::open(&db)
-        .unwrap()
-        .execute(
-            "UPDATE TARGET_INFO_GPU SET name = 'Quadro RTX 6000', computeMajor = 7, computeMinor = 5",
-            [],
-        )
-        .unwrap();
+    let (_dir, db) = quadro_export();
     let (code, _, err) =
         crate::common::rooftrace(&["gaps", db.to_str().unwrap(), "--gpu", "rtx-a6000"]);
     assert_eq!(code, 2, "{err}");
     assert!(!err.contains("()"), "{err}");
-    let (_, list, _) = rooftrace_json(&["ncu", "--list-gpus"]);
-    let turing: Vec<&str> = list
-        .as_array()
-        .or_else(|| list["gpus"].as_array())
-        .unwrap()
-        .iter()
-        .filter(|g| g["compute_capability"] == "7.5")
-        .map(|g| g["key"].as_str().unwrap())
-        .collect();
+    let turing = table_keys_of_cc("7.5");
     assert!(!turing.is_empty());
     assert!(
         err.contains(&format!(
