@@ -42,13 +42,11 @@ pub fn synth_global_pid(d: u32) -> i64 {
     i64::from(1000 + d) << 24
 }
 
-/// Writes the export to `path` (which must not exist).
-pub fn write_synthetic(path: &Path, spec: &SynthSpec) -> rusqlite::Result<()> {
-    let mut c = Connection::open(path)?;
-    c.execute_batch(
-        "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+/// The tables every synthetic export starts with (nsys 2024.5 columns):
+/// the export's metadata, the string table and the kernel rows. The
+/// caller inserts its `EXPORT_PRODUCT_VERSION` and adds its other tables.
+pub(super) const TABLES_HEAD: &str = "
         CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
-        INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', 'rooftrace-synthetic (2024.5 schema)');
         CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
           deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
@@ -60,7 +58,17 @@ pub fn write_synthetic(path: &Path, spec: &SynthSpec) -> rusqlite::Result<()> {
           staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
           localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL,
           gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER,
-          sharedMemoryLimitConfig INTEGER);
+          sharedMemoryLimitConfig INTEGER);";
+
+/// Writes the export to `path` (which must not exist).
+pub fn write_synthetic(path: &Path, spec: &SynthSpec) -> rusqlite::Result<()> {
+    let mut c = Connection::open(path)?;
+    c.execute_batch(
+        &[
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;",
+            TABLES_HEAD,
+            "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', 'rooftrace-synthetic (2024.5 schema)');",
+            "
         CREATE TABLE CUPTI_ACTIVITY_KIND_MEMCPY (start INTEGER NOT NULL, end INTEGER NOT NULL,
           deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
           streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
@@ -74,6 +82,8 @@ pub fn write_synthetic(path: &Path, spec: &SynthSpec) -> rusqlite::Result<()> {
         CREATE TABLE NVTX_EVENTS (start INTEGER NOT NULL, end INTEGER, eventType INTEGER NOT NULL,
           rangeId INTEGER, category INTEGER, color INTEGER, text TEXT, globalTid INTEGER,
           endGlobalTid INTEGER, textId INTEGER, domainId INTEGER);",
+        ]
+        .concat(),
     )?;
     let tx = c.transaction()?;
     {

@@ -216,7 +216,15 @@ impl NsysScene {
     /// Writes the export to `path` (which must not exist).
     pub fn write(&self, path: &Path) -> rusqlite::Result<()> {
         let mut c = Connection::open(path)?;
-        c.execute_batch(SCHEMA)?;
+        c.execute_batch(
+            &[
+                "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;",
+                super::nsys::TABLES_HEAD,
+                "INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', 'rooftrace-scene (2024.5 schema)');",
+                SCHEMA_REST,
+            ]
+            .concat(),
+        )?;
         let tx = c.transaction()?;
         for (i, s) in self.strings.iter().enumerate() {
             tx.execute(
@@ -266,22 +274,9 @@ impl NsysScene {
     }
 }
 
-/// The tables an [`NsysScene`] writes (nsys 2024.5 columns).
-const SCHEMA: &str = "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
-    CREATE TABLE META_DATA_EXPORT (name TEXT NOT NULL, value TEXT);
-    INSERT INTO META_DATA_EXPORT VALUES ('EXPORT_PRODUCT_VERSION', 'rooftrace-scene (2024.5 schema)');
-    CREATE TABLE StringIds (id INTEGER NOT NULL PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER NOT NULL, end INTEGER NOT NULL,
-      deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
-      streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER,
-      demangledName INTEGER NOT NULL, shortName INTEGER NOT NULL, mangledName INTEGER,
-      launchType INTEGER, cacheConfig INTEGER, registersPerThread INTEGER NOT NULL,
-      gridX INTEGER NOT NULL, gridY INTEGER NOT NULL, gridZ INTEGER NOT NULL,
-      blockX INTEGER NOT NULL, blockY INTEGER NOT NULL, blockZ INTEGER NOT NULL,
-      staticSharedMemory INTEGER NOT NULL, dynamicSharedMemory INTEGER NOT NULL,
-      localMemoryPerThread INTEGER NOT NULL, localMemoryTotal INTEGER NOT NULL,
-      gridId INTEGER NOT NULL, sharedMemoryExecuted INTEGER, graphNodeId INTEGER,
-      sharedMemoryLimitConfig INTEGER);
+/// The tables an [`NsysScene`] writes after [`super::nsys::TABLES_HEAD`]
+/// (nsys 2024.5 columns).
+const SCHEMA_REST: &str = "
     CREATE TABLE CUPTI_ACTIVITY_KIND_MEMSET (start INTEGER NOT NULL, end INTEGER NOT NULL,
       deviceId INTEGER NOT NULL, contextId INTEGER NOT NULL, greenContextId INTEGER,
       streamId INTEGER NOT NULL, correlationId INTEGER, globalPid INTEGER, value INTEGER NOT NULL,
