@@ -75,17 +75,17 @@ pub struct CommArgs {
 }
 
 impl CommArgs {
-    /// Reads the value of `field` from `map`.
-    pub fn read<'de, A: MapAccess<'de>>(
-        &mut self,
-        field: CommField,
-        map: &mut A,
-    ) -> Result<(), A::Error> {
+    /// Reads the value of `field` from `raw`, the value's JSON text (an
+    /// odd value reads as nothing).
+    pub fn read(&mut self, field: CommField, raw: &str) {
+        fn de<'a, T: Deserialize<'a>>(raw: &'a str) -> Option<T> {
+            T::deserialize(&mut serde_json::Deserializer::from_str(raw)).ok()
+        }
         match field {
-            CommField::InputDims => self.input_elems = map.next_value::<FirstDims>()?.0,
-            CommField::InputType => self.input_type = map.next_value::<FirstType>()?.0,
+            CommField::InputDims => self.input_elems = de::<FirstDims>(raw).and_then(|d| d.0),
+            CommField::InputType => self.input_type = de::<FirstType>(raw).and_then(|t| t.0),
             _ => {
-                let v = map.next_value::<Scalar>()?;
+                let v = de::<Scalar>(raw).unwrap_or(Scalar::None);
                 let k = self.keys.get_or_insert_with(Default::default);
                 match field {
                     CommField::Name => k.name = v.text(),
@@ -107,7 +107,6 @@ impl CommArgs {
                 }
             }
         }
-        Ok(())
     }
 }
 
@@ -389,33 +388,13 @@ mod tests {
             "Process Group Ranks": "[0, 1]", "Process Group Name": "0",
             "Input Dims": [[3, 5], []], "Input type": ["float", ""]}"#;
         let mut c = CommArgs::default();
-        let mut de = serde_json::Deserializer::from_str(json);
-        struct Sink<'a>(&'a mut CommArgs);
-        impl<'de> de::DeserializeSeed<'de> for Sink<'_> {
-            type Value = ();
-            fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-                struct M<'a>(&'a mut CommArgs);
-                impl<'de> Visitor<'de> for M<'_> {
-                    type Value = ();
-                    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                        f.write_str("args")
-                    }
-                    fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<(), A::Error> {
-                        while let Some(k) = m.next_key::<String>()? {
-                            match CommField::of(&k) {
-                                Some(f) => self.0.read(f, &mut m)?,
-                                None => {
-                                    m.next_value::<IgnoredAny>()?;
-                                }
-                            }
-                        }
-                        Ok(())
-                    }
-                }
-                d.deserialize_map(M(self.0))
+        let map: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+            serde_json::from_str(json).unwrap();
+        for (k, v) in map {
+            if let Some(f) = CommField::of(&k) {
+                c.read(f, v.get());
             }
         }
-        de::DeserializeSeed::deserialize(Sink(&mut c), &mut de).unwrap();
         let k = c.keys.unwrap();
         assert_eq!(k.name.as_deref(), Some("allreduce"));
         assert_eq!(

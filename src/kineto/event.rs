@@ -11,10 +11,9 @@
 //! value to the decoder wanted ([`id`], [`number`], [`text`]).
 
 use super::comm_args::{CommArgs, CommField};
+use super::lex::{Lex, Raw, Stop};
 use super::time::{exact_integer, exact_unsigned};
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, Visitor};
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use serde::de::{self, Visitor};
 use std::borrow::Cow;
 use std::fmt;
 
@@ -91,7 +90,7 @@ impl<T> Field<T> {
 
 /// The text of a JSON string without escapes, borrowed; `None` for
 /// anything else.
-fn plain_string(raw: &RawValue) -> Option<&str> {
+fn plain_string(raw: Raw<'_>) -> Option<&str> {
     let s = raw.get();
     let inner = s.strip_prefix('"')?.strip_suffix('"')?;
     (!inner.contains('\\')).then_some(inner)
@@ -100,7 +99,7 @@ fn plain_string(raw: &RawValue) -> Option<&str> {
 /// A JSON string's text: borrowed when it has no escapes; a lone surrogate
 /// (`"\ud800"`, valid JSON, not valid Unicode) becomes U+FFFD. `Unusable`
 /// for a number, bool, array or object.
-pub fn text(raw: Option<&RawValue>) -> Field<Cow<'_, str>> {
+pub fn text(raw: Option<Raw<'_>>) -> Field<Cow<'_, str>> {
     let Some(raw) = raw else {
         return Field::Absent;
     };
@@ -140,7 +139,7 @@ pub fn text(raw: Option<&RawValue>) -> Field<Cow<'_, str>> {
 
 /// A category: `Other` for anything that is not one rooftrace reads
 /// (including `null` and non-strings).
-pub fn cat(raw: Option<&RawValue>) -> Cat {
+pub fn cat(raw: Option<Raw<'_>>) -> Cat {
     match text(raw) {
         Field::Value(s) => Cat::from_str(&s),
         _ => Cat::Other,
@@ -148,7 +147,7 @@ pub fn cat(raw: Option<&RawValue>) -> Cat {
 }
 
 /// The first byte of `ph`, when it is a string.
-pub fn phase(raw: Option<&RawValue>) -> Option<u8> {
+pub fn phase(raw: Option<Raw<'_>>) -> Option<u8> {
     match text(raw) {
         Field::Value(s) => s.bytes().next(),
         _ => None,
@@ -158,7 +157,7 @@ pub fn phase(raw: Option<&RawValue>) -> Option<u8> {
 /// A `pid`/`tid`/`device`/`stream`/`correlation`: a JSON number with an
 /// integral value (`7`, `7.0`), or a string holding one (`"7"`, `"0x1f"`);
 /// `Unusable` for a bool, array, object, fraction or other string.
-pub fn id(raw: Option<&RawValue>) -> Field<i64> {
+pub fn id(raw: Option<Raw<'_>>) -> Field<i64> {
     let Some(raw) = raw else {
         return Field::Absent;
     };
@@ -185,15 +184,15 @@ pub fn id(raw: Option<&RawValue>) -> Field<i64> {
 
 /// A non-negative integer (a byte count, a time in ns): a JSON number with
 /// an integral value below 2^64.
-pub fn unsigned(raw: Option<&RawValue>) -> Field<u64> {
-    match raw.map(RawValue::get) {
+pub fn unsigned(raw: Option<Raw<'_>>) -> Field<u64> {
+    match raw.map(Raw::get) {
         None | Some("null") => Field::Absent,
         Some(s) => exact_unsigned(s).map_or(Field::Unusable, Field::Value),
     }
 }
 
 /// A finite number (a counter value); strings holding one count too.
-pub fn number(raw: Option<&RawValue>) -> Field<f64> {
+pub fn number(raw: Option<Raw<'_>>) -> Field<f64> {
     let Some(raw) = raw else {
         return Field::Absent;
     };
@@ -228,22 +227,22 @@ pub fn reads_args(cat: Cat) -> bool {
 #[derive(Debug, Default)]
 pub struct Event<'a> {
     /// Phase: `X` complete event, `M` metadata, `s`/`f` flow, `i` instant.
-    pub ph: Option<&'a RawValue>,
+    pub ph: Option<Raw<'a>>,
     /// Category.
-    pub cat: Option<&'a RawValue>,
+    pub cat: Option<Raw<'a>>,
     /// Name (kernel, call, op, annotation).
-    pub name: Option<&'a RawValue>,
+    pub name: Option<Raw<'a>>,
     /// Process id (a device index for GPU rows).
-    pub pid: Option<&'a RawValue>,
+    pub pid: Option<Raw<'a>>,
     /// Thread id (a stream for GPU rows).
-    pub tid: Option<&'a RawValue>,
+    pub tid: Option<Raw<'a>>,
     /// Start, µs.
-    pub ts: Option<&'a RawValue>,
+    pub ts: Option<Raw<'a>>,
     /// Duration, µs.
-    pub dur: Option<&'a RawValue>,
+    pub dur: Option<Raw<'a>>,
     /// Arguments, raw, when they came before `cat` (decode them with
     /// [`Args::read`]).
-    pub args: Option<&'a RawValue>,
+    pub args: Option<Raw<'a>>,
     /// Arguments decoded as they were parsed, when `cat` came first (the
     /// order Kineto writes) and is one whose `args` are read; the `args` of
     /// other categories are skipped unbuilt.
@@ -261,100 +260,87 @@ impl<'a> Event<'a> {
     }
 }
 
-impl<'de: 'a, 'a> Deserialize<'de> for Event<'a> {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Event<'a>, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Event<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a trace event object")
+impl<'a> Event<'a> {
+    /// One element of an event array at the scanner's position: `None`
+    /// (stepped over) when it is JSON but not an object.
+    pub fn scan(lx: &mut Lex<'a>) -> Result<Option<Event<'a>>, Stop> {
+        if lx.peek("EOF while parsing a value")? != b'{' {
+            lx.skip()?;
+            return Ok(None);
+        }
+        lx.i += 1;
+        let mut ev = Event::default();
+        if lx.peek("EOF while parsing an object")? == b'}' {
+            lx.i += 1;
+            return Ok(Some(ev));
+        }
+        let mut seen_cat = None;
+        loop {
+            let key = lx.key_colon()?;
+            if seen_cat.is_some_and(|c| !reads_event(c)) {
+                // Only counted (or not read at all): the rest of the event
+                // is validated, nothing kept.
+                lx.skip()?;
+                lx.skip_members()?;
+                return Ok(Some(ev));
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Event<'a>, A::Error> {
-                let mut ev = Event::default();
-                let mut seen_cat = None;
-                while let Some(key) = map.next_key::<EventKey>()? {
-                    if seen_cat.is_some_and(|c| !reads_event(c)) {
-                        // Only counted (or not read at all): the rest of the
-                        // event is validated, nothing kept.
-                        map.next_value::<IgnoredAny>()?;
-                        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                        break;
+            let slot = match key_bytes(key).as_ref() {
+                b"ph" => &mut ev.ph,
+                b"cat" => {
+                    let raw = lx.value()?;
+                    ev.cat = Some(raw);
+                    seen_cat = Some(cat(Some(raw)));
+                    if !lx.next_member()? {
+                        return Ok(Some(ev));
                     }
-                    let slot = match key {
-                        EventKey::Ph => &mut ev.ph,
-                        EventKey::Cat => {
-                            let raw = map.next_value::<&'de RawValue>()?;
-                            ev.cat = Some(raw);
-                            seen_cat = Some(cat(Some(raw)));
-                            continue;
-                        }
-                        EventKey::Args if seen_cat.is_some_and(|c| !reads_args(c)) => {
-                            map.next_value::<IgnoredAny>()?;
+                    continue;
+                }
+                b"args" => {
+                    match seen_cat {
+                        Some(c) if !reads_args(c) => {
+                            lx.skip()?;
                             ev.args = None;
                             ev.decoded_args = None;
-                            continue;
                         }
-                        EventKey::Args if seen_cat.is_some() => {
-                            let metrics = seen_cat == Some(Cat::ProfilerRange);
-                            ev.decoded_args = Some(map.next_value_seed(ArgsSeed { metrics })?);
+                        Some(c) => {
+                            ev.decoded_args = Some(Args::scan(lx, c == Cat::ProfilerRange)?);
                             ev.args = None;
-                            continue;
                         }
-                        EventKey::Name => &mut ev.name,
-                        EventKey::Pid => &mut ev.pid,
-                        EventKey::Tid => &mut ev.tid,
-                        EventKey::Ts => &mut ev.ts,
-                        EventKey::Dur => &mut ev.dur,
-                        EventKey::Args => &mut ev.args,
-                        EventKey::Other => {
-                            map.next_value::<IgnoredAny>()?;
-                            continue;
-                        }
-                    };
-                    *slot = Some(map.next_value::<&'de RawValue>()?);
+                        None => ev.args = Some(lx.value()?),
+                    }
+                    if !lx.next_member()? {
+                        return Ok(Some(ev));
+                    }
+                    continue;
                 }
-                Ok(ev)
+                b"name" => &mut ev.name,
+                b"pid" => &mut ev.pid,
+                b"tid" => &mut ev.tid,
+                b"ts" => &mut ev.ts,
+                b"dur" => &mut ev.dur,
+                _ => {
+                    lx.skip()?;
+                    if !lx.next_member()? {
+                        return Ok(Some(ev));
+                    }
+                    continue;
+                }
+            };
+            *slot = Some(lx.value()?);
+            if !lx.next_member()? {
+                return Ok(Some(ev));
             }
         }
-        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
-enum EventKey {
-    Ph,
-    Cat,
-    Name,
-    Pid,
-    Tid,
-    Ts,
-    Dur,
-    Args,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for EventKey {
-    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<EventKey, D::Error> {
-        struct V;
-        impl Visitor<'_> for V {
-            type Value = EventKey;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<EventKey, E> {
-                Ok(match s {
-                    "ph" => EventKey::Ph,
-                    "cat" => EventKey::Cat,
-                    "name" => EventKey::Name,
-                    "pid" => EventKey::Pid,
-                    "tid" => EventKey::Tid,
-                    "ts" => EventKey::Ts,
-                    "dur" => EventKey::Dur,
-                    "args" => EventKey::Args,
-                    _ => EventKey::Other,
-                })
-            }
-        }
-        d.deserialize_str(V)
+/// A key's text as bytes: borrowed when it has no escapes (`"\u0070h"` is
+/// `ph` too).
+fn key_bytes(key: Raw<'_>) -> Cow<'_, [u8]> {
+    match text(Some(key)) {
+        Field::Value(Cow::Borrowed(s)) => Cow::Borrowed(s.as_bytes()),
+        Field::Value(Cow::Owned(s)) => Cow::Owned(s.into_bytes()),
+        _ => Cow::Borrowed(b""),
     }
 }
 
@@ -391,7 +377,7 @@ const MAX_METRICS_PER_EVENT: usize = 1024;
 /// ncu metric (`unit__counter.sum`). Other keys are skipped unbuilt.
 #[derive(Debug, Default)]
 pub struct Args<'a> {
-    values: [Option<&'a RawValue>; ARG_KEYS.len()],
+    values: [Option<Raw<'a>>; ARG_KEYS.len()],
     /// ncu metric name and value (`cuda_profiler_range` only).
     pub metrics: Vec<(String, f64)>,
     /// A collective's arguments (`Collective name`, `In msg nelems`, …)
@@ -402,87 +388,59 @@ pub struct Args<'a> {
 
 impl<'a> Args<'a> {
     /// The raw value of `key`, if the args hold it.
-    pub fn get(&self, key: ArgKey) -> Option<&'a RawValue> {
+    pub fn get(&self, key: ArgKey) -> Option<Raw<'a>> {
         self.values[key as usize]
     }
 
     /// Decodes `raw` (an event's `args`); metrics are collected when
     /// `metrics` is set. `args` that are absent, `null` or not an object
     /// hold nothing.
-    pub fn read(raw: Option<&'a RawValue>, metrics: bool) -> Args<'a> {
-        let Some(raw) = raw.filter(|r| r.get().starts_with('{')) else {
+    pub fn read(raw: Option<Raw<'a>>, metrics: bool) -> Args<'a> {
+        let Some(raw) = raw else {
             return Args::default();
         };
-        let mut de = serde_json::Deserializer::from_str(raw.get());
-        // The text was validated when the event was parsed.
-        ArgsSeed { metrics }
-            .deserialize(&mut de)
-            .unwrap_or_default()
+        // The text was validated when the event was scanned.
+        Args::scan(&mut Lex::new(raw.get().as_bytes(), true), metrics).unwrap_or_default()
     }
-}
 
-struct ArgsSeed {
-    metrics: bool,
-}
-
-impl<'de> DeserializeSeed<'de> for ArgsSeed {
-    type Value = Args<'de>;
-    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Args<'de>, D::Error> {
-        // `args` that are not an object (`null`, `3`) hold nothing.
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ArgsSeed {
-    type Value = Args<'de>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an args object")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_bytes<E: de::Error>(self, _: &[u8]) -> Result<Args<'de>, E> {
-        Ok(Args::default())
-    }
-    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Args<'de>, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Args::default())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Args<'de>, A::Error> {
+    /// The `args` value at the scanner's position, decoded as it is
+    /// stepped over: the keys of [`ARG_KEYS`] kept raw, a collective's keys
+    /// read, metrics collected when `metrics` is set; every other key
+    /// stepped over unbuilt. A value that is not an object holds nothing.
+    pub fn scan(lx: &mut Lex<'a>, metrics: bool) -> Result<Args<'a>, Stop> {
         let mut args = Args::default();
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
-            if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| *name == key) {
-                args.values[*k as usize] = Some(map.next_value::<&'de RawValue>()?);
-            } else if let Some(field) = CommField::of(&key) {
-                args.comm.read(field, &mut map)?;
-            } else if self.metrics && key.contains("__") && key.len() <= 256 {
-                let raw = map.next_value::<&'de RawValue>()?;
+        if lx.peek("EOF while parsing a value")? != b'{' {
+            lx.skip()?;
+            return Ok(args);
+        }
+        lx.i += 1;
+        if lx.peek("EOF while parsing an object")? == b'}' {
+            lx.i += 1;
+            return Ok(args);
+        }
+        loop {
+            let raw_key = lx.key_colon()?;
+            let key = key_bytes(raw_key);
+            if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| name.as_bytes() == &*key) {
+                args.values[*k as usize] = Some(lx.value()?);
+            } else if let Some(field) = std::str::from_utf8(&key).ok().and_then(CommField::of) {
+                args.comm.read(field, lx.value()?.get());
+            } else if metrics && key.windows(2).any(|w| w == b"__") && key.len() <= 256 {
+                let raw = lx.value()?;
                 if let (Some(v), true) = (
                     number(Some(raw)).ok(),
                     args.metrics.len() < MAX_METRICS_PER_EVENT,
                 ) {
-                    args.metrics.push((key.into_owned(), v));
+                    args.metrics
+                        .push((String::from_utf8_lossy(&key).into_owned(), v));
                 }
             } else {
-                map.next_value::<IgnoredAny>()?;
+                lx.skip()?;
+            }
+            if !lx.next_member()? {
+                return Ok(args);
             }
         }
-        Ok(args)
     }
 }
 
@@ -496,7 +454,7 @@ pub enum SyncKind {
 }
 
 /// A `cuda_sync_kind` string as [`SyncKind`]; `Unusable` when not a string.
-pub fn sync_kind(raw: Option<&RawValue>) -> Field<SyncKind> {
+pub fn sync_kind(raw: Option<Raw<'_>>) -> Field<SyncKind> {
     match text(raw) {
         Field::Value(s) if s.contains("Wait Event") => Field::Value(SyncKind::WaitEvent),
         Field::Value(_) => Field::Value(SyncKind::Blocking),

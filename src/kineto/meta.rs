@@ -5,6 +5,7 @@
 //! [`MetaNote`] naming it; the trace is read all the same.
 
 use super::event::{id, text, unsigned, Field};
+use super::lex::Raw;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 
@@ -85,7 +86,7 @@ impl Meta {
     fn fields<'a>(
         &mut self,
         key: &'static str,
-        raw: &'a RawValue,
+        raw: Raw<'a>,
     ) -> Option<BTreeMap<String, &'a RawValue>> {
         match serde_json::from_str::<BTreeMap<String, &RawValue>>(raw.get()) {
             Ok(map) => Some(map),
@@ -99,17 +100,17 @@ impl Meta {
     }
 
     /// `baseTimeNanoseconds`.
-    pub fn read_base_time(&mut self, raw: &RawValue) {
+    pub fn read_base_time(&mut self, raw: Raw<'_>) {
         self.base_time_ns = self.keep("baseTimeNanoseconds", "", unsigned(Some(raw)));
     }
 
     /// `distributedInfo`.
-    pub fn read_distributed(&mut self, raw: &RawValue) {
+    pub fn read_distributed(&mut self, raw: Raw<'_>) {
         const KEY: &str = "distributedInfo";
         let Some(map) = self.fields(KEY, raw) else {
             return;
         };
-        let get = |k: &str| map.get(k).copied();
+        let get = |k: &str| map.get(k).copied().map(Raw::from);
         let small = |v: Field<i64>| match v {
             Field::Value(n) => u32::try_from(n).map_or(Field::Unusable, Field::Value),
             Field::Absent => Field::Absent,
@@ -128,7 +129,7 @@ impl Meta {
     }
 
     /// `deviceProperties`: an array of objects.
-    pub fn read_devices(&mut self, raw: &RawValue) {
+    pub fn read_devices(&mut self, raw: Raw<'_>) {
         const KEY: &str = "deviceProperties";
         let Ok(entries) = serde_json::from_str::<Vec<&RawValue>>(raw.get()) else {
             if raw.get() != "null" {
@@ -138,10 +139,10 @@ impl Meta {
         };
         self.devices.clear();
         for entry in entries.into_iter().take(MAX_DEVICES) {
-            let Some(map) = self.fields(KEY, entry) else {
+            let Some(map) = self.fields(KEY, Raw::from(entry)) else {
                 continue;
             };
-            let get = |k: &str| map.get(k).copied();
+            let get = |k: &str| map.get(k).copied().map(Raw::from);
             let device = DeviceProps {
                 id: self.keep(KEY, "id", id(get("id"))),
                 name: self

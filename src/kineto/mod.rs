@@ -17,6 +17,7 @@ mod comm_args;
 pub mod counters;
 pub mod event;
 pub mod input;
+pub mod lex;
 pub mod meta;
 pub mod stream;
 pub mod time;
@@ -30,7 +31,6 @@ use crate::timeline::{
     Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, SchemaFlavor, Timeline,
     TimelineParts,
 };
-use serde_json::value::RawValue;
 use std::path::{Path, PathBuf};
 
 /// Errors in a Kineto trace. Each names the file and says what to do.
@@ -221,7 +221,7 @@ impl stream::Sink for Reading {
     fn event(&mut self, ev: Option<event::Event<'_>>) {
         self.collector.take(ev);
     }
-    fn meta(&mut self, key: stream::MetaKey, raw: &RawValue) {
+    fn meta(&mut self, key: stream::MetaKey, raw: lex::Raw<'_>) {
         match key {
             stream::MetaKey::Devices => self.meta.read_devices(raw),
             stream::MetaKey::Distributed => self.meta.read_distributed(raw),

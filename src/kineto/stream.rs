@@ -1,17 +1,16 @@
 //! The document walked piece by piece: the top level (an object, or the
-//! older Chrome-trace form, an array of events) by hand, each event and
-//! each metadata value parsed by serde_json from the buffer it lies in
-//! (borrowed: no string is built unless it has escapes). The buffer holds
-//! the piece being parsed and at most one value across pieces, never the
-//! document; every byte is validated as JSON, so a document that is not
-//! JSON is refused with its line and column, while an element that is JSON
-//! but no event object costs that element only.
+//! older Chrome-trace form, an array of events), each event and each
+//! metadata value scanned by [`super::lex`] in the buffer it lies in
+//! (borrowed: no string is built unless it has escapes, no key or value
+//! rooftrace does not read is built at all). The buffer holds the piece
+//! being scanned and at most one value across pieces, never the document;
+//! every byte is validated as JSON, so a document that is not JSON is
+//! refused with its line and column, while an element that is JSON but no
+//! event object costs that element only.
 
 use super::event::Event;
 use super::input::{Pieces, ReadError, MAX_VALUE_BYTES};
-use serde::de::IgnoredAny;
-use serde::Deserialize;
-use serde_json::value::RawValue;
+use super::lex::{Lex, Raw, Stop};
 
 /// The top-level keys read besides `traceEvents`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +31,7 @@ pub trait Sink {
     /// One element: `None` when it is JSON but not an event object.
     fn event(&mut self, ev: Option<Event<'_>>);
     /// A metadata value.
-    fn meta(&mut self, key: MetaKey, raw: &RawValue);
+    fn meta(&mut self, key: MetaKey, raw: Raw<'_>);
 }
 
 /// Why the walk stopped.
@@ -80,7 +79,7 @@ pub fn walk(pieces: Pieces, sink: &mut impl Sink) -> Result<Walked, WalkError> {
             walked.event_arrays += 1;
             w.array(|w| w.event(sink))?;
         }
-        // Whatever it is, serde says what is wrong with it (or it is JSON
+        // Whatever it is, the scanner says what is wrong with it (or it is JSON
         // without events: the caller says so).
         _ => w.skip()?,
     }
@@ -99,51 +98,6 @@ struct Walker {
     lines_before: usize,
     /// Column of `buf[0]` on its line, 0-based.
     column_before: usize,
-}
-
-/// What one parse attempt came to.
-enum Attempt<T> {
-    /// The value and the bytes it took.
-    Value(T, usize),
-    /// The text ends inside the value (or right after it, where a number
-    /// may go on): read more.
-    More,
-    /// Not JSON, or JSON of another shape (`is_data`).
-    Fail(serde_json::Error),
-}
-
-/// Parses one value of `T` at the start of `slice` (after whitespace).
-fn attempt<'b, T: Deserialize<'b>>(slice: &'b [u8], eof: bool) -> Attempt<T> {
-    let mut stream = serde_json::Deserializer::from_slice(slice).into_iter::<T>();
-    match stream.next() {
-        Some(Ok(v)) => {
-            let used = stream.byte_offset();
-            if used == slice.len() && !eof {
-                Attempt::More
-            } else {
-                Attempt::Value(v, used)
-            }
-        }
-        // Cut by the end of the piece: serde_json says EOF, or, inside a
-        // number (`1.`, `1e`, `-`), "invalid number" at the very end.
-        Some(Err(e)) if !eof && (e.is_eof() || error_offset(slice, &e) + 2 >= slice.len()) => {
-            Attempt::More
-        }
-        Some(Err(e)) => Attempt::Fail(e),
-        None => Attempt::More,
-    }
-}
-
-/// The byte offset in `slice` of serde_json's error position.
-fn error_offset(slice: &[u8], e: &serde_json::Error) -> usize {
-    let mut line_start = 0;
-    for _ in 1..e.line() {
-        match memchr::memchr(b'\n', &slice[line_start..]) {
-            Some(k) => line_start += k + 1,
-            None => break,
-        }
-    }
-    line_start + e.column()
 }
 
 impl Walker {
@@ -200,113 +154,77 @@ impl Walker {
 
     /// A syntax error at the current position.
     fn error(&self, detail: &str) -> WalkError {
-        self.located(1, 1, detail.to_string())
+        self.located(0, detail.to_string())
     }
 
-    /// A position relative to `buf[pos]` (line and column of serde's
-    /// error, 1-based) made absolute.
-    fn located(&self, line: usize, column: usize, detail: String) -> WalkError {
-        let before = &self.buf[..self.pos.min(self.buf.len())];
+    /// An error `at` bytes after `buf[pos]`, with its line and column in
+    /// the whole text.
+    fn located(&self, at: usize, detail: String) -> WalkError {
+        let before = &self.buf[..(self.pos + at).min(self.buf.len())];
         let newlines = memchr::memchr_iter(b'\n', before).count();
-        let column_at_pos = match memchr::memrchr(b'\n', before) {
+        let column = match memchr::memrchr(b'\n', before) {
             Some(last) => before.len() - last - 1,
             None => self.column_before + before.len(),
         };
         WalkError::Syntax {
-            line: self.lines_before + newlines + line,
-            column: if line <= 1 {
-                column_at_pos + column
-            } else {
-                column
-            },
+            line: self.lines_before + newlines + 1,
+            column: column + 1,
             detail,
         }
     }
 
-    /// Reads more text after a value was found cut; an error when there is
-    /// none.
-    fn more(&mut self) -> Result<(), WalkError> {
-        let was_eof = self.eof;
-        self.fill()?;
-        if was_eof {
-            return Err(self.error("EOF while parsing a value"));
+    /// Runs `scan` on the text from the position; the position steps past
+    /// what it took. A scan cut by the end of the buffer is run again
+    /// with more text (it must not have handed anything out before
+    /// returning).
+    fn scan(
+        &mut self,
+        mut scan: impl FnMut(&mut Lex<'_>) -> Result<(), Stop>,
+    ) -> Result<(), WalkError> {
+        loop {
+            let mut lx = Lex::new(&self.buf[self.pos..], self.eof);
+            match scan(&mut lx) {
+                Ok(()) => {
+                    self.pos += lx.i;
+                    return Ok(());
+                }
+                Err(Stop::Cut) => {
+                    if !self.fill()? {
+                        // The text ended after all: scanned again as whole.
+                        continue;
+                    }
+                }
+                Err(Stop::Bad { at, what }) => return Err(self.located(at, what.to_string())),
+                Err(Stop::LongString) => {
+                    return Err(WalkError::Read(ReadError::Overrun(
+                        super::input::Overrun::LongString,
+                    )))
+                }
+            }
         }
-        Ok(())
-    }
-
-    /// A serde_json error at the position.
-    fn serde_error(&self, e: &serde_json::Error) -> WalkError {
-        self.located(e.line(), e.column(), serde_detail(e))
-    }
-
-    /// Steps past a value of `used` bytes, checking the string bound on
-    /// the values long enough to break it.
-    fn advance(&mut self, used: usize) -> Result<(), WalkError> {
-        let value = &self.buf[self.pos..self.pos + used];
-        if super::input::has_long_string(value) {
-            return Err(WalkError::Read(ReadError::Overrun(
-                super::input::Overrun::LongString,
-            )));
-        }
-        self.pos += used;
-        Ok(())
     }
 
     /// One value of any shape, raw, to `f`.
-    fn raw(&mut self, f: &mut dyn FnMut(&RawValue)) -> Result<(), WalkError> {
-        loop {
-            let used = match attempt::<&RawValue>(&self.buf[self.pos..], self.eof) {
-                Attempt::Value(v, used) => {
-                    f(v);
-                    used
-                }
-                Attempt::More => {
-                    self.more()?;
-                    continue;
-                }
-                Attempt::Fail(e) => return Err(self.serde_error(&e)),
-            };
-            return self.advance(used);
-        }
+    fn raw(&mut self, f: &mut dyn FnMut(Raw<'_>)) -> Result<(), WalkError> {
+        self.scan(|lx| {
+            f(lx.value()?);
+            Ok(())
+        })
     }
 
     /// Steps past one value of any shape (validated, nothing kept).
     fn skip(&mut self) -> Result<(), WalkError> {
-        loop {
-            let used = match attempt::<IgnoredAny>(&self.buf[self.pos..], self.eof) {
-                Attempt::Value(_, used) => used,
-                Attempt::More => {
-                    self.more()?;
-                    continue;
-                }
-                Attempt::Fail(e) => return Err(self.serde_error(&e)),
-            };
-            return self.advance(used);
-        }
+        self.scan(|lx| lx.skip())
     }
 
     /// One element of an event array: an event object to `sink`; any other
     /// JSON value is counted (`sink.event(None)`) and skipped.
     fn event(&mut self, sink: &mut impl Sink) -> Result<(), WalkError> {
-        loop {
-            let used = match attempt::<Event<'_>>(&self.buf[self.pos..], self.eof) {
-                Attempt::Value(ev, used) => {
-                    sink.event(Some(ev));
-                    used
-                }
-                Attempt::More => {
-                    self.more()?;
-                    continue;
-                }
-                Attempt::Fail(e) if e.is_data() => {
-                    self.skip()?;
-                    sink.event(None);
-                    return Ok(());
-                }
-                Attempt::Fail(e) => return Err(self.serde_error(&e)),
-            };
-            return self.advance(used);
-        }
+        self.scan(|lx| {
+            let ev = Event::scan(lx)?;
+            sink.event(ev);
+            Ok(())
+        })
     }
 
     /// The elements of an array (the `[` consumed), each through `each`.
@@ -343,7 +261,7 @@ impl Walker {
                 return Err(self.error("key must be a string"));
             }
             let mut key = String::new();
-            self.raw(&mut |raw: &RawValue| {
+            self.raw(&mut |raw: Raw<'_>| {
                 if let super::event::Field::Value(k) = super::event::text(Some(raw)) {
                     key = k.into_owned();
                 }
@@ -395,16 +313,6 @@ impl Walker {
                 return self.skip();
             }
         };
-        self.raw(&mut |raw: &RawValue| sink.meta(meta, raw))
-    }
-}
-
-/// serde_json's message without its own position (the walker gives the
-/// position in the whole text).
-fn serde_detail(e: &serde_json::Error) -> String {
-    let s = e.to_string();
-    match s.rfind(" at line ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
+        self.raw(&mut |raw: Raw<'_>| sink.meta(meta, raw))
     }
 }
