@@ -96,6 +96,7 @@ pub struct Source {
     utf16: Utf16State,
     read_buf: Vec<u8>,
     piece_bytes: usize,
+    file_bytes: u64,
 }
 
 impl Source {
@@ -120,6 +121,7 @@ impl Source {
             utf16: Utf16State::default(),
             read_buf: Vec::new(),
             piece_bytes: PIECE_BYTES,
+            file_bytes: size,
         })
     }
 
@@ -316,22 +318,86 @@ impl StringScan {
     }
 }
 
-/// A [`Source`] read on its own thread; pieces come through a channel of
-/// two, and go back to be refilled (memory: about six pieces, 1.5 MiB).
+/// Files up to this size (on disk) are read on the caller's thread: a
+/// thread of their own would cost more than it gains (and its stack).
+pub const INLINE_FILE_BYTES: u64 = 1 << 20;
+
+/// The pieces of a [`Source`]: read on a thread of its own, coming through
+/// a channel of two and going back to be refilled (memory: about six
+/// pieces, 1.5 MiB), or read on the caller's thread as they are asked for.
 pub struct Pieces {
-    full: mpsc::Receiver<Result<Vec<u8>, ReadError>>,
-    empty: mpsc::SyncSender<Vec<u8>>,
+    inner: PiecesInner,
+}
+
+enum PiecesInner {
+    Thread {
+        full: mpsc::Receiver<Result<Vec<u8>, ReadError>>,
+        empty: mpsc::SyncSender<Vec<u8>>,
+    },
+    Inline {
+        source: Box<Source>,
+        spare: Vec<u8>,
+        done: bool,
+    },
 }
 
 impl Pieces {
     /// The next piece; `None` at the end.
     pub fn recv(&mut self) -> Option<Result<Vec<u8>, ReadError>> {
-        self.full.recv().ok()
+        match &mut self.inner {
+            PiecesInner::Thread { full, .. } => full.recv().ok(),
+            PiecesInner::Inline { done: true, .. } => None,
+            PiecesInner::Inline {
+                source,
+                spare,
+                done,
+            } => {
+                let mut piece = std::mem::take(spare);
+                match source.next_piece(&mut piece) {
+                    Ok(true) => Some(Ok(piece)),
+                    Ok(false) => {
+                        *done = true;
+                        None
+                    }
+                    Err(e) => {
+                        *done = true;
+                        Some(Err(e))
+                    }
+                }
+            }
+        }
     }
 
     /// Gives a piece back to be refilled.
     pub fn recycle(&mut self, piece: Vec<u8>) {
-        let _ = self.empty.try_send(piece);
+        match &mut self.inner {
+            PiecesInner::Thread { empty, .. } => {
+                let _ = empty.try_send(piece);
+            }
+            PiecesInner::Inline { spare, .. } => *spare = piece,
+        }
+    }
+}
+
+/// The pieces of `source` read on the caller's thread.
+pub fn inline(source: Source) -> Pieces {
+    Pieces {
+        inner: PiecesInner::Inline {
+            source: Box::new(source),
+            spare: Vec::new(),
+            done: false,
+        },
+    }
+}
+
+/// The pieces of `source`: on a thread of its own for a file larger than
+/// [`INLINE_FILE_BYTES`] (inflating and decoding then run beside the
+/// parse), else on the caller's thread.
+pub fn pieces(source: Source) -> Pieces {
+    if source.file_bytes > INLINE_FILE_BYTES {
+        spawn(source)
+    } else {
+        inline(source)
     }
 }
 
@@ -354,7 +420,9 @@ pub fn spawn(mut source: Source) -> Pieces {
             return; // the reader stopped
         }
     });
-    Pieces { full, empty }
+    Pieces {
+        inner: PiecesInner::Thread { full, empty },
+    }
 }
 
 /// What a file holds, by content.
@@ -493,6 +561,34 @@ pub fn open_file(path: &Path) -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pieces_on_a_thread_and_inline_hand_over_the_same_text() {
+        // A gzip file with a mark: both forms must give the text after the
+        // mark, whole, in pieces of 7 bytes.
+        let text = "{\"traceEvents\":[".to_string() + &"{\"ph\":\"X\"},".repeat(500) + "1]}";
+        let mut raw = vec![0xEF, 0xBB, 0xBF];
+        raw.extend_from_slice(text.as_bytes());
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, &raw).unwrap();
+        let f = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(f.path(), gz.finish().unwrap()).unwrap();
+        let all = |mut p: Pieces| {
+            let mut out = Vec::new();
+            while let Some(piece) = p.recv() {
+                let piece = piece.unwrap();
+                assert!(piece.len() <= 7);
+                out.extend_from_slice(&piece);
+                p.recycle(piece);
+            }
+            String::from_utf8(out).unwrap()
+        };
+        let open = || Source::open(f.path()).unwrap().with_piece_bytes(7);
+        assert_eq!(all(spawn(open())), text);
+        assert_eq!(all(inline(open())), text);
+        // A small file is read inline by `pieces`.
+        assert!(matches!(pieces(open()).inner, PiecesInner::Inline { .. }));
+    }
 
     #[test]
     fn a_string_is_measured_exactly_across_pieces_and_escapes() {

@@ -233,12 +233,22 @@ impl stream::Sink for Reading {
 /// Reads a trace whatever it holds (the `ncu` command reads counter ranges
 /// from traces that have no GPU activity rows).
 pub fn read_counters(path: &Path) -> Result<KinetoTrace, KinetoError> {
-    read_in_pieces(path, input::PIECE_BYTES)
+    read_with(path, input::PIECE_BYTES, input::pieces)
 }
 
 /// [`read_counters`] with the text handed over in pieces of `piece_bytes`
-/// (the tests cut every value somewhere with a few bytes).
+/// (the tests cut every value somewhere with a few bytes), read on the
+/// caller's thread.
 pub fn read_in_pieces(path: &Path, piece_bytes: usize) -> Result<KinetoTrace, KinetoError> {
+    read_with(path, piece_bytes, input::inline)
+}
+
+/// A trace read in pieces of `piece_bytes`, handed over by `pieces`.
+fn read_with(
+    path: &Path,
+    piece_bytes: usize,
+    pieces: fn(input::Source) -> input::Pieces,
+) -> Result<KinetoTrace, KinetoError> {
     let source = input::Source::open(path)
         .map_err(|source| KinetoError::Io {
             path: path.to_path_buf(),
@@ -247,7 +257,7 @@ pub fn read_in_pieces(path: &Path, piece_bytes: usize) -> Result<KinetoTrace, Ki
         .with_piece_bytes(piece_bytes);
     let gzip = source.is_gzip();
     let mut reading = Reading::default();
-    stream::walk(input::spawn(source), &mut reading).map_err(|e| walk_error(path, e))?;
+    stream::walk(pieces(source), &mut reading).map_err(|e| walk_error(path, e))?;
     if reading.event_arrays == 0 {
         return Err(KinetoError::NoTraceEvents {
             path: path.to_path_buf(),
