@@ -145,9 +145,17 @@ impl Source {
         // UTF-8 text is read straight into `out`; UTF-16 through `read_buf`.
         let utf8 = self.encoding == Some(Encoding::Utf8);
         let target = if utf8 { &mut *out } else { &mut self.read_buf };
-        target.resize(self.piece_bytes, 0);
+        // The first piece holds at least 4 bytes: the encoding is told by
+        // up to 3 (a UTF-8 mark; UTF-16's zero byte beside the first
+        // character), and a piece of 1 or 2 bytes once read a mark as text.
+        let want = if self.encoding.is_none() {
+            self.piece_bytes.max(4)
+        } else {
+            self.piece_bytes
+        };
+        target.resize(want, 0);
         let mut filled = 0;
-        while filled < self.piece_bytes {
+        while filled < want {
             let n = match self.raw.read(&mut target[filled..]) {
                 Ok(0) => break,
                 Ok(n) => n,
