@@ -1,21 +1,34 @@
 //! Writes a large Kineto trace by repeating a real one's events with shifted
 //! times and ids (`rooftrace::synth::kineto`):
 //! `cargo run --release --example gen_kineto -- IN.json[.gz] OUT.json REPS`.
+//!
+//! `REPS` may have a fraction (`2.36`): after the whole copies, one more
+//! copy of the events that start in the first fraction of the trace's time
+//! span (by `ts`, so a kernel comes with the launches around it; metadata
+//! events are written once), shifted like a whole copy. That sizes a bench
+//! trace near a target (`docs/bench-kineto.md`: about 100 MB from the V100
+//! trace's 53.7 MB).
 
 use rooftrace::synth::kineto::repeat_trace;
-use std::io::{BufWriter, Read};
+use serde_json::{Number, Value};
+use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(input), Some(out)) = (args.first(), args.get(1).map(PathBuf::from)) else {
-        eprintln!("usage: gen_kineto IN.json[.gz] OUT.json [REPS=100]");
+        eprintln!("usage: gen_kineto IN.json[.gz] OUT.json [REPS=100, a fraction allowed]");
         std::process::exit(2);
     };
     if out.exists() {
         return Err(format!("{} exists; remove it first", out.display()).into());
     }
-    let reps = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let reps: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100.0);
+    if !(reps >= 1.0 && reps < 1e6) {
+        return Err("REPS must be at least 1".into());
+    }
+    let whole = reps.floor() as u32;
+    let fraction = reps - f64::from(whole);
     let bytes = std::fs::read(input)?;
     let mut text = String::new();
     if bytes.starts_with(&[0x1f, 0x8b]) {
@@ -25,10 +38,90 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let trace: serde_json::Value = serde_json::from_str(&text)?;
     let mut w = BufWriter::new(std::fs::File::create(&out)?);
-    let n = repeat_trace(&trace, reps, &mut w)?;
+    let mut n = repeat_trace(&trace, whole, &mut Unclosed(&mut w))?;
+    n += partial_copy(&trace, whole, fraction, &mut w)?;
+    w.write_all(b"\n]}\n")?;
+    w.flush()?;
     eprintln!(
         "wrote {} ({n} events, {reps} copies of {input})",
         out.display()
     );
     Ok(())
+}
+
+/// Passes every write but the document's closing `\n]}\n`, which
+/// `repeat_trace` writes as one call (an event's own text never holds a
+/// raw newline).
+struct Unclosed<'a, W: Write>(&'a mut W);
+
+impl<W: Write> Write for Unclosed<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if buf == b"\n]}\n" {
+            return Ok(buf.len());
+        }
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// Copy number `r` of the events starting in the first `fraction` of the
+/// time span, shifted as `repeat_trace` shifts copy `r` (the same period
+/// and id stride, computed the same way); the events written.
+fn partial_copy(trace: &Value, r: u32, fraction: f64, w: &mut impl Write) -> std::io::Result<u64> {
+    if fraction <= 0.0 {
+        return Ok(0);
+    }
+    let events = trace["traceEvents"].as_array().cloned().unwrap_or_default();
+    let (mut lo, mut hi, mut max_id) = (f64::MAX, f64::MIN, 0i64);
+    for e in &events {
+        if let Some(ts) = e["ts"].as_f64() {
+            lo = lo.min(ts);
+            hi = hi.max(ts + e["dur"].as_f64().unwrap_or(0.0));
+        }
+        for id in [
+            &e["id"],
+            &e["args"]["correlation"],
+            &e["args"]["External id"],
+        ] {
+            max_id = max_id.max(id.as_i64().unwrap_or(0));
+        }
+    }
+    let period = (hi - lo).max(0.0).ceil() as i64 + 1000;
+    let stride = max_id + 1;
+    let cut = lo + fraction * (hi - lo);
+    let r = i64::from(r);
+    let mut n = 0;
+    for e in &events {
+        let starts = e["ts"].as_f64();
+        if e["ph"] == "M" || starts.is_none_or(|ts| ts >= cut) {
+            continue;
+        }
+        let mut e = e.clone();
+        shift(&mut e["ts"], r * period);
+        for id in ["correlation", "External id"] {
+            if let Some(v) = e.get_mut("args").and_then(|a| a.get_mut(id)) {
+                shift(v, r * stride);
+            }
+        }
+        if let Some(v) = e.get_mut("id") {
+            shift(v, r * stride);
+        }
+        w.write_all(b",\n")?;
+        serde_json::to_writer(&mut *w, &e)?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+/// Adds `by` to a number, keeping integers integers.
+fn shift(v: &mut Value, by: i64) {
+    if let Some(i) = v.as_i64() {
+        *v = Value::Number(Number::from(i + by));
+    } else if let Some(f) = v.as_f64() {
+        if let Some(n) = Number::from_f64(f + by as f64) {
+            *v = Value::Number(n);
+        }
+    }
 }

@@ -176,7 +176,7 @@ impl Walker {
     /// Runs `scan` on the text from the position; the position steps past
     /// what it took. A scan cut by the end of the buffer is run again
     /// with more text (it must not have handed anything out before
-    /// returning).
+    /// returning); at the end of the text it is run as whole.
     fn scan(
         &mut self,
         mut scan: impl FnMut(&mut Lex<'_>) -> Result<(), Stop>,
@@ -189,10 +189,11 @@ impl Walker {
                     return Ok(());
                 }
                 Err(Stop::Cut) => {
-                    if !self.fill()? {
-                        // The text ended after all: scanned again as whole.
-                        continue;
-                    }
+                    // Read until the value's text so far has doubled (one
+                    // piece, unless pieces are tiny): a value cut again and
+                    // again is scanned O(log n) times, not once per piece.
+                    let need = 2 * (self.buf.len() - self.pos).max(1);
+                    while self.fill()? && self.buf.len() - self.pos < need {}
                 }
                 Err(Stop::Bad { at, what }) => return Err(self.located(at, what.to_string())),
                 Err(Stop::LongString) => {
