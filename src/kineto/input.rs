@@ -326,9 +326,12 @@ impl StringScan {
     }
 }
 
-/// Files up to this size (on disk) are read on the caller's thread: a
-/// thread of their own would cost more than it gains (and its stack).
-pub const INLINE_FILE_BYTES: u64 = 1 << 20;
+/// Text up to about this size is read on the caller's thread: a thread of
+/// its own would cost more than it gains (and its stack and arena). A gzip
+/// file is taken to expand [`GZIP_GUESS`] times (Kineto JSON: 12 to 18).
+pub const INLINE_TEXT_BYTES: u64 = 1 << 20;
+/// The expansion assumed of a gzip trace when choosing a thread.
+const GZIP_GUESS: u64 = 16;
 
 /// The pieces of a [`Source`]: read on a thread of its own, coming through
 /// a channel of two and going back to be refilled (memory: about six
@@ -398,11 +401,16 @@ pub fn inline(source: Source) -> Pieces {
     }
 }
 
-/// The pieces of `source`: on a thread of its own for a file larger than
-/// [`INLINE_FILE_BYTES`] (inflating and decoding then run beside the
+/// The pieces of `source`: on a thread of its own for text larger than
+/// [`INLINE_TEXT_BYTES`] (inflating and decoding then run beside the
 /// parse), else on the caller's thread.
 pub fn pieces(source: Source) -> Pieces {
-    if source.file_bytes > INLINE_FILE_BYTES {
+    let guess = if source.gzip {
+        source.file_bytes.saturating_mul(GZIP_GUESS)
+    } else {
+        source.file_bytes
+    };
+    if guess > INLINE_TEXT_BYTES {
         spawn(source)
     } else {
         inline(source)

@@ -1,10 +1,12 @@
 //! PyTorch profiler (Kineto) Chrome-trace JSON, plain or gzip (told by
 //! content, not extension) → [`Timeline`], read one event at a time.
 //!
-//! `input` turns the file into checked UTF-8 text (gzip, byte-order mark,
-//! UTF-16, string and expansion bounds) on a thread of its own, and says by
-//! content whether a file is a trace; `stream` walks the document piece by
-//! piece and parses each event from the buffer it lies in; `event` keeps
+//! `input` turns the file into UTF-8 text (gzip, byte-order mark, UTF-16,
+//! expansion bound), on a thread of its own when the text is over about
+//! 1 MiB, and says by content whether a file is a trace; `stream` walks the
+//! document piece by piece and scans each event in the buffer it lies in
+//! with `lex`, a validating JSON scanner that builds nothing for what is
+//! not read (strings checked for UTF-8 and the 1 MiB bound); `event` keeps
 //! the raw value of each field read and decodes it liberally (one odd value
 //! costs its event, never the trace); `time` reads JSON numbers exactly;
 //! `meta` reads `deviceProperties`/`distributedInfo` fact by fact;
