@@ -337,6 +337,12 @@ impl<'a> Event<'a> {
 /// A key's text as bytes: borrowed when it has no escapes (`"\u0070h"` is
 /// `ph` too).
 fn key_bytes(key: Raw<'_>) -> Cow<'_, [u8]> {
+    let b = key.bytes();
+    if let Some(inner) = b.get(1..b.len().saturating_sub(1)) {
+        if !inner.contains(&b'\\') {
+            return Cow::Borrowed(inner);
+        }
+    }
     match text(Some(key)) {
         Field::Value(Cow::Borrowed(s)) => Cow::Borrowed(s.as_bytes()),
         Field::Value(Cow::Owned(s)) => Cow::Owned(s.into_bytes()),

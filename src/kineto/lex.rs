@@ -57,22 +57,52 @@ impl Levels {
     }
 }
 
-/// The text of one JSON value, already checked to be JSON.
+/// The text of one JSON value, already checked to be JSON (its strings'
+/// UTF-8 included).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Raw<'a>(&'a str);
+pub struct Raw<'a>(&'a [u8]);
 
 impl<'a> Raw<'a> {
-    /// The value's JSON text as written.
+    /// The value's JSON text as written (made `str` when it is decoded:
+    /// a pass over its bytes then, not when it is scanned).
     pub fn get(self) -> &'a str {
+        // Every byte beyond ASCII in a value lies in one of its strings,
+        // each checked by `Lex::string`; a failure here cannot happen, and
+        // would read as an empty value rather than a panic.
+        std::str::from_utf8(self.0).unwrap_or("")
+    }
+
+    /// The value's bytes as written.
+    pub fn bytes(self) -> &'a [u8] {
         self.0
     }
 }
 
 impl<'a> From<&'a serde_json::value::RawValue> for Raw<'a> {
     fn from(raw: &'a serde_json::value::RawValue) -> Raw<'a> {
-        Raw(raw.get())
+        Raw(raw.get().as_bytes())
     }
 }
+
+/// What a byte means inside a string: 0 plain, 1 the end or an escape
+/// (`"`, `\`), 2 a control character, 3 beyond ASCII.
+static STRING_BYTE: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        t[i] = if i < 0x20 {
+            2
+        } else if i == b'"' as usize || i == b'\\' as usize {
+            1
+        } else if i >= 0x80 {
+            3
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
 
 /// Why a scan stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,86 +176,101 @@ impl<'a> Lex<'a> {
     }
 
     /// A string at the position (its `"` next, after whitespace): the raw
-    /// text with its quotes, and whether it has escapes.
+    /// text with its quotes, and whether it has escapes. One pass over its
+    /// bytes; those beyond ASCII are checked as UTF-8 where they are.
     #[inline]
     pub fn string(&mut self) -> Result<(Raw<'a>, bool), Stop> {
+        let b = self.b;
         let start = self.i;
-        debug_assert_eq!(self.b[start], b'"');
         let mut j = start + 1;
         let mut escaped = false;
         loop {
-            let Some(k) = memchr::memchr2(b'"', b'\\', &self.b[j..]) else {
-                self.i = self.b.len();
-                if (self.b.len() - start - 1) as u64 > MAX_STRING_BYTES {
+            while j < b.len() && STRING_BYTE[b[j] as usize] == 0 {
+                j += 1;
+            }
+            let Some(&c) = b.get(j) else {
+                self.i = b.len();
+                if (b.len() - start - 1) as u64 > MAX_STRING_BYTES {
                     return Err(Stop::LongString);
                 }
                 return Err(self.end("EOF while parsing a string"));
             };
-            j += k;
-            if self.b[j] == b'"' {
-                break;
-            }
-            escaped = true;
-            // An escape: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`,
-            // or `\u` and four hex digits.
-            let Some(&e) = self.b.get(j + 1) else {
-                self.i = self.b.len();
-                return Err(self.end("EOF while parsing a string"));
-            };
-            match e {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
-                b'u' => {
-                    for d in 0..4 {
-                        match self.b.get(j + 2 + d) {
-                            Some(h) if h.is_ascii_hexdigit() => {}
-                            Some(_) => {
-                                self.i = j + 2 + d;
-                                return Err(self.bad("invalid escape"));
+            match STRING_BYTE[c as usize] {
+                2 => {
+                    self.i = j;
+                    return Err(self.bad(
+                        "control character (\\u0000-\\u001F) found while parsing a string",
+                    ));
+                }
+                3 => {
+                    // A UTF-8 sequence: its length from the lead byte, then
+                    // checked whole (a sequence cut by the buffer: more).
+                    let n = match c {
+                        0xC2..=0xDF => 2,
+                        0xE0..=0xEF => 3,
+                        0xF0..=0xF4 => 4,
+                        _ => 0,
+                    };
+                    if n == 0 {
+                        self.i = j;
+                        return Err(self.bad("invalid unicode code point"));
+                    }
+                    let Some(seq) = b.get(j..j + n) else {
+                        // Bytes that cannot start a valid sequence are bad
+                        // even when cut.
+                        if std::str::from_utf8(&b[j..]).is_err_and(|e| e.error_len().is_some()) {
+                            self.i = j;
+                            return Err(self.bad("invalid unicode code point"));
+                        }
+                        self.i = b.len();
+                        return Err(self.end("EOF while parsing a string"));
+                    };
+                    if std::str::from_utf8(seq).is_err() {
+                        self.i = j;
+                        return Err(self.bad("invalid unicode code point"));
+                    }
+                    j += n;
+                }
+                _ if c == b'"' => break,
+                _ => {
+                    escaped = true;
+                    // An escape: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`,
+                    // or `\u` and four hex digits.
+                    let Some(&e) = b.get(j + 1) else {
+                        self.i = b.len();
+                        return Err(self.end("EOF while parsing a string"));
+                    };
+                    match e {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
+                        b'u' => {
+                            for d in 0..4 {
+                                match b.get(j + 2 + d) {
+                                    Some(h) if h.is_ascii_hexdigit() => {}
+                                    Some(_) => {
+                                        self.i = j + 2 + d;
+                                        return Err(self.bad("invalid escape"));
+                                    }
+                                    None => {
+                                        self.i = b.len();
+                                        return Err(self.end("EOF while parsing a string"));
+                                    }
+                                }
                             }
-                            None => {
-                                self.i = self.b.len();
-                                return Err(self.end("EOF while parsing a string"));
-                            }
+                            j += 6;
+                        }
+                        _ => {
+                            self.i = j + 1;
+                            return Err(self.bad("invalid escape"));
                         }
                     }
-                    j += 6;
-                }
-                _ => {
-                    self.i = j + 1;
-                    return Err(self.bad("invalid escape"));
                 }
             }
         }
-        let inner = &self.b[start + 1..j];
-        if inner.len() as u64 > MAX_STRING_BYTES {
+        if (j - start - 1) as u64 > MAX_STRING_BYTES {
             return Err(Stop::LongString);
         }
-        // Control characters must be escaped; text beyond ASCII must be
-        // UTF-8 (one pass over the string when it is ASCII, which is the
-        // common case: a fold the compiler vectorises).
-        let (low, high) = inner.iter().fold((false, false), |(l, h), &c| {
-            (l | (c < 0x20), h | (c >= 0x80))
-        });
-        if low {
-            let at = start + 1 + inner.iter().position(|&c| c < 0x20).unwrap_or(0);
-            self.i = at;
-            return Err(
-                self.bad("control character (\\u0000-\\u001F) found while parsing a string")
-            );
-        }
-        let text = if high {
-            match std::str::from_utf8(&self.b[start..=j]) {
-                Ok(t) => t,
-                Err(e) => {
-                    self.i = start + e.valid_up_to();
-                    return Err(self.bad("invalid unicode code point"));
-                }
-            }
-        } else {
-            ascii(&self.b[start..=j])
-        };
         self.i = j + 1;
-        Ok((Raw(text), escaped))
+        Ok((Raw(&b[start..=j]), escaped))
     }
 
     /// A number at the position (JSON's grammar: `-?(0|[1-9][0-9]*)`,
@@ -315,7 +360,7 @@ impl<'a> Lex<'a> {
         self.peek("EOF while parsing a value")?;
         let start = self.i;
         self.skip()?;
-        Ok(Raw(ascii_or_checked(&self.b[start..self.i])))
+        Ok(Raw(&self.b[start..self.i]))
     }
 
     /// Steps over one value (after whitespace), validating it.
@@ -416,20 +461,6 @@ impl<'a> Lex<'a> {
     }
 }
 
-/// Text the scanner checked: ASCII, or UTF-8 checked in its strings (the
-/// only place JSON allows bytes beyond ASCII).
-fn ascii_or_checked(b: &[u8]) -> &str {
-    // Every byte beyond ASCII in a value lies in one of its strings, each
-    // checked by `string`; a failure here cannot happen, and would read
-    // as an empty value rather than a panic.
-    std::str::from_utf8(b).unwrap_or("")
-}
-
-/// ASCII bytes as text.
-fn ascii(b: &[u8]) -> &str {
-    std::str::from_utf8(b).unwrap_or("")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -485,6 +516,29 @@ mod tests {
             let serde = serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok();
             assert_eq!(ours == Ok(true), serde, "{text:?}: ours {ours:?}");
         }
+    }
+
+    #[test]
+    fn strings_must_be_utf8_checked_where_a_piece_cuts_them() {
+        let bad = |b: &[u8]| {
+            let mut lx = Lex::new(b, true);
+            matches!(lx.skip(), Err(Stop::Bad { what: "invalid unicode code point", .. }))
+        };
+        // A stray byte, a surrogate encoded in UTF-8, an overlong form.
+        for b in [&b"\"\xff\""[..], b"\"\xed\xa0\x80\"", b"\"\xc0\xaf\"", b"\"a\xe2\x82\""] {
+            assert!(bad(b), "{b:?}");
+        }
+        let text = "\"é€😀\"".as_bytes();
+        let mut lx = Lex::new(text, true);
+        assert_eq!(lx.string().map(|(r, _)| r.get()), Ok("\"é€😀\""));
+        // Cut inside each multi-byte character: more is asked for.
+        for cut in 2..text.len() - 1 {
+            let mut lx = Lex::new(&text[..cut], false);
+            assert_eq!(lx.skip(), Err(Stop::Cut), "{cut}");
+        }
+        // A byte that can start no character is bad even when cut.
+        let mut lx = Lex::new(b"\"\xff", false);
+        assert!(matches!(lx.skip(), Err(Stop::Bad { .. })));
     }
 
     #[test]
