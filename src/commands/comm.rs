@@ -90,7 +90,7 @@ pub fn run(args: CommArgs) -> anyhow::Result<()> {
     let (r, traces, failed) = comm(&config)?;
     let verdict = outcome(config.inputs.len(), &failed);
     for f in &failed {
-        super::output::note(&format!("{}: {}", f.input, f.error));
+        super::output::note(&f.line());
     }
     let Some(format) = config.format else {
         return finish(write_parquet(&config, &r, &traces), verdict);

@@ -11,6 +11,7 @@ mod calibrate;
 mod calibrate_failures;
 mod clock;
 mod comm;
+mod comm_inputs;
 mod common;
 mod detect;
 mod diff;
