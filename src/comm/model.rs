@@ -191,6 +191,9 @@ pub enum DiagnosticKind {
         /// Collectives.
         collectives: usize,
     },
+    /// What a reader said about the arguments (an nsys export's NCCL
+    /// ranges without payloads).
+    ReaderNote,
 }
 
 /// A communication warning, typed; in the JSON, its sentence.

@@ -12,6 +12,7 @@ mod calibrate_failures;
 mod clock;
 mod comm;
 mod comm_inputs;
+mod comm_nsys;
 mod common;
 mod detect;
 mod diff;
