@@ -245,12 +245,21 @@ fn a_synthetic_job_gives_back_its_late_rank_waits_offsets_and_transfers() {
         table.contains("rank 4 arrived last at 1 collectives and cost the others 25.0 ms"),
         "{table}"
     );
-    // Without --gpus-per-node the traces list one device each: the group
-    // spans nodes, and without --net-bw that link is unknown, said so.
-    let (_, out, _) = rooftrace_json(&["comm", d]);
-    let why = out["collectives"][0]["link_unknown"].as_str().unwrap();
-    assert!(why.contains("--net-bw"), "{why}");
+    // Without --gpus-per-node: each trace lists one device and records no
+    // host, which says nothing of the node (one GPU per node, or eight
+    // with CUDA_VISIBLE_DEVICES per rank): unknown, never one per node,
+    // and the link with it, each saying the flag to pass.
     let (_, out, _) = rooftrace_json(&["comm", d, "--net-bw", "50GB/s"]);
+    assert_eq!(out["gpus_per_node"], Value::Null);
+    let from = out["gpus_per_node_from"].as_str().unwrap();
+    assert!(
+        from.starts_with("unknown: each process lists one device"),
+        "{from}"
+    );
+    let why = out["collectives"][0]["link_unknown"].as_str().unwrap();
+    assert!(why.contains("--gpus-per-node"), "{why}");
+    // Four per node: the six ranks span two nodes, over the network.
+    let (_, out, _) = rooftrace_json(&["comm", d, "--gpus-per-node", "4", "--net-bw", "50GB/s"]);
     assert_eq!(out["collectives"][0]["link"], "network");
     // Only some ranks given: the waits are lower bounds.
     std::fs::remove_file(dir.path().join("rank4.pt.trace.json")).unwrap();
