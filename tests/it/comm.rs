@@ -286,12 +286,14 @@ fn scale_doc_queries() -> Vec<String> {
 }
 
 #[test]
-fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
-    // A synthetic job of four ranks (rank 2 late by 7 ms at collective #3,
-    // so the three others wait 21 ms there) written as Parquet rows, one
-    // per rank × collective;
-    // docs/scale.md's two queries as written, on DuckDB, against
-    // `rooftrace comm`'s JSON of the same traces.
+fn the_duckdb_queries_of_the_scale_doc_align_the_clocks_and_name_the_same_last_ranks_and_waits() {
+    // A synthetic job of four ranks (clocks off by up to 1.5 s; rank 2
+    // late by 7 ms at collective #3, so the three others wait 21 ms there)
+    // written as Parquet rank by rank, one `rooftrace comm` run per trace,
+    // so the rows carry no offset computed across ranks (null): the doc's
+    // three queries, as written, align the clocks in SQL from the rows
+    // alone, and must agree with `rooftrace comm`'s JSON of the four traces
+    // together: offsets and errors, last ranks and waits.
     let spec = rooftrace::synth::job::JobSpec {
         ranks: 4,
         collectives: 6,
@@ -306,15 +308,65 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
     let d = dir.path().to_str().unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let pq = out_dir.path().join("comm.parquet");
-    let (code, _, err) = rooftrace(&["comm", d, "--format", "parquet", "-o", pq.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    for r in 0..4 {
+        let trace = dir.path().join(format!("rank{r}.pt.trace.json"));
+        let (code, _, err) = rooftrace(&[
+            "comm",
+            trace.to_str().unwrap(),
+            "--format",
+            "parquet",
+            "-o",
+            pq.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
     let (_, json, _) = rooftrace_json(&["comm", d]);
     let queries = scale_doc_queries();
-    assert_eq!(queries.len(), 2);
+    assert_eq!(queries.len(), 3);
     let sql = |q: &str| q.replace("comm.parquet/", &format!("{}/", pq.display()));
-    let Some(per_collective) = crate::multi::duckdb(&sql(&queries[0])) else {
+    let Some(offsets) = crate::multi::duckdb(&sql(&queries[0])) else {
         return;
     };
+    // The rows hold no offset of rooftrace's: the alignment is the query's.
+    let nulls = crate::multi::duckdb(&format!(
+        "SELECT count(*) FROM read_parquet('{}/collectives/*/*.parquet') WHERE clock_offset_ns IS NULL",
+        pq.display()
+    ))
+    .unwrap();
+    assert_eq!(nulls[0][0], 24);
+    let mut want: Vec<(i64, i64, i64)> = json["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_i64().unwrap(),
+                r["clock_offset_ns"].as_i64().unwrap(),
+                r["clock_error_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    want.sort_unstable();
+    let got: Vec<(i64, i64, i64)> = offsets
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row[0].as_i64().unwrap(),
+                row[1].as_i64().unwrap(),
+                row[2].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    // By construction: rank r's offset to rank 0 is offset[r] − offset[0].
+    let by_hand: Vec<i64> = spec
+        .clock_offsets_ns
+        .iter()
+        .map(|o| o - spec.clock_offsets_ns[0])
+        .collect();
+    assert_eq!(got.iter().map(|x| x.1).collect::<Vec<_>>(), by_hand);
     // rooftrace: the collectives someone waited at, with last rank and wait.
     let want: Vec<(i64, i64)> = json["collectives"]
         .as_array()
@@ -328,6 +380,7 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
             )
         })
         .collect();
+    let per_collective = crate::multi::duckdb(&sql(&queries[1])).unwrap();
     let got: Vec<(i64, i64)> = per_collective
         .as_array()
         .unwrap()
@@ -336,7 +389,7 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
         .collect();
     assert_eq!(got, want);
     assert_eq!(got, vec![(2, 3 * 7_000_000)]);
-    let per_rank = crate::multi::duckdb(&sql(&queries[1])).unwrap();
+    let per_rank = crate::multi::duckdb(&sql(&queries[2])).unwrap();
     let mut got: Vec<(i64, i64)> = per_rank
         .as_array()
         .unwrap()
