@@ -40,6 +40,18 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
     on_host.sort_by_key(|h| (h.0, h.1, h.2, h.3));
     let mut lists: HashMap<Vec<u32>, Arc<[u32]>> = HashMap::new();
     let mut kernels: HashMap<u32, Arc<str>> = HashMap::new();
+    // One shared copy of each distinct text (the same size's derivation and
+    // the same group recur at every step): what a rank keeps per collective
+    // while the job's other traces are read stays small.
+    let mut texts: std::collections::HashSet<Arc<str>> = std::collections::HashSet::new();
+    let mut share = |t: Option<Arc<str>>| -> Option<Arc<str>> {
+        let t = t?;
+        if let Some(s) = texts.get(&t) {
+            return Some(s.clone());
+        }
+        texts.insert(t.clone());
+        Some(t)
+    };
     let mut out: Vec<Collective> = tl
         .ops
         .iter()
@@ -62,10 +74,13 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
                 let shared = lists.entry(g.to_vec()).or_insert_with(|| g.clone());
                 c.group_ranks = Some(shared.clone());
             }
+            c.bytes_from = share(c.bytes_from.take());
+            c.process_group = share(c.process_group.take());
             c
         })
         .collect();
     out.sort_by_key(|c| (c.device, c.start_ns, c.end_ns));
+    out.shrink_to_fit();
     out
 }
 
@@ -166,11 +181,11 @@ fn collective(
         kind,
         args_from: from,
         bytes,
-        bytes_from,
+        bytes_from: bytes_from.map(Arc::from),
         dtype: dtype.map(|d| d.name),
         group_size,
         group_ranks: a.ranks.map(Arc::from),
-        process_group: a.pg_name,
+        process_group: a.pg_name.map(Arc::from),
         seq: a.seq,
     }
 }

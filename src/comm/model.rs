@@ -40,7 +40,7 @@ pub struct Collective {
     /// Size in `nccl-tests`' convention, byte; `None` when unknown.
     pub bytes: Option<u64>,
     /// How `bytes` was derived (`in_msg_nelems 2049000 × float32 (4 B) = …`).
-    pub bytes_from: Option<String>,
+    pub bytes_from: Option<std::sync::Arc<str>>,
     /// Element type.
     pub dtype: Option<&'static str>,
     /// Ranks in the process group.
@@ -50,7 +50,7 @@ pub struct Collective {
     /// once per collective).
     pub group_ranks: Option<std::sync::Arc<[u32]>>,
     /// Process group name.
-    pub process_group: Option<String>,
+    pub process_group: Option<std::sync::Arc<str>>,
     /// Sequence number in the group, when recorded.
     pub seq: Option<u64>,
 }
