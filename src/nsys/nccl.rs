@@ -44,6 +44,9 @@ const SCHEMAS: &str = "NVTX_PAYLOAD_SCHEMAS";
 const HEADER: usize = 32;
 /// Payloads longer than this are not NCCL's (its largest is 40 bytes).
 const MAX_BLOB: usize = 4096;
+/// Schema entries read at most (an export registers tens; a hostile one
+/// could hold millions).
+const MAX_ENTRIES: usize = 1 << 16;
 
 /// Entry names of NCCL's payload schemas.
 const COMM: &str = "NCCL communicator ID";
@@ -137,6 +140,9 @@ fn read_schemas(
         let Ok(ValueRef::Text(name)) = row.get_ref(4) else {
             continue;
         };
+        if seen.len() >= MAX_ENTRIES {
+            break;
+        }
         if !seen.insert((d, s, i)) {
             continue;
         }

@@ -197,3 +197,40 @@ fn the_corpus_export_joins_its_sendrecv_kernels_to_ncclgroupend_without_sizes() 
         "{diags}"
     );
 }
+
+#[test]
+fn the_synthetic_exports_payload_schemas_are_the_corpus_exports() {
+    // synth::nccl claims NCCL's schemas as nsys 2026.2.1 exports them: its
+    // NVTX_PAYLOAD_SCHEMAS and _ENTRIES rows must be rows of the corpus'
+    // real export (same domain, schema id, entry index, type, name,
+    // offset, payload size), compared in SQL.
+    let Some(dir) = corpus("nsys") else {
+        return;
+    };
+    let real = dir.join("nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite");
+    let tmp = tempfile::tempdir().unwrap();
+    let synth = tmp.path().join("synth.sqlite");
+    NcclExport::new().write(&synth).unwrap();
+    let conn =
+        rusqlite::Connection::open_with_flags(&synth, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap();
+    conn.execute(
+        &format!("ATTACH DATABASE 'file:{}?mode=ro' AS real", real.display()),
+        [],
+    )
+    .unwrap();
+    let count = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    let entries = count("SELECT count(*) FROM NVTX_PAYLOAD_SCHEMA_ENTRIES");
+    assert!(entries >= 10);
+    let missing = count(
+        "SELECT count(*) FROM (SELECT domainId, schemaId, idx, type, name, offset
+         FROM NVTX_PAYLOAD_SCHEMA_ENTRIES EXCEPT SELECT domainId, schemaId, idx, type, name, offset
+         FROM real.NVTX_PAYLOAD_SCHEMA_ENTRIES)",
+    );
+    assert_eq!(missing, 0);
+    let missing = count(
+        "SELECT count(*) FROM (SELECT domainId, schemaId, numEntries, payloadSize FROM NVTX_PAYLOAD_SCHEMAS
+         EXCEPT SELECT domainId, schemaId, numEntries, payloadSize FROM real.NVTX_PAYLOAD_SCHEMAS)",
+    );
+    assert_eq!(missing, 0);
+}
