@@ -212,7 +212,9 @@ pub struct CommReport {
     pub links: Vec<LinkFact>,
     /// GPUs per node, and where that comes from.
     pub gpus_per_node: Option<u32>,
-    /// `--gpus-per-node`, the trace's `deviceProperties`, or unknown.
+    /// Where `gpus_per_node` comes from (`--gpus-per-node`, the host
+    /// names, the devices listed), or, when it is unknown, why and the flag
+    /// to pass.
     pub gpus_per_node_from: String,
     /// The definitions, one sentence each.
     pub method: Vec<&'static str>,

@@ -204,7 +204,7 @@ pub fn comm(
         Some(g) => (Some(g), "--gpus-per-node".to_string()),
         None => match gpus_per_node(&nodes) {
             Ok((g, from)) => (Some(g), from),
-            Err(why) => (None, format!("unknown: {why}")),
+            Err(why) => (None, why),
         },
     };
     let links = LinkConfig::new(gpu, config.net_bw, gpn);
