@@ -234,3 +234,93 @@ fn the_synthetic_exports_payload_schemas_are_the_corpus_exports() {
     );
     assert_eq!(missing, 0);
 }
+
+#[test]
+fn two_nsys_ranks_match_by_communicator_and_name_the_late_one() {
+    // Two per-rank exports (rank from the file name), three all-reduces of
+    // 8 MiB on one communicator of 2 ranks; rank 1's clock is 250 ms
+    // behind, and rank 1 arrives 2 ms late at all-reduce #1. On the
+    // reference clock every all-reduce ends 300 µs after the last arrival.
+    // So: rank 1 is last at #1 and rank 0 waits 2 ms there; every transfer
+    // is 300 µs; busbw = 8 MiB / 300 µs × 2·1/2.
+    let dir = tempfile::tempdir().unwrap();
+    for rank in 0..2i64 {
+        let off = if rank == 1 { 250_000_000 } else { 0 };
+        let mut x = NcclExport::new();
+        let init = blob(
+            schema_id::COMM_INIT,
+            &[(COMM, 8), (2, 4), (rank as u64, 4), (0, 4), (0, 4)],
+        );
+        x.range(
+            "ncclCommInitRank",
+            1_000_000 - off,
+            2_000_000 - off,
+            Some(init),
+        );
+        for c in 0..3i64 {
+            let base = 1_000_000_000 + c * 10_000_000;
+            let late = |r: i64| if (r, c) == (1, 1) { 2_000_000 } else { 0 };
+            let arrive = base + late(rank);
+            let end = base + late(0).max(late(1)) + 300_000;
+            let ar = blob(
+                schema_id::ALL_REDUCE,
+                &[(COMM, 8), (8 << 20, 8), (0, 4), (0, 4)],
+            );
+            x.range(
+                "ncclAllReduce",
+                arrive - 100_000 - off,
+                arrive - 50_000 - off,
+                Some(ar),
+            );
+            x.launch(
+                "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                arrive - 90_000 - off,
+                arrive - off,
+                end - off,
+            );
+        }
+        x.write(&dir.path().join(format!("rank{rank}.sqlite")))
+            .unwrap();
+    }
+    let (code, out, err) = rooftrace_json(&[
+        "comm",
+        dir.path().to_str().unwrap(),
+        "--gpus-per-node",
+        "8",
+        "--gpu",
+        "h100-sxm",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows = out["collectives"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{out}");
+    let algbw = (8u64 << 20) as f64 / 300e-6;
+    for (c, r) in rows.iter().enumerate() {
+        assert_eq!(r["ranks_given"], 2);
+        assert_eq!(r["process_group"], "nccl:0000000000c0ffee");
+        assert_eq!(r["transfer_ns"].as_i64().unwrap(), 300_000, "{r}");
+        assert!(
+            close(r["busbw_bytes_per_s"].as_f64().unwrap(), algbw),
+            "{r}"
+        );
+        // NCCL's payloads give the group's size, not its global ranks: a
+        // group that fits a node may still span two, so the link is unknown.
+        assert!(
+            r["link_unknown"]
+                .as_str()
+                .unwrap()
+                .contains("may span nodes"),
+            "{r}"
+        );
+        let (last, wait) = if c == 1 {
+            (Value::from(1), 2_000_000)
+        } else {
+            (Value::Null, 0)
+        };
+        assert_eq!(r["last_rank"], last, "{r}");
+        assert_eq!(r["wait_ns"].as_i64().unwrap(), wait);
+    }
+    let ranks = out["ranks"].as_array().unwrap();
+    assert_eq!(ranks[0]["rank"], 0);
+    assert_eq!(ranks[0]["wait_ns"].as_i64().unwrap(), 2_000_000);
+    assert_eq!(ranks[1]["clock_offset_ns"].as_i64().unwrap(), 250_000_000);
+}
