@@ -194,7 +194,7 @@ impl BudgetChart {
         }
         // Each part drawn somewhere, with its median-step time; a part the
         // median step lacks says where it is instead of "0".
-        let items: Vec<LegendItem> = kinds
+        let items: Vec<(PartKind, LegendItem)> = kinds
             .iter()
             .map(|k| {
                 let median = first.parts.iter().find(|p| p.0 == *k).map_or(0, |p| p.1);
@@ -212,14 +212,16 @@ impl BudgetChart {
                         duration_ns(most as f64)
                     )
                 };
-                LegendItem {
+                let item = LegendItem {
                     swatch: Swatch::Bar(part_color(*k)),
                     text: format!("{}: {value}", k.label()),
-                }
+                };
+                (*k, item)
             })
             .collect();
         let (w, h) = style::HISTOGRAM_SIZE_PX;
-        let legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
+        let at = (w as i32 - 20, style::MARGIN_PX.1);
+        let mut legend = Legend::new(items.iter().map(|i| i.1.clone()).collect(), at, true)?;
         let plot = Rect {
             left: style::MARGIN_PX.0 - 40,
             top: style::MARGIN_PX.1,
@@ -252,6 +254,22 @@ impl BudgetChart {
                 });
                 below += ns;
             }
+        }
+        // A part under a pixel in every bar, or only in the cut tops of
+        // outlier bars, is drawn nowhere: it leaves the legend (the plot
+        // keeps its width; the report's table and JSON have it).
+        let shown = |k: PartKind| {
+            segments
+                .iter()
+                .any(|s| s.part == k && s.rect.bottom - s.rect.top >= 1)
+        };
+        if kinds.iter().any(|k| !shown(*k)) {
+            let drawn = items
+                .into_iter()
+                .filter(|(k, _)| shown(*k))
+                .map(|i| i.1)
+                .collect();
+            legend = Legend::new(drawn, at, true)?;
         }
         let bound = first
             .parts

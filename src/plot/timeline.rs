@@ -278,21 +278,15 @@ impl TimelineChart {
         };
         let mut bars = gap_bars(input, &lanes, plot, (w0, w1));
         bars.extend(op_bars(input, &lanes, &px, &in_window));
-        // A class present in the window but holding no pixel column is not
-        // drawn: it leaves the legend (the plot keeps its width).
-        let drawn = |c: GapClass| bars.iter().any(|b| b.what == BarWhat::Gap(c));
-        if GapClass::ALL
-            .into_iter()
-            .any(|c| !drawn(c) && legend.items.iter().any(|i| i.text == gap_legend_text(c)))
-        {
+        // An op kind or gap class present in the window but drawn nowhere
+        // (its ops only in lanes not shown, its gaps holding no pixel
+        // column) leaves the legend (the plot keeps its width).
+        let drawn: Vec<String> = bars.iter().map(|b| bar_legend_text(b.what)).collect();
+        if legend.items.iter().any(|i| !drawn.contains(&i.text)) {
             let items: Vec<LegendItem> = legend
                 .items
                 .iter()
-                .filter(|i| {
-                    GapClass::ALL
-                        .into_iter()
-                        .all(|c| drawn(c) || i.text != gap_legend_text(c))
-                })
+                .filter(|i| drawn.contains(&i.text))
                 .cloned()
                 .collect();
             legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
@@ -416,6 +410,14 @@ fn legend_items(input: &TimelineInput, in_window: &dyn Fn(i64, i64) -> bool) -> 
         }
     }
     items
+}
+
+/// The legend entry of what a bar shows.
+fn bar_legend_text(what: BarWhat) -> String {
+    match what {
+        BarWhat::Op(k) => kind_label(k).to_string(),
+        BarWhat::Gap(c) => gap_legend_text(c),
+    }
 }
 
 /// A gap class's legend entry.

@@ -231,6 +231,33 @@ fn small_timeline() -> TimelineInput {
     }
 }
 
+#[test]
+fn timeline_legend_leaves_out_a_kind_drawn_in_no_lane_shown() {
+    // A memset on a lane past the 24 drawn: in the window, drawn nowhere,
+    // so not in the legend (it was listed before).
+    let mut input = small_timeline();
+    for i in 2..=rooftrace::plot::timeline::MAX_LANES {
+        input.lanes.push(Lane {
+            label: format!("GPU 0 stream {i}"),
+        });
+    }
+    input.ops.push(OpBar {
+        lane: input.lanes.len() - 1,
+        start_ns: 1_000_000_000 + 10_000,
+        end_ns: 1_000_000_000 + 20_000,
+        kind: OpKind::Memset,
+        name: "memset".into(),
+    });
+    let c = TimelineChart::build(&input).unwrap();
+    assert_eq!(c.hidden_lanes, 1);
+    let legend: Vec<&str> = c.legend.items.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(
+        legend,
+        ["kernel", "memcpy", "gap: host-bound", "gap: launch latency"],
+        "{legend:?}"
+    );
+}
+
 fn small_histogram() -> HistogramInput {
     let g = |d: f64, class| GapSample {
         duration_ns: d,
