@@ -202,3 +202,42 @@ fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
         "{drawn} timelines drawn"
     );
 }
+
+#[test]
+fn launches_of_one_kernel_are_labelled_by_their_ncu_id_and_the_subtitle_says_so() {
+    // The interpolate export: one row per launch, 8 of the top 10 rows are
+    // launches of `upsample_bilinear2d_out_frame` (they all read that way
+    // before; the labels were 8 times that name).
+    let Some(dir) = corpus("ncu") else {
+        return;
+    };
+    let p = dir.join(
+        "ncu2020.3_metrics_csv_app_traceback_error_then_csv_leleucas_interpolate_a100.log",
+    );
+    let r = ncu_report(&p).unwrap();
+    let c = RooflineChart::build(&RooflineInput::from_report(&r, 10)).unwrap();
+    let labels: Vec<&str> = c
+        .points
+        .iter()
+        .filter_map(|p| p.label.as_ref().map(|l| l.text.as_str()))
+        .collect();
+    let upsample: Vec<&&str> = labels
+        .iter()
+        .filter(|l| l.starts_with("upsample_bilinear2d_out_frame · ID "))
+        .collect();
+    assert!(upsample.len() >= 2, "{labels:?}");
+    // Each ID is a row's ncu ID.
+    let ids: BTreeSet<String> = r.kernels.iter().map(|k| k.id.to_string()).collect();
+    for l in upsample {
+        let id = l["upsample_bilinear2d_out_frame · ID ".len()..]
+            .split(' ')
+            .next()
+            .unwrap();
+        assert!(ids.contains(id), "{l}");
+    }
+    assert!(
+        c.subtitle.contains("launches of one kernel by ncu ID"),
+        "{}",
+        c.subtitle
+    );
+}

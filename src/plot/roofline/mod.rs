@@ -209,9 +209,15 @@ fn label_top(
     ranked.truncate(top_n);
     let mut texts = Vec::new();
     let mut requests = Vec::new();
-    // No two labelled kernels read the same once cut.
+    // No two labelled kernels read the same once cut; a launch ID adds
+    // its own length, so the cut keeps it whole (the middle goes first).
     let names: Vec<&str> = ranked.iter().map(|&i| order[i].name.as_str()).collect();
-    let cuts = super::labels::distinct_cuts(&names, style::LABEL_MAX_CHARS);
+    let id_chars = names
+        .iter()
+        .filter_map(|n| n.rfind(input::LAUNCH_ID_SEP).map(|at| n[at..].chars().count()))
+        .max()
+        .unwrap_or(0);
+    let cuts = super::labels::distinct_cuts(&names, style::LABEL_MAX_CHARS + id_chars);
     for (&i, mut text) in ranked.iter().zip(cuts) {
         let p = order[i];
         if p.useful {
