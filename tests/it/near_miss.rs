@@ -71,6 +71,26 @@ fn a_compute_path_typo_names_its_neighbours() {
     assert_eq!(code, 2);
     // `-` for `_`: the path itself first.
     assert_eq!(quoted(&err).get(2).copied(), Some("tensor_fp16"), "{err}");
+    let peak = |path: &str| {
+        rooftrace(&[
+            "ncu",
+            &csv,
+            "--peak-dram-bw",
+            "1TB/s",
+            "--peak",
+            &format!("{path}=100TFLOP/s"),
+        ])
+    };
+    // Nothing close: where the list is, not the ten paths.
+    let (code, _, err) = peak("zzz");
+    assert_eq!(code, 2);
+    assert!(err.contains("none of the 10 compute paths is close"), "{err}");
+    assert!(!err.contains("tensor_fp8"), "never the whole list: {err}");
+    // `tensor`: seven paths extend it (fp64, tf32, fp16, bf16, fp8, int8,
+    // fp4); four named, the other three counted.
+    let (_, _, err) = peak("tensor");
+    assert_eq!(quoted(&err).len(), 2 + 4, "{err}");
+    assert!(err.contains("or one of 3 more?"), "{err}");
 }
 
 #[test]
