@@ -18,7 +18,9 @@ where
     T: Into<OsString> + Clone,
 {
     let mut cmd = Cli::command();
-    let matches = cmd.try_get_matches_from_mut(args).map_err(|e| rewrite(e, &cmd))?;
+    let matches = cmd
+        .try_get_matches_from_mut(args)
+        .map_err(|e| rewrite(e, &cmd))?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
 }
 
@@ -104,7 +106,10 @@ mod tests {
     #[test]
     fn a_subcommand_typo_names_the_closest_subcommand_only() {
         let e = err(&["rooftrace", "gapz", "x"]);
-        assert_eq!(e, "error: unrecognized subcommand 'gapz': did you mean `gaps`?\n");
+        assert_eq!(
+            e,
+            "error: unrecognized subcommand 'gapz': did you mean `gaps`?\n"
+        );
         // Nothing close: where the list is, not the list.
         let e = err(&["rooftrace", "roof", "x"]);
         assert!(e.contains("none of rooftrace's 6 subcommands"), "{e}");

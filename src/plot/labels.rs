@@ -393,7 +393,10 @@ mod tests {
         let b = format!("{}Y{}", "a".repeat(19), "b".repeat(20));
         let short = "gemm";
         let cuts = distinct_cuts(&[&a, &b, short], 16);
-        assert_eq!(crate::units::ellipsize(&a, 16), crate::units::ellipsize(&b, 16));
+        assert_eq!(
+            crate::units::ellipsize(&a, 16),
+            crate::units::ellipsize(&b, 16)
+        );
         assert_ne!(cuts[0], cuts[1]);
         // Each shows its differing character, and no more than needed: cut
         // to 32 (20 head + `…` + 11 tail) the head reaches character 20.

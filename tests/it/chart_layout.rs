@@ -12,8 +12,8 @@ use rooftrace::gaps::GapConfig;
 use rooftrace::plot::labels::Swatch;
 use rooftrace::plot::roofline::RooflineChart;
 use rooftrace::plot::{
-    GapHistogram, HistogramInput, ProjectionRooflineChart, ProjectionRooflineInput,
-    RooflineInput, TimelineChart, TimelineInput,
+    GapHistogram, HistogramInput, ProjectionRooflineChart, ProjectionRooflineInput, RooflineInput,
+    TimelineChart, TimelineInput,
 };
 use rooftrace::roofline::{analyze, GroupBy};
 use rooftrace::roofs::{gpus, GpuChoice, GpuInfo};
@@ -51,9 +51,17 @@ fn check_roofline(c: &RooflineChart, what: &str) {
     let paths: BTreeSet<String> = c
         .points
         .iter()
-        .map(|p| p.path.map_or("path unknown".to_string(), |p| p.label().to_string()))
+        .map(|p| {
+            p.path
+                .map_or("path unknown".to_string(), |p| p.label().to_string())
+        })
         .collect();
-    let roofs: BTreeSet<String> = c.roofs.unlabeled_items().into_iter().map(|i| i.text).collect();
+    let roofs: BTreeSet<String> = c
+        .roofs
+        .unlabeled_items()
+        .into_iter()
+        .map(|i| i.text)
+        .collect();
     for item in &c.legend.items {
         let drawn = match item.swatch {
             Swatch::Dot(_) => paths.contains(&item.text),
@@ -101,8 +109,7 @@ fn ncu_report(p: &std::path::Path) -> Option<rooftrace::roofline::RooflineReport
 }
 
 #[test]
-fn every_corpus_ncu_csvs_roofline_and_projection_draw_their_median_and_only_what_the_legend_says()
-{
+fn every_corpus_ncu_csvs_roofline_and_projection_draw_their_median_and_only_what_the_legend_says() {
     let mut drawn = 0;
     for p in files("ncu", &[".csv", ".log"]) {
         let what = p.display().to_string();
@@ -116,11 +123,8 @@ fn every_corpus_ncu_csvs_roofline_and_projection_draw_their_median_and_only_what
         check_roofline(&c, &what);
         drawn += 1;
         let target = rooftrace::commands::project::targets(&["h100-sxm".into()], None).unwrap();
-        let projected = rooftrace::commands::project::ncu(
-            r,
-            &target,
-            rooftrace::project::Model::BoundScales,
-        );
+        let projected =
+            rooftrace::commands::project::ncu(r, &target, rooftrace::project::Model::BoundScales);
         if let Some(input) = ProjectionRooflineInput::from_projection(&projected, 0) {
             let c = ProjectionRooflineChart::build(&input).unwrap();
             check_roofline(&c.chart.chart, &format!("{what} projected"));
@@ -131,7 +135,11 @@ fn every_corpus_ncu_csvs_roofline_and_projection_draw_their_median_and_only_what
 
 /// Every corpus nsys export and PyTorch trace: the timeline's legend names
 /// only op kinds and gap classes with a bar drawn, its window holds ops,
-/// and the gap histogram's legend names only classes with a segment drawn.
+/// its median op is drawn, and the gap histogram's legend names only
+/// classes with a segment drawn. (The median gap of the default window is
+/// under a pixel on most of these files: the window is sized to show the
+/// longest gap of the main idle class, `gaps::window`; the gap lanes draw
+/// each pixel column as the state that held most of it.)
 #[test]
 fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
     let mut drawn = 0;
@@ -153,6 +161,46 @@ fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
         };
         let c = TimelineChart::build(&input).unwrap();
         drawn += 1;
+        // The median op of the window (on a lane shown) has its bar, at
+        // least a pixel wide, where its start is: ops shorter than a pixel
+        // are drawn a pixel wide, never left out.
+        let (w0, w1) = c.window_ns;
+        let shown: Vec<&rooftrace::plot::OpBar> = input
+            .ops
+            .iter()
+            .filter(|o| o.lane < c.lanes.len() && o.end_ns > w0 && o.start_ns < w1)
+            .collect();
+        if let Some(m) = median(
+            shown
+                .iter()
+                .map(|o| (o.end_ns - o.start_ns) as f64)
+                .collect(),
+        ) {
+            let o = shown
+                .iter()
+                .find(|o| (o.end_ns - o.start_ns) as f64 == m)
+                .unwrap();
+            let x = c.plot.left
+                + ((o.start_ns.max(w0) - w0) as f64 * c.plot.width() as f64 / (w1 - w0) as f64)
+                    .round() as i32;
+            let kind = match o.kind {
+                rooftrace::plot::OpKind::Graph => rooftrace::plot::OpKind::Kernel,
+                k => k,
+            };
+            let row = c.lanes[o.lane].rect;
+            assert!(
+                c.bars
+                    .iter()
+                    .any(|b| b.what == rooftrace::plot::timeline::BarWhat::Op(kind)
+                        && b.rect.left <= x
+                        && x <= b.rect.right
+                        && b.rect.right - b.rect.left >= 1
+                        && row.top <= b.rect.top
+                        && b.rect.bottom <= row.bottom),
+                "{what}: the median op ({m} ns at {}) has no bar",
+                o.start_ns
+            );
+        }
         let bars: BTreeSet<String> = c
             .bars
             .iter()
@@ -211,9 +259,8 @@ fn launches_of_one_kernel_are_labelled_by_their_ncu_id_and_the_subtitle_says_so(
     let Some(dir) = corpus("ncu") else {
         return;
     };
-    let p = dir.join(
-        "ncu2020.3_metrics_csv_app_traceback_error_then_csv_leleucas_interpolate_a100.log",
-    );
+    let p = dir
+        .join("ncu2020.3_metrics_csv_app_traceback_error_then_csv_leleucas_interpolate_a100.log");
     let r = ncu_report(&p).unwrap();
     let c = RooflineChart::build(&RooflineInput::from_report(&r, 10)).unwrap();
     let labels: Vec<&str> = c

@@ -84,7 +84,10 @@ fn a_compute_path_typo_names_its_neighbours() {
     // Nothing close: where the list is, not the ten paths.
     let (code, _, err) = peak("zzz");
     assert_eq!(code, 2);
-    assert!(err.contains("none of the 10 compute paths is close"), "{err}");
+    assert!(
+        err.contains("none of the 10 compute paths is close"),
+        "{err}"
+    );
     assert!(!err.contains("tensor_fp8"), "never the whole list: {err}");
     // `tensor`: seven paths extend it (fp64, tf32, fp16, bf16, fp8, int8,
     // fp4); four named, the other three counted.
@@ -103,7 +106,10 @@ fn a_subcommand_or_model_typo_names_its_closest_value_never_the_list() {
     // clap said nothing for `roof`: where the list is, not the list.
     let (code, _, err) = rooftrace(&["roof", "x.csv"]);
     assert_eq!(code, 2);
-    assert!(err.contains("none of rooftrace's 6 subcommands is close"), "{err}");
+    assert!(
+        err.contains("none of rooftrace's 6 subcommands is close"),
+        "{err}"
+    );
     assert_eq!(quoted(&err), ["rooftrace --help"], "{err}");
     // clap listed all four models for `h10`; `bound` and `same` name their
     // family only.

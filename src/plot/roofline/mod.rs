@@ -214,7 +214,10 @@ fn label_top(
     let names: Vec<&str> = ranked.iter().map(|&i| order[i].name.as_str()).collect();
     let id_chars = names
         .iter()
-        .filter_map(|n| n.rfind(input::LAUNCH_ID_SEP).map(|at| n[at..].chars().count()))
+        .filter_map(|n| {
+            n.rfind(input::LAUNCH_ID_SEP)
+                .map(|at| n[at..].chars().count())
+        })
         .max()
         .unwrap_or(0);
     let cuts = super::labels::distinct_cuts(&names, style::LABEL_MAX_CHARS + id_chars);
@@ -405,7 +408,12 @@ impl RooflineChart {
         let by_id = points
             .iter()
             .any(|p| p.label.is_some() && p.name.contains(input::LAUNCH_ID_SEP));
-        let subtitle = subtitle(&input.roofs, plan.valid.len(), (input.top_n, labelled), by_id)?;
+        let subtitle = subtitle(
+            &input.roofs,
+            plan.valid.len(),
+            (input.top_n, labelled),
+            by_id,
+        )?;
         Ok(RooflineChart {
             size_px: style::ROOFLINE_SIZE_PX,
             title: format!("Roofline: {}", input.roofs.gpu),
