@@ -300,6 +300,13 @@ impl TimelineChart {
         if hidden_lanes > 0 {
             subtitle.push_str(&format!(", {hidden_lanes} more lanes not shown"));
         }
+        // One line inside the canvas: the date and the lanes note make it
+        // long; cut with `…` if it must be.
+        if text_size_px(&subtitle, style::SUBTITLE_FONT)?.0 > w as i32 - 40 {
+            subtitle = extent::wrap_to_width(&subtitle, style::SUBTITLE_FONT, w as i32 - 40, 1)?
+                .pop()
+                .unwrap_or(subtitle);
+        }
         let texts = timeline_texts(
             (&input.title, &subtitle, w as i32 / 2),
             plot,
