@@ -9,6 +9,7 @@ mod budget;
 mod budget_overlap;
 mod calibrate;
 mod calibrate_failures;
+mod chart_layout;
 mod clock;
 mod comm;
 mod comm_inputs;
