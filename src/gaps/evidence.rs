@@ -88,6 +88,16 @@ impl HostDetail {
         }
     }
 
+    /// [`label`](Self::label) in the words of the tool that made the
+    /// input: a PyTorch trace's ranges are its ops and `record_function`
+    /// annotations, not NVTX ranges.
+    pub fn label_in(self, tool: Tool) -> &'static str {
+        match (self, tool) {
+            (HostDetail::Nvtx, Tool::TorchProfiler) => "inside a PyTorch range",
+            _ => self.label(),
+        }
+    }
+
     /// What to do about it, when nothing finer is known (the call family,
     /// the range family or the scale of the gaps decide first), in the
     /// terms of the tool that made the input.

@@ -3,5 +3,6 @@
 
 pub mod job;
 pub mod kineto;
+pub mod nccl;
 pub mod nsys;
 pub mod scene;
