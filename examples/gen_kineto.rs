@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err(format!("{} exists; remove it first", out.display()).into());
     }
     let reps: f64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(100.0);
-    if !(reps >= 1.0 && reps < 1e6) {
+    if !(1.0..1e6).contains(&reps) {
         return Err("REPS must be at least 1".into());
     }
     let whole = reps.floor() as u32;

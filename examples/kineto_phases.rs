@@ -14,10 +14,10 @@
 
 use rooftrace::gaps::{analyze, GapConfig};
 use rooftrace::kineto::event::Event;
-use rooftrace::kineto::input::{spawn, Source};
+use rooftrace::kineto::input::{pieces, Source};
+use rooftrace::kineto::lex::Raw;
 use rooftrace::kineto::stream::{walk, MetaKey, Sink};
 use rooftrace::report::{Format, Render, RenderOptions};
-use serde_json::value::RawValue;
 use std::path::Path;
 use std::time::Instant;
 
@@ -32,7 +32,7 @@ impl Sink for Nothing {
     fn event(&mut self, ev: Option<Event<'_>>) {
         self.0 += u64::from(ev.is_some());
     }
-    fn meta(&mut self, _: MetaKey, _: &RawValue) {}
+    fn meta(&mut self, _: MetaKey, _: Raw<'_>) {}
 }
 
 fn text(path: &Path) -> u64 {
@@ -47,7 +47,7 @@ fn text(path: &Path) -> u64 {
 
 fn walked(path: &Path) -> u64 {
     let mut sink = Nothing(0);
-    walk(spawn(Source::open(path).unwrap()), &mut sink).unwrap();
+    walk(pieces(Source::open(path).unwrap()), &mut sink).unwrap();
     sink.0
 }
 

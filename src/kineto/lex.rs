@@ -198,9 +198,8 @@ impl<'a> Lex<'a> {
             match STRING_BYTE[c as usize] {
                 2 => {
                     self.i = j;
-                    return Err(self.bad(
-                        "control character (\\u0000-\\u001F) found while parsing a string",
-                    ));
+                    return Err(self
+                        .bad("control character (\\u0000-\\u001F) found while parsing a string"));
                 }
                 3 => {
                     // A UTF-8 sequence: its length from the lead byte, then
@@ -522,10 +521,21 @@ mod tests {
     fn strings_must_be_utf8_checked_where_a_piece_cuts_them() {
         let bad = |b: &[u8]| {
             let mut lx = Lex::new(b, true);
-            matches!(lx.skip(), Err(Stop::Bad { what: "invalid unicode code point", .. }))
+            matches!(
+                lx.skip(),
+                Err(Stop::Bad {
+                    what: "invalid unicode code point",
+                    ..
+                })
+            )
         };
         // A stray byte, a surrogate encoded in UTF-8, an overlong form.
-        for b in [&b"\"\xff\""[..], b"\"\xed\xa0\x80\"", b"\"\xc0\xaf\"", b"\"a\xe2\x82\""] {
+        for b in [
+            &b"\"\xff\""[..],
+            b"\"\xed\xa0\x80\"",
+            b"\"\xc0\xaf\"",
+            b"\"a\xe2\x82\"",
+        ] {
             assert!(bad(b), "{b:?}");
         }
         let text = "\"é€😀\"".as_bytes();

@@ -118,7 +118,8 @@ fn read_checked(bytes: &[u8], expect_from: &Value) -> KinetoTrace {
     // byte-order mark once read the mark as text ("expected value"; the
     // fuzz run's finding crash-4433f7e4…, a UTF-8 mark in pieces of 2).
     for n in 1..=3 {
-        let cut = rooftrace::kineto::read_in_pieces(f.path(), n).unwrap_or_else(|e| panic!("{n}: {e}"));
+        let cut =
+            rooftrace::kineto::read_in_pieces(f.path(), n).unwrap_or_else(|e| panic!("{n}: {e}"));
         assert_eq!(cut.timeline.ops, t.timeline.ops, "pieces of {n}");
         assert_eq!(cut.counts, t.counts, "pieces of {n}");
     }
