@@ -69,6 +69,54 @@ pub(crate) fn gap_evidence(
     Some(host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1)).typed(tl))
 }
 
+/// `v` (in index order) sorted by (pid, tid, start, end, index). The
+/// timeline holds its ranges sorted by (pid, start, end) (`nsys::read`):
+/// then a stable counting split by thread gives that order in linear time
+/// (the general sort took 5 % of `gaps` on 24 M ranges); otherwise the sort.
+fn by_thread(mut v: Vec<IndexedRange>) -> Vec<IndexedRange> {
+    if !v.is_sorted_by_key(|x| (x.pid, x.start_ns, x.end_ns)) {
+        v.sort_unstable();
+        return v;
+    }
+    // The distinct threads, sorted, and each range's place among them.
+    let mut threads: Vec<(u32, u32)> = Vec::new();
+    let mut last = None;
+    for x in &v {
+        if last != Some((x.pid, x.tid)) {
+            last = Some((x.pid, x.tid));
+            if let Err(at) = threads.binary_search(&(x.pid, x.tid)) {
+                threads.insert(at, (x.pid, x.tid));
+            }
+        }
+    }
+    if threads.len() <= 1 {
+        return v;
+    }
+    let mut bucket = Vec::with_capacity(v.len());
+    let mut count = vec![0usize; threads.len()];
+    let mut last = (u32::MAX, u32::MAX, 0usize);
+    for x in &v {
+        if (last.0, last.1) != (x.pid, x.tid) {
+            let b = threads.binary_search(&(x.pid, x.tid)).unwrap_or(0);
+            last = (x.pid, x.tid, b);
+        }
+        bucket.push(last.2 as u32);
+        count[last.2] += 1;
+    }
+    let mut at = Vec::with_capacity(count.len());
+    let mut sum = 0;
+    for c in &count {
+        at.push(sum);
+        sum += c;
+    }
+    let mut out = v.clone();
+    for (x, b) in v.iter().zip(&bucket) {
+        out[at[*b as usize]] = *x;
+        at[*b as usize] += 1;
+    }
+    out
+}
+
 /// A thing named in a [`HostVerdict`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum What {
@@ -121,7 +169,7 @@ impl NvtxIndex {
 
     /// Indexes `ranges` (closed NVTX ranges, in any order).
     fn of(ranges: &[NvtxRange]) -> NvtxIndex {
-        let mut v: Vec<IndexedRange> = ranges
+        let v: Vec<IndexedRange> = ranges
             .iter()
             .enumerate()
             .map(|(index, r)| IndexedRange {
@@ -132,7 +180,7 @@ impl NvtxIndex {
                 index,
             })
             .collect();
-        v.sort_unstable();
+        let v = by_thread(v);
         let mut parent = Vec::with_capacity(v.len());
         // Earlier ranges of the thread that may still be open, latest on top.
         let mut open: Vec<usize> = Vec::new();
@@ -510,8 +558,37 @@ fn thread_slice<T>(
 
 #[cfg(test)]
 mod tests {
-    use super::{outside, NvtxIndex};
+    use super::{by_thread, outside, IndexedRange, NvtxIndex};
     use crate::nsys::NvtxRange;
+
+    /// The linear split by thread gives the general sort's order on input
+    /// sorted by (pid, start, end) (what the reader hands over): three
+    /// processes, interleaved threads, ranges of one start with several
+    /// ends and equal ranges on two threads; and on unsorted input it sorts.
+    #[test]
+    fn split_by_thread_equals_the_sort() {
+        let mut v: Vec<IndexedRange> = Vec::new();
+        for k in 0..300i64 {
+            let (pid, tid) = [(9, 4), (2, 8), (9, 1), (2, 3), (5, 5)][(k * 7 % 5) as usize];
+            let start_ns = k / 3 * 10;
+            v.push(IndexedRange {
+                pid,
+                tid,
+                start_ns,
+                end_ns: start_ns + (k % 4) * 5,
+                index: 0,
+            });
+        }
+        v.sort_by_key(|x| (x.pid, x.start_ns, x.end_ns));
+        for (i, x) in v.iter_mut().enumerate() {
+            x.index = i;
+        }
+        let mut want = v.clone();
+        want.sort_unstable();
+        assert_eq!(by_thread(v.clone()), want);
+        v.reverse();
+        assert_eq!(by_thread(v), want);
+    }
 
     /// The index's answers equal a scan of every range: nested ranges
     /// (an outer range open over many disjoint inner ones), disjoint

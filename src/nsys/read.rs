@@ -80,7 +80,7 @@ pub fn read_timeline(
     waits.sort_unstable();
     let copies = super::copies::read_copy_totals(&conn, path, &schema, host.pageable_kind)?;
     let mut nvtx = host.nvtx;
-    nvtx.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
+    super::host::sort_ranges(&mut nvtx);
     Ok(Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
