@@ -504,19 +504,42 @@ pub(super) fn sort_ranges(v: &mut Vec<NvtxRange>) {
             }
         }
     }
-    if pids.len() > 1 {
+    if pids.len() > 1 && u32::try_from(v.len()).is_ok_and(|n| n < u32::MAX) {
+        // Where each row goes (a stable counting split by process), then
+        // the rows moved there in place along the permutation's cycles: no
+        // second copy of the rows.
         pids.sort_unstable();
-        let old = std::mem::take(v);
-        let mut out = Vec::new();
-        if out.try_reserve_exact(old.len()).is_err() {
-            *v = old;
+        let mut next = vec![0u32; pids.len()];
+        let mut sum = 0u32;
+        for (i, p) in pids.iter().enumerate() {
+            next[i] = sum;
+            sum += v.iter().filter(|r| r.pid == *p).count() as u32;
+        }
+        let mut dest = Vec::new();
+        if dest.try_reserve_exact(v.len()).is_err() {
             v.sort_by_key(key);
             return;
         }
-        for p in &pids {
-            out.extend(old.iter().filter(|r| r.pid == *p).cloned());
+        for r in v.iter() {
+            let b = pids.iter().position(|p| *p == r.pid).unwrap_or(0);
+            dest.push(next[b]);
+            next[b] += 1;
         }
-        *v = out;
+        // Row i belongs at dest[i]: follow each cycle, swapping the row at
+        // its start into place until the cycle closes.
+        const DONE: u32 = u32::MAX;
+        for i in 0..v.len() {
+            while dest[i] != DONE && dest[i] as usize != i {
+                let d = dest[i] as usize;
+                v.swap(i, d);
+                dest.swap(i, d);
+                dest[d] = DONE;
+            }
+            dest[i] = DONE;
+        }
+    } else if pids.len() > 1 {
+        v.sort_by_key(key);
+        return;
     }
     for run in v.chunk_by_mut(|a, b| (a.pid, a.start_ns) == (b.pid, b.start_ns)) {
         if run.len() > 1 {
