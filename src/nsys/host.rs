@@ -504,42 +504,34 @@ pub(super) fn sort_ranges(v: &mut Vec<NvtxRange>) {
             }
         }
     }
-    if pids.len() > 1 && u32::try_from(v.len()).is_ok_and(|n| n < u32::MAX) {
-        // Where each row goes (a stable counting split by process), then
-        // the rows moved there in place along the permutation's cycles: no
-        // second copy of the rows.
+    if pids.len() > 1 {
+        // A stable split in one sequential pass: the first process's rows
+        // close up in place, the others' wait in a side vector (at most
+        // the rows of the other processes, like the sort's own buffer, and
+        // no random access over the rows: moving them along a permutation's
+        // cycles cost twice the sort here), then come back process by
+        // process into the freed room.
         pids.sort_unstable();
-        let mut next = vec![0u32; pids.len()];
-        let mut sum = 0u32;
-        for (i, p) in pids.iter().enumerate() {
-            next[i] = sum;
-            sum += v.iter().filter(|r| r.pid == *p).count() as u32;
-        }
-        let mut dest = Vec::new();
-        if dest.try_reserve_exact(v.len()).is_err() {
+        let first = pids[0];
+        let mut rest: Vec<NvtxRange> = Vec::new();
+        let others = v.iter().filter(|r| r.pid != first).count();
+        if rest.try_reserve_exact(others).is_err() {
             v.sort_by_key(key);
             return;
         }
-        for r in v.iter() {
-            let b = pids.iter().position(|p| *p == r.pid).unwrap_or(0);
-            dest.push(next[b]);
-            next[b] += 1;
-        }
-        // Row i belongs at dest[i]: follow each cycle, swapping the row at
-        // its start into place until the cycle closes.
-        const DONE: u32 = u32::MAX;
+        let mut kept = 0;
         for i in 0..v.len() {
-            while dest[i] != DONE && dest[i] as usize != i {
-                let d = dest[i] as usize;
-                v.swap(i, d);
-                dest.swap(i, d);
-                dest[d] = DONE;
+            if v[i].pid == first {
+                v.swap(kept, i);
+                kept += 1;
+            } else {
+                rest.push(v[i].clone());
             }
-            dest[i] = DONE;
         }
-    } else if pids.len() > 1 {
-        v.sort_by_key(key);
-        return;
+        v.truncate(kept);
+        for p in &pids[1..] {
+            v.extend(rest.iter().filter(|r| r.pid == *p).cloned());
+        }
     }
     for run in v.chunk_by_mut(|a, b| (a.pid, a.start_ns) == (b.pid, b.start_ns)) {
         if run.len() > 1 {
