@@ -23,6 +23,8 @@ mod gaps;
 mod gaps_advice;
 mod gaps_evidence;
 mod gaps_host;
+#[cfg(target_os = "linux")]
+mod gaps_memcap;
 mod gaps_verdicts;
 mod hostile_convert;
 mod hostile_inputs;
