@@ -3,7 +3,7 @@
 //! rank is late by 5 ms at the middle all-reduce:
 //! `cargo run --release --example gen_job -- OUT_DIR RANKS COLLECTIVES`.
 
-use rooftrace::synth::job::{synthetic_job, JobSpec};
+use rooftrace::synth::job::{rank_trace, JobSpec};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,12 +28,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         late: (ranks - 1, collectives / 2, 5_000_000),
     };
     for r in 0..ranks {
-        let one = JobSpec { ..spec.clone() };
-        // One rank at a time: the job's traces never sit in memory together.
-        let doc = &synthetic_job(&one)[r as usize];
+        // One rank at a time: the job's traces never sit in memory together
+        // (and each is built once, not the whole job per rank).
+        let doc = rank_trace(&spec, r);
         std::fs::write(
             dir.join(format!("rank{r:04}.pt.trace.json")),
-            serde_json::to_vec(doc)?,
+            serde_json::to_vec(&doc)?,
         )?;
     }
     eprintln!(

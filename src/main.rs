@@ -6,7 +6,9 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = <rooftrace::cli::Cli as clap::Parser>::parse();
+    // clap's parse, with near misses answered by the closest names.
+    let cli =
+        rooftrace::cli::near_miss::parse_from(std::env::args_os()).unwrap_or_else(|e| e.exit());
     match rooftrace::commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -22,6 +22,15 @@ pub const MAX_SUGGESTIONS: usize = 4;
 ///
 /// Empty when nothing is close: the caller then points at the list.
 pub fn closest<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
+    let mut all = candidates(given, keys);
+    all.truncate(MAX_SUGGESTIONS);
+    all
+}
+
+/// Every key [`closest`] would choose from, best first, before it keeps
+/// [`MAX_SUGGESTIONS`]: the whole family, or every key within the edit
+/// distance, or every key `given` starts.
+fn candidates<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
     let want = normalise(given);
     if want.is_empty() {
         return Vec::new();
@@ -33,7 +42,6 @@ pub fn closest<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
             let k = normalise(k);
             k != want && (extends(&k, &want) || extends(&want, &k))
         })
-        .take(MAX_SUGGESTIONS)
         .collect();
     if !family.is_empty() {
         return family;
@@ -51,11 +59,7 @@ pub fn closest<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
         .collect();
     near.sort_unstable();
     if !near.is_empty() {
-        return near
-            .into_iter()
-            .take(MAX_SUGGESTIONS)
-            .map(|(_, _, k)| k)
-            .collect();
+        return near.into_iter().map(|(_, _, k)| k).collect();
     }
     keys.iter()
         .copied()
@@ -63,19 +67,29 @@ pub fn closest<'k>(given: &str, keys: &[&'k str]) -> Vec<&'k str> {
             let k = normalise(k);
             want.chars().count() >= 2 && k != want && k.starts_with(&want)
         })
-        .take(MAX_SUGGESTIONS)
         .collect()
 }
 
 /// `did you mean `a` or `b`?` for the closest keys, or `None` when none
-/// is close ([`closest`]).
+/// is close ([`closest`]). When more are as close than it names (a family
+/// of 6, 4 named), it says how many more: `did you mean `a`, `b`, `c`,
+/// `d` or one of 2 more?`.
 pub fn did_you_mean(given: &str, keys: &[&str]) -> Option<String> {
-    let close = closest(given, keys);
-    let quoted: Vec<String> = close.iter().map(|k| format!("`{k}`")).collect();
-    match quoted.as_slice() {
-        [] => None,
-        [one] => Some(format!("did you mean {one}?")),
-        [init @ .., last] => Some(format!("did you mean {} or {last}?", init.join(", "))),
+    let all = candidates(given, keys);
+    let more = all.len().saturating_sub(MAX_SUGGESTIONS);
+    let quoted: Vec<String> = all
+        .iter()
+        .take(MAX_SUGGESTIONS)
+        .map(|k| format!("`{k}`"))
+        .collect();
+    match (quoted.as_slice(), more) {
+        ([], _) => None,
+        ([one], _) => Some(format!("did you mean {one}?")),
+        (all, more) if more > 0 => Some(format!(
+            "did you mean {} or one of {more} more?",
+            all.join(", ")
+        )),
+        ([init @ .., last], _) => Some(format!("did you mean {} or {last}?", init.join(", "))),
     }
 }
 
@@ -183,6 +197,28 @@ mod tests {
             did_you_mean("gaps", &["gaps"]),
             None,
             "an exact key is no miss"
+        );
+    }
+
+    #[test]
+    fn a_family_larger_than_the_answer_says_how_many_more() {
+        // 6 tensor paths extend `tensor`: 4 named, 2 counted.
+        let paths = [
+            "fp32",
+            "tensor_fp64",
+            "tensor_tf32",
+            "tensor_fp16",
+            "tensor_bf16",
+            "tensor_fp8",
+            "tensor_int8",
+        ];
+        assert_eq!(closest("tensor", &paths).len(), MAX_SUGGESTIONS);
+        assert_eq!(
+            did_you_mean("tensor", &paths).as_deref(),
+            Some(
+                "did you mean `tensor_fp64`, `tensor_tf32`, `tensor_fp16`, `tensor_bf16` \
+                 or one of 2 more?"
+            )
         );
     }
 

@@ -52,6 +52,17 @@ pub fn duration_ns(ns: f64) -> String {
     }
 }
 
+/// Trace-clock times in ns from this one on (2001-09-09) are Unix time:
+/// a PyTorch trace's clock is µs since 1970, an nsys session's starts
+/// near 0.
+pub const UNIX_CLOCK_FROM_NS: i64 = 1_000_000_000_000_000_000;
+
+/// A trace-clock time as a UTC date ([`utc_datetime`]) when it reads as
+/// Unix time ([`UNIX_CLOCK_FROM_NS`]), else `None`.
+pub fn unix_clock_date(ns: i64) -> Option<String> {
+    (ns >= UNIX_CLOCK_FROM_NS).then(|| utc_datetime(ns))
+}
+
 /// Unix time in ns as a UTC date and time to the ms:
 /// `2023-04-28 23:51:38.361 UTC` (days to a civil date by Howard
 /// Hinnant's `civil_from_days`, proleptic Gregorian).

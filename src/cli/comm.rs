@@ -40,7 +40,9 @@ pub struct CommArgs {
     #[arg(long, value_name = "RATE", value_parser = super::roofs::parse_byte_rate)]
     pub net_bw: Option<f64>,
     /// GPUs per node (ranks r and s share a node when r / N == s / N);
-    /// default: the number of devices the trace's `deviceProperties` lists.
+    /// default: from the traces' host names (the whole job given) or the
+    /// devices each process lists (when each rank uses device rank mod N),
+    /// else unknown (a process that sees one GPU says nothing of its node).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub gpus_per_node: Option<u32>,
     /// Draw bus bandwidth against message size, log-log, with the link

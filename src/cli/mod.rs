@@ -11,6 +11,7 @@ pub mod comm;
 pub mod diff;
 pub mod gaps;
 pub mod ncu;
+pub mod near_miss;
 pub mod quantity;
 pub mod roofs;
 

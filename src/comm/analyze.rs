@@ -22,6 +22,9 @@ pub struct RankTrace {
     pub comm_ns: i64,
     /// Of which with no compute kernel running on that device, ns.
     pub exposed_ns: i64,
+    /// What the reader said about the collectives' arguments (an nsys
+    /// export's NCCL ranges without payloads), each sentence once.
+    pub notes: Vec<String>,
 }
 
 /// Sorted disjoint intervals of `iv` (sorted by start).
@@ -86,6 +89,12 @@ pub fn rank_trace(tl: &Timeline, input: &str) -> RankTrace {
         collectives: collectives(tl),
         comm_ns,
         exposed_ns: comm_ns - overlap,
+        notes: tl
+            .diagnostics
+            .iter()
+            .filter(|d| matches!(d.kind, crate::timeline::DiagnosticKind::NcclPayloads { .. }))
+            .map(|d| d.message.clone())
+            .collect(),
     }
 }
 
@@ -115,7 +124,7 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
         kind: c.kind,
         kernel_id,
         args_from: c.args_from,
-        process_group: c.process_group.clone(),
+        process_group: c.process_group.as_deref().map(str::to_string),
         seq: c.seq,
         dtype: c.dtype,
         group_size: c.group_size,
@@ -123,7 +132,7 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
         start_ns: c.start_ns,
         duration_ns: c.end_ns - c.start_ns,
         bytes: c.bytes,
-        bytes_from: c.bytes_from.clone(),
+        bytes_from: c.bytes_from.as_deref().map(str::to_string),
         algbw_bytes_per_s: None,
         busbw_factor: None,
         busbw_bytes_per_s: None,
@@ -185,8 +194,14 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
     if no_args > 0 {
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoArgs { kernels: no_args },
-            format!("{no_args} NCCL kernels have no collective arguments in the trace (no record_param_comms or nccl:* op around their launch, or an nsys export): time only, bytes unknown"),
+            format!("{no_args} NCCL kernels have no collective arguments in the trace (no record_param_comms or nccl:* op around their launch, or no NCCL NVTX range in an nsys export): time only, bytes unknown"),
         ));
+    }
+    let mut notes: Vec<&String> = ranks.iter().flat_map(|r| &r.notes).collect();
+    notes.sort();
+    notes.dedup();
+    for n in notes {
+        diagnostics.push(Diagnostic::new(DiagnosticKind::ReaderNote, n.clone()));
     }
     if ranks.iter().all(|r| r.collectives.is_empty()) {
         diagnostics.push(Diagnostic::new(

@@ -40,6 +40,18 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
     on_host.sort_by_key(|h| (h.0, h.1, h.2, h.3));
     let mut lists: HashMap<Vec<u32>, Arc<[u32]>> = HashMap::new();
     let mut kernels: HashMap<u32, Arc<str>> = HashMap::new();
+    // One shared copy of each distinct text (the same size's derivation and
+    // the same group recur at every step): what a rank keeps per collective
+    // while the job's other traces are read stays small.
+    let mut texts: std::collections::HashSet<Arc<str>> = std::collections::HashSet::new();
+    let mut share = |t: Option<Arc<str>>| -> Option<Arc<str>> {
+        let t = t?;
+        if let Some(s) = texts.get(&t) {
+            return Some(s.clone());
+        }
+        texts.insert(t.clone());
+        Some(t)
+    };
     let mut out: Vec<Collective> = tl
         .ops
         .iter()
@@ -62,10 +74,13 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
                 let shared = lists.entry(g.to_vec()).or_insert_with(|| g.clone());
                 c.group_ranks = Some(shared.clone());
             }
+            c.bytes_from = share(c.bytes_from.take());
+            c.process_group = share(c.process_group.take());
             c
         })
         .collect();
     out.sort_by_key(|c| (c.device, c.start_ns, c.end_ns));
+    out.shrink_to_fit();
     out
 }
 
@@ -85,7 +100,8 @@ fn host_args(
         .map(|h| h.4)
         .collect();
     // Message sizes first (record_param_comms), then the innermost.
-    holding.sort_by_key(|a| a.in_nelems.is_none() && a.out_nelems.is_none());
+    holding
+        .sort_by_key(|a| a.in_nelems.is_none() && a.out_nelems.is_none() && a.msg_bytes.is_none());
     let mut merged = (*holding.first()?).clone();
     for a in &holding[1..] {
         merged.name = merged.name.or_else(|| a.name.clone());
@@ -98,6 +114,7 @@ fn host_args(
         merged.pg_desc = merged.pg_desc.or_else(|| a.pg_desc.clone());
         merged.seq = merged.seq.or(a.seq);
         merged.input_elems = merged.input_elems.or(a.input_elems);
+        merged.msg_bytes = merged.msg_bytes.or(a.msg_bytes);
     }
     Some(merged)
 }
@@ -134,6 +151,9 @@ fn collective(
             .filter(|_| first_input)
             .map(|n| (n, "input_dims"))
     });
+    let group_size = a
+        .group_size
+        .or_else(|| a.ranks.as_ref().map(|r| r.len() as u32));
     let (bytes, bytes_from) = match (count, dtype) {
         (Some((n, field)), Some(d)) => match n.checked_mul(u64::from(d.bytes)) {
             Some(b) => (
@@ -147,7 +167,10 @@ fn collective(
             ),
             None => (None, None),
         },
-        _ => (None, None),
+        _ => a
+            .msg_bytes
+            .and_then(|m| nccl_bytes(kind, m, group_size))
+            .map_or((None, None), |(b, from)| (Some(b), Some(from))),
     };
     Collective {
         kernel,
@@ -158,13 +181,30 @@ fn collective(
         kind,
         args_from: from,
         bytes,
-        bytes_from,
+        bytes_from: bytes_from.map(Arc::from),
         dtype: dtype.map(|d| d.name),
-        group_size: a
-            .group_size
-            .or_else(|| a.ranks.as_ref().map(|r| r.len() as u32)),
+        group_size,
         group_ranks: a.ranks.map(Arc::from),
-        process_group: a.pg_name,
+        process_group: a.pg_name.map(Arc::from),
         seq: a.seq,
+    }
+}
+
+/// `nccl-tests`' size from NCCL's own `Message size [bytes]` (its NVTX
+/// payload): the message itself, except for all-gather (one rank's send
+/// buffer: the whole output is `n` of them) and reduce-scatter (one rank's
+/// receive buffer: the whole input is `n`), which need the group's size.
+fn nccl_bytes(kind: CollKind, msg: u64, n: Option<u32>) -> Option<(u64, String)> {
+    match kind {
+        CollKind::AllGather | CollKind::ReduceScatter => {
+            let n = n?;
+            let b = msg.checked_mul(u64::from(n))?;
+            Some((
+                b,
+                format!("nccl message {msg} B × {n} ranks = {}", si(b as f64, "B")),
+            ))
+        }
+        CollKind::Other => None,
+        _ => Some((msg, format!("nccl message = {}", si(msg as f64, "B")))),
     }
 }

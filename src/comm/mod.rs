@@ -15,5 +15,5 @@ pub mod ranks;
 
 pub use analyze::{comm_and_overlap, rank_trace, report, RankTrace};
 pub use kind::CollKind;
-pub use link::{gpu_of, LinkConfig};
+pub use link::{gpu_of, gpus_per_node, LinkConfig, NodeEvidence};
 pub use model::*;

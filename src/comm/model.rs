@@ -40,7 +40,7 @@ pub struct Collective {
     /// Size in `nccl-tests`' convention, byte; `None` when unknown.
     pub bytes: Option<u64>,
     /// How `bytes` was derived (`in_msg_nelems 2049000 × float32 (4 B) = …`).
-    pub bytes_from: Option<String>,
+    pub bytes_from: Option<std::sync::Arc<str>>,
     /// Element type.
     pub dtype: Option<&'static str>,
     /// Ranks in the process group.
@@ -50,7 +50,7 @@ pub struct Collective {
     /// once per collective).
     pub group_ranks: Option<std::sync::Arc<[u32]>>,
     /// Process group name.
-    pub process_group: Option<String>,
+    pub process_group: Option<std::sync::Arc<str>>,
     /// Sequence number in the group, when recorded.
     pub seq: Option<u64>,
 }
@@ -191,6 +191,9 @@ pub enum DiagnosticKind {
         /// Collectives.
         collectives: usize,
     },
+    /// What a reader said about the arguments (an nsys export's NCCL
+    /// ranges without payloads).
+    ReaderNote,
 }
 
 /// A communication warning, typed; in the JSON, its sentence.
@@ -209,7 +212,9 @@ pub struct CommReport {
     pub links: Vec<LinkFact>,
     /// GPUs per node, and where that comes from.
     pub gpus_per_node: Option<u32>,
-    /// `--gpus-per-node`, the trace's `deviceProperties`, or unknown.
+    /// Where `gpus_per_node` comes from (`--gpus-per-node`, the host
+    /// names, the devices listed), or, when it is unknown, why and the flag
+    /// to pass.
     pub gpus_per_node_from: String,
     /// The definitions, one sentence each.
     pub method: Vec<&'static str>,

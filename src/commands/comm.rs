@@ -9,7 +9,10 @@ use super::many::{outcome, parquet_dir, run_all, split_results, write_datasets, 
 use super::output::{finish, refuse_inputs, write_output};
 use super::plot::PlotTarget;
 use crate::cli::comm::CommArgs;
-use crate::comm::{gpu_of, rank_trace, ranks::match_keys, report, LinkConfig, RankTrace};
+use crate::comm::{
+    gpu_of, gpus_per_node, rank_trace, ranks::match_keys, report, LinkConfig, NodeEvidence,
+    RankTrace,
+};
 use crate::error::InputError;
 use crate::multi::tag::partitions;
 use crate::multi::InputTag;
@@ -68,11 +71,12 @@ impl CommRunConfig {
     }
 }
 
-/// What one trace gives: its collectives, and its GPUs' names and count.
+/// What one trace gives: its collectives, its GPUs' names, and what it
+/// says about its node.
 struct Read {
     trace: RankTrace,
     device_names: Vec<String>,
-    devices: usize,
+    node: NodeEvidence,
 }
 
 /// Runs `rooftrace comm`.
@@ -90,7 +94,7 @@ pub fn run(args: CommArgs) -> anyhow::Result<()> {
     let (r, traces, failed) = comm(&config)?;
     let verdict = outcome(config.inputs.len(), &failed);
     for f in &failed {
-        super::output::note(&format!("{}: {}", f.input, f.error));
+        super::output::note(&f.line());
     }
     let Some(format) = config.format else {
         return finish(write_parquet(&config, &r, &traces), verdict);
@@ -173,10 +177,18 @@ pub fn comm(
             .rank
             .resolve(&file_name(&trace.input), tl.info.identity.rank)
             .0;
+        let mut comm_devices: Vec<u16> = trace.collectives.iter().map(|c| c.device).collect();
+        comm_devices.sort_unstable();
+        comm_devices.dedup();
         Ok(Read {
-            trace,
+            node: NodeEvidence {
+                rank: trace.rank,
+                host: tl.info.identity.host.clone(),
+                devices_listed: gpus.len(),
+                comm_devices,
+            },
             device_names: gpus.iter().map(|g| g.name.clone()).collect(),
-            devices: gpus.len(),
+            trace,
         })
     };
     let results = run_all(&config.inputs, &config.many, &work);
@@ -185,19 +197,19 @@ pub fn comm(
         outcome(config.inputs.len(), &failed)?;
     }
     let device_names: Vec<String> = ok.iter().flat_map(|r| r.device_names.clone()).collect();
-    let devices_listed = ok.iter().map(|r| r.devices as u32).find(|n| *n > 0);
+    let nodes: Vec<NodeEvidence> = ok.iter().map(|r| r.node.clone()).collect();
     let traces: Vec<RankTrace> = ok.into_iter().map(|r| r.trace).collect();
     let gpu = gpu_of(config.gpu.as_deref(), &device_names).map_err(InputError::new)?;
-    let gpn = config.gpus_per_node.or(devices_listed);
+    let (gpn, from) = match config.gpus_per_node {
+        Some(g) => (Some(g), "--gpus-per-node".to_string()),
+        None => match gpus_per_node(&nodes) {
+            Ok((g, from)) => (Some(g), from),
+            Err(why) => (None, why),
+        },
+    };
     let links = LinkConfig::new(gpu, config.net_bw, gpn);
     let mut r = report(&traces, &links, gpu.map(|g| g.name.to_string()));
-    r.gpus_per_node_from = match (config.gpus_per_node, devices_listed) {
-        (Some(_), _) => "--gpus-per-node".into(),
-        (None, Some(_)) => {
-            "the devices the trace lists (deviceProperties / TARGET_INFO_GPU)".into()
-        }
-        (None, None) => "neither --gpus-per-node nor a device list in the traces".into(),
-    };
+    r.gpus_per_node_from = from;
     Ok((r, traces, failed))
 }
 

@@ -220,11 +220,7 @@ pub fn outcome(total: usize, failures: &[InputFailure]) -> anyhow::Result<()> {
     let Some(first) = failures.first() else {
         return Ok(());
     };
-    let first_line = if first.error.starts_with(&first.input) {
-        first.error.clone()
-    } else {
-        format!("{}: {}", first.input, first.error)
-    };
+    let first_line = first.line();
     if failures.len() == total {
         let msg = format!("all {total} inputs failed. First: {first_line}");
         return Err(if failures.iter().all(|f| f.bad_input) {

@@ -67,8 +67,13 @@ fn parse_peak(s: &str) -> Result<(ComputePath, f64), String> {
     })?;
     let p = ComputePath::from_key(path.trim()).ok_or_else(|| {
         let all: Vec<&str> = ComputePath::ALL.iter().map(|p| p.key()).collect();
-        let hint = crate::suggest::did_you_mean(path.trim(), &all)
-            .unwrap_or_else(|| format!("the paths are {}", keys()));
+        // The closest paths, or where the list is: never all of them.
+        let hint = crate::suggest::did_you_mean(path.trim(), &all).unwrap_or_else(|| {
+            format!(
+                "none of the {} compute paths is close; `rooftrace ncu --help` lists them under --peak",
+                all.len()
+            )
+        });
         format!("unknown compute path `{}` in `{s}`; {hint}", path.trim())
     })?;
     Ok((p, quantity::parse(rate, &FLOP_RATE)?))

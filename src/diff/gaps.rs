@@ -7,7 +7,7 @@ use super::gaps_side::{DeviceSample, GapSample, GapsSide, RangeSample};
 use super::kernels::TimelineKernelDiff;
 use super::noise::{nearest_rank, spread_rel, Change, Limit, Thresholds, Verdict, Worse};
 use super::{JudgedRow, Quantity, Section};
-use crate::gaps::{class_label, detail_label};
+use crate::gaps::{class_label, detail_label, FixTerms};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -300,7 +300,7 @@ fn keyed<'a>(
 fn device_row(
     before: Option<&DeviceSample>,
     after: Option<&DeviceSample>,
-    device: Option<u64>,
+    (device, terms): (Option<u64>, FixTerms),
     t: &Thresholds,
 ) -> DeviceDiff {
     let judge = |figure: fn(&DeviceSample) -> Option<f64>| {
@@ -315,7 +315,7 @@ fn device_row(
     let idle_ns = judge(|d| Some(d.idle_ns));
     let classes = totals_rows(before, after, |d| &d.classes, t);
     let host_detail = totals_rows(before, after, |d| &d.host_detail, t);
-    let why = device_why(idle_ns.verdict, &classes, &host_detail);
+    let why = device_why(idle_ns.verdict, &classes, &host_detail, terms);
     DeviceDiff {
         why,
         device,
@@ -400,14 +400,14 @@ fn busy_kinds(
         .collect()
 }
 
-/// What to do about idle in `class`: the fix `rooftrace gaps` gives for a
-/// class it knows, else a pointer to it.
-pub fn class_hint(class: &str) -> &'static str {
+/// What to do about idle in `class`, in the input's `terms`: the fix
+/// `rooftrace gaps` gives for a class it knows, else a pointer to it.
+pub fn class_hint(class: &str, terms: FixTerms) -> &'static str {
     crate::gaps::GapClass::ALL
         .iter()
         .find(|c| c.key() == class)
         .map_or("see `rooftrace gaps` for what this class means", |c| {
-            c.fix()
+            c.fix_in(terms)
         })
 }
 
@@ -421,7 +421,12 @@ fn largest(rows: &[ClassDiff], sign: f64) -> Option<(&ClassDiff, f64)> {
 
 /// The class with the largest idle change in the direction of `verdict`
 /// and its fix; for host-bound idle, also what the host was doing.
-fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> String {
+fn device_why(
+    verdict: Verdict,
+    classes: &[ClassDiff],
+    detail: &[ClassDiff],
+    terms: FixTerms,
+) -> String {
     let sign = match verdict {
         Verdict::Regression => 1.0,
         Verdict::Improvement => -1.0,
@@ -435,14 +440,14 @@ fn device_why(verdict: Verdict, classes: &[ClassDiff], detail: &[ClassDiff]) -> 
         "{} {pm}{}: {}",
         class_label(&c.class),
         crate::units::duration_ns(d),
-        class_hint(&c.class)
+        class_hint(&c.class, terms)
     );
     if c.class == crate::gaps::GapClass::HostBound.key() {
         if let Some((h, hd)) = largest(detail, sign) {
             let fix = crate::gaps::HostDetail::ALL
                 .iter()
                 .find(|x| x.key() == h.class)
-                .map_or("", |x| x.fix(crate::gaps::FixTerms::default()));
+                .map_or("", |x| x.fix(terms));
             why.push_str(&format!(
                 "; mostly {} {pm}{}: {fix}",
                 detail_label(&h.class),
@@ -630,6 +635,9 @@ fn gap_rows(
 /// otherwise (a side does not say, or different models were allowed) by
 /// order alone.
 pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> GapsDiff {
+    // The fixes in the new run's terms (both sides come from one tool,
+    // `build::check_sources`; a JSON report says its own).
+    let terms = new.terms;
     let (place_before, place_after) = (places(base, by_model), places(new, by_model));
     let (devices_before, devices_after) = (
         keyed(&base.devices, &place_before),
@@ -645,7 +653,7 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> 
             let before = devices_before.get(k).copied();
             let after = devices_after.get(k).copied();
             let id = before.or(after).map(|d| d.device);
-            let mut row = device_row(before, after, id, t);
+            let mut row = device_row(before, after, (id, terms), t);
             row.gpu = before
                 .and_then(|d| base.identity.device_models.get(&d.device))
                 .or_else(|| after.and_then(|d| new.identity.device_models.get(&d.device)))
@@ -663,7 +671,7 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> 
         )),
     };
     GapsDiff {
-        total: device_row(Some(&sum_before), Some(&sum_after), None, t),
+        total: device_row(Some(&sum_before), Some(&sum_after), (None, terms), t),
         devices,
         ranges,
         gaps: gap_rows(

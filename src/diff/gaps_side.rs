@@ -8,7 +8,7 @@ use super::identity::SideIdentity;
 use super::name::normalize;
 use super::SideInfo;
 use crate::error::BadInput;
-use crate::gaps::{GapReport, Scope};
+use crate::gaps::{FixTerms, GapReport, Scope};
 use crate::timeline::{OpKind, Timeline};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -136,6 +136,28 @@ pub struct GapsSide {
     /// The GPUs, rank and world size the side records (empty for a JSON
     /// report, which keeps none).
     pub identity: SideIdentity,
+    /// Whose words the side's fixes are in: the tool that made the input
+    /// (a PyTorch trace is told `torch.profiler` settings, an nsys export
+    /// nsys flags) and whether it shows PyTorch; a JSON report's from its
+    /// `input` (`schema_flavor`, `range_families`).
+    pub terms: FixTerms,
+}
+
+/// The fix terms of a `rooftrace.gaps` JSON report's `input`: a PyTorch
+/// trace's (`schema_flavor` `kineto`) or an nsys export's, PyTorch when
+/// its `range_families` hold `py_torch`.
+fn json_terms(input: Option<&Value>) -> FixTerms {
+    let flavor = input.and_then(|i| i.get("schema_flavor")?.as_str());
+    let pytorch = input
+        .and_then(|i| i.get("range_families")?.as_array())
+        .is_some_and(|a| a.iter().any(|f| f.as_str() == Some("py_torch")));
+    FixTerms {
+        tool: match flavor {
+            Some("kineto") => crate::gaps::Tool::TorchProfiler,
+            _ => crate::gaps::Tool::Nsys,
+        },
+        pytorch,
+    }
 }
 
 fn f(v: &Value, key: &str) -> Option<f64> {
@@ -256,6 +278,7 @@ impl GapsSide {
                 .collect(),
             kernels: Vec::new(),
             identity: SideIdentity::default(),
+            terms: report.fix_terms(),
             // The sentences: a JSON side has no kinds, and the diff only
             // prints them (once when both sides say the same).
             diagnostics: report
@@ -327,6 +350,7 @@ impl GapsSide {
                 .unwrap_or_default(),
             kernels: Vec::new(),
             identity: SideIdentity::default(),
+            terms: json_terms(doc.get("input")),
         };
         side.kernels = side
             .top_gaps

@@ -30,6 +30,19 @@ pub struct InputFailure {
     pub bad_input: bool,
 }
 
+impl InputFailure {
+    /// `input: error`, naming the file once: most readers' errors name it
+    /// already (at their start, or after a prefix such as `reading X:`),
+    /// and then the error stands alone.
+    pub fn line(&self) -> String {
+        if self.input.is_empty() || self.error.contains(&self.input) {
+            self.error.clone()
+        } else {
+            format!("{}: {}", self.input, self.error)
+        }
+    }
+}
+
 /// Median (lower of the two middle values) of a non-empty sorted slice.
 pub(crate) fn median_sorted(v: &[i64]) -> i64 {
     v.get((v.len().max(1) - 1) / 2).copied().unwrap_or(0)

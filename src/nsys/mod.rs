@@ -14,6 +14,7 @@ mod copies;
 pub mod guard;
 mod host;
 pub mod identity;
+mod nccl;
 mod raw;
 mod read;
 mod schema;

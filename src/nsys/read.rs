@@ -79,9 +79,11 @@ pub fn read_timeline(
         .collect();
     waits.sort_unstable();
     let copies = super::copies::read_copy_totals(&conn, path, &schema, host.pageable_kind)?;
+    let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings)?;
+    diagnostics.extend(nccl.diagnostics);
     let mut nvtx = host.nvtx;
     super::host::sort_ranges(&mut nvtx);
-    Ok(Timeline::from_parts(TimelineParts {
+    let mut tl = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
         api: joined.api,
@@ -95,7 +97,9 @@ pub fn read_timeline(
         nested_api_rows: joined.nested_api_rows,
         diagnostics,
         strings: host.strings,
-    }))
+    });
+    tl.collectives = nccl.records;
+    Ok(tl)
 }
 
 /// GPU activity tables with their op kind, and API tables.

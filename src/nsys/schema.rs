@@ -116,6 +116,7 @@ fn is_read_by_rooftrace(name: &str) -> bool {
     name == "StringIds"
         || name.starts_with("CUPTI_ACTIVITY_KIND_")
         || name.starts_with("NVTX_EVENTS")
+        || name.starts_with("NVTX_PAYLOAD_SCHEMA")
         || name.contains("META_DATA")
         || name.starts_with("OSRT_")
         || name.starts_with("PROFILER_OVERHEAD")

@@ -134,6 +134,48 @@ pub fn part_color(kind: PartKind) -> RGBColor {
     }
 }
 
+/// The legend entries, one per part some bar holds (in the order the bars
+/// first hold them), each with its median-step time; a part the median
+/// step lacks says where it is instead of "0".
+fn legend_items(input: &BudgetInput) -> Vec<(PartKind, LegendItem)> {
+    let mut kinds: Vec<PartKind> = Vec::new();
+    for b in &input.bars {
+        for (k, ns) in &b.parts {
+            if *ns > 0 && !kinds.contains(k) {
+                kinds.push(*k);
+            }
+        }
+    }
+    let Some(first) = input.bars.first() else {
+        return Vec::new();
+    };
+    kinds
+        .iter()
+        .map(|k| {
+            let median = first.parts.iter().find(|p| p.0 == *k).map_or(0, |p| p.1);
+            let value = if median > 0 {
+                duration_ns(median as f64)
+            } else {
+                let most = input
+                    .bars
+                    .iter()
+                    .flat_map(|b| b.parts.iter().filter(|p| p.0 == *k).map(|p| p.1))
+                    .max()
+                    .unwrap_or(0);
+                format!(
+                    "none in the median, up to {} in a step",
+                    duration_ns(most as f64)
+                )
+            };
+            let item = LegendItem {
+                swatch: Swatch::Bar(part_color(*k)),
+                text: format!("{}: {value}", k.label()),
+            };
+            (*k, item)
+        })
+        .collect()
+}
+
 /// A stacked segment on the canvas.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BarSegment {
@@ -184,42 +226,11 @@ impl BudgetChart {
         let cut_at = typical_max(input, total);
         let y = LinearAxis::nice(0.0, cut_at.unwrap_or(max) as f64, 6);
         let y_ticks = y.ticks(|v| if v == 0.0 { "0".into() } else { duration_ns(v) });
-        let mut kinds: Vec<PartKind> = Vec::new();
-        for b in &input.bars {
-            for (k, ns) in &b.parts {
-                if *ns > 0 && !kinds.contains(k) {
-                    kinds.push(*k);
-                }
-            }
-        }
-        // Each part drawn somewhere, with its median-step time; a part the
-        // median step lacks says where it is instead of "0".
-        let items: Vec<LegendItem> = kinds
-            .iter()
-            .map(|k| {
-                let median = first.parts.iter().find(|p| p.0 == *k).map_or(0, |p| p.1);
-                let value = if median > 0 {
-                    duration_ns(median as f64)
-                } else {
-                    let most = input
-                        .bars
-                        .iter()
-                        .flat_map(|b| b.parts.iter().filter(|p| p.0 == *k).map(|p| p.1))
-                        .max()
-                        .unwrap_or(0);
-                    format!(
-                        "none in the median, up to {} in a step",
-                        duration_ns(most as f64)
-                    )
-                };
-                LegendItem {
-                    swatch: Swatch::Bar(part_color(*k)),
-                    text: format!("{}: {value}", k.label()),
-                }
-            })
-            .collect();
+        let items = legend_items(input);
+        let kinds: Vec<PartKind> = items.iter().map(|i| i.0).collect();
         let (w, h) = style::HISTOGRAM_SIZE_PX;
-        let legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
+        let at = (w as i32 - 20, style::MARGIN_PX.1);
+        let mut legend = Legend::new(items.iter().map(|i| i.1.clone()).collect(), at, true)?;
         let plot = Rect {
             left: style::MARGIN_PX.0 - 40,
             top: style::MARGIN_PX.1,
@@ -252,6 +263,22 @@ impl BudgetChart {
                 });
                 below += ns;
             }
+        }
+        // A part under a pixel in every bar, or only in the cut tops of
+        // outlier bars, is drawn nowhere: it leaves the legend (the plot
+        // keeps its width; the report's table and JSON have it).
+        let shown = |k: PartKind| {
+            segments
+                .iter()
+                .any(|s| s.part == k && s.rect.bottom - s.rect.top >= 1)
+        };
+        if kinds.iter().any(|k| !shown(*k)) {
+            let drawn = items
+                .into_iter()
+                .filter(|(k, _)| shown(*k))
+                .map(|i| i.1)
+                .collect();
+            legend = Legend::new(drawn, at, true)?;
         }
         let bound = first
             .parts

@@ -4,7 +4,7 @@
 //! window from [`crate::gaps::window`].
 
 use super::histogram::{GapSample, HistogramInput};
-use super::timeline::{drawn_end_ns, GapBar, Lane, OpBar, TimelineInput, WindowChoice};
+use super::timeline::{drawn_end_ns, GapBar, Lane, OpBar, TimeOrigin, TimelineInput, WindowChoice};
 use crate::error::InputError;
 use crate::gaps::window::{first_op_ns, timeline_window};
 use crate::gaps::{ClassifiedGap, GapReport, HIST_EDGES_NS};
@@ -47,13 +47,14 @@ impl TimelineInput {
                 .or_default()
                 .push(op);
         }
+        let origin = trace_origin(tl, report);
         if by_lane.is_empty() {
+            let last = tl.ops.iter().map(|o| o.end_ns).max().unwrap_or(origin.ns);
             return Err(InputError::new(format!(
-                "no GPU op in the timeline window {:.6} s to {:.6} s on the trace clock ({how}); \
-                 the GPU ops run from {:.6} s (give --window relative to that)",
-                w0 as f64 / 1e9,
-                w1 as f64 / 1e9,
-                first_op_ns(tl) as f64 / 1e9
+                "no GPU op in the timeline window ({how}): {}; the GPU ops run from 0 s to \
+                 {:.6} s after the first (give --window within that)",
+                origin.span_text((w0, w1)),
+                (last - origin.ns) as f64 / 1e9
             )));
         }
         let pids: BTreeSet<u32> = by_lane.keys().map(|k| k.0).collect();
@@ -108,7 +109,22 @@ impl TimelineInput {
                 end_ns: w1,
                 how,
             },
+            origin,
         })
+    }
+}
+
+/// t = 0 of a `gaps` chart: the first GPU op of the trace (as `--window`
+/// counts, [`first_op_ns`]), with its date when a PyTorch trace's clock is
+/// Unix time (as the report's tables give it).
+fn trace_origin(tl: &Timeline, report: &GapReport) -> TimeOrigin {
+    let ns = first_op_ns(tl);
+    TimeOrigin {
+        ns,
+        what: "the first GPU op".to_string(),
+        date: (report.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto)
+            .then(|| crate::units::unix_clock_date(ns))
+            .flatten(),
     }
 }
 

@@ -111,6 +111,51 @@ pub fn fit_middle(
     Ok(format!("{head}{}…{tail}", kept.trim_end()))
 }
 
+/// Each of `names` cut to at most `max` characters in the middle
+/// ([`ellipsize`](crate::units::ellipsize)), with no two different names
+/// cut to the same text: where they would be, each of them is cut less (4
+/// characters at a time, up to the whole name), so the part where they
+/// differ shows. Equal names (two rows of one kernel the caller could not
+/// tell apart) get ` (2)`, ` (3)`, … in order after the first.
+pub fn distinct_cuts(names: &[&str], max: usize) -> Vec<String> {
+    use crate::units::ellipsize;
+    use std::collections::HashMap;
+    let mut keep = vec![max; names.len()];
+    let mut cuts: Vec<String> = names.iter().map(|n| ellipsize(n, max)).collect();
+    loop {
+        let mut by_cut: HashMap<&str, Vec<usize>> = HashMap::new();
+        for (i, c) in cuts.iter().enumerate() {
+            by_cut.entry(c.as_str()).or_default().push(i);
+        }
+        let mut longer = Vec::new();
+        for group in by_cut.values() {
+            for &i in group {
+                let whole = names[i].chars().count();
+                let clash = group.iter().any(|&j| names[j] != names[i]);
+                if clash && keep[i] < whole {
+                    longer.push(i);
+                }
+            }
+        }
+        if longer.is_empty() {
+            break;
+        }
+        for i in longer {
+            keep[i] += 4;
+            cuts[i] = ellipsize(names[i], keep[i]);
+        }
+    }
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for c in &mut cuts {
+        let n = seen.entry(c.clone()).or_default();
+        *n += 1;
+        if *n > 1 {
+            c.push_str(&format!(" ({n})"));
+        }
+    }
+    cuts
+}
+
 /// A label to place near an anchor point.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LabelRequest {
@@ -339,6 +384,33 @@ impl Legend {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn two_names_that_cut_alike_are_cut_less_until_they_differ() {
+        // 40 characters each, differing only at character 20: cut to 16
+        // (10 head, `…`, 5 tail) both read `aaaaaaaaaa…bbbbb`.
+        let a = format!("{}X{}", "a".repeat(19), "b".repeat(20));
+        let b = format!("{}Y{}", "a".repeat(19), "b".repeat(20));
+        let short = "gemm";
+        let cuts = distinct_cuts(&[&a, &b, short], 16);
+        assert_eq!(
+            crate::units::ellipsize(&a, 16),
+            crate::units::ellipsize(&b, 16)
+        );
+        assert_ne!(cuts[0], cuts[1]);
+        // Each shows its differing character, and no more than needed: cut
+        // to 32 (20 head + `…` + 11 tail) the head reaches character 20.
+        assert_eq!(cuts[0].chars().count(), 32, "{}", cuts[0]);
+        assert!(cuts[0].contains('X') && cuts[1].contains('Y'), "{cuts:?}");
+        // A name not in the clash keeps its cut.
+        assert_eq!(cuts[2], "gemm");
+    }
+
+    #[test]
+    fn equal_names_are_numbered_in_order() {
+        let cuts = distinct_cuts(&["k", "gemm", "k", "k"], 16);
+        assert_eq!(cuts, ["k", "gemm", "k (2)", "k (3)"]);
+    }
 
     #[test]
     fn fit_middle_shortens_only_the_middle_and_fits() {

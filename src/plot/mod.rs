@@ -49,7 +49,8 @@ pub use histogram::{GapHistogram, GapSample, HistogramInput};
 pub use projection::{ProjectionRooflineChart, ProjectionRooflineInput};
 pub use roofline::{KernelPoint, RooflineChart, RooflineInput};
 pub use timeline::{
-    busiest_window, GapBar, Lane, OpBar, OpKind, TimelineChart, TimelineInput, WindowChoice,
+    busiest_window, GapBar, Lane, OpBar, OpKind, TimeOrigin, TimelineChart, TimelineInput,
+    WindowChoice,
 };
 
 /// The embedded font file (DejaVu Sans, Bitstream Vera licence, see

@@ -90,6 +90,47 @@ pub struct TimelineInput {
     pub gaps: Vec<GapBar>,
     /// Which window to draw.
     pub window: WindowChoice,
+    /// Where the chart's times count from: t = 0, ns on the trace clock
+    /// (the first GPU op of the trace, as `--window` counts), and that
+    /// moment as a date when the trace's clock is Unix time.
+    pub origin: TimeOrigin,
+}
+
+/// t = 0 of a chart's times: the subtitle gives times after it, and the
+/// date once, instead of raw trace-clock seconds (a PyTorch trace's clock
+/// is µs since 1970: `1694039996.493421 s`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TimeOrigin {
+    /// t = 0, ns on the trace clock.
+    pub ns: i64,
+    /// What t = 0 is, e.g. `the first GPU op`.
+    pub what: String,
+    /// t = 0 as a UTC date, when the trace's clock is Unix time.
+    pub date: Option<String>,
+}
+
+impl TimeOrigin {
+    /// `"0.512000 s to 0.552000 s after the first GPU op (40.0 ms; the
+    /// first GPU op at 2023-09-06 22:39:56.493 UTC)"`: the span `(a, b)`
+    /// (ns on the trace clock) relative to t = 0, with the date once.
+    pub fn span_text(&self, (a, b): (i64, i64)) -> String {
+        let what = if self.what.is_empty() {
+            "t = 0"
+        } else {
+            &self.what
+        };
+        let mut s = format!(
+            "{:.6} s to {:.6} s after {what} ({}",
+            (a - self.ns) as f64 / 1e9,
+            (b - self.ns) as f64 / 1e9,
+            crate::units::duration_ns((b - a) as f64)
+        );
+        if let Some(date) = &self.date {
+            s.push_str(&format!("; {what} at {date}"));
+        }
+        s.push(')');
+        s
+    }
 }
 
 /// A bar on the canvas.
@@ -237,21 +278,15 @@ impl TimelineChart {
         };
         let mut bars = gap_bars(input, &lanes, plot, (w0, w1));
         bars.extend(op_bars(input, &lanes, &px, &in_window));
-        // A class present in the window but holding no pixel column is not
-        // drawn: it leaves the legend (the plot keeps its width).
-        let drawn = |c: GapClass| bars.iter().any(|b| b.what == BarWhat::Gap(c));
-        if GapClass::ALL
-            .into_iter()
-            .any(|c| !drawn(c) && legend.items.iter().any(|i| i.text == gap_legend_text(c)))
-        {
+        // An op kind or gap class present in the window but drawn nowhere
+        // (its ops only in lanes not shown, its gaps holding no pixel
+        // column) leaves the legend (the plot keeps its width).
+        let drawn: Vec<String> = bars.iter().map(|b| bar_legend_text(b.what)).collect();
+        if legend.items.iter().any(|i| !drawn.contains(&i.text)) {
             let items: Vec<LegendItem> = legend
                 .items
                 .iter()
-                .filter(|i| {
-                    GapClass::ALL
-                        .into_iter()
-                        .all(|c| drawn(c) || i.text != gap_legend_text(c))
-                })
+                .filter(|i| drawn.contains(&i.text))
                 .cloned()
                 .collect();
             legend = Legend::new(items, (w as i32 - 20, style::MARGIN_PX.1), true)?;
@@ -261,14 +296,16 @@ impl TimelineChart {
         }
 
         let hidden_lanes = input.lanes.len() - shown;
-        let mut subtitle = format!(
-            "{how}: {:.6} s to {:.6} s on the trace clock ({})",
-            w0 as f64 / 1e9,
-            w1 as f64 / 1e9,
-            crate::units::duration_ns((w1 - w0) as f64)
-        );
+        let mut subtitle = format!("{how}: {}", input.origin.span_text((w0, w1)));
         if hidden_lanes > 0 {
             subtitle.push_str(&format!(", {hidden_lanes} more lanes not shown"));
+        }
+        // One line inside the canvas: the date and the lanes note make it
+        // long; cut with `…` if it must be.
+        if text_size_px(&subtitle, style::SUBTITLE_FONT)?.0 > w as i32 - 40 {
+            subtitle = extent::wrap_to_width(&subtitle, style::SUBTITLE_FONT, w as i32 - 40, 1)?
+                .pop()
+                .unwrap_or(subtitle);
         }
         let texts = timeline_texts(
             (&input.title, &subtitle, w as i32 / 2),
@@ -380,6 +417,14 @@ fn legend_items(input: &TimelineInput, in_window: &dyn Fn(i64, i64) -> bool) -> 
         }
     }
     items
+}
+
+/// The legend entry of what a bar shows.
+fn bar_legend_text(what: BarWhat) -> String {
+    match what {
+        BarWhat::Op(k) => kind_label(k).to_string(),
+        BarWhat::Gap(c) => gap_legend_text(c),
+    }
 }
 
 /// A gap class's legend entry.

@@ -120,18 +120,14 @@ fn streams_table(r: &GapReport, rows: usize) -> (Table, usize) {
 /// A row of the longest-gaps table: its rank (from 0) and the gap.
 type TopRow<'a> = (usize, &'a TopGap);
 
-/// Unix times in ns from this one on (2001-09-09) read as dates: a PyTorch
-/// trace's clock is µs since 1970, an nsys session's starts near 0.
-const UNIX_CLOCK_FROM_NS: i64 = 1_000_000_000_000_000_000;
-
 /// Where the report's times count from: the first GPU op (t = 0, as
 /// `--window` counts), and that moment as a date when the input's clock
 /// is Unix time.
 fn origin(r: &GapReport) -> (i64, Option<String>) {
     let t0 = r.devices.iter().map(|d| d.start_ns).min().unwrap_or(0);
-    let date = (r.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto
-        && t0 >= UNIX_CLOCK_FROM_NS)
-        .then(|| crate::units::utc_datetime(t0));
+    let date = (r.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto)
+        .then(|| crate::units::unix_clock_date(t0))
+        .flatten();
     (t0, date)
 }
 

@@ -4,5 +4,6 @@
 pub mod grow;
 pub mod job;
 pub mod kineto;
+pub mod nccl;
 pub mod nsys;
 pub mod scene;

@@ -69,6 +69,11 @@ pub struct CollectiveArgs {
     /// Elements of the first input (the product of `Input Dims[0]`), from
     /// an older trace's `nccl:*` annotation.
     pub input_elems: Option<u64>,
+    /// NCCL's own `Message size [bytes]` (its NVTX payload, nsys): the
+    /// message for all-reduce, broadcast, reduce and send/recv, one rank's
+    /// send buffer for all-gather and its receive buffer for
+    /// reduce-scatter; byte.
+    pub msg_bytes: Option<u64>,
 }
 
 /// Where a trace recorded a collective's arguments.

@@ -40,6 +40,12 @@ pub enum DiagnosticKind {
     },
     /// NVTX ranges were asked for but the export has no NVTX table.
     NoNvtxTable,
+    /// NCCL's NVTX ranges whose payload (message size, communicator) the
+    /// export lacks or does not match its payload schemas (nsys).
+    NcclPayloads {
+        /// Ranges read without a payload.
+        ranges: u64,
+    },
     /// CUDA graph launches whose GPU work (node kernels or whole-graph
     /// rows) is not in the input.
     GraphWorkMissing {
@@ -380,8 +386,8 @@ pub struct Timeline {
     pub nested_api_rows: u64,
     /// Warnings found while reading.
     pub diagnostics: Vec<Diagnostic>,
-    /// The collectives' arguments the reader found (Kineto traces; empty
-    /// for an nsys export), in reading order.
+    /// The collectives' arguments the reader found (Kineto traces; NCCL's
+    /// NVTX ranges in an nsys export), in reading order.
     pub collectives: Vec<comm::CollectiveRecord>,
     strings: HashMap<u32, String>,
     /// `StringIds` ids of blocking copies (`cudaMemcpy`).

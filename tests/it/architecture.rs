@@ -120,7 +120,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "units", "error", "roofs", "timeline", "nsys", "ncu", "roofline", "gaps", "budget",
         ],
     ),
-    ("cli", &["report"]),
+    ("cli", &["report", "suggest"]),
     (
         "commands",
         &[

@@ -245,12 +245,18 @@ fn a_synthetic_job_gives_back_its_late_rank_waits_offsets_and_transfers() {
         table.contains("rank 4 arrived last at 1 collectives and cost the others 25.0 ms"),
         "{table}"
     );
-    // Without --gpus-per-node the traces list one device each: the group
-    // spans nodes, and without --net-bw that link is unknown, said so.
-    let (_, out, _) = rooftrace_json(&["comm", d]);
-    let why = out["collectives"][0]["link_unknown"].as_str().unwrap();
-    assert!(why.contains("--net-bw"), "{why}");
+    // Without --gpus-per-node: each trace lists one device and records no
+    // host, which says nothing of the node (one GPU per node, or eight
+    // with CUDA_VISIBLE_DEVICES per rank): unknown, never one per node,
+    // and the link with it, each saying the flag to pass.
     let (_, out, _) = rooftrace_json(&["comm", d, "--net-bw", "50GB/s"]);
+    assert_eq!(out["gpus_per_node"], Value::Null);
+    let from = out["gpus_per_node_from"].as_str().unwrap();
+    assert!(from.starts_with("each process lists one device"), "{from}");
+    let why = out["collectives"][0]["link_unknown"].as_str().unwrap();
+    assert!(why.contains("--gpus-per-node"), "{why}");
+    // Four per node: the six ranks span two nodes, over the network.
+    let (_, out, _) = rooftrace_json(&["comm", d, "--gpus-per-node", "4", "--net-bw", "50GB/s"]);
     assert_eq!(out["collectives"][0]["link"], "network");
     // Only some ranks given: the waits are lower bounds.
     std::fs::remove_file(dir.path().join("rank4.pt.trace.json")).unwrap();
@@ -277,12 +283,14 @@ fn scale_doc_queries() -> Vec<String> {
 }
 
 #[test]
-fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
-    // A synthetic job of four ranks (rank 2 late by 7 ms at collective #3,
-    // so the three others wait 21 ms there) written as Parquet rows, one
-    // per rank × collective;
-    // docs/scale.md's two queries as written, on DuckDB, against
-    // `rooftrace comm`'s JSON of the same traces.
+fn the_duckdb_queries_of_the_scale_doc_align_the_clocks_and_name_the_same_last_ranks_and_waits() {
+    // A synthetic job of four ranks (clocks off by up to 1.5 s; rank 2
+    // late by 7 ms at collective #3, so the three others wait 21 ms there)
+    // written as Parquet rank by rank, one `rooftrace comm` run per trace,
+    // so the rows carry no offset computed across ranks (null): the doc's
+    // three queries, as written, align the clocks in SQL from the rows
+    // alone, and must agree with `rooftrace comm`'s JSON of the four traces
+    // together: offsets and errors, last ranks and waits.
     let spec = rooftrace::synth::job::JobSpec {
         ranks: 4,
         collectives: 6,
@@ -297,15 +305,65 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
     let d = dir.path().to_str().unwrap();
     let out_dir = tempfile::tempdir().unwrap();
     let pq = out_dir.path().join("comm.parquet");
-    let (code, _, err) = rooftrace(&["comm", d, "--format", "parquet", "-o", pq.to_str().unwrap()]);
-    assert_eq!(code, 0, "{err}");
+    for r in 0..4 {
+        let trace = dir.path().join(format!("rank{r}.pt.trace.json"));
+        let (code, _, err) = rooftrace(&[
+            "comm",
+            trace.to_str().unwrap(),
+            "--format",
+            "parquet",
+            "-o",
+            pq.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+    }
     let (_, json, _) = rooftrace_json(&["comm", d]);
     let queries = scale_doc_queries();
-    assert_eq!(queries.len(), 2);
+    assert_eq!(queries.len(), 3);
     let sql = |q: &str| q.replace("comm.parquet/", &format!("{}/", pq.display()));
-    let Some(per_collective) = crate::multi::duckdb(&sql(&queries[0])) else {
+    let Some(offsets) = crate::multi::duckdb(&sql(&queries[0])) else {
         return;
     };
+    // The rows hold no offset of rooftrace's: the alignment is the query's.
+    let nulls = crate::multi::duckdb(&format!(
+        "SELECT count(*) FROM read_parquet('{}/collectives/*/*.parquet') WHERE clock_offset_ns IS NULL",
+        pq.display()
+    ))
+    .unwrap();
+    assert_eq!(nulls[0][0], 24);
+    let mut want: Vec<(i64, i64, i64)> = json["ranks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["rank"].as_i64().unwrap(),
+                r["clock_offset_ns"].as_i64().unwrap(),
+                r["clock_error_ns"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    want.sort_unstable();
+    let got: Vec<(i64, i64, i64)> = offsets
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row[0].as_i64().unwrap(),
+                row[1].as_i64().unwrap(),
+                row[2].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, want);
+    // By construction: rank r's offset to rank 0 is offset[r] − offset[0].
+    let by_hand: Vec<i64> = spec
+        .clock_offsets_ns
+        .iter()
+        .map(|o| o - spec.clock_offsets_ns[0])
+        .collect();
+    assert_eq!(got.iter().map(|x| x.1).collect::<Vec<_>>(), by_hand);
     // rooftrace: the collectives someone waited at, with last rank and wait.
     let want: Vec<(i64, i64)> = json["collectives"]
         .as_array()
@@ -319,6 +377,7 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
             )
         })
         .collect();
+    let per_collective = crate::multi::duckdb(&sql(&queries[1])).unwrap();
     let got: Vec<(i64, i64)> = per_collective
         .as_array()
         .unwrap()
@@ -327,7 +386,7 @@ fn the_duckdb_query_of_the_scale_doc_names_the_same_last_ranks_and_waits() {
         .collect();
     assert_eq!(got, want);
     assert_eq!(got, vec![(2, 3 * 7_000_000)]);
-    let per_rank = crate::multi::duckdb(&sql(&queries[1])).unwrap();
+    let per_rank = crate::multi::duckdb(&sql(&queries[2])).unwrap();
     let mut got: Vec<(i64, i64)> = per_rank
         .as_array()
         .unwrap()

@@ -553,3 +553,97 @@ fn a_gaps2_report_with_inline_names_diffs_like_its_gaps3_form() {
     assert_eq!(changed.len(), 1, "{changed:?}");
     assert_eq!(changed[0]["after_op"], "saxpy");
 }
+
+/// A side with one device idle `unattributed_ms` unattributed and
+/// `cpu_ms` host-bound doing CPU work, in `terms`, through the library's
+/// side model.
+fn fix_side(
+    unattributed_ms: f64,
+    cpu_ms: f64,
+    terms: rooftrace::gaps::FixTerms,
+) -> rooftrace::diff::gaps_side::GapsSide {
+    use rooftrace::diff::gaps_side::{DeviceSample, GapsSide};
+    let idle = (unattributed_ms + cpu_ms) * 1e6;
+    GapsSide {
+        info: rooftrace::diff::SideInfo {
+            input: "x".into(),
+            source: "PyTorch trace".into(),
+        },
+        devices: vec![DeviceSample {
+            pid: 1,
+            device: 0,
+            span_ns: 1e9,
+            busy_ns: 1e9 - idle,
+            idle_ns: idle,
+            classes: [
+                ("unattributed".to_string(), (10, unattributed_ms * 1e6)),
+                ("host_bound".to_string(), (10, cpu_ms * 1e6)),
+            ]
+            .into(),
+            host_detail: [("cpu_work".to_string(), (10, cpu_ms * 1e6))].into(),
+            ..Default::default()
+        }],
+        ranges: None,
+        top_gaps: Vec::new(),
+        kernels: Vec::new(),
+        diagnostics: Vec::new(),
+        identity: Default::default(),
+        terms,
+    }
+}
+
+#[test]
+fn a_trace_diffs_fixes_are_in_torch_profiler_terms_an_exports_in_nsys_terms() {
+    use rooftrace::gaps::{FixTerms, Tool};
+    let t = rooftrace::diff::noise::Thresholds::default();
+    let why = |tool, (u0, c0), (u1, c1)| {
+        let terms = FixTerms {
+            tool,
+            pytorch: false,
+        };
+        let d = rooftrace::diff::gaps::diff(
+            &fix_side(u0, c0, terms),
+            &fix_side(u1, c1, terms),
+            &t,
+            false,
+        );
+        d.devices[0].why.clone()
+    };
+    // Unattributed idle grows 10 → 50 ms: its fix names the tool's way of
+    // recording launches.
+    let w = why(Tool::TorchProfiler, (10.0, 1.0), (50.0, 1.0));
+    assert!(w.starts_with("unattributed +40.0 ms"), "{w}");
+    assert!(w.contains("torch.profiler activities="), "{w}");
+    assert!(!w.contains("nsys"), "{w}");
+    let w = why(Tool::Nsys, (10.0, 1.0), (50.0, 1.0));
+    assert!(w.contains("nsys --trace=cuda"), "{w}");
+    // Host-bound CPU work grows 1 → 41 ms: the host profile to take.
+    let w = why(Tool::TorchProfiler, (1.0, 1.0), (1.0, 41.0));
+    assert!(w.contains("mostly CPU work"), "{w}");
+    assert!(w.contains("torch.profiler with_stack=True"), "{w}");
+    assert!(!w.contains("nsys"), "{w}");
+    let w = why(Tool::Nsys, (1.0, 1.0), (1.0, 41.0));
+    assert!(w.contains("nsys --sample=cpu"), "{w}");
+}
+
+#[test]
+fn a_gaps_json_report_of_a_trace_keeps_its_fix_terms() {
+    // `rooftrace gaps TRACE --format json`, read back as a diff side: its
+    // `input.schema_flavor` says a PyTorch trace; an export's says nsys.
+    let side = |input: &str| {
+        let (code, v, err) = rooftrace_json(&["gaps", input]);
+        assert_eq!(code, 0, "{err}");
+        let schema = v["schema"].as_str().unwrap().to_string();
+        rooftrace::diff::gaps_side::GapsSide::from_json(&v, input, &schema)
+            .unwrap()
+            .terms
+    };
+    let trace = fixture("kineto/simple_add.json.gz");
+    let t = side(trace.to_str().unwrap());
+    assert_eq!(t.tool, rooftrace::gaps::Tool::TorchProfiler);
+    // simple_add records PyTorch's own ranges (`range_families`: py_torch).
+    assert!(t.pytorch);
+    let export = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let t = side(export.to_str().unwrap());
+    assert_eq!(t.tool, rooftrace::gaps::Tool::Nsys);
+}

@@ -496,6 +496,7 @@ fn side(devices: &[(u64, &str)], idle_ms: &[f64]) -> rooftrace::diff::gaps_side:
         top_gaps: Vec::new(),
         kernels: Vec::new(),
         diagnostics: Vec::new(),
+        terms: Default::default(),
         identity: SideIdentity::from_devices(
             devices.iter().map(|&(id, m)| (id, m.to_string())),
             &ids,

@@ -71,25 +71,67 @@ fn a_compute_path_typo_names_its_neighbours() {
     assert_eq!(code, 2);
     // `-` for `_`: the path itself first.
     assert_eq!(quoted(&err).get(2).copied(), Some("tensor_fp16"), "{err}");
+    let peak = |path: &str| {
+        rooftrace(&[
+            "ncu",
+            &csv,
+            "--peak-dram-bw",
+            "1TB/s",
+            "--peak",
+            &format!("{path}=100TFLOP/s"),
+        ])
+    };
+    // Nothing close: where the list is, not the ten paths.
+    let (code, _, err) = peak("zzz");
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("none of the 10 compute paths is close"),
+        "{err}"
+    );
+    assert!(!err.contains("tensor_fp8"), "never the whole list: {err}");
+    // `tensor`: seven paths extend it (fp64, tf32, fp16, bf16, fp8, int8,
+    // fp4); four named, the other three counted.
+    let (_, _, err) = peak("tensor");
+    assert_eq!(quoted(&err).len(), 2 + 4, "{err}");
+    assert!(err.contains("or one of 3 more?"), "{err}");
 }
 
 #[test]
-fn clap_answers_a_subcommand_or_model_typo_with_its_closest_value() {
-    // clap's own suggestion (Jaro similarity), kept: one name, not a list.
-    let (code, _, err) = rooftrace(&["gap", "x.sqlite"]);
+fn a_subcommand_or_model_typo_names_its_closest_value_never_the_list() {
+    // clap said "a similar subcommand exists: 'gaps'" here: kept as one
+    // name, in our words.
+    let (code, _, err) = rooftrace(&["gapz", "x.sqlite"]);
     assert_eq!(code, 2);
-    assert!(err.contains("a similar subcommand exists: 'gaps'"), "{err}");
-    let (code, _, err) = rooftrace(&[
-        "ncu",
-        "x.csv",
-        "--project-to",
-        "h100-sxm",
-        "--projection-model",
-        "bound",
-    ]);
+    assert_eq!(quoted(&err), ["gaps"], "{err}");
+    // clap said nothing for `roof`: where the list is, not the list.
+    let (code, _, err) = rooftrace(&["roof", "x.csv"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("a similar value exists: 'bound-scales'"),
+        err.contains("none of rooftrace's 6 subcommands is close"),
         "{err}"
     );
+    assert_eq!(quoted(&err), ["rooftrace --help"], "{err}");
+    // clap listed all four models for `h10`; `bound` and `same` name their
+    // family only.
+    let model = |m: &str| {
+        rooftrace(&[
+            "ncu",
+            "x.csv",
+            "--project-to",
+            "h100-sxm",
+            "--projection-model",
+            m,
+        ])
+    };
+    let (code, _, err) = model("h10");
+    assert_eq!(code, 2);
+    assert!(err.contains("none of its 4 values is close"), "{err}");
+    assert!(!err.contains("same-time"), "never the whole list: {err}");
+    let (_, _, err) = model("bound");
+    assert_eq!(quoted(&err), ["bound-scales"], "{err}");
+    let (_, _, err) = model("same");
+    assert_eq!(quoted(&err), ["same-fraction", "same-time"], "{err}");
+    // A typo one edit away.
+    let (_, _, err) = model("same-tme");
+    assert_eq!(quoted(&err), ["same-time"], "{err}");
 }

@@ -8,7 +8,8 @@ use rooftrace::plot::roofline::RooflineChart;
 use rooftrace::plot::{
     render, render_png, render_svg, style, CalibrationChart, CalibrationInput, CalibrationPoint,
     Chart, GapBar, GapHistogram, GapSample, HistogramInput, ImageFormat, KernelPoint, Lane, OpBar,
-    OpKind, RooflineInput, SweepKind, TimelineChart, TimelineInput, WindowChoice, FONT_FAMILY,
+    OpKind, RooflineInput, SweepKind, TimeOrigin, TimelineChart, TimelineInput, WindowChoice,
+    FONT_FAMILY,
 };
 use rooftrace::roofs::{ComputePath, ComputeRoof, MemoryLevel, MemoryRoof, Origin, Roofs};
 use std::path::Path;
@@ -222,7 +223,39 @@ fn small_timeline() -> TimelineInput {
             gap(60, 62, GapClass::LaunchLatency),
         ],
         window: WindowChoice::Busiest { width_ns: None },
+        origin: TimeOrigin {
+            ns: 1_000_000_000,
+            what: "the first GPU op".into(),
+            date: None,
+        },
     }
+}
+
+#[test]
+fn timeline_legend_leaves_out_a_kind_drawn_in_no_lane_shown() {
+    // A memset on a lane past the 24 drawn: in the window, drawn nowhere,
+    // so not in the legend (it was listed before).
+    let mut input = small_timeline();
+    for i in 2..=rooftrace::plot::timeline::MAX_LANES {
+        input.lanes.push(Lane {
+            label: format!("GPU 0 stream {i}"),
+        });
+    }
+    input.ops.push(OpBar {
+        lane: input.lanes.len() - 1,
+        start_ns: 1_000_000_000 + 10_000,
+        end_ns: 1_000_000_000 + 20_000,
+        kind: OpKind::Memset,
+        name: "memset".into(),
+    });
+    let c = TimelineChart::build(&input).unwrap();
+    assert_eq!(c.hidden_lanes, 1);
+    let legend: Vec<&str> = c.legend.items.iter().map(|i| i.text.as_str()).collect();
+    assert_eq!(
+        legend,
+        ["kernel", "memcpy", "gap: host-bound", "gap: launch latency"],
+        "{legend:?}"
+    );
 }
 
 fn small_histogram() -> HistogramInput {
@@ -1005,23 +1038,28 @@ fn gaps_timeline_window_and_nvtx_choices() {
         s(&svg),
     ]);
     let text = std::fs::read_to_string(&svg).unwrap();
-    let want = format!(
-        "--window 10.0 ms..20.0 ms after the first GPU op: {:.6} s to {:.6} s",
-        (first + 10_000_000) as f64 / 1e9,
-        (first + 20_000_000) as f64 / 1e9
-    );
-    assert!(text.contains(&want), "subtitle should say {want}");
+    // Times relative to the first GPU op (not the trace clock's seconds).
+    let want = "--window 10.0 ms..20.0 ms after the first GPU op: 0.010000 s to 0.020000 s \
+                after the first GPU op (10.0 ms)";
+    assert!(text.contains(want), "subtitle should say {want}");
     // --nvtx: the first 3 instances that launched GPU work. In the saxpy
     // export the `saxpy` ranges each launch one saxpy kernel, so the window
-    // starts at the first kernel's start.
+    // starts at the first kernel's start, given after the first GPU op
+    // (kernel or copy), both read straight from the export.
     let kernel0 = sql_i64(SAXPY, "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+    let saxpy_first = sql_i64(
+        SAXPY,
+        "SELECT min(s) FROM (SELECT min(start) AS s FROM CUPTI_ACTIVITY_KIND_KERNEL
+         UNION ALL SELECT min(start) FROM CUPTI_ACTIVITY_KIND_MEMCPY)",
+    );
     ok(&["gaps", SAXPY, "--nvtx", "saxpy", "--plot", s(&svg)]);
     let text = std::fs::read_to_string(&svg).unwrap();
     let want = format!(
         "first 3 NVTX range instances: {:.6} s",
-        kernel0 as f64 / 1e9
+        (kernel0 - saxpy_first) as f64 / 1e9
     );
     assert!(text.contains(&want), "subtitle should say {want}");
+    assert!(!text.contains(" UTC"), "an nsys session clock is no date");
     // A window with no op in it: exit 2, saying where the ops are.
     let (code, _, err) = common::rooftrace(&[
         "gaps",
@@ -1033,6 +1071,58 @@ fn gaps_timeline_window_and_nvtx_choices() {
     ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("no GPU op in the timeline window"), "{err}");
+    // The window and the ops' extent after the first GPU op: CloverLeaf's
+    // kernels and copies (it has no memset table) end `last - first` after
+    // it, read from the export.
+    assert!(
+        err.contains("500.000000 s to 600.000000 s after the first GPU op"),
+        "{err}"
+    );
+    let last = sql_i64(
+        CLOVERLEAF,
+        "SELECT max(e) FROM (SELECT max(end) AS e FROM CUPTI_ACTIVITY_KIND_KERNEL
+         UNION ALL SELECT max(end) FROM CUPTI_ACTIVITY_KIND_MEMCPY)",
+    );
+    let want = format!(
+        "the GPU ops run from 0 s to {:.6} s after the first",
+        (last - first) as f64 / 1e9
+    );
+    assert!(err.contains(&want), "{err} should say {want}");
+}
+
+#[test]
+fn a_pytorch_traces_timeline_gives_times_after_its_first_op_and_the_date_once() {
+    // simple_add's clock is µs since 1970: the subtitle gives the window
+    // after the first GPU op and that op's date, never epoch seconds.
+    let dir = tmp();
+    let svg = dir.path().join("t.svg");
+    let trace = "fixtures/kineto/simple_add.json.gz";
+    ok(&["gaps", trace, "--plot", s(&svg)]);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // The first GPU op's start, read from the JSON: the least `ts` (µs) of
+    // the kernel, memcpy and memset events.
+    let gz = std::fs::read(common::root().join(trace)).unwrap();
+    let mut json = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut json).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let first_us = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| {
+            matches!(
+                e["cat"].as_str(),
+                Some("kernel" | "gpu_memcpy" | "gpu_memset")
+            )
+        })
+        .filter_map(|e| e["ts"].as_f64())
+        .fold(f64::INFINITY, f64::min);
+    let date = rooftrace::units::utc_datetime((first_us * 1e3) as i64);
+    let want = format!("; the first GPU op at {date})");
+    assert!(text.contains(&want), "subtitle should say {want}");
+    assert_eq!(text.matches(" UTC").count(), 1, "the date once");
+    let epoch_s = format!("{:.0}", (first_us / 1e6).floor());
+    assert!(!text.contains(&epoch_s), "no epoch seconds ({epoch_s})");
 }
 
 #[test]

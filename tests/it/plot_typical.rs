@@ -38,6 +38,15 @@ fn check(c: &BudgetChart, what: &str) {
             item.text
         );
         assert!(!item.text.trim().is_empty(), "{what}: empty legend entry");
+        // Each entry names a part some bar draws (a segment 1 px or more).
+        assert!(
+            c.segments
+                .iter()
+                .any(|s| item.text.starts_with(&format!("{}:", s.part.label()))
+                    && s.rect.bottom - s.rect.top >= 1),
+            "{what}: legend entry {} draws nothing",
+            item.text
+        );
     }
 }
 

@@ -5,6 +5,11 @@
 use crate::roofline::{KernelRoofline, RooflineReport};
 use crate::roofs::{ComputePath, Roofs};
 
+/// Between a kernel's label and its ncu launch ID, in the point's name of a
+/// kernel with several rows (one row per launch): `gemm · ID 12`. The
+/// chart's subtitle says so when a labelled point carries one.
+pub const LAUNCH_ID_SEP: &str = " · ID ";
+
 /// One kernel (or kernel group) to plot.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelPoint {
@@ -67,12 +72,25 @@ impl RooflineInput {
     /// FLOPs or without DRAM bytes cannot be placed on log axes; each says
     /// why, and the chart's caption counts them), the memory roofs used and
     /// every compute roof (the chart keeps those of the points' paths),
-    /// `top_n` labels.
+    /// `top_n` labels. A label several rows share (the launches of one
+    /// kernel, one row per launch) gets each row's ncu launch ID
+    /// ([`LAUNCH_ID_SEP`]), so no two points read the same.
     pub fn from_report(report: &RooflineReport, top_n: usize) -> RooflineInput {
         let mut roofs = report.roofs.clone();
         roofs
             .memory
             .retain(|level, _| report.roofs_used.memory.contains(level));
+        let mut rows_of: std::collections::HashMap<&str, usize> = Default::default();
+        for k in &report.kernels {
+            *rows_of.entry(&*k.label).or_default() += 1;
+        }
+        let name = |k: &KernelRoofline| {
+            if rows_of.get(&*k.label).copied().unwrap_or(0) > 1 {
+                format!("{}{LAUNCH_ID_SEP}{}", k.label, k.id)
+            } else {
+                k.label.to_string()
+            }
+        };
         RooflineInput {
             roofs,
             points: report
@@ -83,7 +101,7 @@ impl RooflineInput {
                         // Stated useful work: the point where the work really is
                         // (padded tensor FLOPs overstate I and FLOP/s).
                         Some(u) => KernelPoint {
-                            name: k.label.to_string(),
+                            name: name(k),
                             flop_per_byte: u.intensity.unwrap_or(0.0),
                             flop_per_s: u.flop_per_s,
                             duration_ns: k.duration_ns,
@@ -95,7 +113,7 @@ impl RooflineInput {
                             not_drawn: None,
                         },
                         None => KernelPoint {
-                            name: k.label.to_string(),
+                            name: name(k),
                             flop_per_byte: k.intensity.unwrap_or(0.0),
                             flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
                             duration_ns: k.duration_ns,

@@ -23,7 +23,6 @@ use super::labels::{
 use super::{draw, style, Chart, PlotError};
 use crate::roofs::ComputePath;
 use crate::units::duration_ns;
-use crate::units::ellipsize;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -210,9 +209,20 @@ fn label_top(
     ranked.truncate(top_n);
     let mut texts = Vec::new();
     let mut requests = Vec::new();
-    for &i in &ranked {
+    // No two labelled kernels read the same once cut; a launch ID adds
+    // its own length, so the cut keeps it whole (the middle goes first).
+    let names: Vec<&str> = ranked.iter().map(|&i| order[i].name.as_str()).collect();
+    let id_chars = names
+        .iter()
+        .filter_map(|n| {
+            n.rfind(input::LAUNCH_ID_SEP)
+                .map(|at| n[at..].chars().count())
+        })
+        .max()
+        .unwrap_or(0);
+    let cuts = super::labels::distinct_cuts(&names, style::LABEL_MAX_CHARS + id_chars);
+    for (&i, mut text) in ranked.iter().zip(cuts) {
         let p = order[i];
-        let mut text = ellipsize(&p.name, style::LABEL_MAX_CHARS);
         if p.useful {
             text.push_str(" [useful work]");
         }
@@ -327,12 +337,14 @@ fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
 }
 
 /// The subtitle: the roofs' source (shortened in the middle to fit the
-/// canvas), the kernel count and how many are labelled.
+/// canvas), the kernel count, how many are labelled (`(top_n, labelled)`)
+/// and, when a label carries a launch ID (`by_id`), that launches of one
+/// kernel are told apart by it.
 fn subtitle(
     roofs: &crate::roofs::Roofs,
     kernels: usize,
-    top_n: usize,
-    labelled: usize,
+    (top_n, labelled): (usize, usize),
+    by_id: bool,
 ) -> Result<String, PlotError> {
     let source = if roofs.source.is_empty() {
         "roofs without a source line".to_string()
@@ -346,6 +358,9 @@ fn subtitle(
     );
     if top_n > 0 {
         tail.push_str(&format!(", top {labelled} by time lost labelled"));
+    }
+    if by_id {
+        tail.push_str(", launches of one kernel by ncu ID");
     }
     // A long source line (e.g. a roofs file's citation) is shortened
     // rather than clipped at the canvas edges.
@@ -390,7 +405,15 @@ impl RooflineChart {
             roofs_and_legend(&input.roofs, &plan.roof_paths, &frame, &items, &markers)?;
         let (labelled, unplaced_labels) =
             label_top(&order, &mut points, input.top_n, &frame, &taken, &soft)?;
-        let subtitle = subtitle(&input.roofs, plan.valid.len(), input.top_n, labelled)?;
+        let by_id = points
+            .iter()
+            .any(|p| p.label.is_some() && p.name.contains(input::LAUNCH_ID_SEP));
+        let subtitle = subtitle(
+            &input.roofs,
+            plan.valid.len(),
+            (input.top_n, labelled),
+            by_id,
+        )?;
         Ok(RooflineChart {
             size_px: style::ROOFLINE_SIZE_PX,
             title: format!("Roofline: {}", input.roofs.gpu),

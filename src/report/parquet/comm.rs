@@ -37,7 +37,9 @@ pub fn datasets<'a>(
             .str(
                 "process_group",
                 true,
-                c.iter().map(|x| x.process_group.clone()).collect(),
+                c.iter()
+                    .map(|x| x.process_group.as_deref().map(str::to_string))
+                    .collect(),
             )
             .i64(
                 "seq",

@@ -547,6 +547,17 @@ mod tests {
         for e in gb200.datasheet {
             assert!(e.source.starts_with(gb200_ds!()), "{}", e.source);
         }
+        // The tensor roofs from the rack's sparse figures say they are
+        // derived (no per-GPU NVIDIA figure confirmed them): FP8 720 PFLOPS
+        // sparse / 72 / 2 = 5,000 TFLOPS dense.
+        assert_eq!(roofs.compute[&TensorFp8].flop_per_s, 5000e12);
+        for e in gb200
+            .datasheet
+            .iter()
+            .filter(|e| e.source.contains("(sparse)"))
+        {
+            assert!(e.source.ends_with(gb200_tensor_note!()), "{}", e.source);
+        }
     }
 
     #[test]

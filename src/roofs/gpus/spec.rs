@@ -277,6 +277,15 @@ macro_rules! gb200_ds {
         "NVIDIA GB200 NVL72 specifications (current table; per Blackwell GPU = rack / 72, sparse tensor figures / 2): "
     };
 }
+/// What the GB200's dense tensor figures rest on: the rack's sparse
+/// figures / 72 / 2, not a per-GPU NVIDIA figure, which could not be
+/// established (no nvidia.com page at hand when checked; the third-party
+/// tables disagree).
+macro_rules! gb200_tensor_note {
+    () => {
+        "; a derived figure, not NVIDIA's per GPU: no nvidia.com per-GPU table was at hand when checked (2026-12-02), and third-party tables disagree (glennklockwood.com/garden/processors/B200, the GB200's GPU at 1,200 W: FP8 5,000 TFLOPS dense, as derived here; verda.com/blog/gb300-nvl72-architecture: GB200 FP8 4.5 PFLOPS, the HGX B200 figure)"
+    };
+}
 pub(super) const L40S_DS: &str = "NVIDIA L40S datasheet, sparse figures / 2";
 pub(super) const L4_DS: &str = "NVIDIA L4 Tensor Core GPU datasheet, sparse figures / 2";
 pub(super) const A10_DS: &str = "NVIDIA A10 Tensor Core GPU datasheet, sparse figures / 2";
