@@ -265,6 +265,13 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     let mut report = analyze(&timeline, cfg);
     report.set_host_link(host_link(&timeline, config.gpu.as_deref(), path)?);
     let kernels = crate::multi::kernel_totals(&timeline, cfg.scope());
+    // What the summary names when `--nvtx` matched nothing.
+    let unmatched = (report.ranges.as_ref()).is_some_and(|r| r.instances.is_empty());
+    let range_counts = if unmatched {
+        crate::gaps::range_counts(&timeline)
+    } else {
+        Vec::new()
+    };
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -287,6 +294,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         tag,
         report,
         kernels,
+        range_counts,
     })
 }
 

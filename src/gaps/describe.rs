@@ -75,9 +75,13 @@ fn verdict_words(tl: &Timeline, v: &HostVerdict) -> String {
         Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
         None => String::new(),
     };
+    let tool = match tl.info.flavor {
+        crate::nsys::SchemaFlavor::Kineto => super::evidence::Tool::TorchProfiler,
+        _ => super::evidence::Tool::Nsys,
+    };
     format!(
         "{what}({}, {})",
-        v.detail.label(),
+        v.detail.label_in(tool),
         duration_ns(v.covered_ns as f64)
     )
 }

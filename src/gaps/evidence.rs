@@ -88,6 +88,16 @@ impl HostDetail {
         }
     }
 
+    /// [`label`](Self::label) in the words of the tool that made the
+    /// input: a PyTorch trace's ranges are its ops and `record_function`
+    /// annotations, not NVTX ranges.
+    pub fn label_in(self, tool: Tool) -> &'static str {
+        match (self, tool) {
+            (HostDetail::Nvtx, Tool::TorchProfiler) => "inside a PyTorch range",
+            _ => self.label(),
+        }
+    }
+
     /// What to do about it, when nothing finer is known (the call family,
     /// the range family or the scale of the gaps decide first), in the
     /// terms of the tool that made the input.
@@ -108,11 +118,11 @@ impl HostDetail {
 /// The human name of a host-detail key, as `rooftrace gaps` prints it: the
 /// detail's [`label`](HostDetail::label), or for a key this version does
 /// not know the key with spaces for underscores. JSON and CSV keep the keys.
-pub fn detail_label(key: &str) -> String {
+pub fn detail_label(key: &str, tool: Tool) -> String {
     HostDetail::ALL
         .into_iter()
         .find(|d| d.key() == key)
-        .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
+        .map_or_else(|| key.replace('_', " "), |d| d.label_in(tool).to_string())
 }
 
 pub use crate::timeline::CallFamily;

@@ -37,4 +37,7 @@ pub use evidence::{
 };
 pub use hist::{hist_bin, HIST_EDGES_NS};
 pub use model::*;
-pub use ranges::{most_frequent_ranges, no_match_message, rows_fit};
+pub use ranges::{
+    most_frequent_ranges, no_match_message, no_match_sentence, range_counts, range_words, rows_fit,
+    sort_counts, RangeWords,
+};

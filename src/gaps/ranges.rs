@@ -8,7 +8,7 @@ use super::model::*;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
 use super::GapClass;
-use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
+use crate::nsys::{GpuOp, OpKind, SchemaFlavor, SyncCall, Timeline};
 use regex::Regex;
 use std::collections::HashMap;
 
@@ -284,42 +284,146 @@ fn add_host(
     }
 }
 
+/// What an input calls the host ranges `--nvtx` matches: an nsys
+/// export's NVTX ranges; a PyTorch trace's ops and `record_function`
+/// annotations (`cpu_op`, `user_annotation`: `aten::mm`, `ProfilerStep#3`),
+/// which are no NVTX ranges. The JSON keys (`ranges`, `nvtx`) stay one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RangeWords {
+    /// One range (`NVTX range`, `PyTorch range`).
+    pub one: &'static str,
+    /// Several (`NVTX ranges`, `PyTorch ranges`).
+    pub many: &'static str,
+    /// What they are, after a heading: empty for NVTX, the events for a
+    /// PyTorch trace.
+    pub what: &'static str,
+    /// A table column of them (`NVTX`, `ranges`).
+    pub column: &'static str,
+}
+
+/// The words for the ranges of an input of `flavor`.
+pub fn range_words(flavor: SchemaFlavor) -> RangeWords {
+    match flavor {
+        SchemaFlavor::Kineto => RangeWords {
+            one: "PyTorch range",
+            many: "PyTorch ranges",
+            what: " (ops and record_function annotations)",
+            column: "ranges",
+        },
+        _ => RangeWords {
+            one: "NVTX range",
+            many: "NVTX ranges",
+            what: "",
+            column: "NVTX",
+        },
+    }
+}
+
+/// Every range text of the timeline with its instance count, most first
+/// (ties by text): what to name when `--nvtx` matches nothing.
+pub fn range_counts(tl: &Timeline) -> Vec<(String, u64)> {
+    let mut counts: HashMap<&str, u64> = HashMap::new();
+    for r in &tl.nvtx {
+        *counts.entry(&r.text).or_insert(0) += 1;
+    }
+    let mut v: Vec<(String, u64)> = counts
+        .into_iter()
+        .map(|(t, c)| (t.to_string(), c))
+        .collect();
+    sort_counts(&mut v);
+    v
+}
+
+/// Most instances first, ties by text.
+pub fn sort_counts(v: &mut [(String, u64)]) {
+    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+}
+
 /// The `n` most frequent NVTX range texts of the export with their
 /// instance counts, most first (ties by text): what to suggest when
 /// `--nvtx` matches nothing.
 pub fn most_frequent_ranges(tl: &Timeline, n: usize) -> Vec<(String, u64)> {
-    let mut counts: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
-    for r in &tl.nvtx {
-        *counts.entry(&r.text).or_insert(0) += 1;
-    }
-    let mut v: Vec<(&str, u64)> = counts.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    v.into_iter()
+    range_counts(tl)
+        .into_iter()
         .take(n)
-        .map(|(t, c)| (crate::units::ellipsize(t, 80), c))
+        .map(|(t, c)| (crate::units::ellipsize(&t, 80), c))
         .collect()
+}
+
+/// The range texts closest to a pattern that matched none: those it
+/// matches ignoring case (`profilerstep` → `ProfilerStep#3`), else the
+/// closest by [`crate::suggest::closest`] (`^`/`$` trimmed); at most
+/// [`crate::suggest::MAX_SUGGESTIONS`], most frequent first.
+fn closest_names<'n>(pattern: &str, names: &[&'n str]) -> Vec<&'n str> {
+    let caseless = regex::RegexBuilder::new(pattern)
+        .case_insensitive(true)
+        .build()
+        .ok();
+    let by_case: Vec<&str> = caseless.map_or(Vec::new(), |re| {
+        names
+            .iter()
+            .copied()
+            .filter(|n| re.is_match(n))
+            .take(crate::suggest::MAX_SUGGESTIONS)
+            .collect()
+    });
+    if !by_case.is_empty() {
+        return by_case;
+    }
+    let bare = pattern.trim_start_matches('^').trim_end_matches('$');
+    crate::suggest::closest(bare, names)
 }
 
 /// The sentence for a `--nvtx` pattern that matches no range: the most
 /// frequent ranges that do exist, or how to record some.
 pub fn no_match_message(tl: &Timeline, pattern: &str) -> String {
-    let frequent = most_frequent_ranges(tl, 5);
-    if frequent.is_empty() {
-        return match tl.info.flavor {
-            crate::nsys::SchemaFlavor::Kineto => format!(
-                "--nvtx `{pattern}`: the trace has no CPU ops or annotations; record them with torch.profiler (activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], ranges from torch.profiler.record_function)"
+    no_match_sentence(pattern, &range_counts(tl), tl.info.flavor, "")
+}
+
+/// [`no_match_message`] from the range texts and counts of one input or
+/// several summed (`counts`, most first as [`range_counts`] sorts them);
+/// `scope` says where nothing matched (` in any of the 4 inputs`). The
+/// names closest to the pattern ([`closest_names`]) come first, then the
+/// most frequent, five in all.
+pub fn no_match_sentence(
+    pattern: &str,
+    counts: &[(String, u64)],
+    flavor: SchemaFlavor,
+    scope: &str,
+) -> String {
+    let words = range_words(flavor);
+    if counts.is_empty() {
+        return match flavor {
+            SchemaFlavor::Kineto => format!(
+                "--nvtx `{pattern}`: the trace has no CPU ops or annotations{scope}; record them with torch.profiler (activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], ranges from torch.profiler.record_function)"
             ),
             _ => format!(
-                "--nvtx `{pattern}`: the export has no closed NVTX ranges; profile with `nsys profile --trace=cuda,nvtx`"
+                "--nvtx `{pattern}`: the export has no closed NVTX ranges{scope}; profile with `nsys profile --trace=cuda,nvtx`"
             ),
         };
     }
-    let shown: Vec<String> = frequent
+    let names: Vec<&str> = counts.iter().map(|(t, _)| t.as_str()).collect();
+    let close = closest_names(pattern, &names);
+    let count = |t: &str| counts.iter().find(|(n, _)| n == t).map_or(0, |(_, c)| *c);
+    let quote = |t: &str| format!("`{}` ({})", crate::units::ellipsize(t, 80), count(t));
+    let frequent: Vec<String> = names
         .iter()
-        .map(|(t, c)| format!("`{t}` ({c})"))
+        .filter(|t| !close.contains(t))
+        .take(5usize.saturating_sub(close.len()).max(1))
+        .map(|t| quote(t))
         .collect();
-    format!(
-        "--nvtx `{pattern}` matches no NVTX range; the most frequent ranges are {}",
-        shown.join(", ")
-    )
+    let mut s = format!("--nvtx `{pattern}` matches no {}{scope}; ", words.one);
+    if !close.is_empty() {
+        let shown: Vec<String> = close.iter().map(|t| quote(t)).collect();
+        s.push_str(&format!("the closest are {}", shown.join(", ")));
+        if !frequent.is_empty() {
+            s.push_str(&format!("; the most frequent are {}", frequent.join(", ")));
+        }
+    } else if !frequent.is_empty() {
+        s.push_str(&format!(
+            "the most frequent ranges are {}",
+            frequent.join(", ")
+        ));
+    }
+    s
 }

@@ -30,6 +30,9 @@ pub enum WindowChoice {
         ranges: Vec<(i64, i64)>,
         /// How many to show.
         count: usize,
+        /// What the input calls one (`NVTX range`, a PyTorch trace's
+        /// `PyTorch range`: [`super::range_words`]).
+        called: &'static str,
     },
     /// The stretch of `width_ns` where kernels (or, with no kernels, all
     /// ops) keep the GPU busiest; `None` picks a width holding about
@@ -90,6 +93,7 @@ pub fn timeline_window(
         (None, Some(ranges)) if !ranges.is_empty() => WindowChoice::NvtxRanges {
             ranges,
             count: TIMELINE_NVTX_INSTANCES,
+            called: super::range_words(report.input.schema_flavor).one,
         },
         _ => WindowChoice::Busiest { width_ns: None },
     };
@@ -232,7 +236,11 @@ pub fn choose_window(
             end_ns,
             how,
         } => (end_ns > start_ns).then(|| ((*start_ns, *end_ns), how.clone())),
-        WindowChoice::NvtxRanges { ranges, count } => {
+        WindowChoice::NvtxRanges {
+            ranges,
+            count,
+            called,
+        } => {
             let mut r: Vec<(i64, i64)> = ranges.iter().copied().filter(|(s, e)| e > s).collect();
             r.sort_unstable();
             r.truncate((*count).max(1));
@@ -240,7 +248,7 @@ pub fn choose_window(
             let end = r.iter().map(|x| x.1).max()?;
             Some((
                 (start, end),
-                format!("first {} NVTX range instance{}", r.len(), plural(r.len())),
+                format!("first {} {called} instance{}", r.len(), plural(r.len())),
             ))
         }
         WindowChoice::Busiest { width_ns } => {
@@ -348,6 +356,7 @@ mod tests {
         let choice = WindowChoice::NvtxRanges {
             ranges: vec![(500, 900), (100, 400), (1000, 1400)],
             count: 2,
+            called: "NVTX range",
         };
         let (w, how) = choose_window(&choice, &[]).unwrap();
         assert_eq!(w, (100, 900));

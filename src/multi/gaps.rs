@@ -5,7 +5,10 @@
 
 use super::kernels::KernelTotal;
 use super::{median_sorted, InputFailure, InputTag};
-use crate::gaps::{ClassTotals, GapClass, GapReport};
+use crate::gaps::{
+    no_match_sentence, range_words, sort_counts, ClassTotals, GapClass, GapReport, RangeWords,
+};
+use crate::nsys::SchemaFlavor;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -25,6 +28,11 @@ pub struct GapsInput {
     /// `kernels/`).
     #[serde(skip)]
     pub kernels: Vec<KernelTotal>,
+    /// The input's range texts with their instance counts, most first,
+    /// when `--nvtx` matched none of them (else empty): the names
+    /// [`MultiGapReport::ranges_note`] offers instead.
+    #[serde(skip)]
+    pub range_counts: Vec<(String, u64)>,
 }
 
 /// Busy/idle of one input, summed over its (process, device) rows.
@@ -116,8 +124,15 @@ pub struct MultiGapReport {
     pub schema: &'static str,
     /// Per input (sorted by rank, then input), busy/idle.
     pub ranks: Vec<RankRow>,
-    /// Per NVTX range name (with `--nvtx`), largest spread first.
+    /// Per NVTX range name (with `--nvtx`), largest spread first. In a
+    /// PyTorch trace the ranges are its ops and `record_function`
+    /// annotations; the key is the same.
     pub ranges: Vec<RangeAcross>,
+    /// Why `ranges` is empty although `--nvtx` was given: the pattern
+    /// matched no range in any input; the sentence names the closest and
+    /// the most frequent range texts of the inputs (instances summed).
+    /// `null` without `--nvtx` or when a range matched.
+    pub ranges_note: Option<String>,
     /// Per kernel name, most time first.
     pub kernels: Vec<KernelAcross>,
     /// Inputs that failed, in input order.
@@ -141,10 +156,12 @@ pub fn summarize_gaps(inputs: Vec<GapsInput>, failures: Vec<InputFailure>) -> Mu
             &b.tag.input,
         ))
     });
+    let ranges = ranges_across(&inputs);
     MultiGapReport {
         schema: SCHEMA,
         ranks,
-        ranges: ranges_across(&inputs),
+        ranges_note: ranges.is_empty().then(|| no_match_note(&inputs)).flatten(),
+        ranges,
         kernels: kernels_across(&inputs),
         failures,
         inputs,
@@ -172,6 +189,61 @@ fn rank_row(i: &GapsInput) -> RankRow {
         dominant: classes.dominant(),
         classes,
     }
+}
+
+impl MultiGapReport {
+    /// What the inputs call their ranges: PyTorch's when every input is a
+    /// PyTorch trace, else NVTX ([`crate::gaps::range_words`]).
+    pub fn range_words(&self) -> RangeWords {
+        range_words(words_flavor(&self.inputs))
+    }
+}
+
+/// Kineto when every input is a PyTorch trace, else an nsys flavour: whose
+/// words name the ranges.
+fn words_flavor(inputs: &[GapsInput]) -> SchemaFlavor {
+    let all_kineto = !inputs.is_empty()
+        && inputs
+            .iter()
+            .all(|i| i.report.input.schema_flavor == SchemaFlavor::Kineto);
+    if all_kineto {
+        SchemaFlavor::Kineto
+    } else {
+        SchemaFlavor::ExportMetaData
+    }
+}
+
+/// The sentence for a `--nvtx` pattern that matched no range in any input
+/// (`None` without `--nvtx`): the range texts of all inputs, instances
+/// summed, closest to the pattern first ([`no_match_sentence`]).
+fn no_match_note(inputs: &[GapsInput]) -> Option<String> {
+    let pattern = inputs
+        .iter()
+        .find_map(|i| i.report.ranges.as_ref())?
+        .pattern
+        .clone();
+    let mut summed: BTreeMap<&str, u64> = BTreeMap::new();
+    for i in inputs {
+        for (t, c) in &i.range_counts {
+            *summed.entry(t).or_insert(0) += c;
+        }
+    }
+    let mut counts: Vec<(String, u64)> = summed
+        .into_iter()
+        .map(|(t, c)| (t.to_string(), c))
+        .collect();
+    sort_counts(&mut counts);
+    let scope = if inputs.len() > 1 {
+        format!(" in any of the {} inputs", inputs.len())
+    } else {
+        String::new()
+    };
+    Some(no_match_sentence(
+        &pattern,
+        &counts,
+        words_flavor(inputs),
+        &scope,
+    ))
 }
 
 fn ranges_across(inputs: &[GapsInput]) -> Vec<RangeAcross> {

@@ -234,13 +234,63 @@ pub(super) fn classify_open_error(e: rusqlite::Error, path: &Path) -> NsysError 
                 rusqlite::ErrorCode::NotADatabase | rusqlite::ErrorCode::DatabaseCorrupt
             ) =>
         {
+            // SQLite's "file is not a database" repeats the message; what
+            // the file starts with tells the reader what they gave.
+            let said = e.to_string();
+            let detail = match describe_head(path) {
+                Some(head) if said == "file is not a database" => head,
+                Some(head) => format!("{said}; {head}"),
+                None => said,
+            };
             NsysError::NotSqlite {
                 path: path.to_path_buf(),
-                detail: e.to_string(),
+                detail,
             }
         }
         _ => classify(e, path, "sqlite_master"),
     }
+}
+
+/// Bytes of a file looked at to say what it is when it is not SQLite.
+const HEAD_BYTES: usize = 4096;
+
+/// `it starts with …`: the file's first line (printable, cut at 40
+/// characters), and the command that reads it when it is one of
+/// rooftrace's other inputs (an ncu CSV). None when the file cannot be
+/// read; never more than a line.
+fn describe_head(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD_BYTES);
+    let file = std::fs::File::open(path).ok()?;
+    file.take(HEAD_BYTES as u64).read_to_end(&mut head).ok()?;
+    if head.is_empty() {
+        return Some("the file is empty".to_string());
+    }
+    let text = String::from_utf8_lossy(&head);
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let shown: String = first
+        .chars()
+        .map(|c| match c {
+            '`' => '\'',
+            c if c.is_control() => '.',
+            c => c,
+        })
+        .take(40)
+        .collect();
+    let cut = if first.chars().count() > 40 {
+        "…"
+    } else {
+        ""
+    };
+    let csv = text
+        .lines()
+        .any(|l| l.starts_with("\"ID\",") && l.contains("\"Kernel Name\""));
+    let hint = if csv {
+        "; an Nsight Compute CSV: give it to `rooftrace ncu`"
+    } else {
+        ""
+    };
+    Some(format!("it starts with `{shown}{cut}`{hint}"))
 }
 
 /// The allowed time of a deadline, for messages.

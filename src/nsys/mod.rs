@@ -39,11 +39,12 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum NsysError {
     /// The file is not an SQLite database at all.
-    #[error("{path}: not an SQLite database ({detail}); give a `.sqlite` file from `nsys export --type=sqlite` or an `.nsys-rep`")]
+    #[error("{path}: not an SQLite database ({detail}); give a `.sqlite` file from `nsys export --type=sqlite`, an `.nsys-rep`, or a PyTorch profiler trace (`.json` or `.json.gz`)")]
     NotSqlite {
         /// The input file.
         path: PathBuf,
-        /// What SQLite said.
+        /// What the file starts with (for a reader to tell what it was
+        /// given), or what SQLite said when that was more.
         detail: String,
     },
     /// An SQLite header, but the file is shorter than the header says (a

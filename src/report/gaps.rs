@@ -1,14 +1,16 @@
 //! Renderers of the gap report: aligned table, CSV, Markdown (verdict first,
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
+use super::gaps_ranges::{
+    class_columns, other_diagnostics, ranges_note, ranges_table, ranges_title,
+};
 pub use super::gaps_verdict::verdict;
 use super::gaps_verdict::{dur, frac, host_detail, link_lines, sum_classes};
 use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{
-    ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, MedianP90, RangeReport,
-    RangeRow, StreamGaps, TopGap,
+    ClassTotals, CopySummary, DeviceGaps, GapClass, GapReport, HostDetail, StreamGaps, TopGap,
 };
 use crate::units::ellipsize;
 
@@ -54,21 +56,6 @@ pub fn json(r: &GapReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
     v
-}
-
-/// One column per gap class: its idle time in a row's class totals
-/// (`None`: a row without classes, an empty cell).
-fn class_columns<'a, R: 'a>(
-    totals: impl Fn(&R) -> Option<&ClassTotals> + Copy + 'a,
-) -> Vec<Column<'a, R>> {
-    GapClass::ALL
-        .into_iter()
-        .map(|k| {
-            Column::right(k.label(), move |row: &R| {
-                totals(row).map_or(String::new(), |c| dur(c.get(k).total_ns))
-            })
-        })
-        .collect()
 }
 
 fn devices_table(r: &GapReport) -> Table {
@@ -174,7 +161,10 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
                 .as_ref()
                 .map_or("-".to_string(), |h| cut_keeping_quotes(h, name_width + 24))
         }),
-        Column::left("NVTX", move |(_, g): &TopRow| nvtx_cell(r, g, name_width)),
+        Column::left(
+            crate::gaps::range_words(r.input.schema_flavor).column,
+            move |(_, g): &TopRow| nvtx_cell(r, g, name_width),
+        ),
         Column::left("fix", |(_, g): &TopRow| r.gap_fix(g).to_string()),
     ];
     // On a narrow terminal: the gap, its class, the op it waited for and
@@ -224,62 +214,6 @@ fn nvtx_cell(r: &GapReport, g: &TopGap, name_width: usize) -> String {
         })
         .collect();
     parts.join(", ")
-}
-
-/// A row of the NVTX ranges table: an instance, or the median or 90th
-/// percentile across instances (which has no pid and no classes).
-enum RangeLine<'a> {
-    Instance(&'a RangeRow),
-    Stat(&'static str, fn(MedianP90) -> i64),
-}
-
-fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
-    let rr = r.ranges.as_ref()?;
-    // An instance's own figure, or the statistic's pick across instances.
-    let figure = |own: fn(&RangeRow) -> i64, across: fn(&RangeReport) -> MedianP90| {
-        move |line: &RangeLine| match line {
-            RangeLine::Instance(i) => own(i),
-            RangeLine::Stat(_, pick) => pick(across(rr)),
-        }
-    };
-    let wall = figure(|i| i.wall_ns, |rr| rr.wall_ns);
-    let window = figure(|i| i.gpu_end_ns - i.gpu_start_ns, |rr| rr.gpu_window_ns);
-    let kbusy = figure(|i| i.kernel_busy_ns, |rr| rr.kernel_busy_ns);
-    let idle = figure(|i| i.idle_ns, |rr| rr.idle_ns);
-    let kernels = figure(|i| i.kernels as i64, |rr| rr.kernels);
-    let mut columns: Vec<Column<RangeLine>> = vec![
-        Column::left("range", |line: &RangeLine| match line {
-            RangeLine::Instance(i) => format!(
-                "{}{}",
-                ellipsize(r.name(i.text_id), 40),
-                if i.projected { "" } else { " *" }
-            ),
-            RangeLine::Stat(label, _) => label.to_string(),
-        }),
-        Column::right("pid", |line: &RangeLine| match line {
-            RangeLine::Instance(i) => i.pid.to_string(),
-            RangeLine::Stat(..) => String::new(),
-        }),
-        Column::right("wall", move |line: &RangeLine| dur(wall(line))),
-        Column::right("GPU window", move |line: &RangeLine| dur(window(line))),
-        Column::right("kernel busy", move |line: &RangeLine| dur(kbusy(line))),
-        Column::right("idle", move |line: &RangeLine| dur(idle(line))),
-        Column::right("kernels", move |line: &RangeLine| kernels(line).to_string()),
-    ];
-    columns.extend(class_columns(|line: &RangeLine| match line {
-        RangeLine::Instance(i) => Some(i.classes()),
-        RangeLine::Stat(..) => None,
-    }));
-    let n = if rows == 0 {
-        rr.instances.len()
-    } else {
-        rows.min(rr.instances.len())
-    };
-    let lines = rr.instances[..n].iter().map(RangeLine::Instance).chain([
-        RangeLine::Stat("median", |m| m.median),
-        RangeLine::Stat("p90", |m| m.p90),
-    ]);
-    Some((Table::of_columns(&columns, lines), rr.instances.len() - n))
 }
 
 fn launch_lines(r: &GapReport) -> Vec<String> {
@@ -347,7 +281,7 @@ fn host_table(r: &GapReport) -> Option<Table> {
             // The rule of the verdict (and `budget`), per detail.
             let fix = totals.advice_for(k).map_or(k.fix(terms), |a| a.fix(terms));
             tab.push(vec![
-                k.label().into(),
+                k.label_in(terms.tool).into(),
                 x.count.to_string(),
                 dur(x.total_ns),
                 frac(x.total_ns, hb),
@@ -407,9 +341,13 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
         "\nGap histogram\n{}",
         histogram_table(r).to_text()
     ));
+    if let Some(note) = ranges_note(r) {
+        s.push_str(&format!("\n{}\n{note}\n", ranges_title(r)));
+    }
     if let Some((t, more)) = ranges_table(r, o.top) {
         s.push_str(&format!(
-            "\nNVTX ranges (* = no launch found, host window used)\n{}",
+            "\n{} (* = no launch found, host window used)\n{}",
+            ranges_title(r),
             t.to_text()
         ));
         if more > 0 {
@@ -423,9 +361,10 @@ fn table(r: &GapReport, o: &RenderOptions) -> String {
             top_table(r, &r.top_gaps, 40).to_text()
         ));
     }
-    if !r.diagnostics.is_empty() {
+    let diagnostics = other_diagnostics(r);
+    if !diagnostics.is_empty() {
         s.push_str("\nDiagnostics\n");
-        for d in &r.diagnostics {
+        for d in diagnostics {
             s.push_str(&format!("- {d}\n"));
         }
     }
@@ -655,13 +594,24 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
         "### Idle time by gap length\n\n{}",
         histogram_table(r).to_markdown()
     )]);
+    if let Some(note) = ranges_note(r) {
+        sections.push(format!(
+            "### {}\n\n_{}_\n",
+            ranges_title(r),
+            super::table::md_text(note)
+        ));
+    }
     if let Some((t, more)) = ranges_table(r, if o.top == 0 { 50 } else { o.top.min(50) }) {
         let note = if more > 0 {
             format!("\n_{more} more ranges in the JSON report._\n")
         } else {
             String::new()
         };
-        sections.push(format!("### NVTX ranges\n\n{}{note}", t.to_markdown()));
+        sections.push(format!(
+            "### {}\n\n{}{note}",
+            ranges_title(r),
+            t.to_markdown()
+        ));
     }
     if !r.top_gaps.is_empty() {
         let shown = r.top_gaps.len().min(MARKDOWN_TOP_GAPS);
@@ -680,8 +630,9 @@ fn markdown(r: &GapReport, o: &RenderOptions) -> String {
         ));
     }
     sections.push(super::md_bullets("Launches", &launch_lines(r)));
-    if !r.diagnostics.is_empty() {
-        sections.push(super::md_bullets("Diagnostics", &r.diagnostics));
+    let diagnostics = other_diagnostics(r);
+    if !diagnostics.is_empty() {
+        sections.push(super::md_bullets("Diagnostics", &diagnostics));
     }
     super::push_fitting(&mut out, sections);
     out

@@ -208,10 +208,11 @@ fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
     let hb: i64 = details.total_ns();
     let of = format!("{} of {} host-bound", dur(ns), dur(hb));
     let fix = advice.fix(r.fix_terms());
+    let label = k.label_in(r.fix_terms().tool);
     let words = match advice {
         HostAdvice::Scale(sc, t) => format!(
             "{}: {of}; {} {} hold {}",
-            k.label(),
+            label,
             t.count,
             sc.label(),
             dur(t.total_ns)
@@ -229,14 +230,14 @@ fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
                 .unwrap_or_default();
             format!(
                 "{}{example}: {of}; {} gaps inside {} ranges hold {}",
-                k.label(),
+                label,
                 t.count,
                 family.label(),
                 dur(t.total_ns)
             )
         }
-        HostAdvice::Call(f, _) => format!("{}, {}: {of}", k.label(), f.label()),
-        HostAdvice::Detail(..) => format!("{}: {of}", k.label()),
+        HostAdvice::Call(f, _) => format!("{}, {}: {of}", label, f.label()),
+        HostAdvice::Detail(..) => format!("{}: {of}", label),
     };
     Some((fix, words))
 }

@@ -10,6 +10,7 @@ pub mod comm;
 pub mod diff;
 mod diff_csv;
 pub mod gaps;
+mod gaps_ranges;
 mod gaps_verdict;
 pub mod gpu_choice;
 pub mod gpu_list;

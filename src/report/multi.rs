@@ -1,6 +1,7 @@
 //! Renderers of the cross-input reports ([`MultiGapReport`],
 //! [`MultiNcuReport`]): table and Markdown show the summaries (per rank,
-//! NVTX stragglers, kernels across inputs, failed inputs); CSV is every
+//! range stragglers (or why there are none), kernels across inputs, failed
+//! inputs); CSV is every
 //! input's single-input CSV with `input,host,rank` in front of each row;
 //! JSON is the whole report, each input's single-input report inside.
 
@@ -151,11 +152,34 @@ fn tagged_csv_to<'a>(
     w.flush()
 }
 
-/// `head`, then titled tables, then the failed inputs; in Markdown, as
+/// The body of a titled section: a table, or one sentence where a table
+/// would be (why it is empty).
+enum Body {
+    Table(Table),
+    Note(String),
+}
+
+impl Body {
+    fn text(&self) -> String {
+        match self {
+            Body::Table(t) => t.to_text(),
+            Body::Note(n) => format!("{n}\n"),
+        }
+    }
+
+    fn markdown(&self) -> String {
+        match self {
+            Body::Table(t) => t.to_markdown(),
+            Body::Note(n) => format!("_{}_\n", super::table::md_text(n)),
+        }
+    }
+}
+
+/// `head`, then titled sections, then the failed inputs; in Markdown, as
 /// many as fit a comment ([`super::push_fitting`]).
 fn sections(
     head: String,
-    tables: Vec<(String, Table)>,
+    tables: Vec<(String, Body)>,
     failures: &[InputFailure],
     md: bool,
 ) -> String {
@@ -166,20 +190,20 @@ fn sections(
         for f in failures {
             t.push(vec![f.input.clone(), f.error.clone()]);
         }
-        all.push((format!("{} inputs failed", failures.len()), t));
+        all.push((format!("{} inputs failed", failures.len()), Body::Table(t)));
     }
     if md {
         let secs = all
             .iter()
-            .map(|(title, t)| format!("### {title}\n\n{}", t.to_markdown()));
+            .map(|(title, b)| format!("### {title}\n\n{}", b.markdown()));
         super::push_fitting(&mut out, secs);
         return out;
     }
-    for (i, (title, t)) in all.iter().enumerate() {
+    for (i, (title, b)) in all.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!("{title}\n\n{}", t.to_text()));
+        out.push_str(&format!("{title}\n\n{}", b.text()));
     }
     out
 }
@@ -239,7 +263,8 @@ pub fn gaps_verdict(r: &MultiGapReport) -> String {
     s
 }
 
-fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Table)> {
+fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Body)> {
+    let words = r.range_words();
     let mut ranks = Table::new(
         &[
             "rank",
@@ -275,11 +300,15 @@ fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Table)> {
                 .unwrap_or_else(|| "-".into()),
         ]);
     }
-    let mut out = vec![("Per rank".to_string(), ranks)];
+    let mut out = vec![("Per rank".to_string(), Body::Table(ranks))];
+    let ranges_title = format!("{} across ranks (median wall per rank)", words.many);
+    if let Some(note) = r.ranges_note.as_ref().filter(|_| r.ranges.is_empty()) {
+        out.push((ranges_title.clone(), Body::Note(note.clone())));
+    }
     if !r.ranges.is_empty() {
         let mut t = Table::new(
             &[
-                "NVTX range",
+                words.one,
                 "inputs",
                 "instances",
                 "median",
@@ -304,10 +333,7 @@ fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Table)> {
                 format!("{} ({})", dur(g.spread_ns), pct(g.spread_fraction)),
             ]);
         }
-        out.push((
-            "NVTX ranges across ranks (median wall per rank)".to_string(),
-            t,
-        ));
+        out.push((ranges_title, Body::Table(t)));
     }
     let mut k = Table::new(
         &[
@@ -331,7 +357,7 @@ fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Table)> {
             dur(x.min_input_ns),
         ]);
     }
-    out.push(("Kernels across inputs".to_string(), k));
+    out.push(("Kernels across inputs".to_string(), Body::Table(k)));
     out
 }
 
@@ -357,7 +383,7 @@ pub fn ncu_verdict(r: &MultiNcuReport) -> String {
     s
 }
 
-fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Table)> {
+fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Body)> {
     let mut inputs = Table::new(
         &["rank", "input", "kernels", "launches", "time", "time lost"],
         &[1],
@@ -405,7 +431,7 @@ fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Table)> {
         ]);
     }
     vec![
-        ("Inputs".to_string(), inputs),
-        ("Kernels across inputs".to_string(), k),
+        ("Inputs".to_string(), Body::Table(inputs)),
+        ("Kernels across inputs".to_string(), Body::Table(k)),
     ]
 }

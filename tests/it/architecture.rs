@@ -28,7 +28,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("roofline", &["units", "error", "roofs", "ncu"]),
     (
         "gaps",
-        &["units", "error", "diagnostic", "timeline", "nsys"],
+        // `suggest`: the range texts closest to a `--nvtx` matching none.
+        &[
+            "units",
+            "error",
+            "diagnostic",
+            "suggest",
+            "timeline",
+            "nsys",
+        ],
     ),
     (
         "budget",

@@ -443,6 +443,33 @@ fn bad_inputs_exit_2_with_file_and_table() {
 }
 
 #[test]
+fn a_file_that_is_no_timeline_says_what_it_starts_with() {
+    // An ncu CSV handed to `gaps` (a newcomer's mix-up): its header row is
+    // `"ID","Process ID",…,"Kernel Name",…` (fixtures/ncu/README.md), so
+    // the error names the command that reads it.
+    let (code, err) = error_of(&fixture("ncu/bf16_gemm_details21.csv"));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("it starts with `\"ID\",\"Process ID\","),
+        "{err}"
+    );
+    assert!(err.contains("give it to `rooftrace ncu`"), "{err}");
+    // Text behind a `.json` name is neither JSON nor SQLite: the message
+    // shows its first line, and names the trace form `gaps` also reads.
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("trace.json");
+    std::fs::write(&junk, "\n  hello `world`\tagain\n").unwrap();
+    let (code, err) = error_of(&junk);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("it starts with `  hello 'world'.again`"),
+        "{err}"
+    );
+    assert!(err.contains("PyTorch profiler trace"), "{err}");
+    assert!(!err.contains("rooftrace ncu"), "{err}");
+}
+
+#[test]
 fn nsys_rep_without_nsys_gives_the_export_command() {
     let dir = tempfile::tempdir().unwrap();
     let rep = dir.path().join("decode.nsys-rep");

@@ -195,7 +195,8 @@ fn nested_same_name_annotations_count_once() {
     // The window [1.010, 19.605) ms is inside both: 18.595 ms covered.
     assert_eq!(
         g.host.as_deref(),
-        Some("`step` (inside an NVTX range, 18.6 ms)")
+        // A PyTorch trace's annotation: a PyTorch range, not NVTX (issue 33).
+        Some("`step` (inside a PyTorch range, 18.6 ms)")
     );
     let md = {
         let (code, out, err) = rooftrace(&["gaps", path.to_str().unwrap(), "--format", "md"]);

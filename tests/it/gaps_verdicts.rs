@@ -544,7 +544,13 @@ fn check_top_host_gap(raw: &Raw, g: &rooftrace::gaps::TopGap, what: &str) {
     let called = launch_ns + alloc_ns + api_ns + os_ns;
     let rest = wlen - called;
     let quoted = |ns: i64| {
-        let q = format!("({}, {})", e.detail.label(), duration_ns(ns as f64));
+        // In the input's words: a PyTorch trace's ranges are PyTorch's.
+        let tool = if what.contains(".json") {
+            rooftrace::gaps::Tool::TorchProfiler
+        } else {
+            rooftrace::gaps::Tool::Nsys
+        };
+        let q = format!("({}, {})", e.detail.label_in(tool), duration_ns(ns as f64));
         assert!(
             g.host.as_deref().unwrap_or("").ends_with(&q),
             "{what}: {:?} quotes not {q}",

@@ -49,6 +49,7 @@ mod paths;
 mod plot;
 mod plot_typical;
 mod projection;
+mod range_words;
 mod rate_only_consumers;
 mod readme;
 mod roofs_flags;
