@@ -275,7 +275,9 @@ fn a_trace_diff_names_pytorch_ranges_and_an_export_diff_nvtx_ranges() {
     // (the count the multi-input test pins), so `--nvtx ProfilerStep` gives
     // the range section; the gate trips on the copy engine (exit 3), which
     // does not matter here.
-    assert!(kineto_range_counts(&r0).keys().any(|k| k.starts_with("ProfilerStep")));
+    assert!(kineto_range_counts(&r0)
+        .keys()
+        .any(|k| k.starts_with("ProfilerStep")));
     for format in ["table", "md"] {
         let (code, out, err) = rooftrace(&[
             "diff",
@@ -295,5 +297,8 @@ fn a_trace_diff_names_pytorch_ranges_and_an_export_diff_nvtx_ranges() {
     let e = nsys.join("nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
     let (code, out, err) = rooftrace(&["diff", s(&e), s(&e), "--nvtx", "MPI"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("NVTX range") && !out.contains("PyTorch"), "{out}");
+    assert!(
+        out.contains("NVTX range") && !out.contains("PyTorch"),
+        "{out}"
+    );
 }
