@@ -26,6 +26,7 @@ mod gaps;
 mod gaps_advice;
 mod gaps_evidence;
 mod gaps_host;
+mod gaps_json_ranges;
 #[cfg(target_os = "linux")]
 mod gaps_memcap;
 mod gaps_verdicts;
