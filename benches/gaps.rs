@@ -5,8 +5,11 @@
 //! by side: `scripts/bench_gaps_pairs.sh`.
 //!
 //! `cargo bench --bench gaps` (env ROOFTRACE_BENCH_KERNELS to change the size,
-//! ROOFTRACE_BENCH_FILE to reuse a file). Needs `sqlite3` and `/usr/bin/time`.
+//! ROOFTRACE_BENCH_FILE to reuse a file, ROOFTRACE_BENCH_FROM=REAL.sqlite to
+//! grow the file from a real export with `synth::grow` instead: its rows,
+//! NVTX ranges and GPUs repeated). Needs `sqlite3` and `/usr/bin/time`.
 
+use rooftrace::synth::grow::grow;
 use rooftrace::synth::nsys::{write_synthetic, SynthSpec};
 use std::path::PathBuf;
 use std::process::Command;
@@ -51,9 +54,13 @@ fn main() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(5_000_000);
+    let from = std::env::var_os("ROOFTRACE_BENCH_FROM").map(PathBuf::from);
     let file = std::env::var_os("ROOFTRACE_BENCH_FILE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::temp_dir().join(format!("rooftrace-bench-{kernels}.sqlite")));
+        .unwrap_or_else(|| {
+            let kind = if from.is_some() { "grown" } else { "bench" };
+            std::env::temp_dir().join(format!("rooftrace-{kind}-{kernels}.sqlite"))
+        });
     if !file.exists() {
         let t = Instant::now();
         let tmp = file.with_extension("partial");
@@ -64,7 +71,12 @@ fn main() {
             streams: 4,
             seed: 1,
         };
-        write_synthetic(&tmp, &spec).expect("generate");
+        match &from {
+            Some(src) => {
+                grow(src, &tmp, kernels).expect("grow");
+            }
+            None => write_synthetic(&tmp, &spec).expect("generate"),
+        }
         std::fs::rename(&tmp, &file).expect("rename");
         eprintln!(
             "generated {} in {:.1} s",

@@ -5,7 +5,10 @@
 #   sh scripts/bench_gaps_pairs.sh [ROUNDS=5] [LABEL=BINARY ...]
 # Without binaries it builds and times target/release/rooftrace. FILE is
 # $TMPDIR/rooftrace-bench-$ROOFTRACE_BENCH_KERNELS.sqlite (5 M kernels by
-# default; the file `cargo bench --bench gaps` writes), generated once.
+# default; the file `cargo bench --bench gaps` writes), generated once; with
+# ROOFTRACE_BENCH_FROM=REAL.sqlite it is grown from that real export instead
+# (`gen_nsys --grow-from`: its rows, NVTX ranges and GPUs repeated) and named
+# $TMPDIR/rooftrace-grown-$ROOFTRACE_BENCH_KERNELS.sqlite.
 # Example (this tree against a build of another commit):
 #   sh scripts/bench_gaps_pairs.sh 5 main=target/release/rooftrace \
 #       base=/tmp/base/target/release/rooftrace
@@ -13,13 +16,21 @@ set -eu
 rounds=${1:-5}
 [ $# -gt 0 ] && shift
 kernels=${ROOFTRACE_BENCH_KERNELS:-5000000}
-file=${ROOFTRACE_BENCH_FILE:-${TMPDIR:-/tmp}/rooftrace-bench-$kernels.sqlite}
+from=${ROOFTRACE_BENCH_FROM:-}
+kind=bench
+[ -n "$from" ] && kind=grown
+file=${ROOFTRACE_BENCH_FILE:-${TMPDIR:-/tmp}/rooftrace-$kind-$kernels.sqlite}
 if [ $# -eq 0 ]; then
     cargo build --release --locked --quiet
     set -- "rooftrace=target/release/rooftrace"
 fi
 if [ ! -f "$file" ]; then
-    cargo run --release --locked --quiet --example gen_nsys -- "$file.partial" "$kernels" 2 4
+    rm -f "$file.partial"
+    if [ -n "$from" ]; then
+        cargo run --release --locked --quiet --example gen_nsys -- "$file.partial" "$kernels" --grow-from "$from"
+    else
+        cargo run --release --locked --quiet --example gen_nsys -- "$file.partial" "$kernels" 2 4
+    fi
     mv "$file.partial" "$file"
 fi
 echo "file: $file ($kernels kernels, $(stat -c %s "$file") bytes)"

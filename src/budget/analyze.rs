@@ -295,7 +295,7 @@ struct Sums {
 fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
     // The window the step owns (docs/budget.md, "Overlapping steps").
     let (w0, w1) = (r.tiling.owned_start_ns, r.gpu_end_ns);
-    let (classes, host) = match &r.tiling.owned {
+    let (classes, host) = match r.tiling.owned.idle() {
         Some(o) => (&o.classes, &o.host),
         None => (r.classes(), r.host()),
     };

@@ -394,7 +394,7 @@ pub fn part_label(name: &str) -> String {
 
 /// The one-sentence definitions carried in every report.
 pub const METHOD: [&str; 7] = [
-    "step = GPU window of the NVTX instance (first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
+    "step = GPU window of the range instance (an NVTX range; in a PyTorch trace, an op or record_function range: first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
     "overlapping steps: a step owns the device from the end of the previous step's GPU work (or its own first start, if later) to the end of its own, so steps never share a nanosecond and sum to at most the device's span; previous_overlap_ns is the step's work given to the previous step, next_host_overlap_ns its GPU time inside the next step's host range",
     "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
     "a kernel's bound is its T* scaled by its charged share, rounded to the nearest ns and capped at its charged time (the excess is reported as bound_capped_ns); shortfall = charged time - bound",

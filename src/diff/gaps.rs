@@ -7,7 +7,7 @@ use super::gaps_side::{DeviceSample, GapSample, GapsSide, RangeSample};
 use super::kernels::TimelineKernelDiff;
 use super::noise::{nearest_rank, spread_rel, Change, Limit, Thresholds, Verdict, Worse};
 use super::{JudgedRow, Quantity, Section};
-use crate::gaps::{class_label, detail_label, FixTerms};
+use crate::gaps::{class_label, detail_label, FixTerms, Tool};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -123,6 +123,10 @@ pub struct GapsDiff {
     /// often, its total time (`null`: a side is a `rooftrace.gaps` JSON
     /// report, which keeps no kernel table).
     pub kernels: Option<Vec<TimelineKernelDiff>>,
+    /// The profiler both runs come from, for the words of the rendering
+    /// (PyTorch ranges or NVTX ranges); the JSON's `input` already says it.
+    #[serde(skip)]
+    pub tool: Tool,
 }
 
 /// True when the host-bound detail of `d` is shown (a report splits it).
@@ -166,7 +170,9 @@ impl GapsDiff {
             .map(|c| (Section::HostDetail, c));
         for (section, c) in class_rows.chain(detail_rows) {
             let label = match section {
-                Section::HostDetail => format!("host-bound idle: {}", detail_label(&c.class)),
+                Section::HostDetail => {
+                    format!("host-bound idle: {}", detail_label(&c.class, self.tool))
+                }
                 _ => format!("idle {}", class_label(&c.class)),
             };
             rows.push(JudgedRow {
@@ -450,7 +456,7 @@ fn device_why(
                 .map_or("", |x| x.fix(terms));
             why.push_str(&format!(
                 "; mostly {} {pm}{}: {fix}",
-                detail_label(&h.class),
+                detail_label(&h.class, terms.tool),
                 crate::units::duration_ns(hd)
             ));
         }
@@ -680,5 +686,6 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> 
             t,
         ),
         kernels: super::kernels::diff(&base.kernels, &new.kernels, t),
+        tool: terms.tool,
     }
 }

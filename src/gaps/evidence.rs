@@ -118,11 +118,11 @@ impl HostDetail {
 /// The human name of a host-detail key, as `rooftrace gaps` prints it: the
 /// detail's [`label`](HostDetail::label), or for a key this version does
 /// not know the key with spaces for underscores. JSON and CSV keep the keys.
-pub fn detail_label(key: &str) -> String {
+pub fn detail_label(key: &str, tool: Tool) -> String {
     HostDetail::ALL
         .into_iter()
         .find(|d| d.key() == key)
-        .map_or_else(|| key.replace('_', " "), |d| d.label().to_string())
+        .map_or_else(|| key.replace('_', " "), |d| d.label_in(tool).to_string())
 }
 
 pub use crate::timeline::CallFamily;

@@ -1,4 +1,4 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/4`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/5`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
@@ -11,11 +11,11 @@ use std::collections::HashMap;
 
 pub use super::totals::{
     ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, MedianP90,
-    OwnedIdle, RangeIdle, ScaleTotals, Tiling,
+    NonZero, Owned, OwnedIdle, RangeIdle, ScaleTotals, Tiling,
 };
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.gaps/4";
+pub const SCHEMA: &str = "rooftrace.gaps/5";
 
 /// An index into [`GapReport::names`].
 pub type NameId = usize;
@@ -342,8 +342,8 @@ pub struct RangeShare {
 }
 
 /// One instance of an NVTX range matching `--nvtx`. Serialised with every
-/// field, `classes` and `host` included (zero when the window had no idle
-/// time); in memory those two are held only for windows with idle time, so
+/// field; `classes`, `host.detail` and `host.scale` hold only the keys with
+/// a gap (empty objects when the window had no idle time); in memory those two are held only for windows with idle time, so
 /// a million instances of PyTorch's one-range-per-op cost about 100 bytes
 /// each (issue 32).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -416,8 +416,24 @@ impl Serialize for RangeRow {
         st.serialize_field("kernel_busy_ns", &self.kernel_busy_ns)?;
         st.serialize_field("idle_ns", &self.idle_ns)?;
         st.serialize_field("kernels", &self.kernels)?;
-        st.serialize_field("classes", self.classes())?;
-        st.serialize_field("host", self.host())?;
+        st.serialize_field("classes", &NonZero(self.classes()))?;
+        st.serialize_field("host", &SparseHost(self.host()))?;
+        st.end()
+    }
+}
+
+/// An instance's [`HostTotals`] with only the details and length classes
+/// that hold a gap (schema `/5`: a million windows with no idle time wrote
+/// 2.5 GB of zero totals, issue 32).
+struct SparseHost<'a>(&'a HostTotals);
+
+impl Serialize for SparseHost<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("HostTotals", 3)?;
+        st.serialize_field("detail", &NonZero(&self.0.detail))?;
+        st.serialize_field("scale", &NonZero(&self.0.scale))?;
+        st.serialize_field("evidence", &self.0.evidence)?;
         st.end()
     }
 }

@@ -112,17 +112,23 @@ pub(crate) fn range_report<'t>(
                 overlap(p.gpu_start_ns, p.gpu_end_ns, r.start_ns, r.end_ns);
         }
         before.1 = instances.len();
-        let owned = (owned_start > w0).then(|| {
+        let owned = if owned_start > w0 {
             let mut own = WindowIdle::default();
             for d in details.iter().filter(mine_devs) {
                 own.add(tl, host, ops, d, gaps, (owned_start, w1));
             }
-            Box::new(OwnedIdle {
-                idle_ns: own.idle,
-                classes: own.classes,
-                host: own.host,
-            })
-        });
+            if own.classes.total_count() == 0 && own.idle == 0 {
+                Owned::PartNoIdle
+            } else {
+                Owned::Part(Box::new(OwnedIdle {
+                    idle_ns: own.idle,
+                    classes: own.classes,
+                    host: own.host,
+                }))
+            }
+        } else {
+            Owned::Whole
+        };
         let WindowIdle {
             idle,
             in_span,

@@ -165,6 +165,26 @@ impl<K: TotalKey, const N: usize> Serialize for PerKey<K, N> {
     }
 }
 
+/// The keys of a [`PerKey`] with at least one gap, serialised as an object
+/// like the whole set (a key absent has no gap): what each `--nvtx`
+/// instance writes, where most windows have no idle time at all.
+pub struct NonZero<'a, K: TotalKey, const N: usize>(pub &'a PerKey<K, N>);
+
+impl<K: TotalKey, const N: usize> Serialize for NonZero<'_, K, N> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let kept = || {
+            self.0
+                .iter()
+                .filter(|(_, t)| t.count != 0 || t.total_ns != 0)
+        };
+        let mut m = s.serialize_map(Some(kept().count()))?;
+        for (k, t) in kept() {
+            m.serialize_entry(k.json_key(), &t)?;
+        }
+        m.end()
+    }
+}
+
 /// The host-bound time with one piece of typed evidence: what the
 /// launching thread did (the host detail) and the family of the CUDA call
 /// or NVTX range it names.
@@ -379,10 +399,46 @@ pub struct Tiling {
     /// Time of this instance's GPU window inside the next instance's host
     /// range (its work still running while the host ran the next step), ns.
     pub next_host_overlap_ns: i64,
-    /// Idle time by class and host-bound evidence inside the owned window,
-    /// when it is shorter than the GPU window (`None`: the row's own
-    /// `idle_ns`, `classes` and `host` are the owned window's).
-    pub owned: Option<Box<OwnedIdle>>,
+    /// Idle time by class and host-bound evidence inside the owned window.
+    pub owned: Owned,
+}
+
+/// How much of its GPU window an instance owns, and the idle time there.
+/// Held without an allocation unless the owned part is shorter than the
+/// window and has idle time: 64 copies of a step's ranges own nothing but
+/// the first, and a boxed zero per copy cost 350 bytes each (issue 32).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Owned {
+    /// The whole GPU window: the row's own `idle_ns`, `classes` and `host`
+    /// are the owned window's.
+    #[default]
+    Whole,
+    /// A shorter part, without idle time.
+    PartNoIdle,
+    /// A shorter part, with this idle time.
+    Part(Box<OwnedIdle>),
+}
+
+static NO_OWNED_IDLE: OwnedIdle = OwnedIdle {
+    idle_ns: 0,
+    classes: ClassTotals::ZERO,
+    host: HostTotals {
+        detail: DetailTotals::ZERO,
+        scale: ScaleTotals::ZERO,
+        evidence: Vec::new(),
+    },
+};
+
+impl Owned {
+    /// The idle time of the owned part when it is shorter than the window
+    /// (`None`: the row's own figures are the owned window's).
+    pub fn idle(&self) -> Option<&OwnedIdle> {
+        match self {
+            Owned::Whole => None,
+            Owned::PartNoIdle => Some(&NO_OWNED_IDLE),
+            Owned::Part(o) => Some(o),
+        }
+    }
 }
 
 /// The idle time of an owned window that is shorter than the GPU window.

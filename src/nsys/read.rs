@@ -82,7 +82,7 @@ pub fn read_timeline(
     let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings)?;
     diagnostics.extend(nccl.diagnostics);
     let mut nvtx = host.nvtx;
-    nvtx.sort_by_key(|r| (r.pid, r.start_ns, r.end_ns));
+    super::host::sort_ranges(&mut nvtx);
     let mut tl = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,

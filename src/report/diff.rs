@@ -12,7 +12,8 @@ use crate::diff::gaps::{host_detail_shown, ClassDiff, DeviceDiff, GapsDiff};
 use crate::diff::kernels::TimelineKernelDiff;
 use crate::diff::ncu::{KernelDiff, NcuDiff};
 use crate::diff::{Change, CoverageStatus, DiffReport, Quantity, Verdict};
-use crate::gaps::{class_label, detail_label};
+use crate::gaps::{class_label, detail_label, range_words, Tool};
+use crate::nsys::SchemaFlavor;
 use crate::units::{duration_ns, ellipsize, si};
 
 /// Kernel names in text-table cells are shortened to this many characters.
@@ -243,16 +244,25 @@ fn device_table(g: &GapsDiff, vw: Vw) -> Table {
 }
 
 fn class_table(d: &DeviceDiff, vw: Vw) -> Table {
-    totals_table("idle class", &d.classes, class_label, vw)
+    totals_table("idle class", &d.classes, &class_label, vw)
 }
 
 /// Host-bound idle by what the host was doing, when a report splits it.
-fn detail_table(d: &DeviceDiff, vw: Vw) -> Option<Table> {
+fn detail_table(d: &DeviceDiff, tool: Tool, vw: Vw) -> Option<Table> {
+    let label = |key: &str| detail_label(key, tool);
     host_detail_shown(d)
-        .then(|| totals_table("host-bound: the host was", &d.host_detail, detail_label, vw))
+        .then(|| totals_table("host-bound: the host was", &d.host_detail, &label, vw))
 }
 
-fn totals_table(what: &str, rows: &[ClassDiff], label: fn(&str) -> String, vw: Vw) -> Table {
+/// The words for ranges of the runs' tool.
+fn ranges_named(tool: Tool) -> crate::gaps::RangeWords {
+    range_words(match tool {
+        Tool::TorchProfiler => SchemaFlavor::Kineto,
+        Tool::Nsys => SchemaFlavor::MetaDataExport,
+    })
+}
+
+fn totals_table(what: &str, rows: &[ClassDiff], label: &dyn Fn(&str) -> String, vw: Vw) -> Table {
     let mut t = Table::new(&[what, "gaps", "idle", "change", "verdict"], &[0, 4]);
     for c in rows {
         t.push(vec![
@@ -271,7 +281,7 @@ fn range_table(g: &GapsDiff, vw: Vw) -> Option<Table> {
     let mut t = Table::new(
         &[
             "verdict",
-            "NVTX range",
+            ranges_named(g.tool).one,
             "instances",
             "median",
             "Δ median",
@@ -477,7 +487,7 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
         out.push_str(&device_table(g, vw).to_text());
         out.push('\n');
         out.push_str(&class_table(&g.total, vw).to_text());
-        if let Some(t) = detail_table(&g.total, vw) {
+        if let Some(t) = detail_table(&g.total, g.tool, vw) {
             out.push('\n');
             out.push_str(&t.to_text());
         }
@@ -588,11 +598,11 @@ fn render_markdown(r: &DiffReport, opts: &RenderOptions) -> Vec<u8> {
                 ));
             }
         }
-        if let Some(t) = detail_table(&g.total, vw) {
+        if let Some(t) = detail_table(&g.total, g.tool, vw) {
             details.push(md_section("Host-bound idle by what the host was doing", &t));
         }
         if let Some(t) = range_table(g, vw) {
-            details.push(md_section("NVTX ranges", &t));
+            details.push(md_section(ranges_named(g.tool).many, &t));
         }
         if !g.gaps.is_empty() {
             details.push(md_section("Longest gaps, both runs", &gap_table(g, 0, vw)));

@@ -26,6 +26,9 @@ mod gaps;
 mod gaps_advice;
 mod gaps_evidence;
 mod gaps_host;
+mod gaps_json_ranges;
+#[cfg(target_os = "linux")]
+mod gaps_memcap;
 mod gaps_verdicts;
 mod hostile_convert;
 mod hostile_inputs;

@@ -264,3 +264,41 @@ fn pytorch_traces_call_their_ranges_pytorch_ranges_and_keep_the_json_keys() {
         "{t}"
     );
 }
+
+#[test]
+fn a_trace_diff_names_pytorch_ranges_and_an_export_diff_nvtx_ranges() {
+    let Some([r0, r1]) = kineto_pair() else {
+        eprintln!("skipped: no corpus");
+        return;
+    };
+    // Both ranks hold one `ProfilerStep#…` annotation each by the raw JSON
+    // (the count the multi-input test pins), so `--nvtx ProfilerStep` gives
+    // the range section; the gate trips on the copy engine (exit 3), which
+    // does not matter here.
+    assert!(kineto_range_counts(&r0)
+        .keys()
+        .any(|k| k.starts_with("ProfilerStep")));
+    for format in ["table", "md"] {
+        let (code, out, err) = rooftrace(&[
+            "diff",
+            s(&r0),
+            s(&r1),
+            "--nvtx",
+            "ProfilerStep",
+            "--format",
+            format,
+        ]);
+        assert!(code == 0 || code == 3, "{format}: {err}");
+        assert!(out.contains("PyTorch range"), "{format}: {out}");
+        assert!(!out.contains("NVTX"), "{format}: {out}");
+    }
+    // Two nsys exports keep NVTX's name (the same renderer, the other tool).
+    let Some(nsys) = corpus("nsys") else { return };
+    let e = nsys.join("nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let (code, out, err) = rooftrace(&["diff", s(&e), s(&e), "--nvtx", "MPI"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("NVTX range") && !out.contains("PyTorch"),
+        "{out}"
+    );
+}

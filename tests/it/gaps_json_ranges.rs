@@ -1,0 +1,71 @@
+//! `--nvtx` instances in the JSON (`rooftrace.gaps/5`, issue 32 item 2): each
+//! instance writes only the classes, host details and length classes that
+//! hold a gap, so a million windows without idle time no longer write a
+//! million sets of zero totals. What is written must still add up: checked
+//! here against the report's own summed fields, on a real corpus export
+//! (skips cleanly without the corpus).
+
+use crate::common::{corpus, rooftrace};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+fn sum_ns(m: &Value) -> i64 {
+    m.as_object()
+        .expect("an object")
+        .values()
+        .map(|v| v["total_ns"].as_i64().expect("total_ns"))
+        .sum()
+}
+
+#[test]
+fn instances_write_only_what_holds_a_gap_and_still_add_up() {
+    let Some(dir) = corpus("nsys") else {
+        eprintln!("skipped: no corpus");
+        return;
+    };
+    let e = dir.join("nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite");
+    let (code, out, err) = rooftrace(&[
+        "gaps",
+        e.to_str().unwrap(),
+        "--nvtx",
+        ".",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(v["schema"], "rooftrace.gaps/5");
+    let ranges = &v["ranges"];
+    let inst = ranges["instances"].as_array().expect("instances");
+    // The PyTorch export has thousands of op ranges, most without idle time.
+    assert!(inst.len() > 10_000, "{}", inst.len());
+    let (mut empty, mut by_class) = (0usize, BTreeMap::<String, i64>::new());
+    for i in inst {
+        for part in [&i["classes"], &i["host"]["detail"], &i["host"]["scale"]] {
+            for (k, t) in part.as_object().expect("an object") {
+                // Nothing written is zero: an absent key is the zero.
+                assert!(t["count"].as_u64() > Some(0), "{k}: {t}");
+            }
+        }
+        // The classes written sum to the window's idle time, and the host
+        // details and length classes to its host-bound part.
+        assert_eq!(sum_ns(&i["classes"]), i["idle_ns"].as_i64().unwrap(), "{i}");
+        let host_bound = i["classes"]["host_bound"]["total_ns"].as_i64().unwrap_or(0);
+        assert_eq!(sum_ns(&i["host"]["detail"]), host_bound, "{i}");
+        assert_eq!(sum_ns(&i["host"]["scale"]), host_bound, "{i}");
+        empty += usize::from(i["classes"].as_object().unwrap().is_empty());
+        for (k, t) in i["classes"].as_object().unwrap() {
+            *by_class.entry(k.clone()).or_insert(0) += t["total_ns"].as_i64().unwrap();
+        }
+    }
+    assert!(
+        empty > inst.len() / 2,
+        "most windows have no idle: {empty} of {}",
+        inst.len()
+    );
+    // Summed over instances, the sparse classes give the dense summary.
+    for (k, t) in ranges["classes"].as_object().unwrap() {
+        let total = t["total_ns"].as_i64().unwrap();
+        assert_eq!(by_class.get(k).copied().unwrap_or(0), total, "{k}");
+    }
+}
