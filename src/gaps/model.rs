@@ -417,23 +417,7 @@ impl Serialize for RangeRow {
         st.serialize_field("idle_ns", &self.idle_ns)?;
         st.serialize_field("kernels", &self.kernels)?;
         st.serialize_field("classes", &NonZero(self.classes()))?;
-        st.serialize_field("host", &SparseHost(self.host()))?;
-        st.end()
-    }
-}
-
-/// An instance's [`HostTotals`] with only the details and length classes
-/// that hold a gap (schema `/5`: a million windows with no idle time wrote
-/// 2.5 GB of zero totals, issue 32).
-struct SparseHost<'a>(&'a HostTotals);
-
-impl Serialize for SparseHost<'_> {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("HostTotals", 3)?;
-        st.serialize_field("detail", &NonZero(&self.0.detail))?;
-        st.serialize_field("scale", &NonZero(&self.0.scale))?;
-        st.serialize_field("evidence", &self.0.evidence)?;
+        st.serialize_field("host", &self.host().sparse())?;
         st.end()
     }
 }

@@ -11,7 +11,7 @@ use super::class::N_CLASSES;
 use super::evidence::{CallFamily, FixTerms, HostDetail, HostFacts, RangeFamily, Scale, N_DETAILS};
 use super::GapClass;
 use crate::units::duration_ns;
-use serde::ser::SerializeMap;
+use serde::ser::{SerializeMap, SerializeStruct};
 use serde::{Serialize, Serializer};
 
 /// Count and total duration of the gaps of one class.
@@ -182,6 +182,28 @@ impl<K: TotalKey, const N: usize> Serialize for NonZero<'_, K, N> {
             m.serialize_entry(k.json_key(), &t)?;
         }
         m.end()
+    }
+}
+
+/// An instance's [`HostTotals`] with only the details and length classes
+/// that hold a gap (schema `/5`: a million windows with no idle time wrote
+/// 2.5 GB of zero totals, issue 32).
+pub struct SparseHost<'a>(&'a HostTotals);
+
+impl Serialize for SparseHost<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut st = s.serialize_struct("HostTotals", 3)?;
+        st.serialize_field("detail", &NonZero(&self.0.detail))?;
+        st.serialize_field("scale", &NonZero(&self.0.scale))?;
+        st.serialize_field("evidence", &self.0.evidence)?;
+        st.end()
+    }
+}
+
+impl HostTotals {
+    /// The totals as an `--nvtx` instance writes them ([`SparseHost`]).
+    pub fn sparse(&self) -> SparseHost<'_> {
+        SparseHost(self)
     }
 }
 
