@@ -42,7 +42,7 @@ pub fn expand(given: &[PathBuf], exts: &[&str]) -> Vec<PathBuf> {
         let s = p.to_string_lossy();
         let found = if p.is_dir() {
             let mut v = Vec::new();
-            walk(p, exts, 0, &mut v);
+            walk(p, exts, 0, (&mut v, &mut Vec::new()));
             v.sort();
             if v.is_empty() {
                 // Kept, so that it fails with its name (see `check_file`).
@@ -111,16 +111,28 @@ pub fn check_file(path: &Path, exts: &[&str], fix: &str) -> Result<(), InputErro
 /// searched here: the command takes one file).
 fn describe_dir(dir: &Path, exts: &[&str]) -> String {
     let empty = std::fs::read_dir(dir).is_ok_and(|mut rd| rd.next().is_none());
-    let mut found = Vec::new();
+    let (mut found, mut not_traces) = (Vec::new(), Vec::new());
     if !exts.is_empty() {
-        walk(dir, exts, 0, &mut found);
+        walk(dir, exts, 0, (&mut found, &mut not_traces));
     }
     if empty {
         "an empty directory".to_string()
     } else if exts.is_empty() || !found.is_empty() {
         "a directory, not a file".to_string()
     } else {
-        format!("a directory with no {} file in it", ext_list(exts))
+        not_traces.sort();
+        let shown = |p: &PathBuf| p.strip_prefix(dir).unwrap_or(p).display().to_string();
+        let why = match not_traces.as_slice() {
+            [] => String::new(),
+            [one] => format!(" ({} is no trace: a PyTorch trace holds `traceEvents`)", shown(one)),
+            [first, rest @ ..] => format!(
+                " ({} and {} more .json or .gz {} are no traces: a PyTorch trace holds `traceEvents`)",
+                shown(first),
+                rest.len(),
+                if rest.len() == 1 { "file" } else { "files" }
+            ),
+        };
+        format!("a directory with no {} file in it{why}", ext_list(exts))
     }
 }
 
@@ -147,7 +159,10 @@ fn has_ext(p: &Path, exts: &[&str]) -> bool {
         .is_some_and(|e| exts.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }
 
-fn walk(dir: &Path, exts: &[&str], depth: usize, out: &mut Vec<PathBuf>) {
+/// The files under `dir` (to [`MAX_DEPTH`]) ending in one of `exts`, into
+/// `out.0`; a `.json` or `.gz` file that is no trace by its content goes to
+/// `out.1` instead, for the message when nothing else is found.
+fn walk(dir: &Path, exts: &[&str], depth: usize, out: (&mut Vec<PathBuf>, &mut Vec<PathBuf>)) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -155,11 +170,13 @@ fn walk(dir: &Path, exts: &[&str], depth: usize, out: &mut Vec<PathBuf>) {
         let p = e.path();
         let hidden = e.file_name().to_string_lossy().starts_with('.');
         if p.is_dir() && !hidden && depth < MAX_DEPTH {
-            walk(&p, exts, depth + 1, out);
+            walk(&p, exts, depth + 1, (&mut *out.0, &mut *out.1));
         } else if p.is_file() && !hidden && has_ext(&p, exts) {
             // A .json or .gz file is a trace only by its content.
             if !has_ext(&p, TRACE_EXTS) || crate::kineto::input::is_kineto_trace(&p) {
-                out.push(p);
+                out.0.push(p);
+            } else {
+                out.1.push(p);
             }
         }
     }

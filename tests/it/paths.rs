@@ -68,7 +68,8 @@ fn directories_where_a_file_is_expected_are_named_with_what_they_hold() {
     assert_bad_input(
         p,
         &["gaps", "notes"],
-        &format!("notes: a directory with no .sqlite, .nsys-rep, or PyTorch trace (.json or .json.gz) file in it; {NSYS_FIX}"),
+        // The .json and .gz that are no traces are named, with why.
+        &format!("notes: a directory with no .sqlite, .nsys-rep, or PyTorch trace (.json or .json.gz) file in it (logs.gz and 1 more .json or .gz file are no traces: a PyTorch trace holds `traceEvents`); {NSYS_FIX}"),
     );
     assert_bad_input(
         p,
