@@ -9,8 +9,8 @@
 //! trace near a target (`docs/bench-kineto.md`: about 100 MB from the V100
 //! trace's 53.7 MB).
 
-use rooftrace::synth::kineto::repeat_trace;
-use serde_json::{Number, Value};
+use rooftrace::synth::kineto::{repeat_trace, Copies};
+use serde_json::Value;
 use std::io::{BufWriter, Read, Write};
 use std::path::PathBuf;
 
@@ -74,23 +74,8 @@ fn partial_copy(trace: &Value, r: u32, fraction: f64, w: &mut impl Write) -> std
         return Ok(0);
     }
     let events = trace["traceEvents"].as_array().cloned().unwrap_or_default();
-    let (mut lo, mut hi, mut max_id) = (f64::MAX, f64::MIN, 0i64);
-    for e in &events {
-        if let Some(ts) = e["ts"].as_f64() {
-            lo = lo.min(ts);
-            hi = hi.max(ts + e["dur"].as_f64().unwrap_or(0.0));
-        }
-        for id in [
-            &e["id"],
-            &e["args"]["correlation"],
-            &e["args"]["External id"],
-        ] {
-            max_id = max_id.max(id.as_i64().unwrap_or(0));
-        }
-    }
-    let period = (hi - lo).max(0.0).ceil() as i64 + 1000;
-    let stride = max_id + 1;
-    let cut = lo + fraction * (hi - lo);
+    let copies = Copies::of(&events);
+    let cut = copies.lo_us + fraction * (copies.hi_us - copies.lo_us);
     let r = i64::from(r);
     let mut n = 0;
     for e in &events {
@@ -99,29 +84,10 @@ fn partial_copy(trace: &Value, r: u32, fraction: f64, w: &mut impl Write) -> std
             continue;
         }
         let mut e = e.clone();
-        shift(&mut e["ts"], r * period);
-        for id in ["correlation", "External id"] {
-            if let Some(v) = e.get_mut("args").and_then(|a| a.get_mut(id)) {
-                shift(v, r * stride);
-            }
-        }
-        if let Some(v) = e.get_mut("id") {
-            shift(v, r * stride);
-        }
+        copies.shift(&mut e, r);
         w.write_all(b",\n")?;
         serde_json::to_writer(&mut *w, &e)?;
         n += 1;
     }
     Ok(n)
-}
-
-/// Adds `by` to a number, keeping integers integers.
-fn shift(v: &mut Value, by: i64) {
-    if let Some(i) = v.as_i64() {
-        *v = Value::Number(Number::from(i + by));
-    } else if let Some(f) = v.as_f64() {
-        if let Some(n) = Number::from_f64(f + by as f64) {
-            *v = Value::Number(n);
-        }
-    }
 }

@@ -12,22 +12,7 @@ use std::io::Write;
 /// document) to `out` as one trace; returns the events written.
 pub fn repeat_trace(trace: &Value, reps: u32, out: &mut impl Write) -> std::io::Result<u64> {
     let events = trace["traceEvents"].as_array().cloned().unwrap_or_default();
-    let (mut lo, mut hi, mut max_id) = (f64::MAX, f64::MIN, 0i64);
-    for e in &events {
-        if let Some(ts) = e["ts"].as_f64() {
-            lo = lo.min(ts);
-            hi = hi.max(ts + e["dur"].as_f64().unwrap_or(0.0));
-        }
-        for id in [
-            &e["id"],
-            &e["args"]["correlation"],
-            &e["args"]["External id"],
-        ] {
-            max_id = max_id.max(id.as_i64().unwrap_or(0));
-        }
-    }
-    let period = (hi - lo).max(0.0).ceil() as i64 + 1000;
-    let stride = max_id + 1;
+    let copies = Copies::of(&events);
     let mut head = Map::new();
     if let Some(top) = trace.as_object() {
         for (k, v) in top.iter().filter(|(k, _)| *k != "traceEvents") {
@@ -48,15 +33,7 @@ pub fn repeat_trace(trace: &Value, reps: u32, out: &mut impl Write) -> std::io::
                 continue;
             }
             let mut e = e.clone();
-            shift(&mut e["ts"], r * period);
-            for id in ["correlation", "External id"] {
-                if let Some(v) = e.get_mut("args").and_then(|a| a.get_mut(id)) {
-                    shift(v, r * stride);
-                }
-            }
-            if let Some(v) = e.get_mut("id") {
-                shift(v, r * stride);
-            }
+            copies.shift(&mut e, r);
             if n > 0 {
                 out.write_all(b",\n")?;
             }
@@ -66,6 +43,59 @@ pub fn repeat_trace(trace: &Value, reps: u32, out: &mut impl Write) -> std::io::
     }
     out.write_all(b"\n]}\n")?;
     Ok(n)
+}
+
+/// How copy `r` of a trace's events is shifted: by `r` periods in time
+/// (the events' span plus 1 µs, so copies never overlap) and by `r`
+/// strides in ids (one past the largest id, so ids never collide).
+#[derive(Debug, Clone, Copy)]
+pub struct Copies {
+    /// First event start, µs.
+    pub lo_us: f64,
+    /// Last event end, µs.
+    pub hi_us: f64,
+    period: i64,
+    stride: i64,
+}
+
+impl Copies {
+    /// The span and largest id of `events`.
+    pub fn of(events: &[Value]) -> Copies {
+        let (mut lo, mut hi, mut max_id) = (f64::MAX, f64::MIN, 0i64);
+        for e in events {
+            if let Some(ts) = e["ts"].as_f64() {
+                lo = lo.min(ts);
+                hi = hi.max(ts + e["dur"].as_f64().unwrap_or(0.0));
+            }
+            for id in [
+                &e["id"],
+                &e["args"]["correlation"],
+                &e["args"]["External id"],
+            ] {
+                max_id = max_id.max(id.as_i64().unwrap_or(0));
+            }
+        }
+        Copies {
+            lo_us: lo,
+            hi_us: hi,
+            period: (hi - lo).max(0.0).ceil() as i64 + 1000,
+            stride: max_id + 1,
+        }
+    }
+
+    /// Shifts event `e` to copy `r`: its start, flow id, correlation and
+    /// external id.
+    pub fn shift(&self, e: &mut Value, r: i64) {
+        shift(&mut e["ts"], r * self.period);
+        for id in ["correlation", "External id"] {
+            if let Some(v) = e.get_mut("args").and_then(|a| a.get_mut(id)) {
+                shift(v, r * self.stride);
+            }
+        }
+        if let Some(v) = e.get_mut("id") {
+            shift(v, r * self.stride);
+        }
+    }
 }
 
 /// Adds `by` to a number, keeping integers integers.
