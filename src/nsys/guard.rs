@@ -266,6 +266,16 @@ fn describe_head(path: &Path) -> Option<String> {
     if head.is_empty() {
         return Some("the file is empty".to_string());
     }
+    // Bytes that are no text (a NUL, or not UTF-8 once a character cut at
+    // the end is allowed for) are said to be binary, not shown.
+    let probe = &head[..head.len().min(256)];
+    let text_ok = match std::str::from_utf8(probe) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && e.valid_up_to() + 4 > probe.len(),
+    };
+    if probe.contains(&0) || !text_ok {
+        return Some("it is binary data, not text".to_string());
+    }
     let text = String::from_utf8_lossy(&head);
     let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
     let shown: String = first

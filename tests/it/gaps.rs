@@ -467,6 +467,12 @@ fn a_file_that_is_no_timeline_says_what_it_starts_with() {
     );
     assert!(err.contains("PyTorch profiler trace"), "{err}");
     assert!(!err.contains("rooftrace ncu"), "{err}");
+    // Binary bytes (a NUL first) are said to be binary, never printed.
+    let bin = dir.path().join("trace.sqlite");
+    std::fs::write(&bin, b"\x00\x01\xff\xfe|<>").unwrap();
+    let (code, err) = error_of(&bin);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("(it is binary data, not text)"), "{err}");
 }
 
 #[test]
