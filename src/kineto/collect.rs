@@ -124,10 +124,17 @@ pub struct Collector {
     pub(super) collectives: Vec<CollectiveRecord>,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
-    sync_names: HashSet<u32>,
-    blocking_names: HashSet<u32>,
-    wait_names: HashSet<u32>,
+    /// What each interned name is, by its id ([`NAME_SYNC`] and the rest):
+    /// ids are dense, so a byte per name and no hashing per call.
+    name_kinds: Vec<u8>,
 }
+
+/// A `*Synchronize` call.
+const NAME_SYNC: u8 = 1;
+/// A blocking copy (a sync and a launch).
+const NAME_BLOCKING_COPY: u8 = 2;
+/// A stream wait on an event.
+const NAME_WAIT_EVENT: u8 = 4;
 
 /// An id that must fit `T` when present: absent gives `default`.
 fn fitting<T: TryFrom<i64>>(v: Field<i64>, default: Option<T>, why: Skip) -> Result<T, Skip> {
@@ -341,6 +348,7 @@ impl Collector {
         let correlation = ev::id(args.get(ArgKey::Correlation));
         let correlation_id: u32 = fitting(correlation, Some(0), Skip::Correlation)?;
         let id = self.intern(name);
+        let kind = self.name_kinds.get(id as usize).copied().unwrap_or(0);
         if self.host_pid.is_none() {
             self.host_pid = Some(pid);
         }
@@ -356,15 +364,15 @@ impl Collector {
             pageable: false,
             name: NameRef(id),
         };
-        if self.sync_names.contains(&id) {
+        if kind & NAME_SYNC != 0 {
             self.syncs.push(sync);
             return Ok(());
         }
-        if self.blocking_names.contains(&id) {
+        if kind & NAME_BLOCKING_COPY != 0 {
             // A blocking copy is a sync and a launch (as in the nsys reader).
             self.syncs.push(sync);
         }
-        if self.wait_names.contains(&id) {
+        if kind & NAME_WAIT_EVENT != 0 {
             self.waits.push((pid, start_ns));
         }
         if correlation_id == 0 {
@@ -420,15 +428,17 @@ impl Collector {
         }
         let text = name.to_string();
         let id = self.strings.len() as u32;
+        let mut kind = 0;
         if is_sync_name(&text) {
-            self.sync_names.insert(id);
+            kind |= NAME_SYNC;
         }
         if is_blocking_copy_name(&text) {
-            self.blocking_names.insert(id);
+            kind |= NAME_BLOCKING_COPY;
         }
         if is_wait_event_name(&text) {
-            self.wait_names.insert(id);
+            kind |= NAME_WAIT_EVENT;
         }
+        self.name_kinds.push(kind);
         self.intern.insert(Arc::from(name), id);
         self.strings.insert(id, text);
         id

@@ -284,7 +284,7 @@ impl<'a> Event<'a> {
                 lx.skip_members()?;
                 return Ok(Some(ev));
             }
-            let slot = match key_bytes(key).as_ref() {
+            let slot = match key_text(key).as_bytes() {
                 b"ph" => &mut ev.ph,
                 b"cat" => {
                     let raw = lx.value()?;
@@ -334,19 +334,18 @@ impl<'a> Event<'a> {
     }
 }
 
-/// A key's text as bytes: borrowed when it has no escapes (`"\u0070h"` is
-/// `ph` too).
-fn key_bytes(key: Raw<'_>) -> Cow<'_, [u8]> {
-    let b = key.bytes();
-    if let Some(inner) = b.get(1..b.len().saturating_sub(1)) {
-        if !inner.contains(&b'\\') {
+/// A key's text (`key` with its quotes, and whether the scanner saw an
+/// escape in it): borrowed when it has none (`"\u0070h"` is `ph` too).
+fn key_text((key, escaped): (Raw<'_>, bool)) -> Cow<'_, str> {
+    let s = key.get();
+    if !escaped {
+        if let Some(inner) = s.get(1..s.len().saturating_sub(1)) {
             return Cow::Borrowed(inner);
         }
     }
     match text(Some(key)) {
-        Field::Value(Cow::Borrowed(s)) => Cow::Borrowed(s.as_bytes()),
-        Field::Value(Cow::Owned(s)) => Cow::Owned(s.into_bytes()),
-        _ => Cow::Borrowed(b""),
+        Field::Value(t) => t,
+        _ => Cow::Borrowed(""),
     }
 }
 
@@ -406,7 +405,7 @@ impl<'a> Args<'a> {
             return Args::default();
         };
         // The text was validated when the event was scanned.
-        Args::scan(&mut Lex::new(raw.get().as_bytes(), true), metrics).unwrap_or_default()
+        Args::scan(&mut Lex::text(raw.get(), true), metrics).unwrap_or_default()
     }
 
     /// The `args` value at the scanner's position, decoded as it is
@@ -426,19 +425,18 @@ impl<'a> Args<'a> {
         }
         loop {
             let raw_key = lx.key_colon()?;
-            let key = key_bytes(raw_key);
-            if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| name.as_bytes() == &*key) {
+            let key = key_text(raw_key);
+            if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| *name == key) {
                 args.values[*k as usize] = Some(lx.value()?);
-            } else if let Some(field) = std::str::from_utf8(&key).ok().and_then(CommField::of) {
+            } else if let Some(field) = CommField::of(&key) {
                 args.comm.read(field, lx.value()?.get());
-            } else if metrics && key.windows(2).any(|w| w == b"__") && key.len() <= 256 {
+            } else if metrics && key.contains("__") && key.len() <= 256 {
                 let raw = lx.value()?;
                 if let (Some(v), true) = (
                     number(Some(raw)).ok(),
                     args.metrics.len() < MAX_METRICS_PER_EVENT,
                 ) {
-                    args.metrics
-                        .push((String::from_utf8_lossy(&key).into_owned(), v));
+                    args.metrics.push((key.into_owned(), v));
                 }
             } else {
                 lx.skip()?;

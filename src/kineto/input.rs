@@ -141,9 +141,14 @@ impl Source {
     /// Reads the next piece of text into `out` (cleared first): `false` at
     /// the end.
     pub fn next_piece(&mut self, out: &mut Vec<u8>) -> Result<bool, ReadError> {
-        out.clear();
         // UTF-8 text is read straight into `out`; UTF-16 through `read_buf`.
         let utf8 = self.encoding == Some(Encoding::Utf8);
+        if !utf8 {
+            out.clear();
+        }
+        // Not cleared first: a recycled piece is read over as it is (its
+        // old bytes are not zeroed again, 256 KiB each time), then cut to
+        // what was read.
         let target = if utf8 { &mut *out } else { &mut self.read_buf };
         // The first piece holds at least 4 bytes: the encoding is told by
         // up to 3 (a UTF-8 mark; UTF-16's zero byte beside the first

@@ -58,29 +58,27 @@ impl Levels {
 }
 
 /// The text of one JSON value, already checked to be JSON (its strings'
-/// UTF-8 included).
+/// UTF-8 included), borrowed as `str`: the scanner hands out slices of
+/// text that is UTF-8 already (the walker's buffer is checked once, a
+/// piece at a time, as it is appended), so no value is checked twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Raw<'a>(&'a [u8]);
+pub struct Raw<'a>(&'a str);
 
 impl<'a> Raw<'a> {
-    /// The value's JSON text as written (made `str` when it is decoded:
-    /// a pass over its bytes then, not when it is scanned).
+    /// The value's JSON text as written.
     pub fn get(self) -> &'a str {
-        // Every byte beyond ASCII in a value lies in one of its strings,
-        // each checked by `Lex::string`; a failure here cannot happen, and
-        // would read as an empty value rather than a panic.
-        std::str::from_utf8(self.0).unwrap_or("")
+        self.0
     }
 
     /// The value's bytes as written.
     pub fn bytes(self) -> &'a [u8] {
-        self.0
+        self.0.as_bytes()
     }
 }
 
 impl<'a> From<&'a serde_json::value::RawValue> for Raw<'a> {
     fn from(raw: &'a serde_json::value::RawValue) -> Raw<'a> {
-        Raw(raw.get().as_bytes())
+        Raw(raw.get())
     }
 }
 
@@ -104,6 +102,47 @@ static STRING_BYTE: [u8; 256] = {
     t
 };
 
+/// The first index from `j` whose byte is not plain in a string (an end,
+/// an escape, a control character or a byte beyond ASCII), or `b.len()`:
+/// 16 bytes at a time with SSE2 (part of x86_64), then byte by byte.
+#[inline]
+fn plain_run(b: &[u8], mut j: usize) -> usize {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+            _mm_set_epi64x,
+        };
+        while let Some(block) = b.get(j..j + 16) {
+            let (lo, hi) = block.split_at(8);
+            let word = |h: &[u8]| i64::from_le_bytes(h.try_into().unwrap_or_default());
+            let (lo, hi) = (word(lo), word(hi));
+            // SAFETY: SSE2 is part of every x86_64 target (this block is
+            // compiled for no other); the intrinsics work on values only
+            // (the 16 bytes were read above, in bounds, by safe code).
+            let mask = unsafe {
+                let v = _mm_set_epi64x(hi, lo);
+                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+                // Unsigned v <= 0x1F: a control character.
+                let control =
+                    _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
+                // The sign bit of `v` itself: a byte beyond ASCII.
+                let any = _mm_or_si128(_mm_or_si128(quote, backslash), _mm_or_si128(control, v));
+                _mm_movemask_epi8(any) as u32
+            };
+            if mask != 0 {
+                return j + mask.trailing_zeros() as usize;
+            }
+            j += 16;
+        }
+    }
+    while j < b.len() && STRING_BYTE[b[j] as usize] == 0 {
+        j += 1;
+    }
+    j
+}
+
 /// Why a scan stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stop {
@@ -126,13 +165,43 @@ pub struct Lex<'a> {
     pub b: &'a [u8],
     /// The position.
     pub i: usize,
+    /// The longest prefix of `b` that is UTF-8 (all of it for
+    /// [`Lex::text`]): values are handed out as slices of it, and a
+    /// string inside it needs no UTF-8 check of its own.
+    text: &'a str,
     eof: bool,
 }
 
 impl<'a> Lex<'a> {
-    /// A scanner over `b`; `eof` when no text follows it.
+    /// A scanner over `b`, which may hold bytes that are not UTF-8 (a
+    /// string reaching them is refused as it was: "invalid unicode code
+    /// point"); `eof` when no text follows it. One check of `b` for UTF-8
+    /// first: the walker scans its checked text with [`Lex::text`] and
+    /// comes here only for the value that reaches bytes that are not.
     pub fn new(b: &'a [u8], eof: bool) -> Lex<'a> {
-        Lex { b, i: 0, eof }
+        let text = match std::str::from_utf8(b) {
+            Ok(t) => t,
+            Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+        };
+        Lex { b, i: 0, text, eof }
+    }
+
+    /// A scanner over text known to be UTF-8.
+    pub fn text(text: &'a str, eof: bool) -> Lex<'a> {
+        Lex {
+            b: text.as_bytes(),
+            i: 0,
+            text,
+            eof,
+        }
+    }
+
+    /// The scanned value `b[start..end]` as [`Raw`]. A value scanned whole
+    /// lies in `text` (what the scanner accepted is UTF-8, and so is all
+    /// before it), so the empty fallback is never taken.
+    #[inline]
+    fn raw(&self, start: usize, end: usize) -> Raw<'a> {
+        Raw(self.text.get(start..end).unwrap_or(""))
     }
 
     /// The stop at the end of the buffer: cut, or at the end of the text,
@@ -185,9 +254,7 @@ impl<'a> Lex<'a> {
         let mut j = start + 1;
         let mut escaped = false;
         loop {
-            while j < b.len() && STRING_BYTE[b[j] as usize] == 0 {
-                j += 1;
-            }
+            j = plain_run(b, j);
             let Some(&c) = b.get(j) else {
                 self.i = b.len();
                 if (b.len() - start - 1) as u64 > MAX_STRING_BYTES {
@@ -210,6 +277,11 @@ impl<'a> Lex<'a> {
                         0xF0..=0xF4 => 4,
                         _ => 0,
                     };
+                    if n > 0 && j < self.text.len() {
+                        // Checked text: `j` is at a character's lead byte.
+                        j += n;
+                        continue;
+                    }
                     if n == 0 {
                         self.i = j;
                         return Err(self.bad("invalid unicode code point"));
@@ -269,7 +341,7 @@ impl<'a> Lex<'a> {
             return Err(Stop::LongString);
         }
         self.i = j + 1;
-        Ok((Raw(&b[start..=j]), escaped))
+        Ok((self.raw(start, j + 1), escaped))
     }
 
     /// A number at the position (JSON's grammar: `-?(0|[1-9][0-9]*)`,
@@ -356,14 +428,33 @@ impl<'a> Lex<'a> {
 
     /// One value, validated and stepped over; its text.
     pub fn value(&mut self) -> Result<Raw<'a>, Stop> {
-        self.peek("EOF while parsing a value")?;
+        let c = self.peek("EOF while parsing a value")?;
+        if c == b'"' {
+            return Ok(self.string()?.0);
+        }
         let start = self.i;
-        self.skip()?;
-        Ok(Raw(&self.b[start..self.i]))
+        if matches!(c, b'-' | b'0'..=b'9') {
+            self.number()?;
+        } else {
+            self.skip_any()?;
+        }
+        Ok(self.raw(start, self.i))
     }
 
-    /// Steps over one value (after whitespace), validating it.
+    /// Steps over one value (after whitespace), validating it: a string
+    /// or a number directly, anything else through [`Lex::skip_any`].
+    #[inline]
     pub fn skip(&mut self) -> Result<(), Stop> {
+        match self.peek("EOF while parsing a value")? {
+            b'"' => self.string().map(|_| ()),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => self.skip_any(),
+        }
+    }
+
+    /// Steps over one value of any shape (after whitespace), validating
+    /// it: nested containers walked without recursion.
+    fn skip_any(&mut self) -> Result<(), Stop> {
         let mut levels = Levels::default();
         loop {
             // A value.
@@ -423,12 +514,14 @@ impl<'a> Lex<'a> {
         }
     }
 
-    /// A member's key and its `:`: the key's raw text.
-    pub fn key_colon(&mut self) -> Result<Raw<'a>, Stop> {
+    /// A member's key and its `:`: the key's raw text, and whether it
+    /// has escapes.
+    #[inline]
+    pub fn key_colon(&mut self) -> Result<(Raw<'a>, bool), Stop> {
         if self.peek("EOF while parsing an object")? != b'"' {
             return Err(self.bad("key must be a string"));
         }
-        let (key, _) = self.string()?;
+        let key = self.string()?;
         self.expect(b':', "expected `:`")?;
         Ok(key)
     }

@@ -61,7 +61,9 @@ pub struct Walked {
 pub fn walk(pieces: Pieces, sink: &mut impl Sink) -> Result<Walked, WalkError> {
     let mut w = Walker {
         pieces,
-        buf: Vec::new(),
+        buf: String::new(),
+        tail: Vec::new(),
+        bad: false,
         pos: 0,
         eof: false,
         lines_before: 0,
@@ -89,9 +91,38 @@ pub fn walk(pieces: Pieces, sink: &mut impl Sink) -> Result<Walked, WalkError> {
     Ok(walked)
 }
 
+/// Bytes at the end of `b` that begin a character without ending it (0
+/// to 3): they wait for the next piece.
+fn cut_character(b: &[u8]) -> usize {
+    for back in 1..=3.min(b.len()) {
+        let c = b[b.len() - back];
+        if c & 0xC0 != 0x80 {
+            // Not a continuation byte: a character starts here.
+            let n = match c {
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                0xF0..=0xF7 => 4,
+                _ => 1,
+            };
+            return if n > back { back } else { 0 };
+        }
+    }
+    0
+}
+
 struct Walker {
     pieces: Pieces,
-    buf: Vec<u8>,
+    /// The text read and not yet dropped, checked as UTF-8 once, a piece
+    /// at a time, as it is appended: the scanner hands out slices of it.
+    buf: String,
+    /// The bytes after `buf` that are not UTF-8 (yet): the start of a
+    /// character that a piece cut (the next piece ends it), or, when
+    /// `bad`, the first bytes that are not UTF-8 and all after them.
+    tail: Vec<u8>,
+    /// `tail` can never become UTF-8 (invalid bytes, or the text ends
+    /// inside a character): the value that reaches it is scanned once
+    /// more as bytes, which says what is wrong there.
+    bad: bool,
     pos: usize,
     eof: bool,
     /// Newlines in the text dropped before `buf[0]`.
@@ -104,10 +135,10 @@ impl Walker {
     /// Drops the consumed text and appends the next piece; `false` at the
     /// end of the text.
     fn fill(&mut self) -> Result<bool, WalkError> {
-        if self.eof {
+        if self.eof || self.bad {
             return Ok(false);
         }
-        let dropped = &self.buf[..self.pos];
+        let dropped = &self.buf.as_bytes()[..self.pos];
         match memchr::memrchr(b'\n', dropped) {
             Some(last) => {
                 self.lines_before += memchr::memchr_iter(b'\n', dropped).count();
@@ -115,23 +146,66 @@ impl Walker {
             }
             None => self.column_before += dropped.len(),
         }
+        // `pos` is past a whole value or an ASCII byte: a character boundary.
         self.buf.drain(..self.pos);
         self.pos = 0;
-        if self.buf.len() > MAX_VALUE_BYTES {
+        if self.buf.len() + self.tail.len() > MAX_VALUE_BYTES {
             return Err(WalkError::Read(ReadError::Overrun(
                 super::input::Overrun::LongValue,
             )));
         }
         match self.pieces.recv() {
             Some(Ok(piece)) => {
-                self.buf.extend_from_slice(&piece);
+                self.append(&piece);
                 self.pieces.recycle(piece);
                 Ok(true)
             }
             Some(Err(e)) => Err(WalkError::Read(e)),
             None => {
                 self.eof = true;
+                // The text ends inside a character.
+                self.bad = !self.tail.is_empty();
                 Ok(false)
+            }
+        }
+    }
+
+    /// Appends a piece: its UTF-8 text to `buf` (one check, by the
+    /// standard library's `from_utf8`), the rest to `tail`.
+    fn append(&mut self, mut bytes: &[u8]) {
+        if !self.tail.is_empty() {
+            // A character the last piece cut: up to 3 more bytes end it.
+            let old = self.tail.len();
+            let take = bytes.len().min(3);
+            self.tail.extend_from_slice(&bytes[..take]);
+            let (valid, invalid) = match std::str::from_utf8(&self.tail) {
+                Ok(_) => (self.tail.len(), false),
+                Err(e) => (e.valid_up_to(), e.error_len().is_some()),
+            };
+            if valid <= old {
+                self.tail.truncate(old);
+                self.tail.extend_from_slice(bytes);
+                self.bad = invalid;
+                return;
+            }
+            let whole = std::str::from_utf8(&self.tail[..valid]).unwrap_or("");
+            self.buf.push_str(whole);
+            bytes = &bytes[valid - old..];
+            self.tail.clear();
+        }
+        let cut = bytes.len() - cut_character(bytes);
+        match std::str::from_utf8(&bytes[..cut]) {
+            Ok(text) => {
+                self.buf.push_str(text);
+                self.tail.extend_from_slice(&bytes[cut..]);
+            }
+            Err(e) => {
+                // Not UTF-8: what is before the bad bytes is text (checked
+                // again: this happens once, before the error).
+                let (text, rest) = bytes.split_at(e.valid_up_to());
+                self.buf.push_str(std::str::from_utf8(text).unwrap_or(""));
+                self.tail.extend_from_slice(rest);
+                self.bad = true;
             }
         }
     }
@@ -140,11 +214,15 @@ impl Walker {
     /// end of the text.
     fn peek(&mut self) -> Result<Option<u8>, WalkError> {
         loop {
-            while let Some(&b) = self.buf.get(self.pos) {
+            while let Some(&b) = self.buf.as_bytes().get(self.pos) {
                 if !matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
                     return Ok(Some(b));
                 }
                 self.pos += 1;
+            }
+            if self.bad {
+                // A byte that is not UTF-8 (not ASCII): no JSON byte.
+                return Ok(self.tail.first().copied());
             }
             if !self.fill()? {
                 return Ok(None);
@@ -160,12 +238,22 @@ impl Walker {
     /// An error `at` bytes after `buf[pos]`, with its line and column in
     /// the whole text.
     fn located(&self, at: usize, detail: String) -> WalkError {
-        let before = &self.buf[..(self.pos + at).min(self.buf.len())];
-        let newlines = memchr::memchr_iter(b'\n', before).count();
-        let column = match memchr::memrchr(b'\n', before) {
-            Some(last) => before.len() - last - 1,
-            None => self.column_before + before.len(),
-        };
+        // The text so far: `buf`, then the bytes of `tail` (not UTF-8)
+        // an error may lie in.
+        let end = self.pos + at;
+        let text = self.buf.as_bytes();
+        let parts = [
+            &text[..end.min(text.len())],
+            &self.tail[..end.saturating_sub(text.len()).min(self.tail.len())],
+        ];
+        let (mut newlines, mut column) = (0, self.column_before);
+        for part in parts {
+            newlines += memchr::memchr_iter(b'\n', part).count();
+            column = match memchr::memrchr(b'\n', part) {
+                Some(last) => part.len() - last - 1,
+                None => column + part.len(),
+            };
+        }
         WalkError::Syntax {
             line: self.lines_before + newlines + 1,
             column: column + 1,
@@ -182,12 +270,14 @@ impl Walker {
         mut scan: impl FnMut(&mut Lex<'_>) -> Result<(), Stop>,
     ) -> Result<(), WalkError> {
         loop {
-            let mut lx = Lex::new(&self.buf[self.pos..], self.eof);
+            let text = self.buf.get(self.pos..).unwrap_or("");
+            let mut lx = Lex::text(text, self.eof && self.tail.is_empty());
             match scan(&mut lx) {
                 Ok(()) => {
                     self.pos += lx.i;
                     return Ok(());
                 }
+                Err(Stop::Cut) if self.bad => return self.rescan(&mut scan),
                 Err(Stop::Cut) => {
                     // Read until the value's text so far has doubled (one
                     // piece, unless pieces are tiny): a value cut again and
@@ -202,6 +292,34 @@ impl Walker {
                     )))
                 }
             }
+        }
+    }
+
+    /// The value that reached bytes that are not UTF-8, scanned as bytes
+    /// (`buf` from the position, then `tail`): the error there, in the
+    /// scanner's words, or the value when it ends before them.
+    fn rescan(
+        &mut self,
+        scan: &mut impl FnMut(&mut Lex<'_>) -> Result<(), Stop>,
+    ) -> Result<(), WalkError> {
+        let mut bytes = self.buf.as_bytes()[self.pos..].to_vec();
+        bytes.extend_from_slice(&self.tail);
+        let mut lx = Lex::new(&bytes, self.eof);
+        let stop = match scan(&mut lx) {
+            Ok(()) => {
+                // What the scanner took is UTF-8: it lies in `buf`.
+                self.pos = (self.pos + lx.i).min(self.buf.len());
+                return Ok(());
+            }
+            Err(stop) => stop,
+        };
+        match stop {
+            Stop::Bad { at, what } => Err(self.located(at, what.to_string())),
+            Stop::LongString => Err(WalkError::Read(ReadError::Overrun(
+                super::input::Overrun::LongString,
+            ))),
+            // Cannot happen: bytes that are not UTF-8 stop every value.
+            Stop::Cut => Err(self.located(bytes.len(), "invalid unicode code point".into())),
         }
     }
 

@@ -153,14 +153,68 @@ fn scaled(d: Decimal, scale: i64, bound: i128) -> Option<(i128, bool)> {
 /// the ns; `None` when it is not a JSON number or lies beyond
 /// ±[`MAX_TIME_NS`].
 pub fn micros_to_ns(text: &str) -> Option<i64> {
+    if let Some(ns) = short_micros_to_ns(text.as_bytes()) {
+        return ns;
+    }
     let (ns, _) = scaled(parse_decimal(text)?, 3, i128::from(MAX_TIME_NS))?;
     i64::try_from(ns).ok()
+}
+
+/// [`micros_to_ns`] of the form every Kineto time has, in `u64`
+/// arithmetic: `-?(0|[1-9][0-9]*)(\.[0-9]+)?` with at most 18 digits in
+/// all; `None` for any other text (the general path reads it). The same
+/// rounding: half away from zero at the ns.
+#[inline]
+fn short_micros_to_ns(b: &[u8]) -> Option<Option<i64>> {
+    let (negative, digits) = match b.split_first()? {
+        (b'-', rest) => (true, rest),
+        _ => (false, b),
+    };
+    let int_len = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (int, rest) = digits.split_at(int_len);
+    let frac = match rest.split_first() {
+        None => &rest[..0],
+        Some((b'.', f)) if !f.is_empty() && f.iter().all(u8::is_ascii_digit) => f,
+        _ => return None,
+    };
+    if int_len == 0 || (int_len > 1 && int[0] == b'0') || int_len + frac.len() > 18 {
+        return None;
+    }
+    let value = |d: &[u8]| d.iter().fold(0u64, |m, c| m * 10 + u64::from(c - b'0'));
+    // Under 10^18 each: no overflow below.
+    let (whole, part) = (value(int), value(frac));
+    let ns_part = match frac.len() {
+        n @ 0..=3 => part * 10u64.pow(3 - n as u32),
+        n => {
+            let divisor = 10u64.pow(n as u32 - 3);
+            let (q, r) = (part / divisor, part % divisor);
+            q + u64::from(r >= divisor - r)
+        }
+    };
+    let magnitude = u128::from(whole) * 1000 + u128::from(ns_part);
+    if magnitude > MAX_TIME_NS as u128 {
+        return Some(None);
+    }
+    let magnitude = magnitude as i64;
+    Some(Some(if negative { -magnitude } else { magnitude }))
 }
 
 /// `text` as an integer when it is a JSON number with an integral value
 /// (`7`, `7.0`, `7e0`, `7000e-3`) within ±2^63; `None` otherwise (`7.5`, a
 /// string, `null`).
 pub fn exact_integer(text: &str) -> Option<i64> {
+    // The common form, `-?[1-9][0-9]*` of at most 18 digits, directly.
+    let b = text.as_bytes();
+    let digits = b.strip_prefix(b"-").unwrap_or(b);
+    if (1..=18).contains(&digits.len())
+        && digits.iter().all(u8::is_ascii_digit)
+        && (digits[0] != b'0' || digits.len() == 1)
+    {
+        let v = digits
+            .iter()
+            .fold(0i64, |m, c| m * 10 + i64::from(c - b'0'));
+        return Some(if digits.len() < b.len() { -v } else { v });
+    }
     let (v, whole) = scaled(parse_decimal(text)?, 0, i128::from(i64::MAX))?;
     if !whole {
         return None;
@@ -180,7 +234,7 @@ pub fn exact_unsigned(text: &str) -> Option<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::{exact_integer, exact_unsigned, micros_to_ns};
+    use super::{exact_integer, exact_unsigned, micros_to_ns, MAX_TIME_NS};
 
     #[test]
     fn fractions_are_kept_to_the_ns_at_any_magnitude() {
@@ -259,6 +313,75 @@ mod tests {
             "--1",
         ] {
             assert_eq!(micros_to_ns(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_short_form_reads_as_the_general_path_does() {
+        // Every text against the general path (parse_decimal, then
+        // scaled), which the fast paths must agree with digit for digit:
+        // rounding at the ns, the bound, leading zeros, the 18-digit edge.
+        let general = |t: &str| {
+            let (ns, _) = super::scaled(super::parse_decimal(t)?, 3, i128::from(MAX_TIME_NS))?;
+            i64::try_from(ns).ok()
+        };
+        let general_int = |t: &str| {
+            let (v, whole) = super::scaled(super::parse_decimal(t)?, 0, i128::from(i64::MAX))?;
+            whole.then_some(v).and_then(|v| i64::try_from(v).ok())
+        };
+        let mut texts: Vec<String> = [
+            "0",
+            "-0",
+            "7",
+            "-7",
+            "0.5",
+            "0.0005",
+            "0.00049999",
+            "-0.0005",
+            "12.3456",
+            "12.3455",
+            "-12.3455",
+            "999999999999999.999",
+            "2305843009213693.952",
+            "2305843009213693.9515",
+            "2305843009213693.9525",
+            "2305843009213694",
+            "-2305843009213693.952",
+            "123456789012345678",
+            "1234567890123456789",
+            "00",
+            "01.5",
+            "1.",
+            ".5",
+            "-",
+            "",
+            " 1",
+            "1 ",
+            "1e3",
+            "1.5E2",
+            "4203669604595.407",
+            "1707417525509335",
+            "1707417525509335.123",
+            "0.000000000000000005",
+            "0.0000000000000000005",
+        ]
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+        // Every digit count at both ends of the 18-digit form.
+        for n in 1..=20 {
+            let digits: String = "987654321098765432109".chars().take(n).collect();
+            for split in 0..=n {
+                let (a, b) = digits.split_at(split);
+                texts.push(format!("{}.{}", if a.is_empty() { "0" } else { a }, b));
+                texts.push(format!("-{a}.{b}"));
+            }
+            texts.push(digits.clone());
+            texts.push(format!("-{digits}"));
+        }
+        for t in &texts {
+            assert_eq!(micros_to_ns(t), general(t), "{t:?}");
+            assert_eq!(exact_integer(t), general_int(t), "{t:?}");
         }
     }
 

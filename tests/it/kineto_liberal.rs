@@ -431,3 +431,78 @@ fn pieces_of_any_size_read_every_trace_the_same() {
         );
     }
 }
+
+#[test]
+fn text_beyond_ascii_is_read_the_same_in_pieces_cut_inside_characters() {
+    // The walker checks UTF-8 a piece at a time and keeps a character a
+    // piece cut until the next piece ends it: host range names of 2-, 3-
+    // and 4-byte characters, read in pieces of 1 to 9 bytes (every cut
+    // inside every character), are the names written.
+    let names = ["é", "a€b", "😀", "x😀é€y", "\\u00e9 é"];
+    let events: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            format!(
+                r#"{{"ph":"X","cat":"cpu_op","name":"{n}","pid":1,"tid":1,"ts":{i},"dur":1}}"#
+            )
+        })
+        .chain([
+            r#"{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":0,"dur":1,"args":{"device":0,"stream":7}}"#
+                .to_string(),
+        ])
+        .collect();
+    let text = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+    let f = temp(text.as_bytes(), ".json");
+    // Expected: the names as JSON decodes them (serde_json, not the reader).
+    let mut expect: Vec<String> = names
+        .iter()
+        .map(|n| serde_json::from_str::<String>(&format!("\"{n}\"")).unwrap())
+        .collect();
+    expect.sort();
+    for piece in (1..=9).chain([256 << 10]) {
+        let t = rooftrace::kineto::read_in_pieces(f.path(), piece).unwrap();
+        let mut got: Vec<String> = t.timeline.nvtx.iter().map(|r| r.text.to_string()).collect();
+        got.sort();
+        assert_eq!(got, expect, "pieces of {piece}");
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8_are_refused_where_they_are_in_pieces_of_any_size() {
+    // Each text holds one place that is not UTF-8 (or ends inside a
+    // character); the error names that byte's column (1-based: its offset,
+    // found here by searching the text, plus 1) and what is wrong there, in
+    // the scanner's words, whatever the pieces.
+    let head = r#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"#;
+    let cases: [(&[u8], &str); 6] = [
+        (b"\"a\xffb\"}]}", "invalid unicode code point"),
+        (b"\"a\xed\xa0\x80\"}]}", "invalid unicode code point"),
+        (b"\"a\xc3\"}]}", "invalid unicode code point"),
+        (b"\"a\"\xff}]}", "expected `,` or `}`"),
+        (
+            b"\"a\"}\xc3\xa9]}",
+            "expected `,` or `]` after an array element",
+        ),
+        (b"\"a\xe2\x82", "EOF while parsing a string"),
+    ];
+    for (tail, what) in cases {
+        let text = [head.as_bytes(), tail].concat();
+        let column = match text.iter().position(|&b| b >= 0x80) {
+            // Cut inside a character: the error is at the end of the text.
+            _ if what.starts_with("EOF") => text.len() + 1,
+            Some(at) => at + 1,
+            None => unreachable!(),
+        };
+        let f = temp(&text, ".json");
+        for piece in (1..=7).chain([256 << 10]) {
+            let e = rooftrace::kineto::read_in_pieces(f.path(), piece).unwrap_err();
+            let shown = e.to_string();
+            assert!(
+                shown.contains(&format!("line 1, column {column}: {what}")),
+                "{:?} in pieces of {piece}: {shown}",
+                String::from_utf8_lossy(tail)
+            );
+        }
+    }
+}
