@@ -36,8 +36,10 @@ const RATIO_FLOOR_BYTES: u64 = 64 << 20;
 /// ones are under 1 MB.
 pub const MAX_VALUE_BYTES: usize = 64 << 20;
 
-/// Bytes of text per piece handed to the parser.
-pub const PIECE_BYTES: usize = 256 << 10;
+/// Bytes of text per piece handed to the parser. 64 KiB: about six are in
+/// flight (the channel, the spares, the one read), 1.1 MiB less peak RSS
+/// than with 256 KiB pieces on a 100 MB trace for 1 % more instructions.
+pub const PIECE_BYTES: usize = 64 << 10;
 
 /// Why the byte stream stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,7 +149,7 @@ impl Source {
             out.clear();
         }
         // Not cleared first: a recycled piece is read over as it is (its
-        // old bytes are not zeroed again, 256 KiB each time), then cut to
+        // old bytes are not zeroed again, a piece each time), then cut to
         // what was read.
         let target = if utf8 { &mut *out } else { &mut self.read_buf };
         // The first piece holds at least 4 bytes: the encoding is told by
@@ -340,7 +342,7 @@ const GZIP_GUESS: u64 = 16;
 
 /// The pieces of a [`Source`]: read on a thread of its own, coming through
 /// a channel of two and going back to be refilled (memory: about six
-/// pieces, 1.5 MiB), or read on the caller's thread as they are asked for.
+/// pieces, 384 KiB), or read on the caller's thread as they are asked for.
 pub struct Pieces {
     inner: PiecesInner,
 }
