@@ -155,7 +155,8 @@ impl Collector {
             self.skip(Skip::NotAnEvent);
             return;
         };
-        match ev::cat(event.cat) {
+        // `cat(event.cat)`, decoded once by the scan.
+        match event.category.unwrap_or(Cat::Other) {
             Cat::Flow => self.counts.flows += 1,
             Cat::GpuAnnotation => self.counts.gpu_annotations += 1,
             Cat::Other => {}

@@ -230,6 +230,8 @@ pub struct Event<'a> {
     pub ph: Option<Raw<'a>>,
     /// Category.
     pub cat: Option<Raw<'a>>,
+    /// [`cat`] of `cat`, as the scan decoded it (`None`: no `cat` key).
+    pub category: Option<Cat>,
     /// Name (kernel, call, op, annotation).
     pub name: Option<Raw<'a>>,
     /// Process id (a device index for GPU rows).
@@ -287,9 +289,22 @@ impl<'a> Event<'a> {
             let slot = match key_text(key).as_bytes() {
                 b"ph" => &mut ev.ph,
                 b"cat" => {
-                    let raw = lx.value()?;
-                    ev.cat = Some(raw);
-                    seen_cat = Some(cat(Some(raw)));
+                    // A string without escapes (every real one) is matched
+                    // as it lies, without a decoding pass.
+                    let c = if lx.peek("EOF while parsing a value")? == b'"' {
+                        let (raw, escaped) = lx.string()?;
+                        ev.cat = Some(raw);
+                        match raw.get().get(1..raw.get().len() - 1) {
+                            Some(inner) if !escaped => Cat::from_str(inner),
+                            _ => cat(Some(raw)),
+                        }
+                    } else {
+                        let raw = lx.value()?;
+                        ev.cat = Some(raw);
+                        cat(Some(raw))
+                    };
+                    seen_cat = Some(c);
+                    ev.category = seen_cat;
                     if !lx.next_member()? {
                         return Ok(Some(ev));
                     }
