@@ -15,6 +15,7 @@ use crate::diff::ncu_side::NcuSide;
 use crate::diff::roofs::{NcuInput, RoofsPlan};
 use crate::diff::{self, Compared, DiffKind, DiffReport, Rule, SideInfo, Source, Thresholds};
 use crate::error::{InputError, RegressionFound};
+use crate::kineto::Keep;
 use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 use crate::report::{Format, Render, RenderOptions};
 use serde_json::Value;
@@ -369,7 +370,8 @@ fn gaps_sides(
                 let identity = SideIdentity::from_trace(&trace);
                 (trace.timeline, identity)
             } else {
-                let t = super::timeline::read(&source, config.nvtx.is_some(), &|_, _| {})?;
+                let t =
+                    super::timeline::read(&source, config.nvtx.is_some(), Keep::All, &|_, _| {})?;
                 let identity = SideIdentity::from_timeline(&t);
                 (t, identity)
             };

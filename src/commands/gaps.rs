@@ -10,6 +10,7 @@ use super::trace_out::TraceTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
+use crate::kineto::Keep;
 use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
@@ -257,7 +258,8 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     let path = &job.path;
     check_file(path, NSYS_EXTS, NSYS_FIX)?;
     let sqlite = super::timeline::source_file(path, config.nsys.as_deref())?;
-    let timeline = super::timeline::read(&sqlite, cfg.nvtx.is_some(), &|_, _| {})?;
+    let timeline =
+        super::timeline::read(&sqlite, cfg.nvtx.is_some(), Keep::NoCollectives, &|_, _| {})?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, path)?;
     }
@@ -349,7 +351,7 @@ pub(crate) fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Ti
         bar.set_position(done);
     };
     // NsysError and KinetoError name the file (and table) already.
-    let timeline = super::timeline::read(sqlite, nvtx, &progress)?;
+    let timeline = super::timeline::read(sqlite, nvtx, Keep::NoCollectives, &progress)?;
     bar.finish_and_clear();
     Ok(timeline)
 }

@@ -31,14 +31,15 @@ pub fn source_file(path: &Path, nsys: Option<&Path>) -> Result<PathBuf, InputErr
 }
 
 /// Reads the timeline of `source` (from [`source_file`]); `progress` is
-/// called during an nsys read.
+/// called during an nsys read; a trace keeps what `keep` says.
 pub fn read(
     source: &Path,
     nvtx: bool,
+    keep: crate::kineto::Keep,
     progress: crate::nsys::ReadProgress,
 ) -> Result<Timeline, InputError> {
     if is_kineto(source) {
-        return Ok(crate::kineto::read_timeline(source)
+        return Ok(crate::kineto::read_timeline_keeping(source, keep)
             .map_err(InputError::from)?
             .timeline);
     }

@@ -27,7 +27,7 @@ pub(crate) struct Lookup<'a> {
     /// Syncs merged per thread.
     pub(crate) syncs: &'a [SyncCall],
     /// The NVTX ranges by thread.
-    pub(crate) nvtx: &'a NvtxIndex,
+    pub(crate) nvtx: &'a NvtxIndex<'a>,
     /// The copies by device and direction.
     pub(crate) engines: &'a CopyEngines,
     /// `cudaStreamWaitEvent` calls as (pid, start).

@@ -34,7 +34,7 @@ fn clipped<T>(
 /// syncs and the NVTX index of the sweep.
 pub(crate) struct HostLookup<'a> {
     pub(crate) syncs: &'a [SyncCall],
-    pub(crate) nvtx: &'a NvtxIndex,
+    pub(crate) nvtx: &'a NvtxIndex<'a>,
 }
 
 /// The `--nvtx` report over the analysed ops (in scope, grouped by

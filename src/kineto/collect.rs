@@ -122,6 +122,8 @@ pub struct Collector {
     /// The collectives' arguments, from NCCL kernels and from
     /// `record_param_comms`/`nccl:*` host events ([`Self::collective`]).
     pub(super) collectives: Vec<CollectiveRecord>,
+    /// Keep no collectives (`Keep::NoCollectives`).
+    pub(super) skip_collectives: bool,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
     /// What each interned name is, by its id ([`NAME_SYNC`] and the rest):
@@ -400,6 +402,9 @@ impl Collector {
         comm: &CommArgs,
         name: &str,
     ) {
+        if self.skip_collectives {
+            return;
+        }
         let mut args = keys.clone();
         args.input_elems = comm.input_elems;
         if args.dtype.is_none() && args.dtype_text.is_none() {

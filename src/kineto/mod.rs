@@ -185,10 +185,26 @@ pub fn looks_like_trace(path: &Path) -> bool {
     input::is_kineto_trace(path)
 }
 
+/// What a reading keeps beyond what every timeline analysis reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// Everything: the collectives' arguments too (`comm`, `diff`).
+    All,
+    /// No collectives' arguments (`Timeline::collectives` stays empty):
+    /// for `gaps`, which does not read them (6,060 records, 1.6 MB at the
+    /// peak on the V100 trace).
+    NoCollectives,
+}
+
 /// Reads a trace for the timeline analyses: an error when it has no GPU
 /// activity.
 pub fn read_timeline(path: &Path) -> Result<KinetoTrace, KinetoError> {
-    let trace = read_counters(path)?;
+    read_timeline_keeping(path, Keep::All)
+}
+
+/// [`read_timeline`], keeping what `keep` says.
+pub fn read_timeline_keeping(path: &Path, keep: Keep) -> Result<KinetoTrace, KinetoError> {
+    let trace = read_with(path, input::PIECE_BYTES, input::pieces, keep)?;
     if trace.timeline.ops.is_empty() {
         let hint = if trace.counters.is_empty() {
             "; profile with `activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]`"
@@ -217,7 +233,9 @@ impl stream::Sink for Reading {
         self.event_arrays += 1;
         if self.event_arrays > 1 {
             // The last of duplicate keys wins, as in every JSON reader.
+            let skip = self.collector.skip_collectives;
             self.collector = collect::Collector::default();
+            self.collector.skip_collectives = skip;
         }
     }
     fn event(&mut self, ev: Option<event::Event<'_>>) {
@@ -235,14 +253,14 @@ impl stream::Sink for Reading {
 /// Reads a trace whatever it holds (the `ncu` command reads counter ranges
 /// from traces that have no GPU activity rows).
 pub fn read_counters(path: &Path) -> Result<KinetoTrace, KinetoError> {
-    read_with(path, input::PIECE_BYTES, input::pieces)
+    read_with(path, input::PIECE_BYTES, input::pieces, Keep::All)
 }
 
 /// [`read_counters`] with the text handed over in pieces of `piece_bytes`
 /// (the tests cut every value somewhere with a few bytes), read on the
 /// caller's thread.
 pub fn read_in_pieces(path: &Path, piece_bytes: usize) -> Result<KinetoTrace, KinetoError> {
-    read_with(path, piece_bytes, input::inline)
+    read_with(path, piece_bytes, input::inline, Keep::All)
 }
 
 /// A trace read in pieces of `piece_bytes`, handed over by `pieces`.
@@ -250,6 +268,7 @@ fn read_with(
     path: &Path,
     piece_bytes: usize,
     pieces: fn(input::Source) -> input::Pieces,
+    keep: Keep,
 ) -> Result<KinetoTrace, KinetoError> {
     let source = input::Source::open(path)
         .map_err(|source| KinetoError::Io {
@@ -259,6 +278,7 @@ fn read_with(
         .with_piece_bytes(piece_bytes);
     let gzip = source.is_gzip();
     let mut reading = Reading::default();
+    reading.collector.skip_collectives = keep == Keep::NoCollectives;
     stream::walk(pieces(source), &mut reading).map_err(|e| walk_error(path, e))?;
     if reading.event_arrays == 0 {
         return Err(KinetoError::NoTraceEvents {

@@ -148,7 +148,12 @@ fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
         .chain(files("kineto", &[".json.gz"]))
     {
         let what = p.display().to_string();
-        let Ok(tl) = rooftrace::commands::timeline::read(&p, false, &|_, _| {}) else {
+        let Ok(tl) = rooftrace::commands::timeline::read(
+            &p,
+            false,
+            rooftrace::kineto::Keep::All,
+            &|_, _| {},
+        ) else {
             continue; // a counters-only trace: no timeline
         };
         let cfg = GapConfig {
