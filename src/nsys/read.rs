@@ -4,12 +4,13 @@
 //! chunks (`chunks`), then the sorts and the launch join in Rust
 //! (`timeline::join`). Names stay `StringIds` ids until displayed.
 
-use super::chunks::read_big_tables;
+use super::chunks::{read_big_tables, BigRead};
 use super::guard::{open, Deadline};
 use super::host::{read_host_small, resolve_sync_rows};
+use super::nvtx::{nvtx_rows_hint, read_nvtx, sort_ranges};
 use super::schema::Schema;
 use super::sql::{
-    capture_value, meta_value, ReadProgress, DRIVER, GRAPH, KERNEL, MEMCPY, MEMSET, RUNTIME,
+    capture_value, meta_value, ReadProgress, DRIVER, GRAPH, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME,
 };
 use super::*;
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
@@ -36,16 +37,36 @@ pub fn read_timeline(
         });
     }
     let (op_tables, api_tables) = tables_to_read(&schema, path)?;
-    let host = read_host_small(&conn, path, &schema, want_nvtx)?;
-    let rows = read_big_tables(
-        &conn,
-        path,
-        &schema,
-        (&op_tables, &api_tables),
-        &host,
-        progress,
-        deadline,
-    )?;
+    let host = read_host_small(&conn, path, &schema)?;
+    // NVTX (tens of millions of rows under `emit_nvtx`) on its own thread
+    // and connection beside the pool of the big tables, which then leaves
+    // it a core when it is large.
+    let nvtx_rows = nvtx_rows_hint(&conn, &schema);
+    let (rows, nvtx) = std::thread::scope(|s| {
+        let nvtx = schema.has_table(NVTX).then(|| {
+            s.spawn(|| {
+                let c = open(path, deadline)?;
+                read_nvtx(&c, path, &schema, &host.strings)
+            })
+        });
+        let rows = read_big_tables(
+            &conn,
+            path,
+            &schema,
+            (&op_tables, &api_tables),
+            &host,
+            BigRead {
+                progress,
+                deadline,
+                beside_rows: nvtx_rows,
+            },
+        );
+        let nvtx = nvtx
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .transpose();
+        (rows, nvtx)
+    });
+    let (rows, nvtx) = (rows?, nvtx?.unwrap_or_default());
     if rows.ops.is_empty() {
         return Err(NsysError::NoGpuActivity {
             path: path.to_path_buf(),
@@ -59,6 +80,13 @@ pub fn read_timeline(
     };
     let mut diagnostics = rows.diagnostics;
     diagnostics.extend(host.diagnostics.iter().cloned());
+    diagnostics.extend(nvtx.diagnostics);
+    if want_nvtx && !schema.has_table(NVTX) {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoNvtxTable,
+            "no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`",
+        ));
+    }
     let joined = sort_and_join(
         rows.ops,
         rows.api,
@@ -79,10 +107,10 @@ pub fn read_timeline(
         .collect();
     waits.sort_unstable();
     let copies = super::copies::read_copy_totals(&conn, path, &schema, host.pageable_kind)?;
-    let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings)?;
+    let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings, &nvtx.nccl_rowids)?;
     diagnostics.extend(nccl.diagnostics);
-    let mut nvtx = host.nvtx;
-    super::host::sort_ranges(&mut nvtx);
+    let mut nvtx = nvtx.ranges;
+    sort_ranges(&mut nvtx);
     let mut tl = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
