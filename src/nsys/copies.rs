@@ -16,6 +16,10 @@ use std::path::Path;
 
 const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
 
+/// A total's key: (pid, device, direction, pageable); its value (count,
+/// bytes, ns).
+type Key = (u32, u16, CopyKind, bool);
+
 /// Reads the memcpy totals; empty without a memcpy table. Rows with a
 /// negative or NULL size count as zero bytes, rows with a NULL time or an
 /// end before the start as zero time, rows with a NULL or out-of-range
@@ -47,9 +51,8 @@ pub(super) fn read_copy_totals(
     );
     let err = sql_err(path, MEMCPY);
     let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
-    // (pid, device, direction, pageable) -> (count, bytes, ns): a handful
-    // of keys however many rows.
-    let mut sums: BTreeMap<(u32, u16, CopyKind, bool), (u64, u64, i64)> = BTreeMap::new();
+    // A handful of keys however many rows.
+    let mut sums: BTreeMap<Key, (u64, u64, i64)> = BTreeMap::new();
     while row.step().map_err(&err)? {
         let Some(device) = row.int(1).and_then(|d| u16::try_from(d).ok()) else {
             continue;
