@@ -69,46 +69,34 @@ pub(crate) fn gap_evidence(
     Some(host_verdict(tl, syncs, nvtx, op.api, g0, a.end_ns.min(g1)).typed(tl))
 }
 
-/// Each thread's (pid, tid) and where its run starts in the entries,
-/// sorted.
-type Threads = Vec<((u32, u32), usize)>;
-
-/// The ranges as index entries sorted by (pid, tid, start, end, index),
-/// each thread's run told by [`Threads`]. The timeline holds its ranges
-/// sorted by (pid, start, end) (`nsys::read`): then a stable counting
-/// split by thread, written straight into place, gives that order in
-/// linear time and one vector (the general sort took 5 % of `gaps` on 24 M
-/// ranges); otherwise the sort. At most [`MAX_INDEXED`] ranges.
-fn by_thread(ranges: &[NvtxRange]) -> (Threads, Vec<Entry>) {
-    let ranges = &ranges[..ranges.len().min(MAX_INDEXED)];
-    let at = |(index, r): (usize, &NvtxRange)| Entry {
+/// The ranges as [`IndexedRange`]s sorted by (pid, tid, start, end,
+/// index). The timeline holds its ranges sorted by (pid, start, end)
+/// (`nsys::read`): then a stable counting split by thread, written straight
+/// into place, gives that order in linear time and one vector (the general
+/// sort took 5 % of `gaps` on 24 M ranges); otherwise the sort.
+fn by_thread(ranges: &[NvtxRange]) -> Vec<IndexedRange> {
+    let at = |(index, r): (usize, &NvtxRange)| IndexedRange {
+        pid: r.pid,
+        tid: r.tid,
         start_ns: r.start_ns,
         end_ns: r.end_ns,
-        index: index as u32,
-        parent: NO_PARENT,
+        index,
     };
     if !ranges.is_sorted_by_key(|x| (x.pid, x.start_ns, x.end_ns)) {
-        let mut v: Vec<(u32, u32, i64, i64, usize)> = ranges
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (r.pid, r.tid, r.start_ns, r.end_ns, i))
-            .collect();
+        let mut v: Vec<IndexedRange> = ranges.iter().enumerate().map(at).collect();
         v.sort_unstable();
-        let mut threads: Threads = Vec::new();
-        for (k, x) in v.iter().enumerate() {
-            if threads.last().is_none_or(|t| t.0 != (x.0, x.1)) {
-                threads.push(((x.0, x.1), k));
-            }
-        }
-        let entries = v.iter().map(|x| at((x.4, &ranges[x.4]))).collect();
-        return (threads, entries);
+        return v;
     }
     // The distinct threads, sorted, and how many ranges each has.
-    let mut threads: Threads = Vec::new();
+    let mut threads: Vec<((u32, u32), usize)> = Vec::new();
     // The last thread seen and its place in `threads` (ranges of one
     // thread come in runs).
     let mut last = (u32::MAX, u32::MAX, usize::MAX);
-    fn place(x: &NvtxRange, threads: &mut Threads, last: &mut (u32, u32, usize)) -> usize {
+    fn place(
+        x: &NvtxRange,
+        threads: &mut Vec<((u32, u32), usize)>,
+        last: &mut (u32, u32, usize),
+    ) -> usize {
         if (last.0, last.1) != (x.pid, x.tid) || last.2 == usize::MAX {
             let b = match threads.binary_search_by_key(&(x.pid, x.tid), |t| t.0) {
                 Ok(b) => b,
@@ -125,31 +113,30 @@ fn by_thread(ranges: &[NvtxRange]) -> (Threads, Vec<Entry>) {
         let b = place(x, &mut threads, &mut last);
         threads[b].1 += 1;
     }
-    // Each thread's first slot.
+    // Each thread's next free slot.
     let mut sum = 0;
     for t in threads.iter_mut() {
         let n = t.1;
         t.1 = sum;
         sum += n;
     }
-    // Each thread's next free slot.
-    let mut next: Vec<usize> = threads.iter().map(|t| t.1).collect();
     let mut out = vec![
-        Entry {
+        IndexedRange {
+            pid: 0,
+            tid: 0,
             start_ns: 0,
             end_ns: 0,
             index: 0,
-            parent: NO_PARENT,
         };
         ranges.len()
     ];
     last.2 = usize::MAX;
     for (i, x) in ranges.iter().enumerate() {
         let b = place(x, &mut threads, &mut last);
-        out[next[b]] = at((i, x));
-        next[b] += 1;
+        out[threads[b].1] = at((i, x));
+        threads[b].1 += 1;
     }
-    (threads, out)
+    out
 }
 
 /// A thing named in a [`HostVerdict`].
@@ -161,42 +148,33 @@ pub enum What {
     Range(usize),
 }
 
-/// One NVTX range in the index: its interval, its place in
-/// [`Timeline::nvtx`] and its parent; 24 bytes (the thread is its run's,
-/// in [`NvtxIndex::threads`]): 24 M ranges of an `emit_nvtx` export held
-/// 36 bytes each before.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Entry {
+/// One NVTX range in the index: its thread, interval and place in
+/// [`Timeline::nvtx`]; ordered by (pid, tid, start, end, index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct IndexedRange {
+    pid: u32,
+    tid: u32,
     start_ns: i64,
     end_ns: i64,
-    /// The range's index in [`Timeline::nvtx`].
-    index: u32,
-    /// The nearest earlier range of its thread still open when it starts
-    /// (its enclosing range when ranges nest), as an index into
-    /// [`NvtxIndex::ranges`], or [`NO_PARENT`]. Every range open at a time
-    /// `t` is on the chain of parents from the last range starting before
-    /// `t` (an earlier range open at `t` is open at the start of every
-    /// later one before `t`, so each parent link lands at or after it): an
-    /// outer `## forward ##` with thousands of ops inside is found in as
-    /// many steps as it is deep, not after a scan of every op since it
-    /// opened.
-    parent: u32,
+    index: usize,
 }
 
 /// NVTX ranges by (pid, tid, start): the index the detail looks up.
 pub(crate) struct NvtxIndex {
-    /// Each thread and where its run starts in `ranges`, sorted.
-    threads: Threads,
-    /// Sorted by (pid, tid, start, end, index).
-    ranges: Vec<Entry>,
+    ranges: Vec<IndexedRange>,
+    /// `parent[i]`: the nearest earlier range of `ranges[i]`'s thread still
+    /// open when it starts (its enclosing range when ranges nest), or
+    /// [`NO_PARENT`]. Every range open at a time `t` is on the chain of
+    /// parents from the last range starting before `t` (an earlier range
+    /// open at `t` is open at the start of every later one before `t`, so
+    /// each parent link lands at or after it): an outer `## forward ##`
+    /// with thousands of ops inside is found in as many steps as it is
+    /// deep, not after a scan of every op since it opened.
+    parent: Vec<u32>,
 }
 
-/// No parent in [`Entry::parent`].
+/// No parent in [`NvtxIndex::parent`].
 const NO_PARENT: u32 = u32::MAX;
-
-/// Ranges indexed at most: an index and a parent fit in 32 bits (4 G
-/// ranges would hold 160 GB of `NvtxRange`s before this).
-const MAX_INDEXED: usize = NO_PARENT as usize - 1;
 
 /// Ranges looked at along a chain of parents (nesting deeper than this is
 /// not real; the bound keeps a hostile export's work linear).
@@ -213,46 +191,37 @@ impl NvtxIndex {
 
     /// Indexes `ranges` (closed NVTX ranges, in any order).
     fn of(ranges: &[NvtxRange]) -> NvtxIndex {
-        let (threads, mut v) = by_thread(ranges);
+        let v = by_thread(ranges);
+        let mut parent = Vec::with_capacity(v.len());
         // Earlier ranges of the thread that may still be open, latest on top.
         let mut open: Vec<usize> = Vec::new();
-        for (t, th) in threads.iter().enumerate() {
-            let end = threads.get(t + 1).map_or(v.len(), |n| n.1);
-            open.clear();
-            for i in th.1..end {
-                while open.last().is_some_and(|&k| v[k].end_ns <= v[i].start_ns) {
-                    open.pop();
-                }
-                v[i].parent = open.last().map_or(NO_PARENT, |&k| k as u32);
-                open.push(i);
+        for (i, x) in v.iter().enumerate() {
+            if i > 0 && (v[i - 1].pid, v[i - 1].tid) != (x.pid, x.tid) {
+                open.clear();
             }
-        }
-        NvtxIndex { threads, ranges: v }
-    }
-
-    /// The run of thread (pid, tid) in `ranges` (empty when it has none).
-    fn run(&self, pid: u32, tid: u32) -> std::ops::Range<usize> {
-        match self.threads.binary_search_by_key(&(pid, tid), |t| t.0) {
-            Ok(t) => {
-                let end = self.threads.get(t + 1).map_or(self.ranges.len(), |n| n.1);
-                self.threads[t].1..end
+            while open.last().is_some_and(|&t| v[t].end_ns <= x.start_ns) {
+                open.pop();
             }
-            Err(_) => 0..0,
+            parent.push(open.last().map_or(NO_PARENT, |&t| t as u32));
+            open.push(i);
         }
+        NvtxIndex { ranges: v, parent }
     }
 
     /// Index of the last range of thread (pid, tid) whose start passes
     /// `before` (`start <= t` or `start < t`).
     fn last_of(&self, pid: u32, tid: u32, before: impl Fn(i64) -> bool) -> Option<usize> {
-        let run = self.run(pid, tid);
-        let j = run.start + self.ranges[run.clone()].partition_point(|x| before(x.start_ns));
-        (j > run.start).then(|| j - 1)
+        let j = self.ranges.partition_point(|x| {
+            (x.pid, x.tid) < (pid, tid) || ((x.pid, x.tid) == (pid, tid) && before(x.start_ns))
+        });
+        j.checked_sub(1)
+            .filter(|&k| (self.ranges[k].pid, self.ranges[k].tid) == (pid, tid))
     }
 
     /// Range `k` and its chain of parents, latest-starting first.
-    fn chain(&self, k: Option<usize>) -> impl Iterator<Item = &Entry> {
+    fn chain(&self, k: Option<usize>) -> impl Iterator<Item = &IndexedRange> {
         std::iter::successors(k, |&i| {
-            let p = self.ranges[i].parent;
+            let p = self.parent[i];
             (p != NO_PARENT).then_some(p as usize)
         })
         .take(MAX_RANGES_BACK)
@@ -264,7 +233,7 @@ impl NvtxIndex {
     pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
         self.chain(self.last_of(pid, tid, |s| s <= t))
             .find(|x| x.end_ns > t)
-            .map(|x| x.index as usize)
+            .map(|x| x.index)
     }
 
     /// The ranges of thread (pid, tid) overlapping `[w0, w1)`, each with
@@ -278,15 +247,15 @@ impl NvtxIndex {
         w1: i64,
     ) -> impl Iterator<Item = (usize, i64)> + '_ {
         let before_w0 = self.last_of(pid, tid, |s| s < w0);
-        let first = self.run(pid, tid).start;
-        let inside_end = self.last_of(pid, tid, |s| s < w1).map_or(first, |k| k + 1);
+        let inside_end = self.last_of(pid, tid, |s| s < w1).map_or(0, |k| k + 1);
+        let first = self.ranges.partition_point(|x| (x.pid, x.tid) < (pid, tid));
         let inside_start = before_w0.map_or(first, |k| k + 1);
         self.ranges[inside_start.min(inside_end)..inside_end]
             .iter()
             .rev()
             .take(MAX_RANGES_IN_WINDOW)
             .chain(self.chain(before_w0).filter(move |x| x.end_ns > w0))
-            .map(move |x| (x.index as usize, overlap(x.start_ns, x.end_ns, w0, w1)))
+            .map(move |x| (x.index, overlap(x.start_ns, x.end_ns, w0, w1)))
             .filter(|x| x.1 > 0)
     }
 }
@@ -600,7 +569,7 @@ fn thread_slice<T>(
 
 #[cfg(test)]
 mod tests {
-    use super::{by_thread, outside, NvtxIndex};
+    use super::{by_thread, outside, IndexedRange, NvtxIndex};
     use crate::nsys::NvtxRange;
 
     /// The linear split by thread gives the general sort's order on input
@@ -622,31 +591,24 @@ mod tests {
             });
         }
         v.sort_by_key(|x| (x.pid, x.start_ns, x.end_ns));
-        // The general sort of (pid, tid, start, end, index).
         let want = |v: &[NvtxRange]| {
-            let mut w: Vec<(u32, u32, i64, i64, usize)> = v
+            let mut w: Vec<IndexedRange> = v
                 .iter()
                 .enumerate()
-                .map(|(i, r)| (r.pid, r.tid, r.start_ns, r.end_ns, i))
+                .map(|(index, r)| IndexedRange {
+                    pid: r.pid,
+                    tid: r.tid,
+                    start_ns: r.start_ns,
+                    end_ns: r.end_ns,
+                    index,
+                })
                 .collect();
             w.sort_unstable();
             w
         };
-        // The index's runs and entries spelled out the same way.
-        let got = |v: &[NvtxRange]| {
-            let (threads, entries) = by_thread(v);
-            let mut out = Vec::new();
-            for (t, th) in threads.iter().enumerate() {
-                let end = threads.get(t + 1).map_or(entries.len(), |n| n.1);
-                for e in &entries[th.1..end] {
-                    out.push((th.0 .0, th.0 .1, e.start_ns, e.end_ns, e.index as usize));
-                }
-            }
-            out
-        };
-        assert_eq!(got(&v), want(&v));
+        assert_eq!(by_thread(&v), want(&v));
         v.reverse();
-        assert_eq!(got(&v), want(&v));
+        assert_eq!(by_thread(&v), want(&v));
     }
 
     #[test]
