@@ -371,6 +371,15 @@ pub(super) struct BigRows {
     pub(super) diagnostics: Vec<Diagnostic>,
 }
 
+/// How the pool reads: its progress callback and deadline, and the rows
+/// another thread reads beside it meanwhile (NVTX).
+#[derive(Clone, Copy)]
+pub(super) struct BigRead<'a> {
+    pub(super) progress: ReadProgress<'a>,
+    pub(super) deadline: Deadline,
+    pub(super) beside_rows: u64,
+}
+
 /// Reads every GPU activity and API table in parallel rowid chunks.
 pub(super) fn read_big_tables(
     conn: &Connection,
@@ -378,8 +387,7 @@ pub(super) fn read_big_tables(
     schema: &Schema,
     (op_tables, api_tables): (&[(&'static str, OpKind)], &[&'static str]),
     host: &HostRead,
-    progress: ReadProgress,
-    deadline: Deadline,
+    how: BigRead<'_>,
 ) -> Result<BigRows, NsysError> {
     let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
     let mut chunks = Vec::new();
@@ -405,7 +413,18 @@ pub(super) fn read_big_tables(
     let mut ops = vec![EMPTY_OP; op_rows];
     let mut api = vec![EMPTY_API; api_rows];
     let bufs = (&mut ops[..], &mut api[..]);
-    let (filled, syncs) = read_pool(path, schema, &chunks, host, bufs, progress, deadline)?;
+    // The thread beside the pool keeps a core to itself when it reads at
+    // least a quarter as many rows as the pool (24 M NVTX ranges beside 13 M
+    // kernels and calls: sharing two cores three ways slowed the longest
+    // reader, which the run waits for).
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let pool_rows = (op_rows + api_rows) as u64;
+    let threads = if cores > 1 && how.beside_rows >= pool_rows / 4 {
+        cores - 1
+    } else {
+        cores
+    };
+    let (filled, syncs) = read_pool(path, schema, &chunks, host, bufs, how, threads)?;
     let (graph_rows, diagnostics) = compact(&chunks, &filled, &mut ops, &mut api);
     Ok(BigRows {
         ops,
@@ -433,8 +452,10 @@ fn read_pool(
     chunks: &[Chunk],
     host: &HostRead,
     (ops_buf, api_buf): (&mut [GpuOp], &mut [ApiCall]),
-    progress: ReadProgress,
-    deadline: Deadline,
+    BigRead {
+        progress, deadline, ..
+    }: BigRead<'_>,
+    threads: usize,
 ) -> Result<PoolResult, NsysError> {
     let expected: u64 = chunks.iter().map(|c| c.cap as u64).sum();
     let done = AtomicU64::new(0);
@@ -459,10 +480,7 @@ fn read_pool(
     }
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<ChunkResult>> = Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8)
-        .min(chunks.len().max(1));
+    let threads = threads.clamp(1, 8).min(chunks.len().max(1));
     let worker = || -> Result<(), NsysError> {
         let c = open(path, deadline)?;
         loop {

@@ -1,18 +1,29 @@
 //! Memcpy totals per (process, device, direction, host memory kind): the
-//! bytes and time a copy-bound verdict needs, read with one aggregate
-//! query (the per-op rows do not carry bytes: a kernel row stays 40 bytes).
+//! bytes and time a copy-bound verdict needs, summed here over one plain
+//! scan of the table (the per-op rows do not carry bytes: a kernel row
+//! stays 40 bytes). SQLite's `GROUP BY` sorted every row first: 8,500
+//! instructions a row, 9 % of `gaps` on an export grown from a real one
+//! (callgrind; docs/bench-gaps.md).
 
 use super::guard::sql_err;
+use super::raw::RawStmt;
 use super::schema::Schema;
 use super::{pid_of, NsysError};
-use crate::timeline::CopyTotal;
+use crate::timeline::{CopyKind, CopyTotal};
 use rusqlite::Connection;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
 
+/// A total's key: (pid, device, direction, pageable); its value (count,
+/// bytes, ns).
+type Key = (u32, u16, CopyKind, bool);
+
 /// Reads the memcpy totals; empty without a memcpy table. Rows with a
-/// negative or NULL size count as zero bytes; sums saturate.
+/// negative or NULL size count as zero bytes, rows with a NULL time or an
+/// end before the start as zero time, rows with a NULL or out-of-range
+/// device not at all (the op reader reports them); sums saturate.
 pub(super) fn read_copy_totals(
     conn: &Connection,
     path: &Path,
@@ -22,78 +33,61 @@ pub(super) fn read_copy_totals(
     if !schema.has_table(MEMCPY) {
         return Ok(Vec::new());
     }
-    let has = |c: &str| schema.has_column(MEMCPY, c);
+    let has_bytes = schema.has_column(MEMCPY, "bytes");
     let col = |c: &str| {
-        if has(c) {
+        if schema.has_column(MEMCPY, c) {
             format!("\"{c}\"")
         } else {
             "NULL".to_string()
         }
     };
-    let (pid, kind, src, dst) = (
-        if has("globalPid") {
-            "globalPid".to_string()
-        } else {
-            "0".to_string()
-        },
+    let sql = format!(
+        "SELECT {}, deviceId, {}, {}, {}, {}, start, \"end\" FROM {MEMCPY}",
+        col("globalPid"),
         col("copyKind"),
         col("srcKind"),
         col("dstKind"),
-    );
-    let bytes = if has("bytes") {
-        "TOTAL(MAX(COALESCE(bytes, 0), 0))"
-    } else {
-        "NULL"
-    };
-    // Grouped by the raw columns: a handful of groups however many rows.
-    let sql = format!(
-        "SELECT {pid}, deviceId, {kind}, ({src} = ?1 OR {dst} = ?1), COUNT(*), {bytes}, \
-         TOTAL(MAX(\"end\" - start, 0)) FROM {MEMCPY} GROUP BY 1, 2, 3, 4"
+        col("bytes"),
     );
     let err = sql_err(path, MEMCPY);
-    let mut stmt = conn.prepare(&sql).map_err(&err)?;
-    let rows = stmt
-        .query_map([pageable_kind], |r| {
-            Ok((
-                r.get::<_, Option<i64>>(0)?,
-                r.get::<_, Option<i64>>(1)?,
-                r.get::<_, Option<i64>>(2)?,
-                r.get::<_, Option<i64>>(3)?,
-                r.get::<_, i64>(4)?,
-                r.get::<_, Option<f64>>(5)?,
-                r.get::<_, f64>(6)?,
-            ))
-        })
-        .map_err(&err)?;
-    let mut out: Vec<CopyTotal> = Vec::new();
-    for row in rows {
-        let (gpid, device, kind, pageable, count, bytes, duration) = row.map_err(&err)?;
-        let Some(device) = device.and_then(|d| u16::try_from(d).ok()) else {
-            continue; // the op reader reports bad device ids
+    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    // A handful of keys however many rows.
+    let mut sums: BTreeMap<Key, (u64, u64, i64)> = BTreeMap::new();
+    while row.step().map_err(&err)? {
+        let Some(device) = row.int(1).and_then(|d| u16::try_from(d).ok()) else {
+            continue;
         };
-        let total = CopyTotal {
-            pid: pid_of(gpid.unwrap_or(0)),
+        let pageable = row.int(3) == Some(pageable_kind) || row.int(4) == Some(pageable_kind);
+        let key = (
+            pid_of(row.int_or_zero(0)),
             device,
-            copy_kind: crate::timeline::CopyKind::from_code(kind.unwrap_or(0)),
-            pageable: pageable.unwrap_or(0) != 0,
-            count: u64::try_from(count).unwrap_or(0),
-            bytes: bytes.map(|b| b.min(u64::MAX as f64) as u64),
-            duration_ns: duration.min(i64::MAX as f64) as i64,
+            CopyKind::from_code(row.int_or_zero(2)),
+            pageable,
+        );
+        let bytes = u64::try_from(row.int_or_zero(5)).unwrap_or(0);
+        let ns = match (row.int(6), row.int(7)) {
+            (Some(s), Some(e)) => e.saturating_sub(s).max(0),
+            _ => 0,
         };
-        // Rows of one (pid, device, kind, pageable) from different raw
-        // globalPid values of one process merge here.
-        match out.iter_mut().find(|t| {
-            (t.pid, t.device, t.copy_kind, t.pageable)
-                == (total.pid, total.device, total.copy_kind, total.pageable)
-        }) {
-            Some(t) => {
-                t.count = t.count.saturating_add(total.count);
-                t.bytes = t.bytes.zip(total.bytes).map(|(a, b)| a.saturating_add(b));
-                t.duration_ns = t.duration_ns.saturating_add(total.duration_ns);
-            }
-            None => out.push(total),
-        }
+        let t = sums.entry(key).or_insert((0, 0, 0));
+        t.0 = t.0.saturating_add(1);
+        t.1 = t.1.saturating_add(bytes);
+        t.2 = t.2.saturating_add(ns);
     }
+    let mut out: Vec<CopyTotal> = sums
+        .into_iter()
+        .map(
+            |((pid, device, copy_kind, pageable), (count, bytes, ns))| CopyTotal {
+                pid,
+                device,
+                copy_kind,
+                pageable,
+                count,
+                bytes: has_bytes.then_some(bytes),
+                duration_ns: ns,
+            },
+        )
+        .collect();
     out.sort_unstable();
     Ok(out)
 }

@@ -1,26 +1,24 @@
 //! The small host-side tables, read on the main thread before the pool:
 //! StringIds (which names are sync calls, blocking copies or graph
 //! launches), the memory-kind enum, the SYNCHRONIZATION table (resolved
-//! against the API rows after the join, [`resolve_sync_rows`]) and NVTX
-//! ranges.
+//! against the API rows after the join, [`resolve_sync_rows`]); NVTX
+//! ranges are `nvtx`'s, read beside the pool.
 
 use super::guard::sql_err;
-use super::guard::{cap_name, checked_interval, string_id, MAX_NAME_BYTES};
-use super::raw::RawStmt;
+use super::guard::{cap_name, checked_interval, string_id};
 use super::schema::Schema;
-use super::sql::{col_or_null, export_year, int, NVTX, SYNC};
+use super::sql::{col_or_null, export_year, int, SYNC};
 use super::*;
 use crate::timeline::names::{
     is_blocking_copy_name, is_graph_launch_name, is_sync_name, is_wait_event_name, NameSet,
 };
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 
 /// Small host-side tables read before the pool: StringIds (and which names
-/// are sync calls or graph launches), the SYNCHRONIZATION table, NVTX.
+/// are sync calls or graph launches), the SYNCHRONIZATION table.
 #[derive(Default)]
 pub(super) struct HostRead {
     /// Rows of `CUPTI_ACTIVITY_KIND_SYNCHRONIZATION`, not yet resolved.
@@ -30,7 +28,6 @@ pub(super) struct HostRead {
     /// Memory-kind code of pageable host memory (`ENUM_CUDA_MEM_KIND`, 0
     /// when the export has no enum table).
     pub(super) pageable_kind: i64,
-    pub(super) nvtx: Vec<NvtxRange>,
     pub(super) strings: HashMap<u32, String>,
     pub(super) sync_names: NameSet,
     pub(super) blocking_names: NameSet,
@@ -85,7 +82,6 @@ pub(super) fn read_host_small(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
-    want_nvtx: bool,
 ) -> Result<HostRead, NsysError> {
     let mut h = HostRead::default();
     if schema.has_table("StringIds") {
@@ -135,16 +131,6 @@ pub(super) fn read_host_small(
         read_sync_rows(conn, path, schema, &mut h)?;
     }
 
-    // NVTX is read whenever present: the ranges on a launching thread say
-    // what the host did during a host-bound gap (`MPI_Recv`, a user range).
-    if schema.has_table(NVTX) {
-        read_nvtx(conn, path, schema, &mut h)?;
-    } else if want_nvtx {
-        h.diagnostics.push(Diagnostic::new(
-            DiagnosticKind::NoNvtxTable,
-            "no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`",
-        ));
-    }
     Ok(h)
 }
 
@@ -352,194 +338,6 @@ fn read_host_spans(
     Ok(())
 }
 
-pub(super) fn read_nvtx(
-    conn: &Connection,
-    path: &Path,
-    schema: &Schema,
-    h: &mut HostRead,
-) -> Result<(), NsysError> {
-    schema.require(path, NVTX, &["start", "end"])?;
-    // Push/pop and start/end ranges (NvtxPushPopRange 59, NvtxStartEndRange
-    // 60, and their NVTXT twins 70/71); marks and domain rows have no end.
-    let filter = if schema.has_column(NVTX, "eventType") {
-        "AND eventType IN (59, 60, 70, 71)"
-    } else {
-        ""
-    };
-    let sql = format!(
-        "SELECT start, \"end\", {}, {}, {} FROM {NVTX} WHERE \"end\" IS NOT NULL {filter}",
-        col_or_null(schema, NVTX, "globalTid"),
-        col_or_null(schema, NVTX, "text"),
-        col_or_null(schema, NVTX, "textId"),
-    );
-    let err = sql_err(path, NVTX);
-    // The raw cursor and a borrowed text looked up before any copy: one
-    // export per PyTorch op (`emit_nvtx`) has tens of millions of rows and
-    // a few thousand distinct texts.
-    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
-    let (mut unnamed, mut bad) = (0u64, 0u64);
-    // Each distinct text once: the rows share it.
-    let mut texts: HashSet<Arc<str>, BuildFx> = HashSet::default();
-    let mut share = |t: &str| -> Arc<str> {
-        if let Some(a) = texts.get(t) {
-            return a.clone();
-        }
-        let a: Arc<str> = Arc::from(t);
-        texts.insert(a.clone());
-        a
-    };
-    while row.step().map_err(&err)? {
-        let times = row.int(0).zip(row.int(1));
-        let Some((start, end)) = times.and_then(|(s, e)| checked_interval(s, e.max(s))) else {
-            bad += 1;
-            continue;
-        };
-        let gtid = row.int(2).unwrap_or(0);
-        let text = match row.text(3) {
-            Some(t) => Some(match std::str::from_utf8(t) {
-                Ok(t) if t.len() <= MAX_NAME_BYTES => share(t),
-                _ => share(&cap_name(t)),
-            }),
-            None => row
-                .int(4)
-                .and_then(string_id)
-                .and_then(|id| h.strings.get(&id))
-                .map(|s| share(s)),
-        };
-        let Some(text) = text else {
-            unnamed += 1;
-            continue;
-        };
-        // A million ranges (one per op, PyTorch's `emit_nvtx`) grow this
-        // vector past 40 MB: a failed growth is an error naming the input.
-        if h.nvtx.len() == h.nvtx.capacity() {
-            let want = h.nvtx.capacity().max(1024);
-            h.nvtx
-                .try_reserve(want)
-                .map_err(|_| NsysError::OutOfMemory {
-                    path: path.to_path_buf(),
-                    table: NVTX.into(),
-                    rows: h.nvtx.len(),
-                })?;
-        }
-        h.nvtx.push(NvtxRange {
-            start_ns: start,
-            end_ns: end,
-            pid: pid_of(gtid),
-            tid: tid_of(gtid),
-            text,
-        });
-    }
-    if bad > 0 {
-        h.diagnostics.push(Diagnostic::new(
-            DiagnosticKind::SkippedRows {
-                table: NVTX,
-                rows: bad,
-            },
-            format!("{NVTX}: skipped {bad} ranges with a NULL start or a time beyond ±2^61 ns"),
-        ));
-    }
-    if unnamed > 0 {
-        h.diagnostics.push(Diagnostic::new(
-            DiagnosticKind::UnnamedRanges { ranges: unnamed },
-            format!("{NVTX}: {unnamed} ranges without text or textId ignored"),
-        ));
-    }
-    Ok(())
-}
-
-/// A multiply-rotate hasher (the Fx hash of rustc) for the NVTX texts:
-/// SipHash's resistance to chosen collisions buys nothing against one
-/// export's few thousand distinct texts, and cost ~1.4 % of `gaps` on 24 M
-/// ranges.
-#[derive(Default, Clone, Copy)]
-pub(super) struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes(c.try_into().unwrap_or_default());
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Builds [`Fx`] hashers.
-pub(super) type BuildFx = std::hash::BuildHasherDefault<Fx>;
-
-/// Most processes [`sort_ranges`] splits by before it sorts instead.
-const MAX_SPLIT_PROCESSES: usize = 16;
-
-/// Sorts NVTX ranges by (pid, start, end), stably (ranges of one key stay
-/// in rowid order): the order `sort_by_key` gives. Exports write the table
-/// in start order (every corpus export does), so when the rows come sorted
-/// by start a split by process (a few) and a sort of each run of one
-/// (process, start) by end give that order in linear time; a 24 M-range
-/// export spent 14 % of `gaps` in the general sort.
-pub(super) fn sort_ranges(v: &mut Vec<NvtxRange>) {
-    let key = |r: &NvtxRange| (r.pid, r.start_ns, r.end_ns);
-    if !v.is_sorted_by_key(|r| r.start_ns) {
-        v.sort_by_key(key);
-        return;
-    }
-    let mut pids: Vec<u32> = Vec::new();
-    let mut last = None;
-    for r in v.iter() {
-        if last != Some(r.pid) {
-            last = Some(r.pid);
-            if !pids.contains(&r.pid) {
-                if pids.len() == MAX_SPLIT_PROCESSES {
-                    v.sort_by_key(key);
-                    return;
-                }
-                pids.push(r.pid);
-            }
-        }
-    }
-    if pids.len() > 1 {
-        // A stable split in one sequential pass: the first process's rows
-        // close up in place, the others' wait in a side vector (at most
-        // the rows of the other processes, like the sort's own buffer, and
-        // no random access over the rows: moving them along a permutation's
-        // cycles cost twice the sort here), then come back process by
-        // process into the freed room.
-        pids.sort_unstable();
-        let first = pids[0];
-        let mut rest: Vec<NvtxRange> = Vec::new();
-        let others = v.iter().filter(|r| r.pid != first).count();
-        if rest.try_reserve_exact(others).is_err() {
-            v.sort_by_key(key);
-            return;
-        }
-        let mut kept = 0;
-        for i in 0..v.len() {
-            if v[i].pid == first {
-                v.swap(kept, i);
-                kept += 1;
-            } else {
-                rest.push(v[i].clone());
-            }
-        }
-        v.truncate(kept);
-        for p in &pids[1..] {
-            v.extend(rest.iter().filter(|r| r.pid == *p).cloned());
-        }
-    }
-    for run in v.chunk_by_mut(|a, b| (a.pid, a.start_ns) == (b.pid, b.start_ns)) {
-        if run.len() > 1 {
-            run.sort_by_key(|r| r.end_ns);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -598,34 +396,5 @@ mod tests {
             .map(|s| s.correlation_id)
             .collect();
         assert_eq!(kept, vec![3, 0]);
-    }
-    /// The linear path of `sort_ranges` (rows in start order, split by
-    /// process, runs of one start sorted by end) gives `sort_by_key`'s
-    /// stable order, ties kept in row order (the texts say which row
-    /// came first); unsorted rows take the general sort.
-    #[test]
-    fn sort_ranges_equals_a_stable_sort() {
-        let mut rows: Vec<NvtxRange> = Vec::new();
-        for k in 0..400i64 {
-            rows.push(NvtxRange {
-                start_ns: k / 4 * 10,
-                end_ns: k / 4 * 10 + (3 - k % 3) * 7,
-                pid: [30, 10, 20][(k % 3) as usize],
-                tid: (k % 2) as u32,
-                text: k.to_string().into(),
-            });
-        }
-        let key = |r: &NvtxRange| (r.pid, r.start_ns, r.end_ns);
-        let texts = |v: &[NvtxRange]| v.iter().map(|r| r.text.to_string()).collect::<Vec<_>>();
-        let mut want = rows.clone();
-        want.sort_by_key(key);
-        let mut got = rows.clone();
-        sort_ranges(&mut got);
-        assert_eq!(texts(&got), texts(&want));
-        rows.swap(0, 399);
-        let mut want = rows.clone();
-        want.sort_by_key(key);
-        sort_ranges(&mut rows);
-        assert_eq!(texts(&rows), texts(&want));
     }
 }

@@ -15,6 +15,7 @@ pub mod guard;
 mod host;
 pub mod identity;
 mod nccl;
+mod nvtx;
 mod raw;
 mod read;
 mod schema;

@@ -235,15 +235,20 @@ pub(super) struct NcclRead {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Reads NCCL's ranges and their payloads (nothing when the export has no
-/// NVTX domains).
+/// Reads NCCL's ranges and their payloads: the rows at `rowids`, which the
+/// scan of `NVTX_EVENTS` (`nvtx`) found in a domain other than 0 with a
+/// text starting `nccl` (nothing to read when it found none).
 pub(super) fn read_nccl(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
     strings: &HashMap<u32, String>,
+    rowids: &[i64],
 ) -> Result<NcclRead, NsysError> {
-    if !schema.has_column(NVTX, "domainId") || !schema.has_column(NVTX, "globalTid") {
+    if rowids.is_empty()
+        || !schema.has_column(NVTX, "domainId")
+        || !schema.has_column(NVTX, "globalTid")
+    {
         return Ok(NcclRead::default());
     }
     let schemas = read_schemas(conn, path, schema)?;
@@ -256,17 +261,20 @@ pub(super) fn read_nccl(
     };
     let sql = format!(
         "SELECT start, \"end\", globalTid, {}, {}, domainId, {} FROM {NVTX}
-         WHERE \"end\" IS NOT NULL AND domainId IS NOT NULL AND domainId != 0",
+         WHERE rowid = ?1 AND \"end\" IS NOT NULL AND domainId IS NOT NULL AND domainId != 0",
         col("text"),
         col("textId"),
         col("binaryData"),
     );
     let err = super::guard::sql_err(path, NVTX);
     let mut st = conn.prepare(&sql).map_err(&err)?;
-    let mut rows = st.query([]).map_err(&err)?;
     let mut ranges = Vec::new();
     let (mut undecoded, mut without) = (0u64, 0u64);
-    while let Some(row) = rows.next().map_err(&err)? {
+    for &rowid in rowids {
+        let mut rows = st.query([rowid]).map_err(&err)?;
+        let Some(row) = rows.next().map_err(&err)? else {
+            continue;
+        };
         let text = match row.get_ref(3) {
             Ok(ValueRef::Text(t)) => Some(cap_name(t)),
             _ => int(row, 4)

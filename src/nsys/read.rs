@@ -4,12 +4,13 @@
 //! chunks (`chunks`), then the sorts and the launch join in Rust
 //! (`timeline::join`). Names stay `StringIds` ids until displayed.
 
-use super::chunks::read_big_tables;
+use super::chunks::{read_big_tables, BigRead};
 use super::guard::{open, Deadline};
 use super::host::{read_host_small, resolve_sync_rows};
+use super::nvtx::{nvtx_rows_hint, read_nvtx, sort_ranges};
 use super::schema::Schema;
 use super::sql::{
-    capture_value, meta_value, ReadProgress, DRIVER, GRAPH, KERNEL, MEMCPY, MEMSET, RUNTIME,
+    capture_value, meta_value, ReadProgress, DRIVER, GRAPH, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME,
 };
 use super::*;
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
@@ -36,53 +37,54 @@ pub fn read_timeline(
         });
     }
     let (op_tables, api_tables) = tables_to_read(&schema, path)?;
-    let host = read_host_small(&conn, path, &schema, want_nvtx)?;
-    let rows = read_big_tables(
-        &conn,
-        path,
-        &schema,
-        (&op_tables, &api_tables),
-        &host,
-        progress,
-        deadline,
-    )?;
-    if rows.ops.is_empty() {
-        return Err(NsysError::NoGpuActivity {
-            path: path.to_path_buf(),
+    let host = read_host_small(&conn, path, &schema)?;
+    // NVTX (tens of millions of rows under `emit_nvtx`) on its own thread
+    // and connection beside the pool of the big tables, which then leaves
+    // it a core when it is large; the launch join and everything else that
+    // does not need the ranges runs here while that thread still reads.
+    let nvtx_rows = nvtx_rows_hint(&conn, &schema);
+    let (rest, nvtx) = std::thread::scope(|s| {
+        let nvtx = schema.has_table(NVTX).then(|| {
+            s.spawn(|| {
+                let c = open(path, deadline)?;
+                let mut read = read_nvtx(&c, path, &schema, &host.strings)?;
+                sort_ranges(&mut read.ranges);
+                Ok::<_, NsysError>(read)
+            })
         });
+        let rest = read_big_tables(
+            &conn,
+            path,
+            &schema,
+            (&op_tables, &api_tables),
+            &host,
+            BigRead {
+                progress,
+                deadline,
+                beside_rows: nvtx_rows,
+            },
+        )
+        .and_then(|rows| without_ranges(&conn, path, &schema, &host, rows));
+        let nvtx = nvtx
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .transpose();
+        (rest, nvtx)
+    });
+    let (rest, nvtx) = (rest?, nvtx?.unwrap_or_default());
+    let mut diagnostics = rest.diagnostics;
+    diagnostics.extend(nvtx.diagnostics);
+    if want_nvtx && !schema.has_table(NVTX) {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::NoNvtxTable,
+            "no NVTX_EVENTS table: profile with `nsys profile --trace=cuda,nvtx`",
+        ));
     }
-    let info = ExportInfo {
-        nsys_version: meta_value(&conn, &schema, "EXPORT_PRODUCT_VERSION"),
-        flavor: schema.flavor(),
-        graph_trace_option: capture_value(&conn, &schema, "CUDA_GRAPH_TRACE_OPTIONS:MODE"),
-        identity: super::identity::read_identity(&conn, &schema),
-    };
-    let mut diagnostics = rows.diagnostics;
-    diagnostics.extend(host.diagnostics.iter().cloned());
-    let joined = sort_and_join(
-        rows.ops,
-        rows.api,
-        rows.graph_rows,
-        &host.graph_launch_names,
-    );
-    diagnostics.extend(joined.diagnostics);
-    let mut syncs = rows.syncs;
-    mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
-    let table_syncs = resolve_sync_rows(&host.sync_rows, host.sync_decode, &joined.api, &syncs);
-    syncs.extend(table_syncs);
-    syncs.sort_unstable();
-    let mut waits: Vec<(u32, i64)> = joined
-        .api
-        .iter()
-        .filter(|a| host.wait_event_names.contains(&a.name.0))
-        .map(|a| (a.pid, a.start_ns))
-        .collect();
-    waits.sort_unstable();
-    let copies = super::copies::read_copy_totals(&conn, path, &schema, host.pageable_kind)?;
-    let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings)?;
+    let (info, mut joined, syncs, waits, copies) =
+        (rest.info, rest.joined, rest.syncs, rest.waits, rest.copies);
+    diagnostics.append(&mut joined.diagnostics);
+    let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings, &nvtx.nccl_rowids)?;
     diagnostics.extend(nccl.diagnostics);
-    let mut nvtx = host.nvtx;
-    super::host::sort_ranges(&mut nvtx);
+    let nvtx = nvtx.ranges;
     let mut tl = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
@@ -100,6 +102,68 @@ pub fn read_timeline(
     });
     tl.collectives = nccl.records;
     Ok(tl)
+}
+
+/// What the reader makes of everything but the NVTX ranges.
+struct WithoutRanges {
+    info: ExportInfo,
+    joined: crate::timeline::join::Joined,
+    syncs: Vec<SyncCall>,
+    waits: Vec<(u32, i64)>,
+    copies: Vec<CopyTotal>,
+    /// The big tables' and the host tables' (the join's are in `joined`).
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// The export's facts, the launch join, the sync calls, the waits and the
+/// copy totals: the work that does not need the ranges.
+fn without_ranges(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    schema: &Schema,
+    host: &super::host::HostRead,
+    rows: super::chunks::BigRows,
+) -> Result<WithoutRanges, NsysError> {
+    if rows.ops.is_empty() {
+        return Err(NsysError::NoGpuActivity {
+            path: path.to_path_buf(),
+        });
+    }
+    let info = ExportInfo {
+        nsys_version: meta_value(conn, schema, "EXPORT_PRODUCT_VERSION"),
+        flavor: schema.flavor(),
+        graph_trace_option: capture_value(conn, schema, "CUDA_GRAPH_TRACE_OPTIONS:MODE"),
+        identity: super::identity::read_identity(conn, schema),
+    };
+    let mut diagnostics = rows.diagnostics;
+    diagnostics.extend(host.diagnostics.iter().cloned());
+    let joined = sort_and_join(
+        rows.ops,
+        rows.api,
+        rows.graph_rows,
+        &host.graph_launch_names,
+    );
+    let mut syncs = rows.syncs;
+    mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
+    let table_syncs = resolve_sync_rows(&host.sync_rows, host.sync_decode, &joined.api, &syncs);
+    syncs.extend(table_syncs);
+    syncs.sort_unstable();
+    let mut waits: Vec<(u32, i64)> = joined
+        .api
+        .iter()
+        .filter(|a| host.wait_event_names.contains(&a.name.0))
+        .map(|a| (a.pid, a.start_ns))
+        .collect();
+    waits.sort_unstable();
+    let copies = super::copies::read_copy_totals(conn, path, schema, host.pageable_kind)?;
+    Ok(WithoutRanges {
+        info,
+        joined,
+        syncs,
+        waits,
+        copies,
+        diagnostics,
+    })
 }
 
 /// GPU activity tables with their op kind, and API tables.

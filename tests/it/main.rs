@@ -46,6 +46,7 @@ mod ncu_hostile_reader;
 mod ncu_stream;
 mod near_miss;
 mod newcomer;
+mod nsys_copies;
 mod paths;
 mod plot;
 mod plot_typical;
