@@ -6,10 +6,11 @@
 For each trace: RUNS rounds of (rooftrace gaps TRACE --format json, then
 scripts/hta_bench.py TRACE), each a child whose CPU time (user + sys, to
 the microsecond) comes from os.wait4 (see `timed` for the peak RSS);
-prints one line per trace with the medians of wall time, CPU time (user + sys) and peak RSS of
-each side, their ratios, the JSON size (decompressed) and the 1-minute load
-average before and after the trace's runs. The machine is shared: read the
-load average with every figure.
+prints one line per trace with the medians of wall time, CPU time and
+peak RSS of each side, their ratios, the JSON size (decompressed), each
+run's CPU time and the 1-minute load average before and after the
+trace's runs. The machine is shared: read the load average with every
+figure.
 """
 import gzip
 import os
