@@ -47,6 +47,7 @@ mod ncu_stream;
 mod near_miss;
 mod newcomer;
 mod nsys_copies;
+mod nsys_nvtx;
 mod paths;
 mod plot;
 mod plot_typical;
