@@ -224,7 +224,9 @@ impl Walker {
                 // A byte that is not UTF-8 (not ASCII): no JSON byte.
                 return Ok(self.tail.first().copied());
             }
-            if !self.fill()? {
+            // At the end, `fill` marks a character left unfinished as
+            // `bad`: the loop returns its first byte, not the end.
+            if !self.fill()? && !self.bad {
                 return Ok(None);
             }
         }

@@ -471,12 +471,20 @@ fn text_beyond_ascii_is_read_the_same_in_pieces_cut_inside_characters() {
 #[test]
 fn bytes_that_are_not_utf8_are_refused_where_they_are_in_pieces_of_any_size() {
     // Each text holds one place that is not UTF-8 (or ends inside a
-    // character); the error names that byte's column (1-based: its offset,
-    // found here by searching the text, plus 1) and what is wrong there, in
-    // the scanner's words, whatever the pieces.
+    // character); the error names that byte's line and column (1-based,
+    // found here by searching the text) and what is wrong there, in the
+    // scanner's words, whatever the pieces.
     let head = r#"{"traceEvents":[{"ph":"X","cat":"cpu_op","name":"#;
-    let cases: [(&[u8], &str); 6] = [
+    let cases: [(&[u8], &str); 8] = [
         (b"\"a\xffb\"}]}", "invalid unicode code point"),
+        // A character begun after the document and never ended (the
+        // fuzz finding `crash-55849614…`: read whole, this was taken as
+        // the end of the text), alone and after whitespace.
+        (b"\"a\"}]}\xd3", "trailing characters after the document"),
+        (
+            b"\"a\"}]} \n\xe2\x82",
+            "trailing characters after the document",
+        ),
         (b"\"a\xed\xa0\x80\"}]}", "invalid unicode code point"),
         (b"\"a\xc3\"}]}", "invalid unicode code point"),
         (b"\"a\"\xff}]}", "expected `,` or `}`"),
@@ -488,18 +496,25 @@ fn bytes_that_are_not_utf8_are_refused_where_they_are_in_pieces_of_any_size() {
     ];
     for (tail, what) in cases {
         let text = [head.as_bytes(), tail].concat();
-        let column = match text.iter().position(|&b| b >= 0x80) {
-            // Cut inside a character: the error is at the end of the text.
-            _ if what.starts_with("EOF") => text.len() + 1,
-            Some(at) => at + 1,
+        // The offset of the error: the first byte that is not ASCII, or,
+        // for a text cut inside a string, its end.
+        let at = match text.iter().position(|&b| b >= 0x80) {
+            _ if what.starts_with("EOF") => text.len(),
+            Some(at) => at,
             None => unreachable!(),
+        };
+        let before = &text[..at];
+        let line = 1 + before.iter().filter(|&&b| b == b'\n').count();
+        let column = match before.iter().rposition(|&b| b == b'\n') {
+            Some(newline) => at - newline,
+            None => at + 1,
         };
         let f = temp(&text, ".json");
         for piece in (1..=7).chain([256 << 10]) {
             let e = rooftrace::kineto::read_in_pieces(f.path(), piece).unwrap_err();
             let shown = e.to_string();
             assert!(
-                shown.contains(&format!("line 1, column {column}: {what}")),
+                shown.contains(&format!("line {line}, column {column}: {what}")),
                 "{:?} in pieces of {piece}: {shown}",
                 String::from_utf8_lossy(tail)
             );
