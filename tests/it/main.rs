@@ -35,6 +35,7 @@ mod hostile_inputs;
 mod hostile_nsys;
 #[cfg(unix)]
 mod hostile_special;
+mod hot_text;
 mod kineto;
 mod kineto_hta;
 mod kineto_liberal;
