@@ -90,12 +90,19 @@ def entered(binary, args):
 
 
 def pattern(symbol):
-    """The input-section pattern of one function's symbol."""
+    """The pattern of one function's symbol in its section's name."""
     if symbol.startswith("_ZN"):
         symbol = HASH.sub("17h*E*", symbol)
     elif symbol.startswith("_R"):
         symbol = LLVM.sub("*", CRATE.sub("Cs*_", symbol))
-    return ".text." + symbol
+    return symbol
+
+
+def sections(name):
+    """The input sections of a function: `.text.NAME`, or, for one the
+    compiler marked cold (`#[cold]`, e.g. a vector's growth), where it ran
+    or not, `.text.unlikely.NAME`."""
+    return f"(.text.{name} .text.unlikely.{name})"
 
 
 def main():
@@ -126,13 +133,13 @@ def main():
         f.write("    /* The functions as this build named them: with the same compiler\n")
         f.write("       and options, exactly the ones that ran, first. */\n")
         for name in exact:
-            f.write(f"    *(.text.{name})\n")
+            f.write(f"    *{sections(name)}\n")
         f.write("    /* The same functions whatever the compiler's hashes (with a generic\n")
         f.write("       function, every instance of it): what the lines above miss. */\n")
         for args, mine in placed:
             f.write(f"    /* rooftrace {' '.join(args).replace('*/', '* /')} */\n")
             for p in mine:
-                f.write(f"    *({p})\n")
+                f.write(f"    *{sections(p)}\n")
         f.write("  }\n}\nINSERT BEFORE .text;\n")
     print(f"{len(exact)} functions ({len(seen)} patterns) in {OUT}", file=sys.stderr)
 

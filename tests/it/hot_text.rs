@@ -84,7 +84,8 @@ fn the_functions_the_main_jobs_run_sit_together_and_the_rest_after_them() {
     });
     let inside = |v: u64| (hot.addr..hot.addr + hot.size).contains(&v);
     let syms = symbols(&bytes, &all);
-    // The script's patterns for this crate's functions (`*(.text.NAME17h*E*)`,
+    // The script's patterns for this crate's functions (`*(.text.NAME17h*E*
+    // .text.unlikely.NAME17h*E*)`,
     // NAME being the path the compiler's hash follows): each names the same
     // functions in a debug build as in the release build it was made from.
     let script = std::fs::read_to_string(
@@ -94,7 +95,8 @@ fn the_functions_the_main_jobs_run_sit_together_and_the_rest_after_them() {
     let paths: Vec<&str> = script
         .lines()
         .filter_map(|l| l.trim().strip_prefix("*(.text._ZN9rooftrace"))
-        .filter_map(|l| l.strip_suffix("17h*E*)"))
+        .filter_map(|l| l.split_once("17h*E* "))
+        .map(|(path, _)| path)
         .collect();
     assert!(
         paths.len() > 300,
