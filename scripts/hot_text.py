@@ -25,6 +25,7 @@ ignored by the linker, so a stale script costs memory, never a build.
 Usage (from the repository root, after `cargo build --release`):
 
     python3 scripts/hot_text.py target/release/rooftrace [CORPUS]
+    python3 scripts/hot_text.py --check BINARY    # has the section (.ci/run)
 
 CORPUS is `../shared/corpus` by default; jobs whose input is missing are
 skipped and named. Needs `valgrind` and `nm`. Takes about 3 minutes.
@@ -98,50 +99,94 @@ def pattern(symbol):
     return symbol
 
 
-def sections(name):
-    """The input sections of a function: `.text.NAME`, or, for one the
-    compiler marked cold (`#[cold]`, e.g. a vector's growth), where it ran
-    or not, `.text.unlikely.NAME`."""
-    return f"(.text.{name} .text.unlikely.{name})"
+def section_sizes(binary):
+    """{name: size} of the sections of a 64-bit little-endian ELF file
+    (System V gABI header and section-header offsets); works on a stripped
+    binary."""
+    import struct
+
+    with open(binary, "rb") as f:
+        b = f.read()
+    if b[:6] != b"\x7fELF\x02\x01":
+        sys.exit(f"{binary}: not a 64-bit little-endian ELF file")
+    shoff = struct.unpack_from("<Q", b, 0x28)[0]
+    entsize, count, names = struct.unpack_from("<HHH", b, 0x3A)
+    strtab = struct.unpack_from("<Q", b, shoff + names * entsize + 0x18)[0]
+    out = {}
+    for i in range(count):
+        h = shoff + i * entsize
+        name_at = strtab + struct.unpack_from("<I", b, h)[0]
+        name = b[name_at : b.index(b"\0", name_at)].decode()
+        out[name] = struct.unpack_from("<Q", b, h + 0x20)[0]
+    return out
+
+
+def check(binary):
+    """Exits non-zero unless `binary` has the hot section, holding at least
+    the code of the job placed first (about 1 MB)."""
+    size = section_sizes(binary).get(".text.hot.rooftrace", 0)
+    if size < 1 << 20:
+        sys.exit(
+            f"{binary}: .text.hot.rooftrace is {size} bytes: build.rs did not hand the linker "
+            f"{OUT}, or its patterns name little of this build (run scripts/hot_text.py)"
+        )
+    print(f"{binary}: .text.hot.rooftrace holds {size:,} bytes of code")
 
 
 def main():
+    if sys.argv[1] == "--check":
+        return check(sys.argv[2])
     binary = sys.argv[1]
     corpus = sys.argv[2] if len(sys.argv) > 2 else "../shared/corpus"
     symbols = code_symbols(binary)
-    placed = []
-    exact = []
-    seen = set()
+    exact = []  # (job, the names it ran first)
+    patterns = []  # (job, the patterns of those names not met before)
+    names_seen = set()
+    patterns_seen = set()
     for job in JOBS:
         args = [a.format(corpus=corpus) for a in job]
         missing = [a for a in args if ("/" in a) and not os.path.exists(a)]
         if missing:
             print(f"skipped (no {missing[0]}): rooftrace {' '.join(args)}", file=sys.stderr)
             continue
-        ran = [n for n in entered(binary, args) if n in symbols]
-        exact.extend(sorted(set(ran) - set(exact)))
-        mine = sorted({pattern(n) for n in ran} - seen)
-        seen.update(mine)
-        placed.append((args, mine))
-        print(f"{len(mine):5d} new functions: rooftrace {' '.join(args)}", file=sys.stderr)
+        ran = {n for n in entered(binary, args) if n in symbols}
+        mine = sorted(ran - names_seen)
+        names_seen.update(mine)
+        wild = sorted({pattern(n) for n in mine} - patterns_seen)
+        patterns_seen.update(wild)
+        shown = " ".join(args).replace("*/", "* /")
+        exact.append((shown, mine))
+        patterns.append((shown, wild))
+        print(f"{len(mine):5d} new functions: rooftrace {shown}", file=sys.stderr)
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, "w") as f:
         f.write("/* Written by scripts/hot_text.py: the functions the main jobs run,\n")
         f.write("   placed together before the rest of the code (fewer code pages\n")
-        f.write("   resident). Regenerate, do not edit. */\n")
+        f.write("   resident). Regenerate, do not edit. One input-section\n")
+        f.write("   description per job: the linker tries each section against the\n")
+        f.write("   descriptions in turn, so few long ones link in seconds where one\n")
+        f.write("   per function took 18 s. */\n")
         f.write("SECTIONS\n{\n  .text.hot.rooftrace : {\n")
         f.write("    /* The functions as this build named them: with the same compiler\n")
-        f.write("       and options, exactly the ones that ran, first. */\n")
-        for name in exact:
-            f.write(f"    *{sections(name)}\n")
+        f.write("       and options, exactly the ones that ran, job by job. */\n")
+        for shown, names in exact:
+            write_description(f, shown, names)
         f.write("    /* The same functions whatever the compiler's hashes (with a generic\n")
-        f.write("       function, every instance of it): what the lines above miss. */\n")
-        for args, mine in placed:
-            f.write(f"    /* rooftrace {' '.join(args).replace('*/', '* /')} */\n")
-            for p in mine:
-                f.write(f"    *{sections(p)}\n")
+        f.write("       function, every instance of it): what the names above miss. */\n")
+        for shown, wild in patterns:
+            write_description(f, shown, wild)
         f.write("  }\n}\nINSERT BEFORE .text;\n")
-    print(f"{len(exact)} functions ({len(seen)} patterns) in {OUT}", file=sys.stderr)
+    print(f"{len(names_seen)} functions ({len(patterns_seen)} patterns) in {OUT}", file=sys.stderr)
+
+
+def write_description(f, shown, names):
+    """One input-section description: every section of `names`."""
+    if not names:
+        return
+    f.write(f"    /* rooftrace {shown} */\n    *(\n")
+    for name in names:
+        f.write(f"      .text.{name} .text.unlikely.{name}\n")
+    f.write("    )\n")
 
 
 if __name__ == "__main__":
