@@ -1,4 +1,4 @@
-//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/5`
+//! The gap report: plain data, serialised as JSON schema `rooftrace.gaps/6`
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
@@ -15,7 +15,7 @@ pub use super::totals::{
 };
 
 /// Version tag of the JSON document.
-pub const SCHEMA: &str = "rooftrace.gaps/5";
+pub const SCHEMA: &str = "rooftrace.gaps/6";
 
 /// An index into [`GapReport::names`].
 pub type NameId = usize;

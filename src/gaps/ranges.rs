@@ -189,10 +189,11 @@ pub(crate) fn range_report<'t>(
 fn summarise(re: &Regex, instances: Vec<RangeRow>) -> RangeReport {
     let mp = |f: &dyn Fn(&RangeRow) -> i64| {
         let mut v: Vec<i64> = instances.iter().map(f).collect();
+        let known = !v.is_empty();
         let d = dist(&mut v);
         MedianP90 {
-            median: d.p50_ns,
-            p90: d.p90_ns,
+            median: known.then_some(d.p50_ns),
+            p90: known.then_some(d.p90_ns),
         }
     };
     let mut classes = ClassTotals::default();

@@ -397,13 +397,14 @@ impl HostAdvice {
     }
 }
 
-/// Median and 90th percentile across range instances.
+/// Median and 90th percentile across range instances; `None` (JSON
+/// `null`) when there is no instance: a median of nothing is unknown, not 0.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct MedianP90 {
     /// Median.
-    pub median: i64,
+    pub median: Option<i64>,
     /// 90th percentile.
-    pub p90: i64,
+    pub p90: Option<i64>,
 }
 
 /// An instance's own part of the device among the instances of its process

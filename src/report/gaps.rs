@@ -51,7 +51,7 @@ impl Render for GapReport {
     }
 }
 
-/// The JSON document (`rooftrace.gaps/5`), pretty-printed, newline-terminated.
+/// The JSON document (`rooftrace.gaps/6`), pretty-printed, newline-terminated.
 pub fn json(r: &GapReport) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');

@@ -28,7 +28,7 @@ pub(super) fn class_columns<'a, R: 'a>(
 /// percentile across instances (which has no pid and no classes).
 enum RangeLine<'a> {
     Instance(&'a RangeRow),
-    Stat(&'static str, fn(MedianP90) -> i64),
+    Stat(&'static str, fn(MedianP90) -> Option<i64>),
 }
 
 /// Why `--nvtx` gave no rows (the pattern matched no range): the
@@ -62,13 +62,15 @@ pub(super) fn ranges_title(r: &GapReport) -> String {
 /// instance (no median of nothing: [`ranges_note`] says why).
 pub(super) fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)> {
     let rr = r.ranges.as_ref().filter(|rr| !rr.instances.is_empty())?;
-    // An instance's own figure, or the statistic's pick across instances.
+    // An instance's own figure, or the statistic's pick across instances
+    // (known here: there is an instance).
     let figure = |own: fn(&RangeRow) -> i64, across: fn(&RangeReport) -> MedianP90| {
         move |line: &RangeLine| match line {
-            RangeLine::Instance(i) => own(i),
+            RangeLine::Instance(i) => Some(own(i)),
             RangeLine::Stat(_, pick) => pick(across(rr)),
         }
     };
+    let shown = |v: Option<i64>| v.map_or_else(String::new, dur);
     let wall = figure(|i| i.wall_ns, |rr| rr.wall_ns);
     let window = figure(|i| i.gpu_end_ns - i.gpu_start_ns, |rr| rr.gpu_window_ns);
     let kbusy = figure(|i| i.kernel_busy_ns, |rr| rr.kernel_busy_ns);
@@ -87,11 +89,13 @@ pub(super) fn ranges_table(r: &GapReport, rows: usize) -> Option<(Table, usize)>
             RangeLine::Instance(i) => i.pid.to_string(),
             RangeLine::Stat(..) => String::new(),
         }),
-        Column::right("wall", move |line: &RangeLine| dur(wall(line))),
-        Column::right("GPU window", move |line: &RangeLine| dur(window(line))),
-        Column::right("kernel busy", move |line: &RangeLine| dur(kbusy(line))),
-        Column::right("idle", move |line: &RangeLine| dur(idle(line))),
-        Column::right("kernels", move |line: &RangeLine| kernels(line).to_string()),
+        Column::right("wall", move |line: &RangeLine| shown(wall(line))),
+        Column::right("GPU window", move |line: &RangeLine| shown(window(line))),
+        Column::right("kernel busy", move |line: &RangeLine| shown(kbusy(line))),
+        Column::right("idle", move |line: &RangeLine| shown(idle(line))),
+        Column::right("kernels", move |line: &RangeLine| {
+            kernels(line).map_or_else(String::new, |k| k.to_string())
+        }),
     ];
     columns.extend(class_columns(|line: &RangeLine| match line {
         RangeLine::Instance(i) => Some(i.classes()),

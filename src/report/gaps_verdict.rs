@@ -24,10 +24,10 @@ pub fn verdict(r: &GapReport) -> String {
             let idle: i64 = rr.instances.iter().map(|i| i.idle_ns).sum();
             let head = format!(
                 "GPU idle {} per `{}` range (median of {}, GPU window {})",
-                dur(rr.idle_ns.median),
+                rr.idle_ns.median.map_or_else(String::new, dur),
                 rr.pattern,
                 rr.instances.len(),
-                dur(rr.gpu_window_ns.median)
+                rr.gpu_window_ns.median.map_or_else(String::new, dur)
             );
             // The host fix by the one rule, over the instances' own
             // host-bound gaps (as `budget` does for its steps).

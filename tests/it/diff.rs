@@ -530,7 +530,7 @@ fn a_gaps2_report_with_inline_names_diffs_like_its_gaps3_form() {
     let (code, out, err) = rooftrace(&["gaps", SAXPY, "--nvtx", "MPI_.*", "--format", "json"]);
     assert_eq!(code, 0, "{err}");
     let v3: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v3["schema"], "rooftrace.gaps/5");
+    assert_eq!(v3["schema"], "rooftrace.gaps/6");
     let b3 = dir.path().join("b3.json");
     let b2 = dir.path().join("b2.json");
     std::fs::write(&b3, out).unwrap();

@@ -1,4 +1,4 @@
-//! `--nvtx` instances in the JSON (`rooftrace.gaps/5`, issue 32 item 2): each
+//! `--nvtx` instances in the JSON (`rooftrace.gaps/5` and later, issue 32 item 2): each
 //! instance writes only the classes, host details and length classes that
 //! hold a gap, so a million windows without idle time no longer write a
 //! million sets of zero totals. What is written must still add up: checked
@@ -34,7 +34,7 @@ fn instances_write_only_what_holds_a_gap_and_still_add_up() {
     ]);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).expect("JSON");
-    assert_eq!(v["schema"], "rooftrace.gaps/5");
+    assert_eq!(v["schema"], "rooftrace.gaps/6");
     let ranges = &v["ranges"];
     let inst = ranges["instances"].as_array().expect("instances");
     // The PyTorch export has thousands of op ranges, most without idle time.
@@ -67,5 +67,56 @@ fn instances_write_only_what_holds_a_gap_and_still_add_up() {
     for (k, t) in ranges["classes"].as_object().unwrap() {
         let total = t["total_ns"].as_i64().unwrap();
         assert_eq!(by_class.get(k).copied().unwrap_or(0), total, "{k}");
+    }
+}
+
+/// The median and 90th percentile across instances, by nearest rank
+/// (the `p`-th of `n` sorted values is the `ceil(p·n)`-th), computed here
+/// from the instances the report lists.
+fn nearest_rank(mut v: Vec<i64>, p: f64) -> i64 {
+    v.sort_unstable();
+    let k = ((p * v.len() as f64).ceil() as usize).max(1);
+    v[k - 1]
+}
+
+#[test]
+fn medians_across_instances_are_theirs_and_unknown_without_one() {
+    // The saxpy fixture's 22 NVTX range instances (MPI calls): `.` matches
+    // every one, the second pattern none.
+    let e = "fixtures/nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
+    let run = |pattern: &str| -> Value {
+        let (code, out, err) = rooftrace(&["gaps", e, "--nvtx", pattern, "--format", "json"]);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).expect("JSON")
+    };
+    let all = run(".");
+    let ranges = &all["ranges"];
+    let inst = ranges["instances"].as_array().expect("instances");
+    assert!(inst.len() > 2, "{}", inst.len());
+    for (field, own) in [("wall_ns", "wall_ns"), ("idle_ns", "idle_ns")] {
+        let v: Vec<i64> = inst.iter().map(|i| i[own].as_i64().unwrap()).collect();
+        assert_eq!(
+            ranges[field]["median"].as_i64(),
+            Some(nearest_rank(v.clone(), 0.5))
+        );
+        assert_eq!(ranges[field]["p90"].as_i64(), Some(nearest_rank(v, 0.9)));
+    }
+    // No instance: a median of nothing is unknown, written `null`, not 0.
+    let none = run("^no range is named this$");
+    let ranges = &none["ranges"];
+    assert_eq!(ranges["instances"].as_array().map(Vec::len), Some(0));
+    for field in [
+        "wall_ns",
+        "gpu_window_ns",
+        "kernel_busy_ns",
+        "idle_ns",
+        "kernels",
+    ] {
+        assert!(
+            ranges[field]["median"].is_null(),
+            "{field}: {}",
+            ranges[field]
+        );
+        assert!(ranges[field]["p90"].is_null(), "{field}: {}", ranges[field]);
     }
 }
