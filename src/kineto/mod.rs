@@ -75,12 +75,15 @@ pub enum KinetoError {
         path: PathBuf,
     },
     /// No kernels, copies or memsets.
-    #[error("{path}: no GPU activity ({events} events, no `kernel`, `gpu_memcpy` or `gpu_memset`){hint}")]
+    #[error("{path}: no GPU activity ({events} events, no usable `kernel`, `gpu_memcpy` or `gpu_memset`){skipped}{hint}")]
     NoGpuActivity {
         /// The input file.
         path: PathBuf,
         /// Events read.
         events: u64,
+        /// The events skipped as unusable, per reason ("; 1 events … were
+        /// skipped: …"), or empty: a GPU op may be among them.
+        skipped: String,
         /// What to do, by what the trace holds.
         hint: &'static str,
     },
@@ -211,9 +214,14 @@ pub fn read_timeline_keeping(path: &Path, keep: Keep) -> Result<KinetoTrace, Kin
         } else {
             "; it holds CUPTI counter ranges instead: read them with `rooftrace ncu TRACE.json`"
         };
+        let skipped: String = (trace.timeline.diagnostics.iter())
+            .filter(|d| matches!(d.kind, DiagnosticKind::SkippedEvents { .. }))
+            .map(|d| format!("; {}", d.message))
+            .collect();
         return Err(KinetoError::NoGpuActivity {
             path: path.to_path_buf(),
             events: trace.counts.events,
+            skipped,
             hint,
         });
     }

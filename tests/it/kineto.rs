@@ -244,6 +244,13 @@ fn hostile_traces_fail_with_a_clear_error_and_never_panic() {
             deep.into_bytes(),
             "no GPU activity (1 events",
         ),
+        // The trace's only kernel has an unusable `ts`: the error says it
+        // was skipped, and why, rather than that there was no kernel.
+        (
+            "only kernel skipped",
+            br#"{"traceEvents":[{"ph":"X","cat":"kernel","name":"k","pid":0,"tid":7,"ts":1e400,"dur":1}]}"#.to_vec(),
+            "no usable `kernel`, `gpu_memcpy` or `gpu_memset`); 1 events of a category rooftrace reads were skipped: their `ts` is absent",
+        ),
         (
             "not JSON",
             b"{ nope".to_vec(),
