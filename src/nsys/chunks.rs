@@ -5,12 +5,13 @@
 //! by the rowid span only when the span is dense (as nsys writes it), else by
 //! `count(*)` in one chunk, so a lone rowid of 4e12 costs nothing.
 
+use super::btree::PageFile;
 use super::guard::{checked_interval, string_id, Deadline};
 use super::guard::{open, sql_err};
 use super::host::HostRead;
-use super::raw::RawStmt;
+use super::rows::{col_or, scan, Kind, Pick, Rows, Select};
 use super::schema::Schema;
-use super::sql::{col_or_null, ReadProgress, PROGRESS_EVERY};
+use super::sql::{ReadProgress, PROGRESS_EVERY};
 use super::*;
 use rusqlite::Connection;
 use std::path::Path;
@@ -156,45 +157,55 @@ pub(super) fn read_ops(
     ch: &Chunk,
     kind: OpKind,
     pageable_kind: i64,
+    pages: Option<&PageFile>,
     buf: &mut [GpuOp],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64), NsysError> {
     let table = ch.table;
-    let name_col = match kind {
-        OpKind::Kernel if schema.has_column(table, "shortName") => "shortName".to_string(),
-        OpKind::Kernel => col_or_null(schema, table, "demangledName"),
-        OpKind::Memcpy => col_or_null(schema, table, "copyKind"),
-        _ => "NULL".to_string(),
+    let int_or = |c: &str, or: Option<i64>| col_or(schema, table, c, Kind::Int, or);
+    let name = match kind {
+        OpKind::Kernel if schema.has_column(table, "shortName") => int_or("shortName", None),
+        OpKind::Kernel => int_or("demangledName", None),
+        OpKind::Memcpy => int_or("copyKind", None),
+        _ => Pick::Const(None),
     };
-    let zero_if_absent = |c: &str| {
-        if schema.has_column(table, c) {
-            format!("\"{c}\"")
-        } else {
-            "0".to_string()
-        }
-    };
-    // Plain columns: SQL expressions (packing ids, coalesce) cost more VDBE
-    // time per row than the extra column reads they would save.
     // Host memory kinds only for copies (NULL reads as "not pageable").
-    let kinds = match kind {
-        OpKind::Memcpy => format!(
-            ", {}, {}",
-            col_or_null(schema, table, "srcKind"),
-            col_or_null(schema, table, "dstKind")
-        ),
-        _ => String::new(),
+    let mut picks = vec![
+        int_or("start", None),
+        int_or("end", None),
+        int_or("deviceId", None),
+        int_or("streamId", None),
+        int_or("globalPid", Some(0)),
+        int_or("correlationId", Some(0)),
+        name,
+    ];
+    if kind == OpKind::Memcpy {
+        picks.extend([int_or("srcKind", None), int_or("dstKind", None)]);
+    }
+    let select = Select {
+        table,
+        picks,
+        not_null: None,
     };
-    let sql = format!(
-        "SELECT start, \"end\", deviceId, streamId, {}, {}, {}{kinds} FROM \"{table}\" \
-         WHERE rowid BETWEEN ?1 AND ?2",
-        zero_if_absent("globalPid"),
-        zero_if_absent("correlationId"),
-        name_col,
-    );
+    scan(conn, path, pages, &select, (ch.lo, ch.hi), |row| {
+        fill_ops(conn, path, ch, kind, pageable_kind, row, buf, tick)
+    })
+}
+
+/// The reading loop of [`read_ops`], over either row source.
+#[allow(clippy::too_many_arguments)]
+fn fill_ops(
+    conn: &Connection,
+    path: &Path,
+    ch: &Chunk,
+    kind: OpKind,
+    pageable_kind: i64,
+    row: &mut Rows,
+    buf: &mut [GpuOp],
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<(usize, u64), NsysError> {
+    let table = ch.table;
     let err = sql_err(path, table);
-    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
-    row.bind(1, ch.lo).map_err(&err)?;
-    row.bind(2, ch.hi).map_err(&err)?;
     let (mut n, mut kept, mut bad) = (0u64, 0usize, 0u64);
     let bad_value = |ordinal: u64, what: &str| {
         // The rowid is looked up only for the error message.
@@ -274,29 +285,45 @@ pub(super) fn read_ops(
 }
 
 /// Runtime/driver rows of one chunk: launches go to `api`, sync calls to `syncs`.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn read_api(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
     ch: &Chunk,
     host: &HostRead,
+    pages: Option<&PageFile>,
     buf: &mut [ApiCall],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64, Vec<SyncCall>), NsysError> {
     let table = ch.table;
-    let gtid = if schema.has_column(table, "globalTid") {
-        "globalTid"
-    } else {
-        "0"
+    let int_or = |c: &str, or: Option<i64>| col_or(schema, table, c, Kind::Int, or);
+    let select = Select {
+        table,
+        picks: vec![
+            int_or("start", None),
+            int_or("end", None),
+            int_or("globalTid", Some(0)),
+            int_or("correlationId", None),
+            int_or("nameId", None),
+        ],
+        not_null: None,
     };
-    let sql = format!(
-        "SELECT start, \"end\", {gtid}, correlationId, nameId \
-         FROM \"{table}\" WHERE rowid BETWEEN ?1 AND ?2"
-    );
-    let err = sql_err(path, table);
-    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
-    row.bind(1, ch.lo).map_err(&err)?;
-    row.bind(2, ch.hi).map_err(&err)?;
+    scan(conn, path, pages, &select, (ch.lo, ch.hi), |row| {
+        fill_api(path, ch, host, row, buf, tick)
+    })
+}
+
+/// The reading loop of [`read_api`], over either row source.
+fn fill_api(
+    path: &Path,
+    ch: &Chunk,
+    host: &HostRead,
+    row: &mut Rows,
+    buf: &mut [ApiCall],
+    tick: &(dyn Fn(u64) + Sync),
+) -> Result<(usize, u64, Vec<SyncCall>), NsysError> {
+    let err = sql_err(path, ch.table);
     let (mut n, mut kept, mut bad) = (0u64, 0usize, 0u64);
     let mut syncs = Vec::new();
     while row.step().map_err(&err)? {
@@ -378,6 +405,8 @@ pub(super) struct BigRead<'a> {
     pub(super) progress: ReadProgress<'a>,
     pub(super) deadline: Deadline,
     pub(super) beside_rows: u64,
+    /// The file's pages, when the b-tree reader takes it (`btree`).
+    pub(super) pages: Option<&'a PageFile>,
 }
 
 /// Reads every GPU activity and API table in parallel rowid chunks.
@@ -453,7 +482,10 @@ fn read_pool(
     host: &HostRead,
     (ops_buf, api_buf): (&mut [GpuOp], &mut [ApiCall]),
     BigRead {
-        progress, deadline, ..
+        progress,
+        deadline,
+        pages,
+        ..
     }: BigRead<'_>,
     threads: usize,
 ) -> Result<PoolResult, NsysError> {
@@ -492,11 +524,20 @@ fn read_pool(
             let (n, bad, syncs) = match &mut *slot {
                 Slot::Ops(buf) => {
                     let kind = ch.kind.unwrap_or(OpKind::Kernel);
-                    let (n, bad) =
-                        read_ops(&c, path, schema, ch, kind, host.pageable_kind, buf, &tick)?;
+                    let (n, bad) = read_ops(
+                        &c,
+                        path,
+                        schema,
+                        ch,
+                        kind,
+                        host.pageable_kind,
+                        pages,
+                        buf,
+                        &tick,
+                    )?;
                     (n, bad, Vec::new())
                 }
-                Slot::Api(buf) => read_api(&c, path, schema, ch, host, buf, &tick)?,
+                Slot::Api(buf) => read_api(&c, path, schema, ch, host, pages, buf, &tick)?,
             };
             results
                 .lock()

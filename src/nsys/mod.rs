@@ -8,6 +8,7 @@
 //! (process, correlationId) (`crate::timeline::join`). `convert` turns an `.nsys-rep` into an export by
 //! running `nsys export`.
 
+mod btree;
 mod chunks;
 pub mod convert;
 mod copies;
@@ -18,10 +19,11 @@ mod nccl;
 mod nvtx;
 mod raw;
 mod read;
+mod rows;
 mod schema;
 mod sql;
 
-pub use read::read_timeline;
+pub use read::{read_timeline, read_timeline_by_sqlite, read_timeline_from_pages};
 pub use schema::{Schema, SchemaFlavor};
 pub use sql::ReadProgress;
 

@@ -5,10 +5,11 @@
 //! `emit_nvtx`) is scanned once. Read on its own thread and connection
 //! beside the pool of the big tables (`read`).
 
+use super::btree::PageFile;
 use super::guard::{cap_name, checked_interval, sql_err, string_id, MAX_NAME_BYTES};
-use super::raw::RawStmt;
+use super::rows::{col_or, scan, Kind, Pick, Rows, Select};
 use super::schema::Schema;
-use super::sql::{col_or_null, NVTX};
+use super::sql::NVTX;
 use super::*;
 use rusqlite::Connection;
 use std::collections::{HashMap, HashSet};
@@ -56,31 +57,50 @@ pub(super) fn read_nvtx(
     path: &Path,
     schema: &Schema,
     strings: &HashMap<u32, String>,
+    pages: Option<&PageFile>,
 ) -> Result<NvtxRead, NsysError> {
     schema.require(path, NVTX, &["start", "end"])?;
     // The event type is tested here, not in SQL: SQLite answers `eventType
     // IN (…)` with a lookup in a temporary index per row, which cost more
     // than the rest of the row (callgrind, 4.9 M rows).
-    let event_type = if schema.has_column(NVTX, "eventType") {
-        "eventType"
-    } else {
-        "59"
-    };
     // NCCL's ranges need their domain and thread (`nccl::read_nccl`).
     let domains = schema.has_column(NVTX, "domainId") && schema.has_column(NVTX, "globalTid");
-    let sql = format!(
-        "SELECT start, \"end\", {}, {}, {}, {}, rowid, {event_type} FROM {NVTX} \
-         WHERE \"end\" IS NOT NULL",
-        col_or_null(schema, NVTX, "globalTid"),
-        col_or_null(schema, NVTX, "text"),
-        col_or_null(schema, NVTX, "textId"),
-        if domains { "domainId" } else { "NULL" },
-    );
+    let int_or = |c: &str, or: Option<i64>| col_or(schema, NVTX, c, Kind::Int, or);
+    let select = Select {
+        table: NVTX,
+        picks: vec![
+            int_or("start", None),
+            int_or("end", None),
+            int_or("globalTid", None),
+            col_or(schema, NVTX, "text", Kind::Text, None),
+            int_or("textId", None),
+            if domains {
+                int_or("domainId", None)
+            } else {
+                Pick::Const(None)
+            },
+            Pick::RowId,
+            int_or("eventType", Some(59)),
+        ],
+        // Marks and domain rows have no end.
+        not_null: Some(1),
+    };
+    // One pass over every row: the whole rowid range.
+    scan(conn, path, pages, &select, (i64::MIN, i64::MAX), |row| {
+        fill_nvtx(path, strings, row)
+    })
+}
+
+/// The reading loop of [`read_nvtx`], over either row source.
+fn fill_nvtx(
+    path: &Path,
+    strings: &HashMap<u32, String>,
+    row: &mut Rows,
+) -> Result<NvtxRead, NsysError> {
     let err = sql_err(path, NVTX);
-    // The raw cursor and a borrowed text looked up before any copy: one
-    // export per PyTorch op (`emit_nvtx`) has tens of millions of rows and
-    // a few thousand distinct texts.
-    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    // A borrowed text looked up before any copy: one export per PyTorch op
+    // (`emit_nvtx`) has tens of millions of rows and a few thousand
+    // distinct texts.
     let mut out = NvtxRead::default();
     let (mut unnamed, mut bad) = (0u64, 0u64);
     // Each distinct text once: the rows share it.

@@ -4,6 +4,7 @@
 //! chunks (`chunks`), then the sorts and the launch join in Rust
 //! (`timeline::join`). Names stay `StringIds` ids until displayed.
 
+use super::btree::PageFile;
 use super::chunks::{read_big_tables, BigRead};
 use super::guard::{open, Deadline};
 use super::host::{read_host_small, resolve_sync_rows};
@@ -28,6 +29,53 @@ pub fn read_timeline(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
+    // The page reader is opt-in until the fuzz corpus input it reads
+    // differently from SQLite is understood (docs/bench-gaps.md).
+    let pages = if std::env::var_os("ROOFTRACE_PAGE_READER").is_some() {
+        Pages::WhereReadable
+    } else {
+        Pages::Never
+    };
+    read_with(path, want_nvtx, progress, pages)
+}
+
+/// [`read_timeline`] with the big tables read from the file's pages where
+/// the b-tree reader takes them (what `ROOFTRACE_PAGE_READER=1` selects):
+/// for the tests that compare it with SQLite.
+#[doc(hidden)]
+pub fn read_timeline_from_pages(
+    path: &Path,
+    want_nvtx: bool,
+    progress: ReadProgress,
+) -> Result<Timeline, NsysError> {
+    read_with(path, want_nvtx, progress, Pages::WhereReadable)
+}
+
+/// [`read_timeline`] with every row read through SQLite, the b-tree page
+/// reader off: the reference the page reader is tested against
+/// (`tests/it/nsys_pages.rs`, the `nsys_sql` fuzz target).
+#[doc(hidden)]
+pub fn read_timeline_by_sqlite(
+    path: &Path,
+    want_nvtx: bool,
+    progress: ReadProgress,
+) -> Result<Timeline, NsysError> {
+    read_with(path, want_nvtx, progress, Pages::Never)
+}
+
+/// Whether the big tables' rows may be read from the file's pages.
+#[derive(Clone, Copy, PartialEq)]
+enum Pages {
+    WhereReadable,
+    Never,
+}
+
+fn read_with(
+    path: &Path,
+    want_nvtx: bool,
+    progress: ReadProgress,
+    pages: Pages,
+) -> Result<Timeline, NsysError> {
     let deadline = Deadline::for_file(path);
     let conn = open(path, deadline)?;
     let schema = Schema::probe(&conn, path)?;
@@ -43,11 +91,18 @@ pub fn read_timeline(
     // it a core when it is large; the launch join and everything else that
     // does not need the ranges runs here while that thread still reads.
     let nvtx_rows = nvtx_rows_hint(&conn, &schema);
+    // Opened after SQLite has read the schema, so the header is checked
+    // by both; `None` leaves every row to SQLite.
+    let page_file = match pages {
+        Pages::WhereReadable => PageFile::open(path),
+        Pages::Never => None,
+    };
+    let page_file = page_file.as_ref();
     let (rest, nvtx) = std::thread::scope(|s| {
         let nvtx = schema.has_table(NVTX).then(|| {
             s.spawn(|| {
                 let c = open(path, deadline)?;
-                let mut read = read_nvtx(&c, path, &schema, &host.strings)?;
+                let mut read = read_nvtx(&c, path, &schema, &host.strings, page_file)?;
                 sort_ranges(&mut read.ranges);
                 Ok::<_, NsysError>(read)
             })
@@ -62,6 +117,7 @@ pub fn read_timeline(
                 progress,
                 deadline,
                 beside_rows: nvtx_rows,
+                pages: page_file,
             },
         )
         .and_then(|rows| without_ranges(&conn, path, &schema, &host, rows));

@@ -423,6 +423,12 @@ impl Timeline {
         self.alloc_names.contains(&name.0)
     }
 
+    /// The reader's string table (`StringIds`, or the names a trace
+    /// reader gave ids), by id.
+    pub fn string_table(&self) -> &HashMap<u32, String> {
+        &self.strings
+    }
+
     /// The text of a name.
     pub fn name(&self, n: NameRef) -> &str {
         match n {
