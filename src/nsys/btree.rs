@@ -17,8 +17,7 @@
 //! SQLite would return, row for row and byte for byte (the `nsys_pages`
 //! fuzz target and `tests/it/nsys_pages.rs` compare the two).
 //!
-//! The format: <https://www.sqlite.org/fileformat2.html>, sections 1.3
-//! (header), 1.6 (b-tree pages), 2.1 (records).
+//! The format: <https://www.sqlite.org/fileformat2.html> (1.3, 1.6, 2.1).
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -397,8 +396,7 @@ impl<'f> Cursor<'f> {
         Some((pgno - r.first) as usize * f.page_bytes)
     }
 
-    /// Counts one page read; more reads than the file has pages means a
-    /// page was reached twice, which a well-formed tree never does.
+    /// Counts one page visit: more than the file's pages means a cycle.
     fn count_load(&mut self) -> Option<()> {
         self.loads += 1;
         (self.loads <= u64::from(self.file.pages) + MAX_DEPTH as u64).then_some(())
@@ -448,8 +446,7 @@ impl<'f> Cursor<'f> {
         Some(level)
     }
 
-    /// Makes the leaf page at `at` in the run buffer the current one,
-    /// its header checked.
+    /// Makes the leaf at `at` in the run buffer current, its cells checked.
     fn leaf_at(
         &mut self,
         pgno: u32,
@@ -478,6 +475,16 @@ impl<'f> Cursor<'f> {
             lo,
             hi,
         };
+        // Every cell now, not only up to the chunk's end: SQLite seeks in
+        // a leaf by binary search, which an unordered leaf misleads.
+        let mut prev = lo;
+        for i in 0..cells {
+            let (_, key, _) = self.cell(i)?;
+            if prev.is_some_and(|p| key <= p) || hi.is_some_and(|h| key > h) {
+                return None;
+            }
+            prev = Some(key);
+        }
         Some(())
     }
 
@@ -505,10 +512,11 @@ impl<'f> Cursor<'f> {
     /// Keys rise strictly and stay inside the bounds of the path down.
     fn check_key(&mut self, key: i64) -> Option<()> {
         let l = &self.leaf;
-        let ordered = self.last_key.is_none_or(|k| key > k);
-        let bounded = l.lo.is_none_or(|lo| key > lo) && l.hi.is_none_or(|hi| key <= hi);
+        let ok = self.last_key.is_none_or(|k| key > k)
+            && l.lo.is_none_or(|lo| key > lo)
+            && l.hi.is_none_or(|hi| key <= hi);
         self.last_key = Some(key);
-        (ordered && bounded).then_some(())
+        ok.then_some(())
     }
 
     /// The next cell: `Some(true)` a row to return, `Some(false)` a row
@@ -670,8 +678,7 @@ fn value(rec: &[u8], t: u64, o: usize, text: bool, base: u32) -> Option<Val> {
             }
             Val::Int(v)
         }
-        // A real or a blob where text is read: no text, as
-        // `sqlite3_column_type` says.
+        // A real or a blob where text is read: no text, as SQLite says.
         7 if text => Val::NotText,
         t if t >= 12 && t % 2 == 0 && text => Val::NotText,
         t if t >= 13 && text => {

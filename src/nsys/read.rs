@@ -29,19 +29,19 @@ pub fn read_timeline(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
-    // The page reader is opt-in until the fuzz corpus input it reads
-    // differently from SQLite is understood (docs/bench-gaps.md).
-    let pages = if std::env::var_os("ROOFTRACE_PAGE_READER").is_some() {
-        Pages::WhereReadable
-    } else {
+    // The escape hatch, should the page reader ever misread a file: every
+    // row through SQLite (docs/bench-gaps.md).
+    let pages = if std::env::var_os("ROOFTRACE_NO_PAGE_READER").is_some() {
         Pages::Never
+    } else {
+        Pages::WhereReadable
     };
     read_with(path, want_nvtx, progress, pages)
 }
 
 /// [`read_timeline`] with the big tables read from the file's pages where
-/// the b-tree reader takes them (what `ROOFTRACE_PAGE_READER=1` selects):
-/// for the tests that compare it with SQLite.
+/// the b-tree reader takes them, whatever `ROOFTRACE_NO_PAGE_READER`
+/// says: for the tests that compare it with SQLite.
 #[doc(hidden)]
 pub fn read_timeline_from_pages(
     path: &Path,
