@@ -246,7 +246,7 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
             (hints, t.timeline)
         }
         (c, None) => {
-            let timeline = read_with_progress(&source, true)?;
+            let timeline = read_with_progress(&source, true, None)?;
             let hints = match c {
                 Some(c) => c.device_hints(),
                 None => export_hints(

@@ -168,7 +168,7 @@ pub fn comm(
         check_file(&job.path, NSYS_EXTS, NSYS_FIX)?;
         let source = super::timeline::source_file(&job.path, None)?;
         // The readers' errors name the file themselves.
-        let tl = super::timeline::read(&source, false, Keep::All, &|_, _| {})?;
+        let tl = super::timeline::read(&source, false, Keep::All, &|_, _| {}, None)?;
         let gpus = &tl.info.identity.gpus;
         let mut trace = rank_trace(&tl, &job.path.display().to_string());
         // `--rank-from` wins over distributedInfo when given; else the file

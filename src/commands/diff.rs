@@ -370,8 +370,13 @@ fn gaps_sides(
                 let identity = SideIdentity::from_trace(&trace);
                 (trace.timeline, identity)
             } else {
-                let t =
-                    super::timeline::read(&source, config.nvtx.is_some(), Keep::All, &|_, _| {})?;
+                let t = super::timeline::read(
+                    &source,
+                    config.nvtx.is_some(),
+                    Keep::All,
+                    &|_, _| {},
+                    None,
+                )?;
                 let identity = SideIdentity::from_timeline(&t);
                 (t, identity)
             };

@@ -137,6 +137,13 @@ impl GapsConfig {
 }
 
 impl GapsConfig {
+    /// True when the run reads only the NVTX ranges the analysis looks at
+    /// ([`crate::gaps::range_filter`]): not with `--nvtx` (every instance
+    /// of the pattern) nor `--trace-out` (every range drawn).
+    fn near(&self) -> bool {
+        self.analysis.nvtx.is_none() && self.trace_out.is_none()
+    }
+
     /// Every file this run writes, with the flag that named it.
     fn targets(&self) -> Vec<(&'static str, &Path)> {
         let mut t: Vec<(&str, &Path)> = Vec::new();
@@ -179,7 +186,8 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
     let sqlite = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
     refuse_inputs(&targets, &[&sqlite])?;
-    let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some())?;
+    let near = |tl: &Timeline| crate::gaps::range_filter(tl, cfg);
+    let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some(), config.near().then_some(&near))?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, &config.input)?;
     }
@@ -258,8 +266,15 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     let path = &job.path;
     check_file(path, NSYS_EXTS, NSYS_FIX)?;
     let sqlite = super::timeline::source_file(path, config.nsys.as_deref())?;
-    let timeline =
-        super::timeline::read(&sqlite, cfg.nvtx.is_some(), Keep::NoCollectives, &|_, _| {})?;
+    let near = |tl: &Timeline| crate::gaps::range_filter(tl, cfg);
+    let near = config.near().then_some(&near as &crate::nsys::Near<'_>);
+    let timeline = super::timeline::read(
+        &sqlite,
+        cfg.nvtx.is_some(),
+        Keep::NoCollectives,
+        &|_, _| {},
+        near,
+    )?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, path)?;
     }
@@ -329,7 +344,11 @@ pub(crate) fn host_link(
 }
 
 /// Reads the export, with a progress bar on a terminal.
-pub(crate) fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Timeline> {
+pub(crate) fn read_with_progress(
+    sqlite: &Path,
+    nvtx: bool,
+    near: Option<&crate::nsys::Near<'_>>,
+) -> anyhow::Result<Timeline> {
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
         b.set_style(
@@ -351,7 +370,7 @@ pub(crate) fn read_with_progress(sqlite: &Path, nvtx: bool) -> anyhow::Result<Ti
         bar.set_position(done);
     };
     // NsysError and KinetoError name the file (and table) already.
-    let timeline = super::timeline::read(sqlite, nvtx, Keep::NoCollectives, &progress)?;
+    let timeline = super::timeline::read(sqlite, nvtx, Keep::NoCollectives, &progress, near)?;
     bar.finish_and_clear();
     Ok(timeline)
 }

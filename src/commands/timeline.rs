@@ -31,19 +31,26 @@ pub fn source_file(path: &Path, nsys: Option<&Path>) -> Result<PathBuf, InputErr
 }
 
 /// Reads the timeline of `source` (from [`source_file`]); `progress` is
-/// called during an nsys read; a trace keeps what `keep` says.
+/// called during an nsys read; a trace keeps what `keep` says; an export
+/// keeps the NVTX ranges `near` asks for (`nsys::read_timeline_near`), or
+/// all of them.
 pub fn read(
     source: &Path,
     nvtx: bool,
     keep: crate::kineto::Keep,
     progress: crate::nsys::ReadProgress,
+    near: Option<&crate::nsys::Near<'_>>,
 ) -> Result<Timeline, InputError> {
     if is_kineto(source) {
         return Ok(crate::kineto::read_timeline_keeping(source, keep)
             .map_err(InputError::from)?
             .timeline);
     }
-    crate::nsys::read_timeline(source, nvtx, progress).map_err(InputError::from)
+    match near {
+        Some(near) => crate::nsys::read_timeline_near(source, nvtx, progress, near),
+        None => crate::nsys::read_timeline(source, nvtx, progress),
+    }
+    .map_err(InputError::from)
 }
 
 /// What an export's `TARGET_INFO_GPU` rows say about its device, as the

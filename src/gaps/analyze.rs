@@ -14,8 +14,11 @@ use super::host::NvtxIndex;
 use super::model::*;
 use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
-use super::sweep::{analyze_device, op_ref, push_bounded, DeviceDetail, DeviceOut, TopEntry};
+use super::sweep::{
+    analyze_device, op_ref, push_bounded, sweep, DeviceDetail, DeviceOut, TopEntry,
+};
 use crate::nsys::{GpuOp, Timeline};
+use crate::timeline::near::RangeFilter;
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
 
@@ -90,6 +93,30 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
         names: names.into_table(),
         gaps: cfg.keep_gaps.then_some(merged.gaps),
     }
+}
+
+/// The NVTX ranges [`analyze`] can look at without `--nvtx`, as a filter
+/// for the reader (`nsys::read_timeline_near`): on the thread of the call
+/// that launched the op ending each gap, the gap `[start, end]` and the
+/// instant the call started; and the first range of each
+/// [`RangeFamily`], for `input.range_families`. Every range look-up of the
+/// analysis (the host verdict over part of a gap, the ranges and the
+/// context of a longest gap) is on such a thread inside such a window, so
+/// it finds the ranges it finds among all of them. (`--nvtx` and the
+/// Chrome trace read every range.)
+pub fn range_filter(tl: &Timeline, cfg: &GapConfig) -> RangeFilter {
+    let ops = ops_in_scope(tl, cfg);
+    let mut f = RangeFilter::new(|t| RangeFamily::of(t).map(|f| f as u8));
+    for (_, dev_ops) in device_groups(&ops) {
+        sweep(dev_ops, |g| {
+            if let Some(a) = tl.api_of(&dev_ops[g.after]) {
+                f.add(a.pid, a.tid, g.start, g.end);
+                f.add(a.pid, a.tid, a.start_ns, a.start_ns);
+            }
+        });
+    }
+    f.finish();
+    f
 }
 
 /// The ops `--device`/`--stream` keep, still sorted by (pid, device, start);

@@ -29,7 +29,7 @@ mod sweep;
 pub mod totals;
 pub mod window;
 
-pub use analyze::analyze;
+pub use analyze::{analyze, range_filter};
 pub use class::{class_label, classify, merge_syncs, GapClass};
 pub use config::{GapConfig, Scope, DEFAULT_LAUNCH_LATENCY_NS};
 pub use evidence::{

@@ -54,16 +54,16 @@ pub(crate) type TopEntry = std::cmp::Reverse<TopCandidate>;
 /// A device gap as found by the sweep: `[start, end)`, the index (in the
 /// device slice) of the op that ended last before it and of the op after it.
 #[derive(Debug, Clone, Copy)]
-struct RawGap {
-    start: i64,
-    end: i64,
-    before: usize,
-    after: usize,
+pub(crate) struct RawGap {
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+    pub(crate) before: usize,
+    pub(crate) after: usize,
 }
 
 /// Sweeps ops sorted by start: returns (busy_ns, span_start, span_end) and
 /// calls `on_gap` for each gap.
-fn sweep(ops: &[GpuOp], mut on_gap: impl FnMut(RawGap)) -> (i64, i64, i64) {
+pub(crate) fn sweep(ops: &[GpuOp], mut on_gap: impl FnMut(RawGap)) -> (i64, i64, i64) {
     let Some(first) = ops.first() else {
         return (0, 0, 0);
     };

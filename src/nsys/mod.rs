@@ -19,11 +19,14 @@ mod nccl;
 mod nvtx;
 mod raw;
 mod read;
+mod record;
 mod rows;
 mod schema;
 mod sql;
 
-pub use read::{read_timeline, read_timeline_by_sqlite, read_timeline_from_pages};
+pub use read::{
+    read_timeline, read_timeline_by_sqlite, read_timeline_from_pages, read_timeline_near, Near,
+};
 pub use schema::{Schema, SchemaFlavor};
 pub use sql::ReadProgress;
 

@@ -6,17 +6,21 @@
 //! beside the pool of the big tables (`read`).
 
 use super::btree::PageFile;
-use super::guard::{cap_name, checked_interval, sql_err, string_id, MAX_NAME_BYTES};
+use super::guard::{
+    cap_name, checked_interval, open, sql_err, string_id, Deadline, MAX_NAME_BYTES,
+};
 use super::rows::{col_or, scan, Kind, Pick, Rows, Select};
 use super::schema::Schema;
 use super::sql::NVTX;
 use super::*;
+use crate::timeline::near::RangeFilter;
 use rusqlite::Connection;
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
-/// What the scan of `NVTX_EVENTS` gives.
+/// What the scan of `NVTX_EVENTS` (or of a rowid part of it) gives.
 #[derive(Default)]
 pub(super) struct NvtxRead {
     /// Closed ranges, in table order (sorted by [`sort_ranges`]).
@@ -24,8 +28,42 @@ pub(super) struct NvtxRead {
     /// Rowids of the rows NCCL may have written (domain not 0, text
     /// starting `nccl`), in table order.
     pub(super) nccl_rowids: Vec<i64>,
-    /// Rows skipped, said once each.
-    pub(super) diagnostics: Vec<Diagnostic>,
+    /// Ranges skipped: a NULL start or a time out of bounds.
+    bad: u64,
+    /// Ranges without text or text id.
+    unnamed: u64,
+}
+
+impl NvtxRead {
+    /// Appends the read of the rowid part after this one's.
+    fn append(&mut self, mut next: NvtxRead) {
+        self.ranges.append(&mut next.ranges);
+        self.nccl_rowids.append(&mut next.nccl_rowids);
+        self.bad += next.bad;
+        self.unnamed += next.unnamed;
+    }
+
+    /// The rows skipped, said once each.
+    pub(super) fn diagnostics(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let (bad, unnamed) = (self.bad, self.unnamed);
+        if bad > 0 {
+            out.push(Diagnostic::new(
+                DiagnosticKind::SkippedRows {
+                    table: NVTX,
+                    rows: bad,
+                },
+                format!("{NVTX}: skipped {bad} ranges with a NULL start or a time beyond ±2^61 ns"),
+            ));
+        }
+        if unnamed > 0 {
+            out.push(Diagnostic::new(
+                DiagnosticKind::UnnamedRanges { ranges: unnamed },
+                format!("{NVTX}: {unnamed} ranges without text or textId ignored"),
+            ));
+        }
+        out
+    }
 }
 
 /// Push/pop and start/end ranges (NvtxPushPopRange 59, NvtxStartEndRange
@@ -50,7 +88,8 @@ pub(super) fn nvtx_rows_hint(conn: &Connection, schema: &Schema) -> u64 {
     .map_or(0, |d| u64::try_from(d).unwrap_or(0).saturating_add(1))
 }
 
-/// Reads the closed ranges and the NCCL candidates' rowids in one scan.
+/// Reads the closed ranges and the NCCL candidates' rowids of the rows in
+/// `rowids` in one scan.
 /// `strings`: the export's `StringIds`, for ranges named by `textId`.
 pub(super) fn read_nvtx(
     conn: &Connection,
@@ -58,6 +97,8 @@ pub(super) fn read_nvtx(
     schema: &Schema,
     strings: &HashMap<u32, String>,
     pages: Option<&PageFile>,
+    keep: Option<&RangeFilter>,
+    rowids: (i64, i64),
 ) -> Result<NvtxRead, NsysError> {
     schema.require(path, NVTX, &["start", "end"])?;
     // The event type is tested here, not in SQL: SQLite answers `eventType
@@ -85,17 +126,71 @@ pub(super) fn read_nvtx(
         // Marks and domain rows have no end.
         not_null: Some(1),
     };
-    // One pass over every row: the whole rowid range.
-    scan(conn, path, pages, &select, (i64::MIN, i64::MAX), |row| {
-        fill_nvtx(path, strings, row)
+    scan(conn, path, pages, &select, rowids, |row| {
+        fill_nvtx(path, strings, row, keep)
     })
 }
 
-/// The reading loop of [`read_nvtx`], over either row source.
+/// Fewest rows a part of the table gets in [`read_nvtx_near`].
+pub(super) const MIN_PART_ROWS: u64 = 1 << 20;
+
+/// [`read_nvtx`] of the ranges `keep` keeps, the table cut into rowid
+/// parts of at least `min_rows` rowids read on up to `threads` threads
+/// (each with its own connection, the first on `conn`) and put back in
+/// table order: what one scan gives, but for the first range of a text
+/// class, which each part may keep.
+pub(super) fn read_nvtx_near(
+    conn: &Connection,
+    path: &Path,
+    deadline: Deadline,
+    schema: &Schema,
+    strings: &HashMap<u32, String>,
+    pages: Option<&PageFile>,
+    (keep, threads, min_rows): (&RangeFilter, usize, u64),
+) -> Result<NvtxRead, NsysError> {
+    let bound = |f: &str| {
+        conn.query_row(&format!("SELECT {f}(rowid) FROM {NVTX}"), [], |r| {
+            r.get::<_, Option<i64>>(0)
+        })
+        .map_err(sql_err(path, NVTX))
+    };
+    let (Some(lo), Some(hi)) = (bound("min")?, bound("max")?) else {
+        return Ok(NvtxRead::default());
+    };
+    let span = i128::from(hi) - i128::from(lo) + 1;
+    let parts = (span / i128::from(min_rows.max(1))).clamp(1, threads.max(1) as i128);
+    // In i128: a part ending at `i64::MAX` has its next cut past it.
+    let cut = |k: i128| i128::from(lo) + span * k / parts;
+    let part = |k: i128| (cut(k) as i64, (cut(k + 1) - 1) as i64);
+    let read =
+        |c: &Connection, k: i128| read_nvtx(c, path, schema, strings, pages, Some(keep), part(k));
+    let mut rest = std::thread::scope(|s| {
+        let handles: Vec<_> = (1..parts)
+            .map(|k| s.spawn(move || read(&open(path, deadline)?, k)))
+            .collect();
+        let first = read(conn, 0);
+        let rest: Vec<_> = handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect();
+        (first, rest)
+    });
+    let mut out = rest.0?;
+    for r in rest.1.drain(..) {
+        out.append(r?);
+    }
+    Ok(out)
+}
+
+/// The reading loop of [`read_nvtx`], over either row source. With a
+/// filter, a range outside its thread's windows is counted (skipped and
+/// unnamed rows are said as without one) but not kept, its text never
+/// copied, unless it is the first of its text class.
 fn fill_nvtx(
     path: &Path,
     strings: &HashMap<u32, String>,
     row: &mut Rows,
+    keep: Option<&RangeFilter>,
 ) -> Result<NvtxRead, NsysError> {
     let err = sql_err(path, NVTX);
     // A borrowed text looked up before any copy: one export per PyTorch op
@@ -113,24 +208,27 @@ fn fill_nvtx(
         texts.insert(a.clone());
         a
     };
+    let mut keeper = keep.map(RangeFilter::keeper);
     while row.step().map_err(&err)? {
         let range = row.int(7).is_some_and(is_range_type);
         let nccl = row.int(5).is_some_and(|d| d != 0);
         if !(range || nccl) {
             continue;
         }
-        let text = match row.text(3) {
-            Some(t) => Some(match std::str::from_utf8(t) {
-                Ok(t) if t.len() <= MAX_NAME_BYTES => share(t),
-                _ => share(&cap_name(t)),
-            }),
+        // The text as it would be kept (cut or made valid UTF-8 once).
+        let inline: Option<Cow<str>> = row.text(3).map(|t| match std::str::from_utf8(t) {
+            Ok(t) if t.len() <= MAX_NAME_BYTES => Cow::Borrowed(t),
+            _ => Cow::Owned(cap_name(t)),
+        });
+        let text: Option<&str> = match &inline {
+            Some(t) => Some(t),
             None => row
                 .int(4)
                 .and_then(string_id)
                 .and_then(|id| strings.get(&id))
-                .map(|s| share(s)),
+                .map(String::as_str),
         };
-        if nccl && text.as_deref().is_some_and(|t| t.starts_with("nccl")) {
+        if nccl && text.is_some_and(|t| t.starts_with("nccl")) {
             out.nccl_rowids.push(row.int_or_zero(6));
         }
         if !range {
@@ -146,6 +244,14 @@ fn fill_nvtx(
             unnamed += 1;
             continue;
         };
+        let (pid, tid) = (pid_of(gtid), tid_of(gtid));
+        if let Some(k) = &mut keeper {
+            // A range kept for its window shows its class already; one of
+            // a class kept twice costs a range.
+            if !(k.overlaps(pid, tid, start, end) || k.first_of_class(text)) {
+                continue;
+            }
+        }
         // A million ranges (one per op, PyTorch's `emit_nvtx`) grow this
         // vector past 40 MB: a failed growth is an error naming the input.
         let v = &mut out.ranges;
@@ -160,26 +266,13 @@ fn fill_nvtx(
         v.push(NvtxRange {
             start_ns: start,
             end_ns: end,
-            pid: pid_of(gtid),
-            tid: tid_of(gtid),
-            text,
+            pid,
+            tid,
+            text: share(text),
         });
     }
-    if bad > 0 {
-        out.diagnostics.push(Diagnostic::new(
-            DiagnosticKind::SkippedRows {
-                table: NVTX,
-                rows: bad,
-            },
-            format!("{NVTX}: skipped {bad} ranges with a NULL start or a time beyond ±2^61 ns"),
-        ));
-    }
-    if unnamed > 0 {
-        out.diagnostics.push(Diagnostic::new(
-            DiagnosticKind::UnnamedRanges { ranges: unnamed },
-            format!("{NVTX}: {unnamed} ranges without text or textId ignored"),
-        ));
-    }
+    out.bad = bad;
+    out.unnamed = unnamed;
     Ok(out)
 }
 
@@ -278,6 +371,76 @@ pub(super) fn sort_ranges(v: &mut Vec<NvtxRange>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Cut into rowid parts read on threads, the ranges near windows are
+    /// those one scan keeps, in the same order, with the same NCCL rowids
+    /// and skipped rows, on every bundled export with ranges; and the
+    /// windows drop ranges there.
+    #[test]
+    fn parts_read_on_threads_give_one_scan() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys");
+        let mut dropped = 0;
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().is_none_or(|x| x != "sqlite") || p.ends_with("not_sqlite.sqlite") {
+                continue;
+            }
+            let deadline = Deadline::for_file(&p);
+            let conn = open(&p, deadline).unwrap();
+            let schema = Schema::probe(&conn, &p).unwrap();
+            if !schema.has_table(NVTX) {
+                continue;
+            }
+            let strings = HashMap::new();
+            let pages = PageFile::open(&p);
+            let every = (i64::MIN, i64::MAX);
+            let all = read_nvtx(&conn, &p, &schema, &strings, pages.as_ref(), None, every).unwrap();
+            // Windows over every other range's first half, no text class.
+            let mut keep = RangeFilter::new(|_| None);
+            for r in all.ranges.iter().step_by(2) {
+                keep.add(
+                    r.pid,
+                    r.tid,
+                    r.start_ns,
+                    r.start_ns + (r.end_ns - r.start_ns) / 2,
+                );
+            }
+            keep.finish();
+            let one = read_nvtx(
+                &conn,
+                &p,
+                &schema,
+                &strings,
+                pages.as_ref(),
+                Some(&keep),
+                every,
+            );
+            let one = one.unwrap();
+            let parts = (&keep, 3, 7);
+            let got = read_nvtx_near(
+                &conn,
+                &p,
+                deadline,
+                &schema,
+                &strings,
+                pages.as_ref(),
+                parts,
+            );
+            let got = got.unwrap();
+            let show = |r: &NvtxRead| {
+                let ranges: Vec<_> = r
+                    .ranges
+                    .iter()
+                    .map(|x| (x.pid, x.tid, x.start_ns, x.end_ns, x.text.to_string()))
+                    .collect();
+                format!("{ranges:?} {:?} {} {}", r.nccl_rowids, r.bad, r.unnamed)
+            };
+            assert_eq!(show(&got), show(&one), "{}", p.display());
+            assert!(one.ranges.len() <= all.ranges.len());
+            dropped += all.ranges.len() - one.ranges.len();
+        }
+        assert!(dropped > 0);
+    }
 
     /// The linear path of `sort_ranges` (rows in start order, split by
     /// process, runs of one start sorted by end) gives `sort_by_key`'s

@@ -8,13 +8,14 @@ use super::btree::PageFile;
 use super::chunks::{read_big_tables, BigRead};
 use super::guard::{open, Deadline};
 use super::host::{read_host_small, resolve_sync_rows};
-use super::nvtx::{nvtx_rows_hint, read_nvtx, sort_ranges};
+use super::nvtx::{nvtx_rows_hint, read_nvtx, read_nvtx_near, sort_ranges, MIN_PART_ROWS};
 use super::schema::Schema;
 use super::sql::{
     capture_value, meta_value, ReadProgress, DRIVER, GRAPH, KERNEL, MEMCPY, MEMSET, NVTX, RUNTIME,
 };
 use super::*;
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
+use crate::timeline::near::RangeFilter;
 use crate::timeline::TimelineParts;
 use std::path::Path;
 
@@ -31,12 +32,7 @@ pub fn read_timeline(
 ) -> Result<Timeline, NsysError> {
     // The escape hatch, should the page reader ever misread a file: every
     // row through SQLite (docs/bench-gaps.md).
-    let pages = if std::env::var_os("ROOFTRACE_NO_PAGE_READER").is_some() {
-        Pages::Never
-    } else {
-        Pages::WhereReadable
-    };
-    read_with(path, want_nvtx, progress, pages)
+    read_with(path, want_nvtx, progress, page_reader(), Ranges::All)
 }
 
 /// [`read_timeline`] with the big tables read from the file's pages where
@@ -48,7 +44,7 @@ pub fn read_timeline_from_pages(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
-    read_with(path, want_nvtx, progress, Pages::WhereReadable)
+    read_with(path, want_nvtx, progress, Pages::WhereReadable, Ranges::All)
 }
 
 /// [`read_timeline`] with every row read through SQLite, the b-tree page
@@ -60,7 +56,40 @@ pub fn read_timeline_by_sqlite(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
-    read_with(path, want_nvtx, progress, Pages::Never)
+    read_with(path, want_nvtx, progress, Pages::Never, Ranges::All)
+}
+
+/// [`read_timeline`] keeping only the NVTX ranges an analysis will look
+/// at: `near` is given the timeline read without its ranges (every other
+/// field as [`read_timeline`] fills it) and returns the windows the
+/// ranges are then read through, after the big tables rather than beside
+/// them. Diagnostics and collectives are those [`read_timeline`] gives;
+/// the ranges are its ranges less those the filter drops.
+/// `ROOFTRACE_ALL_RANGES=1` keeps every range (for a side-by-side bench).
+pub fn read_timeline_near(
+    path: &Path,
+    want_nvtx: bool,
+    progress: ReadProgress,
+    near: &Near<'_>,
+) -> Result<Timeline, NsysError> {
+    let ranges = if std::env::var_os("ROOFTRACE_ALL_RANGES").is_some() {
+        Ranges::All
+    } else {
+        Ranges::Near(near)
+    };
+    read_with(path, want_nvtx, progress, page_reader(), ranges)
+}
+
+/// What builds the range filter from a timeline without ranges.
+pub type Near<'a> = dyn Fn(&Timeline) -> RangeFilter + Sync + 'a;
+
+/// The page reader unless `ROOFTRACE_NO_PAGE_READER` is set.
+fn page_reader() -> Pages {
+    if std::env::var_os("ROOFTRACE_NO_PAGE_READER").is_some() {
+        Pages::Never
+    } else {
+        Pages::WhereReadable
+    }
 }
 
 /// Whether the big tables' rows may be read from the file's pages.
@@ -70,11 +99,22 @@ enum Pages {
     Never,
 }
 
+/// Which NVTX ranges the reader keeps.
+#[derive(Clone, Copy)]
+enum Ranges<'a> {
+    /// Every closed range, read beside the pool of the big tables.
+    All,
+    /// Those the filter built from the rest of the timeline keeps, read
+    /// after the big tables.
+    Near(&'a Near<'a>),
+}
+
 fn read_with(
     path: &Path,
     want_nvtx: bool,
     progress: ReadProgress,
     pages: Pages,
+    ranges: Ranges,
 ) -> Result<Timeline, NsysError> {
     let deadline = Deadline::for_file(path);
     let conn = open(path, deadline)?;
@@ -86,11 +126,6 @@ fn read_with(
     }
     let (op_tables, api_tables) = tables_to_read(&schema, path)?;
     let host = read_host_small(&conn, path, &schema)?;
-    // NVTX (tens of millions of rows under `emit_nvtx`) on its own thread
-    // and connection beside the pool of the big tables, which then leaves
-    // it a core when it is large; the launch join and everything else that
-    // does not need the ranges runs here while that thread still reads.
-    let nvtx_rows = nvtx_rows_hint(&conn, &schema);
     // Opened after SQLite has read the schema, so the header is checked
     // by both; `None` leaves every row to SQLite.
     let page_file = match pages {
@@ -98,11 +133,23 @@ fn read_with(
         Pages::Never => None,
     };
     let page_file = page_file.as_ref();
+    // All ranges: NVTX (tens of millions of rows under `emit_nvtx`) on its
+    // own thread and connection beside the pool of the big tables, which
+    // then leaves it a core when it is large; the launch join and
+    // everything else that does not need the ranges runs here while that
+    // thread still reads. Ranges near windows: after the rest.
+    let beside = matches!(ranges, Ranges::All) && schema.has_table(NVTX);
+    let nvtx_rows = if beside {
+        nvtx_rows_hint(&conn, &schema)
+    } else {
+        0
+    };
     let (rest, nvtx) = std::thread::scope(|s| {
-        let nvtx = schema.has_table(NVTX).then(|| {
+        let nvtx = beside.then(|| {
             s.spawn(|| {
                 let c = open(path, deadline)?;
-                let mut read = read_nvtx(&c, path, &schema, &host.strings, page_file)?;
+                let every = (i64::MIN, i64::MAX);
+                let mut read = read_nvtx(&c, path, &schema, &host.strings, page_file, None, every)?;
                 sort_ranges(&mut read.ranges);
                 Ok::<_, NsysError>(read)
             })
@@ -126,9 +173,12 @@ fn read_with(
             .transpose();
         (rest, nvtx)
     });
-    let (rest, nvtx) = (rest?, nvtx?.unwrap_or_default());
+    let (rest, nvtx) = (rest?, nvtx?);
     let mut diagnostics = rest.diagnostics;
-    diagnostics.extend(nvtx.diagnostics);
+    // Where the ranges' diagnostics go, read now or later.
+    let nvtx_at = diagnostics.len();
+    let mut nvtx = nvtx.unwrap_or_default();
+    diagnostics.extend(nvtx.diagnostics());
     if want_nvtx && !schema.has_table(NVTX) {
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoNvtxTable,
@@ -138,9 +188,6 @@ fn read_with(
     let (info, mut joined, syncs, waits, copies) =
         (rest.info, rest.joined, rest.syncs, rest.waits, rest.copies);
     diagnostics.append(&mut joined.diagnostics);
-    let nccl = super::nccl::read_nccl(&conn, path, &schema, &host.strings, &nvtx.nccl_rowids)?;
-    diagnostics.extend(nccl.diagnostics);
-    let nvtx = nvtx.ranges;
     let mut tl = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
@@ -148,7 +195,7 @@ fn read_with(
         syncs,
         waits,
         host_spans: host.host_spans,
-        nvtx,
+        nvtx: Vec::new(),
         copies,
         graph_trace: joined.graph_trace,
         graph_launches: joined.graph_launches,
@@ -156,6 +203,19 @@ fn read_with(
         diagnostics,
         strings: host.strings,
     });
+    if let (Ranges::Near(near), true) = (ranges, schema.has_table(NVTX)) {
+        let filter = near(&tl);
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let strings = tl.string_table();
+        let parts = (&filter, threads, MIN_PART_ROWS);
+        nvtx = read_nvtx_near(&conn, path, deadline, &schema, strings, page_file, parts)?;
+        sort_ranges(&mut nvtx.ranges);
+        tl.diagnostics.splice(nvtx_at..nvtx_at, nvtx.diagnostics());
+    }
+    let strings = tl.string_table();
+    let nccl = super::nccl::read_nccl(&conn, path, &schema, strings, &nvtx.nccl_rowids)?;
+    tl.diagnostics.extend(nccl.diagnostics);
+    tl.nvtx = nvtx.ranges;
     tl.collectives = nccl.records;
     Ok(tl)
 }

@@ -3,7 +3,8 @@
 //! the readers share (`names`: which names are syncs, blocking copies,
 //! communication kernels, allocations; `join`: ops sorted and joined to the
 //! call that launched them; `limits`: the bounds every reader applies to
-//! untrusted values). The nsys SQLite reader and the Kineto JSON reader both
+//! untrusted values; `near`: which NVTX ranges a reader keeps when the
+//! analysis looks at some windows only). The nsys SQLite reader and the Kineto JSON reader both
 //! build a [`Timeline`] with [`Timeline::from_parts`]; neither knows the
 //! other, and this module knows neither.
 
@@ -11,6 +12,7 @@ pub mod comm;
 pub mod join;
 pub mod limits;
 pub mod names;
+pub mod near;
 
 pub use names::{CallFamily, CallKind, CopyKind, NameSet};
 

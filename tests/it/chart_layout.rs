@@ -153,6 +153,7 @@ fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
             false,
             rooftrace::kineto::Keep::All,
             &|_, _| {},
+            None,
         ) else {
             continue; // a counters-only trace: no timeline
         };

@@ -54,3 +54,22 @@ pub fn rooftrace_json(args: &[&str]) -> (i32, serde_json::Value, String) {
         err,
     )
 }
+
+/// Every real nsys export: the bundled `fixtures/nsys/*.sqlite` and the
+/// corpus's, sorted.
+#[allow(dead_code)]
+pub fn nsys_exports() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = Vec::new();
+    let mut dirs = vec![fixture("nsys")];
+    dirs.extend(corpus("nsys"));
+    for d in dirs {
+        for e in std::fs::read_dir(d).unwrap().flatten() {
+            let p = e.path();
+            if p.extension().is_some_and(|x| x == "sqlite") {
+                v.push(p);
+            }
+        }
+    }
+    v.sort();
+    v
+}

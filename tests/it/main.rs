@@ -29,6 +29,7 @@ mod gaps_host;
 mod gaps_json_ranges;
 #[cfg(target_os = "linux")]
 mod gaps_memcap;
+mod gaps_near;
 mod gaps_verdicts;
 mod hostile_convert;
 mod hostile_inputs;

@@ -5,9 +5,9 @@
 //! or hand to SQLite (overflowing texts, text in an integer column, WAL,
 //! rows deleted), and copies of a real export with bytes overwritten.
 
-use crate::common::{corpus, fixture};
+use crate::common::{fixture, nsys_exports};
 use rusqlite::Connection;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Both readers' answers, as text: the timeline's `Debug` or the error.
 fn both(path: &Path) -> (String, String) {
@@ -34,25 +34,9 @@ fn both(path: &Path) -> (String, String) {
     )
 }
 
-fn exports() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = Vec::new();
-    let mut dirs = vec![fixture("nsys")];
-    dirs.extend(corpus("nsys"));
-    for d in dirs {
-        for e in std::fs::read_dir(d).unwrap().flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "sqlite") {
-                v.push(p);
-            }
-        }
-    }
-    v.sort();
-    v
-}
-
 #[test]
 fn every_real_export_reads_the_same_from_pages_and_through_sqlite() {
-    let files = exports();
+    let files = nsys_exports();
     assert!(files.len() >= 5, "{files:?}");
     for p in &files {
         let (pages, sql) = both(p);

@@ -147,9 +147,13 @@ fn every_corpus_gap_histogram_draws_its_median_gap_and_no_empty_legend_entry() {
     }
     inputs.sort();
     for p in &inputs {
-        let Ok(tl) =
-            rooftrace::commands::timeline::read(p, false, rooftrace::kineto::Keep::All, &|_, _| {})
-        else {
+        let Ok(tl) = rooftrace::commands::timeline::read(
+            p,
+            false,
+            rooftrace::kineto::Keep::All,
+            &|_, _| {},
+            None,
+        ) else {
             continue; // a counters-only trace: no timeline
         };
         let cfg = rooftrace::gaps::GapConfig {
