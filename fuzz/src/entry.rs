@@ -341,4 +341,28 @@ fn read_and_render(path: &Path) {
     };
     let report = rooftrace::gaps::analyze(&tl, &cfg);
     render_all(&report);
+    same_without_far_ranges(path, &tl);
+}
+
+/// Without `--nvtx`, `gaps` reads only the NVTX ranges its analysis can
+/// look at (`gaps::range_filter`): the same report, every gap listed, as
+/// over every range `tl` holds.
+fn same_without_far_ranges(path: &Path, tl: &rooftrace::nsys::Timeline) {
+    let cfg = rooftrace::gaps::GapConfig {
+        top: 0,
+        ..Default::default()
+    };
+    let near = |t: &rooftrace::nsys::Timeline| rooftrace::gaps::range_filter(t, &cfg);
+    let read = rooftrace::nsys::read_timeline_near(path, true, &|_, _| {}, &near);
+    let near_tl = match read {
+        Ok(t) => t,
+        Err(e) => panic!("the read of the ranges near gaps failed, the read of all did not: {e}"),
+    };
+    let json = |t: &rooftrace::nsys::Timeline| {
+        rooftrace::gaps::analyze(t, &cfg).render(Format::Json, &RenderOptions::default())
+    };
+    assert!(
+        json(&near_tl) == json(tl),
+        "the report over the ranges near gaps differs from the report over all ranges"
+    );
 }
