@@ -11,12 +11,21 @@ use std::collections::HashMap;
 /// Classes a text may fall in (`0..MAX_CLASSES`).
 pub const MAX_CLASSES: u8 = 8;
 
+/// A thread: (pid, tid).
+type Thread = (u32, u32);
+
+/// Disjoint closed windows `[lo, hi]`, ns, sorted (once finished).
+type Windows = Vec<(i64, i64)>;
+
 /// The windows of each thread, and the text classes whose first range is
 /// kept. Built by the analysis from a timeline without ranges, read by a
 /// reader for each range row.
 pub struct RangeFilter {
-    /// Per (pid, tid): disjoint closed windows `[lo, hi]`, ns, sorted.
-    windows: HashMap<(u32, u32), Vec<(i64, i64)>>,
+    /// Each thread's windows.
+    windows: HashMap<Thread, Windows>,
+    /// The thread of the last [`RangeFilter::add`] and its windows, taken
+    /// out of `windows` (a hash per window cost as much as the sweep).
+    adding: Option<(Thread, Windows)>,
     /// The class of a range text (`None`: no class), below [`MAX_CLASSES`].
     classify: fn(&str) -> Option<u8>,
 }
@@ -27,6 +36,7 @@ impl RangeFilter {
     pub fn new(classify: fn(&str) -> Option<u8>) -> RangeFilter {
         RangeFilter {
             windows: HashMap::new(),
+            adding: None,
             classify,
         }
     }
@@ -37,7 +47,14 @@ impl RangeFilter {
         if hi < lo {
             return;
         }
-        let w = self.windows.entry((pid, tid)).or_default();
+        if self.adding.as_ref().is_none_or(|a| a.0 != (pid, tid)) {
+            self.put_back();
+            let w = self.windows.remove(&(pid, tid)).unwrap_or_default();
+            self.adding = Some(((pid, tid), w));
+        }
+        let Some((_, w)) = &mut self.adding else {
+            return;
+        };
         // Windows mostly come in time order: merge with the last at once
         // when they overlap (`finish` sorts and merges the rest).
         match w.last_mut() {
@@ -51,17 +68,25 @@ impl RangeFilter {
     /// Sorts and merges each thread's windows; call once, after the last
     /// [`RangeFilter::add`].
     pub fn finish(&mut self) {
-        for w in self.windows.values_mut() {
-            w.sort_unstable();
-            let mut merged: Vec<(i64, i64)> = Vec::with_capacity(w.len());
-            for &(lo, hi) in w.iter() {
-                match merged.last_mut() {
-                    Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
-                    _ => merged.push((lo, hi)),
-                }
+        self.put_back();
+        // Threads' windows apart, side by side (a few threads hold them
+        // all: PyTorch launches from one thread per process).
+        let mut big: Vec<&mut Vec<(i64, i64)>> = self.windows.values_mut().collect();
+        big.sort_by_key(|w| std::cmp::Reverse(w.len()));
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        std::thread::scope(|s| {
+            let mut rest = big.into_iter();
+            for w in rest.by_ref().take(cores.saturating_sub(1)) {
+                s.spawn(move || sort_and_merge(w));
             }
-            merged.shrink_to_fit();
-            *w = merged;
+            rest.for_each(sort_and_merge);
+        });
+    }
+
+    /// Returns the windows being added to to their map.
+    fn put_back(&mut self) {
+        if let Some((thread, w)) = self.adding.take() {
+            self.windows.insert(thread, w);
         }
     }
 
@@ -79,6 +104,22 @@ impl RangeFilter {
             seen: 0,
         }
     }
+}
+
+/// Sorts windows and merges those that overlap.
+fn sort_and_merge(w: &mut Vec<(i64, i64)>) {
+    if !w.is_sorted() {
+        w.sort_unstable();
+    }
+    let mut merged: Vec<(i64, i64)> = Vec::with_capacity(w.len());
+    for &(lo, hi) in w.iter() {
+        match merged.last_mut() {
+            Some(last) if lo <= last.1 => last.1 = last.1.max(hi),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    merged.shrink_to_fit();
+    *w = merged;
 }
 
 /// Most threads a [`Keeper`] remembers its place in.
