@@ -198,6 +198,13 @@ pub(crate) struct DeviceOut {
 
 /// Keeps the `top` longest gaps (all when `top` is 0) in a min-heap.
 pub(crate) fn push_bounded(heap: &mut BinaryHeap<TopEntry>, e: TopEntry, top: usize) {
+    // A full heap keeps only a longer gap: one no longer than its
+    // shortest would be pushed and popped again (the order is total, so
+    // an equal entry is the same gap). Most gaps of a long run are not
+    // among the longest.
+    if top > 0 && heap.len() >= top && heap.peek().is_some_and(|least| e >= *least) {
+        return;
+    }
     heap.push(e);
     if top > 0 && heap.len() > top {
         heap.pop();
