@@ -290,24 +290,28 @@ pub fn nsys_sql(data: &[u8]) {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A read as text, to compare two reads: the timeline's `Debug` (its
+/// string table sorted: a hash map's order is its hasher's) or the error.
+pub fn timeline_text(r: &Result<rooftrace::nsys::Timeline, rooftrace::nsys::NsysError>) -> String {
+    match r {
+        Ok(tl) => {
+            let table = format!("{:?}", tl.string_table());
+            let sorted: std::collections::BTreeMap<_, _> = tl.string_table().iter().collect();
+            format!("{tl:?}").replacen(&table, &format!("{sorted:?}"), 1)
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
 /// The page reader (`nsys::btree`) gives what SQLite gives: the same
 /// timeline, or else SQLite fails too. Two failures need not say the same:
 /// when several chunks fail, the pool reports whichever failed first, and
 /// SQLite checks more than the rows need (it may call a page corrupt that
 /// the page reader read).
 pub fn same_as_sqlite(path: &Path) {
-    let show = |r: &Result<rooftrace::nsys::Timeline, rooftrace::nsys::NsysError>| match r {
-        Ok(tl) => {
-            // The string table is a hash map: its order is the hasher's.
-            let table = format!("{:?}", tl.string_table());
-            let sorted: std::collections::BTreeMap<_, _> = tl.string_table().iter().collect();
-            format!("{tl:?}").replacen(&table, &format!("{sorted:?}"), 1)
-        }
-        Err(e) => format!("error: {e}"),
-    };
     let read = rooftrace::nsys::read_timeline_from_pages(path, true, &|_, _| {});
     let by_sqlite = rooftrace::nsys::read_timeline_by_sqlite(path, true, &|_, _| {});
-    let (pages, sql) = (show(&read), show(&by_sqlite));
+    let (pages, sql) = (timeline_text(&read), timeline_text(&by_sqlite));
     let at = pages
         .bytes()
         .zip(sql.bytes())

@@ -5,7 +5,7 @@
 
 #[path = "../../fuzz/src/entry.rs"]
 #[allow(dead_code)]
-mod entry;
+pub(crate) mod entry;
 
 use crate::common::root;
 

@@ -9,24 +9,16 @@ use crate::common::{fixture, nsys_exports};
 use rusqlite::Connection;
 use std::path::Path;
 
-/// Both readers' answers, as text: the timeline's `Debug` or the error.
+/// Both readers' answers, as text (`entry::timeline_text`).
 fn both(path: &Path) -> (String, String) {
-    let show = |r: Result<rooftrace::nsys::Timeline, rooftrace::nsys::NsysError>| match r {
-        Ok(tl) => {
-            // The string table is a hash map: its order is the hasher's.
-            let table = format!("{:?}", tl.string_table());
-            let sorted: std::collections::BTreeMap<_, _> = tl.string_table().iter().collect();
-            format!("{tl:?}").replacen(&table, &format!("{sorted:?}"), 1)
-        }
-        Err(e) => format!("error: {e}"),
-    };
+    use crate::fuzz_replay::entry::timeline_text;
     (
-        show(rooftrace::nsys::read_timeline_from_pages(
+        timeline_text(&rooftrace::nsys::read_timeline_from_pages(
             path,
             true,
             &|_, _| {},
         )),
-        show(rooftrace::nsys::read_timeline_by_sqlite(
+        timeline_text(&rooftrace::nsys::read_timeline_by_sqlite(
             path,
             true,
             &|_, _| {},
