@@ -2,8 +2,10 @@
 //! start/end ranges the gaps and budget read, and the rowids of NCCL's own
 //! ranges (domain not 0, text `nccl…`) for `nccl` to read with their
 //! payloads, so the table (tens of millions of rows under PyTorch's
-//! `emit_nvtx`) is scanned once. Read on its own thread and connection
-//! beside the pool of the big tables (`read`).
+//! `emit_nvtx`) is scanned once. Every range: read on its own thread and
+//! connection beside the pool of the big tables (`read`). Only those near
+//! an analysis's windows (`timeline::near`): read after the big tables, in
+//! rowid parts on the pool's threads, the others counted and dropped.
 
 use super::btree::PageFile;
 use super::guard::{
@@ -164,19 +166,19 @@ pub(super) fn read_nvtx_near(
     let part = |k: i128| (cut(k) as i64, (cut(k + 1) - 1) as i64);
     let read =
         |c: &Connection, k: i128| read_nvtx(c, path, schema, strings, pages, Some(keep), part(k));
-    let mut rest = std::thread::scope(|s| {
+    let (first, others) = std::thread::scope(|s| {
         let handles: Vec<_> = (1..parts)
             .map(|k| s.spawn(move || read(&open(path, deadline)?, k)))
             .collect();
         let first = read(conn, 0);
-        let rest: Vec<_> = handles
+        let others: Vec<_> = handles
             .into_iter()
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect();
-        (first, rest)
+        (first, others)
     });
-    let mut out = rest.0?;
-    for r in rest.1.drain(..) {
+    let mut out = first?;
+    for r in others {
         out.append(r?);
     }
     Ok(out)

@@ -2,7 +2,9 @@
 //! ([`super::guard`]) and probe the schema (here), the small host tables on this thread
 //! ([`super::host`]), the big activity and API tables in parallel rowid
 //! chunks (`chunks`), then the sorts and the launch join in Rust
-//! (`timeline::join`). Names stay `StringIds` ids until displayed.
+//! (`timeline::join`); NVTX ranges beside the big tables, or after them
+//! when only those near an analysis's windows are kept
+//! ([`read_timeline_near`]). Names stay `StringIds` ids until displayed.
 
 use super::btree::PageFile;
 use super::chunks::{read_big_tables, BigRead};

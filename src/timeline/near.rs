@@ -26,6 +26,8 @@ pub struct RangeFilter {
     /// The thread of the last [`RangeFilter::add`] and its windows, taken
     /// out of `windows` (a hash per window cost as much as the sweep).
     adding: Option<(Thread, Windows)>,
+    /// True once [`RangeFilter::finish`] ran.
+    finished: bool,
     /// The class of a range text (`None`: no class), below [`MAX_CLASSES`].
     classify: fn(&str) -> Option<u8>,
 }
@@ -37,6 +39,7 @@ impl RangeFilter {
         RangeFilter {
             windows: HashMap::new(),
             adding: None,
+            finished: false,
             classify,
         }
     }
@@ -44,6 +47,7 @@ impl RangeFilter {
     /// Adds the closed window `[lo, hi]` (ns) of thread (pid, tid); a point
     /// when `lo == hi`, nothing when `hi < lo`.
     pub fn add(&mut self, pid: u32, tid: u32, lo: i64, hi: i64) {
+        self.finished = false;
         if hi < lo {
             return;
         }
@@ -69,6 +73,7 @@ impl RangeFilter {
     /// [`RangeFilter::add`].
     pub fn finish(&mut self) {
         self.put_back();
+        self.finished = true;
         // Threads' windows apart, side by side (a few threads hold them
         // all: PyTorch launches from one thread per process).
         let mut big: Vec<&mut Vec<(i64, i64)>> = self.windows.values_mut().collect();
@@ -97,6 +102,7 @@ impl RangeFilter {
 
     /// A stateful test of one row after another (see [`Keeper::overlaps`]).
     pub fn keeper(&self) -> Keeper<'_> {
+        debug_assert!(self.finished, "RangeFilter::keeper before finish");
         Keeper {
             filter: self,
             threads: Vec::new(),
@@ -299,7 +305,8 @@ mod tests {
     /// never.
     #[test]
     fn the_first_text_of_each_class_is_kept_once() {
-        let f = RangeFilter::new(|t| t.bytes().next().map(|b| b % 3));
+        let mut f = RangeFilter::new(|t| t.bytes().next().map(|b| b % 3));
+        f.finish();
         let mut k = f.keeper();
         let kept: Vec<bool> = ["a", "d", "b", "", "c", "e", "f"]
             .iter()
