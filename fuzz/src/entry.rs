@@ -365,8 +365,15 @@ fn same_without_far_ranges(path: &Path, tl: &rooftrace::nsys::Timeline) {
     let json = |t: &rooftrace::nsys::Timeline| {
         rooftrace::gaps::analyze(t, &cfg).render(Format::Json, &RenderOptions::default())
     };
+    let (near, all) = (json(&near_tl), json(tl));
+    let at = near.iter().zip(&all).take_while(|(a, b)| a == b).count();
+    let around = |v: &[u8]| {
+        String::from_utf8_lossy(&v[at.saturating_sub(300)..(at + 300).min(v.len())]).into_owned()
+    };
     assert!(
-        json(&near_tl) == json(tl),
-        "the report over the ranges near gaps differs from the report over all ranges"
+        near == all,
+        "the report over the ranges near gaps differs from the report over all ranges at byte {at}:\nnear {}\nall  {}",
+        around(&near),
+        around(&all)
     );
 }

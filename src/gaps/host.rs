@@ -165,23 +165,25 @@ pub(crate) struct NvtxIndex<'a> {
     /// Places in `nvtx`, ordered by (pid, tid, start, end, index): 4 bytes
     /// a range rather than a copy of its thread and interval (32 bytes;
     /// 4.4 MB at the peak of `gaps` on a 99.8 MB trace of 138 k ranges).
-    /// Ranges are counted in `u32`, as the parent links are.
+    /// Ranges are counted in `u32`.
     order: Vec<u32>,
-    /// `parent[i]`: the nearest earlier range of `ranges[i]`'s thread still
-    /// open when it starts (its enclosing range when ranges nest), or
-    /// [`NO_PARENT`]. Every range open at a time `t` is on the chain of
-    /// parents from the last range starting before `t` (an earlier range
-    /// open at `t` is open at the start of every later one before `t`, so
-    /// each parent link lands at or after it): an outer `## forward ##`
-    /// with thousands of ops inside is found in as many steps as it is
-    /// deep, not after a scan of every op since it opened.
-    parent: Vec<u32>,
+    /// The latest end in each block of [`BLOCK`] places of `order`
+    /// (`ends[0]`), of each [`BLOCK`] blocks (`ends[1]`), and so on: the
+    /// ranges still open at a time `t` that started before it are found
+    /// latest-starting first by skipping every block that ended by `t`.
+    /// An outer `## forward ##` with thousands of ops inside is found in a
+    /// few steps a level, not after a scan of every op since it opened;
+    /// which ranges are found depends on those open at `t` only (not on
+    /// closed ranges in between, which a reader may have dropped:
+    /// `gaps::range_filter`).
+    ends: Vec<Vec<i64>>,
 }
 
-/// No parent in [`NvtxIndex::parent`].
-const NO_PARENT: u32 = u32::MAX;
+/// Places of `order` (or blocks of the level below) a block of
+/// [`NvtxIndex::ends`] covers.
+const BLOCK: usize = 16;
 
-/// Ranges looked at along a chain of parents (nesting deeper than this is
+/// Ranges open at a window's start looked at (nesting deeper than this is
 /// not real; the bound keeps a hostile export's work linear).
 const MAX_RANGES_BACK: usize = 256;
 
@@ -196,30 +198,31 @@ impl<'a> NvtxIndex<'a> {
 
     /// Indexes `ranges` (closed NVTX ranges, in any order).
     fn of(ranges: &'a [NvtxRange]) -> NvtxIndex<'a> {
-        let mut idx = NvtxIndex {
-            nvtx: ranges,
-            order: by_thread(ranges),
-            parent: Vec::new(),
-        };
-        let mut parent = Vec::with_capacity(idx.order.len());
-        // Earlier ranges of the thread that may still be open, latest on top.
-        let mut open: Vec<usize> = Vec::new();
-        for i in 0..idx.order.len() {
-            let x = idx.at(i);
-            if i > 0 && {
-                let w = idx.at(i - 1);
-                (w.pid, w.tid) != (x.pid, x.tid)
-            } {
-                open.clear();
-            }
-            while open.last().is_some_and(|&t| idx.at(t).end_ns <= x.start_ns) {
-                open.pop();
-            }
-            parent.push(open.last().map_or(NO_PARENT, |&t| t as u32));
-            open.push(i);
+        let order = by_thread(ranges);
+        let mut ends: Vec<Vec<i64>> = Vec::new();
+        let mut below: Vec<i64> = order
+            .chunks(BLOCK)
+            .map(|c| {
+                c.iter()
+                    .map(|&i| ranges[i as usize].end_ns)
+                    .max()
+                    .unwrap_or(i64::MIN)
+            })
+            .collect();
+        while below.len() > 1 {
+            let up: Vec<i64> = below
+                .chunks(BLOCK)
+                .map(|c| c.iter().copied().max().unwrap_or(i64::MIN))
+                .collect();
+            ends.push(below);
+            below = up;
         }
-        idx.parent = parent;
-        idx
+        ends.push(below);
+        NvtxIndex {
+            nvtx: ranges,
+            order,
+            ends,
+        }
     }
 
     /// The `k`th range in the index's order.
@@ -241,21 +244,59 @@ impl<'a> NvtxIndex<'a> {
         })
     }
 
-    /// Range `k` and its chain of parents, latest-starting first.
-    fn chain(&self, k: Option<usize>) -> impl Iterator<Item = IndexedRange> + '_ {
-        std::iter::successors(k, |&i| {
-            let p = self.parent[i];
-            (p != NO_PARENT).then_some(p as usize)
+    /// The first place of thread (pid, tid) in the index's order.
+    fn first_of(&self, pid: u32, tid: u32) -> usize {
+        self.order.partition_point(|&i| {
+            let x = &self.nvtx[i as usize];
+            (x.pid, x.tid) < (pid, tid)
+        })
+    }
+
+    /// The last place `j` in `[lo, k)` whose range ends after `t`: the
+    /// largest aligned block before `j` that ended by `t` is skipped whole
+    /// (a block ending after `t` holds a range ending after it, and so
+    /// does every larger block around it), else one place.
+    fn prev_open(&self, lo: usize, k: usize, t: i64) -> Option<usize> {
+        let mut j = k;
+        while j > lo {
+            let (mut skip, mut size) = (0, BLOCK);
+            for level in &self.ends {
+                if j % size != 0 || j < lo + size || level[j / size - 1] > t {
+                    break;
+                }
+                skip = size;
+                size = size.saturating_mul(BLOCK);
+            }
+            if skip > 0 {
+                j -= skip;
+                continue;
+            }
+            j -= 1;
+            if self.at(j).end_ns > t {
+                return Some(j);
+            }
+        }
+        None
+    }
+
+    /// The ranges of thread (pid, tid) in places `[lo, k)` open after `t`,
+    /// latest-starting first, at most [`MAX_RANGES_BACK`].
+    fn open_before(&self, lo: usize, k: usize, t: i64) -> impl Iterator<Item = IndexedRange> + '_ {
+        let mut j = k;
+        std::iter::from_fn(move || {
+            let found = self.prev_open(lo, j, t)?;
+            j = found;
+            Some(self.at(found))
         })
         .take(MAX_RANGES_BACK)
-        .map(|i| self.at(i))
     }
 
     /// The innermost range of thread (pid, tid) that contains `t` (the
     /// latest-starting one open at `t`).
     pub(crate) fn innermost(&self, pid: u32, tid: u32, t: i64) -> Option<usize> {
-        self.chain(self.last_of(pid, tid, |s| s <= t))
-            .find(|x| x.end_ns > t)
+        let k = self.last_of(pid, tid, |s| s <= t)?;
+        self.open_before(self.first_of(pid, tid), k + 1, t)
+            .next()
             .map(|x| x.index)
     }
 
@@ -271,16 +312,13 @@ impl<'a> NvtxIndex<'a> {
     ) -> impl Iterator<Item = (usize, i64)> + '_ {
         let before_w0 = self.last_of(pid, tid, |s| s < w0);
         let inside_end = self.last_of(pid, tid, |s| s < w1).map_or(0, |k| k + 1);
-        let first = self.order.partition_point(|&i| {
-            let x = &self.nvtx[i as usize];
-            (x.pid, x.tid) < (pid, tid)
-        });
+        let first = self.first_of(pid, tid);
         let inside_start = before_w0.map_or(first, |k| k + 1);
         (inside_start.min(inside_end)..inside_end)
             .rev()
             .map(|k| self.at(k))
             .take(MAX_RANGES_IN_WINDOW)
-            .chain(self.chain(before_w0).filter(move |x| x.end_ns > w0))
+            .chain(self.open_before(first, inside_start, w0))
             .map(move |x| (x.index, overlap(x.start_ns, x.end_ns, w0, w1)))
             .filter(|x| x.1 > 0)
     }
@@ -664,6 +702,14 @@ mod tests {
         for k in 0..600 {
             ranges.push(r(3, 1 + k, 2 + k));
         }
+        // Start/end ranges that cross each other, each closing while the
+        // next is open, inside an outer one: 1,000 closed ranges lie
+        // between a time late in the outer one and its start (a stack of
+        // open ranges would keep them all under the last one).
+        ranges.push(r(5, 0, 20_000));
+        for k in 0..1_000 {
+            ranges.push(r(5, 10 + 10 * k, 25 + 10 * k));
+        }
         let idx = NvtxIndex::of(&ranges);
         let mut sorted: Vec<(u32, i64, i64, usize)> = ranges
             .iter()
@@ -671,9 +717,10 @@ mod tests {
             .map(|(i, x)| (x.tid, x.start_ns, x.end_ns, i))
             .collect();
         sorted.sort_unstable();
-        for tid in [1, 2, 3, 4] {
+        for tid in [1, 2, 3, 4, 5] {
             let mine = || sorted.iter().filter(move |x| x.0 == tid);
-            for t in (-5..1_250).step_by(3) {
+            let times = (-5..1_250).step_by(3).chain((9_000..10_200).step_by(7));
+            for t in times {
                 let want = mine().rfind(|x| x.1 <= t && x.2 > t).map(|x| x.3);
                 assert_eq!(idx.innermost(7, tid, t), want, "innermost tid {tid} t {t}");
                 for w in [1, 7, 40, 300] {

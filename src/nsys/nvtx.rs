@@ -161,9 +161,22 @@ pub(super) fn read_nvtx_near(
     };
     let span = i128::from(hi) - i128::from(lo) + 1;
     let parts = (span / i128::from(min_rows.max(1))).clamp(1, threads.max(1) as i128);
-    // In i128: a part ending at `i64::MAX` has its next cut past it.
+    // In i128: a part ending at `i64::MAX` has its next cut past it. The
+    // first part starts at `i64::MIN` and the last ends at `i64::MAX`, as
+    // the one scan of every range does: where a damaged tree holds keys
+    // out of order (SQLite's `integrity_check` says so), a scan bounded
+    // by the rowids `min` and `max` found can see other rows than the
+    // whole scan (a fuzzed export did), and so, in principle, can parts.
     let cut = |k: i128| i128::from(lo) + span * k / parts;
-    let part = |k: i128| (cut(k) as i64, (cut(k + 1) - 1) as i64);
+    let part = |k: i128| {
+        let from = if k == 0 { i64::MIN } else { cut(k) as i64 };
+        let to = if k + 1 == parts {
+            i64::MAX
+        } else {
+            (cut(k + 1) - 1) as i64
+        };
+        (from, to)
+    };
     let read =
         |c: &Connection, k: i128| read_nvtx(c, path, schema, strings, pages, Some(keep), part(k));
     let (first, others) = std::thread::scope(|s| {
