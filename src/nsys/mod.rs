@@ -184,3 +184,19 @@ pub fn pid_of(global: i64) -> u32 {
 pub fn tid_of(global: i64) -> u32 {
     (global & 0xFF_FFFF) as u32
 }
+
+/// The bundled real exports (`fixtures/nsys/*.sqlite`, not the one that is
+/// no SQLite file), for the readers' unit tests.
+#[cfg(test)]
+fn bundled_exports() -> Vec<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys");
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
+        .filter(|p| !p.ends_with("not_sqlite.sqlite"))
+        .collect();
+    v.sort();
+    v
+}

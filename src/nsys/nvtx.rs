@@ -393,13 +393,8 @@ mod tests {
     /// windows drop ranges there.
     #[test]
     fn parts_read_on_threads_give_one_scan() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys");
         let mut dropped = 0;
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.extension().is_none_or(|x| x != "sqlite") || p.ends_with("not_sqlite.sqlite") {
-                continue;
-            }
+        for p in super::super::bundled_exports() {
             let deadline = Deadline::for_file(&p);
             let conn = open(&p, deadline).unwrap();
             let schema = Schema::probe(&conn, &p).unwrap();

@@ -253,13 +253,8 @@ mod tests {
     /// is therefore not a comparison of SQLite with itself.
     #[test]
     fn real_exports_are_read_from_their_pages() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/nsys");
         let mut tables_read = 0;
-        for e in std::fs::read_dir(dir).unwrap().flatten() {
-            let p = e.path();
-            if p.extension().is_none_or(|x| x != "sqlite") || p.ends_with("not_sqlite.sqlite") {
-                continue;
-            }
+        for p in super::super::bundled_exports() {
             let conn =
                 super::super::guard::open(&p, super::super::guard::Deadline::for_file(&p)).unwrap();
             let schema = super::super::Schema::probe(&conn, &p).unwrap();
