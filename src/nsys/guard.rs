@@ -100,8 +100,14 @@ pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
     }
     let at = deadline.at;
     conn.progress_handler(PROGRESS_OPS, Some(move || Instant::now() >= at));
+    // `cell_size_check`: a page's cells are checked against its bounds when
+    // the page is loaded. Without it a cell pointer past the page's end
+    // (a damaged export, found by the `nsys_sql` fuzz target) reads the
+    // bytes after the page buffer, which differ from run to run: the same
+    // file gave a report in one run and "malformed" in the next, with the
+    // sqlite3 shell too. With it, "malformed" every time.
     conn.execute_batch(&format!(
-        "PRAGMA trusted_schema = OFF; PRAGMA cache_size = -{CACHE_KIB};"
+        "PRAGMA trusted_schema = OFF; PRAGMA cache_size = -{CACHE_KIB}; PRAGMA cell_size_check = ON;"
     ))
     .map_err(|e| classify_open_error(e, path))?;
     Ok(conn)

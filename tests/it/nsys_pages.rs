@@ -204,3 +204,54 @@ fn overwritten_bytes_give_what_sqlite_gives_or_an_error_it_would_not() {
         "{same} same, {sqlite_only_error} SQLite-only errors"
     );
 }
+
+#[test]
+fn a_cell_past_its_page_is_malformed_every_time() {
+    // A leaf of the runtime table whose first cell pointer is set to the
+    // page's last byte (the damage a `nsys_sql` fuzz input made): SQLite
+    // then read the bytes after its page buffer, which differ from run to
+    // run, and the same file gave a report in one run and "malformed" in
+    // the next (about 4 runs in 10). With the pages' cells checked on load
+    // (`PRAGMA cell_size_check`) both readers say "malformed", every run.
+    let src = fixture("nsys/nsys2025.5.1_balinski-gomory_report3.sqlite");
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("cell.sqlite");
+    std::fs::copy(&src, &p).unwrap();
+    let (page_bytes, root): (usize, u32) = {
+        let c = Connection::open(&p).unwrap();
+        let size: i64 = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+        let root: i64 = c
+            .query_row(
+                "SELECT rootpage FROM sqlite_schema WHERE name = 'CUPTI_ACTIVITY_KIND_RUNTIME'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (size as usize, root as u32)
+    };
+    let mut img = std::fs::read(&p).unwrap();
+    // Down the left-most children to a leaf (0x0D); an interior page
+    // (0x05) holds its first cell's child page number in the cell's
+    // first 4 bytes.
+    let mut page = root as usize;
+    let leaf = loop {
+        let at = (page - 1) * page_bytes;
+        match img[at] {
+            0x0D => break at,
+            0x05 => {
+                let cell = u16::from_be_bytes([img[at + 12], img[at + 13]]) as usize;
+                let c = at + cell;
+                page = u32::from_be_bytes([img[c], img[c + 1], img[c + 2], img[c + 3]]) as usize;
+            }
+            t => panic!("page {page} has type {t:#x}"),
+        }
+    };
+    let last = (page_bytes - 1) as u16;
+    img[leaf + 8..leaf + 10].copy_from_slice(&last.to_be_bytes());
+    std::fs::write(&p, &img).unwrap();
+    for run in 0..8 {
+        let (pages, sql) = both(&p);
+        assert!(sql.contains("malformed"), "run {run}, SQLite: {sql:.300}");
+        assert_eq!(pages, sql, "run {run}");
+    }
+}
