@@ -360,6 +360,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         &graph_launch_names,
     );
     let mut diagnostics = joined.diagnostics;
+    drop(joined.calls);
     diagnostics.extend(diagnostics_of(&c, &top, event_arrays));
     let mut syncs = std::mem::take(&mut c.syncs);
     mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);

@@ -16,6 +16,7 @@ use super::schema::Schema;
 use super::sql::NVTX;
 use super::*;
 use crate::timeline::near::RangeFilter;
+use crate::timeline::order::split_by_process;
 use rusqlite::Connection;
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -318,9 +319,6 @@ impl std::hash::Hasher for Fx {
 /// Builds [`Fx`] hashers.
 pub(super) type BuildFx = std::hash::BuildHasherDefault<Fx>;
 
-/// Most processes [`sort_ranges`] splits by before it sorts instead.
-const MAX_SPLIT_PROCESSES: usize = 16;
-
 /// Sorts NVTX ranges by (pid, start, end), stably (ranges of one key stay
 /// in rowid order): the order `sort_by_key` gives. Exports write the table
 /// in start order (every corpus export does), so when the rows come sorted
@@ -329,52 +327,9 @@ const MAX_SPLIT_PROCESSES: usize = 16;
 /// export spent 14 % of `gaps` in the general sort.
 pub(super) fn sort_ranges(v: &mut Vec<NvtxRange>) {
     let key = |r: &NvtxRange| (r.pid, r.start_ns, r.end_ns);
-    if !v.is_sorted_by_key(|r| r.start_ns) {
+    if !v.is_sorted_by_key(|r| r.start_ns) || !split_by_process(v, |r| r.pid) {
         v.sort_by_key(key);
         return;
-    }
-    let mut pids: Vec<u32> = Vec::new();
-    let mut last = None;
-    for r in v.iter() {
-        if last != Some(r.pid) {
-            last = Some(r.pid);
-            if !pids.contains(&r.pid) {
-                if pids.len() == MAX_SPLIT_PROCESSES {
-                    v.sort_by_key(key);
-                    return;
-                }
-                pids.push(r.pid);
-            }
-        }
-    }
-    if pids.len() > 1 {
-        // A stable split in one sequential pass: the first process's rows
-        // close up in place, the others' wait in a side vector (at most
-        // the rows of the other processes, like the sort's own buffer, and
-        // no random access over the rows: moving them along a permutation's
-        // cycles cost twice the sort here), then come back process by
-        // process into the freed room.
-        pids.sort_unstable();
-        let first = pids[0];
-        let mut rest: Vec<NvtxRange> = Vec::new();
-        let others = v.iter().filter(|r| r.pid != first).count();
-        if rest.try_reserve_exact(others).is_err() {
-            v.sort_by_key(key);
-            return;
-        }
-        let mut kept = 0;
-        for i in 0..v.len() {
-            if v[i].pid == first {
-                v.swap(kept, i);
-                kept += 1;
-            } else {
-                rest.push(v[i].clone());
-            }
-        }
-        v.truncate(kept);
-        for p in &pids[1..] {
-            v.extend(rest.iter().filter(|r| r.pid == *p).cloned());
-        }
     }
     for run in v.chunk_by_mut(|a, b| (a.pid, a.start_ns) == (b.pid, b.start_ns)) {
         if run.len() > 1 {

@@ -169,7 +169,7 @@ fn read_with(
                 pages: page_file,
             },
         )
-        .and_then(|rows| without_ranges(&conn, path, &schema, &host, rows));
+        .and_then(|rows| without_ranges(&conn, (path, deadline), &schema, &host, rows));
         let nvtx = nvtx
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .transpose();
@@ -190,6 +190,9 @@ fn read_with(
     let (info, mut joined, syncs, waits, copies) =
         (rest.info, rest.joined, rest.syncs, rest.waits, rest.copies);
     diagnostics.append(&mut joined.diagnostics);
+    // The join's call index served the sync rows; it is not kept through
+    // the ranges' read.
+    drop(joined.calls);
     let mut tl = Timeline::from_parts(TimelineParts {
         info,
         ops: joined.ops,
@@ -234,10 +237,12 @@ struct WithoutRanges {
 }
 
 /// The export's facts, the launch join, the sync calls, the waits and the
-/// copy totals: the work that does not need the ranges.
+/// copy totals: the work that does not need the ranges. The copy totals
+/// (one scan of the memcpy table through SQLite, on its own connection)
+/// are read beside the rest, which is one thread's work after the join.
 fn without_ranges(
     conn: &rusqlite::Connection,
-    path: &Path,
+    (path, deadline): (&Path, Deadline),
     schema: &Schema,
     host: &super::host::HostRead,
     rows: super::chunks::BigRows,
@@ -255,15 +260,48 @@ fn without_ranges(
     };
     let mut diagnostics = rows.diagnostics;
     diagnostics.extend(host.diagnostics.iter().cloned());
-    let joined = sort_and_join(
-        rows.ops,
-        rows.api,
-        rows.graph_rows,
-        &host.graph_launch_names,
-    );
-    let mut syncs = rows.syncs;
+    let (copies, (joined, syncs, waits)) = std::thread::scope(|s| {
+        let copies = s.spawn(|| {
+            let c = open(path, deadline)?;
+            super::copies::read_copy_totals(&c, path, schema, host.pageable_kind)
+        });
+        let rest = join_and_syncs(rows.ops, rows.api, rows.graph_rows, rows.syncs, host);
+        let copies = copies
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (copies, rest)
+    });
+    Ok(WithoutRanges {
+        info,
+        joined,
+        syncs,
+        waits,
+        copies: copies?,
+        diagnostics,
+    })
+}
+
+/// The launch join, the sync calls (the API tables' and the
+/// SYNCHRONIZATION rows without their call) and the waits.
+fn join_and_syncs(
+    ops: Vec<GpuOp>,
+    api: Vec<ApiCall>,
+    graph_rows: u64,
+    mut syncs: Vec<SyncCall>,
+    host: &super::host::HostRead,
+) -> (
+    crate::timeline::join::Joined,
+    Vec<SyncCall>,
+    Vec<(u32, i64)>,
+) {
+    let joined = sort_and_join(ops, api, graph_rows, &host.graph_launch_names);
     mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
-    let table_syncs = resolve_sync_rows(&host.sync_rows, host.sync_decode, &joined.api, &syncs);
+    let table_syncs = resolve_sync_rows(
+        &host.sync_rows,
+        host.sync_decode,
+        (&joined.api, &joined.calls),
+        &syncs,
+    );
     syncs.extend(table_syncs);
     syncs.sort_unstable();
     let mut waits: Vec<(u32, i64)> = joined
@@ -273,15 +311,7 @@ fn without_ranges(
         .map(|a| (a.pid, a.start_ns))
         .collect();
     waits.sort_unstable();
-    let copies = super::copies::read_copy_totals(conn, path, schema, host.pageable_kind)?;
-    Ok(WithoutRanges {
-        info,
-        joined,
-        syncs,
-        waits,
-        copies,
-        diagnostics,
-    })
+    (joined, syncs, waits)
 }
 
 /// GPU activity tables with their op kind, and API tables.

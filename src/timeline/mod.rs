@@ -13,6 +13,7 @@ pub mod join;
 pub mod limits;
 pub mod names;
 pub mod near;
+pub mod order;
 
 pub use names::{CallFamily, CallKind, CopyKind, NameSet};
 
