@@ -27,9 +27,15 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let ops = ops_in_scope(tl, cfg);
     let groups = device_groups(&ops);
     let n_ops = ops.len() as u64;
-    let syncs = merge_syncs(&tl.syncs);
-    let nvtx = NvtxIndex::new(tl);
-    let engines = CopyEngines::new(tl);
+    // Three independent indexes; the ranges' (millions of rows under
+    // PyTorch's `emit_nvtx`) is built beside the other two.
+    let (nvtx, syncs, engines) = std::thread::scope(|s| {
+        let nvtx = s.spawn(|| NvtxIndex::new(tl));
+        let syncs = merge_syncs(&tl.syncs);
+        let engines = CopyEngines::new(tl);
+        let nvtx = nvtx.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (nvtx, syncs, engines)
+    });
     let look = Lookup {
         syncs: &syncs,
         nvtx: &nvtx,
@@ -106,15 +112,35 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
 /// Chrome trace read every range.)
 pub fn range_filter(tl: &Timeline, cfg: &GapConfig) -> RangeFilter {
     let ops = ops_in_scope(tl, cfg);
-    let mut f = RangeFilter::new(|t| RangeFamily::of(t).map(|f| f as u8));
-    for (_, dev_ops) in device_groups(&ops) {
-        sweep(dev_ops, |g| {
-            if let Some(a) = tl.api_of(&dev_ops[g.after]) {
-                f.add(a.pid, a.tid, g.start, g.end);
-                f.add(a.pid, a.tid, a.start_ns, a.start_ns);
-            }
-        });
-    }
+    let groups = device_groups(&ops);
+    let new = || RangeFilter::new(|t| RangeFamily::of_bytes(t).map(|f| f as u8));
+    // Devices apart, on parallel threads as the analysis sweeps them.
+    let windows_of = |t: usize, threads: usize| {
+        let mut f = new();
+        for (_, dev_ops) in groups.iter().skip(t).step_by(threads) {
+            sweep(dev_ops, |g| {
+                if let Some(a) = tl.api_of(&dev_ops[g.after]) {
+                    f.add(a.pid, a.tid, g.start, g.end);
+                    f.add(a.pid, a.tid, a.start_ns, a.start_ns);
+                }
+            });
+        }
+        f
+    };
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(groups.len())
+        .max(1);
+    let mut f = new();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (1..threads)
+            .map(|t| s.spawn(move || windows_of(t, threads)))
+            .collect();
+        f.append(windows_of(0, threads));
+        for h in handles {
+            f.append(h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)));
+        }
+    });
     f.finish();
     f
 }

@@ -188,14 +188,21 @@ pub enum RangeFamily {
 impl RangeFamily {
     /// The family of a range text; `None` for a user's own range.
     pub fn of(text: &str) -> Option<RangeFamily> {
-        if text.starts_with("aten::")
-            || text.starts_with("autograd::")
-            || contains_ci(text, "torch")
+        RangeFamily::of_bytes(text.as_bytes())
+    }
+
+    /// [`RangeFamily::of`] a text's bytes, valid UTF-8 or not: the patterns
+    /// are ASCII, which lossy UTF-8 keeps in place, so the bytes as stored
+    /// and the text made of them fall in the same family.
+    pub fn of_bytes(text: &[u8]) -> Option<RangeFamily> {
+        if text.starts_with(b"aten::")
+            || text.starts_with(b"autograd::")
+            || contains_ci(text, b"torch")
         {
             Some(RangeFamily::PyTorch)
-        } else if text.starts_with("MPI_") {
+        } else if text.starts_with(b"MPI_") {
             Some(RangeFamily::Mpi)
-        } else if contains_ci(text, "nccl") {
+        } else if contains_ci(text, b"nccl") {
             Some(RangeFamily::Nccl)
         } else {
             None
@@ -301,10 +308,9 @@ pub fn is_input_wait(name: &str, duration_ns: i64) -> bool {
 
 /// True when `hay` contains `needle` in any ASCII case (no allocation: it
 /// runs per gap).
-fn contains_ci(hay: &str, needle: &str) -> bool {
-    hay.as_bytes()
-        .windows(needle.len())
-        .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// The fix for host-bound time inside NVTX ranges, from what the ranges
@@ -402,6 +408,42 @@ mod tests {
         // A user's own range says nothing about the fix.
         assert_eq!(fix("decode_step"), "none");
         assert_eq!(fix("MPI"), "none");
+    }
+
+    /// A text's stored bytes fall in the family of the text made of them
+    /// (lossy UTF-8), invalid bytes next to, inside and after a pattern
+    /// included: the NVTX reader classifies the bytes of ranges it drops.
+    #[test]
+    fn a_texts_bytes_fall_in_the_family_of_its_text() {
+        let cases: [&[u8]; 10] = [
+            b"aten::mm",
+            b"aten::\xff\xfe",
+            b"\xffaten::mm",
+            b"x\xc3torch",
+            b"TOR\xffCH",
+            b"MPI_\xe2\x82",
+            b"\xe2\x82\xacNCCL",
+            b"nc\xffcl",
+            b"\xf0\x9f\x98\x80 step",
+            b"",
+        ];
+        let mut seen = Vec::new();
+        for b in cases {
+            let lossy = String::from_utf8_lossy(b);
+            assert_eq!(RangeFamily::of_bytes(b), RangeFamily::of(&lossy), "{b:?}");
+            seen.push(RangeFamily::of_bytes(b));
+        }
+        // Every family and none are among the cases; a pattern cut by an
+        // invalid byte is no pattern either way.
+        for f in [
+            Some(RangeFamily::PyTorch),
+            Some(RangeFamily::Mpi),
+            Some(RangeFamily::Nccl),
+            None,
+        ] {
+            assert!(seen.contains(&f), "{f:?}");
+        }
+        assert_eq!(RangeFamily::of_bytes(b"nc\xffcl"), None);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::rows::{col_or, scan, Kind, Pick, Rows, Select};
 use super::schema::Schema;
 use super::sql::NVTX;
 use super::*;
-use crate::timeline::near::RangeFilter;
+use crate::timeline::near::{Keeper, RangeFilter};
 use crate::timeline::order::split_by_process;
 use rusqlite::Connection;
 use std::borrow::Cow;
@@ -231,21 +231,24 @@ fn fill_nvtx(
         if !(range || nccl) {
             continue;
         }
-        // The text as it would be kept (cut or made valid UTF-8 once).
-        let inline: Option<Cow<str>> = row.text(3).map(|t| match std::str::from_utf8(t) {
-            Ok(t) if t.len() <= MAX_NAME_BYTES => Cow::Borrowed(t),
-            _ => Cow::Owned(cap_name(t)),
-        });
-        let text: Option<&str> = match &inline {
-            Some(t) => Some(t),
+        let inline: Option<&[u8]> = row.text(3);
+        let by_id: Option<&str> = match inline {
+            Some(_) => None,
             None => row
                 .int(4)
                 .and_then(string_id)
                 .and_then(|id| strings.get(&id))
                 .map(String::as_str),
         };
-        if nccl && text.is_some_and(|t| t.starts_with("nccl")) {
-            out.nccl_rowids.push(row.int_or_zero(6));
+        if nccl {
+            let text = inline.map(as_text);
+            if text
+                .as_deref()
+                .or(by_id)
+                .is_some_and(|t| t.starts_with("nccl"))
+            {
+                out.nccl_rowids.push(row.int_or_zero(6));
+            }
         }
         if !range {
             continue; // an NCCL row that is no range
@@ -256,18 +259,29 @@ fn fill_nvtx(
             continue;
         };
         let gtid = row.int(2).unwrap_or(0);
-        let Some(text) = text else {
+        if inline.is_none() && by_id.is_none() {
             unnamed += 1;
             continue;
-        };
+        }
         let (pid, tid) = (pid_of(gtid), tid_of(gtid));
         if let Some(k) = &mut keeper {
             // A range kept for its window shows its class already; one of
-            // a class kept twice costs a range.
-            if !(k.overlaps(pid, tid, start, end) || k.first_of_class(text)) {
+            // a class kept twice costs a range. A text not kept is never
+            // made UTF-8: its class is read off its bytes (ASCII patterns),
+            // unless it is cut, which may cut the pattern off.
+            let first_of_class = |k: &mut Keeper| match (inline, by_id) {
+                (Some(t), _) if t.len() <= MAX_NAME_BYTES => k.first_of_class(t),
+                (Some(t), _) => k.first_of_class(cap_name(t).as_bytes()),
+                (None, t) => k.first_of_class(t.unwrap_or_default().as_bytes()),
+            };
+            if !(k.overlaps(pid, tid, start, end) || first_of_class(k)) {
                 continue;
             }
         }
+        let inline = inline.map(as_text);
+        let Some(text) = inline.as_deref().or(by_id) else {
+            continue;
+        };
         // A million ranges (one per op, PyTorch's `emit_nvtx`) grow this
         // vector past 40 MB: a failed growth is an error naming the input.
         let v = &mut out.ranges;
@@ -290,6 +304,14 @@ fn fill_nvtx(
     out.bad = bad;
     out.unnamed = unnamed;
     Ok(out)
+}
+
+/// A stored text as it is kept: cut, or made valid UTF-8, once.
+fn as_text(t: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(t) {
+        Ok(t) if t.len() <= MAX_NAME_BYTES => Cow::Borrowed(t),
+        _ => Cow::Owned(cap_name(t)),
+    }
 }
 
 /// A multiply-rotate hasher (the Fx hash of rustc) for the NVTX texts:

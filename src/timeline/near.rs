@@ -28,14 +28,17 @@ pub struct RangeFilter {
     adding: Option<(Thread, Windows)>,
     /// True once [`RangeFilter::finish`] ran.
     finished: bool,
-    /// The class of a range text (`None`: no class), below [`MAX_CLASSES`].
-    classify: fn(&str) -> Option<u8>,
+    /// The class of a range text's bytes (`None`: no class), below
+    /// [`MAX_CLASSES`]. A reader may give the bytes as stored, before they
+    /// are made valid UTF-8: a class must be decided by ASCII patterns
+    /// (which lossy UTF-8 keeps, byte for byte, in place).
+    classify: fn(&[u8]) -> Option<u8>,
 }
 
 impl RangeFilter {
     /// No window yet; `classify` names the classes whose first range is
     /// kept wherever it lies.
-    pub fn new(classify: fn(&str) -> Option<u8>) -> RangeFilter {
+    pub fn new(classify: fn(&[u8]) -> Option<u8>) -> RangeFilter {
         RangeFilter {
             windows: HashMap::new(),
             adding: None,
@@ -66,6 +69,22 @@ impl RangeFilter {
                 *last = (last.0.min(lo), last.1.max(hi));
             }
             _ => w.push((lo, hi)),
+        }
+    }
+
+    /// Adds every window of `other` (built apart, e.g. on another thread,
+    /// with the same classes); call before [`RangeFilter::finish`].
+    pub fn append(&mut self, mut other: RangeFilter) {
+        self.finished = false;
+        self.put_back();
+        other.put_back();
+        for (thread, mut w) in other.windows {
+            let mine = self.windows.entry(thread).or_default();
+            if mine.is_empty() {
+                *mine = w;
+            } else {
+                mine.append(&mut w);
+            }
         }
     }
 
@@ -208,7 +227,7 @@ impl<'a> Keeper<'a> {
 
     /// True when `text` is the first text of its class this keeper has
     /// seen (it says so once per class).
-    pub fn first_of_class(&mut self, text: &str) -> bool {
+    pub fn first_of_class(&mut self, text: &[u8]) -> bool {
         if self.seen == u8::MAX {
             return false;
         }
@@ -305,12 +324,12 @@ mod tests {
     /// never.
     #[test]
     fn the_first_text_of_each_class_is_kept_once() {
-        let mut f = RangeFilter::new(|t| t.bytes().next().map(|b| b % 3));
+        let mut f = RangeFilter::new(|t| t.first().map(|b| b % 3));
         f.finish();
         let mut k = f.keeper();
         let kept: Vec<bool> = ["a", "d", "b", "", "c", "e", "f"]
             .iter()
-            .map(|t| k.first_of_class(t))
+            .map(|t| k.first_of_class(t.as_bytes()))
             .collect();
         // 'a' = 97 -> 1, 'd' 100 -> 1, 'b' 98 -> 2, '' none, 'c' 99 -> 0.
         assert_eq!(kept, [true, false, true, false, true, false, false]);
