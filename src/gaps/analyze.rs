@@ -10,8 +10,8 @@ use super::describe::{describe, Lookup};
 use super::engines::CopyEngines;
 use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
-use super::host::NvtxIndex;
 use super::model::*;
+use super::nvtx_index::NvtxIndex;
 use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
 use super::sweep::{

@@ -8,7 +8,8 @@
 use super::class::{blocking_sync, dependency_seen, Evidence, NextOp};
 use super::engines::{CopyEngines, EngineLane, Exclude};
 use super::evidence::{HostDetail, HostFacts};
-use super::host::{host_verdict, range_shares, HostVerdict, NvtxIndex, What};
+use super::host::{host_verdict, range_shares, HostVerdict, What};
+use super::nvtx_index::NvtxIndex;
 use super::GapClass;
 use crate::nsys::{ApiCall, GpuOp, SyncCall, Timeline};
 use crate::units::duration_ns;

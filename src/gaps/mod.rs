@@ -4,7 +4,8 @@
 //! By phase: [`config`] (plain config and the one `--device`/`--stream`
 //! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep`
 //! (one pass per device: busy union, gaps, their [`class`], histogram bins
-//! from [`hist`], longest gaps), `ranges` (`--nvtx` instances), [`totals`]
+//! from [`hist`], longest gaps), [`host`] (what the host did in a gap) over
+//! `nvtx_index` (the ranges by thread and start), `ranges` (`--nvtx` instances), [`totals`]
 //! (count and time per class, host detail and length), `describe` (the
 //! words and typed evidence beside each longest gap), [`engines`] (which
 //! copy held a copy engine during a gap), [`link`] (the host
@@ -23,6 +24,7 @@ pub mod hist;
 pub mod host;
 pub mod link;
 pub mod model;
+mod nvtx_index;
 mod ranges;
 mod stats;
 mod sweep;

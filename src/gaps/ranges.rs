@@ -3,8 +3,9 @@
 //! classes inside each instance's GPU window.
 
 use super::class::overlap;
-use super::host::{gap_evidence, NvtxIndex};
+use super::host::gap_evidence;
 use super::model::*;
+use super::nvtx_index::NvtxIndex;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
 use super::GapClass;
