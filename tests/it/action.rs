@@ -7,7 +7,7 @@
 //! second updates the same one, a regression exits 3 after the comment is
 //! written.
 
-use super::common::root;
+use super::common::{require_python3, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -162,13 +162,6 @@ impl Runner {
     }
 }
 
-fn python3_present() -> bool {
-    Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_default()
 }
@@ -176,8 +169,8 @@ fn read(p: &Path) -> String {
 #[cfg(unix)]
 #[test]
 fn the_action_creates_then_updates_one_comment_and_exits_3_on_a_regression_after_writing_it() {
-    if !python3_present() {
-        eprintln!("skipped: no python3 (the action's script runs on GitHub's runners with it)");
+    // The action's script runs on GitHub's runners, which have python3.
+    if !require_python3() {
         return;
     }
     let r = Runner::new();
@@ -250,8 +243,7 @@ fn the_action_creates_then_updates_one_comment_and_exits_3_on_a_regression_after
 #[cfg(unix)]
 #[test]
 fn on_a_push_the_regression_points_at_the_job_summary_not_a_comment() {
-    if !python3_present() {
-        eprintln!("skipped: no python3");
+    if !require_python3() {
         return;
     }
     let r = Runner::new();
@@ -271,8 +263,7 @@ fn on_a_push_the_regression_points_at_the_job_summary_not_a_comment() {
 #[cfg(unix)]
 #[test]
 fn the_action_reports_bad_input_in_the_comment_and_exits_2() {
-    if !python3_present() {
-        eprintln!("skipped: no python3");
+    if !require_python3() {
         return;
     }
     let r = Runner::new();

@@ -4,7 +4,7 @@
 //! figure of its own in every format, and each step's parts still sum to
 //! it (docs/budget.md, "Overlapping steps").
 
-use crate::common::{corpus, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, rooftrace, rooftrace_json};
 use rooftrace::synth::kineto::pipelined_steps;
 use serde_json::Value;
 
@@ -176,10 +176,9 @@ fn a_real_trace_whose_second_step_ran_over_the_first_sums_to_at_most_the_span() 
     // span (computed from the raw JSON), the second starts where the first's
     // GPU work ended, and the first's GPU time inside the second's host
     // range is reported.
-    let Some(dir) = corpus("kineto") else {
+    let Some(path) = corpus_file("kineto/kineto_hta_trace_compare_test.json.gz") else {
         return;
     };
-    let path = dir.join("kineto_hta_trace_compare_test.json.gz");
     let events = crate::kineto::raw_events(&path);
     let p = path.to_str().unwrap();
     let (code, out, err) = rooftrace_json(&["budget", p, "--gpu", "a100-40gb"]);

@@ -4,10 +4,10 @@
 //! is drawn where the eye finds it (not squeezed under a pixel or two by an
 //! outlier), and no two labels read the same. `plot_typical.rs` holds the
 //! budget and histogram charts' median checks; the budget and histogram
-//! legends are checked against their segments here too. Skips cleanly
-//! without `../shared/corpus`.
+//! legends are checked against their segments here too. Without
+//! `../shared/corpus` it fails under CI and skips elsewhere (`common::need`).
 
-use crate::common::corpus;
+use crate::common::{corpus, corpus_file};
 use rooftrace::gaps::GapConfig;
 use rooftrace::plot::labels::Swatch;
 use rooftrace::plot::roofline::RooflineChart;
@@ -262,11 +262,11 @@ fn launches_of_one_kernel_are_labelled_by_their_ncu_id_and_the_subtitle_says_so(
     // The interpolate export: one row per launch, 8 of the top 10 rows are
     // launches of `upsample_bilinear2d_out_frame` (they all read that way
     // before; the labels were 8 times that name).
-    let Some(dir) = corpus("ncu") else {
+    let Some(p) = corpus_file(
+        "ncu/ncu2020.3_metrics_csv_app_traceback_error_then_csv_leleucas_interpolate_a100.log",
+    ) else {
         return;
     };
-    let p = dir
-        .join("ncu2020.3_metrics_csv_app_traceback_error_then_csv_leleucas_interpolate_a100.log");
     let r = ncu_report(&p).unwrap();
     let c = RooflineChart::build(&RooflineInput::from_report(&r, 10)).unwrap();
     let labels: Vec<&str> = c

@@ -4,7 +4,7 @@
 //! synthetic job of several ranks with known clock offsets and one late
 //! rank, recovered exactly.
 
-use crate::common::{corpus, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, rooftrace, rooftrace_json};
 use serde_json::Value;
 
 /// µs number → ns (integers exactly; fractions rounded at the ns).
@@ -29,10 +29,9 @@ fn every_collective_of_the_nccl_trace_has_the_bytes_and_bandwidths_of_its_raw_ar
     // for all-reduce and × 1 for broadcast (nccl-tests), n = Group size;
     // the link is the A100 SXM's NVLink, 12 links × 25 GB/s = 300 GB/s per
     // direction (the two ranks are devices 0 and 1 of one 8-GPU node).
-    let Some(dir) = corpus("kineto") else {
+    let Some(path) = corpus_file("kineto/kineto_hta_nccl_allreduce_rank0.json.gz") else {
         return;
     };
-    let path = dir.join("kineto_hta_nccl_allreduce_rank0.json.gz");
     let events = crate::kineto::raw_events(&path);
     let mut raw: Vec<&Value> = events
         .iter()

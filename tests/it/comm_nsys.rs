@@ -3,11 +3,13 @@
 //! 2026.2.1's, `synth::nccl`), and the corpus' real export whose NCCL
 //! ranges were exported without payloads (time and kind only, said so).
 
-use crate::common::{corpus, rooftrace_json};
+use crate::common::{corpus_file, rooftrace_json};
 use rooftrace::synth::nccl::{blob, schema_id, NcclExport};
 use serde_json::Value;
 
 const COMM: u64 = 0xC0FFEE;
+/// The corpus export whose NCCL payload schemas `synth::nccl` copies.
+const MFU_BEFORE_NCCL: &str = "nsys/nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite";
 
 /// Relative difference.
 fn close(a: f64, b: f64) -> bool {
@@ -153,10 +155,9 @@ fn the_corpus_export_joins_its_sendrecv_kernels_to_ncclgroupend_without_sizes() 
     // their payloads not. The join counted independently in SQL: the
     // SendRecv kernels whose launch call (same process, correlation id)
     // starts inside an ncclGroupEnd range on its thread.
-    let Some(dir) = corpus("nsys") else {
+    let Some(p) = corpus_file(MFU_BEFORE_NCCL) else {
         return;
     };
-    let p = dir.join("nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite");
     let conn =
         rusqlite::Connection::open_with_flags(&p, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
@@ -204,10 +205,9 @@ fn the_synthetic_exports_payload_schemas_are_the_corpus_exports() {
     // NVTX_PAYLOAD_SCHEMAS and _ENTRIES rows must be rows of the corpus'
     // real export (same domain, schema id, entry index, type, name,
     // offset, payload size), compared in SQL.
-    let Some(dir) = corpus("nsys") else {
+    let Some(real) = corpus_file(MFU_BEFORE_NCCL) else {
         return;
     };
-    let real = dir.join("nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite");
     let tmp = tempfile::tempdir().unwrap();
     let synth = tmp.path().join("synth.sqlite");
     NcclExport::new().write(&synth).unwrap();

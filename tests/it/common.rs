@@ -1,6 +1,14 @@
-//! Helpers shared by the integration tests.
+//! Helpers shared by the integration tests, and the one rule for what a
+//! test needs from outside the repository (the corpus beside the clone,
+//! python3, DuckDB, HTA, nvcc): [`need`]. Under CI (`CI=true` or `CI=1`)
+//! a missing need fails the test, naming it and how to get it; elsewhere
+//! the test skips, or checks only what is here, and says so on stderr.
 
+use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
 
 /// The project root.
 pub fn root() -> PathBuf {
@@ -13,19 +21,131 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("fixtures").join(rel)
 }
 
-/// `../shared/corpus/<sub>` when present (CI has it beside the clone), or
-/// `$ROOFTRACE_CORPUS/<sub>` (a worktree elsewhere); `None` otherwise, so
-/// corpus tests skip cleanly.
+/// Whether this is a CI run: `CI` is `true` or `1`, as CI systems set it
+/// (`.ci/run` exports `CI=true`).
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true") || v == "1")
+}
+
+/// The rule for something a test needs from outside the repository:
+/// `found` when it is there. When it is not, under CI ([`in_ci`]) the test
+/// fails with a message naming `what` is missing and `fix`, how to get it;
+/// elsewhere `None`, and the test skips (or checks less) after one note on
+/// stderr naming the test and `what`.
+pub fn need<T>(found: Option<T>, what: &str, fix: &str) -> Option<T> {
+    need_under(found, what, fix, in_ci(), note_once)
+}
+
+/// [`need`] with CI and the note's writer given, not read from the
+/// environment, so that the rule itself is tested without setting `CI` in
+/// a multithreaded test binary.
+pub fn need_under<T>(
+    found: Option<T>,
+    what: &str,
+    fix: &str,
+    ci: bool,
+    note: impl FnOnce(&str),
+) -> Option<T> {
+    if found.is_some() {
+        return found;
+    }
+    let message = missing_message(what, fix);
+    if ci {
+        panic!("{message} (CI=true: a missing input fails the test instead of skipping it)");
+    }
+    note(&format!("note: {}: not checked: {message}", this_test()));
+    None
+}
+
+/// The words for a missing need, the same under CI and outside it.
+pub fn missing_message(what: &str, fix: &str) -> String {
+    format!("{what} missing: {fix}")
+}
+
+/// The running test's name: libtest runs each test on a thread named
+/// after it.
+fn this_test() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string()
+}
+
+/// Writes `line` to stderr once per run, past libtest's capture (which
+/// takes `eprintln!`'s output only), so a passing run shows what it skipped.
+fn note_once(line: &str) {
+    static SAID: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+    let first = SAID
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(line.to_string());
+    if first {
+        let _ = writeln!(std::io::stderr(), "{line}");
+    }
+}
+
+/// The conformance corpus: `$ROOFTRACE_CORPUS` when set (a worktree that
+/// is not beside `shared/`; pointing it at a missing directory shows what
+/// CI would say), else `../shared/corpus` beside the clone.
+#[allow(dead_code)]
+pub fn corpus_root() -> PathBuf {
+    match std::env::var_os("ROOFTRACE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => root().join("..").join("shared").join("corpus"),
+    }
+}
+
+/// How to get the corpus, for [`need`]'s message.
+const CORPUS_FIX: &str = "the conformance corpus sits beside the clone as ../shared/corpus \
+     (CI has it there); or set ROOFTRACE_CORPUS to a copy of it";
+
+/// The corpus directory `<corpus>/<sub>`, under [`need`]'s rule.
 #[allow(dead_code)]
 pub fn corpus(sub: &str) -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("ROOFTRACE_CORPUS") {
-        let p = PathBuf::from(dir).join(sub);
-        if p.is_dir() {
-            return Some(p);
-        }
-    }
-    let p = root().join("..").join("shared").join("corpus").join(sub);
-    p.is_dir().then_some(p)
+    let dir = corpus_root().join(sub);
+    let found = dir.is_dir().then(|| dir.clone());
+    need(
+        found,
+        &format!("{} (a directory)", dir.display()),
+        CORPUS_FIX,
+    )
+}
+
+/// The corpus file `<corpus>/<rel>`, under [`need`]'s rule.
+#[allow(dead_code)]
+pub fn corpus_file(rel: &str) -> Option<PathBuf> {
+    let file = corpus_root().join(rel);
+    let found = file.is_file().then(|| file.clone());
+    need(found, &file.display().to_string(), CORPUS_FIX)
+}
+
+/// Whether `program --version` runs and succeeds.
+pub fn tool_runs(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Whether `program` is on PATH ([`tool_runs`]), under [`need`]'s rule;
+/// `fix` says how to install it.
+#[allow(dead_code)]
+pub fn require_tool(program: &str, fix: &str) -> bool {
+    let found = tool_runs(program).then_some(());
+    need(found, &format!("`{program}` on PATH"), fix).is_some()
+}
+
+/// [`require_tool`] for `python3`, which the action, terminal and Parquet
+/// tests run.
+#[allow(dead_code)]
+pub fn require_python3() -> bool {
+    require_tool(
+        "python3",
+        "install Python 3 (apt-get install python3); .ci/run's machine has it",
+    )
 }
 
 /// Runs the built `rooftrace` binary with `args`; returns (exit code, stdout, stderr).

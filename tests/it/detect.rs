@@ -2,7 +2,7 @@
 //! `NcuCsv::device_hints`), and what `--gpu` says when the file contradicts
 //! it. Expected values read off the corpus files (see each `.src.txt`).
 
-use crate::common::{corpus, rooftrace};
+use crate::common::{corpus, corpus_file, rooftrace};
 use rooftrace::ncu;
 use rooftrace::roofs::{choose, Roofs, RoofsChoice, RoofsError};
 
@@ -18,7 +18,6 @@ fn no_peaks() -> Result<Roofs, RoofsError> {
 #[test]
 fn every_corpus_file_detects_its_gpu_or_says_why_not() {
     let Some(dir) = corpus("ncu") else {
-        eprintln!("corpus absent: skipped (set ROOFTRACE_CORPUS to run it)");
         return;
     };
     let expect: &[(&str, Result<&str, &str>)] = &[
@@ -92,11 +91,11 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
 /// The B200 file's device facts, read off its raw-page columns.
 #[test]
 fn b200_raw_page_device_facts() {
-    let Some(dir) = corpus("ncu") else {
+    let name = "ncu2025_raw_page_csv_flashinfer_decode_b200.csv";
+    let Some(path) = corpus_file(&format!("ncu/{name}")) else {
         return;
     };
-    let name = "ncu2025_raw_page_csv_flashinfer_decode_b200.csv";
-    let csv = ncu::parse(std::fs::File::open(dir.join(name)).unwrap(), name).unwrap();
+    let csv = ncu::parse(std::fs::File::open(path).unwrap(), name).unwrap();
     let h = csv.device_hints();
     // device__attribute_multiprocessor_count 148 (launch__sm_count agrees),
     // device__attribute_l2_cache_size 132644864 = 126.5 MiB,
@@ -194,10 +193,9 @@ fn nsys_target_info_gpu_facts_decide_without_the_name() {
 /// error naming the GPUs that fit; exit code 2.
 #[test]
 fn gpu_flag_that_contradicts_the_file_is_refused() {
-    let Some(dir) = corpus("ncu") else {
+    let Some(path) = corpus_file("ncu/ncu_metrics_csv_printfp_a100_sgemm.csv") else {
         return;
     };
-    let path = dir.join("ncu_metrics_csv_printfp_a100_sgemm.csv");
     let (code, _, err) =
         crate::common::rooftrace(&["ncu", path.to_str().unwrap(), "--gpu", "h100-sxm"]);
     assert_eq!(code, 2, "{err}");

@@ -4,7 +4,7 @@
 //! kernel sets are HTA's `TraceDiff` (fixtures/kineto/hta_oracle.json,
 //! `trace_diff`, written and re-checked in CI by scripts/hta_oracle.py).
 
-use crate::common::{corpus, fixture, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, fixture, rooftrace, rooftrace_json};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -125,14 +125,12 @@ fn allowed_across_gpus_the_report_and_every_verdict_say_cross_gpu() {
 
 #[test]
 fn a_real_a100_and_v100_pair_of_two_ranks_is_refused_naming_both_gpus() {
-    let Some(dir) = corpus("kineto") else {
-        eprintln!("skipped: ../shared/corpus not present");
+    let (Some(a), Some(v)) = (
+        corpus_file("kineto/kineto_hta_nccl_allreduce_rank0.json.gz"),
+        corpus_file("kineto/kineto_hta_v100_2rank_rank1.json.gz"),
+    ) else {
         return;
     };
-    let (a, v) = (
-        dir.join("kineto_hta_nccl_allreduce_rank0.json.gz"),
-        dir.join("kineto_hta_v100_2rank_rank1.json.gz"),
-    );
     let (ta, tv) = (top(&a), top(&v));
     // Rank 0 of 2 on A100s, rank 1 of 2 on V100s (distributedInfo).
     assert_eq!(

@@ -2,7 +2,7 @@
 //! quotes is not repeated; a trace cut short says how to write a whole one;
 //! a chart with nothing to draw is the input's doing (exit 2).
 
-use crate::common::{corpus, fixture, rooftrace};
+use crate::common::{corpus_file, fixture, rooftrace};
 
 #[test]
 fn a_truncated_gzip_trace_says_it_ends_early_once_and_how_to_write_a_whole_one() {
@@ -41,13 +41,10 @@ fn a_truncated_plain_trace_says_it_ends_early_with_the_fix() {
 fn ncu_plot_with_nothing_to_plot_is_bad_input() {
     // rodinia hotspot (ncu 2019.5 details page): no FLOP counter and no GPU
     // named, so no point and no roof.
-    let Some(dir) = corpus("ncu") else {
+    let Some(csv) = corpus_file("ncu/ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log")
+    else {
         return;
     };
-    let csv = dir.join("ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log");
-    if !csv.is_file() {
-        return;
-    }
     let out = tempfile::tempdir().unwrap();
     let svg = out.path().join("r.svg");
     let (code, _, err) = rooftrace(&[

@@ -5,15 +5,15 @@
 //! report with `--wide` on the terminal, and piped, is byte for byte the
 //! whole report as before.
 
-use crate::common::{corpus, root};
+use crate::common::{corpus, require_python3, root};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const COLS: usize = 100;
 
-/// `rooftrace args` with stdout on a `cols`-wide pseudo-terminal; `None`
-/// without python3.
-fn on_terminal(cols: usize, args: &[&str]) -> Option<String> {
+/// `rooftrace args` with stdout on a `cols`-wide pseudo-terminal (the
+/// caller has checked for python3 with [`require_python3`]).
+fn on_terminal(cols: usize, args: &[&str]) -> String {
     let out = Command::new("python3")
         .arg(root().join("tests/it/pty/run_in_pty.py"))
         .arg(cols.to_string())
@@ -21,8 +21,8 @@ fn on_terminal(cols: usize, args: &[&str]) -> Option<String> {
         .args(args)
         .current_dir(root())
         .output()
-        .ok()?;
-    Some(String::from_utf8(out.stdout).expect("utf-8"))
+        .expect("run python3");
+    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 fn piped(args: &[&str]) -> String {
@@ -56,8 +56,8 @@ fn files(sub: &str, ext: &[&str]) -> Vec<PathBuf> {
 }
 
 /// Checks one report; returns the longest piped line.
-fn check(args: &[&str], input: &Path) -> Option<usize> {
-    let fitted = on_terminal(COLS, args)?;
+fn check(args: &[&str], input: &Path) -> usize {
+    let fitted = on_terminal(COLS, args);
     let whole = piped(args);
     let over: Vec<&str> = fitted
         .lines()
@@ -70,7 +70,7 @@ fn check(args: &[&str], input: &Path) -> Option<usize> {
     );
     // Nothing lost that a wide reader sees: --wide on the terminal is the
     // piped report, byte for byte.
-    let wide = on_terminal(COLS, &[args, &["--wide"]].concat())?;
+    let wide = on_terminal(COLS, &[args, &["--wide"]].concat());
     assert_eq!(
         wide,
         whole,
@@ -80,23 +80,21 @@ fn check(args: &[&str], input: &Path) -> Option<usize> {
     if !whole.trim().is_empty() {
         assert!(!fitted.trim().is_empty(), "{}", input.display());
     }
-    Some(longest_line(&whole))
+    longest_line(&whole)
 }
 
 #[test]
 fn gaps_fits_a_100_column_terminal_on_every_corpus_export_and_a_pipe_gets_it_whole() {
-    let mut widest = 0;
-    for input in files("nsys", &[".sqlite"])
-        .into_iter()
-        .chain(files("kineto", &[".json.gz"]))
-    {
-        let path = input.to_str().unwrap();
-        let Some(w) = check(&["gaps", path], &input) else {
-            return; // no python3
-        };
-        widest = widest.max(w);
+    if !require_python3() {
+        return;
     }
-    if corpus("nsys").is_some() {
+    let exports = files("nsys", &[".sqlite"]);
+    let mut widest = 0;
+    for input in exports.iter().chain(&files("kineto", &[".json.gz"])) {
+        let path = input.to_str().unwrap();
+        widest = widest.max(check(&["gaps", path], input));
+    }
+    if !exports.is_empty() {
         // The test can fail: piped, some report is far wider than 100
         // (the TLS-search export's longest-gaps table, 2,000+ characters).
         assert!(widest > 2 * COLS, "widest piped line {widest}");
@@ -105,17 +103,21 @@ fn gaps_fits_a_100_column_terminal_on_every_corpus_export_and_a_pipe_gets_it_who
 
 #[test]
 fn ncu_fits_a_100_column_terminal_on_every_corpus_csv() {
+    if !require_python3() {
+        return;
+    }
     for input in files("ncu", &[".csv", ".log"]) {
         let path = input.to_str().unwrap();
-        if check(&["ncu", path, "--gpu", "a100-40gb"], &input).is_none() {
-            return;
-        }
+        check(&["ncu", path, "--gpu", "a100-40gb"], &input);
     }
 }
 
 #[test]
 fn columns_names_the_width_when_set() {
     // COLUMNS wins over the terminal's size (a shell that exports it).
+    if !require_python3() {
+        return;
+    }
     let Some(input) = files("nsys", &[".sqlite"]).into_iter().next() else {
         return;
     };
@@ -127,8 +129,8 @@ fn columns_names_the_width_when_set() {
         .arg(env!("CARGO_BIN_EXE_rooftrace"))
         .args(["gaps", input.to_str().unwrap()])
         .current_dir(root())
-        .output();
-    let Ok(out) = out else { return };
+        .output()
+        .expect("run python3");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(longest_line(&text) <= 60, "{text}");
 }

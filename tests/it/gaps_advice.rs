@@ -6,7 +6,7 @@
 //! from the corpus where a file shows it (Kineto's negative thread ids);
 //! the expected numbers are placed by hand in the scene and explained.
 
-use crate::common::{corpus, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, rooftrace, rooftrace_json};
 use rooftrace::gaps::{analyze, GapClass, GapConfig, HostDetail};
 use rooftrace::synth::scene::{KinetoScene, NsysScene};
 use std::path::Path;
@@ -271,8 +271,9 @@ fn a_pytorch_trace_without_launch_rows_is_told_torch_profiler_settings() {
 
 #[test]
 fn kinetos_negative_thread_ids_are_read_not_skipped() {
-    let Some(dir) = corpus("kineto") else { return };
-    let path = dir.join("kineto_hta_nccl_allreduce_rank0.json.gz");
+    let Some(path) = corpus_file("kineto/kineto_hta_nccl_allreduce_rank0.json.gz") else {
+        return;
+    };
     // From the raw JSON: the runtime events with a negative tid (Kineto
     // writes the 32-bit thread id signed), and the unsigned ids they wrap.
     let raw: serde_json::Value = {

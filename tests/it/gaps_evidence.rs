@@ -4,7 +4,7 @@
 //! `fixtures/nsys/sql/` — with the expected numbers recomputed from the
 //! raw rows.
 
-use crate::common::{corpus, fixture, rooftrace};
+use crate::common::{corpus_file, fixture, rooftrace};
 use rooftrace::gaps::{analyze, CallFamily, GapClass, GapConfig, HostDetail, RangeFamily};
 use rooftrace::nsys::read_timeline;
 use rusqlite::Connection;
@@ -129,11 +129,9 @@ fn mpi_ranges_beside_a_gap_are_listed_with_their_share_but_name_it_only_when_the
 
 #[test]
 fn nvfuser_verdict_names_neither_cuda_graphs_nor_mpi() {
-    let Some(dir) = corpus("nsys") else {
-        eprintln!("skipped: ../shared/corpus/nsys not present");
+    let Some(path) = corpus_file("nsys/nsys2025.1.1_nvfuser_cross-entropy-pytest.sqlite") else {
         return;
     };
-    let path = dir.join("nsys2025.1.1_nvfuser_cross-entropy-pytest.sqlite");
     let r = report(&path);
     // 1.63 s, 652 ms, 566 ms … of CPU work: stretches, not launch overhead.
     let hb_stretch: i64 = r
@@ -311,11 +309,9 @@ fn gaps_gpu_flag_is_checked() {
 
 #[test]
 fn tls_search_default_timeline_window_contains_idle_time() {
-    let Some(dir) = corpus("nsys") else {
-        eprintln!("skipped: ../shared/corpus/nsys not present");
+    let Some(path) = corpus_file("nsys/nsys2023.1.2_gtls_tls-search.sqlite") else {
         return;
     };
-    let path = dir.join("nsys2023.1.2_gtls_tls-search.sqlite");
     let tl = read_timeline(&path, false, &no_progress).unwrap();
     let r = analyze(
         &tl,

@@ -3,9 +3,9 @@
 //! hold a gap, so a million windows without idle time no longer write a
 //! million sets of zero totals. What is written must still add up: checked
 //! here against the report's own summed fields, on a real corpus export
-//! (skips cleanly without the corpus).
+//! (`common::need`: without it, fails under CI and skips elsewhere).
 
-use crate::common::{corpus, rooftrace};
+use crate::common::{corpus_file, rooftrace};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -19,11 +19,9 @@ fn sum_ns(m: &Value) -> i64 {
 
 #[test]
 fn instances_write_only_what_holds_a_gap_and_still_add_up() {
-    let Some(dir) = corpus("nsys") else {
-        eprintln!("skipped: no corpus");
+    let Some(e) = corpus_file("nsys/nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite") else {
         return;
     };
-    let e = dir.join("nsys2026.2.1_nsysai_h100_2gpu_1s.sqlite");
     let (code, out, err) = rooftrace(&[
         "gaps",
         e.to_str().unwrap(),

@@ -1,6 +1,6 @@
 //! Every verdict recomputed from the raw rows (issue 29, item 7): for every
 //! nsys export and PyTorch trace in `fixtures/` and `../shared/corpus/`
-//! (skipped cleanly without it), the headline `rooftrace gaps` prints is
+//! (the fixtures alone without it, outside CI), the headline `rooftrace gaps` prints is
 //! checked against the input's own rows, read here with this file's own
 //! queries (SQL through rusqlite for exports, `serde_json::Value` for
 //! traces), not through rooftrace's readers or model:

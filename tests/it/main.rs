@@ -49,6 +49,7 @@ mod ncu_derived;
 mod ncu_hostile_reader;
 mod ncu_stream;
 mod near_miss;
+mod needs;
 mod newcomer;
 mod nsys_copies;
 mod nsys_nvtx;

@@ -5,10 +5,10 @@
 //! give the same totals as the JSON output, entity by entity.
 //!
 //! The Parquet tests need `python3 -c 'import duckdb'` (CI: `pip install
-//! duckdb==2.0.1`); without it they skip with a message, unless
-//! `ROOFTRACE_REQUIRE_PARQUET_READER=1`, which makes them fail.
+//! duckdb==2.0.1`); without it they fail under CI and skip with a note
+//! elsewhere (`common::need`).
 
-use crate::common::{corpus, fixture, rooftrace};
+use crate::common::{corpus, fixture, need, rooftrace};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -91,7 +91,6 @@ fn ncu_many_equals_single_runs_row_for_row() {
 #[test]
 fn corpus_gaps_many_equals_single_runs() {
     let Some(dir) = corpus("nsys") else {
-        eprintln!("skipped: ../shared/corpus/nsys not present");
         return;
     };
     let mut inputs: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -207,34 +206,30 @@ fn globs_and_directories_are_expanded() {
     assert_eq!(names(&a), names(&b));
 }
 
-/// Runs a DuckDB query through Python; `None` when the reader is missing
-/// and not required.
+/// Runs a DuckDB query through Python; `None` when python3 or its
+/// `duckdb` package is missing outside CI (`common::need`).
 pub(crate) fn duckdb(sql: &str) -> Option<Value> {
+    if !crate::common::require_python3() {
+        return None;
+    }
     let script = format!(
         "import duckdb, json\nrows = duckdb.sql({sql:?}).fetchall()\nprint(json.dumps(rows))"
     );
-    let out = std::process::Command::new("python3")
+    let o = std::process::Command::new("python3")
         .args(["-c", &script])
-        .output();
-    let required = std::env::var("ROOFTRACE_REQUIRE_PARQUET_READER").is_ok_and(|v| v == "1");
-    match out {
-        Ok(o) if o.status.success() => Some(serde_json::from_slice(&o.stdout).expect("JSON rows")),
-        Ok(o)
-            if !required
-                && String::from_utf8_lossy(&o.stderr).contains("No module named 'duckdb'") =>
-        {
-            eprintln!("skipped: the Parquet reader is missing (pip install duckdb==2.0.1)");
-            None
-        }
-        Err(e) if !required => {
-            eprintln!("skipped: python3 not found ({e})");
-            None
-        }
-        Ok(o) => panic!(
-            "duckdb query failed: {}",
-            String::from_utf8_lossy(&o.stderr)
-        ),
-        Err(e) => panic!("python3: {e}"),
+        .output()
+        .expect("run python3");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    if o.status.success() {
+        Some(serde_json::from_slice(&o.stdout).expect("JSON rows"))
+    } else if stderr.contains("No module named 'duckdb'") {
+        need(
+            None,
+            "python3's `duckdb` package (the independent Parquet reader)",
+            "pip install duckdb==2.0.1 (as .ci/run does)",
+        )
+    } else {
+        panic!("duckdb query failed: {stderr}")
     }
 }
 

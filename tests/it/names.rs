@@ -1,19 +1,20 @@
 //! Kernel labels on a real file: two different kernels never print the
 //! same, one kernel always prints the same, in the table, JSON and plot.
 
-use crate::common::{corpus, rooftrace};
+use crate::common::{corpus_file, rooftrace};
 use std::collections::BTreeMap;
+
+const BERT: &str = "ncu/ncu2021.2_sections_metrics_rules_csv_leleucas_bert_flashattn_a100.csv";
 
 #[test]
 fn labels_are_unique_per_kernel_on_a_real_pytorch_profile() {
-    let Some(dir) = corpus("ncu") else {
+    let Some(path) = corpus_file(BERT) else {
         return;
     };
     // Ten launches of seven kernels: four `distribution_elementwise_grid_
     // stride_kernel` instantiations (uniform and normal transforms), two
     // CUTLASS wmma GEMMs that differ only in their tile (32x32_128x2 vs
     // 16x16_128x1), FMHA, split-K reduce, arange.
-    let path = dir.join("ncu2021.2_sections_metrics_rules_csv_leleucas_bert_flashattn_a100.csv");
     let (code, out, err) = rooftrace(&[
         "ncu",
         path.to_str().unwrap(),

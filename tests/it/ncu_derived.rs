@@ -101,10 +101,11 @@ fn corpus_2019_5_memory_throughput_is_whole_sectors() {
     // The real 2019.5 default-sections file (tested in place, no licence to
     // copy): 21,608,695,652.17 byte/s x 6,624 ns = 143,136.0000 B
     // = 4,473 sectors of 32 B exactly.
-    let Some(dir) = crate::common::corpus("ncu") else {
+    let Some(path) =
+        crate::common::corpus_file("ncu/ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log")
+    else {
         return;
     };
-    let path = dir.join("ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log");
     let csv = ncu::parse(std::fs::File::open(&path).unwrap(), "hotspot").unwrap();
     let b = csv.launches[0].dram_bytes.unwrap();
     assert!((b - 143_136.0).abs() < 1e-3, "{b}");

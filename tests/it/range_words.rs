@@ -3,13 +3,15 @@
 //! per format, naming the pattern and the closest and most frequent range
 //! texts the inputs do have; a PyTorch trace's ranges (its ops and
 //! `record_function` annotations) are called PyTorch ranges, never NVTX
-//! ranges, while the JSON keys stay. Real corpus files; the tests skip
-//! cleanly without the corpus.
+//! ranges, while the JSON keys stay. Real corpus files; without the corpus
+//! the tests fail under CI and skip elsewhere (`common::need`).
 
-use crate::common::{corpus, rooftrace};
+use crate::common::{corpus_file, rooftrace};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+
+const SAXPY: &str = "nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("utf-8 path")
@@ -17,8 +19,9 @@ fn s(p: &Path) -> &str {
 
 /// The two ranks of the HTA sampled trace, when the corpus is here.
 fn kineto_pair() -> Option<[PathBuf; 2]> {
-    let dir = corpus("kineto")?;
-    Some([0, 1].map(|r| dir.join(format!("kineto_hta_sampled_rank-{r}.json.gz"))))
+    let [r0, r1] =
+        [0, 1].map(|r| corpus_file(&format!("kineto/kineto_hta_sampled_rank-{r}.json.gz")));
+    Some([r0?, r1?])
 }
 
 /// Instances per name of a Kineto trace's host ranges, counted from the
@@ -48,7 +51,6 @@ fn run(args: &[&str]) -> String {
 #[test]
 fn multi_gaps_nvtx_matching_nothing_says_why_in_every_format() {
     let Some([r0, r1]) = kineto_pair() else {
-        eprintln!("skipped: no corpus");
         return;
     };
     // `profilerstep` matches nothing (regexes are case-sensitive); ignoring
@@ -93,12 +95,12 @@ fn multi_gaps_nvtx_matching_nothing_says_why_in_every_format() {
 
 #[test]
 fn multi_gaps_on_exports_names_the_closest_nvtx_range() {
-    let Some(dir) = corpus("nsys") else {
-        eprintln!("skipped: no corpus");
+    let (Some(saxpy), Some(clover)) = (
+        corpus_file(SAXPY),
+        corpus_file("nsys/nsys2024.5.1_pipit_cloverleaf.sqlite"),
+    ) else {
         return;
     };
-    let saxpy = dir.join("nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
-    let clover = dir.join("nsys2024.5.1_pipit_cloverleaf.sqlite");
     // The saxpy rank's closed MPI_Send ranges, by SQL; CloverLeaf's export
     // has no NVTX table at all, so the sum is saxpy's.
     let c =
@@ -131,7 +133,6 @@ fn multi_gaps_on_exports_names_the_closest_nvtx_range() {
 #[test]
 fn single_gaps_says_once_where_the_ranges_table_was() {
     let Some([r0, _]) = kineto_pair() else {
-        eprintln!("skipped: no corpus");
         return;
     };
     let c0 = kineto_range_counts(&r0);
@@ -178,7 +179,6 @@ fn single_gaps_says_once_where_the_ranges_table_was() {
 #[test]
 fn budget_nvtx_matching_nothing_names_the_closest_pytorch_ranges() {
     let Some([r0, _]) = kineto_pair() else {
-        eprintln!("skipped: no corpus");
         return;
     };
     let (code, out, err) = rooftrace(&[
@@ -201,7 +201,6 @@ fn budget_nvtx_matching_nothing_names_the_closest_pytorch_ranges() {
 #[test]
 fn pytorch_traces_call_their_ranges_pytorch_ranges_and_keep_the_json_keys() {
     let Some([r0, _]) = kineto_pair() else {
-        eprintln!("skipped: no corpus");
         return;
     };
     let args = ["gaps", s(&r0), "--nvtx", "^ProfilerStep#", "--format"];
@@ -256,8 +255,9 @@ fn pytorch_traces_call_their_ranges_pytorch_ranges_and_keep_the_json_keys() {
         "{drawn}"
     );
     // An nsys export keeps NVTX's words.
-    let Some(dir) = corpus("nsys") else { return };
-    let saxpy = dir.join("nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let Some(saxpy) = corpus_file(SAXPY) else {
+        return;
+    };
     let t = run(&["gaps", s(&saxpy), "--nvtx", "^MPI_Send$"]);
     assert!(
         t.contains("\nNVTX ranges (* = no launch found, host window used)\n"),
@@ -268,7 +268,6 @@ fn pytorch_traces_call_their_ranges_pytorch_ranges_and_keep_the_json_keys() {
 #[test]
 fn a_trace_diff_names_pytorch_ranges_and_an_export_diff_nvtx_ranges() {
     let Some([r0, r1]) = kineto_pair() else {
-        eprintln!("skipped: no corpus");
         return;
     };
     // Both ranks hold one `ProfilerStep#…` annotation each by the raw JSON
@@ -293,8 +292,9 @@ fn a_trace_diff_names_pytorch_ranges_and_an_export_diff_nvtx_ranges() {
         assert!(!out.contains("NVTX"), "{format}: {out}");
     }
     // Two nsys exports keep NVTX's name (the same renderer, the other tool).
-    let Some(nsys) = corpus("nsys") else { return };
-    let e = nsys.join("nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");
+    let Some(e) = corpus_file(SAXPY) else {
+        return;
+    };
     let (code, out, err) = rooftrace(&["diff", s(&e), s(&e), "--nvtx", "MPI"]);
     assert_eq!(code, 0, "{err}");
     assert!(

@@ -1,7 +1,7 @@
 //! Roofs on the command line (`--peak-dram-bw`, `--peak`, `--peak-sm-clock`)
 //! and advice that fits the file's architecture (issue 19).
 
-use crate::common::{corpus, fixture, rooftrace};
+use crate::common::{corpus_file, fixture, rooftrace};
 
 const SGEMM: &str = "fixtures/ncu/sgemm_a100_printfp_details15.csv";
 
@@ -160,10 +160,10 @@ fn advice_names_only_tensor_counters_of_the_files_architecture() {
 fn v100_advice_has_no_bf16_tf32_or_fp8_counters() {
     // The real 2019.5 V100 export (tested in place, no licence to copy)
     // states no compute capability: the chosen GPU (--gpu v100, 7.0) decides.
-    let Some(dir) = corpus("ncu") else {
+    let Some(path) = corpus_file("ncu/ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log")
+    else {
         return;
     };
-    let path = dir.join("ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log");
     let p = path.to_str().unwrap();
     let (code, out, err) = rooftrace(&["ncu", p, "--gpu", "v100"]);
     assert_eq!(code, 0, "{err}");
@@ -193,8 +193,7 @@ fn a_capture_without_kernels_says_ncu_profiled_none() {
     ];
     // ncu attached, the application failed, no kernel was profiled: the
     // real capture (tested in place: its repository declares no licence).
-    if let Some(dir) = corpus("ncu") {
-        let empty = dir.join("ncu2025_raw_page_empty_app_error.csv");
+    if let Some(empty) = corpus_file("ncu/ncu2025_raw_page_empty_app_error.csv") {
         let (code, _, err) = rooftrace(&["ncu", empty.to_str().unwrap()]);
         assert_eq!(code, 2, "{err}");
         assert!(err.contains("profiled no kernel"), "{err}");

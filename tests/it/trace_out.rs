@@ -6,19 +6,14 @@
 //! flow arrow per joined op; HTA 0.5.0 loads it and its temporal breakdown
 //! agrees within its µs rounding.
 
-use crate::common::{corpus, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, need, rooftrace, rooftrace_json};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-const SAXPY: &str = "nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
-const SIMPLE_ADD: &str = "kineto_hta_simple_add.json.gz";
-
-fn corpus_file(sub: &str, name: &str) -> Option<PathBuf> {
-    let p = corpus(sub)?.join(name);
-    p.is_file().then_some(p)
-}
+const SAXPY: &str = "nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
+const SIMPLE_ADD: &str = "kineto/kineto_hta_simple_add.json.gz";
 
 fn read_trace(path: &Path) -> Value {
     let raw = std::fs::read(path).expect("trace written");
@@ -156,7 +151,7 @@ fn round_trip(input: &Path, out: &Path) -> (Value, Value) {
 
 #[test]
 fn an_nsys_exports_trace_reads_back_with_the_same_busy_idle_and_a_slice_per_gap() {
-    let Some(input) = corpus_file("nsys", SAXPY) else {
+    let Some(input) = corpus_file(SAXPY) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -180,7 +175,7 @@ fn an_nsys_exports_trace_reads_back_with_the_same_busy_idle_and_a_slice_per_gap(
 
 #[test]
 fn a_pytorch_traces_trace_reads_back_with_the_same_busy_idle_and_a_slice_per_gap() {
-    let Some(input) = corpus_file("kineto", SIMPLE_ADD) else {
+    let Some(input) = corpus_file(SIMPLE_ADD) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -205,7 +200,7 @@ fn a_trace_out_that_is_not_json_is_refused_before_any_work() {
 
 #[test]
 fn budget_writes_each_step_and_its_parts_laid_end_to_end() {
-    let Some(input) = corpus_file("kineto", "kineto_hta_sampled_rank-0.json.gz") else {
+    let Some(input) = corpus_file("kineto/kineto_hta_sampled_rank-0.json.gz") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -246,12 +241,17 @@ fn budget_writes_each_step_and_its_parts_laid_end_to_end() {
     }
 }
 
-/// HTA's Python, when the oracle environment is there (CI, `.ci/run`).
+/// HTA's Python, the oracle environment `.ci/run` makes, under
+/// [`need`]'s rule.
 fn hta_python() -> Option<PathBuf> {
     let p = std::env::var_os("ROOFTRACE_HTA_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/tmp/rooftrace-hta/bin/python"));
-    p.is_file().then_some(p)
+    need(
+        p.is_file().then(|| p.clone()),
+        &format!("HTA 0.5.0's Python ({}; ROOFTRACE_HTA_PYTHON names another)", p.display()),
+        "python3 -m venv /tmp/rooftrace-hta && /tmp/rooftrace-hta/bin/pip install holistictraceanalysis==0.5.0 (as .ci/run does)",
+    )
 }
 
 /// HTA's temporal breakdown of the one trace in `dir`: (idle µs, kernel µs).
@@ -287,8 +287,8 @@ fn hta_loads_both_traces_and_agrees_on_idle_within_its_rounding() {
     let Some(python) = hta_python() else {
         return;
     };
-    for (sub, name) in [("nsys", SAXPY), ("kineto", SIMPLE_ADD)] {
-        let Some(input) = corpus_file(sub, name) else {
+    for name in [SAXPY, SIMPLE_ADD] {
+        let Some(input) = corpus_file(name) else {
             continue;
         };
         let dir = tempfile::tempdir().unwrap();
