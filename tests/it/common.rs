@@ -80,7 +80,9 @@ fn note_once(line: &str) {
         .unwrap_or_else(|e| e.into_inner())
         .insert(line.to_string());
     if first {
-        let _ = writeln!(std::io::stderr(), "{line}");
+        // One write, so that the note does not interleave with libtest's
+        // lines from other threads.
+        let _ = std::io::stderr().write_all(format!("{line}\n").as_bytes());
     }
 }
 
