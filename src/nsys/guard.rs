@@ -19,8 +19,11 @@ pub const MAX_VALUE_BYTES: i32 = 64 << 20;
 /// Ceiling on SQLite's own heap, all connections together
 /// (`sqlite3_hard_heap_limit64`): page caches and sorters, not our rows.
 pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
-/// Page cache per connection (KiB, `PRAGMA cache_size = -N`).
-const CACHE_KIB: i64 = 16 << 10;
+/// Page cache per connection (KiB, `PRAGMA cache_size = -N`). The big
+/// tables are scanned once in rowid order, which needs the interior pages
+/// of the path down and little else: 16 MiB per connection held 40 MiB
+/// more at the peak on a 2.9 GB export, no faster (docs/bench-gaps.md).
+const CACHE_KIB: i64 = 2 << 10;
 /// The fixed part of the reading deadline.
 pub const DEADLINE_BASE: Duration = Duration::from_secs(60);
 /// The part of the deadline that grows with the file: one second per this
