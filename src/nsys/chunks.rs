@@ -5,13 +5,11 @@
 //! by the rowid span only when the span is dense (as nsys writes it), else by
 //! `count(*)` in one chunk, so a lone rowid of 4e12 costs nothing.
 
-use super::btree::PageFile;
-use super::guard::{checked_interval, string_id, Deadline};
-use super::guard::{open, sql_err};
+use super::guard::{checked_interval, sql_err, string_id, Db};
 use super::host::HostRead;
-use super::rows::{col_or, scan, Kind, Pick, Rows, Select};
+use super::rows::{col_or, scan, Column, Pick, Rows, Select};
 use super::schema::Schema;
-use super::sql::{ReadProgress, PROGRESS_EVERY};
+use super::sql::{ReadProgress, KERNEL, MEMCPY, PROGRESS_EVERY};
 use super::*;
 use rusqlite::Connection;
 use std::path::Path;
@@ -147,6 +145,63 @@ fn overfull(path: &Path, ch: &Chunk) -> NsysError {
     }
 }
 
+/// The columns of a GPU activity table a chunk reads, in SELECT order.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum OpCol {
+    Start,
+    End,
+    Device,
+    Stream,
+    GlobalPid,
+    Correlation,
+    /// The kernel's name id (`shortName`, else `demangledName`), a copy's
+    /// `copyKind`; NULL for memsets and graphs.
+    Name,
+    /// A copy's source and destination memory kinds (NULL reads as "not
+    /// pageable"); NULL for other tables.
+    SrcKind,
+    DstKind,
+}
+
+impl Column for OpCol {
+    const ALL: &'static [OpCol] = &[
+        OpCol::Start,
+        OpCol::End,
+        OpCol::Device,
+        OpCol::Stream,
+        OpCol::GlobalPid,
+        OpCol::Correlation,
+        OpCol::Name,
+        OpCol::SrcKind,
+        OpCol::DstKind,
+    ];
+
+    fn at(self) -> i32 {
+        self as i32
+    }
+
+    fn pick(self, schema: &Schema, table: &str) -> Pick {
+        let col = |c, or| col_or(schema, table, c, or);
+        let copy = table == MEMCPY;
+        match self {
+            OpCol::Start => col("start", None),
+            OpCol::End => col("end", None),
+            OpCol::Device => col("deviceId", None),
+            OpCol::Stream => col("streamId", None),
+            OpCol::GlobalPid => col("globalPid", Some(0)),
+            OpCol::Correlation => col("correlationId", Some(0)),
+            OpCol::Name if table == KERNEL && schema.has_column(table, "shortName") => {
+                col("shortName", None)
+            }
+            OpCol::Name if table == KERNEL => col("demangledName", None),
+            OpCol::Name if copy => col("copyKind", None),
+            OpCol::SrcKind if copy => col("srcKind", None),
+            OpCol::DstKind if copy => col("dstKind", None),
+            OpCol::Name | OpCol::SrcKind | OpCol::DstKind => Pick::Const(None),
+        }
+    }
+}
+
 /// The GPU ops of one chunk; `pageable_kind` is the memory-kind code of
 /// pageable host memory in this export (`ENUM_CUDA_MEM_KIND`).
 #[allow(clippy::too_many_arguments)]
@@ -157,50 +212,22 @@ pub(super) fn read_ops(
     ch: &Chunk,
     kind: OpKind,
     pageable_kind: i64,
-    pages: Option<&PageFile>,
     buf: &mut [GpuOp],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64), NsysError> {
-    let table = ch.table;
-    let int_or = |c: &str, or: Option<i64>| col_or(schema, table, c, Kind::Int, or);
-    let name = match kind {
-        OpKind::Kernel if schema.has_column(table, "shortName") => int_or("shortName", None),
-        OpKind::Kernel => int_or("demangledName", None),
-        OpKind::Memcpy => int_or("copyKind", None),
-        _ => Pick::Const(None),
-    };
-    // Host memory kinds only for copies (NULL reads as "not pageable").
-    let mut picks = vec![
-        int_or("start", None),
-        int_or("end", None),
-        int_or("deviceId", None),
-        int_or("streamId", None),
-        int_or("globalPid", Some(0)),
-        int_or("correlationId", Some(0)),
-        name,
-    ];
-    if kind == OpKind::Memcpy {
-        picks.extend([int_or("srcKind", None), int_or("dstKind", None)]);
-    }
-    let select = Select {
-        table,
-        picks,
-        not_null: None,
-    };
-    scan(conn, path, pages, &select, (ch.lo, ch.hi), |row| {
-        fill_ops(conn, path, ch, kind, pageable_kind, row, buf, tick)
+    let select = Select::<OpCol>::new(schema, ch.table, None);
+    scan(conn, path, &select, (ch.lo, ch.hi), |row| {
+        fill_ops(conn, path, ch, (kind, pageable_kind), row, buf, tick)
     })
 }
 
-/// The reading loop of [`read_ops`], over either row source.
-#[allow(clippy::too_many_arguments)]
+/// The reading loop of [`read_ops`].
 fn fill_ops(
     conn: &Connection,
     path: &Path,
     ch: &Chunk,
-    kind: OpKind,
-    pageable_kind: i64,
-    row: &mut Rows,
+    (kind, pageable_kind): (OpKind, i64),
+    row: &mut Rows<OpCol>,
     buf: &mut [GpuOp],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64), NsysError> {
@@ -232,37 +259,40 @@ fn fill_ops(
             tick(PROGRESS_EVERY);
         }
         let Some((start, end)) = row
-            .int(0)
-            .zip(row.int(1))
+            .int(OpCol::Start)
+            .zip(row.int(OpCol::End))
             .and_then(|(s, e)| checked_interval(s, e))
         else {
             bad += 1;
             continue;
         };
-        let device = row.int(2).ok_or_else(|| bad_value(n, "deviceId is NULL"))?;
+        let device = row
+            .int(OpCol::Device)
+            .ok_or_else(|| bad_value(n, "deviceId is NULL"))?;
         let device = u16::try_from(device)
             .map_err(|_| bad_value(n, &format!("deviceId {device} out of range")))?;
         // NULL stream, globalPid or correlationId read as 0 (none); a
         // stream or correlation id beyond 32 bits is a bad row.
         let (Ok(stream), Ok(correlation_id)) = (
-            u32::try_from(row.int_or_zero(3)),
-            u32::try_from(row.int_or_zero(5)),
+            u32::try_from(row.int_or_zero(OpCol::Stream)),
+            u32::try_from(row.int_or_zero(OpCol::Correlation)),
         ) else {
             bad += 1;
             continue;
         };
-        let pid = pid_of(row.int_or_zero(4));
+        let pid = pid_of(row.int_or_zero(OpCol::GlobalPid));
         let name = match kind {
             OpKind::Kernel => row
-                .int(6)
+                .int(OpCol::Name)
                 .and_then(string_id)
                 .map_or(NameRef::UNKNOWN, NameRef),
-            OpKind::Memcpy => NameRef::memcpy(CopyKind::from_code(row.int(6).unwrap_or(0))),
+            OpKind::Memcpy => NameRef::memcpy(CopyKind::from_code(row.int_or_zero(OpCol::Name))),
             OpKind::Memset => NameRef::MEMSET,
             OpKind::Graph => NameRef::GRAPH,
         };
         let pageable = kind == OpKind::Memcpy
-            && (row.int(7) == Some(pageable_kind) || row.int(8) == Some(pageable_kind));
+            && (row.int(OpCol::SrcKind) == Some(pageable_kind)
+                || row.int(OpCol::DstKind) == Some(pageable_kind));
         let Some(slot) = buf.get_mut(kept) else {
             return Err(overfull(path, ch));
         };
@@ -284,42 +314,64 @@ fn fill_ops(
     Ok((kept, bad))
 }
 
+/// The columns of a runtime or driver table a chunk reads, in SELECT
+/// order.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ApiCol {
+    Start,
+    End,
+    GlobalTid,
+    Correlation,
+    NameId,
+}
+
+impl Column for ApiCol {
+    const ALL: &'static [ApiCol] = &[
+        ApiCol::Start,
+        ApiCol::End,
+        ApiCol::GlobalTid,
+        ApiCol::Correlation,
+        ApiCol::NameId,
+    ];
+
+    fn at(self) -> i32 {
+        self as i32
+    }
+
+    fn pick(self, schema: &Schema, table: &str) -> Pick {
+        let col = |c, or| col_or(schema, table, c, or);
+        match self {
+            ApiCol::Start => col("start", None),
+            ApiCol::End => col("end", None),
+            ApiCol::GlobalTid => col("globalTid", Some(0)),
+            ApiCol::Correlation => col("correlationId", None),
+            ApiCol::NameId => col("nameId", None),
+        }
+    }
+}
+
 /// Runtime/driver rows of one chunk: launches go to `api`, sync calls to `syncs`.
-#[allow(clippy::too_many_arguments)]
 pub(super) fn read_api(
     conn: &Connection,
     path: &Path,
     schema: &Schema,
     ch: &Chunk,
     host: &HostRead,
-    pages: Option<&PageFile>,
     buf: &mut [ApiCall],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64, Vec<SyncCall>), NsysError> {
-    let table = ch.table;
-    let int_or = |c: &str, or: Option<i64>| col_or(schema, table, c, Kind::Int, or);
-    let select = Select {
-        table,
-        picks: vec![
-            int_or("start", None),
-            int_or("end", None),
-            int_or("globalTid", Some(0)),
-            int_or("correlationId", None),
-            int_or("nameId", None),
-        ],
-        not_null: None,
-    };
-    scan(conn, path, pages, &select, (ch.lo, ch.hi), |row| {
+    let select = Select::<ApiCol>::new(schema, ch.table, None);
+    scan(conn, path, &select, (ch.lo, ch.hi), |row| {
         fill_api(path, ch, host, row, buf, tick)
     })
 }
 
-/// The reading loop of [`read_api`], over either row source.
+/// The reading loop of [`read_api`].
 fn fill_api(
     path: &Path,
     ch: &Chunk,
     host: &HostRead,
-    row: &mut Rows,
+    row: &mut Rows<ApiCol>,
     buf: &mut [ApiCall],
     tick: &(dyn Fn(u64) + Sync),
 ) -> Result<(usize, u64, Vec<SyncCall>), NsysError> {
@@ -332,16 +384,19 @@ fn fill_api(
             tick(PROGRESS_EVERY);
         }
         let Some((start, end)) = row
-            .int(0)
-            .zip(row.int(1))
+            .int(ApiCol::Start)
+            .zip(row.int(ApiCol::End))
             .and_then(|(s, e)| checked_interval(s, e))
         else {
             bad += 1;
             continue;
         };
-        let gtid = row.int_or_zero(2);
-        let name = row.int(4).and_then(string_id).unwrap_or(u32::MAX);
-        let Ok(correlation_id) = u32::try_from(row.int_or_zero(3)) else {
+        let gtid = row.int_or_zero(ApiCol::GlobalTid);
+        let name = row
+            .int(ApiCol::NameId)
+            .and_then(string_id)
+            .unwrap_or(u32::MAX);
+        let Ok(correlation_id) = u32::try_from(row.int_or_zero(ApiCol::Correlation)) else {
             bad += 1;
             continue;
         };
@@ -398,15 +453,14 @@ pub(super) struct BigRows {
     pub(super) diagnostics: Vec<Diagnostic>,
 }
 
-/// How the pool reads: its progress callback and deadline, and the rows
-/// another thread reads beside it meanwhile (NVTX).
+/// How the pool reads: its progress callback, the export's file and
+/// deadline (each thread opens its own connection), and the rows another
+/// thread reads beside it meanwhile (NVTX).
 #[derive(Clone, Copy)]
 pub(super) struct BigRead<'a> {
     pub(super) progress: ReadProgress<'a>,
-    pub(super) deadline: Deadline,
+    pub(super) db: Db<'a>,
     pub(super) beside_rows: u64,
-    /// The file's pages, when the b-tree reader takes it (`btree`).
-    pub(super) pages: Option<&'a PageFile>,
 }
 
 /// Reads every GPU activity and API table in parallel rowid chunks.
@@ -418,7 +472,7 @@ pub(super) fn read_big_tables(
     host: &HostRead,
     how: BigRead<'_>,
 ) -> Result<BigRows, NsysError> {
-    let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    let file_bytes = std::fs::metadata(how.db.file).map_or(0, |m| m.len());
     let mut chunks = Vec::new();
     for (t, kind) in op_tables {
         plan_table(conn, path, file_bytes, t, Some(*kind), &mut chunks)?;
@@ -481,12 +535,7 @@ fn read_pool(
     chunks: &[Chunk],
     host: &HostRead,
     (ops_buf, api_buf): (&mut [GpuOp], &mut [ApiCall]),
-    BigRead {
-        progress,
-        deadline,
-        pages,
-        ..
-    }: BigRead<'_>,
+    BigRead { progress, db, .. }: BigRead<'_>,
     threads: usize,
 ) -> Result<PoolResult, NsysError> {
     let expected: u64 = chunks.iter().map(|c| c.cap as u64).sum();
@@ -513,36 +562,43 @@ fn read_pool(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<ChunkResult>> = Mutex::new(Vec::new());
     let threads = threads.clamp(1, 8).min(chunks.len().max(1));
+    // The error of the first failing chunk in table order, whichever
+    // thread met it first: a damaged file gives the same error on every
+    // run. A chunk after one that failed is not read.
+    let first_failed = AtomicUsize::new(usize::MAX);
+    let failed: Mutex<Vec<(usize, NsysError)>> = Mutex::new(Vec::new());
     let worker = || -> Result<(), NsysError> {
-        let c = open(path, deadline)?;
+        let c = db.open()?;
         loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(ch) = chunks.get(i) else {
                 return Ok(());
             };
+            if i > first_failed.load(Ordering::Relaxed) {
+                continue;
+            }
             let mut slot = slots[i].lock().unwrap_or_else(|p| p.into_inner());
-            let (n, bad, syncs) = match &mut *slot {
+            let read = match &mut *slot {
                 Slot::Ops(buf) => {
                     let kind = ch.kind.unwrap_or(OpKind::Kernel);
-                    let (n, bad) = read_ops(
-                        &c,
-                        path,
-                        schema,
-                        ch,
-                        kind,
-                        host.pageable_kind,
-                        pages,
-                        buf,
-                        &tick,
-                    )?;
-                    (n, bad, Vec::new())
+                    read_ops(&c, path, schema, ch, kind, host.pageable_kind, buf, &tick)
+                        .map(|(n, bad)| (n, bad, Vec::new()))
                 }
-                Slot::Api(buf) => read_api(&c, path, schema, ch, host, pages, buf, &tick)?,
+                Slot::Api(buf) => read_api(&c, path, schema, ch, host, buf, &tick),
             };
-            results
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push((i, n, bad, syncs));
+            match read {
+                Ok((n, bad, syncs)) => results
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push((i, n, bad, syncs)),
+                Err(e) => {
+                    first_failed.fetch_min(i, Ordering::Relaxed);
+                    failed
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push((i, e));
+                }
+            }
         }
     };
     std::thread::scope(|s| {
@@ -552,6 +608,10 @@ fn read_pool(
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .collect::<Result<Vec<()>, NsysError>>()
     })?;
+    let failed = failed.into_inner().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, e)) = failed.into_iter().min_by_key(|(i, _)| *i) {
+        return Err(e);
+    }
     let mut filled: Vec<(usize, u64)> = vec![(0, 0); chunks.len()];
     let mut chunk_syncs: Vec<SyncCall> = Vec::new();
     for (i, n, bad, syncs) in results.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -609,4 +669,18 @@ fn compact(
         })
         .collect();
     (graph_rows, diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::rows::in_order;
+    use super::*;
+
+    /// Each column list names its columns in the order its SELECT reads
+    /// them.
+    #[test]
+    fn the_column_lists_are_in_select_order() {
+        assert!(in_order::<OpCol>());
+        assert!(in_order::<ApiCol>());
+    }
 }

@@ -6,7 +6,7 @@
 //! (callgrind; docs/bench-gaps.md).
 
 use super::guard::sql_err;
-use super::raw::RawStmt;
+use super::rows::{col_or, scan, Column, Pick, Select};
 use super::schema::Schema;
 use super::{pid_of, NsysError};
 use crate::timeline::{CopyKind, CopyTotal};
@@ -19,6 +19,50 @@ const MEMCPY: &str = "CUPTI_ACTIVITY_KIND_MEMCPY";
 /// A total's key: (pid, device, direction, pageable); its value (count,
 /// bytes, ns).
 type Key = (u32, u16, CopyKind, bool);
+
+/// The columns of the memcpy table the scan reads, in SELECT order.
+#[derive(Clone, Copy, Debug)]
+enum CopyCol {
+    GlobalPid,
+    Device,
+    CopyKind,
+    SrcKind,
+    DstKind,
+    Bytes,
+    Start,
+    End,
+}
+
+impl Column for CopyCol {
+    const ALL: &'static [CopyCol] = &[
+        CopyCol::GlobalPid,
+        CopyCol::Device,
+        CopyCol::CopyKind,
+        CopyCol::SrcKind,
+        CopyCol::DstKind,
+        CopyCol::Bytes,
+        CopyCol::Start,
+        CopyCol::End,
+    ];
+
+    fn at(self) -> i32 {
+        self as i32
+    }
+
+    fn pick(self, schema: &Schema, table: &str) -> Pick {
+        let col = |c| col_or(schema, table, c, None);
+        match self {
+            CopyCol::GlobalPid => col("globalPid"),
+            CopyCol::Device => col("deviceId"),
+            CopyCol::CopyKind => col("copyKind"),
+            CopyCol::SrcKind => col("srcKind"),
+            CopyCol::DstKind => col("dstKind"),
+            CopyCol::Bytes => col("bytes"),
+            CopyCol::Start => col("start"),
+            CopyCol::End => col("end"),
+        }
+    }
+}
 
 /// Reads the memcpy totals; empty without a memcpy table. Rows with a
 /// negative or NULL size count as zero bytes, rows with a NULL time or an
@@ -34,46 +78,36 @@ pub(super) fn read_copy_totals(
         return Ok(Vec::new());
     }
     let has_bytes = schema.has_column(MEMCPY, "bytes");
-    let col = |c: &str| {
-        if schema.has_column(MEMCPY, c) {
-            format!("\"{c}\"")
-        } else {
-            "NULL".to_string()
-        }
-    };
-    let sql = format!(
-        "SELECT {}, deviceId, {}, {}, {}, {}, start, \"end\" FROM {MEMCPY}",
-        col("globalPid"),
-        col("copyKind"),
-        col("srcKind"),
-        col("dstKind"),
-        col("bytes"),
-    );
     let err = sql_err(path, MEMCPY);
-    let mut row = RawStmt::prepare(conn, &sql).map_err(&err)?;
+    let select = Select::new(schema, MEMCPY, None);
+    let every = (i64::MIN, i64::MAX);
     // A handful of keys however many rows.
     let mut sums: BTreeMap<Key, (u64, u64, i64)> = BTreeMap::new();
-    while row.step().map_err(&err)? {
-        let Some(device) = row.int(1).and_then(|d| u16::try_from(d).ok()) else {
-            continue;
-        };
-        let pageable = row.int(3) == Some(pageable_kind) || row.int(4) == Some(pageable_kind);
-        let key = (
-            pid_of(row.int_or_zero(0)),
-            device,
-            CopyKind::from_code(row.int_or_zero(2)),
-            pageable,
-        );
-        let bytes = u64::try_from(row.int_or_zero(5)).unwrap_or(0);
-        let ns = match (row.int(6), row.int(7)) {
-            (Some(s), Some(e)) => e.saturating_sub(s).max(0),
-            _ => 0,
-        };
-        let t = sums.entry(key).or_insert((0, 0, 0));
-        t.0 = t.0.saturating_add(1);
-        t.1 = t.1.saturating_add(bytes);
-        t.2 = t.2.saturating_add(ns);
-    }
+    scan(conn, path, &select, every, |row| {
+        while row.step().map_err(&err)? {
+            let Some(device) = row.int(CopyCol::Device).and_then(|d| u16::try_from(d).ok()) else {
+                continue;
+            };
+            let pageable = row.int(CopyCol::SrcKind) == Some(pageable_kind)
+                || row.int(CopyCol::DstKind) == Some(pageable_kind);
+            let key = (
+                pid_of(row.int_or_zero(CopyCol::GlobalPid)),
+                device,
+                CopyKind::from_code(row.int_or_zero(CopyCol::CopyKind)),
+                pageable,
+            );
+            let bytes = u64::try_from(row.int_or_zero(CopyCol::Bytes)).unwrap_or(0);
+            let ns = match (row.int(CopyCol::Start), row.int(CopyCol::End)) {
+                (Some(s), Some(e)) => e.saturating_sub(s).max(0),
+                _ => 0,
+            };
+            let t = sums.entry(key).or_insert((0, 0, 0));
+            t.0 = t.0.saturating_add(1);
+            t.1 = t.1.saturating_add(bytes);
+            t.2 = t.2.saturating_add(ns);
+        }
+        Ok(())
+    })?;
     let mut out: Vec<CopyTotal> = sums
         .into_iter()
         .map(
@@ -90,4 +124,15 @@ pub(super) fn read_copy_totals(
         .collect();
     out.sort_unstable();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The scan names its columns in the order its SELECT reads them.
+    #[test]
+    fn the_column_list_is_in_select_order() {
+        assert!(super::super::rows::in_order::<CopyCol>());
+    }
 }

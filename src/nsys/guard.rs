@@ -1,5 +1,5 @@
 //! The defences every table reader inherits: one way to open an export
-//! ([`open`]: read-only, immutable, by a correctly built URI, with
+//! ([`open`], [`Db::open`]: read-only, immutable, by a correctly built URI, with
 //! `trusted_schema` off, tight `sqlite3_limit`s, a process-wide SQLite heap
 //! ceiling and a deadline enforced by a progress handler), one way to turn an
 //! SQLite error into an [`NsysError`] ([`sql_err`], which names the deadline
@@ -19,8 +19,11 @@ pub const MAX_VALUE_BYTES: i32 = 64 << 20;
 /// Ceiling on SQLite's own heap, all connections together
 /// (`sqlite3_hard_heap_limit64`): page caches and sorters, not our rows.
 pub const SQLITE_HEAP_LIMIT_BYTES: i64 = 1 << 30;
-/// Page cache per connection (KiB, `PRAGMA cache_size = -N`).
-const CACHE_KIB: i64 = 16 << 10;
+/// Page cache per connection (KiB, `PRAGMA cache_size = -N`). The big
+/// tables are scanned once in rowid order, which needs the interior pages
+/// of the path down and little else: 16 MiB per connection held 40 MiB
+/// more at the peak on a 2.9 GB export, no faster (docs/bench-gaps.md).
+const CACHE_KIB: i64 = 2 << 10;
 /// The fixed part of the reading deadline.
 pub const DEADLINE_BASE: Duration = Duration::from_secs(60);
 /// The part of the deadline that grows with the file: one second per this
@@ -57,12 +60,40 @@ impl Deadline {
     }
 }
 
+/// The export one read opens, once per connection: the file SQLite reads
+/// (the export itself, or the copy `companion` made of it with its `-wal`
+/// or hot `-journal` applied), the path its errors name, and the deadline
+/// all its connections share.
+#[derive(Debug, Clone, Copy)]
+pub struct Db<'a> {
+    /// The file opened.
+    pub file: &'a Path,
+    /// The input as the user named it, for errors.
+    pub path: &'a Path,
+    /// When reading must stop.
+    pub deadline: Deadline,
+}
+
+impl Db<'_> {
+    /// A connection to [`Db::file`] with every defence ([`open`]), its
+    /// errors naming [`Db::path`].
+    pub fn open(&self) -> Result<Connection, NsysError> {
+        open_as(self.file, self.path, self.deadline)
+    }
+}
+
 /// Opens `path` read-only and immutable (no locks, no journal, no writes)
 /// and sets every defence: `trusted_schema=OFF`, limits, heap ceiling, page
-/// cache and the `deadline`.
+/// cache and the `deadline`. Immutable: a `-wal` or `-journal` beside the
+/// file is not looked at (`companion` decides about those first).
 pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
+    open_as(path, path, deadline)
+}
+
+/// [`open`] of `file`, its errors naming `path`.
+fn open_as(file: &Path, path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
     // A FIFO or device is refused unopened (SQLite would wait on a FIFO).
-    if let Err(e) = crate::timeline::limits::open_regular(path) {
+    if let Err(e) = crate::timeline::limits::open_regular(file) {
         if e.kind() == std::io::ErrorKind::InvalidInput {
             return Err(NsysError::NotSqlite {
                 path: path.to_path_buf(),
@@ -70,19 +101,43 @@ pub fn open(path: &Path, deadline: Deadline) -> Result<Connection, NsysError> {
             });
         }
     }
-    check_length(path)?;
+    check_length(file, path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    connect(&file_uri(file), flags, path, deadline)
+}
+
+/// Opens `copy`, a private copy of the export `path` with its `-wal` or
+/// hot `-journal` beside it, for writing: SQLite applies the WAL's
+/// committed frames or rolls the journal back in the copy, as it would in
+/// the export (`companion`). Every defence but read-only.
+pub(super) fn open_copy_for_recovery(
+    copy: &Path,
+    path: &Path,
+    deadline: Deadline,
+) -> Result<Connection, NsysError> {
+    check_length(copy, path)?;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_URI
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    connect(&plain_uri(copy), flags, path, deadline)
+}
+
+/// Opens `uri` with `flags` and sets every defence: `trusted_schema=OFF`,
+/// limits, heap ceiling, page cache, `cell_size_check` and the `deadline`.
+fn connect(
+    uri: &str,
+    flags: OpenFlags,
+    path: &Path,
+    deadline: Deadline,
+) -> Result<Connection, NsysError> {
     // SAFETY: sets a process-wide SQLite setting; thread-safe by SQLite's
     // documentation, and idempotent.
     unsafe {
         rusqlite::ffi::sqlite3_hard_heap_limit64(SQLITE_HEAP_LIMIT_BYTES);
     }
-    let conn = Connection::open_with_flags(
-        file_uri(path),
-        OpenFlags::SQLITE_OPEN_READ_ONLY
-            | OpenFlags::SQLITE_OPEN_URI
-            | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(|e| classify_open_error(e, path))?;
+    let conn = Connection::open_with_flags(uri, flags).map_err(|e| classify_open_error(e, path))?;
     for (limit, value) in [
         (Limit::SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES),
         (Limit::SQLITE_LIMIT_SQL_LENGTH, 1 << 20),
@@ -124,9 +179,9 @@ const HEADER_BYTES: usize = 100;
 /// number (offset 92), as in every file written by SQLite 3.7.0 or later;
 /// otherwise a length that is not a whole number of pages is the sign. A
 /// file without the SQLite magic is left to SQLite to name.
-fn check_length(path: &Path) -> Result<(), NsysError> {
+fn check_length(file: &Path, path: &Path) -> Result<(), NsysError> {
     use std::io::Read;
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok(mut file) = std::fs::File::open(file) else {
         return Ok(());
     };
     let file_bytes = file.metadata().map_or(0, |m| m.len());
@@ -173,6 +228,11 @@ fn check_length(path: &Path) -> Result<(), NsysError> {
 /// URI path may not hold literally (`?`, `#`, `%`) percent-encoded from the
 /// raw bytes (non-UTF-8 names survive), then `?immutable=1`.
 pub fn file_uri(path: &Path) -> String {
+    plain_uri(path) + "?immutable=1"
+}
+
+/// [`file_uri`] without `?immutable=1`.
+fn plain_uri(path: &Path) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut s = String::from("file://");
     for &b in path_bytes(&abs).iter() {
@@ -185,7 +245,6 @@ pub fn file_uri(path: &Path) -> String {
     if !s[7..].starts_with('/') {
         s.insert(7, '/');
     }
-    s.push_str("?immutable=1");
     s
 }
 

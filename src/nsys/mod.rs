@@ -8,8 +8,8 @@
 //! (process, correlationId) (`crate::timeline::join`). `convert` turns an `.nsys-rep` into an export by
 //! running `nsys export`.
 
-mod btree;
 mod chunks;
+mod companion;
 pub mod convert;
 mod copies;
 pub mod guard;
@@ -19,14 +19,11 @@ mod nccl;
 mod nvtx;
 mod raw;
 mod read;
-mod record;
 mod rows;
 mod schema;
 mod sql;
 
-pub use read::{
-    read_timeline, read_timeline_by_sqlite, read_timeline_from_pages, read_timeline_near, Near,
-};
+pub use read::{read_timeline, read_timeline_near, Near};
 pub use schema::{Schema, SchemaFlavor};
 pub use sql::ReadProgress;
 
@@ -149,6 +146,21 @@ pub enum NsysError {
         table: String,
         /// What it is (`view`, `virtual table`).
         kind: String,
+    },
+    /// A `-wal` or hot `-journal` lies beside the export and the copy
+    /// that applies it, leaving the originals untouched, could not be made.
+    #[error("{path}: {companion} beside it holds {holds}, which SQLite applies when it opens the export; rooftrace applies it to a copy in the temporary directory and could not make one ({detail}): free room there (or point TMPDIR at a disk with room for both files), or apply it to a copy yourself and give rooftrace the copy: {fix}")]
+    Companion {
+        /// The input file.
+        path: PathBuf,
+        /// The companion file (`…-wal`, `…-journal`).
+        companion: PathBuf,
+        /// What the companion holds, in words.
+        holds: &'static str,
+        /// Why the copy failed.
+        detail: String,
+        /// The commands that apply the companion to a copy.
+        fix: String,
     },
     /// An `.nsys-rep` was given but `nsys` cannot be found.
     #[error("{path}: converting an .nsys-rep needs Nsight Systems' `nsys`, which was not found (looked for --nsys, $ROOFTRACE_NSYS, PATH); run `{command}` where nsys is installed and pass the .sqlite")]

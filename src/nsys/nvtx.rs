@@ -7,11 +7,8 @@
 //! an analysis's windows (`timeline::near`): read after the big tables, in
 //! rowid parts on the pool's threads, the others counted and dropped.
 
-use super::btree::PageFile;
-use super::guard::{
-    cap_name, checked_interval, open, sql_err, string_id, Deadline, MAX_NAME_BYTES,
-};
-use super::rows::{col_or, scan, Kind, Pick, Rows, Select};
+use super::guard::{cap_name, checked_interval, sql_err, string_id, Db, MAX_NAME_BYTES};
+use super::rows::{col_or, scan, Column, Pick, Rows, Select};
 use super::schema::Schema;
 use super::sql::NVTX;
 use super::*;
@@ -91,6 +88,54 @@ pub(super) fn nvtx_rows_hint(conn: &Connection, schema: &Schema) -> u64 {
     .map_or(0, |d| u64::try_from(d).unwrap_or(0).saturating_add(1))
 }
 
+/// The columns of `NVTX_EVENTS` the scan reads, in SELECT order.
+#[derive(Clone, Copy, Debug)]
+enum NvtxCol {
+    Start,
+    End,
+    GlobalTid,
+    Text,
+    TextId,
+    /// NULL unless the table has both `domainId` and `globalTid` (NCCL's
+    /// ranges need their domain and thread: `nccl::read_nccl`).
+    Domain,
+    RowId,
+    /// 59 (a push/pop range) when the table has no `eventType`.
+    EventType,
+}
+
+impl Column for NvtxCol {
+    const ALL: &'static [NvtxCol] = &[
+        NvtxCol::Start,
+        NvtxCol::End,
+        NvtxCol::GlobalTid,
+        NvtxCol::Text,
+        NvtxCol::TextId,
+        NvtxCol::Domain,
+        NvtxCol::RowId,
+        NvtxCol::EventType,
+    ];
+
+    fn at(self) -> i32 {
+        self as i32
+    }
+
+    fn pick(self, schema: &Schema, table: &str) -> Pick {
+        let col = |c, or| col_or(schema, table, c, or);
+        match self {
+            NvtxCol::Start => col("start", None),
+            NvtxCol::End => col("end", None),
+            NvtxCol::GlobalTid => col("globalTid", None),
+            NvtxCol::Text => col("text", None),
+            NvtxCol::TextId => col("textId", None),
+            NvtxCol::Domain if schema.has_column(table, "globalTid") => col("domainId", None),
+            NvtxCol::Domain => Pick::Const(None),
+            NvtxCol::RowId => Pick::RowId,
+            NvtxCol::EventType => col("eventType", Some(59)),
+        }
+    }
+}
+
 /// Reads the closed ranges and the NCCL candidates' rowids of the rows in
 /// `rowids` in one scan.
 /// `strings`: the export's `StringIds`, for ranges named by `textId`.
@@ -99,37 +144,16 @@ pub(super) fn read_nvtx(
     path: &Path,
     schema: &Schema,
     strings: &HashMap<u32, String>,
-    pages: Option<&PageFile>,
     keep: Option<&RangeFilter>,
     rowids: (i64, i64),
 ) -> Result<NvtxRead, NsysError> {
     schema.require(path, NVTX, &["start", "end"])?;
     // The event type is tested here, not in SQL: SQLite answers `eventType
     // IN (…)` with a lookup in a temporary index per row, which cost more
-    // than the rest of the row (callgrind, 4.9 M rows).
-    // NCCL's ranges need their domain and thread (`nccl::read_nccl`).
-    let domains = schema.has_column(NVTX, "domainId") && schema.has_column(NVTX, "globalTid");
-    let int_or = |c: &str, or: Option<i64>| col_or(schema, NVTX, c, Kind::Int, or);
-    let select = Select {
-        table: NVTX,
-        picks: vec![
-            int_or("start", None),
-            int_or("end", None),
-            int_or("globalTid", None),
-            col_or(schema, NVTX, "text", Kind::Text, None),
-            int_or("textId", None),
-            if domains {
-                int_or("domainId", None)
-            } else {
-                Pick::Const(None)
-            },
-            Pick::RowId,
-            int_or("eventType", Some(59)),
-        ],
-        // Marks and domain rows have no end.
-        not_null: Some(1),
-    };
-    scan(conn, path, pages, &select, rowids, |row| {
+    // than the rest of the row (callgrind, 4.9 M rows). Marks and domain
+    // rows have no end.
+    let select = Select::new(schema, NVTX, Some(NvtxCol::End));
+    scan(conn, path, &select, rowids, |row| {
         fill_nvtx(path, strings, row, keep)
     })
 }
@@ -144,13 +168,12 @@ pub(super) const MIN_PART_ROWS: u64 = 1 << 20;
 /// class, which each part may keep.
 pub(super) fn read_nvtx_near(
     conn: &Connection,
-    path: &Path,
-    deadline: Deadline,
+    db: Db,
     schema: &Schema,
     strings: &HashMap<u32, String>,
-    pages: Option<&PageFile>,
     (keep, threads, min_rows): (&RangeFilter, usize, u64),
 ) -> Result<NvtxRead, NsysError> {
+    let path = db.path;
     let bound = |f: &str| {
         conn.query_row(&format!("SELECT {f}(rowid) FROM {NVTX}"), [], |r| {
             r.get::<_, Option<i64>>(0)
@@ -178,11 +201,10 @@ pub(super) fn read_nvtx_near(
         };
         (from, to)
     };
-    let read =
-        |c: &Connection, k: i128| read_nvtx(c, path, schema, strings, pages, Some(keep), part(k));
+    let read = |c: &Connection, k: i128| read_nvtx(c, path, schema, strings, Some(keep), part(k));
     let (first, others) = std::thread::scope(|s| {
         let handles: Vec<_> = (1..parts)
-            .map(|k| s.spawn(move || read(&open(path, deadline)?, k)))
+            .map(|k| s.spawn(move || read(&db.open()?, k)))
             .collect();
         let first = read(conn, 0);
         let others: Vec<_> = handles
@@ -198,14 +220,14 @@ pub(super) fn read_nvtx_near(
     Ok(out)
 }
 
-/// The reading loop of [`read_nvtx`], over either row source. With a
+/// The reading loop of [`read_nvtx`]. With a
 /// filter, a range outside its thread's windows is counted (skipped and
 /// unnamed rows are said as without one) but not kept, its text never
 /// copied, unless it is the first of its text class.
 fn fill_nvtx(
     path: &Path,
     strings: &HashMap<u32, String>,
-    row: &mut Rows,
+    row: &mut Rows<NvtxCol>,
     keep: Option<&RangeFilter>,
 ) -> Result<NvtxRead, NsysError> {
     let err = sql_err(path, NVTX);
@@ -226,16 +248,16 @@ fn fill_nvtx(
     };
     let mut keeper = keep.map(RangeFilter::keeper);
     while row.step().map_err(&err)? {
-        let range = row.int(7).is_some_and(is_range_type);
-        let nccl = row.int(5).is_some_and(|d| d != 0);
+        let range = row.int(NvtxCol::EventType).is_some_and(is_range_type);
+        let nccl = row.int(NvtxCol::Domain).is_some_and(|d| d != 0);
         if !(range || nccl) {
             continue;
         }
-        let inline: Option<&[u8]> = row.text(3);
+        let inline: Option<&[u8]> = row.text(NvtxCol::Text);
         let by_id: Option<&str> = match inline {
             Some(_) => None,
             None => row
-                .int(4)
+                .int(NvtxCol::TextId)
                 .and_then(string_id)
                 .and_then(|id| strings.get(&id))
                 .map(String::as_str),
@@ -247,18 +269,18 @@ fn fill_nvtx(
                 .or(by_id)
                 .is_some_and(|t| t.starts_with("nccl"))
             {
-                out.nccl_rowids.push(row.int_or_zero(6));
+                out.nccl_rowids.push(row.int_or_zero(NvtxCol::RowId));
             }
         }
         if !range {
             continue; // an NCCL row that is no range
         }
-        let times = row.int(0).zip(row.int(1));
+        let times = row.int(NvtxCol::Start).zip(row.int(NvtxCol::End));
         let Some((start, end)) = times.and_then(|(s, e)| checked_interval(s, e.max(s))) else {
             bad += 1;
             continue;
         };
-        let gtid = row.int(2).unwrap_or(0);
+        let gtid = row.int_or_zero(NvtxCol::GlobalTid);
         if inline.is_none() && by_id.is_none() {
             unnamed += 1;
             continue;
@@ -362,7 +384,14 @@ pub(super) fn sort_ranges(v: &mut Vec<NvtxRange>) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::guard::Deadline;
     use super::*;
+
+    /// The scan names its columns in the order its SELECT reads them.
+    #[test]
+    fn the_column_list_is_in_select_order() {
+        assert!(super::super::rows::in_order::<NvtxCol>());
+    }
 
     /// Cut into rowid parts read on threads, the ranges near windows are
     /// those one scan keeps, in the same order, with the same NCCL rowids
@@ -372,16 +401,19 @@ mod tests {
     fn parts_read_on_threads_give_one_scan() {
         let mut dropped = 0;
         for p in super::super::bundled_exports() {
-            let deadline = Deadline::for_file(&p);
-            let conn = open(&p, deadline).unwrap();
+            let db = Db {
+                file: &p,
+                path: &p,
+                deadline: Deadline::for_file(&p),
+            };
+            let conn = db.open().unwrap();
             let schema = Schema::probe(&conn, &p).unwrap();
             if !schema.has_table(NVTX) {
                 continue;
             }
             let strings = HashMap::new();
-            let pages = PageFile::open(&p);
             let every = (i64::MIN, i64::MAX);
-            let all = read_nvtx(&conn, &p, &schema, &strings, pages.as_ref(), None, every).unwrap();
+            let all = read_nvtx(&conn, &p, &schema, &strings, None, every).unwrap();
             // Windows over every other range's first half, no text class.
             let mut keep = RangeFilter::new(|_| None);
             for r in all.ranges.iter().step_by(2) {
@@ -393,27 +425,9 @@ mod tests {
                 );
             }
             keep.finish();
-            let one = read_nvtx(
-                &conn,
-                &p,
-                &schema,
-                &strings,
-                pages.as_ref(),
-                Some(&keep),
-                every,
-            );
-            let one = one.unwrap();
+            let one = read_nvtx(&conn, &p, &schema, &strings, Some(&keep), every).unwrap();
             let parts = (&keep, 3, 7);
-            let got = read_nvtx_near(
-                &conn,
-                &p,
-                deadline,
-                &schema,
-                &strings,
-                pages.as_ref(),
-                parts,
-            );
-            let got = got.unwrap();
+            let got = read_nvtx_near(&conn, db, &schema, &strings, parts).unwrap();
             let show = |r: &NvtxRead| {
                 let ranges: Vec<_> = r
                     .ranges

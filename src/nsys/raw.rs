@@ -104,8 +104,8 @@ impl<'c> RawStmt<'c> {
         }
     }
 
-    /// Column `i` as an integer, 0 when NULL: for columns the SQL already
-    /// wrapped in `coalesce`.
+    /// Column `i` as an integer, 0 when NULL (and for text or a blob that
+    /// is no number): one call where `None` and 0 mean the same.
     pub(super) fn int_or_zero(&self, i: i32) -> i64 {
         // SAFETY: as in `int`.
         unsafe { ffi::sqlite3_column_int64(self.stmt, i) }

@@ -6,9 +6,8 @@
 //! when only those near an analysis's windows are kept
 //! ([`read_timeline_near`]). Names stay `StringIds` ids until displayed.
 
-use super::btree::PageFile;
 use super::chunks::{read_big_tables, BigRead};
-use super::guard::{open, Deadline};
+use super::guard::{Db, Deadline};
 use super::host::{read_host_small, resolve_sync_rows};
 use super::nvtx::{nvtx_rows_hint, read_nvtx, read_nvtx_near, sort_ranges, MIN_PART_ROWS};
 use super::schema::Schema;
@@ -22,7 +21,9 @@ use crate::timeline::TimelineParts;
 use std::path::Path;
 
 /// Opens `path` read-only and immutable (SQLite writes nothing, not even a
-/// journal), probes its schema and reads it. NVTX ranges are loaded whenever
+/// journal), probes its schema and reads it; an export with a `-wal` or a
+/// hot `-journal` beside it is read as SQLite reads it, from a copy with
+/// the companion applied (`companion`). NVTX ranges are loaded whenever
 /// the export has them (they say what a launching thread was doing);
 /// `want_nvtx` only adds a diagnostic when it has none. Phases: the schema and the tables to read, the small host
 /// tables, the big tables in parallel (`chunks`), then the sort and
@@ -32,33 +33,7 @@ pub fn read_timeline(
     want_nvtx: bool,
     progress: ReadProgress,
 ) -> Result<Timeline, NsysError> {
-    // The escape hatch, should the page reader ever misread a file: every
-    // row through SQLite (docs/bench-gaps.md).
-    read_with(path, want_nvtx, progress, page_reader(), Ranges::All)
-}
-
-/// [`read_timeline`] with the big tables read from the file's pages where
-/// the b-tree reader takes them, whatever `ROOFTRACE_NO_PAGE_READER`
-/// says: for the tests that compare it with SQLite.
-#[doc(hidden)]
-pub fn read_timeline_from_pages(
-    path: &Path,
-    want_nvtx: bool,
-    progress: ReadProgress,
-) -> Result<Timeline, NsysError> {
-    read_with(path, want_nvtx, progress, Pages::WhereReadable, Ranges::All)
-}
-
-/// [`read_timeline`] with every row read through SQLite, the b-tree page
-/// reader off: the reference the page reader is tested against
-/// (`tests/it/nsys_pages.rs`, the `nsys_sql` fuzz target).
-#[doc(hidden)]
-pub fn read_timeline_by_sqlite(
-    path: &Path,
-    want_nvtx: bool,
-    progress: ReadProgress,
-) -> Result<Timeline, NsysError> {
-    read_with(path, want_nvtx, progress, Pages::Never, Ranges::All)
+    read_with(path, want_nvtx, progress, Ranges::All)
 }
 
 /// [`read_timeline`] keeping only the NVTX ranges an analysis will look
@@ -79,27 +54,11 @@ pub fn read_timeline_near(
     } else {
         Ranges::Near(near)
     };
-    read_with(path, want_nvtx, progress, page_reader(), ranges)
+    read_with(path, want_nvtx, progress, ranges)
 }
 
 /// What builds the range filter from a timeline without ranges.
 pub type Near<'a> = dyn Fn(&Timeline) -> RangeFilter + Sync + 'a;
-
-/// The page reader unless `ROOFTRACE_NO_PAGE_READER` is set.
-fn page_reader() -> Pages {
-    if std::env::var_os("ROOFTRACE_NO_PAGE_READER").is_some() {
-        Pages::Never
-    } else {
-        Pages::WhereReadable
-    }
-}
-
-/// Whether the big tables' rows may be read from the file's pages.
-#[derive(Clone, Copy, PartialEq)]
-enum Pages {
-    WhereReadable,
-    Never,
-}
 
 /// Which NVTX ranges the reader keeps.
 #[derive(Clone, Copy)]
@@ -115,11 +74,17 @@ fn read_with(
     path: &Path,
     want_nvtx: bool,
     progress: ReadProgress,
-    pages: Pages,
     ranges: Ranges,
 ) -> Result<Timeline, NsysError> {
     let deadline = Deadline::for_file(path);
-    let conn = open(path, deadline)?;
+    // Kept until the read ends: the copy, when one was made, lives in it.
+    let export = super::companion::prepare(path, deadline)?;
+    let db = Db {
+        file: export.file(),
+        path,
+        deadline,
+    };
+    let conn = db.open()?;
     let schema = Schema::probe(&conn, path)?;
     if !schema.is_nsys() {
         return Err(NsysError::NotNsysExport {
@@ -128,13 +93,6 @@ fn read_with(
     }
     let (op_tables, api_tables) = tables_to_read(&schema, path)?;
     let host = read_host_small(&conn, path, &schema)?;
-    // Opened after SQLite has read the schema, so the header is checked
-    // by both; `None` leaves every row to SQLite.
-    let page_file = match pages {
-        Pages::WhereReadable => PageFile::open(path),
-        Pages::Never => None,
-    };
-    let page_file = page_file.as_ref();
     // All ranges: NVTX (tens of millions of rows under `emit_nvtx`) on its
     // own thread and connection beside the pool of the big tables, which
     // then leaves it a core when it is large; the launch join and
@@ -149,9 +107,9 @@ fn read_with(
     let (rest, nvtx) = std::thread::scope(|s| {
         let nvtx = beside.then(|| {
             s.spawn(|| {
-                let c = open(path, deadline)?;
+                let c = db.open()?;
                 let every = (i64::MIN, i64::MAX);
-                let mut read = read_nvtx(&c, path, &schema, &host.strings, page_file, None, every)?;
+                let mut read = read_nvtx(&c, path, &schema, &host.strings, None, every)?;
                 sort_ranges(&mut read.ranges);
                 Ok::<_, NsysError>(read)
             })
@@ -164,19 +122,19 @@ fn read_with(
             &host,
             BigRead {
                 progress,
-                deadline,
+                db,
                 beside_rows: nvtx_rows,
-                pages: page_file,
             },
         )
-        .and_then(|rows| without_ranges(&conn, (path, deadline), &schema, &host, rows));
+        .and_then(|rows| without_ranges(&conn, db, &schema, &host, rows));
         let nvtx = nvtx
             .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
             .transpose();
         (rest, nvtx)
     });
     let (rest, nvtx) = (rest?, nvtx?);
-    let mut diagnostics = rest.diagnostics;
+    let mut diagnostics = export.diagnostics();
+    diagnostics.extend(rest.diagnostics);
     // Where the ranges' diagnostics go, read now or later.
     let nvtx_at = diagnostics.len();
     let mut nvtx = nvtx.unwrap_or_default();
@@ -213,7 +171,7 @@ fn read_with(
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let strings = tl.string_table();
         let parts = (&filter, threads, MIN_PART_ROWS);
-        nvtx = read_nvtx_near(&conn, path, deadline, &schema, strings, page_file, parts)?;
+        nvtx = read_nvtx_near(&conn, db, &schema, strings, parts)?;
         sort_ranges(&mut nvtx.ranges);
         tl.diagnostics.splice(nvtx_at..nvtx_at, nvtx.diagnostics());
     }
@@ -242,11 +200,12 @@ struct WithoutRanges {
 /// are read beside the rest, which is one thread's work after the join.
 fn without_ranges(
     conn: &rusqlite::Connection,
-    (path, deadline): (&Path, Deadline),
+    db: Db,
     schema: &Schema,
     host: &super::host::HostRead,
     rows: super::chunks::BigRows,
 ) -> Result<WithoutRanges, NsysError> {
+    let path = db.path;
     if rows.ops.is_empty() {
         return Err(NsysError::NoGpuActivity {
             path: path.to_path_buf(),
@@ -262,7 +221,7 @@ fn without_ranges(
     diagnostics.extend(host.diagnostics.iter().cloned());
     let (copies, (joined, syncs, waits)) = std::thread::scope(|s| {
         let copies = s.spawn(|| {
-            let c = open(path, deadline)?;
+            let c = db.open()?;
             super::copies::read_copy_totals(&c, path, schema, host.pageable_kind)
         });
         let rest = join_and_syncs(rows.ops, rows.api, rows.graph_rows, rows.syncs, host);

@@ -1,30 +1,22 @@
-//! The rows of one big table, read from its b-tree pages where the file
-//! allows (`btree`) and through SQLite otherwise: a [`Select`] names the
-//! columns once, [`scan`] runs the reading loop over the page cursor and,
-//! if the cursor refuses anything, runs it again over an SQLite statement
-//! (`raw`) from the start, so what a loop sees never depends on which
-//! reader gave it.
+//! The rows of one big table, read through a prepared SQLite statement
+//! (`raw`): a reader lists its output columns once, as an enum whose
+//! variants' order is the order of the SELECT ([`Column`]), so a loop
+//! reads `row.int(OpCol::Start)`, never a column number, and the SQL
+//! ([`Select`]) is built from the same list: order and names cannot drift.
 
-use super::btree::{Cursor, Field, PageFile};
 use super::guard::sql_err;
 use super::raw::RawStmt;
+use super::schema::Schema;
 use super::NsysError;
 use rusqlite::Connection;
+use std::marker::PhantomData;
 use std::path::Path;
 
-/// How a column is read: as an integer (a real, a blob or text there
-/// sends the table to SQLite, which converts them) or as text.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Kind {
-    Int,
-    Text,
-}
-
-/// One output column.
-#[derive(Clone, Debug)]
+/// What the SELECT reads for one output column.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Pick {
     /// A column of the table, by name.
-    Col(String, Kind),
+    Col(&'static str),
     /// The rowid.
     RowId,
     /// A constant (`None` is NULL), for a column the table lacks.
@@ -32,37 +24,58 @@ pub(super) enum Pick {
 }
 
 /// The column when the schema has it, else the constant.
-pub(super) fn col_or(
-    schema: &super::Schema,
-    table: &str,
-    col: &str,
-    kind: Kind,
-    or: Option<i64>,
-) -> Pick {
+pub(super) fn col_or(schema: &Schema, table: &str, col: &'static str, or: Option<i64>) -> Pick {
     if schema.has_column(table, col) {
-        Pick::Col(col.to_string(), kind)
+        Pick::Col(col)
     } else {
         Pick::Const(or)
     }
 }
 
-/// The rows a loop reads: one table, its output columns, and the rows
-/// skipped where one column is NULL.
-pub(super) struct Select {
-    pub(super) table: &'static str,
-    pub(super) picks: Vec<Pick>,
-    /// Rows whose column here is NULL are left out (`IS NOT NULL`).
-    pub(super) not_null: Option<usize>,
+/// A reader's output columns: an enum whose variants, in declaration
+/// order, are the SELECT's columns (`at` is the variant's discriminant).
+pub(super) trait Column: Copy + 'static {
+    /// Every column, in declaration order: the SELECT's order.
+    const ALL: &'static [Self];
+    /// The column's place in the row.
+    fn at(self) -> i32;
+    /// What the SELECT reads for it from `table`.
+    fn pick(self, schema: &Schema, table: &str) -> Pick;
 }
 
-impl Select {
-    /// The SQL of the same rows, `rowid BETWEEN ?1 AND ?2`.
-    fn sql(&self) -> String {
+/// Whether `C::ALL` lists the variants in their order (each at its own
+/// place): the unit test each reader runs on its column list.
+#[cfg(test)]
+pub(super) fn in_order<C: Column>() -> bool {
+    C::ALL.iter().enumerate().all(|(i, c)| c.at() as usize == i)
+}
+
+/// The rows a loop reads: one table, its columns, and the rows left out
+/// where one column is NULL.
+pub(super) struct Select<C> {
+    table: &'static str,
+    picks: Vec<Pick>,
+    /// Rows whose column here is NULL are left out (`IS NOT NULL`).
+    not_null: Option<C>,
+}
+
+impl<C: Column> Select<C> {
+    /// The columns of `C` read from `table` of this `schema`.
+    pub(super) fn new(schema: &Schema, table: &'static str, not_null: Option<C>) -> Select<C> {
+        Select {
+            table,
+            picks: C::ALL.iter().map(|c| c.pick(schema, table)).collect(),
+            not_null,
+        }
+    }
+
+    /// The SQL of the rows with rowids in `?1 ..= ?2`.
+    pub(super) fn sql(&self) -> String {
         let cols: Vec<String> = self
             .picks
             .iter()
             .map(|p| match p {
-                Pick::Col(c, _) => format!("\"{c}\""),
+                Pick::Col(c) => format!("\"{c}\""),
                 Pick::RowId => "rowid".to_string(),
                 Pick::Const(Some(v)) => v.to_string(),
                 Pick::Const(None) => "NULL".to_string(),
@@ -73,232 +86,119 @@ impl Select {
             cols.join(", "),
             self.table
         );
-        if let Some(Pick::Col(c, _)) = self.not_null.and_then(|i| self.picks.get(i)) {
+        let not_null = self.not_null.and_then(|c| self.picks.get(c.at() as usize));
+        if let Some(Pick::Col(c)) = not_null {
             sql.push_str(&format!(" AND \"{c}\" IS NOT NULL"));
         }
         sql
     }
-
-    /// The b-tree cursor's fields and the table's root page, when every
-    /// column is a plain stored one: `None` (SQLite reads it) for a
-    /// generated or hidden column anywhere in the table (the record then
-    /// skips it), a picked column in the primary key (an `INTEGER PRIMARY
-    /// KEY` is stored as the rowid), with a default (a record written
-    /// before the column was added holds the default), or beyond the
-    /// cursor's field limit, or a column named like the rowid.
-    fn fields(&self, conn: &Connection) -> Option<(u32, Vec<Field>)> {
-        let root: i64 = conn
-            .query_row(
-                "SELECT rootpage FROM sqlite_schema WHERE type = 'table' AND name = ?1",
-                [self.table],
-                |r| r.get(0),
-            )
-            .ok()?;
-        let mut st = conn
-            .prepare("SELECT name, pk, dflt_value IS NULL, hidden FROM pragma_table_xinfo(?1)")
-            .ok()?;
-        let cols: Vec<(String, i64, bool, i64)> = st
-            .query_map([self.table], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })
-            .ok()?
-            .collect::<Result<_, _>>()
-            .ok()?;
-        let rowid_named = |n: &str| {
-            ["rowid", "_rowid_", "oid"]
-                .iter()
-                .any(|r| n.eq_ignore_ascii_case(r))
-        };
-        if cols.iter().any(|c| c.3 != 0) {
-            return None;
-        }
-        let mut fields = Vec::with_capacity(self.picks.len());
-        for p in &self.picks {
-            fields.push(match p {
-                Pick::RowId if cols.iter().any(|c| rowid_named(&c.0)) => return None,
-                Pick::RowId => Field::RowId,
-                Pick::Const(v) => Field::Const(*v),
-                Pick::Col(name, kind) => {
-                    let i = cols.iter().position(|c| c.0.eq_ignore_ascii_case(name))?;
-                    let (_, pk, no_default, _) = &cols[i];
-                    if *pk != 0 || !no_default || i >= super::btree::MAX_FIELDS {
-                        return None;
-                    }
-                    let i = u16::try_from(i).ok()?;
-                    match kind {
-                        Kind::Int => Field::Int(i),
-                        Kind::Text => Field::Text(i),
-                    }
-                }
-            });
-        }
-        Some((u32::try_from(root).ok()?, fields))
-    }
 }
 
-/// A row source: the page cursor or an SQLite statement.
-pub(super) enum Rows<'a> {
-    /// Boxed: one per chunk, and ten times the statement's size.
-    Pages(Box<Cursor<'a>>),
-    Sql(RawStmt<'a>),
+/// A statement's rows, read by the reader's named columns.
+pub(super) struct Rows<'c, C> {
+    stmt: RawStmt<'c>,
+    columns: PhantomData<C>,
 }
 
-impl Rows<'_> {
-    /// Advances to the next row; `false` when done (or, on pages, refused).
+impl<C: Column> Rows<'_, C> {
+    /// Advances to the next row; `false` when done.
+    #[inline]
     pub(super) fn step(&mut self) -> Result<bool, rusqlite::Error> {
-        match self {
-            Rows::Pages(c) => Ok(c.step()),
-            Rows::Sql(s) => s.step(),
-        }
+        self.stmt.step()
     }
 
-    /// Column `i` as an integer, `None` when NULL.
+    /// The column as an integer, `None` when NULL.
     #[inline]
-    pub(super) fn int(&self, i: usize) -> Option<i64> {
-        match self {
-            Rows::Pages(c) => c.int(i),
-            Rows::Sql(s) => s.int(i as i32),
-        }
+    pub(super) fn int(&self, c: C) -> Option<i64> {
+        self.stmt.int(c.at())
     }
 
-    /// Column `i` as an integer, 0 when NULL.
+    /// The column as an integer, 0 when NULL.
     #[inline]
-    pub(super) fn int_or_zero(&self, i: usize) -> i64 {
-        self.int(i).unwrap_or(0)
+    pub(super) fn int_or_zero(&self, c: C) -> i64 {
+        self.stmt.int_or_zero(c.at())
     }
 
-    /// Column `i`'s bytes when it holds text.
+    /// The column's bytes when it holds text.
     #[inline]
-    pub(super) fn text(&self, i: usize) -> Option<&[u8]> {
-        match self {
-            Rows::Pages(c) => c.text(i),
-            Rows::Sql(s) => s.text(i as i32),
-        }
-    }
-
-    fn refused(&self) -> bool {
-        matches!(self, Rows::Pages(c) if c.refused())
+    pub(super) fn text(&self, c: C) -> Option<&[u8]> {
+        self.stmt.text(c.at())
     }
 }
 
-/// Runs `body` over the rows of `select` with rowids in `[lo, hi]`: over
-/// the pages when `pages` is given and the table's columns allow, and
-/// again from the start over SQLite when the page cursor refused (what
-/// the first run returned is dropped). `body` is called at most twice and
-/// keeps no state between calls.
-pub(super) fn scan<T>(
+/// Runs `body` over the rows of `select` with rowids in `[lo, hi]`.
+pub(super) fn scan<C: Column, T>(
     conn: &Connection,
     path: &Path,
-    pages: Option<&PageFile>,
-    select: &Select,
+    select: &Select<C>,
     (lo, hi): (i64, i64),
-    mut body: impl FnMut(&mut Rows) -> Result<T, NsysError>,
+    body: impl FnOnce(&mut Rows<C>) -> Result<T, NsysError>,
 ) -> Result<T, NsysError> {
-    if let Some(file) = pages {
-        if let Some((root, fields)) = select.fields(conn) {
-            let mut rows = Rows::Pages(Box::new(Cursor::new(
-                file,
-                root,
-                fields,
-                select.not_null,
-                (lo, hi),
-            )));
-            let got = body(&mut rows)?;
-            if !rows.refused() {
-                return Ok(got);
-            }
-        }
-    }
     let err = sql_err(path, select.table);
-    let mut st = RawStmt::prepare(conn, &select.sql()).map_err(&err)?;
-    st.bind(1, lo).map_err(&err)?;
-    st.bind(2, hi).map_err(&err)?;
-    body(&mut Rows::Sql(st))
+    let mut stmt = RawStmt::prepare(conn, &select.sql()).map_err(&err)?;
+    stmt.bind(1, lo).map_err(&err)?;
+    stmt.bind(2, hi).map_err(&err)?;
+    body(&mut Rows {
+        stmt,
+        columns: PhantomData,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Rows of `select` from the pages (and whether the cursor refused)
-    /// and through SQLite, as (integers, texts) per row.
-    type Got = Vec<Vec<(Option<i64>, Option<Vec<u8>>)>>;
+    #[derive(Clone, Copy)]
+    enum Two {
+        B,
+        A,
+    }
 
-    fn rows(
-        conn: &Connection,
-        path: &Path,
-        file: Option<&PageFile>,
-        select: &Select,
-    ) -> (Got, bool) {
-        let mut refused = false;
-        let got = scan(conn, path, file, select, (i64::MIN, i64::MAX), |r| {
-            let mut v = Vec::new();
-            while r.step().map_err(sql_err(path, select.table))? {
-                v.push(
-                    (0..select.picks.len())
-                        .map(|i| (r.int(i), r.text(i).map(<[u8]>::to_vec)))
-                        .collect(),
-                );
+    impl Column for Two {
+        const ALL: &'static [Two] = &[Two::B, Two::A];
+        fn at(self) -> i32 {
+            self as i32
+        }
+        fn pick(self, schema: &Schema, table: &str) -> Pick {
+            match self {
+                Two::B => col_or(schema, table, "b", Some(7)),
+                Two::A => col_or(schema, table, "a", None),
             }
-            refused |= r.refused();
+        }
+    }
+
+    /// The SQL reads the columns in the enum's order, a missing one as its
+    /// constant, and leaves out rows whose `not_null` column is NULL; the
+    /// loop reads each by name.
+    #[test]
+    fn a_select_reads_its_columns_by_name_in_their_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.sqlite");
+        Connection::open(&p)
+            .unwrap()
+            .execute_batch(
+                "CREATE TABLE NVTX_EVENTS (a INTEGER);
+                 INSERT INTO NVTX_EVENTS VALUES (1), (NULL), (3);",
+            )
+            .unwrap();
+        let conn =
+            super::super::guard::open(&p, super::super::guard::Deadline::for_file(&p)).unwrap();
+        let schema = Schema::probe(&conn, &p).unwrap();
+        assert!(in_order::<Two>());
+        let select = Select::new(&schema, "NVTX_EVENTS", Some(Two::A));
+        assert_eq!(
+            select.sql(),
+            "SELECT 7, \"a\" FROM \"NVTX_EVENTS\" WHERE rowid BETWEEN ?1 AND ?2 AND \"a\" IS NOT NULL"
+        );
+        let got = scan(&conn, &p, &select, (2, 3), |rows| {
+            let mut v = Vec::new();
+            while rows.step().map_err(sql_err(&p, "NVTX_EVENTS"))? {
+                v.push((rows.int(Two::A), rows.int(Two::B)));
+            }
             Ok(v)
         })
         .unwrap();
-        (got, refused)
-    }
-
-    /// On the bundled real exports the page cursor reads the kernel,
-    /// runtime and NVTX tables itself (it never refuses) and gives what
-    /// SQLite gives: the end-to-end comparison in `tests/it/nsys_pages.rs`
-    /// is therefore not a comparison of SQLite with itself.
-    #[test]
-    fn real_exports_are_read_from_their_pages() {
-        let mut tables_read = 0;
-        for p in super::super::bundled_exports() {
-            let conn =
-                super::super::guard::open(&p, super::super::guard::Deadline::for_file(&p)).unwrap();
-            let schema = super::super::Schema::probe(&conn, &p).unwrap();
-            let file = PageFile::open(&p).expect("a plain rollback-journal export");
-            for (table, cols) in [
-                (
-                    "CUPTI_ACTIVITY_KIND_KERNEL",
-                    &["start", "end", "deviceId", "shortName"][..],
-                ),
-                (
-                    "CUPTI_ACTIVITY_KIND_RUNTIME",
-                    &["start", "end", "globalTid", "nameId"][..],
-                ),
-                ("NVTX_EVENTS", &["start", "end", "globalTid", "textId"][..]),
-            ] {
-                if !schema.has_table(table) {
-                    continue;
-                }
-                let table: &'static str = match table {
-                    "NVTX_EVENTS" => "NVTX_EVENTS",
-                    "CUPTI_ACTIVITY_KIND_KERNEL" => "CUPTI_ACTIVITY_KIND_KERNEL",
-                    _ => "CUPTI_ACTIVITY_KIND_RUNTIME",
-                };
-                let mut picks: Vec<Pick> = cols
-                    .iter()
-                    .map(|c| col_or(&schema, table, c, Kind::Int, None))
-                    .collect();
-                picks.push(Pick::RowId);
-                if table == "NVTX_EVENTS" {
-                    picks.push(col_or(&schema, table, "text", Kind::Text, None));
-                }
-                let select = Select {
-                    table,
-                    picks,
-                    not_null: Some(1),
-                };
-                let (fast, refused) = rows(&conn, &p, Some(&file), &select);
-                let (slow, _) = rows(&conn, &p, None, &select);
-                assert!(!refused, "{}: {table} refused", p.display());
-                assert!(!fast.is_empty(), "{}: {table}", p.display());
-                assert_eq!(fast, slow, "{}: {table}", p.display());
-                tables_read += 1;
-            }
-        }
-        assert!(tables_read >= 10, "{tables_read}");
+        // Rowid 2 is NULL (left out), rowid 3 holds 3; `b` is the constant.
+        assert_eq!(got, vec![(Some(3), Some(7))]);
     }
 }

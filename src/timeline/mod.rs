@@ -88,6 +88,17 @@ pub enum DiagnosticKind {
         /// Processes seen on runtime rows.
         processes: usize,
     },
+    /// A `-wal` file beside the export (nsys): its committed frames were
+    /// applied, as SQLite applies them, to a copy that was read instead.
+    WalApplied {
+        /// WAL frames (pages) written into the copy; 0 when the WAL held
+        /// no committed transaction.
+        frames: u64,
+    },
+    /// A hot `-journal` beside the export (nsys): the transaction it
+    /// belongs to never committed and was rolled back, as SQLite rolls it
+    /// back, in a copy that was read instead.
+    JournalRolledBack,
 }
 
 /// A reader's warning, typed.

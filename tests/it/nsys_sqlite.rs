@@ -1,53 +1,18 @@
-//! The b-tree page reader (`nsys::btree`) against SQLite: every real export
-//! read both ways gives the same `Timeline`, field for field; so do files
-//! SQLite writes in shapes the reader must take (deep trees of small
-//! pages, short records of a column added later, integers of every width)
-//! or hand to SQLite (overflowing texts, text in an integer column, WAL,
-//! rows deleted), and copies of a real export with bytes overwritten.
+//! The nsys reader through SQLite on files SQLite writes in every shape
+//! the reader must take (deep trees of small pages, overflowing texts,
+//! short records of a column added later, text in an integer column, a
+//! WAL-mode header, rows deleted, a vacuumed file), each read as SQLite
+//! reads it, counted against plain SQL on the same file; and damaged
+//! copies of a real export, read the same way every time.
 
-use crate::common::{fixture, nsys_exports};
+use crate::common::fixture;
+use crate::fuzz_replay::entry::timeline_text;
 use rusqlite::Connection;
 use std::path::Path;
 
-/// Both readers' answers, as text (`entry::timeline_text`).
-fn both(path: &Path) -> (String, String) {
-    use crate::fuzz_replay::entry::timeline_text;
-    (
-        timeline_text(&rooftrace::nsys::read_timeline_from_pages(
-            path,
-            true,
-            &|_, _| {},
-        )),
-        timeline_text(&rooftrace::nsys::read_timeline_by_sqlite(
-            path,
-            true,
-            &|_, _| {},
-        )),
-    )
-}
-
-#[test]
-fn every_real_export_reads_the_same_from_pages_and_through_sqlite() {
-    let files = nsys_exports();
-    assert!(files.len() >= 5, "{files:?}");
-    for p in &files {
-        let (pages, sql) = both(p);
-        let at = pages
-            .bytes()
-            .zip(sql.bytes())
-            .take_while(|(a, b)| a == b)
-            .count();
-        assert!(
-            pages == sql,
-            "{}: the page reader differs from SQLite at byte {at}:\npages  {}\nsqlite {}",
-            p.display(),
-            pages
-                .get(at.saturating_sub(200)..(at + 200).min(pages.len()))
-                .unwrap_or(""),
-            sql.get(at.saturating_sub(200)..(at + 200).min(sql.len()))
-                .unwrap_or("")
-        );
-    }
+/// One read, as text (`entry::timeline_text`).
+fn read(path: &Path) -> String {
+    timeline_text(&rooftrace::nsys::read_timeline(path, true, &|_, _| {}))
 }
 
 /// A small export written by SQLite itself: `n` kernels and calls, NVTX
@@ -105,7 +70,7 @@ fn write_export(path: &Path, page_size: u32, n: i64, text_bytes: usize, extra: &
 }
 
 #[test]
-fn exports_sqlite_writes_in_odd_shapes_read_the_same() {
+fn exports_sqlite_writes_in_odd_shapes_read_every_row_sqlite_holds() {
     let dir = tempfile::tempdir().unwrap();
     let cases: [(&str, u32, i64, usize, &str); 8] = [
         // 512-byte pages: a tree four levels deep.
@@ -154,9 +119,23 @@ fn exports_sqlite_writes_in_odd_shapes_read_the_same() {
     for (name, page, n, text, extra) in cases {
         let p = dir.path().join(format!("{name}.sqlite"));
         write_export(&p, page, n, text, extra);
-        let (pages, sql) = both(&p);
-        assert!(!sql.starts_with("error"), "{name}: {sql}");
-        assert!(pages == sql, "{name}: the page reader differs from SQLite");
+        // Independently, by plain SQL on the same file: every kernel and
+        // runtime row is whole (a start, an end after it, a launch name
+        // with a correlation id), so each is one op and one call; a range
+        // is a row with an end (`write_export` leaves every 11th open),
+        // each named by its text or by textId 3.
+        let c = Connection::open(&p).unwrap();
+        let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap() as usize;
+        let kernels = count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL");
+        let calls = count("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME");
+        let ranges = count("SELECT count(*) FROM NVTX_EVENTS WHERE \"end\" IS NOT NULL");
+        drop(c);
+        let tl = rooftrace::nsys::read_timeline(&p, true, &|_, _| {})
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(tl.ops.len(), kernels, "{name}: kernels");
+        assert_eq!(tl.api.len(), calls, "{name}: calls");
+        assert_eq!(tl.nvtx.len(), ranges, "{name}: ranges");
+        assert!(tl.diagnostics.is_empty(), "{name}: {:?}", tl.diagnostics);
     }
 }
 
@@ -169,17 +148,17 @@ fn next(s: &mut u64) -> u64 {
 }
 
 #[test]
-fn overwritten_bytes_give_what_sqlite_gives_or_an_error_it_would_not() {
-    // Bytes overwritten in the pages of a small real export: the page
-    // reader refuses what it does not read (SQLite then reads it), so the
-    // two agree, unless SQLite itself calls the file corrupt on a page the
-    // page reader took (SQLite checks more than the rows need).
+fn overwritten_bytes_give_a_report_or_an_error_and_the_same_one_twice() {
+    // Bytes overwritten in the pages of a small real export: SQLite reads
+    // what its checks let through and calls the rest malformed; either way
+    // the answer is the same on a second read (the `nsys_sql` fuzz target
+    // asserts this on every input) and the file is left as it was.
     let src = fixture("nsys/nsys2025.5.1_balinski-gomory_report3.sqlite");
     let img = std::fs::read(&src).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("x.sqlite");
     let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-    let (mut same, mut sqlite_only_error) = (0, 0);
+    let (mut reports, mut errors) = (0, 0);
     for _ in 0..120 {
         let mut bad = img.clone();
         for _ in 0..1 + next(&mut seed) % 4 {
@@ -188,21 +167,21 @@ fn overwritten_bytes_give_what_sqlite_gives_or_an_error_it_would_not() {
             bad[at] = next(&mut seed) as u8;
         }
         std::fs::write(&p, &bad).unwrap();
-        let (pages, sql) = both(&p);
-        if pages == sql {
-            same += 1;
+        let (first, second) = (read(&p), read(&p));
+        assert_eq!(first, second);
+        assert!(
+            std::fs::read(&p).unwrap() == bad,
+            "the read wrote to its input"
+        );
+        if first.starts_with("error") {
+            errors += 1;
         } else {
-            assert!(
-                sql.starts_with("error") && sql.contains("malformed"),
-                "the page reader read what SQLite read differently:\npages {pages:.300}\nsqlite {sql:.300}"
-            );
-            sqlite_only_error += 1;
+            reports += 1;
         }
     }
-    assert!(
-        same >= 100,
-        "{same} same, {sqlite_only_error} SQLite-only errors"
-    );
+    // Most single-byte damage lands in values SQLite does not check (a
+    // time, a name id): a report, with other numbers.
+    assert!(reports >= 60, "{reports} reports, {errors} errors");
 }
 
 #[test]
@@ -212,7 +191,7 @@ fn a_cell_past_its_page_is_malformed_every_time() {
     // then read the bytes after its page buffer, which differ from run to
     // run, and the same file gave a report in one run and "malformed" in
     // the next (about 4 runs in 10). With the pages' cells checked on load
-    // (`PRAGMA cell_size_check`) both readers say "malformed", every run.
+    // (`PRAGMA cell_size_check`) the read says "malformed", every run.
     let src = fixture("nsys/nsys2025.5.1_balinski-gomory_report3.sqlite");
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("cell.sqlite");
@@ -250,8 +229,7 @@ fn a_cell_past_its_page_is_malformed_every_time() {
     img[leaf + 8..leaf + 10].copy_from_slice(&last.to_be_bytes());
     std::fs::write(&p, &img).unwrap();
     for run in 0..8 {
-        let (pages, sql) = both(&p);
-        assert!(sql.contains("malformed"), "run {run}, SQLite: {sql:.300}");
-        assert_eq!(pages, sql, "run {run}");
+        let got = read(&p);
+        assert!(got.contains("malformed"), "run {run}: {got:.300}");
     }
 }
