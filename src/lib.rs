@@ -22,6 +22,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod error;
 pub mod gaps;
+pub mod input;
 pub mod kineto;
 pub mod multi;
 pub mod ncu;

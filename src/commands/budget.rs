@@ -61,7 +61,11 @@ impl BudgetRunConfig {
                 regex::Regex::new(n).map_err(|e| InputError::new(format!("--nvtx `{n}`: {e}")))
             })
             .transpose()?;
-        if nvtx.is_none() && !super::timeline::is_kineto(&args.input) {
+        let is_trace = matches!(
+            crate::input::identify(&args.input),
+            Ok(crate::input::InputKind::PyTorchTrace)
+        );
+        if nvtx.is_none() && !is_trace {
             return Err(InputError::new(
                 "--nvtx REGEX is required: the NVTX range that marks one step (e.g. --nvtx decode_step); only a PyTorch profiler trace has a default step (ProfilerStep#N)",
             ));
@@ -202,9 +206,10 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     }
     // A Kineto trace is read first: its `deviceProperties` name the GPU; an
     // nsys export's TARGET_INFO_GPU does (one identity for timelines too).
-    let source = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
-    let trace = if super::timeline::is_kineto(&source) {
-        Some(crate::kineto::read_timeline(&source).map_err(InputError::from)?)
+    let source =
+        super::timeline::open(&config.input, config.nsys.as_deref(), "`rooftrace budget`")?;
+    let trace = if source.is_trace() {
+        Some(crate::kineto::read_timeline(&source.path).map_err(InputError::from)?)
     } else {
         None
     };

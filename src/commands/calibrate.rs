@@ -138,6 +138,7 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
         ResultsSource::File(p) => {
             if p.as_os_str() != "-" {
                 check_file(p, &[], RESULTS_FIX)?;
+                crate::input::refuse_other_kinds(p, &crate::input::CALIBRATE)?;
             }
             (p.clone(), Vec::new())
         }

@@ -166,9 +166,17 @@ pub fn comm(
 )> {
     let work = |job: &super::many::Job| -> anyhow::Result<Read> {
         check_file(&job.path, NSYS_EXTS, NSYS_FIX)?;
-        let source = super::timeline::source_file(&job.path, None)?;
+        let source = super::timeline::open(&job.path, None, "`rooftrace comm`")?;
         // The readers' errors name the file themselves.
-        let tl = super::timeline::read(&source, false, Keep::All, &|_, _| {}, None)?;
+        let tl = super::timeline::read(
+            &source,
+            &crate::input::ReadOptions {
+                nvtx: false,
+                keep: Keep::All,
+                progress: &|_, _| {},
+                near: None,
+            },
+        )?;
         let gpus = &tl.info.identity.gpus;
         let mut trace = rank_trace(&tl, &job.path.display().to_string());
         // `--rank-from` wins over distributedInfo when given; else the file

@@ -10,11 +10,12 @@ use super::trace_out::TraceTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
+use crate::input::ReadOptions;
 use crate::kineto::Keep;
-use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::{self, choose::LinkChoice};
+use crate::timeline::Timeline;
 use crate::units::duration_ns;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -184,10 +185,10 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     let targets = config.targets();
     refuse_inputs(&targets, &[&config.input])?;
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
-    let sqlite = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
-    refuse_inputs(&targets, &[&sqlite])?;
+    let source = super::timeline::open(&config.input, config.nsys.as_deref(), "`rooftrace gaps`")?;
+    refuse_inputs(&targets, &[&source.path])?;
     let near = |tl: &Timeline| crate::gaps::range_filter(tl, cfg);
-    let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some(), config.near().then_some(&near))?;
+    let timeline = read_with_progress(&source, cfg.nvtx.is_some(), config.near().then_some(&near))?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, &config.input)?;
     }
@@ -265,15 +266,16 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     let cfg = &config.analysis;
     let path = &job.path;
     check_file(path, NSYS_EXTS, NSYS_FIX)?;
-    let sqlite = super::timeline::source_file(path, config.nsys.as_deref())?;
+    let source = super::timeline::open(path, config.nsys.as_deref(), "`rooftrace gaps`")?;
     let near = |tl: &Timeline| crate::gaps::range_filter(tl, cfg);
-    let near = config.near().then_some(&near as &crate::nsys::Near<'_>);
     let timeline = super::timeline::read(
-        &sqlite,
-        cfg.nvtx.is_some(),
-        Keep::NoCollectives,
-        &|_, _| {},
-        near,
+        &source,
+        &ReadOptions {
+            nvtx: cfg.nvtx.is_some(),
+            keep: Keep::NoCollectives,
+            progress: &|_, _| {},
+            near: config.near().then_some(&near as &crate::nsys::Near<'_>),
+        },
     )?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, path)?;
@@ -343,9 +345,9 @@ pub(crate) fn host_link(
     })
 }
 
-/// Reads the export, with a progress bar on a terminal.
+/// Reads the timeline, with a progress bar on a terminal.
 pub(crate) fn read_with_progress(
-    sqlite: &Path,
+    source: &super::timeline::TimelineInput,
     nvtx: bool,
     near: Option<&crate::nsys::Near<'_>>,
 ) -> anyhow::Result<Timeline> {
@@ -356,7 +358,8 @@ pub(crate) fn read_with_progress(
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b.set_message(
-            sqlite
+            source
+                .path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -370,7 +373,15 @@ pub(crate) fn read_with_progress(
         bar.set_position(done);
     };
     // NsysError and KinetoError name the file (and table) already.
-    let timeline = super::timeline::read(sqlite, nvtx, Keep::NoCollectives, &progress, near)?;
+    let timeline = super::timeline::read(
+        source,
+        &ReadOptions {
+            nvtx,
+            keep: Keep::NoCollectives,
+            progress: &progress,
+            near,
+        },
+    )?;
     bar.finish_and_clear();
     Ok(timeline)
 }

@@ -3,6 +3,7 @@
 
 use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
+use crate::input::InputKind;
 use crate::ncu::{self, NcuCsv, NcuError};
 use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChart, RooflineInput};
 use crate::report::roofline::render_gpu_list;
@@ -318,11 +319,10 @@ pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     }
     check_file(path, NCU_EXTS, NCU_FIX)?;
     let shown = path.display().to_string();
-    if ncu::convert::is_report(path) {
-        return Ok(ncu::convert::parse_report(path, &shown)?);
-    }
-    if crate::kineto::input::is_kineto_trace(path) {
-        return read_trace_counters(path, &shown);
+    match crate::input::identify_for(path, &crate::input::NCU, None)? {
+        InputKind::NcuReport => return Ok(ncu::convert::parse_report(path, &shown)?),
+        InputKind::PyTorchTrace => return read_trace_counters(path, &shown),
+        _ => {}
     }
     let file = crate::timeline::limits::open_regular(path).map_err(|error| NcuError::Io {
         file: shown.clone(),

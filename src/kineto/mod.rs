@@ -181,13 +181,6 @@ fn gpu_records(devices: &[DeviceProps]) -> Vec<GpuRecord> {
     v
 }
 
-/// True when `path` is a Kineto trace by its content
-/// ([`input::sniff`]: gzip decoded, a JSON array, or an object with a
-/// top-level `traceEvents`); the one test every command uses.
-pub fn looks_like_trace(path: &Path) -> bool {
-    input::is_kineto_trace(path)
-}
-
 /// What a reading keeps beyond what every timeline analysis reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keep {

@@ -25,6 +25,21 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("nsys", &["units", "error", "timeline"]),
     ("kineto", &["units", "error", "roofs", "timeline"]),
     ("calibrate", &["units", "error", "roofs"]),
+    (
+        "input",
+        // The one door: tells every input from its content and hands
+        // timelines to their reader.
+        &[
+            "units",
+            "error",
+            "roofs",
+            "timeline",
+            "ncu",
+            "nsys",
+            "kineto",
+            "calibrate",
+        ],
+    ),
     ("roofline", &["units", "error", "roofs", "ncu"]),
     (
         "gaps",
@@ -153,6 +168,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "synth",
             "suggest",
             "chrome_trace",
+            "input",
         ],
     ),
 ];

@@ -148,13 +148,18 @@ fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
         .chain(files("kineto", &[".json.gz"]))
     {
         let what = p.display().to_string();
-        let Ok(tl) = rooftrace::commands::timeline::read(
-            &p,
-            false,
-            rooftrace::kineto::Keep::All,
-            &|_, _| {},
-            None,
-        ) else {
+        let Ok(tl) = rooftrace::input::identify(&p).and_then(|kind| {
+            rooftrace::input::read_timeline(
+                &p,
+                &kind,
+                &rooftrace::input::ReadOptions {
+                    nvtx: false,
+                    keep: rooftrace::kineto::Keep::All,
+                    progress: &|_, _| {},
+                    near: None,
+                },
+            )
+        }) else {
             continue; // a counters-only trace: no timeline
         };
         let cfg = GapConfig {
