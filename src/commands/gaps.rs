@@ -324,9 +324,9 @@ pub(crate) fn host_link(
     gpu: Option<&str>,
     input: &Path,
 ) -> Result<HostLinkInfo, InputError> {
-    let source = match timeline.info.flavor {
-        crate::nsys::SchemaFlavor::Kineto => roofs::HintSource::TraceDeviceProperties,
-        _ => roofs::HintSource::ExportGpuTable,
+    let source = match timeline.info.source.tool() {
+        crate::timeline::Tool::PyTorchProfiler => roofs::HintSource::TraceDeviceProperties,
+        crate::timeline::Tool::Nsys => roofs::HintSource::ExportGpuTable,
     };
     let hints = super::timeline::export_hints(input, &timeline.info.identity.gpus, source);
     Ok(match roofs::choose::host_link(gpu, &hints)? {

@@ -97,7 +97,7 @@ impl GapClass {
             (GapClass::Unattributed, Tool::Nsys) => {
                 "trace the launches (nsys --trace=cuda, the whole run; a CUDA graph replay or a device-side launch has no launch row)"
             }
-            (GapClass::Unattributed, Tool::TorchProfiler) => {
+            (GapClass::Unattributed, Tool::PyTorchProfiler) => {
                 "record the launches: torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] over the whole step (a CUDA graph replay has no launch rows)"
             }
             _ => self.fix(),

@@ -76,10 +76,7 @@ fn verdict_words(tl: &Timeline, v: &HostVerdict) -> String {
         Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
         None => String::new(),
     };
-    let tool = match tl.info.flavor {
-        crate::nsys::SchemaFlavor::Kineto => super::evidence::Tool::TorchProfiler,
-        _ => super::evidence::Tool::Nsys,
-    };
+    let tool = tl.info.source.tool();
     format!(
         "{what}({}, {})",
         v.detail.label_in(tool),

@@ -30,8 +30,7 @@ pub use meta::{DeviceProps, DistributedInfo, MetaNote};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
-    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, SchemaFlavor, Timeline,
-    TimelineParts,
+    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, Timeline, TimelineParts,
 };
 use std::path::{Path, PathBuf};
 
@@ -366,8 +365,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         .and_then(|d| d.rank)
         .map(|r| (r, "distributedInfo"));
     let info = ExportInfo {
-        nsys_version: None,
-        flavor: SchemaFlavor::Kineto,
+        source: crate::timeline::Source::PyTorchProfiler,
         graph_trace_option: None,
         identity: Identity {
             host: None,

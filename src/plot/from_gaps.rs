@@ -122,7 +122,7 @@ fn trace_origin(tl: &Timeline, report: &GapReport) -> TimeOrigin {
     TimeOrigin {
         ns,
         what: "the first GPU op".to_string(),
-        date: (report.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto)
+        date: (report.input.source.tool() == crate::timeline::Tool::PyTorchProfiler)
             .then(|| crate::units::unix_clock_date(ns))
             .flatten(),
     }

@@ -130,7 +130,13 @@ fn corpus_schema_flavours_are_recognised() {
         .iter()
         .map(|f| {
             let t = read(&fixture(f), true);
-            (t.info.flavor, t.info.nsys_version.clone())
+            (
+                match &t.info.source {
+                    rooftrace::timeline::Source::Nsys { schema, .. } => *schema,
+                    other => panic!("{other:?}"),
+                },
+                t.info.source.version().map(str::to_string),
+            )
         })
         .collect();
     assert_eq!(
@@ -146,7 +152,13 @@ fn corpus_schema_flavours_are_recognised() {
         (SchemaFlavor::MetaDataExport, Some("2026.2.1.210".into()))
     );
     let (_d, db) = build("schema2021");
-    assert_eq!(read(&db, false).info.flavor, SchemaFlavor::NoMetadata);
+    assert_eq!(
+        read(&db, false).info.source,
+        rooftrace::timeline::Source::Nsys {
+            version: None,
+            schema: SchemaFlavor::NoMetadata
+        }
+    );
 }
 
 #[test]
