@@ -11,7 +11,7 @@ use super::evidence::{HostDetail, HostFacts};
 use super::host::{host_verdict, range_shares, HostVerdict, What};
 use super::nvtx_index::NvtxIndex;
 use super::GapClass;
-use crate::nsys::{ApiCall, GpuOp, SyncCall, Timeline};
+use crate::timeline::{ApiCall, GpuOp, SyncCall, Timeline};
 use crate::units::duration_ns;
 
 /// Longest name, in characters, that [`describe`] puts in its sentence: the

@@ -5,7 +5,7 @@
 use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale};
 pub use super::link::{HostLinkInfo, LinkCopy};
 use super::GapClass;
-use crate::nsys::{CopyKind, GraphTrace, OpKind};
+use crate::timeline::{CopyKind, GraphTrace, OpKind};
 use crate::timeline::Source;
 use serde::Serialize;
 use std::collections::HashMap;

@@ -9,7 +9,7 @@ use super::nvtx_index::NvtxIndex;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
 use super::GapClass;
-use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
+use crate::timeline::{GpuOp, OpKind, SyncCall, Timeline};
 use crate::timeline::Tool;
 use regex::Regex;
 use std::collections::HashMap;

@@ -7,7 +7,7 @@
 
 use super::model::GapReport;
 use crate::error::InputError;
-use crate::nsys::{OpKind, Timeline};
+use crate::timeline::{OpKind, Timeline};
 use crate::units::duration_ns;
 
 /// NVTX range instances the default timeline window shows with `--nvtx`.

@@ -235,9 +235,9 @@ fn launch_lines(r: &GapReport) -> Vec<String> {
             l.ops_without_api,
             r.input.graph_launches,
             match r.input.graph_trace {
-                crate::nsys::GraphTrace::None => "none",
-                crate::nsys::GraphTrace::Node => "nodes",
-                crate::nsys::GraphTrace::Graph => "whole graphs",
+                crate::timeline::GraphTrace::None => "none",
+                crate::timeline::GraphTrace::Node => "nodes",
+                crate::timeline::GraphTrace::Graph => "whole graphs",
             },
             r.input
                 .graph_trace_option

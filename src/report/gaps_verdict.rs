@@ -5,7 +5,7 @@
 
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{ClassTotals, FixTerms, GapClass, GapReport, HostAdvice};
-use crate::nsys::CopyKind;
+use crate::timeline::CopyKind;
 use crate::timeline::Tool;
 use crate::units::{duration_ns, ellipsize, percent, si};
 

@@ -50,7 +50,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "diagnostic",
             "suggest",
             "timeline",
-            "nsys",
         ],
     ),
     (
@@ -62,7 +61,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofs",
             "timeline",
             "ncu",
-            "nsys",
             "roofline",
             "gaps",
         ],
@@ -80,7 +78,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofs",
             "timeline",
             "ncu",
-            "nsys",
             "kineto",
             "roofline",
             "gaps",
@@ -89,13 +86,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "multi",
         &[
-            "units", "error", "roofs", "ncu", "nsys", "kineto", "timeline", "roofline", "gaps",
+            "units", "error", "roofs", "ncu", "kineto", "timeline", "roofline", "gaps",
         ],
     ),
     (
         "project",
         &[
-            "units", "error", "roofs", "ncu", "nsys", "roofline", "gaps", "budget",
+            "units", "error", "roofs", "ncu", "roofline", "gaps", "budget",
         ],
     ),
     (
@@ -105,7 +102,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "error",
             "roofs",
             "ncu",
-            "nsys",
             "kineto",
             "timeline",
             "calibrate",
@@ -125,7 +121,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "error",
             "roofs",
             "ncu",
-            "nsys",
             "kineto",
             "timeline",
             "calibrate",
@@ -140,7 +135,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "chrome_trace",
         &[
-            "units", "error", "roofs", "timeline", "nsys", "ncu", "roofline", "gaps", "budget",
+            "units", "error", "roofs", "timeline", "ncu", "roofline", "gaps", "budget",
         ],
     ),
     ("cli", &["report", "suggest"]),
@@ -332,6 +327,51 @@ fn sibling_refs(code: &str, module: &str, siblings: &BTreeSet<String>) -> BTreeS
         }
     }
     out
+}
+
+/// Analysis and reporting read timelines in the model's own words
+/// (`timeline`), never through a reader: a new reader changes none of them.
+const TIMELINE_CONSUMERS: &[&str] = &[
+    "gaps",
+    "budget",
+    "diff",
+    "multi",
+    "comm",
+    "plot",
+    "report",
+    "chrome_trace",
+    "project",
+];
+
+#[test]
+fn analysis_and_reports_import_timeline_types_from_timeline_not_nsys() {
+    let root = root();
+    let mut problems = Vec::new();
+    for m in TIMELINE_CONSUMERS {
+        let (_, allowed) = ALLOWED
+            .iter()
+            .find(|(n, _)| n == m)
+            .unwrap_or_else(|| panic!("`{m}` has a row in ALLOWED"));
+        if allowed.contains(&"nsys") {
+            problems.push(format!("ALLOWED lets `{m}` use `nsys`"));
+        }
+        let mut files = Vec::new();
+        let dir = root.join("src").join(m);
+        if dir.is_dir() {
+            rs_files(&dir, &mut files);
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("readable");
+            if crate_refs(&text).contains("nsys") {
+                let rel = f.strip_prefix(&root).expect("under root");
+                problems.push(format!(
+                    "{}: uses `crate::nsys`; import the type from `crate::timeline`",
+                    rel.display()
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
