@@ -8,9 +8,9 @@ use super::model::*;
 use super::summary::summarise;
 use super::weights_bound_ns;
 use crate::gaps::{GapClass, GapReport, RangeRow};
-use crate::timeline::{OpKind, Timeline};
 use crate::roofline::RooflineReport;
 use crate::roofs::{GpuInfo, Roofs};
+use crate::timeline::{OpKind, Timeline};
 use std::collections::{HashMap, HashSet};
 
 /// What to budget against (plain config, no CLI types).

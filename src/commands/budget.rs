@@ -45,9 +45,9 @@ pub struct BudgetRunConfig {
     /// Output file (stdout when `None`).
     pub output: Option<PathBuf>,
     /// `--project-to` targets (empty: no projection).
-    pub project_to: Vec<crate::project::Target>,
+    pub project_to: Vec<crate::projection::Target>,
     /// `--projection-model`.
-    pub projection_model: crate::project::Model,
+    pub projection_model: crate::projection::Model,
 }
 
 impl BudgetRunConfig {
@@ -111,8 +111,8 @@ impl BudgetRunConfig {
             })?,
             top: args.output.top,
             output: args.output.output,
-            project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
-            projection_model: super::project::model(args.projection_model),
+            project_to: super::projection::targets(&args.project_to, args.target_launch_cost)?,
+            projection_model: super::projection::model(args.projection_model),
         })
     }
 }
@@ -164,7 +164,7 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     };
     let bytes = match roofline.filter(|_| !config.project_to.is_empty()) {
         Some(ncu) => {
-            super::project::budget(report, &ncu, &config.project_to, config.projection_model)
+            super::projection::budget(report, &ncu, &config.project_to, config.projection_model)
                 .render(config.format, &opts)
         }
         None => report.render(config.format, &opts),

@@ -15,8 +15,8 @@ use crate::comm::{
 };
 use crate::error::InputError;
 use crate::kineto::Keep;
-use crate::multi::tag::partitions;
-use crate::multi::InputTag;
+use crate::many_inputs::tag::partitions;
+use crate::many_inputs::InputTag;
 use crate::plot::{CommChart, CommInput};
 use crate::report::{Format, Render, RenderOptions};
 use anyhow::Context;
@@ -162,7 +162,7 @@ pub fn comm(
 ) -> anyhow::Result<(
     crate::comm::CommReport,
     Vec<RankTrace>,
-    Vec<crate::multi::InputFailure>,
+    Vec<crate::many_inputs::InputFailure>,
 )> {
     let work = |job: &super::many::Job| -> anyhow::Result<Read> {
         check_file(&job.path, NSYS_EXTS, NSYS_FIX)?;

@@ -246,7 +246,7 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
         )),
         None if ok.is_empty() => {}
         None => {
-            let report = crate::multi::summarize_gaps(ok, failures.clone());
+            let report = crate::many_inputs::summarize_gaps(ok, failures.clone());
             let bytes = report.render(
                 config.format,
                 &RenderOptions {
@@ -262,7 +262,7 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
 
 /// One input of a many-input run: read, analyse as a single run would, tag,
 /// and write its Parquet datasets when asked (then drop the gaps it kept).
-fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::GapsInput> {
+fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::many_inputs::GapsInput> {
     let cfg = &config.analysis;
     let path = &job.path;
     check_file(path, NSYS_EXTS, NSYS_FIX)?;
@@ -283,7 +283,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     check_ranges_fit(&timeline, cfg, path)?;
     let mut report = analyze(&timeline, cfg);
     report.set_host_link(host_link(&timeline, config.gpu.as_deref(), path)?);
-    let kernels = crate::multi::kernel_totals(&timeline, cfg.scope());
+    let kernels = crate::many_inputs::kernel_totals(&timeline, cfg.scope());
     // What the summary names when `--nvtx` matched nothing.
     let unmatched = (report.ranges.as_ref()).is_some_and(|r| r.instances.is_empty());
     let range_counts = if unmatched {
@@ -296,7 +296,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let (rank, rank_source) = config.many.rank.resolve(&name, timeline.info.identity.rank);
-    let tag = crate::multi::InputTag {
+    let tag = crate::many_inputs::InputTag {
         input: path.display().to_string(),
         partition: job.partition.clone(),
         host: timeline.info.identity.host.clone(),
@@ -309,7 +309,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         many::write_datasets(dir, &job.partition, &sets)?;
     }
     report.gaps = None;
-    Ok(crate::multi::GapsInput {
+    Ok(crate::many_inputs::GapsInput {
         tag,
         report,
         kernels,

@@ -17,8 +17,8 @@ use super::stats::{dist, launch_stats};
 use super::sweep::{
     analyze_device, op_ref, push_bounded, sweep, DeviceDetail, DeviceOut, TopEntry,
 };
-use crate::timeline::{GpuOp, Timeline};
 use crate::timeline::near::RangeFilter;
+use crate::timeline::{GpuOp, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
 

@@ -5,8 +5,8 @@
 use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale};
 pub use super::link::{HostLinkInfo, LinkCopy};
 use super::GapClass;
-use crate::timeline::{CopyKind, GraphTrace, OpKind};
 use crate::timeline::Source;
+use crate::timeline::{CopyKind, GraphTrace, OpKind};
 use serde::Serialize;
 use std::collections::HashMap;
 

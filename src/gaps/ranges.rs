@@ -9,8 +9,8 @@ use super::nvtx_index::NvtxIndex;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
 use super::GapClass;
-use crate::timeline::{GpuOp, OpKind, SyncCall, Timeline};
 use crate::timeline::Tool;
+use crate::timeline::{GpuOp, OpKind, SyncCall, Timeline};
 use regex::Regex;
 use std::collections::HashMap;
 

@@ -44,13 +44,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "gaps",
         // `suggest`: the range texts closest to a `--nvtx` matching none.
-        &[
-            "units",
-            "error",
-            "diagnostic",
-            "suggest",
-            "timeline",
-        ],
+        &["units", "error", "diagnostic", "suggest", "timeline"],
     ),
     (
         "budget",
@@ -84,13 +78,13 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
     (
-        "multi",
+        "many_inputs",
         &[
             "units", "error", "roofs", "ncu", "kineto", "timeline", "roofline", "gaps",
         ],
     ),
     (
-        "project",
+        "projection",
         &[
             "units", "error", "roofs", "ncu", "roofline", "gaps", "budget",
         ],
@@ -110,8 +104,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "comm",
             "diff",
-            "multi",
-            "project",
+            "many_inputs",
+            "projection",
         ],
     ),
     (
@@ -129,7 +123,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "comm",
             "diff",
-            "project",
+            "projection",
         ],
     ),
     (
@@ -155,8 +149,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "budget",
             "comm",
             "diff",
-            "multi",
-            "project",
+            "many_inputs",
+            "projection",
             "report",
             "plot",
             "cli",
@@ -335,12 +329,12 @@ const TIMELINE_CONSUMERS: &[&str] = &[
     "gaps",
     "budget",
     "diff",
-    "multi",
+    "many_inputs",
     "comm",
     "plot",
     "report",
     "chrome_trace",
-    "project",
+    "projection",
 ];
 
 #[test]

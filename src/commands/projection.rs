@@ -3,7 +3,7 @@
 
 use crate::cli::ncu::ProjectionModelArg;
 use crate::error::InputError;
-use crate::project::{Model, Target};
+use crate::projection::{Model, Target};
 use crate::roofs::{gpus, GpuChoice, GpuInfo, Roofs, RoofsError};
 use std::path::Path;
 
@@ -73,9 +73,9 @@ pub fn ncu(
     report: crate::roofline::RooflineReport,
     targets: &[Target],
     model: Model,
-) -> crate::project::ProjectedReport {
-    let projection = crate::project::project(&report, targets, model);
-    crate::project::ProjectedReport {
+) -> crate::projection::ProjectedReport {
+    let projection = crate::projection::project(&report, targets, model);
+    crate::projection::ProjectedReport {
         roofline: report,
         projection,
     }
@@ -88,13 +88,13 @@ pub fn budget(
     ncu: &crate::roofline::RooflineReport,
     targets: &[Target],
     model: Model,
-) -> crate::project::budget::ProjectedBudget {
-    let c = crate::project::launch::fit(&ncu.kernels).per_launch_ns;
+) -> crate::projection::budget::ProjectedBudget {
+    let c = crate::projection::launch::fit(&ncu.kernels).per_launch_ns;
     let projections = targets
         .iter()
-        .map(|t| crate::project::budget::project_budget(&budget, ncu, t, model, c))
+        .map(|t| crate::projection::budget::project_budget(&budget, ncu, t, model, c))
         .collect();
-    crate::project::budget::ProjectedBudget {
+    crate::projection::budget::ProjectedBudget {
         budget,
         projections,
     }
