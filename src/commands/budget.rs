@@ -76,7 +76,7 @@ impl BudgetRunConfig {
             .map(|p| PlotTarget::from_flag("--plot", p))
             .transpose()?;
         let roofs = super::roofs::choice(&args.roofs)?;
-        if args.ncu.is_none() && !args.project_to.is_empty() {
+        if args.ncu.is_none() && !args.projection.project_to.is_empty() {
             return Err(InputError::new(
                 "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
             ));
@@ -111,8 +111,11 @@ impl BudgetRunConfig {
             })?,
             top: args.output.top,
             output: args.output.output,
-            project_to: super::projection::targets(&args.project_to, args.target_launch_cost)?,
-            projection_model: super::projection::model(args.projection_model),
+            project_to: super::projection::targets(
+                &args.projection.project_to,
+                args.projection.target_launch_cost,
+            )?,
+            projection_model: super::projection::model(args.projection.projection_model),
         })
     }
 }

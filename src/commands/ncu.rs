@@ -113,8 +113,11 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
             .map(|r| UsefulRule::parse(r))
             .collect::<Result<_, _>>()
             .map_err(InputError::from)?,
-        project_to: super::projection::targets(&args.project_to, args.target_launch_cost)?,
-        projection_model: super::projection::model(args.projection_model),
+        project_to: super::projection::targets(
+            &args.projection.project_to,
+            args.projection.target_launch_cost,
+        )?,
+        projection_model: super::projection::model(args.projection.projection_model),
     };
     if !config.project_to.is_empty() && (inputs.len() > 1 || many_config.parquet.is_some()) {
         return Err(InputError::new(

@@ -1,7 +1,7 @@
 //! `--project-to`: the targets named on the command line (table keys or
 //! roofs files) as plain [`Target`]s, and the projection of a report.
 
-use crate::cli::ncu::ProjectionModelArg;
+use crate::cli::projection::ProjectionModelArg;
 use crate::error::InputError;
 use crate::projection::{Model, Target};
 use crate::roofs::{gpus, GpuChoice, GpuInfo, Roofs, RoofsError};
