@@ -146,6 +146,8 @@ pub enum Found {
     Text(String),
     /// JSON whose `schema` is none of rooftrace's (or absent: `None`).
     Json(Option<String>),
+    /// gzip that decodes whole to something that is no trace.
+    Gzip,
     /// An SQLite database without Nsight Systems tables.
     OtherSqlite,
 }
@@ -153,16 +155,29 @@ pub enum Found {
 impl fmt::Display for Found {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Found::Bytes(hex, Some(guess)) => write!(f, "starts with bytes {hex} ({guess}?)"),
-            Found::Bytes(hex, None) => write!(f, "starts with bytes {hex}"),
-            Found::Text(line) => write!(f, "text starting {line:?}"),
-            Found::Json(Some(schema)) => write!(f, "JSON with schema {schema:?}"),
-            Found::Json(None) => {
-                write!(f, "JSON without `traceEvents` (no trace) or a `schema` key")
+            Found::Bytes(hex, Some(guess)) => write!(
+                f,
+                "it is binary data, not text, starting with bytes {hex} ({guess}?)"
+            ),
+            Found::Bytes(hex, None) => {
+                write!(f, "it is binary data, not text, starting with bytes {hex}")
             }
+            Found::Text(line) => write!(f, "it starts with `{line}`"),
+            Found::Json(Some(schema)) => write!(
+                f,
+                "JSON with schema {schema:?}, none of rooftrace's (`rooftrace.<kind>/<version>`)"
+            ),
+            Found::Json(None) => write!(
+                f,
+                "a JSON object that is not a PyTorch profiler trace (no `traceEvents`) nor rooftrace's (no `schema` key)"
+            ),
+            Found::Gzip => write!(
+                f,
+                "gzip whose content is not a PyTorch profiler trace (no `traceEvents`)"
+            ),
             Found::OtherSqlite => write!(
                 f,
-                "an SQLite database without Nsight Systems tables (no StringIds or CUPTI_ACTIVITY_KIND_* table)"
+                "an SQLite database without Nsight Systems tables (no StringIds or CUPTI_ACTIVITY_KIND_* table: export a report with `nsys export --type=sqlite -o out.sqlite report.nsys-rep`)"
             ),
         }
     }
@@ -174,7 +189,7 @@ pub const WHAT_ROOFTRACE_READS: &str = "rooftrace reads ncu CSVs (`ncu --csv`) a
 /// A file that is no input rooftrace reads: what it holds, and what
 /// rooftrace reads.
 #[derive(Debug, thiserror::Error)]
-#[error("{path}: not an input rooftrace reads: {found}; {WHAT_ROOFTRACE_READS}")]
+#[error("{path}: not an input rooftrace reads ({found}); {WHAT_ROOFTRACE_READS}")]
 pub struct NotAnInput {
     /// The file, as given.
     pub path: String,

@@ -20,7 +20,7 @@ use crate::error::InputError;
 use std::path::Path;
 
 /// Bytes of the head the door looks at first.
-const HEAD_BYTES: usize = 64;
+const HEAD_BYTES: usize = 4096;
 
 /// What `path` holds, from its content: see the module header for the
 /// kinds. An SQLite database is opened (read-only) to tell an nsys export
@@ -56,10 +56,14 @@ pub fn identify(path: &Path) -> Result<InputKind, InputError> {
     match crate::kineto::input::sniff(path) {
         crate::kineto::input::Content::Trace => return Ok(InputKind::PyTorchTrace),
         // gzip is what the profiler writes (`.json.gz`): one that is no
-        // trace by its head is most often a trace cut short, whose reader
-        // says where it ends and how to write a whole one.
+        // trace by what decodes of it and ends early is a trace cut short,
+        // whose reader says where it ends and how to write a whole one.
         crate::kineto::input::Content::OtherJson if sniff::is_gzip(&head) => {
-            return Ok(InputKind::PyTorchTrace)
+            return if sniff::gzip_decodes_whole(path) {
+                Err(not_an_input(Found::Gzip).into())
+            } else {
+                Ok(InputKind::PyTorchTrace)
+            };
         }
         crate::kineto::input::Content::OtherJson => {
             let schema = sniff::json_schema(path);

@@ -68,6 +68,16 @@ pub fn ncu_shape(path: &Path) -> Option<NcuShape> {
     log.then_some(NcuShape::Log)
 }
 
+/// True when the gzip stream of `path` decodes to its end (within a bound
+/// on the bytes decoded): false for a stream cut short or damaged.
+pub fn gzip_decodes_whole(path: &Path) -> bool {
+    let Ok(file) = crate::timeline::limits::open_regular(path) else {
+        return false;
+    };
+    let mut decoder = flate2::read::MultiGzDecoder::new(BufReader::new(file)).take(JSON_SCAN_BYTES);
+    std::io::copy(&mut decoder, &mut std::io::sink()).is_ok()
+}
+
 /// The `schema` value of the first JSON document in `path` (a report, a
 /// roofs file, or the first line of calibration results), if it has one.
 pub fn json_schema(path: &Path) -> Option<String> {
@@ -85,16 +95,33 @@ pub fn json_schema(path: &Path) -> Option<String> {
 }
 
 /// What a file's first bytes show, for a file that is no input: text (its
-/// first line, cut at 60 characters) or bytes in hex with a guess at what
+/// first line as it is, backquotes as `'`, control characters as `.`, cut
+/// at 40 characters) or, for bytes that are no text (a NUL, or not UTF-8
+/// but for a character cut at the end), their hex with a guess at what
 /// they are.
 pub fn found_in(head: &[u8]) -> Found {
-    let text = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
-    let printable = |b: &u8| b.is_ascii_graphic() || b.is_ascii_whitespace();
-    if let Ok(s) = std::str::from_utf8(text) {
-        if !s.is_empty() && s.bytes().all(|b| printable(&b) || b >= 0x80) {
-            let line = s.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-            return Found::Text(crate::units::ellipsize(line.trim(), 60));
-        }
+    let text_ok = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && e.valid_up_to() + 4 > head.len(),
+    };
+    if text_ok && !head.contains(&0) {
+        let text = String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head));
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let shown: String = first
+            .chars()
+            .map(|c| match c {
+                '`' => '\'',
+                c if c.is_control() => '.',
+                c => c,
+            })
+            .take(40)
+            .collect();
+        let cut = if first.chars().count() > 40 {
+            "…"
+        } else {
+            ""
+        };
+        return Found::Text(format!("{shown}{cut}"));
     }
     let hex: Vec<String> = head
         .iter()

@@ -467,7 +467,7 @@ const SNIFF_BYTES: u64 = 64 << 20;
 
 /// What `path` holds, by its content (gzip decoded, mark and UTF-16 as the
 /// reader takes them); [`Content::Other`] for a special file, unopened.
-/// The trace test of the one door (`crate::input::identify`), which every
+/// The trace test of the one door (`input::identify`), which every
 /// command asks.
 pub fn sniff(path: &Path) -> Content {
     let Ok(mut source) = Source::open(path) else {

@@ -26,7 +26,7 @@ pub use parse::parse;
 
 /// True for an ncu CSV's header line (`"ID","Process ID",…` or unquoted,
 /// its UTF-8 mark stripped): the line the parser starts at, and the input
-/// door's test for an ncu CSV (`crate::input`).
+/// door's test for an ncu CSV (`input::identify`).
 pub fn is_header_line(line: &[u8]) -> bool {
     line.starts_with(b"\"ID\",") || line.starts_with(b"ID,")
 }

@@ -128,7 +128,7 @@ fn near_misses_say_what_they_are() {
     let msg = error(&text);
     assert!(
         msg.starts_with(
-            "FILE: not an input rooftrace reads: text starting \"kernel times, by hand\"; rooftrace reads ncu CSVs"
+            "FILE: not an input rooftrace reads (it starts with `  kernel times, by hand`); rooftrace reads ncu CSVs"
         ),
         "{msg}"
     );
@@ -136,14 +136,17 @@ fn near_misses_say_what_they_are() {
     std::fs::write(&elf, b"\x7fELF\x02\x01\x01\x00\x00\x00binary").unwrap();
     assert!(
         error(&elf).starts_with(
-            "FILE: not an input rooftrace reads: starts with bytes 7f 45 4c 46 02 01 01 00 (an ELF binary?)"
+            "FILE: not an input rooftrace reads (it is binary data, not text, starting with bytes 7f 45 4c 46 02 01 01 00 (an ELF binary?))"
         ),
         "{}",
         error(&elf)
     );
     // The nsys fixture whose content is no SQLite database.
     let msg = error(&fixture("nsys/not_sqlite.sqlite"));
-    assert!(msg.contains("not an input rooftrace reads: "), "{msg}");
+    assert!(
+        msg.contains("not an input rooftrace reads (it starts with `this is not an sqlite file`)"),
+        "{msg}"
+    );
     // An SQLite database without nsys tables.
     let db = d.path().join("other.sqlite");
     rusqlite::Connection::open(&db)
@@ -152,7 +155,7 @@ fn near_misses_say_what_they_are() {
         .unwrap();
     assert!(
         error(&db).starts_with(
-            "FILE: not an input rooftrace reads: an SQLite database without Nsight Systems tables"
+            "FILE: not an input rooftrace reads (an SQLite database without Nsight Systems tables"
         ),
         "{}",
         error(&db)
@@ -161,7 +164,7 @@ fn near_misses_say_what_they_are() {
     let msg = error(&fixture("kineto/hta_oracle.json"));
     assert!(
         msg.contains(
-            "not an input rooftrace reads: JSON without `traceEvents` (no trace) or a `schema` key"
+            "not an input rooftrace reads (a JSON object that is not a PyTorch profiler trace (no `traceEvents`) nor rooftrace's (no `schema` key))"
         ),
         "{msg}"
     );
