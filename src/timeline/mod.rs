@@ -581,6 +581,12 @@ impl CopyTotal {
 
 /// Everything a reader collected, before the name sets are derived:
 /// [`Timeline::from_parts`] turns it into a [`Timeline`].
+///
+/// Two types, not one, on purpose: a [`Timeline`]'s name sets (blocking
+/// copies, communication kernels, allocations) are derived from its string
+/// table and kept private, so no reader can build a timeline whose sets
+/// disagree with its names (or forget to derive them); this is the plain
+/// struct a reader fills, and it has no other use.
 #[derive(Debug, Clone)]
 pub struct TimelineParts {
     /// Export facts.

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module and the modules of ours it may use. Lower layers
 /// never name higher ones: ground floor (`units`, `error`, `diagnostic`,
-/// `roofs`, `synth`, `timeline`) ← parsers (`ncu`, `nsys`, `kineto`, `calibrate`) ← analysis (`roofline`,
+/// `roofs`, `synth`, `timeline`) ← parsers (`ncu`, `nsys`, `kineto`, `calibrate`) ← the door
+/// (`input`) ← analysis (`roofline`,
 /// `gaps`, `budget`) ← presentation (`report`, `plot`) ← glue (`cli`, `commands`).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("units", &[]),
