@@ -37,6 +37,7 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
             };
             (g.default_roofs(), gpu)
         } else if Path::new(spec).is_file() {
+            crate::input::refuse_other_kinds(Path::new(spec), &crate::input::ROOFS)?;
             let roofs = Roofs::from_file(Path::new(spec))?;
             let gpu = GpuInfo {
                 key: None,

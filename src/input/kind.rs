@@ -107,7 +107,7 @@ impl InputKind {
             }
             InputKind::Report(ReportKind::Ncu | ReportKind::Gaps, _) => "`rooftrace diff`",
             InputKind::Report(..) => "people, not rooftrace (a report, not an input)",
-            InputKind::Roofs => "`--roofs FILE`",
+            InputKind::Roofs => "`--roofs`, `--project-to` and `calibrate --datasheet`",
             InputKind::CalibrateResults => "`rooftrace calibrate --from FILE`",
         }
     }

@@ -147,9 +147,10 @@ pub const DIFF: Wants = Wants {
     },
 };
 
-/// `--roofs FILE`: a roofs file.
+/// `--roofs FILE`, `--project-to FILE`, `calibrate --datasheet FILE`: a
+/// roofs file.
 pub const ROOFS: Wants = Wants {
-    command: "`--roofs FILE`",
+    command: "a roofs flag (`--roofs`, `--project-to`, `--datasheet`)",
     what: "a roofs file (`rooftrace.roofs/1` JSON: `rooftrace calibrate -o roofs.json`, or written by hand)",
     takes: |k| *k == InputKind::Roofs,
 };

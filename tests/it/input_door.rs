@@ -192,8 +192,34 @@ fn a_kind_given_to_the_wrong_command_names_the_command_that_reads_it() {
     assert_eq!(code, 2, "{err}");
     assert!(
         err.contains(
-            ": a roofs file, read by `--roofs FILE`; `rooftrace gaps` reads Nsight Systems exports"
+            ": a roofs file, read by `--roofs`, `--project-to` and `calibrate --datasheet`; `rooftrace gaps` reads Nsight Systems exports"
         ),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_roofs_flag_or_calibrate_given_another_kind_says_what_it_is() {
+    // Calibration results where a roofs file goes, and a roofs file where
+    // results go: the door knows both by their `schema` line.
+    let results = fixture("calibrate/h100-published.jsonl");
+    let roofs = fixture("calibrate/h100-sxm-datasheet.json");
+    let csv = fixture("ncu/sgemm_a100_printfp_details15.csv");
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        csv.to_str().unwrap(),
+        "--roofs",
+        results.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(": calibration results, read by `rooftrace calibrate --from FILE`; a roofs flag (`--roofs`, `--project-to`, `--datasheet`) reads a roofs file"),
+        "{err}"
+    );
+    let (code, _, err) = rooftrace(&["calibrate", "--from", roofs.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(": a roofs file, read by `--roofs`, `--project-to` and `calibrate --datasheet`; `rooftrace calibrate --from` reads the JSON lines of a harness run"),
         "{err}"
     );
 }
