@@ -33,12 +33,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &[
             "units",
             "error",
-            "roofs",
             "timeline",
             "ncu",
             "nsys",
             "kineto",
-            "calibrate",
         ],
     ),
     ("roofline", &["units", "error", "roofs", "ncu"]),
