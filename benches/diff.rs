@@ -50,7 +50,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         plot: None,
         useful: Vec::new(),
         project_to: Vec::new(),
-        projection_model: rooftrace::project::Model::BoundScales,
+        projection_model: rooftrace::projection::Model::BoundScales,
     };
     let diff = DiffConfig {
         base: base.clone(),

@@ -8,9 +8,9 @@ use super::model::*;
 use super::summary::summarise;
 use super::weights_bound_ns;
 use crate::gaps::{GapClass, GapReport, RangeRow};
-use crate::nsys::{OpKind, Timeline};
 use crate::roofline::RooflineReport;
 use crate::roofs::{GpuInfo, Roofs};
+use crate::timeline::{OpKind, Timeline};
 use std::collections::{HashMap, HashSet};
 
 /// What to budget against (plain config, no CLI types).
@@ -301,7 +301,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
     };
     let mut s = Sums::default();
     let mut occurrences: HashMap<&str, usize> = HashMap::new();
-    let is_comm = |o: &crate::nsys::GpuOp| ctx.tl.is_comm(o);
+    let is_comm = |o: &crate::timeline::GpuOp| ctx.tl.is_comm(o);
     let charged = dev.map(|d| d.charge(w0, w1, is_comm)).unwrap_or_default();
     for c in charged {
         s.concurrent += c.in_window_ns - c.charged_ns;

@@ -3,7 +3,7 @@
 //! started first ("first come"), so the charged times sum to the busy
 //! union and concurrent streams are never counted twice.
 
-use crate::nsys::GpuOp;
+use crate::timeline::GpuOp;
 
 /// The ops of one (process, device), sorted by start, with the running
 /// maximum of their ends (to find the ops overlapping a window by binary
@@ -131,7 +131,7 @@ pub(crate) struct Charged<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nsys::{NameRef, OpKind, NO_API};
+    use crate::timeline::{NameRef, OpKind, NO_API};
 
     fn op(s: i64, e: i64) -> GpuOp {
         GpuOp {

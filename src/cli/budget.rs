@@ -1,7 +1,7 @@
 //! Arguments of `rooftrace budget`.
 
 use super::gaps::parse_duration_ns;
-use super::ncu::ProjectionModelArg;
+use super::projection::ProjectionArgs;
 use super::roofs::RoofsArgs;
 use super::OutputArgs;
 use std::path::PathBuf;
@@ -58,18 +58,8 @@ pub struct BudgetArgs {
     /// every step beside it, up to 40) to FILE: `.svg` or `.png`.
     #[arg(long, value_name = "FILE")]
     pub plot: Option<PathBuf>,
-    /// Project every step onto other GPUs (table keys or roofs files,
-    /// comma-separated): kernel parts scale by the per-kernel model of
-    /// `rooftrace ncu --project-to`, idle gaps and host time stay, copies
-    /// stay (no link bandwidth of the target is known). Needs --ncu.
-    #[arg(long, value_name = "GPU[,GPU...]|FILE", value_delimiter = ',')]
-    pub project_to: Vec<String>,
-    /// How each kernel's time carries over (docs/projection.md).
-    #[arg(long, value_enum, default_value_t = ProjectionModelArg::BoundScales, requires = "project_to")]
-    pub projection_model: ProjectionModelArg,
-    /// The target's fixed cost per launch, ns (default: the one fitted on the ncu CSV).
-    #[arg(long, value_name = "NS", requires = "project_to")]
-    pub target_launch_cost: Option<f64>,
+    #[command(flatten)]
+    pub projection: ProjectionArgs,
     /// Write the timeline and what rooftrace found in it to FILE
     /// (`.json` or `.json.gz`), a Chrome trace that Perfetto
     /// (ui.perfetto.dev) and `chrome://tracing` open: GPU ops per device

@@ -12,6 +12,7 @@ pub mod diff;
 pub mod gaps;
 pub mod ncu;
 pub mod near_miss;
+pub mod projection;
 pub mod quantity;
 pub mod roofs;
 

@@ -1,5 +1,6 @@
 //! Arguments of `rooftrace ncu`.
 
+use super::projection::ProjectionArgs;
 use super::roofs::RoofsArgs;
 use super::{ManyArgs, OutputArgs};
 use clap::ValueEnum;
@@ -74,38 +75,12 @@ pub struct NcuArgs {
     /// lost are labelled (at most 10). With `--format md` the report embeds it.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["print_metrics", "list_gpus"])]
     pub plot: Option<PathBuf>,
-    /// Project every row onto other GPUs: table keys (`h200`, `a100-80gb`)
-    /// or roofs JSON files, comma-separated. Per row: the bound on the
-    /// target with its roofs for the same paths, the binding side there,
-    /// the expected time (`--projection-model`) and its ratio to the
-    /// measured time; in total too. Method and validation: docs/projection.md.
-    #[arg(long, value_name = "GPU[,GPU...]|FILE", value_delimiter = ',')]
-    pub project_to: Vec<String>,
-    /// How the measured time carries over to the target (docs/projection.md).
-    #[arg(long, value_enum, default_value_t = ProjectionModelArg::BoundScales, requires = "project_to")]
-    pub projection_model: ProjectionModelArg,
-    /// The target's fixed cost per launch, ns (e.g. the `c` that
-    /// `--project-to` prints for a profile taken on the target). Without it
-    /// the source's `c`, fitted from the source profile, is assumed.
-    #[arg(long, value_name = "NS", requires = "project_to")]
-    pub target_launch_cost: Option<f64>,
+    #[command(flatten)]
+    pub projection: ProjectionArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
     pub many: ManyArgs,
-}
-
-/// `--projection-model` values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ProjectionModelArg {
-    /// The bound part scales with the roofs; the per-launch cost and the time lost stay.
-    BoundScales,
-    /// The per-launch cost stays; the rest keeps its fraction of the bound.
-    LaunchFraction,
-    /// The same fraction of the bound (no per-launch cost).
-    SameFraction,
-    /// The same time.
-    SameTime,
 }
 
 /// `--roof-clock` values.

@@ -45,9 +45,9 @@ pub struct BudgetRunConfig {
     /// Output file (stdout when `None`).
     pub output: Option<PathBuf>,
     /// `--project-to` targets (empty: no projection).
-    pub project_to: Vec<crate::project::Target>,
+    pub project_to: Vec<crate::projection::Target>,
     /// `--projection-model`.
-    pub projection_model: crate::project::Model,
+    pub projection_model: crate::projection::Model,
 }
 
 impl BudgetRunConfig {
@@ -61,7 +61,11 @@ impl BudgetRunConfig {
                 regex::Regex::new(n).map_err(|e| InputError::new(format!("--nvtx `{n}`: {e}")))
             })
             .transpose()?;
-        if nvtx.is_none() && !super::timeline::is_kineto(&args.input) {
+        let is_trace = matches!(
+            crate::input::identify(&args.input),
+            Ok(crate::input::InputKind::PyTorchTrace)
+        );
+        if nvtx.is_none() && !is_trace {
             return Err(InputError::new(
                 "--nvtx REGEX is required: the NVTX range that marks one step (e.g. --nvtx decode_step); only a PyTorch profiler trace has a default step (ProfilerStep#N)",
             ));
@@ -72,7 +76,7 @@ impl BudgetRunConfig {
             .map(|p| PlotTarget::from_flag("--plot", p))
             .transpose()?;
         let roofs = super::roofs::choice(&args.roofs)?;
-        if args.ncu.is_none() && !args.project_to.is_empty() {
+        if args.ncu.is_none() && !args.projection.project_to.is_empty() {
             return Err(InputError::new(
                 "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
             ));
@@ -107,8 +111,11 @@ impl BudgetRunConfig {
             })?,
             top: args.output.top,
             output: args.output.output,
-            project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
-            projection_model: super::project::model(args.projection_model),
+            project_to: super::projection::targets(
+                &args.projection.project_to,
+                args.projection.target_launch_cost,
+            )?,
+            projection_model: super::projection::model(args.projection.projection_model),
         })
     }
 }
@@ -160,7 +167,7 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     };
     let bytes = match roofline.filter(|_| !config.project_to.is_empty()) {
         Some(ncu) => {
-            super::project::budget(report, &ncu, &config.project_to, config.projection_model)
+            super::projection::budget(report, &ncu, &config.project_to, config.projection_model)
                 .render(config.format, &opts)
         }
         None => report.render(config.format, &opts),
@@ -202,9 +209,10 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     }
     // A Kineto trace is read first: its `deviceProperties` name the GPU; an
     // nsys export's TARGET_INFO_GPU does (one identity for timelines too).
-    let source = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
-    let trace = if super::timeline::is_kineto(&source) {
-        Some(crate::kineto::read_timeline(&source).map_err(InputError::from)?)
+    let source =
+        super::timeline::open(&config.input, config.nsys.as_deref(), "`rooftrace budget`")?;
+    let trace = if source.is_trace() {
+        Some(crate::kineto::read_timeline(&source.path).map_err(InputError::from)?)
     } else {
         None
     };

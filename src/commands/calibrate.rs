@@ -138,6 +138,7 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
         ResultsSource::File(p) => {
             if p.as_os_str() != "-" {
                 check_file(p, &[], RESULTS_FIX)?;
+                crate::input::refuse_other_kinds(p, &crate::input::CALIBRATE)?;
             }
             (p.clone(), Vec::new())
         }
@@ -147,7 +148,10 @@ pub fn report_bytes(config: &CalibrateConfig) -> anyhow::Result<CalibrateOutput>
     let mut calibration = select_roofs(&results);
     calibration.notes.extend(run_notes);
     let datasheet = match &config.datasheet {
-        Some(p) => Some(Roofs::from_file(p).map_err(InputError::from)?),
+        Some(p) => {
+            crate::input::refuse_other_kinds(p, &crate::input::ROOFS)?;
+            Some(Roofs::from_file(p).map_err(InputError::from)?)
+        }
         None => gpus::by_device_name(&results.device.name).map(|g| g.datasheet_roofs()),
     };
     // A roofs file without DRAM would be refused by `ncu --roofs`: write

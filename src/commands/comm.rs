@@ -15,8 +15,8 @@ use crate::comm::{
 };
 use crate::error::InputError;
 use crate::kineto::Keep;
-use crate::multi::tag::partitions;
-use crate::multi::InputTag;
+use crate::many_inputs::tag::partitions;
+use crate::many_inputs::InputTag;
 use crate::plot::{CommChart, CommInput};
 use crate::report::{Format, Render, RenderOptions};
 use anyhow::Context;
@@ -162,13 +162,21 @@ pub fn comm(
 ) -> anyhow::Result<(
     crate::comm::CommReport,
     Vec<RankTrace>,
-    Vec<crate::multi::InputFailure>,
+    Vec<crate::many_inputs::InputFailure>,
 )> {
     let work = |job: &super::many::Job| -> anyhow::Result<Read> {
         check_file(&job.path, NSYS_EXTS, NSYS_FIX)?;
-        let source = super::timeline::source_file(&job.path, None)?;
+        let source = super::timeline::open(&job.path, None, "`rooftrace comm`")?;
         // The readers' errors name the file themselves.
-        let tl = super::timeline::read(&source, false, Keep::All, &|_, _| {}, None)?;
+        let tl = super::timeline::read(
+            &source,
+            &crate::input::ReadOptions {
+                nvtx: false,
+                keep: Keep::All,
+                progress: &|_, _| {},
+                near: None,
+            },
+        )?;
         let gpus = &tl.info.identity.gpus;
         let mut trace = rank_trace(&tl, &job.path.display().to_string());
         // `--rank-from` wins over distributedInfo when given; else the file

@@ -15,6 +15,7 @@ use crate::diff::ncu_side::NcuSide;
 use crate::diff::roofs::{NcuInput, RoofsPlan};
 use crate::diff::{self, Compared, DiffKind, DiffReport, Rule, SideInfo, Source, Thresholds};
 use crate::error::{InputError, RegressionFound};
+use crate::input::InputKind;
 use crate::kineto::Keep;
 use crate::plot::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 use crate::report::{Format, Render, RenderOptions};
@@ -154,41 +155,22 @@ impl Input {
     }
 }
 
-/// Detects a file's kind from its extension, then its first bytes.
+/// What a file is, told by the one door ([`crate::input::identify_for`]);
+/// a JSON report is read whole.
 fn detect(path: &Path) -> Result<Input, InputError> {
-    let shown = path.display();
     check_file(path, &[], DIFF_FIX)?;
-    let meta = std::fs::metadata(path).map_err(|e| InputError::new(format!("{shown}: {e}")))?;
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase)
-        .unwrap_or_default();
-    if ext == "ncu-rep" {
-        return Ok(Input::NcuRep);
-    }
-    if matches!(ext.as_str(), "nsys-rep" | "qdrep") {
-        return Ok(Input::Nsys);
-    }
-    // Special files are refused by `check_file`, and never opened here.
-    let head = crate::kineto::input::head(path, 16);
-    let n = head.len();
-    if head.starts_with(b"SQLite format 3\0") {
-        return Ok(Input::Nsys);
-    }
-    if crate::kineto::input::is_kineto_trace(path) {
-        return Ok(Input::Kineto);
-    }
-    let first = head[..n].iter().find(|b| !b.is_ascii_whitespace()).copied();
-    if ext == "json" || first == Some(b'{') {
-        return read_json(path, meta.len());
-    }
-    if matches!(ext.as_str(), "sqlite" | "db") {
-        return Err(InputError::new(format!(
-            "{shown}: not an SQLite database; give the export of `nsys export --type=sqlite`"
-        )));
-    }
-    Ok(Input::NcuCsv)
+    Ok(
+        match crate::input::identify_for(path, &crate::input::DIFF, None)? {
+            InputKind::NcuReport => Input::NcuRep,
+            InputKind::NsysExport | InputKind::NsysReport => Input::Nsys,
+            InputKind::PyTorchTrace => Input::Kineto,
+            InputKind::Report(..) => {
+                let len = std::fs::metadata(path).map_or(0, |m| m.len());
+                read_json(path, len)?
+            }
+            _ => Input::NcuCsv,
+        },
+    )
 }
 
 fn read_json(path: &Path, len: u64) -> Result<Input, InputError> {
@@ -364,18 +346,20 @@ fn gaps_sides(
             if let Input::GapsJson(doc, schema) = &input {
                 return Ok(GapsSide::from_json(doc, &file, schema).map_err(InputError::from)?);
             }
-            let source = super::timeline::source_file(path, config.nsys.as_deref())?;
-            let (timeline, identity) = if super::timeline::is_kineto(&source) {
-                let trace = crate::kineto::read_timeline(&source).map_err(InputError::from)?;
+            let source = super::timeline::open(path, config.nsys.as_deref(), "`rooftrace diff`")?;
+            let (timeline, identity) = if source.is_trace() {
+                let trace = crate::kineto::read_timeline(&source.path).map_err(InputError::from)?;
                 let identity = SideIdentity::from_trace(&trace);
                 (trace.timeline, identity)
             } else {
                 let t = super::timeline::read(
                     &source,
-                    config.nvtx.is_some(),
-                    Keep::All,
-                    &|_, _| {},
-                    None,
+                    &crate::input::ReadOptions {
+                        nvtx: config.nvtx.is_some(),
+                        keep: Keep::All,
+                        progress: &|_, _| {},
+                        near: None,
+                    },
                 )?;
                 let identity = SideIdentity::from_timeline(&t);
                 (t, identity)

@@ -10,11 +10,12 @@ use super::trace_out::TraceTarget;
 use crate::cli::gaps::GapsArgs;
 use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
+use crate::input::ReadOptions;
 use crate::kineto::Keep;
-use crate::nsys::Timeline;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::{self, choose::LinkChoice};
+use crate::timeline::Timeline;
 use crate::units::duration_ns;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -184,10 +185,10 @@ pub fn run_config(config: &GapsConfig) -> anyhow::Result<()> {
     let targets = config.targets();
     refuse_inputs(&targets, &[&config.input])?;
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
-    let sqlite = super::timeline::source_file(&config.input, config.nsys.as_deref())?;
-    refuse_inputs(&targets, &[&sqlite])?;
+    let source = super::timeline::open(&config.input, config.nsys.as_deref(), "`rooftrace gaps`")?;
+    refuse_inputs(&targets, &[&source.path])?;
     let near = |tl: &Timeline| crate::gaps::range_filter(tl, cfg);
-    let timeline = read_with_progress(&sqlite, cfg.nvtx.is_some(), config.near().then_some(&near))?;
+    let timeline = read_with_progress(&source, cfg.nvtx.is_some(), config.near().then_some(&near))?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, &config.input)?;
     }
@@ -245,7 +246,7 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
         )),
         None if ok.is_empty() => {}
         None => {
-            let report = crate::multi::summarize_gaps(ok, failures.clone());
+            let report = crate::many_inputs::summarize_gaps(ok, failures.clone());
             let bytes = report.render(
                 config.format,
                 &RenderOptions {
@@ -261,19 +262,20 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
 
 /// One input of a many-input run: read, analyse as a single run would, tag,
 /// and write its Parquet datasets when asked (then drop the gaps it kept).
-fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::GapsInput> {
+fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::many_inputs::GapsInput> {
     let cfg = &config.analysis;
     let path = &job.path;
     check_file(path, NSYS_EXTS, NSYS_FIX)?;
-    let sqlite = super::timeline::source_file(path, config.nsys.as_deref())?;
+    let source = super::timeline::open(path, config.nsys.as_deref(), "`rooftrace gaps`")?;
     let near = |tl: &Timeline| crate::gaps::range_filter(tl, cfg);
-    let near = config.near().then_some(&near as &crate::nsys::Near<'_>);
     let timeline = super::timeline::read(
-        &sqlite,
-        cfg.nvtx.is_some(),
-        Keep::NoCollectives,
-        &|_, _| {},
-        near,
+        &source,
+        &ReadOptions {
+            nvtx: cfg.nvtx.is_some(),
+            keep: Keep::NoCollectives,
+            progress: &|_, _| {},
+            near: config.near().then_some(&near as &crate::nsys::Near<'_>),
+        },
     )?;
     if cfg.device.is_some() || cfg.stream.is_some() {
         check_filters_match(&timeline, cfg, path)?;
@@ -281,7 +283,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
     check_ranges_fit(&timeline, cfg, path)?;
     let mut report = analyze(&timeline, cfg);
     report.set_host_link(host_link(&timeline, config.gpu.as_deref(), path)?);
-    let kernels = crate::multi::kernel_totals(&timeline, cfg.scope());
+    let kernels = crate::many_inputs::kernel_totals(&timeline, cfg.scope());
     // What the summary names when `--nvtx` matched nothing.
     let unmatched = (report.ranges.as_ref()).is_some_and(|r| r.instances.is_empty());
     let range_counts = if unmatched {
@@ -294,7 +296,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let (rank, rank_source) = config.many.rank.resolve(&name, timeline.info.identity.rank);
-    let tag = crate::multi::InputTag {
+    let tag = crate::many_inputs::InputTag {
         input: path.display().to_string(),
         partition: job.partition.clone(),
         host: timeline.info.identity.host.clone(),
@@ -307,7 +309,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::multi::G
         many::write_datasets(dir, &job.partition, &sets)?;
     }
     report.gaps = None;
-    Ok(crate::multi::GapsInput {
+    Ok(crate::many_inputs::GapsInput {
         tag,
         report,
         kernels,
@@ -322,9 +324,9 @@ pub(crate) fn host_link(
     gpu: Option<&str>,
     input: &Path,
 ) -> Result<HostLinkInfo, InputError> {
-    let source = match timeline.info.flavor {
-        crate::nsys::SchemaFlavor::Kineto => roofs::HintSource::TraceDeviceProperties,
-        _ => roofs::HintSource::ExportGpuTable,
+    let source = match timeline.info.source.tool() {
+        crate::timeline::Tool::PyTorchProfiler => roofs::HintSource::TraceDeviceProperties,
+        crate::timeline::Tool::Nsys => roofs::HintSource::ExportGpuTable,
     };
     let hints = super::timeline::export_hints(input, &timeline.info.identity.gpus, source);
     Ok(match roofs::choose::host_link(gpu, &hints)? {
@@ -343,9 +345,9 @@ pub(crate) fn host_link(
     })
 }
 
-/// Reads the export, with a progress bar on a terminal.
+/// Reads the timeline, with a progress bar on a terminal.
 pub(crate) fn read_with_progress(
-    sqlite: &Path,
+    source: &super::timeline::TimelineInput,
     nvtx: bool,
     near: Option<&crate::nsys::Near<'_>>,
 ) -> anyhow::Result<Timeline> {
@@ -356,7 +358,8 @@ pub(crate) fn read_with_progress(
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         b.set_message(
-            sqlite
+            source
+                .path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -370,7 +373,15 @@ pub(crate) fn read_with_progress(
         bar.set_position(done);
     };
     // NsysError and KinetoError name the file (and table) already.
-    let timeline = super::timeline::read(sqlite, nvtx, Keep::NoCollectives, &progress, near)?;
+    let timeline = super::timeline::read(
+        source,
+        &ReadOptions {
+            nvtx,
+            keep: Keep::NoCollectives,
+            progress: &progress,
+            near,
+        },
+    )?;
     bar.finish_and_clear();
     Ok(timeline)
 }

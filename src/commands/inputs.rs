@@ -173,7 +173,13 @@ fn walk(dir: &Path, exts: &[&str], depth: usize, out: (&mut Vec<PathBuf>, &mut V
             walk(&p, exts, depth + 1, (&mut *out.0, &mut *out.1));
         } else if p.is_file() && !hidden && has_ext(&p, exts) {
             // A .json or .gz file is a trace only by its content.
-            if !has_ext(&p, TRACE_EXTS) || crate::kineto::input::is_kineto_trace(&p) {
+            let trace = || {
+                matches!(
+                    crate::input::identify(&p),
+                    Ok(crate::input::InputKind::PyTorchTrace)
+                )
+            };
+            if !has_ext(&p, TRACE_EXTS) || trace() {
                 out.0.push(p);
             } else {
                 out.1.push(p);

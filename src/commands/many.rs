@@ -10,8 +10,8 @@
 //! largest input's alone, whatever the number of inputs (docs/scale.md).
 
 use crate::error::{InputError, SomeInputsFailed};
-use crate::multi::tag::partitions;
-use crate::multi::{InputFailure, RankRule};
+use crate::many_inputs::tag::partitions;
+use crate::many_inputs::{InputFailure, RankRule};
 use crate::report::parquet::{write_dataset, Dataset};
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

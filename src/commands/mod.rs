@@ -13,7 +13,7 @@ pub mod many;
 pub mod ncu;
 pub mod output;
 pub mod plot;
-pub mod project;
+pub mod projection;
 pub mod roofs;
 pub mod timeline;
 pub mod trace_out;

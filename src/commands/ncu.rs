@@ -3,6 +3,7 @@
 
 use crate::cli::ncu::{GroupByArg, NcuArgs, RoofClockArg};
 use crate::error::InputError;
+use crate::input::InputKind;
 use crate::ncu::{self, NcuCsv, NcuError};
 use crate::plot::{ProjectionRooflineChart, ProjectionRooflineInput, RooflineChart, RooflineInput};
 use crate::report::roofline::render_gpu_list;
@@ -55,9 +56,9 @@ pub struct NcuConfig {
     /// Useful work per kernel (`--useful-flops`).
     pub useful: Vec<UsefulRule>,
     /// `--project-to` targets (empty: no projection).
-    pub project_to: Vec<crate::project::Target>,
+    pub project_to: Vec<crate::projection::Target>,
     /// `--projection-model`.
-    pub projection_model: crate::project::Model,
+    pub projection_model: crate::projection::Model,
 }
 
 /// Runs `rooftrace ncu`.
@@ -112,8 +113,11 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
             .map(|r| UsefulRule::parse(r))
             .collect::<Result<_, _>>()
             .map_err(InputError::from)?,
-        project_to: super::project::targets(&args.project_to, args.target_launch_cost)?,
-        projection_model: super::project::model(args.projection_model),
+        project_to: super::projection::targets(
+            &args.projection.project_to,
+            args.projection.target_launch_cost,
+        )?,
+        projection_model: super::projection::model(args.projection.projection_model),
     };
     if !config.project_to.is_empty() && (inputs.len() > 1 || many_config.parquet.is_some()) {
         return Err(InputError::new(
@@ -211,7 +215,7 @@ fn projected(
         ))
         .into());
     }
-    let projected = super::project::ncu(report, &config.project_to, config.projection_model);
+    let projected = super::projection::ncu(report, &config.project_to, config.projection_model);
     let mut images = Vec::new();
     if let Some(target) = &config.plot {
         let input = ProjectionRooflineInput::from_projection(&projected, 0).ok_or_else(|| {
@@ -246,7 +250,7 @@ const MANY_NEEDS_TIME: &str = "a run over several inputs (and --format parquet) 
 /// roofs (from the CSV, or `--gpu`/`--roofs`); writes the cross-input
 /// report (or the Parquet datasets), then says whether some failed (exit 4).
 fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::Result<()> {
-    let work = |job: &Job| -> anyhow::Result<crate::multi::NcuInput> {
+    let work = |job: &Job| -> anyhow::Result<crate::many_inputs::NcuInput> {
         let path = &job.path;
         let shown = path.display().to_string();
         check_file(path, NCU_EXTS, NCU_FIX)?;
@@ -273,7 +277,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let (rank, rank_source) = mc.rank.resolve(&name, None);
-        let tag = crate::multi::InputTag {
+        let tag = crate::many_inputs::InputTag {
             input: shown,
             partition: job.partition.clone(),
             host: None,
@@ -284,7 +288,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
             let sets = crate::report::parquet::ncu::datasets(&tag, &report);
             many::write_datasets(dir, &job.partition, &sets)?;
         }
-        Ok(crate::multi::NcuInput { tag, report })
+        Ok(crate::many_inputs::NcuInput { tag, report })
     };
     let results = many::run_all(inputs, mc, &work);
     let (ok, failures) = many::split_results(inputs, results);
@@ -297,7 +301,7 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
         )),
         None if ok.is_empty() => {}
         None => {
-            let report = crate::multi::summarize_ncu(ok, failures.clone());
+            let report = crate::many_inputs::summarize_ncu(ok, failures.clone());
             let opts = RenderOptions {
                 top: config.top,
                 images: Vec::new(),
@@ -318,11 +322,10 @@ pub fn read_csv(path: &Path) -> Result<NcuCsv, InputError> {
     }
     check_file(path, NCU_EXTS, NCU_FIX)?;
     let shown = path.display().to_string();
-    if ncu::convert::is_report(path) {
-        return Ok(ncu::convert::parse_report(path, &shown)?);
-    }
-    if crate::kineto::input::is_kineto_trace(path) {
-        return read_trace_counters(path, &shown);
+    match crate::input::identify_for(path, &crate::input::NCU, None)? {
+        InputKind::NcuReport => return Ok(ncu::convert::parse_report(path, &shown)?),
+        InputKind::PyTorchTrace => return read_trace_counters(path, &shown),
+        _ => {}
     }
     let file = crate::timeline::limits::open_regular(path).map_err(|error| NcuError::Io {
         file: shown.clone(),

@@ -16,7 +16,10 @@ pub fn choice(args: &RoofsArgs) -> Result<RoofsChoice, InputError> {
             (Some(flags), _, _) => RoofsChoice::Flags(Box::new(flags)),
             (None, Some(g), _) => RoofsChoice::Gpu(g.clone()),
             (None, None, Some("ncu")) => RoofsChoice::Ncu,
-            (None, None, Some(r)) => RoofsChoice::File(PathBuf::from(r)),
+            (None, None, Some(r)) => {
+                crate::input::refuse_other_kinds(r.as_ref(), &crate::input::ROOFS)?;
+                RoofsChoice::File(PathBuf::from(r))
+            }
             (None, None, None) => RoofsChoice::FromCsv,
         },
     )

@@ -1,56 +1,61 @@
-//! One door for every timeline input: a Kineto trace (JSON or gzip, told by
-//! its first bytes) goes to `kineto`, anything else to `nsys` (an `.nsys-rep`
-//! converted first). `gaps`, `budget` and `diff` read through here, so each
-//! takes both formats the same way; [`export_hints`] turns an export's GPU
+//! Timeline inputs through the one door (`crate::input`): a file is told
+//! by its content ([`crate::input::identify`]), an `.nsys-rep` converted
+//! first, and read by the reader registered for its kind. `gaps`,
+//! `budget`, `comm` and `diff` read through here, so each takes every
+//! timeline format the same way; [`export_hints`] turns an export's GPU
 //! record into the facts the GPU table is searched with (for `budget`'s
 //! roofs and `gaps`' host link).
 
 use crate::error::InputError;
+use crate::input::{InputKind, ReadOptions};
 use crate::nsys::convert::resolve_export;
-use crate::nsys::Timeline;
 use crate::roofs::DeviceHints;
+use crate::timeline::Timeline;
 use std::path::{Path, PathBuf};
 
-/// True when `path` is read as a Kineto trace: by content, the one test
-/// `gaps FILE`, `gaps DIR`, `budget` and `diff` share
-/// ([`crate::kineto::input::sniff`]: gzip decoded, a UTF-8 mark or UTF-16
-/// read, a JSON array, or an object whose top-level keys name
-/// `traceEvents`, however much metadata comes first). Other JSON (and
-/// gzip) goes to the trace reader too, which says what it lacks.
-pub fn is_kineto(path: &Path) -> bool {
-    crate::kineto::input::sniff(path) != crate::kineto::input::Content::Other
+/// A timeline input, resolved: the file its reader opens (the export an
+/// `.nsys-rep` converts to, or the file itself) and what it is.
+#[derive(Debug, Clone)]
+pub struct TimelineInput {
+    /// The file the reader opens (for the check that no output
+    /// overwrites an input, too).
+    pub path: PathBuf,
+    /// Its kind (an `.nsys-rep` is [`InputKind::NsysExport`] once
+    /// converted).
+    pub kind: InputKind,
 }
 
-/// The file the reader will open (the export an `.nsys-rep` converts to, or
-/// the trace itself), for the check that no output overwrites an input.
-pub fn source_file(path: &Path, nsys: Option<&Path>) -> Result<PathBuf, InputError> {
-    if is_kineto(path) {
-        return Ok(path.to_path_buf());
+impl TimelineInput {
+    /// True for a PyTorch profiler trace.
+    pub fn is_trace(&self) -> bool {
+        self.kind == InputKind::PyTorchTrace
     }
-    resolve_export(path, nsys).map_err(InputError::from)
 }
 
-/// Reads the timeline of `source` (from [`source_file`]); `progress` is
-/// called during an nsys read; a trace keeps what `keep` says; an export
-/// keeps the NVTX ranges `near` asks for (`nsys::read_timeline_near`), or
-/// all of them.
-pub fn read(
-    source: &Path,
-    nvtx: bool,
-    keep: crate::kineto::Keep,
-    progress: crate::nsys::ReadProgress,
-    near: Option<&crate::nsys::Near<'_>>,
-) -> Result<Timeline, InputError> {
-    if is_kineto(source) {
-        return Ok(crate::kineto::read_timeline_keeping(source, keep)
-            .map_err(InputError::from)?
-            .timeline);
+/// Tells what `path` is (a timeline, or the error saying what it is and
+/// which command reads it: `command` names the one given it) and converts
+/// an `.nsys-rep` with `nsys` (from `nsys`, `ROOFTRACE_NSYS` or `PATH`).
+pub fn open(
+    path: &Path,
+    nsys: Option<&Path>,
+    command: &'static str,
+) -> Result<TimelineInput, InputError> {
+    let kind = crate::input::identify_for(path, &crate::input::TIMELINE, Some(command))?;
+    if kind == InputKind::NsysReport {
+        return Ok(TimelineInput {
+            path: resolve_export(path, nsys)?,
+            kind: InputKind::NsysExport,
+        });
     }
-    match near {
-        Some(near) => crate::nsys::read_timeline_near(source, nvtx, progress, near),
-        None => crate::nsys::read_timeline(source, nvtx, progress),
-    }
-    .map_err(InputError::from)
+    Ok(TimelineInput {
+        path: path.to_path_buf(),
+        kind,
+    })
+}
+
+/// Reads the timeline of `input` (from [`open`]) with its kind's reader.
+pub fn read(input: &TimelineInput, options: &ReadOptions<'_>) -> Result<Timeline, InputError> {
+    crate::input::read_timeline(&input.path, &input.kind, options)
 }
 
 /// What an export's `TARGET_INFO_GPU` rows say about its device, as the
@@ -59,7 +64,7 @@ pub fn read(
 /// clock, not a memory clock, and no bus width is recorded).
 pub fn export_hints(
     input: &std::path::Path,
-    gpus: &[crate::nsys::identity::GpuRecord],
+    gpus: &[crate::timeline::GpuRecord],
     source: crate::roofs::HintSource,
 ) -> DeviceHints {
     let set = |v: Vec<String>| {

@@ -153,7 +153,7 @@ fn json_terms(input: Option<&Value>) -> FixTerms {
         .is_some_and(|a| a.iter().any(|f| f.as_str() == Some("py_torch")));
     FixTerms {
         tool: match flavor {
-            Some("kineto") => crate::gaps::Tool::TorchProfiler,
+            Some("kineto") => crate::gaps::Tool::PyTorchProfiler,
             _ => crate::gaps::Tool::Nsys,
         },
         pytorch,

@@ -17,8 +17,8 @@ use super::stats::{dist, launch_stats};
 use super::sweep::{
     analyze_device, op_ref, push_bounded, sweep, DeviceDetail, DeviceOut, TopEntry,
 };
-use crate::nsys::{GpuOp, Timeline};
 use crate::timeline::near::RangeFilter;
+use crate::timeline::{GpuOp, Timeline};
 use std::borrow::Cow;
 use std::collections::BinaryHeap;
 
@@ -71,8 +71,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     GapReport {
         schema: SCHEMA,
         input: InputSummary {
-            nsys_version: tl.info.nsys_version.clone(),
-            schema_flavor: tl.info.flavor,
+            source: tl.info.source.clone(),
             graph_trace: tl.graph_trace,
             graph_trace_option: tl.info.graph_trace_option.clone(),
             graph_launches: tl.graph_launches,
@@ -383,9 +382,9 @@ fn diagnostics(
         // the profiler's CUDA activity, an export with nsys's CUDA trace.
         diagnostics.push(Diagnostic::new(
             DiagnosticKind::NoApiRows,
-            match tl.info.flavor {
-                crate::nsys::SchemaFlavor::Kineto => "no CUDA runtime events: every gap is unattributed; record them with torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
-                _ => "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
+            match tl.info.source.tool() {
+                crate::timeline::Tool::PyTorchProfiler => "no CUDA runtime events: every gap is unattributed; record them with torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]",
+                crate::timeline::Tool::Nsys => "no CUDA API rows: every gap is unattributed; profile with `nsys profile --trace=cuda`",
             },
         ));
     }

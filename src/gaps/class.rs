@@ -2,7 +2,7 @@
 //! them ([`classify`], documented in `docs/gaps.md`).
 
 use super::evidence::{FixTerms, Tool};
-use crate::nsys::{ApiCall, SyncCall, NO_TID};
+use crate::timeline::{ApiCall, SyncCall, NO_TID};
 use serde::{Deserialize, Serialize};
 
 /// The reason a gap happened, judged from the GPU op that ends it and the API
@@ -97,7 +97,7 @@ impl GapClass {
             (GapClass::Unattributed, Tool::Nsys) => {
                 "trace the launches (nsys --trace=cuda, the whole run; a CUDA graph replay or a device-side launch has no launch row)"
             }
-            (GapClass::Unattributed, Tool::TorchProfiler) => {
+            (GapClass::Unattributed, Tool::PyTorchProfiler) => {
                 "record the launches: torch.profiler activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA] over the whole step (a CUDA graph replay has no launch rows)"
             }
             _ => self.fix(),
@@ -366,7 +366,7 @@ pub(crate) fn overlap(a0: i64, a1: i64, b0: i64, b1: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nsys::NameRef;
+    use crate::timeline::NameRef;
 
     fn api(start: i64, end: i64) -> ApiCall {
         ApiCall {

@@ -1,7 +1,7 @@
 //! What `gaps` analyses and how: plain config (no CLI types) and the one
 //! device/stream filter every phase applies.
 
-use crate::nsys::GpuOp;
+use crate::timeline::GpuOp;
 use regex::Regex;
 
 /// Default launch-latency threshold: a queued op that starts less than this

@@ -11,7 +11,7 @@ use super::evidence::{HostDetail, HostFacts};
 use super::host::{host_verdict, range_shares, HostVerdict, What};
 use super::nvtx_index::NvtxIndex;
 use super::GapClass;
-use crate::nsys::{ApiCall, GpuOp, SyncCall, Timeline};
+use crate::timeline::{ApiCall, GpuOp, SyncCall, Timeline};
 use crate::units::duration_ns;
 
 /// Longest name, in characters, that [`describe`] puts in its sentence: the
@@ -76,10 +76,7 @@ fn verdict_words(tl: &Timeline, v: &HostVerdict) -> String {
         Some(What::Range(i)) => format!("`{}` ", cut(&tl.nvtx[i].text)),
         None => String::new(),
     };
-    let tool = match tl.info.flavor {
-        crate::nsys::SchemaFlavor::Kineto => super::evidence::Tool::TorchProfiler,
-        _ => super::evidence::Tool::Nsys,
-    };
+    let tool = tl.info.source.tool();
     format!(
         "{what}({}, {})",
         v.detail.label_in(tool),

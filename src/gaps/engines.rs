@@ -3,7 +3,7 @@
 //! copy-engine scheduling only when such a copy is found (docs/gaps.md,
 //! the classes); the report names it. A leaf: it reads the timeline only.
 
-use crate::nsys::{CopyKind, GpuOp, OpKind, Timeline};
+use crate::timeline::{CopyKind, GpuOp, OpKind, Timeline};
 
 /// Which engine queue an op waits in: a copy's direction, or memsets.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -93,7 +93,7 @@ impl HostDetail {
     /// annotations, not NVTX ranges.
     pub fn label_in(self, tool: Tool) -> &'static str {
         match (self, tool) {
-            (HostDetail::Nvtx, Tool::TorchProfiler) => "inside a PyTorch range",
+            (HostDetail::Nvtx, Tool::PyTorchProfiler) => "inside a PyTorch range",
             _ => self.label(),
         }
     }
@@ -231,14 +231,7 @@ impl RangeFamily {
 /// The profiler that made the input: a fix that names a profiling setting
 /// names this tool's (nsys flags for an export, `torch.profiler` settings
 /// for a PyTorch trace).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub enum Tool {
-    /// Nsight Systems (an `.nsys-rep` or its SQLite export).
-    #[default]
-    Nsys,
-    /// The PyTorch profiler (a Kineto Chrome-trace JSON).
-    TorchProfiler,
-}
+pub use crate::timeline::Tool;
 
 /// Whose words a fix is given in: the tool that made the input, and
 /// whether the input shows PyTorch (its ranges), which adds the
@@ -384,10 +377,10 @@ impl Scale {
             (Scale::Launch, true, _) => "capture the step in a CUDA graph or compile it (torch.compile mode=\"reduce-overhead\"): PyTorch issues short ops one at a time",
             (Scale::Mid, false, Tool::Nsys) => "profile the host between launches (nsys --sample=cpu) and take that work off the launch path",
             (Scale::Mid, true, Tool::Nsys) => "profile the host between launches (nsys --sample=cpu, py-spy) and take that work off the launch path (torch.compile for Python overhead)",
-            (Scale::Mid, _, Tool::TorchProfiler) => "profile the host between launches (torch.profiler with_stack=True, record_shapes=True; or py-spy) and take that work off the launch path (torch.compile for Python overhead)",
+            (Scale::Mid, _, Tool::PyTorchProfiler) => "profile the host between launches (torch.profiler with_stack=True, record_shapes=True; or py-spy) and take that work off the launch path (torch.compile for Python overhead)",
             (Scale::Stretch, false, Tool::Nsys) => "profile the host in these stretches (nsys --sample=cpu) and move that work off the GPU's critical path (prefetch, a background thread, overlap with GPU work)",
             (Scale::Stretch, true, Tool::Nsys) => "profile the host in these stretches (nsys --sample=cpu, py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
-            (Scale::Stretch, _, Tool::TorchProfiler) => "profile the host in these stretches (torch.profiler with_stack=True and experimental_config=torch._C._profiler._ExperimentalConfig(verbose=True) to see Python frames; or py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
+            (Scale::Stretch, _, Tool::PyTorchProfiler) => "profile the host in these stretches (torch.profiler with_stack=True and experimental_config=torch._C._profiler._ExperimentalConfig(verbose=True) to see Python frames; or py-spy) and move that work off the GPU's critical path: DataLoader workers (num_workers, pin_memory), prefetching, work on a background thread",
         }
     }
 }
@@ -513,7 +506,7 @@ mod tests {
             ..plain
         };
         let trace = FixTerms {
-            tool: Tool::TorchProfiler,
+            tool: Tool::PyTorchProfiler,
             pytorch: true,
         };
         assert!(Scale::Launch.fix(plain).contains("CUDA graphs"));

@@ -41,7 +41,7 @@ pub const TERMS: [(&str, FixTerms); 3] = [
     (
         "PyTorch trace",
         FixTerms {
-            tool: Tool::TorchProfiler,
+            tool: Tool::PyTorchProfiler,
             pytorch: true,
         },
     ),

@@ -9,7 +9,7 @@ use super::evidence::{
     is_input_wait, CallFamily, HostDetail, HostFacts, RangeFamily, CALL_DETAILS, N_DETAILS,
 };
 use super::nvtx_index::NvtxIndex;
-use crate::nsys::{GpuOp, HostSpanKind, NameRef, SyncCall, Timeline, NO_API};
+use crate::timeline::{GpuOp, HostSpanKind, NameRef, SyncCall, Timeline, NO_API};
 
 /// The verdict on one host window: the detail, what it names (call,
 /// OS function or range text) and the time it covered, ns.

@@ -2,10 +2,11 @@
 //! (docs/json-schema-gaps.md) and rendered by `report::gaps`. Everything a
 //! timeline or histogram drawer needs is public here.
 
-use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale, Tool};
+use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale};
 pub use super::link::{HostLinkInfo, LinkCopy};
 use super::GapClass;
-use crate::nsys::{CopyKind, GraphTrace, OpKind, SchemaFlavor};
+use crate::timeline::Source;
+use crate::timeline::{CopyKind, GraphTrace, OpKind};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -446,10 +447,10 @@ pub struct RangeReport {
 /// What the export contained.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InputSummary {
-    /// nsys version that wrote the export, when recorded.
-    pub nsys_version: Option<String>,
-    /// Metadata table flavour.
-    pub schema_flavor: SchemaFlavor,
+    /// The tool that recorded the input (in the JSON: `nsys_version`, and
+    /// `schema_flavor`, `kineto` for a PyTorch trace).
+    #[serde(flatten)]
+    pub source: Source,
     /// How CUDA graphs were traced, judged from the rows.
     pub graph_trace: GraphTrace,
     /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from the capture metadata.
@@ -639,10 +640,7 @@ impl GapReport {
     /// (a PyTorch trace, an nsys export) and whether it shows PyTorch.
     pub fn fix_terms(&self) -> FixTerms {
         FixTerms {
-            tool: match self.input.schema_flavor {
-                SchemaFlavor::Kineto => Tool::TorchProfiler,
-                _ => Tool::Nsys,
-            },
+            tool: self.input.source.tool(),
             pytorch: self.has_pytorch(),
         }
     }

@@ -6,7 +6,7 @@
 //! reader drop the others: `gaps::range_filter`).
 
 use super::class::overlap;
-use crate::nsys::{NvtxRange, Timeline};
+use crate::timeline::{NvtxRange, Timeline};
 
 /// The ranges as [`IndexedRange`]s sorted by (pid, tid, start, end,
 /// index). The timeline holds its ranges sorted by (pid, start, end)
@@ -257,7 +257,7 @@ impl<'a> NvtxIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::{by_thread, IndexedRange, NvtxIndex};
-    use crate::nsys::NvtxRange;
+    use crate::timeline::NvtxRange;
 
     /// The linear split by thread gives the general sort's order on input
     /// sorted by (pid, start, end) (what the reader hands over): three

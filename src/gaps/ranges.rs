@@ -9,7 +9,8 @@ use super::nvtx_index::NvtxIndex;
 use super::stats::dist;
 use super::sweep::DeviceDetail;
 use super::GapClass;
-use crate::nsys::{GpuOp, OpKind, SchemaFlavor, SyncCall, Timeline};
+use crate::timeline::Tool;
+use crate::timeline::{GpuOp, OpKind, SyncCall, Timeline};
 use regex::Regex;
 use std::collections::HashMap;
 
@@ -309,16 +310,16 @@ pub struct RangeWords {
     pub column: &'static str,
 }
 
-/// The words for the ranges of an input of `flavor`.
-pub fn range_words(flavor: SchemaFlavor) -> RangeWords {
-    match flavor {
-        SchemaFlavor::Kineto => RangeWords {
+/// The words for the ranges of an input recorded by `tool`.
+pub fn range_words(tool: Tool) -> RangeWords {
+    match tool {
+        Tool::PyTorchProfiler => RangeWords {
             one: "PyTorch range",
             many: "PyTorch ranges",
             what: " (ops and record_function annotations)",
             column: "ranges",
         },
-        _ => RangeWords {
+        Tool::Nsys => RangeWords {
             one: "NVTX range",
             many: "NVTX ranges",
             what: "",
@@ -385,7 +386,7 @@ fn closest_names<'n>(pattern: &str, names: &[&'n str]) -> Vec<&'n str> {
 /// The sentence for a `--nvtx` pattern that matches no range: the most
 /// frequent ranges that do exist, or how to record some.
 pub fn no_match_message(tl: &Timeline, pattern: &str) -> String {
-    no_match_sentence(pattern, &range_counts(tl), tl.info.flavor, "")
+    no_match_sentence(pattern, &range_counts(tl), tl.info.source.tool(), "")
 }
 
 /// [`no_match_message`] from the range texts and counts of one input or
@@ -396,16 +397,16 @@ pub fn no_match_message(tl: &Timeline, pattern: &str) -> String {
 pub fn no_match_sentence(
     pattern: &str,
     counts: &[(String, u64)],
-    flavor: SchemaFlavor,
+    tool: Tool,
     scope: &str,
 ) -> String {
-    let words = range_words(flavor);
+    let words = range_words(tool);
     if counts.is_empty() {
-        return match flavor {
-            SchemaFlavor::Kineto => format!(
+        return match tool {
+            Tool::PyTorchProfiler => format!(
                 "--nvtx `{pattern}`: the trace has no CPU ops or annotations{scope}; record them with torch.profiler (activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA], ranges from torch.profiler.record_function)"
             ),
-            _ => format!(
+            Tool::Nsys => format!(
                 "--nvtx `{pattern}`: the export has no closed NVTX ranges{scope}; profile with `nsys profile --trace=cuda,nvtx`"
             ),
         };

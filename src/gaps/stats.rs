@@ -2,7 +2,7 @@
 //! launch statistics (API call durations, queue delays).
 
 use super::model::{Dist, LaunchStats};
-use crate::nsys::{GpuOp, Timeline};
+use crate::timeline::{GpuOp, Timeline};
 
 /// Nearest-rank percentiles; reorders `v`.
 pub(crate) fn dist(v: &mut [i64]) -> Dist {

@@ -10,7 +10,7 @@ use super::host::host_verdict;
 use super::model::*;
 use super::GapClass;
 use super::GapConfig;
-use crate::nsys::{GpuOp, OpKind, SyncCall, Timeline};
+use crate::timeline::{GpuOp, OpKind, SyncCall, Timeline};
 use std::collections::BinaryHeap;
 
 /// A candidate for the longest gaps.

@@ -7,7 +7,7 @@
 
 use super::model::GapReport;
 use crate::error::InputError;
-use crate::nsys::{OpKind, Timeline};
+use crate::timeline::{OpKind, Timeline};
 use crate::units::duration_ns;
 
 /// NVTX range instances the default timeline window shows with `--nvtx`.
@@ -93,7 +93,7 @@ pub fn timeline_window(
         (None, Some(ranges)) if !ranges.is_empty() => WindowChoice::NvtxRanges {
             ranges,
             count: TIMELINE_NVTX_INSTANCES,
-            called: super::range_words(report.input.schema_flavor).one,
+            called: super::range_words(report.input.source.tool()).one,
         },
         _ => WindowChoice::Busiest { width_ns: None },
     };

@@ -467,6 +467,8 @@ const SNIFF_BYTES: u64 = 64 << 20;
 
 /// What `path` holds, by its content (gzip decoded, mark and UTF-16 as the
 /// reader takes them); [`Content::Other`] for a special file, unopened.
+/// The trace test of the one door (`input::identify`), which every
+/// command asks.
 pub fn sniff(path: &Path) -> Content {
     let Ok(mut source) = Source::open(path) else {
         return Content::Other;
@@ -559,21 +561,6 @@ impl KeyScan {
         }
         None
     }
-}
-
-/// True when `path` is a trace by content ([`sniff`]).
-pub fn is_kineto_trace(path: &Path) -> bool {
-    sniff(path) == Content::Trace
-}
-
-/// The first bytes of a regular file, for callers telling formats apart;
-/// nothing for a special file (never opened).
-pub fn head(path: &Path, n: usize) -> Vec<u8> {
-    let mut head = Vec::new();
-    if let Ok(f) = open_regular(path) {
-        let _ = f.take(n as u64).read_to_end(&mut head);
-    }
-    head
 }
 
 /// Opens `path` as a plain [`File`] when it is a regular file.

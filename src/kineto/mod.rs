@@ -30,8 +30,7 @@ pub use meta::{DeviceProps, DistributedInfo, MetaNote};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
-    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, SchemaFlavor, Timeline,
-    TimelineParts,
+    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, Timeline, TimelineParts,
 };
 use std::path::{Path, PathBuf};
 
@@ -179,13 +178,6 @@ fn gpu_records(devices: &[DeviceProps]) -> Vec<GpuRecord> {
         .collect();
     v.sort_by_key(|g| g.id);
     v
-}
-
-/// True when `path` is a Kineto trace by its content
-/// ([`input::sniff`]: gzip decoded, a JSON array, or an object with a
-/// top-level `traceEvents`); the one test every command uses.
-pub fn looks_like_trace(path: &Path) -> bool {
-    input::is_kineto_trace(path)
 }
 
 /// What a reading keeps beyond what every timeline analysis reads.
@@ -373,8 +365,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         .and_then(|d| d.rank)
         .map(|r| (r, "distributedInfo"));
     let info = ExportInfo {
-        nsys_version: None,
-        flavor: SchemaFlavor::Kineto,
+        source: crate::timeline::Source::PyTorchProfiler,
         graph_trace_option: None,
         identity: Identity {
             host: None,

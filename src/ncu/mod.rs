@@ -24,6 +24,21 @@ pub use model::{
 };
 pub use parse::parse;
 
+/// True for an ncu CSV's header line (`"ID","Process ID",…` or unquoted,
+/// its UTF-8 mark stripped): the line the parser starts at, and the input
+/// door's test for an ncu CSV (`input::identify`).
+pub fn is_header_line(line: &[u8]) -> bool {
+    line.starts_with(b"\"ID\",") || line.starts_with(b"ID,")
+}
+
+/// True for a line of ncu's own log (`==PROF==`, `==ERROR==`,
+/// `==WARNING==`), which ncu writes before its CSV or instead of it.
+pub fn is_log_line(line: &[u8]) -> bool {
+    [&b"==PROF=="[..], b"==ERROR==", b"==WARNING=="]
+        .iter()
+        .any(|p| line.starts_with(p))
+}
+
 /// Errors in an ncu CSV. Every message names the file, the line and the
 /// column where it applies, and what to do.
 #[derive(Debug, thiserror::Error)]

@@ -65,7 +65,7 @@ pub(super) fn read_preamble(reader: &mut impl BufRead, file: &str) -> Result<Pre
         }
         lines += 1;
         let body = line.strip_prefix(UTF8_BOM).unwrap_or(&line);
-        if body.starts_with(b"\"ID\",") || body.starts_with(b"ID,") {
+        if super::is_header_line(body) {
             return Ok(Preamble {
                 header_line: body.to_vec(),
                 line_no: lines,

@@ -212,8 +212,10 @@ fn without_ranges(
         });
     }
     let info = ExportInfo {
-        nsys_version: meta_value(conn, schema, "EXPORT_PRODUCT_VERSION"),
-        flavor: schema.flavor(),
+        source: crate::timeline::Source::Nsys {
+            version: meta_value(conn, schema, "EXPORT_PRODUCT_VERSION"),
+            schema: schema.flavor(),
+        },
         graph_trace_option: capture_value(conn, schema, "CUDA_GRAPH_TRACE_OPTIONS:MODE"),
         identity: super::identity::read_identity(conn, schema),
     };

@@ -8,7 +8,7 @@ use super::timeline::{drawn_end_ns, GapBar, Lane, OpBar, TimeOrigin, TimelineInp
 use crate::error::InputError;
 use crate::gaps::window::{first_op_ns, timeline_window};
 use crate::gaps::{ClassifiedGap, GapReport, HIST_EDGES_NS};
-use crate::nsys::{OpKind, Timeline};
+use crate::timeline::{OpKind, Timeline};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// The report's classified gaps, or an error saying the analysis did not
@@ -36,7 +36,7 @@ impl TimelineInput {
         // The chart's axis runs on to a round tick after w1: gather that too.
         let end = drawn_end_ns(w0, w1);
         let scope = report.settings.scope();
-        let mut by_lane: BTreeMap<(u32, u16, u32), Vec<&crate::nsys::GpuOp>> = BTreeMap::new();
+        let mut by_lane: BTreeMap<(u32, u16, u32), Vec<&crate::timeline::GpuOp>> = BTreeMap::new();
         for op in tl
             .ops
             .iter()
@@ -122,7 +122,7 @@ fn trace_origin(tl: &Timeline, report: &GapReport) -> TimeOrigin {
     TimeOrigin {
         ns,
         what: "the first GPU op".to_string(),
-        date: (report.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto)
+        date: (report.input.source.tool() == crate::timeline::Tool::PyTorchProfiler)
             .then(|| crate::units::unix_clock_date(ns))
             .flatten(),
     }

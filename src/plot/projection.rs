@@ -9,7 +9,7 @@ use super::diff::{DiffRooflineChart, DiffRooflineInput, Move};
 use super::labels::Obstacles;
 use super::roofline::RoofSet;
 use super::{draw, style, Chart, PlotError};
-use crate::project::ProjectedReport;
+use crate::projection::ProjectedReport;
 use crate::roofs::{ComputePath, Roofs};
 use plotters::coord::Shift;
 use plotters::prelude::*;

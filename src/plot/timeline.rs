@@ -12,7 +12,7 @@ use super::{draw, style, ticks, Chart, PlotError};
 use crate::gaps::window::choose_window;
 pub use crate::gaps::window::{busiest_window, WindowChoice, BUSIEST_TARGET_OPS};
 use crate::gaps::GapClass;
-pub use crate::nsys::OpKind;
+pub use crate::timeline::OpKind;
 use crate::units::ellipsize;
 use plotters::coord::Shift;
 use plotters::prelude::*;

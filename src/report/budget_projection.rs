@@ -6,7 +6,7 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions};
-use crate::project::budget::{BudgetProjection, PartRule, ProjectedBudget, StepProjection};
+use crate::projection::budget::{BudgetProjection, PartRule, ProjectedBudget, StepProjection};
 use crate::units::duration_ns;
 
 fn rule_label(r: PartRule) -> &'static str {

@@ -13,7 +13,6 @@ use crate::diff::kernels::TimelineKernelDiff;
 use crate::diff::ncu::{KernelDiff, NcuDiff};
 use crate::diff::{Change, CoverageStatus, DiffReport, Quantity, Verdict};
 use crate::gaps::{class_label, detail_label, range_words, Tool};
-use crate::nsys::SchemaFlavor;
 use crate::units::{duration_ns, ellipsize, si};
 
 /// Kernel names in text-table cells are shortened to this many characters.
@@ -256,10 +255,7 @@ fn detail_table(d: &DeviceDiff, tool: Tool, vw: Vw) -> Option<Table> {
 
 /// The words for ranges of the runs' tool.
 fn ranges_named(tool: Tool) -> crate::gaps::RangeWords {
-    range_words(match tool {
-        Tool::TorchProfiler => SchemaFlavor::Kineto,
-        Tool::Nsys => SchemaFlavor::MetaDataExport,
-    })
+    range_words(tool)
 }
 
 fn totals_table(what: &str, rows: &[ClassDiff], label: &dyn Fn(&str) -> String, vw: Vw) -> Table {

@@ -112,7 +112,7 @@ type TopRow<'a> = (usize, &'a TopGap);
 /// is Unix time.
 fn origin(r: &GapReport) -> (i64, Option<String>) {
     let t0 = r.devices.iter().map(|d| d.start_ns).min().unwrap_or(0);
-    let date = (r.input.schema_flavor == crate::nsys::SchemaFlavor::Kineto)
+    let date = (r.input.source.tool() == crate::timeline::Tool::PyTorchProfiler)
         .then(|| crate::units::unix_clock_date(t0))
         .flatten();
     (t0, date)
@@ -162,7 +162,7 @@ fn top_table(r: &GapReport, gaps: &[TopGap], name_width: usize) -> Table {
                 .map_or("-".to_string(), |h| cut_keeping_quotes(h, name_width + 24))
         }),
         Column::left(
-            crate::gaps::range_words(r.input.schema_flavor).column,
+            crate::gaps::range_words(r.input.source.tool()).column,
             move |(_, g): &TopRow| nvtx_cell(r, g, name_width),
         ),
         Column::left("fix", |(_, g): &TopRow| r.gap_fix(g).to_string()),
@@ -235,9 +235,9 @@ fn launch_lines(r: &GapReport) -> Vec<String> {
             l.ops_without_api,
             r.input.graph_launches,
             match r.input.graph_trace {
-                crate::nsys::GraphTrace::None => "none",
-                crate::nsys::GraphTrace::Node => "nodes",
-                crate::nsys::GraphTrace::Graph => "whole graphs",
+                crate::timeline::GraphTrace::None => "none",
+                crate::timeline::GraphTrace::Node => "nodes",
+                crate::timeline::GraphTrace::Graph => "whole graphs",
             },
             r.input
                 .graph_trace_option

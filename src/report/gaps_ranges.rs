@@ -54,7 +54,7 @@ pub(super) fn other_diagnostics(r: &GapReport) -> Vec<&Diagnostic> {
 /// The ranges section's title: `NVTX ranges`, or a PyTorch trace's with
 /// what they are.
 pub(super) fn ranges_title(r: &GapReport) -> String {
-    let w = crate::gaps::range_words(r.input.schema_flavor);
+    let w = crate::gaps::range_words(r.input.source.tool());
     format!("{}{}", w.many, w.what)
 }
 

@@ -5,7 +5,8 @@
 
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{ClassTotals, FixTerms, GapClass, GapReport, HostAdvice};
-use crate::nsys::{CopyKind, SchemaFlavor};
+use crate::timeline::CopyKind;
+use crate::timeline::Tool;
 use crate::units::{duration_ns, ellipsize, percent, si};
 
 pub(super) fn sum_classes<'a>(it: impl Iterator<Item = &'a ClassTotals>) -> ClassTotals {
@@ -115,9 +116,9 @@ fn copy_advice(r: &GapReport) -> Option<String> {
         .into_iter()
         .max_by_key(|g| (g.duration_ns, std::cmp::Reverse(g.direction.label())))?;
     // What the input is called: a PyTorch profiler trace or an nsys export.
-    let input = match r.input.schema_flavor {
-        SchemaFlavor::Kineto => "trace",
-        _ => "export",
+    let input = match r.input.source.tool() {
+        Tool::PyTorchProfiler => "trace",
+        Tool::Nsys => "export",
     };
     let achieved = bytes
         .filter(|_| ns > 0)

@@ -14,7 +14,7 @@ mod gaps_ranges;
 mod gaps_verdict;
 pub mod gpu_choice;
 pub mod gpu_list;
-pub mod multi;
+pub mod many_inputs;
 pub mod parquet;
 pub mod projection;
 pub mod roofline;

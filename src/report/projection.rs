@@ -6,7 +6,7 @@
 
 use super::table::Table;
 use super::{push_fitting, Format, Render, RenderOptions};
-use crate::project::{KernelProjection, Model, ProjectedReport, Projection, TargetProjection};
+use crate::projection::{KernelProjection, Model, ProjectedReport, Projection, TargetProjection};
 use crate::roofline::Bound;
 use crate::units::{duration_ns, si};
 

@@ -104,7 +104,8 @@ pub enum DiagnosticKind {
 /// A reader's warning, typed.
 pub type Diagnostic = crate::diagnostic::Diagnostic<DiagnosticKind>;
 
-/// Which metadata table the export carries: a rough era marker.
+/// Which metadata table an nsys export has: a rough era marker (nsys's own
+/// detail, carried in [`Source::Nsys`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SchemaFlavor {
@@ -114,8 +115,66 @@ pub enum SchemaFlavor {
     ExportMetaData,
     /// `META_DATA_EXPORT` (nsys 2023.3 and later).
     MetaDataExport,
-    /// Not an nsys export: a PyTorch profiler (Kineto) Chrome-trace JSON.
-    Kineto,
+}
+
+/// The tool that recorded a timeline: whose words a report uses (NVTX
+/// ranges or PyTorch's, `nsys` flags or `torch.profiler` settings).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Tool {
+    /// Nsight Systems (an `.nsys-rep` or its SQLite export).
+    #[default]
+    Nsys,
+    /// The PyTorch profiler (a Kineto Chrome-trace JSON).
+    PyTorchProfiler,
+}
+
+/// Where a timeline came from: the tool, with what its reader learnt about
+/// the file. Code that words a report asks [`Source::tool`]; the nsys
+/// schema flavour stays nsys's detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// An Nsight Systems export.
+    Nsys {
+        /// `EXPORT_PRODUCT_VERSION` from the metadata table, when there is one.
+        version: Option<String>,
+        /// Which metadata table the export has.
+        schema: SchemaFlavor,
+    },
+    /// A PyTorch profiler (Kineto) trace.
+    PyTorchProfiler,
+}
+
+impl Source {
+    /// The tool that recorded the timeline.
+    pub fn tool(&self) -> Tool {
+        match self {
+            Source::Nsys { .. } => Tool::Nsys,
+            Source::PyTorchProfiler => Tool::PyTorchProfiler,
+        }
+    }
+
+    /// The recording tool's version, when the input records it.
+    pub fn version(&self) -> Option<&str> {
+        match self {
+            Source::Nsys { version, .. } => version.as_deref(),
+            Source::PyTorchProfiler => None,
+        }
+    }
+}
+
+/// A gaps report's JSON names the source by two keys, `nsys_version` and
+/// `schema_flavor` (`kineto` for a trace), as it did before `Source`.
+impl serde::Serialize for Source {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut keys = serializer.serialize_struct("Source", 2)?;
+        keys.serialize_field("nsys_version", &self.version())?;
+        match self {
+            Source::Nsys { schema, .. } => keys.serialize_field("schema_flavor", schema)?,
+            Source::PyTorchProfiler => keys.serialize_field("schema_flavor", "kineto")?,
+        }
+        keys.end()
+    }
 }
 
 /// Host and rank of the process that recorded an export.
@@ -360,10 +419,8 @@ pub enum GraphTrace {
 /// Facts about the export itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportInfo {
-    /// `EXPORT_PRODUCT_VERSION` from the metadata table, when there is one.
-    pub nsys_version: Option<String>,
-    /// Which metadata table the export has.
-    pub flavor: SchemaFlavor,
+    /// The tool that recorded it, and what its reader learnt about the file.
+    pub source: Source,
     /// `CUDA_GRAPH_TRACE_OPTIONS:MODE` from `META_DATA_CAPTURE`, when present.
     pub graph_trace_option: Option<String>,
     /// Host and rank of the recording process, when the export says.
@@ -535,6 +592,12 @@ impl CopyTotal {
 
 /// Everything a reader collected, before the name sets are derived:
 /// [`Timeline::from_parts`] turns it into a [`Timeline`].
+///
+/// Two types, not one, on purpose: a [`Timeline`]'s name sets (blocking
+/// copies, communication kernels, allocations) are derived from its string
+/// table and kept private, so no reader can build a timeline whose sets
+/// disagree with its names (or forget to derive them); this is the plain
+/// struct a reader fills, and it has no other use.
 #[derive(Debug, Clone)]
 pub struct TimelineParts {
     /// Export facts.

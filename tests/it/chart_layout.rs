@@ -122,9 +122,12 @@ fn every_corpus_ncu_csvs_roofline_and_projection_draw_their_median_and_only_what
         };
         check_roofline(&c, &what);
         drawn += 1;
-        let target = rooftrace::commands::project::targets(&["h100-sxm".into()], None).unwrap();
-        let projected =
-            rooftrace::commands::project::ncu(r, &target, rooftrace::project::Model::BoundScales);
+        let target = rooftrace::commands::projection::targets(&["h100-sxm".into()], None).unwrap();
+        let projected = rooftrace::commands::projection::ncu(
+            r,
+            &target,
+            rooftrace::projection::Model::BoundScales,
+        );
         if let Some(input) = ProjectionRooflineInput::from_projection(&projected, 0) {
             let c = ProjectionRooflineChart::build(&input).unwrap();
             check_roofline(&c.chart.chart, &format!("{what} projected"));
@@ -148,13 +151,18 @@ fn every_corpus_timeline_and_histogram_legend_names_only_what_is_drawn() {
         .chain(files("kineto", &[".json.gz"]))
     {
         let what = p.display().to_string();
-        let Ok(tl) = rooftrace::commands::timeline::read(
-            &p,
-            false,
-            rooftrace::kineto::Keep::All,
-            &|_, _| {},
-            None,
-        ) else {
+        let Ok(tl) = rooftrace::input::identify(&p).and_then(|kind| {
+            rooftrace::input::read_timeline(
+                &p,
+                &kind,
+                &rooftrace::input::ReadOptions {
+                    nvtx: false,
+                    keep: rooftrace::kineto::Keep::All,
+                    progress: &|_, _| {},
+                    near: None,
+                },
+            )
+        }) else {
             continue; // a counters-only trace: no timeline
         };
         let cfg = GapConfig {

@@ -611,14 +611,14 @@ fn a_trace_diffs_fixes_are_in_torch_profiler_terms_an_exports_in_nsys_terms() {
     };
     // Unattributed idle grows 10 → 50 ms: its fix names the tool's way of
     // recording launches.
-    let w = why(Tool::TorchProfiler, (10.0, 1.0), (50.0, 1.0));
+    let w = why(Tool::PyTorchProfiler, (10.0, 1.0), (50.0, 1.0));
     assert!(w.starts_with("unattributed +40.0 ms"), "{w}");
     assert!(w.contains("torch.profiler activities="), "{w}");
     assert!(!w.contains("nsys"), "{w}");
     let w = why(Tool::Nsys, (10.0, 1.0), (50.0, 1.0));
     assert!(w.contains("nsys --trace=cuda"), "{w}");
     // Host-bound CPU work grows 1 → 41 ms: the host profile to take.
-    let w = why(Tool::TorchProfiler, (1.0, 1.0), (1.0, 41.0));
+    let w = why(Tool::PyTorchProfiler, (1.0, 1.0), (1.0, 41.0));
     assert!(w.contains("mostly CPU work"), "{w}");
     assert!(w.contains("torch.profiler with_stack=True"), "{w}");
     assert!(!w.contains("nsys"), "{w}");
@@ -640,7 +640,7 @@ fn a_gaps_json_report_of_a_trace_keeps_its_fix_terms() {
     };
     let trace = fixture("kineto/simple_add.json.gz");
     let t = side(trace.to_str().unwrap());
-    assert_eq!(t.tool, rooftrace::gaps::Tool::TorchProfiler);
+    assert_eq!(t.tool, rooftrace::gaps::Tool::PyTorchProfiler);
     // simple_add records PyTorch's own ranges (`range_families`: py_torch).
     assert!(t.pytorch);
     let export = fixture("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite");

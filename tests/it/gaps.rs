@@ -130,7 +130,13 @@ fn corpus_schema_flavours_are_recognised() {
         .iter()
         .map(|f| {
             let t = read(&fixture(f), true);
-            (t.info.flavor, t.info.nsys_version.clone())
+            (
+                match &t.info.source {
+                    rooftrace::timeline::Source::Nsys { schema, .. } => *schema,
+                    other => panic!("{other:?}"),
+                },
+                t.info.source.version().map(str::to_string),
+            )
         })
         .collect();
     assert_eq!(
@@ -146,7 +152,13 @@ fn corpus_schema_flavours_are_recognised() {
         (SchemaFlavor::MetaDataExport, Some("2026.2.1.210".into()))
     );
     let (_d, db) = build("schema2021");
-    assert_eq!(read(&db, false).info.flavor, SchemaFlavor::NoMetadata);
+    assert_eq!(
+        read(&db, false).info.source,
+        rooftrace::timeline::Source::Nsys {
+            version: None,
+            schema: SchemaFlavor::NoMetadata
+        }
+    );
 }
 
 #[test]
@@ -445,15 +457,18 @@ fn bad_inputs_exit_2_with_file_and_table() {
 #[test]
 fn a_file_that_is_no_timeline_says_what_it_starts_with() {
     // An ncu CSV handed to `gaps` (a newcomer's mix-up): its header row is
-    // `"ID","Process ID",…,"Kernel Name",…` (fixtures/ncu/README.md), so
-    // the error names the command that reads it.
+    // `"ID","Process ID",…,"Metric Name",…` (fixtures/ncu/README.md), so
+    // the door tells its page and the error names the command that reads it.
     let (code, err) = error_of(&fixture("ncu/bf16_gemm_details21.csv"));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("it starts with `\"ID\",\"Process ID\","),
+        err.contains("FILE: an ncu CSV (details page), read by `rooftrace ncu`"),
         "{err}"
     );
-    assert!(err.contains("give it to `rooftrace ncu`"), "{err}");
+    assert!(
+        err.contains("; `rooftrace gaps` reads Nsight Systems exports"),
+        "{err}"
+    );
     // Text behind a `.json` name is neither JSON nor SQLite: the message
     // shows its first line, and names the trace form `gaps` also reads.
     let dir = tempfile::tempdir().unwrap();
@@ -472,7 +487,10 @@ fn a_file_that_is_no_timeline_says_what_it_starts_with() {
     std::fs::write(&bin, b"\x00\x01\xff\xfe|<>").unwrap();
     let (code, err) = error_of(&bin);
     assert_eq!(code, 2, "{err}");
-    assert!(err.contains("(it is binary data, not text)"), "{err}");
+    assert!(
+        err.contains("(it is binary data, not text, starting with bytes 00 01 ff fe 7c 3c 3e)"),
+        "{err}"
+    );
 }
 
 #[test]

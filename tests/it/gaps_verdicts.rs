@@ -546,7 +546,7 @@ fn check_top_host_gap(raw: &Raw, g: &rooftrace::gaps::TopGap, what: &str) {
     let quoted = |ns: i64| {
         // In the input's words: a PyTorch trace's ranges are PyTorch's.
         let tool = if what.contains(".json") {
-            rooftrace::gaps::Tool::TorchProfiler
+            rooftrace::gaps::Tool::PyTorchProfiler
         } else {
             rooftrace::gaps::Tool::Nsys
         };

@@ -108,7 +108,8 @@ fn the_library_readers_refuse_a_fifo_unopened() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("special file"), "{err}");
-    assert!(!rooftrace::kineto::input::is_kineto_trace(&json));
+    let err = rooftrace::input::identify(&json).unwrap_err().to_string();
+    assert!(err.contains("special file"), "{err}");
     let sqlite = dir.path().join("x.sqlite");
     mkfifo(&sqlite);
     let err = rooftrace::nsys::read_timeline(&sqlite, false, &|_, _| {})

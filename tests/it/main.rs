@@ -36,6 +36,7 @@ mod hostile_inputs;
 mod hostile_nsys;
 #[cfg(unix)]
 mod hostile_special;
+mod input_door;
 // ELF, as the linker script applies to Linux builds only.
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod hot_text;

@@ -123,7 +123,7 @@ fn a_failing_input_is_named_and_the_others_stand() {
     assert!(v["failures"][0]["error"]
         .as_str()
         .unwrap_or_default()
-        .contains("not an SQLite database"));
+        .contains("not an input rooftrace reads"));
     // Every input failing is the single-input exit code: bad input, 2.
     let (code, _, _) = rooftrace(&["gaps", s(&bad), s(&missing)]);
     assert_eq!(code, 2);

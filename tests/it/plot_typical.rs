@@ -143,13 +143,18 @@ fn every_corpus_gap_histogram_draws_its_median_gap_and_no_empty_legend_entry() {
     }
     inputs.sort();
     for p in &inputs {
-        let Ok(tl) = rooftrace::commands::timeline::read(
-            p,
-            false,
-            rooftrace::kineto::Keep::All,
-            &|_, _| {},
-            None,
-        ) else {
+        let Ok(tl) = rooftrace::input::identify(p).and_then(|kind| {
+            rooftrace::input::read_timeline(
+                p,
+                &kind,
+                &rooftrace::input::ReadOptions {
+                    nvtx: false,
+                    keep: rooftrace::kineto::Keep::All,
+                    progress: &|_, _| {},
+                    near: None,
+                },
+            )
+        }) else {
             continue; // a counters-only trace: no timeline
         };
         let cfg = rooftrace::gaps::GapConfig {

@@ -7,7 +7,7 @@
 
 use super::{Builder, Dataset};
 use crate::comm::RankTrace;
-use crate::multi::InputTag;
+use crate::many_inputs::InputTag;
 
 /// The `collectives` dataset of one rank: its kernels with their match
 /// keys (`comm::ranks::match_keys`) and its clock offset (`None`: not

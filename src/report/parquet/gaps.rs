@@ -5,7 +5,7 @@
 
 use super::{Builder, Column, Dataset};
 use crate::gaps::{ClassTotals, GapClass, GapReport};
-use crate::multi::{InputTag, KernelTotal};
+use crate::many_inputs::{InputTag, KernelTotal};
 
 fn ints<T, F: Fn(&T) -> i64>(rows: &[T], f: F) -> Vec<Option<i64>> {
     rows.iter().map(|r| Some(f(r))).collect()

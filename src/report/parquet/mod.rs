@@ -14,7 +14,7 @@ pub mod comm;
 pub mod gaps;
 pub mod ncu;
 
-use crate::multi::InputTag;
+use crate::many_inputs::InputTag;
 use parquet::basic::Type as Physical;
 use parquet::data_type::{BoolType, ByteArray, ByteArrayType, DoubleType, Int64Type};
 use parquet::errors::ParquetError;

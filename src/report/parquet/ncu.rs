@@ -3,7 +3,7 @@
 //! with the roofs' GPU and how it was chosen.
 
 use super::{Builder, Column, Dataset};
-use crate::multi::InputTag;
+use crate::many_inputs::InputTag;
 use crate::roofline::{KernelRoofline, RooflineReport};
 
 fn f<F: Fn(&KernelRoofline) -> f64>(v: &[KernelRoofline], g: F) -> Vec<Option<f64>> {

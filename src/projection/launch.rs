@@ -71,7 +71,7 @@ pub fn fit(kernels: &[KernelRoofline]) -> LaunchCost {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::project::kernel::tests::row;
+    use crate::projection::kernel::tests::row;
     use crate::roofs::ComputePath;
 
     fn with_bound(t_ns: f64, bound_ns: f64, launches: u64) -> KernelRoofline {

@@ -8,7 +8,7 @@ use super::{median_sorted, InputFailure, InputTag};
 use crate::gaps::{
     no_match_sentence, range_words, sort_counts, ClassTotals, GapClass, GapReport, RangeWords,
 };
-use crate::nsys::SchemaFlavor;
+use crate::timeline::Tool;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -195,21 +195,21 @@ impl MultiGapReport {
     /// What the inputs call their ranges: PyTorch's when every input is a
     /// PyTorch trace, else NVTX ([`crate::gaps::range_words`]).
     pub fn range_words(&self) -> RangeWords {
-        range_words(words_flavor(&self.inputs))
+        range_words(words_tool(&self.inputs))
     }
 }
 
-/// Kineto when every input is a PyTorch trace, else an nsys flavour: whose
-/// words name the ranges.
-fn words_flavor(inputs: &[GapsInput]) -> SchemaFlavor {
-    let all_kineto = !inputs.is_empty()
+/// The PyTorch profiler when every input is a PyTorch trace, else nsys:
+/// whose words name the ranges.
+fn words_tool(inputs: &[GapsInput]) -> Tool {
+    let all_traces = !inputs.is_empty()
         && inputs
             .iter()
-            .all(|i| i.report.input.schema_flavor == SchemaFlavor::Kineto);
-    if all_kineto {
-        SchemaFlavor::Kineto
+            .all(|i| i.report.input.source.tool() == Tool::PyTorchProfiler);
+    if all_traces {
+        Tool::PyTorchProfiler
     } else {
-        SchemaFlavor::ExportMetaData
+        Tool::Nsys
     }
 }
 
@@ -241,7 +241,7 @@ fn no_match_note(inputs: &[GapsInput]) -> Option<String> {
     Some(no_match_sentence(
         &pattern,
         &counts,
-        words_flavor(inputs),
+        words_tool(inputs),
         &scope,
     ))
 }

@@ -382,7 +382,7 @@ pub(crate) mod tests {
             p.target_bound_ns / p.source_bound_ns,
             3084.8 / 4295.1
         ));
-        let t = crate::project::totals(&[p], Model::BoundScales);
+        let t = crate::projection::totals(&[p], Model::BoundScales);
         assert_eq!((t.source_ns, t.unknown_rows, t.ratio), (0.0, 1, None));
     }
 

@@ -1,9 +1,9 @@
 //! `--project-to`: the targets named on the command line (table keys or
 //! roofs files) as plain [`Target`]s, and the projection of a report.
 
-use crate::cli::ncu::ProjectionModelArg;
+use crate::cli::projection::ProjectionModelArg;
 use crate::error::InputError;
-use crate::project::{Model, Target};
+use crate::projection::{Model, Target};
 use crate::roofs::{gpus, GpuChoice, GpuInfo, Roofs, RoofsError};
 use std::path::Path;
 
@@ -37,6 +37,7 @@ pub fn targets(specs: &[String], launch_ns: Option<f64>) -> Result<Vec<Target>, 
             };
             (g.default_roofs(), gpu)
         } else if Path::new(spec).is_file() {
+            crate::input::refuse_other_kinds(Path::new(spec), &crate::input::ROOFS)?;
             let roofs = Roofs::from_file(Path::new(spec))?;
             let gpu = GpuInfo {
                 key: None,
@@ -73,9 +74,9 @@ pub fn ncu(
     report: crate::roofline::RooflineReport,
     targets: &[Target],
     model: Model,
-) -> crate::project::ProjectedReport {
-    let projection = crate::project::project(&report, targets, model);
-    crate::project::ProjectedReport {
+) -> crate::projection::ProjectedReport {
+    let projection = crate::projection::project(&report, targets, model);
+    crate::projection::ProjectedReport {
         roofline: report,
         projection,
     }
@@ -88,13 +89,13 @@ pub fn budget(
     ncu: &crate::roofline::RooflineReport,
     targets: &[Target],
     model: Model,
-) -> crate::project::budget::ProjectedBudget {
-    let c = crate::project::launch::fit(&ncu.kernels).per_launch_ns;
+) -> crate::projection::budget::ProjectedBudget {
+    let c = crate::projection::launch::fit(&ncu.kernels).per_launch_ns;
     let projections = targets
         .iter()
-        .map(|t| crate::project::budget::project_budget(&budget, ncu, t, model, c))
+        .map(|t| crate::projection::budget::project_budget(&budget, ncu, t, model, c))
         .collect();
-    crate::project::budget::ProjectedBudget {
+    crate::projection::budget::ProjectedBudget {
         budget,
         projections,
     }

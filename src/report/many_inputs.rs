@@ -7,9 +7,9 @@
 
 use super::table::Table;
 use super::{Format, Render, RenderOptions};
-use crate::multi::gaps::MultiGapReport;
-use crate::multi::ncu::MultiNcuReport;
-use crate::multi::{InputFailure, InputTag};
+use crate::many_inputs::gaps::MultiGapReport;
+use crate::many_inputs::ncu::MultiNcuReport;
+use crate::many_inputs::{InputFailure, InputTag};
 use crate::units::{duration_ns, ellipsize, percent};
 
 impl Render for MultiGapReport {

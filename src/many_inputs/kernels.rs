@@ -4,7 +4,7 @@
 //! hold.
 
 use crate::gaps::Scope;
-use crate::nsys::{OpKind, Timeline};
+use crate::timeline::{OpKind, Timeline};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -32,7 +32,7 @@ pub struct KernelTotal {
 /// not kernels and are left out.
 pub fn kernel_totals(t: &Timeline, scope: Scope) -> Vec<KernelTotal> {
     // (pid, device, name) -> (launches, total, min, max).
-    type Key = (u32, u16, crate::nsys::NameRef);
+    type Key = (u32, u16, crate::timeline::NameRef);
     let mut by: BTreeMap<Key, (u64, i64, i64, i64)> = BTreeMap::new();
     for op in t
         .ops
