@@ -36,9 +36,6 @@ mod hostile_inputs;
 mod hostile_nsys;
 #[cfg(unix)]
 mod hostile_special;
-// ELF, as the linker script applies to Linux builds only.
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-mod hot_text;
 mod kineto;
 mod kineto_hta;
 mod kineto_liberal;
