@@ -53,6 +53,7 @@ mod nsys_pages;
 mod paths;
 mod plot;
 mod plot_typical;
+mod portability;
 mod projection;
 mod range_words;
 mod rate_only_consumers;
