@@ -364,25 +364,39 @@ impl Iterator for Quotes<'_> {
     }
 }
 
-/// Bit `i` set when `chunk[i]` is `"` (`chunk` at most 64 bytes), in
-/// safe code that needs no instruction set: the compares, one flag byte
-/// (0 or 1) per input byte, vectorise; each 8 flags, read as one
-/// little-endian word, are gathered into 8 bits by one multiply (flag `k`
-/// sits at bit `8k`, and the multiplier's bit `56 - 7k` moves it to bit
-/// `56 + k`; no two products meet, so nothing carries).
+/// Bit `i` set when `chunk[i]` is `"` (`chunk` at most 64 bytes). A full
+/// block on x86-64 takes four SSE2 compares and `movemask`, the one
+/// `unsafe` of the ncu reader: safe code that needs no instruction set (a
+/// flag byte per input byte, gathered 8 at a time by a multiply) made the
+/// whole `ncu` command take 1.20× the CPU time on a 303 MB details page
+/// (docs/bench-ncu.md, "Issue 42"), and neither `memchr` nor `std` hands
+/// out a block's matches as a mask. Other targets, and the tail, take the
+/// byte loop.
 #[inline]
 fn quote_mask(chunk: &[u8]) -> u64 {
-    const GATHER: u64 = 0x0102_0408_1020_4080;
-    let mut flags = [0u8; 64];
-    for (flag, &c) in flags.iter_mut().zip(chunk) {
-        *flag = u8::from(c == b'"');
+    #[cfg(target_arch = "x86_64")]
+    if let Ok(block) = <&[u8; 64]>::try_from(chunk) {
+        use std::arch::x86_64::{
+            _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
+        };
+        // SAFETY: SSE2 is part of x86_64; each load reads 16 bytes inside
+        // the 64-byte block (unaligned loads allowed).
+        return unsafe {
+            let q = _mm_set1_epi8(b'"' as i8);
+            let mut m = 0u64;
+            for k in 0..4 {
+                let v = _mm_loadu_si128(block.as_ptr().add(16 * k).cast());
+                let bits = _mm_movemask_epi8(_mm_cmpeq_epi8(v, q)) as u32 as u64;
+                m |= bits << (16 * k);
+            }
+            m
+        };
     }
-    let mut mask = 0u64;
-    for (k, word) in flags.chunks_exact(8).enumerate() {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        mask |= (word.wrapping_mul(GATHER) >> 56) << (8 * k);
+    let mut m = 0u64;
+    for (i, &c) in chunk.iter().enumerate() {
+        m |= u64::from(c == b'"') << i;
     }
-    mask
+    m
 }
 
 #[cfg(test)]
