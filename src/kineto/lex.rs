@@ -134,10 +134,10 @@ fn stops(word: u64) -> u64 {
 /// `bytes.len()`: what [`STRING_BYTE`] says byte by byte, found 8 bytes
 /// at a time in one machine word (safe code on every target), then byte
 /// by byte. Not `memchr2` for the quote or backslash and a check of the
-/// run before it: on the 53.7 MB V100 corpus trace, whose runs between
-/// stops average 7 bytes, that took 2.6× this word scan's time (each call's
-/// set-up outweighs its search), and this one is within 10 % of the SSE2
-/// block it replaced (docs/bench-kineto.md, "Issue 42").
+/// run before it: on the V100 corpus trace, whose runs between stops
+/// average 7 bytes, each call's set-up outweighed its search (18.7 % more
+/// instructions, 15.7 % more CPU than the SSE2 block this replaced; this
+/// scan 5.0 % and 2.3 %: docs/bench-kineto.md, "Issue 42").
 #[inline]
 fn plain_run(bytes: &[u8], from: usize) -> usize {
     let mut at = from;
