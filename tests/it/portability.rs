@@ -54,16 +54,6 @@ const UNSAFE_ALLOWED: &[(&str, usize, &str)] = &[
     ),
 ];
 
-/// Files that item 1 of issue 42 (SQLite read through SQLite) deletes on
-/// another branch; until that merge, `btree.rs` reads pages with
-/// `std::os::unix::fs::FileExt` ungated. Removed by item 1: the lead
-/// deletes this list once those files are gone.
-const REMOVED_BY_ITEM_1: &[&str] = &[
-    "src/nsys/btree.rs",
-    "src/nsys/record.rs",
-    "src/nsys/rows.rs",
-];
-
 /// What names an API of one platform.
 const PLATFORM_PATHS: &[&str] = &[
     "std::os::unix",
@@ -290,9 +280,6 @@ fn platform_only_apis_in_src_are_behind_a_platform_cfg() {
     let gated_files = gated_module_files(&files);
     let mut ungated = Vec::new();
     for (rel, text) in &files {
-        if REMOVED_BY_ITEM_1.contains(&rel.as_str()) {
-            continue;
-        }
         let whole = gated_files.contains(rel);
         for line in ungated_platform_lines(&blank_literals(text), whole) {
             ungated.push(format!("{rel}:{line}"));
