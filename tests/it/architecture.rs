@@ -30,14 +30,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "input",
         // The one door: tells every input from its content and hands
         // timelines to their reader.
-        &[
-            "units",
-            "error",
-            "timeline",
-            "ncu",
-            "nsys",
-            "kineto",
-        ],
+        &["units", "error", "timeline", "ncu", "nsys", "kineto"],
     ),
     ("roofline", &["units", "error", "roofs", "ncu"]),
     (

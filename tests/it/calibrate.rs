@@ -264,7 +264,9 @@ fn bad_datasheet_file_is_an_input_error() {
     ]);
     assert_eq!(code, 2, "{stderr}");
     assert!(
-        stderr.contains("fixtures/calibrate/h100-published.jsonl is not a rooftrace roofs file"),
+        // The door knows the file as calibration results by its `schema`
+        // line and names what reads it.
+        stderr.contains("fixtures/calibrate/h100-published.jsonl: calibration results, read by `rooftrace calibrate --from FILE`; a roofs flag (`--roofs`, `--project-to`, `--datasheet`) reads a roofs file"),
         "{stderr}"
     );
 }
