@@ -46,39 +46,4 @@ fn main() {
         .or_else(|| std::env::var("GITHUB_SHA").ok().and_then(|c| short(&c)))
         .unwrap_or_else(|| "unknown".to_string());
     println!("cargo:rustc-env=ROOFTRACE_GIT_COMMIT={commit}");
-    hot_text();
-}
-
-/// The linker script of the hot functions, for the `rooftrace` binary, where
-/// the linker can read it. mold reads no `SECTIONS`; a linker chosen through
-/// flags or a wrapper that names it is left alone.
-fn hot_text() {
-    println!("cargo:rerun-if-env-changed=ROOFTRACE_NO_HOT_TEXT");
-    let env = |k: &str| std::env::var(k).unwrap_or_default();
-    // Release builds only: a debug build's names never match the script's
-    // exact ones (other hashes), and its many more sections made the link
-    // 8 s slower (1.3 s → 9.2 s) on every test build.
-    if std::env::var_os("ROOFTRACE_NO_HOT_TEXT").is_some()
-        || env("CARGO_CFG_TARGET_OS") != "linux"
-        || env("PROFILE") != "release"
-    {
-        return;
-    }
-    let target = env("TARGET").to_uppercase().replace('-', "_");
-    let linker = [
-        env("CARGO_ENCODED_RUSTFLAGS"),
-        env(&format!("CARGO_TARGET_{target}_LINKER")),
-        env("RUSTC_LINKER"),
-    ]
-    .join(" ");
-    if linker.contains("mold") {
-        return;
-    }
-    let script = std::path::Path::new(&env("CARGO_MANIFEST_DIR")).join("assets/link/hot-text.ld");
-    if script.is_file() {
-        println!(
-            "cargo:rustc-link-arg-bin=rooftrace=-Wl,-T,{}",
-            script.display()
-        );
-    }
 }

@@ -270,10 +270,10 @@ impl<'a> Event<'a> {
             lx.skip()?;
             return Ok(None);
         }
-        lx.i += 1;
+        lx.at += 1;
         let mut ev = Event::default();
         if lx.peek("EOF while parsing an object")? == b'}' {
-            lx.i += 1;
+            lx.at += 1;
             return Ok(Some(ev));
         }
         let mut seen_cat = None;
@@ -433,9 +433,9 @@ impl<'a> Args<'a> {
             lx.skip()?;
             return Ok(args);
         }
-        lx.i += 1;
+        lx.at += 1;
         if lx.peek("EOF while parsing an object")? == b'}' {
-            lx.i += 1;
+            lx.at += 1;
             return Ok(args);
         }
         loop {

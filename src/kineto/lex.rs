@@ -102,45 +102,48 @@ static STRING_BYTE: [u8; 256] = {
     t
 };
 
-/// The first index from `j` whose byte is not plain in a string (an end,
-/// an escape, a control character or a byte beyond ASCII), or `b.len()`:
-/// 16 bytes at a time with SSE2 (part of x86_64), then byte by byte.
+/// How many bytes [`plain_run`] searches for a quote or a backslash at a
+/// time: a string with a byte beyond ASCII every few bytes (text in a
+/// script that is not Latin) costs at most one window per character, not
+/// a search to its closing quote, and a long plain string is searched in
+/// a few calls.
+const PLAIN_WINDOW: usize = 64;
+
+/// The first index from `from` whose byte is not plain in a string (an
+/// end, an escape, a control character or a byte beyond ASCII), or
+/// `bytes.len()`: what [`STRING_BYTE`] says byte by byte, found a window
+/// at a time with `memchr2` for `"` and `\`, then a check of the run
+/// before it for control bytes and bytes beyond ASCII that the compiler
+/// vectorises (no branch per byte); only a window that has one is walked
+/// byte by byte.
 #[inline]
-fn plain_run(b: &[u8], mut j: usize) -> usize {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{
-            _mm_cmpeq_epi8, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-            _mm_set_epi64x,
-        };
-        while let Some(block) = b.get(j..j + 16) {
-            let (lo, hi) = block.split_at(8);
-            let word = |h: &[u8]| i64::from_le_bytes(h.try_into().unwrap_or_default());
-            let (lo, hi) = (word(lo), word(hi));
-            // SAFETY: SSE2 is part of every x86_64 target (this block is
-            // compiled for no other); the intrinsics work on values only
-            // (the 16 bytes were read above, in bounds, by safe code).
-            let mask = unsafe {
-                let v = _mm_set_epi64x(hi, lo);
-                let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
-                let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
-                // Unsigned v <= 0x1F: a control character.
-                let control =
-                    _mm_cmpeq_epi8(_mm_max_epu8(v, _mm_set1_epi8(0x1f)), _mm_set1_epi8(0x1f));
-                // The sign bit of `v` itself: a byte beyond ASCII.
-                let any = _mm_or_si128(_mm_or_si128(quote, backslash), _mm_or_si128(control, v));
-                _mm_movemask_epi8(any) as u32
-            };
-            if mask != 0 {
-                return j + mask.trailing_zeros() as usize;
-            }
-            j += 16;
+fn plain_run(bytes: &[u8], from: usize) -> usize {
+    let mut start = from;
+    while start < bytes.len() {
+        let window = &bytes[start..bytes.len().min(start + PLAIN_WINDOW)];
+        let end = memchr::memchr2(b'"', b'\\', window).unwrap_or(window.len());
+        let run = &window[..end];
+        if !printable_ascii(run) {
+            let first = run.iter().position(|&c| STRING_BYTE[c as usize] != 0);
+            return start + first.unwrap_or(end);
         }
+        if end < window.len() {
+            return start + end;
+        }
+        start += window.len();
     }
-    while j < b.len() && STRING_BYTE[b[j] as usize] == 0 {
-        j += 1;
-    }
-    j
+    bytes.len()
+}
+
+/// Every byte of `run` is in `0x20..0x80`: neither a control character
+/// nor beyond ASCII. A fold without a branch per byte (the subtraction
+/// wraps the bytes below `0x20` to the top, where those beyond ASCII
+/// already are), which the compiler turns into vector compares.
+#[inline]
+fn printable_ascii(run: &[u8]) -> bool {
+    !run.iter().fold(false, |outside, &c| {
+        outside | (c.wrapping_sub(0x20) >= 0x60)
+    })
 }
 
 /// Why a scan stopped.
@@ -159,13 +162,13 @@ pub enum Stop {
     LongString,
 }
 
-/// The scanner: `b[i..]` is what is left.
+/// The scanner: `bytes[at..]` is what is left.
 pub struct Lex<'a> {
     /// The buffer.
-    pub b: &'a [u8],
-    /// The position.
-    pub i: usize,
-    /// The longest prefix of `b` that is UTF-8 (all of it for
+    pub bytes: &'a [u8],
+    /// The position: the offset in `bytes` of the next byte to scan.
+    pub at: usize,
+    /// The longest prefix of `bytes` that is UTF-8 (all of it for
     /// [`Lex::text`]): values are handed out as slices of it, and a
     /// string inside it needs no UTF-8 check of its own.
     text: &'a str,
@@ -173,30 +176,35 @@ pub struct Lex<'a> {
 }
 
 impl<'a> Lex<'a> {
-    /// A scanner over `b`, which may hold bytes that are not UTF-8 (a
+    /// A scanner over `bytes`, which may hold bytes that are not UTF-8 (a
     /// string reaching them is refused as it was: "invalid unicode code
-    /// point"); `eof` when no text follows it. One check of `b` for UTF-8
+    /// point"); `eof` when no text follows it. One check of `bytes` for UTF-8
     /// first: the walker scans its checked text with [`Lex::text`] and
     /// comes here only for the value that reaches bytes that are not.
-    pub fn new(b: &'a [u8], eof: bool) -> Lex<'a> {
-        let text = match std::str::from_utf8(b) {
+    pub fn new(bytes: &'a [u8], eof: bool) -> Lex<'a> {
+        let text = match std::str::from_utf8(bytes) {
             Ok(t) => t,
-            Err(e) => std::str::from_utf8(&b[..e.valid_up_to()]).unwrap_or(""),
+            Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or(""),
         };
-        Lex { b, i: 0, text, eof }
-    }
-
-    /// A scanner over text known to be UTF-8.
-    pub fn text(text: &'a str, eof: bool) -> Lex<'a> {
         Lex {
-            b: text.as_bytes(),
-            i: 0,
+            bytes,
+            at: 0,
             text,
             eof,
         }
     }
 
-    /// The scanned value `b[start..end]` as [`Raw`]. A value scanned whole
+    /// A scanner over text known to be UTF-8.
+    pub fn text(text: &'a str, eof: bool) -> Lex<'a> {
+        Lex {
+            bytes: text.as_bytes(),
+            at: 0,
+            text,
+            eof,
+        }
+    }
+
+    /// The scanned value `bytes[start..end]` as [`Raw`]. A value scanned whole
     /// lies in `text` (what the scanner accepted is UTF-8, and so is all
     /// before it), so the empty fallback is never taken.
     #[inline]
@@ -209,7 +217,7 @@ impl<'a> Lex<'a> {
     fn end(&self, what: &'static str) -> Stop {
         if self.eof {
             Stop::Bad {
-                at: self.b.len(),
+                at: self.bytes.len(),
                 what,
             }
         } else {
@@ -219,17 +227,17 @@ impl<'a> Lex<'a> {
 
     /// An error at the position.
     pub fn bad(&self, what: &'static str) -> Stop {
-        Stop::Bad { at: self.i, what }
+        Stop::Bad { at: self.at, what }
     }
 
     /// The next byte that is not whitespace (not consumed).
     #[inline]
     pub fn peek(&mut self, eof_what: &'static str) -> Result<u8, Stop> {
-        while let Some(&c) = self.b.get(self.i) {
+        while let Some(&c) = self.bytes.get(self.at) {
             if !matches!(c, b' ' | b'\t' | b'\r' | b'\n') {
                 return Ok(c);
             }
-            self.i += 1;
+            self.at += 1;
         }
         Err(self.end(eof_what))
     }
@@ -240,7 +248,7 @@ impl<'a> Lex<'a> {
         if self.peek("EOF while parsing an object")? != c {
             return Err(self.bad(what));
         }
-        self.i += 1;
+        self.at += 1;
         Ok(())
     }
 
@@ -249,22 +257,22 @@ impl<'a> Lex<'a> {
     /// bytes; those beyond ASCII are checked as UTF-8 where they are.
     #[inline]
     pub fn string(&mut self) -> Result<(Raw<'a>, bool), Stop> {
-        let b = self.b;
-        let start = self.i;
+        let bytes = self.bytes;
+        let start = self.at;
         let mut j = start + 1;
         let mut escaped = false;
         loop {
-            j = plain_run(b, j);
-            let Some(&c) = b.get(j) else {
-                self.i = b.len();
-                if (b.len() - start - 1) as u64 > MAX_STRING_BYTES {
+            j = plain_run(bytes, j);
+            let Some(&c) = bytes.get(j) else {
+                self.at = bytes.len();
+                if (bytes.len() - start - 1) as u64 > MAX_STRING_BYTES {
                     return Err(Stop::LongString);
                 }
                 return Err(self.end("EOF while parsing a string"));
             };
             match STRING_BYTE[c as usize] {
                 2 => {
-                    self.i = j;
+                    self.at = j;
                     return Err(self
                         .bad("control character (\\u0000-\\u001F) found while parsing a string"));
                 }
@@ -283,21 +291,22 @@ impl<'a> Lex<'a> {
                         continue;
                     }
                     if n == 0 {
-                        self.i = j;
+                        self.at = j;
                         return Err(self.bad("invalid unicode code point"));
                     }
-                    let Some(seq) = b.get(j..j + n) else {
+                    let Some(seq) = bytes.get(j..j + n) else {
                         // Bytes that cannot start a valid sequence are bad
                         // even when cut.
-                        if std::str::from_utf8(&b[j..]).is_err_and(|e| e.error_len().is_some()) {
-                            self.i = j;
+                        if std::str::from_utf8(&bytes[j..]).is_err_and(|e| e.error_len().is_some())
+                        {
+                            self.at = j;
                             return Err(self.bad("invalid unicode code point"));
                         }
-                        self.i = b.len();
+                        self.at = bytes.len();
                         return Err(self.end("EOF while parsing a string"));
                     };
                     if std::str::from_utf8(seq).is_err() {
-                        self.i = j;
+                        self.at = j;
                         return Err(self.bad("invalid unicode code point"));
                     }
                     j += n;
@@ -307,22 +316,22 @@ impl<'a> Lex<'a> {
                     escaped = true;
                     // An escape: `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`,
                     // or `\u` and four hex digits.
-                    let Some(&e) = b.get(j + 1) else {
-                        self.i = b.len();
+                    let Some(&e) = bytes.get(j + 1) else {
+                        self.at = bytes.len();
                         return Err(self.end("EOF while parsing a string"));
                     };
                     match e {
                         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
                         b'u' => {
                             for d in 0..4 {
-                                match b.get(j + 2 + d) {
+                                match bytes.get(j + 2 + d) {
                                     Some(h) if h.is_ascii_hexdigit() => {}
                                     Some(_) => {
-                                        self.i = j + 2 + d;
+                                        self.at = j + 2 + d;
                                         return Err(self.bad("invalid escape"));
                                     }
                                     None => {
-                                        self.i = b.len();
+                                        self.at = bytes.len();
                                         return Err(self.end("EOF while parsing a string"));
                                     }
                                 }
@@ -330,7 +339,7 @@ impl<'a> Lex<'a> {
                             j += 6;
                         }
                         _ => {
-                            self.i = j + 1;
+                            self.at = j + 1;
                             return Err(self.bad("invalid escape"));
                         }
                     }
@@ -340,38 +349,38 @@ impl<'a> Lex<'a> {
         if (j - start - 1) as u64 > MAX_STRING_BYTES {
             return Err(Stop::LongString);
         }
-        self.i = j + 1;
+        self.at = j + 1;
         Ok((self.raw(start, j + 1), escaped))
     }
 
     /// A number at the position (JSON's grammar: `-?(0|[1-9][0-9]*)`,
     /// an optional fraction and exponent).
     fn number(&mut self) -> Result<(), Stop> {
-        let b = self.b;
-        let mut j = self.i;
-        let at_end = |j: usize| j >= b.len();
-        if b[j] == b'-' {
+        let bytes = self.bytes;
+        let mut j = self.at;
+        let at_end = |j: usize| j >= bytes.len();
+        if bytes[j] == b'-' {
             j += 1;
         }
         let digits = |mut j: usize| {
-            while j < b.len() && b[j].is_ascii_digit() {
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
                 j += 1;
             }
             j
         };
-        match b.get(j) {
+        match bytes.get(j) {
             None => return Err(self.end("EOF while parsing a value")),
             Some(b'0') => j += 1,
             Some(b'1'..=b'9') => j = digits(j + 1),
             Some(_) => {
-                self.i = j;
+                self.at = j;
                 return Err(self.bad("invalid number"));
             }
         }
-        if !at_end(j) && b[j] == b'.' {
+        if !at_end(j) && bytes[j] == b'.' {
             let k = digits(j + 1);
             if k == j + 1 {
-                self.i = k;
+                self.at = k;
                 return Err(if at_end(k) {
                     self.end("EOF while parsing a value")
                 } else {
@@ -380,14 +389,14 @@ impl<'a> Lex<'a> {
             }
             j = k;
         }
-        if !at_end(j) && (b[j] == b'e' || b[j] == b'E') {
+        if !at_end(j) && (bytes[j] == b'e' || bytes[j] == b'E') {
             j += 1;
-            if !at_end(j) && (b[j] == b'+' || b[j] == b'-') {
+            if !at_end(j) && (bytes[j] == b'+' || bytes[j] == b'-') {
                 j += 1;
             }
             let k = digits(j);
             if k == j {
-                self.i = k;
+                self.at = k;
                 return Err(if at_end(k) {
                     self.end("EOF while parsing a value")
                 } else {
@@ -400,29 +409,29 @@ impl<'a> Lex<'a> {
         if at_end(j) && !self.eof {
             return Err(Stop::Cut);
         }
-        self.i = j;
+        self.at = j;
         Ok(())
     }
 
     /// `true`, `false` or `null` at the position.
     fn literal(&mut self) -> Result<(), Stop> {
-        let word: &[u8] = match self.b[self.i] {
+        let word: &[u8] = match self.bytes[self.at] {
             b't' => b"true",
             b'f' => b"false",
             _ => b"null",
         };
-        let rest = &self.b[self.i..];
+        let rest = &self.bytes[self.at..];
         let n = word.len().min(rest.len());
         if rest[..n] != word[..n] {
             let k = rest.iter().zip(word).take_while(|(a, b)| a == b).count();
-            self.i += k;
+            self.at += k;
             return Err(self.bad("expected ident"));
         }
         if n < word.len() {
-            self.i = self.b.len();
+            self.at = self.bytes.len();
             return Err(self.end("EOF while parsing a value"));
         }
-        self.i += n;
+        self.at += n;
         Ok(())
     }
 
@@ -432,13 +441,13 @@ impl<'a> Lex<'a> {
         if c == b'"' {
             return Ok(self.string()?.0);
         }
-        let start = self.i;
+        let start = self.at;
         if matches!(c, b'-' | b'0'..=b'9') {
             self.number()?;
         } else {
             self.skip_any()?;
         }
-        Ok(self.raw(start, self.i))
+        Ok(self.raw(start, self.at))
     }
 
     /// Steps over one value (after whitespace), validating it: a string
@@ -460,11 +469,11 @@ impl<'a> Lex<'a> {
             // A value.
             match self.peek("EOF while parsing a value")? {
                 c @ (b'{' | b'[') => {
-                    self.i += 1;
+                    self.at += 1;
                     let object = c == b'{';
                     let close = if object { b'}' } else { b']' };
                     if self.peek("EOF while parsing a value")? == close {
-                        self.i += 1;
+                        self.at += 1;
                     } else {
                         levels.push(object);
                         if object {
@@ -493,18 +502,18 @@ impl<'a> Lex<'a> {
                     "EOF while parsing a list"
                 })? {
                     b',' => {
-                        self.i += 1;
+                        self.at += 1;
                         if object {
                             self.key_colon()?;
                         }
                         break;
                     }
                     b'}' if object => {
-                        self.i += 1;
+                        self.at += 1;
                         levels.pop();
                     }
                     b']' if !object => {
-                        self.i += 1;
+                        self.at += 1;
                         levels.pop();
                     }
                     _ if object => return Err(self.bad("expected `,` or `}`")),
@@ -531,11 +540,11 @@ impl<'a> Lex<'a> {
     pub fn next_member(&mut self) -> Result<bool, Stop> {
         match self.peek("EOF while parsing an object")? {
             b',' => {
-                self.i += 1;
+                self.at += 1;
                 Ok(true)
             }
             b'}' => {
-                self.i += 1;
+                self.at += 1;
                 Ok(false)
             }
             _ => Err(self.bad("expected `,` or `}`")),
@@ -560,7 +569,73 @@ mod tests {
     fn skip_all(text: &str) -> Result<usize, Stop> {
         let mut lx = Lex::new(text.as_bytes(), true);
         lx.skip()?;
-        Ok(lx.i)
+        Ok(lx.at)
+    }
+
+    /// The definition `plain_run` must keep, byte by byte and without the
+    /// table: the first index from `from` that is a quote, a backslash, a
+    /// control character or a byte beyond ASCII.
+    fn plain_run_by_bytes(bytes: &[u8], from: usize) -> usize {
+        let plain = |c: u8| (0x20..0x80).contains(&c) && c != b'"' && c != b'\\';
+        (from..bytes.len())
+            .find(|&j| !plain(bytes[j]))
+            .unwrap_or(bytes.len())
+    }
+
+    #[test]
+    fn plain_run_stops_where_the_byte_by_byte_definition_does() {
+        // One byte of each value at each place of a buffer that spans three
+        // search windows (64 + 64 + 22 bytes), the rest plain, searched from
+        // the window edges, the start and around the byte.
+        let len = 2 * PLAIN_WINDOW + 22;
+        for value in 0..=255u8 {
+            for place in 0..len {
+                let mut bytes = vec![b'a'; len];
+                bytes[place] = value;
+                let edges = [0, 1, 63, 64, 65, 127, 128, 129, len - 1, len];
+                let near = [place.saturating_sub(1), place, place + 1];
+                for from in edges.into_iter().chain(near).filter(|&f| f <= len) {
+                    assert_eq!(
+                        plain_run(&bytes, from),
+                        plain_run_by_bytes(&bytes, from),
+                        "byte {value:#04x} at {place}, from {from}"
+                    );
+                }
+            }
+        }
+        // Random buffers, from every position: sparse and dense stops, runs
+        // of bytes beyond ASCII, lengths across the window edges. A fixed
+        // xorshift seed, so a failure names the same buffer every run.
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for round in 0..3000 {
+            let len = (next() % 300) as usize;
+            // One byte in `rarity` is any of the 256 values, the rest
+            // printable ASCII (quotes and backslashes among them).
+            let rarity = [1, 2, 8, 40, 200][round % 5];
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    if r % rarity == 0 {
+                        (r >> 32) as u8
+                    } else {
+                        b' ' + ((r >> 40) % 95) as u8
+                    }
+                })
+                .collect();
+            for from in 0..=bytes.len() {
+                assert_eq!(
+                    plain_run(&bytes, from),
+                    plain_run_by_bytes(&bytes, from),
+                    "round {round}, from {from}: {bytes:?}"
+                );
+            }
+        }
     }
 
     #[test]

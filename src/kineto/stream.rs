@@ -276,7 +276,7 @@ impl Walker {
             let mut lx = Lex::text(text, self.eof && self.tail.is_empty());
             match scan(&mut lx) {
                 Ok(()) => {
-                    self.pos += lx.i;
+                    self.pos += lx.at;
                     return Ok(());
                 }
                 Err(Stop::Cut) if self.bad => return self.rescan(&mut scan),
@@ -310,7 +310,7 @@ impl Walker {
         let stop = match scan(&mut lx) {
             Ok(()) => {
                 // What the scanner took is UTF-8: it lies in `buf`.
-                self.pos = (self.pos + lx.i).min(self.buf.len());
+                self.pos = (self.pos + lx.at).min(self.buf.len());
                 return Ok(());
             }
             Err(stop) => stop,

@@ -37,9 +37,6 @@ mod hostile_nsys;
 #[cfg(unix)]
 mod hostile_special;
 mod input_door;
-// ELF, as the linker script applies to Linux builds only.
-#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-mod hot_text;
 mod kineto;
 mod kineto_hta;
 mod kineto_liberal;
