@@ -26,6 +26,7 @@ pub mod kineto;
 pub mod multi;
 pub mod ncu;
 pub mod nsys;
+pub mod opmodel;
 pub mod plot;
 pub mod project;
 pub mod report;

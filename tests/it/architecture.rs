@@ -25,6 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("nsys", &["units", "error", "timeline"]),
     ("kineto", &["units", "error", "roofs", "timeline"]),
     ("calibrate", &["units", "error", "roofs"]),
+    ("opmodel", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
     (
         "gaps",
