@@ -27,6 +27,7 @@ pub mod kineto;
 pub mod many_inputs;
 pub mod ncu;
 pub mod nsys;
+pub mod opmodel;
 pub mod plot;
 pub mod projection;
 pub mod report;

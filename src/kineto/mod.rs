@@ -21,6 +21,7 @@ pub mod event;
 pub mod input;
 pub mod lex;
 pub mod meta;
+pub mod shapes;
 pub mod stream;
 pub mod time;
 

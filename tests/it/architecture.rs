@@ -23,7 +23,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("roofs", &["units", "error", "suggest"]),
     ("ncu", &["units", "error", "roofs"]),
     ("nsys", &["units", "error", "timeline"]),
-    ("kineto", &["units", "error", "roofs", "timeline"]),
+    (
+        "kineto",
+        &["units", "error", "roofs", "timeline", "opmodel"],
+    ),
     ("calibrate", &["units", "error", "roofs"]),
     (
         "input",
@@ -40,6 +43,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "calibrate",
         ],
     ),
+    ("opmodel", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
     (
         "gaps",
