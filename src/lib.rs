@@ -28,6 +28,7 @@ pub mod many_inputs;
 pub mod ncu;
 pub mod nsys;
 pub mod opmodel;
+pub mod ops;
 pub mod plot;
 pub mod projection;
 pub mod report;

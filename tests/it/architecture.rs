@@ -67,6 +67,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "comm",
         &["units", "error", "diagnostic", "roofs", "timeline"],
     ),
+    ("ops", &["units", "error", "roofs", "timeline", "opmodel"]),
     (
         "diff",
         &[
@@ -110,6 +111,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "diff",
             "many_inputs",
             "projection",
+            "opmodel",
+            "ops",
         ],
     ),
     (
