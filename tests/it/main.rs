@@ -51,6 +51,7 @@ mod newcomer;
 mod nsys_copies;
 mod nsys_nvtx;
 mod nsys_pages;
+mod ops;
 mod paths;
 mod plot;
 mod plot_typical;
