@@ -165,6 +165,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "suggest",
             "chrome_trace",
             "input",
+            "opmodel",
+            "ops",
         ],
     ),
 ];
