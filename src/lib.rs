@@ -27,6 +27,8 @@ pub mod kineto;
 pub mod many_inputs;
 pub mod ncu;
 pub mod nsys;
+pub mod opmodel;
+pub mod ops;
 pub mod plot;
 pub mod projection;
 pub mod report;

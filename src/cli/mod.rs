@@ -12,6 +12,7 @@ pub mod diff;
 pub mod gaps;
 pub mod ncu;
 pub mod near_miss;
+pub mod ops;
 pub mod projection;
 pub mod quantity;
 pub mod roofs;
@@ -46,6 +47,8 @@ pub enum Command {
     Calibrate(calibrate::CalibrateArgs),
     /// What each NCCL collective moved, its bus bandwidth against the link, and the rank everyone waited for.
     Comm(comm::CommArgs),
+    /// Each PyTorch op on the roofline from the shapes its trace recorded: bound, fraction of roof, time lost.
+    Ops(ops::OpsArgs),
     /// Before → after of two profiles (kernels vs roofs, or idle and why), with a regression gate.
     Diff(diff::DiffArgs),
 }

@@ -221,38 +221,7 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     // the decision names where it read them.
     let (hints, timeline) = match (&csv, trace) {
         (Some(c), Some(t)) => (c.device_hints(), t.timeline),
-        (None, Some(t)) => {
-            let mut hints = export_hints(
-                &config.input,
-                &t.timeline.info.identity.gpus,
-                HintSource::TraceDeviceProperties,
-            );
-            if hints.device_names.is_empty() {
-                // Devices that are no GPU record (ROCm's): what they state,
-                // so the message names the GPU the table lacks and that none
-                // of its cards fits (an MI250: gfx 9.0 with 104 CUs).
-                for d in &t.devices {
-                    hints.device_names.extend(d.name.clone());
-                    if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
-                        if let (Ok(a), Ok(b)) = (u32::try_from(a), u32::try_from(b)) {
-                            hints
-                                .compute_capabilities
-                                .push(crate::units::ComputeCapability::new(a, b));
-                        }
-                    }
-                    hints
-                        .sm_counts
-                        .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
-                }
-                hints.device_names.sort();
-                hints.device_names.dedup();
-                hints.compute_capabilities.sort_unstable();
-                hints.compute_capabilities.dedup();
-                hints.sm_counts.sort_unstable();
-                hints.sm_counts.dedup();
-            }
-            (hints, t.timeline)
-        }
+        (None, Some(t)) => (trace_hints(&config.input, &t), t.timeline),
         (c, None) => {
             let timeline = read_with_progress(&source, true, None)?;
             let hints = match c {
@@ -337,4 +306,42 @@ fn step_range(
     let mut with_step = gaps.clone();
     with_step.nvtx = Some(re);
     Ok((with_step, true))
+}
+
+/// What a PyTorch trace says about its device: its `deviceProperties` as
+/// GPU records, or (devices that are no GPU record: ROCm's) what they
+/// state, so the message names the GPU the table lacks and that none of
+/// its cards fits (an MI250: gfx 9.0 with 104 CUs). `budget` and `ops`
+/// choose a trace's roofs from these.
+pub fn trace_hints(
+    input: &std::path::Path,
+    t: &crate::kineto::KinetoTrace,
+) -> crate::roofs::DeviceHints {
+    let mut hints = export_hints(
+        input,
+        &t.timeline.info.identity.gpus,
+        HintSource::TraceDeviceProperties,
+    );
+    if hints.device_names.is_empty() {
+        for d in &t.devices {
+            hints.device_names.extend(d.name.clone());
+            if let (Some(a), Some(b)) = (d.compute_major, d.compute_minor) {
+                if let (Ok(a), Ok(b)) = (u32::try_from(a), u32::try_from(b)) {
+                    hints
+                        .compute_capabilities
+                        .push(crate::units::ComputeCapability::new(a, b));
+                }
+            }
+            hints
+                .sm_counts
+                .extend(d.num_sms.and_then(|n| u32::try_from(n).ok()));
+        }
+        hints.device_names.sort();
+        hints.device_names.dedup();
+        hints.compute_capabilities.sort_unstable();
+        hints.compute_capabilities.dedup();
+        hints.sm_counts.sort_unstable();
+        hints.sm_counts.dedup();
+    }
+    hints
 }

@@ -11,6 +11,7 @@ pub mod gaps;
 pub mod inputs;
 pub mod many;
 pub mod ncu;
+pub mod ops;
 pub mod output;
 pub mod plot;
 pub mod projection;
@@ -27,6 +28,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Budget(args) => output::terminal_width(&args.output),
         Command::Diff(args) => output::terminal_width(&args.output),
         Command::Comm(args) => output::terminal_width(&args.output),
+        Command::Ops(args) => output::terminal_width(&args.output),
         Command::Calibrate(_) => None,
     };
     crate::report::table::with_width(width, || match cli.command {
@@ -35,6 +37,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Budget(args) => budget::run(args),
         Command::Calibrate(args) => calibrate::run(args),
         Command::Comm(args) => comm::run(args),
+        Command::Ops(args) => ops::run(args),
         Command::Diff(args) => diff::run(args),
     })
 }

@@ -3,13 +3,16 @@
 //! `cuda_driver`; HIP names too), syncs (`*Synchronize` calls, blocking
 //! copies, and `cuda_sync` records without their call), host ranges
 //! (`user_annotation`, `cpu_op`), CUPTI counter ranges, and memcpy totals
-//! with the bytes of `args.bytes` (per direction and host memory). Names are
+//! with the bytes of `args.bytes` (per direction and host memory), and,
+//! when asked, each `cpu_op`'s call with its recorded shapes. Names are
 //! interned once; a range text is shared by every range that has it.
 
 use super::comm_args::CommArgs;
 use super::event::{self as ev, ArgKey, Args, Cat, Event, Field, SyncKind};
+use super::shapes::{op_call, RecordedText};
 use super::time::micros_to_ns;
 use super::CounterRange;
+use crate::opmodel::record::{OpCalls, OpRecord, MAX_OP_CALLS};
 use crate::timeline::comm::{CollectiveArgs, CollectiveRecord, CollectiveSite};
 use crate::timeline::limits::{cap_name, checked_interval, MAX_NAME_BYTES};
 use crate::timeline::names::{is_blocking_copy_name, is_sync_name, is_wait_event_name};
@@ -124,6 +127,11 @@ pub struct Collector {
     pub(super) collectives: Vec<CollectiveRecord>,
     /// Keep no collectives (`Keep::NoCollectives`).
     pub(super) skip_collectives: bool,
+    /// The op calls with shapes (`Keep::OpCalls`), and the counts of those
+    /// without.
+    pub(super) op_calls: OpCalls,
+    /// Keep op calls with their shapes (`Keep::OpCalls`).
+    pub(super) keep_op_calls: bool,
     intern: HashMap<Arc<str>, u32>,
     texts: HashSet<Arc<str>>,
     /// What each interned name is, by its id ([`NAME_SYNC`] and the rest):
@@ -235,6 +243,9 @@ impl Collector {
                     Field::Unusable => return Err(Skip::Tid),
                     t => thread_id(t.ok().unwrap_or(0)).unwrap_or(0),
                 };
+                if cat == Cat::CpuOp && self.keep_op_calls {
+                    self.op_call(&name, args.shapes, (pid, tid), (start_ns, end_ns));
+                }
                 let text = self.share(&name);
                 self.ranges.push(NvtxRange {
                     start_ns,
@@ -264,6 +275,33 @@ impl Collector {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Keeps an op call with its shapes (read by `shapes::op_call`), or
+    /// counts it as one without; beyond [`MAX_OP_CALLS`] counts it dropped.
+    fn op_call(
+        &mut self,
+        name: &str,
+        shapes: RecordedText<'_>,
+        (pid, tid): (u32, u32),
+        (start_ns, end_ns): (i64, i64),
+    ) {
+        let calls = &mut self.op_calls;
+        let Some(call) = op_call(&cap_name(name.as_bytes()), shapes) else {
+            calls.without_shapes += 1;
+            return;
+        };
+        if calls.records.len() >= MAX_OP_CALLS {
+            calls.dropped += 1;
+            return;
+        }
+        calls.records.push(OpRecord {
+            call,
+            pid,
+            tid,
+            start_ns,
+            end_ns,
+        });
     }
 
     /// Where a GPU op ran: `args.device`/`args.stream`, else the row

@@ -12,6 +12,7 @@
 
 use super::comm_args::{CommArgs, CommField};
 use super::lex::{Lex, Raw, Stop};
+use super::shapes::RecordedText;
 use super::time::{exact_integer, exact_unsigned};
 use serde::de::{self, Visitor};
 use std::borrow::Cow;
@@ -404,6 +405,9 @@ pub struct Args<'a> {
     /// and the first input's size and type (`Input Dims`, `Input type`):
     /// the keys of `comm_args::CommField`.
     pub comm: CommArgs,
+    /// An op's recorded `Input Dims`, `Input type` and `Concrete Inputs`,
+    /// raw (read into an op call by `shapes` when the op calls are kept).
+    pub shapes: RecordedText<'a>,
 }
 
 impl<'a> Args<'a> {
@@ -444,7 +448,15 @@ impl<'a> Args<'a> {
             if let Some((_, k)) = ARG_KEYS.iter().find(|(name, _)| *name == key) {
                 args.values[*k as usize] = Some(lx.value()?);
             } else if let Some(field) = CommField::of(&key) {
-                args.comm.read(field, lx.value()?.get());
+                let raw = lx.value()?.get();
+                match field {
+                    CommField::InputDims => args.shapes.dims = Some(raw),
+                    CommField::InputType => args.shapes.types = Some(raw),
+                    _ => {}
+                }
+                args.comm.read(field, raw);
+            } else if key == "Concrete Inputs" {
+                args.shapes.values = Some(lx.value()?.get());
             } else if metrics && key.contains("__") && key.len() <= 256 {
                 let raw = lx.value()?;
                 if let (Some(v), true) = (

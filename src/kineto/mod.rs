@@ -21,6 +21,7 @@ pub mod event;
 pub mod input;
 pub mod lex;
 pub mod meta;
+pub mod shapes;
 pub mod stream;
 pub mod time;
 
@@ -145,6 +146,9 @@ pub struct KinetoTrace {
     pub gzip: bool,
     /// What was read and left out.
     pub counts: Counts,
+    /// The op calls with shapes that launched something (read with
+    /// [`Keep::OpCalls`] only; empty otherwise), and the counts of the rest.
+    pub op_calls: crate::opmodel::OpCalls,
 }
 
 /// The NVIDIA GPUs of `deviceProperties` as the timeline's GPU records (one
@@ -189,6 +193,9 @@ pub enum Keep {
     /// for `gaps`, which does not read them (6,060 records, 1.6 MB at the
     /// peak on the V100 trace).
     NoCollectives,
+    /// No collectives' arguments, and each `cpu_op`'s call with its
+    /// recorded shapes ([`KinetoTrace::op_calls`]): for `ops`.
+    OpCalls,
 }
 
 /// Reads a trace for the timeline analyses: an error when it has no GPU
@@ -234,8 +241,10 @@ impl stream::Sink for Reading {
         if self.event_arrays > 1 {
             // The last of duplicate keys wins, as in every JSON reader.
             let skip = self.collector.skip_collectives;
+            let keep_op_calls = self.collector.keep_op_calls;
             self.collector = collect::Collector::default();
             self.collector.skip_collectives = skip;
+            self.collector.keep_op_calls = keep_op_calls;
         }
     }
     fn event(&mut self, ev: Option<event::Event<'_>>) {
@@ -278,7 +287,8 @@ fn read_with(
         .with_piece_bytes(piece_bytes);
     let gzip = source.is_gzip();
     let mut reading = Reading::default();
-    reading.collector.skip_collectives = keep == Keep::NoCollectives;
+    reading.collector.skip_collectives = keep != Keep::All;
+    reading.collector.keep_op_calls = keep == Keep::OpCalls;
     stream::walk(pieces(source), &mut reading).map_err(|e| walk_error(path, e))?;
     if reading.event_arrays == 0 {
         return Err(KinetoError::NoTraceEvents {
@@ -353,6 +363,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
     );
     let mut diagnostics = joined.diagnostics;
     drop(joined.calls);
+    let op_calls = launching_calls(std::mem::take(&mut c.op_calls), &joined.api);
     diagnostics.extend(diagnostics_of(&c, &top, event_arrays));
     let mut syncs = std::mem::take(&mut c.syncs);
     mark_pageable_syncs(&mut syncs, &joined.ops, &joined.api);
@@ -402,7 +413,31 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         sync_records: std::mem::take(&mut c.sync_records),
         gzip,
         counts: c.counts.clone(),
+        op_calls,
     }
+}
+
+/// The op calls whose interval holds the start of a launch call on their
+/// thread (the others launched nothing and are counted), sorted by
+/// (pid, tid, start, longest first): the bound on what `ops` keeps.
+fn launching_calls(
+    mut calls: crate::opmodel::OpCalls,
+    api: &[crate::timeline::ApiCall],
+) -> crate::opmodel::OpCalls {
+    let mut starts: Vec<(u32, u32, i64)> = api.iter().map(|a| (a.pid, a.tid, a.start_ns)).collect();
+    starts.sort_unstable();
+    let before = calls.records.len();
+    calls.records.retain(|r| {
+        let first = starts.partition_point(|&s| s < (r.pid, r.tid, r.start_ns));
+        starts
+            .get(first)
+            .is_some_and(|&(pid, tid, t)| pid == r.pid && tid == r.tid && t <= r.end_ns)
+    });
+    calls.launched_nothing += (before - calls.records.len()) as u64;
+    calls
+        .records
+        .sort_by_key(|r| (r.pid, r.tid, r.start_ns, std::cmp::Reverse(r.end_ns)));
+    calls
 }
 
 /// What was left out, as diagnostics: one per reason.

@@ -24,7 +24,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("roofs", &["units", "error", "suggest"]),
     ("ncu", &["units", "error", "roofs"]),
     ("nsys", &["units", "error", "timeline"]),
-    ("kineto", &["units", "error", "roofs", "timeline"]),
+    (
+        "kineto",
+        &["units", "error", "roofs", "timeline", "opmodel"],
+    ),
     ("calibrate", &["units", "error", "roofs"]),
     (
         "input",
@@ -32,6 +35,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         // timelines to their reader.
         &["units", "error", "timeline", "ncu", "nsys", "kineto"],
     ),
+    ("opmodel", &["units", "error", "roofs"]),
     ("roofline", &["units", "error", "roofs", "ncu"]),
     (
         "gaps",
@@ -55,6 +59,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "comm",
         &["units", "error", "diagnostic", "roofs", "timeline"],
     ),
+    ("ops", &["units", "error", "roofs", "timeline", "opmodel"]),
     (
         "diff",
         &[
@@ -98,6 +103,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "diff",
             "many_inputs",
             "projection",
+            "opmodel",
+            "ops",
         ],
     ),
     (
@@ -150,6 +157,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "suggest",
             "chrome_trace",
             "input",
+            "opmodel",
+            "ops",
         ],
     ),
 ];

@@ -53,6 +53,7 @@ mod nsys_companion;
 mod nsys_copies;
 mod nsys_nvtx;
 mod nsys_sqlite;
+mod ops;
 mod paths;
 mod plot;
 mod plot_typical;

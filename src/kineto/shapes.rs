@@ -1,0 +1,144 @@
+//! An op's recorded arguments (`Input Dims`, `Input type`, `Concrete
+//! Inputs` of a `cpu_op` event's `args`), read from their JSON text into
+//! an [`OpCall`] for the op models. Bounded: an argument list longer than
+//! [`MAX_ARGS`] or a value text longer than [`MAX_TEXT_BYTES`] is not
+//! read (that op has no shapes; nothing else is lost).
+
+use crate::opmodel::OpCall;
+use serde_json::Value;
+
+/// Most arguments read per op (the widest aten schemas have about 20).
+pub const MAX_ARGS: usize = 64;
+/// Longest `args` value text read, bytes.
+pub const MAX_TEXT_BYTES: usize = 64 << 10;
+
+/// The three recorded lists of one op, as JSON text (`None`: not
+/// recorded).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RecordedText<'a> {
+    /// `Input Dims`: `[[2048, 6948], [], …]`.
+    pub dims: Option<&'a str>,
+    /// `Input type`: `["float", "Scalar", …]`.
+    pub types: Option<&'a str>,
+    /// `Concrete Inputs`: `["", "1", …]`.
+    pub values: Option<&'a str>,
+}
+
+/// The JSON array in `text`, when it is one within the bounds.
+fn array(text: Option<&str>) -> Option<Vec<Value>> {
+    let text = text?;
+    if text.len() > MAX_TEXT_BYTES {
+        return None;
+    }
+    match serde_json::from_str::<Value>(text).ok()? {
+        Value::Array(v) if v.len() <= MAX_ARGS => Some(v),
+        _ => None,
+    }
+}
+
+/// The call of op `name` from its recorded lists; `None` when the trace
+/// recorded no usable `Input Dims` or `Input type` (no shapes).
+pub fn op_call(name: &str, text: RecordedText) -> Option<OpCall> {
+    let dims = array(text.dims)?;
+    let types = array(text.types)?;
+    let values = array(text.values).unwrap_or_default();
+    // A tensor list's entry (`[[1, 2], [3]]`) or an odd value reads as no
+    // sizes; its type (`TensorList`) makes it a value for the models.
+    let dims: Vec<Vec<i64>> = dims
+        .iter()
+        .map(|d| match d {
+            Value::Array(sizes) => sizes
+                .iter()
+                .map(Value::as_i64)
+                .collect::<Option<_>>()
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        })
+        .collect();
+    let text_of = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        _ => String::new(),
+    };
+    let types: Vec<String> = types.iter().map(text_of).collect();
+    let values: Vec<String> = values.iter().map(text_of).collect();
+    let types: Vec<&str> = types.iter().map(String::as_str).collect();
+    let values: Vec<&str> = values.iter().map(String::as_str).collect();
+    Some(OpCall::from_recorded(name, &dims, &types, &values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::opmodel::{work, Arg, Dtype};
+
+    /// The `args` of an `aten::addmm` of the MI250 corpus trace
+    /// (`kineto_hta_amd_mi250_rocm6.2.json.gz`), as written there.
+    const ADDMM: RecordedText = RecordedText {
+        dims: Some("[[128], [5, 128], [128, 128], [], []]"),
+        types: Some("[\"float\", \"float\", \"float\", \"Scalar\", \"Scalar\"]"),
+        values: Some("[\"\", \"\", \"\", \"1\", \"1\"]"),
+    };
+
+    #[test]
+    fn a_real_addmm_reads_as_its_call_and_its_work() {
+        let c = op_call("aten::addmm", ADDMM).unwrap();
+        assert_eq!(
+            c.args[1],
+            Arg::Tensor {
+                dims: vec![5, 128],
+                dtype: Dtype::F32
+            }
+        );
+        assert_eq!(c.args[3], Arg::Value("1".into()));
+        // 2·M·N·K with M = 5, K = 128, N = 128.
+        assert_eq!(work(&c).unwrap().flops, 2 * 5 * 128 * 128);
+    }
+
+    #[test]
+    fn lists_of_tensors_odd_values_and_oversized_text_cost_only_that() {
+        let cat = RecordedText {
+            dims: Some("[[[2, 3], [4, 3]], []]"),
+            types: Some("[\"TensorList\", \"Scalar\"]"),
+            values: Some("[\"\", \"0\"]"),
+        };
+        let c = op_call("aten::cat", cat).unwrap();
+        assert_eq!(
+            c.args,
+            vec![Arg::Value(String::new()), Arg::Value("0".into())]
+        );
+        assert!(op_call(
+            "aten::mm",
+            RecordedText {
+                dims: Some("{}"),
+                ..ADDMM
+            }
+        )
+        .is_none());
+        assert!(op_call(
+            "aten::mm",
+            RecordedText {
+                types: None,
+                ..ADDMM
+            }
+        )
+        .is_none());
+        let long = format!("[{}]", vec!["[1]"; MAX_ARGS + 1].join(","));
+        assert!(op_call(
+            "aten::mm",
+            RecordedText {
+                dims: Some(&long),
+                ..ADDMM
+            }
+        )
+        .is_none());
+        // Values absent (PyTorch < 2.1): the call is still read.
+        assert!(op_call(
+            "aten::addmm",
+            RecordedText {
+                values: None,
+                ..ADDMM
+            }
+        )
+        .is_some());
+    }
+}

@@ -1,0 +1,284 @@
+//! The table of op models: which op names each model takes. A contributor
+//! adds an op by adding a row (or a name to a row) and a case to
+//! `table_tests.rs`, whose check fails for a row without one.
+
+use super::model::{NoModel, OpCall, Work};
+use super::{attention, conv, gemm, vector};
+
+/// One row: the ops a model takes.
+pub struct Row {
+    /// The row's key: names its cases in the tests and docs/ops.md.
+    pub key: &'static str,
+    /// Op names as the trace writes them (`aten::mm`).
+    pub names: &'static [&'static str],
+    /// Whether each name's in-place form (`aten::add_`) is taken too.
+    pub in_place: bool,
+    /// The model.
+    pub model: fn(&OpCall) -> Result<Work, NoModel>,
+}
+
+/// Every model, one row each.
+pub static ROWS: &[Row] = &[
+    Row {
+        key: "mm",
+        names: &["aten::mm"],
+        in_place: false,
+        model: gemm::mm,
+    },
+    Row {
+        key: "addmm",
+        names: &["aten::addmm"],
+        in_place: false,
+        model: gemm::addmm,
+    },
+    Row {
+        key: "bmm",
+        names: &["aten::bmm"],
+        in_place: false,
+        model: gemm::bmm,
+    },
+    Row {
+        key: "baddbmm",
+        names: &["aten::baddbmm"],
+        in_place: false,
+        model: gemm::baddbmm,
+    },
+    Row {
+        key: "matmul",
+        names: &["aten::matmul"],
+        in_place: false,
+        model: gemm::matmul,
+    },
+    Row {
+        key: "linear",
+        names: &["aten::linear"],
+        in_place: false,
+        model: gemm::linear,
+    },
+    Row {
+        key: "scaled_mm",
+        names: &["aten::_scaled_mm"],
+        in_place: false,
+        model: gemm::scaled_mm,
+    },
+    Row {
+        key: "grouped_mm",
+        names: &["aten::_grouped_mm"],
+        in_place: false,
+        model: gemm::grouped_mm,
+    },
+    Row {
+        key: "sdpa_flash",
+        names: &["aten::_scaled_dot_product_flash_attention"],
+        in_place: false,
+        model: attention::sdpa_flash,
+    },
+    Row {
+        key: "sdpa_efficient_cudnn",
+        names: &[
+            "aten::_scaled_dot_product_efficient_attention",
+            "aten::_scaled_dot_product_cudnn_attention",
+        ],
+        in_place: false,
+        model: attention::sdpa_efficient_or_cudnn,
+    },
+    Row {
+        key: "sdpa_flash_efficient_bwd",
+        names: &[
+            "aten::_scaled_dot_product_flash_attention_backward",
+            "aten::_scaled_dot_product_efficient_attention_backward",
+        ],
+        in_place: false,
+        model: attention::sdpa_flash_or_efficient_bwd,
+    },
+    Row {
+        key: "sdpa_cudnn_bwd",
+        names: &["aten::_scaled_dot_product_cudnn_attention_backward"],
+        in_place: false,
+        model: attention::sdpa_cudnn_bwd,
+    },
+    Row {
+        key: "flash_attn_fwd",
+        names: &["flash_attn::_flash_attn_forward"],
+        in_place: false,
+        model: attention::flash_attn_fwd,
+    },
+    Row {
+        key: "flash_attn_bwd",
+        names: &["flash_attn::_flash_attn_backward"],
+        in_place: false,
+        model: attention::flash_attn_bwd,
+    },
+    Row {
+        key: "convolution",
+        names: &["aten::convolution", "aten::_convolution"],
+        in_place: false,
+        model: conv::convolution,
+    },
+    Row {
+        key: "cudnn_convolution",
+        names: &["aten::cudnn_convolution"],
+        in_place: false,
+        model: conv::cudnn_convolution,
+    },
+    Row {
+        key: "cudnn_convolution_transpose",
+        names: &["aten::cudnn_convolution_transpose"],
+        in_place: false,
+        model: conv::cudnn_convolution_transpose,
+    },
+    Row {
+        key: "convolution_backward",
+        names: &["aten::convolution_backward"],
+        in_place: false,
+        model: conv::convolution_backward,
+    },
+    Row {
+        key: "norm",
+        names: &[
+            "aten::layer_norm",
+            "aten::native_layer_norm",
+            "aten::native_layer_norm_backward",
+            "aten::native_batch_norm",
+            "aten::cudnn_batch_norm",
+            "aten::native_batch_norm_backward",
+            "aten::cudnn_batch_norm_backward",
+            "aten::native_group_norm",
+            "aten::native_group_norm_backward",
+        ],
+        in_place: false,
+        model: vector::norm,
+    },
+    Row {
+        key: "rms_norm",
+        names: &[
+            "aten::rms_norm",
+            "aten::_fused_rms_norm",
+            "aten::_fused_rms_norm_backward",
+        ],
+        in_place: false,
+        model: vector::rms_norm,
+    },
+    Row {
+        key: "softmax",
+        names: &[
+            "aten::_softmax",
+            "aten::_log_softmax",
+            "aten::_softmax_backward_data",
+            "aten::_log_softmax_backward_data",
+        ],
+        in_place: false,
+        model: vector::softmax,
+    },
+    Row {
+        key: "nll_loss",
+        names: &["aten::nll_loss_forward"],
+        in_place: false,
+        model: vector::nll_loss,
+    },
+    Row {
+        key: "embedding",
+        names: &["aten::embedding"],
+        in_place: false,
+        model: vector::embedding,
+    },
+    Row {
+        key: "pointwise",
+        names: &[
+            "aten::abs",
+            "aten::neg",
+            "aten::exp",
+            "aten::log",
+            "aten::log1p",
+            "aten::sqrt",
+            "aten::rsqrt",
+            "aten::reciprocal",
+            "aten::sin",
+            "aten::cos",
+            "aten::tanh",
+            "aten::sigmoid",
+            "aten::erf",
+            "aten::relu",
+            "aten::gelu",
+            "aten::silu",
+            "aten::mish",
+            "aten::hardswish",
+            "aten::leaky_relu",
+            "aten::elu",
+            "aten::softplus",
+            "aten::clamp",
+            "aten::clamp_min",
+            "aten::clamp_max",
+            "aten::hardtanh",
+            "aten::add",
+            "aten::sub",
+            "aten::rsub",
+            "aten::mul",
+            "aten::div",
+            "aten::pow",
+            "aten::maximum",
+            "aten::minimum",
+            "aten::remainder",
+            "aten::eq",
+            "aten::ne",
+            "aten::lt",
+            "aten::le",
+            "aten::gt",
+            "aten::ge",
+            "aten::where",
+            "aten::masked_fill",
+            "aten::threshold_backward",
+            "aten::gelu_backward",
+            "aten::silu_backward",
+            "aten::sigmoid_backward",
+            "aten::tanh_backward",
+        ],
+        in_place: true,
+        model: vector::pointwise,
+    },
+    Row {
+        key: "fused_pointwise",
+        names: &["aten::addcmul", "aten::addcdiv", "aten::lerp"],
+        in_place: true,
+        model: vector::fused_pointwise,
+    },
+    Row {
+        key: "reduction",
+        names: &[
+            "aten::sum",
+            "aten::mean",
+            "aten::amax",
+            "aten::amin",
+            "aten::var",
+            "aten::std",
+            "aten::norm",
+            "aten::argmax",
+            "aten::argmin",
+            "aten::logsumexp",
+        ],
+        in_place: false,
+        model: vector::reduction,
+    },
+    Row {
+        key: "copy",
+        names: &["aten::copy_", "aten::_to_copy", "aten::clone"],
+        in_place: false,
+        model: vector::copy,
+    },
+    Row {
+        key: "fill",
+        names: &["aten::fill_", "aten::zero_"],
+        in_place: false,
+        model: vector::fill,
+    },
+];
+
+/// The row that takes `name`: by its exact name, or, for a row that takes
+/// in-place forms, by the name without its trailing `_`.
+pub fn row_for(name: &str) -> Option<&'static Row> {
+    let exact = ROWS.iter().find(|r| r.names.contains(&name));
+    exact.or_else(|| {
+        let base = name.strip_suffix('_')?;
+        ROWS.iter().find(|r| r.in_place && r.names.contains(&base))
+    })
+}
