@@ -4,7 +4,7 @@
 //! against the raw kernel events), the table as the user sees it, and the
 //! inputs it refuses.
 
-use crate::common::{corpus, fixture, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, fixture, rooftrace, rooftrace_json};
 use serde_json::Value;
 use std::io::Read;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ const WITH_SHAPES: [&str; 3] = [
 ];
 
 fn trace(name: &str) -> Option<PathBuf> {
-    Some(corpus("kineto")?.join(name))
+    corpus_file(&format!("kineto/{name}"))
 }
 
 /// The trace's events, parsed here with flate2 and serde_json (not
