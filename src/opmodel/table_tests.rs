@@ -30,8 +30,22 @@ const H: &str = "c10::Half";
 const BF: &str = "c10::BFloat16";
 const L: &str = "long int";
 
-/// (row key, call, expected FLOPs, expected bytes), by hand.
-fn hand_cases() -> Vec<(&'static str, OpCall, u64, u64)> {
+/// A row key, a call, and the FLOPs and bytes expected, by hand.
+type Case = (&'static str, OpCall, u64, u64);
+
+/// Every hand-worked case.
+fn hand_cases() -> Vec<Case> {
+    [
+        gemm_cases(),
+        attention_cases(),
+        conv_cases(),
+        vector_cases(),
+    ]
+    .concat()
+}
+
+/// Matrix products.
+fn gemm_cases() -> Vec<Case> {
     vec![
         // [64, 128] × [128, 32], FP32: 2·M·N·K; A, B read, C written.
         (
@@ -120,6 +134,12 @@ fn hand_cases() -> Vec<(&'static str, OpCall, u64, u64)> {
             2 * 96 * 32 * 64,
             (96 * 64 + 4 * 64 * 32 + 96 * 32) * 2 + 4 * 4,
         ),
+    ]
+}
+
+/// Attention, forward and backward, PyTorch and flash-attn.
+fn attention_cases() -> Vec<Case> {
+    vec![
         // GQA: 8 query heads, 2 key/value heads; causal top-left over
         // 128 × 128: 128·129/2 = 8256 kept pairs per head.
         (
@@ -248,6 +268,12 @@ fn hand_cases() -> Vec<(&'static str, OpCall, u64, u64)> {
             2 * (2 * 16 * 16) * (3 * 64 + 2 * 64),
             8 * (16 * 2 * 64) * 2,
         ),
+    ]
+}
+
+/// Convolution, forward, transposed and backward.
+fn conv_cases() -> Vec<Case> {
+    vec![
         // 224² input, 7×7 kernel, stride 2, padding 3: (224 + 6 − 6 − 1)/2 + 1 = 112.
         (
             "convolution",
@@ -330,6 +356,12 @@ fn hand_cases() -> Vec<(&'static str, OpCall, u64, u64)> {
             2 * 8 * (64 * 3 * 49) * (112 * 112),
             (8 * 64 * 112 * 112 + 8 * 3 * 224 * 224 + 64 * 3 * 49 + 64) * 4,
         ),
+    ]
+}
+
+/// Ops on CUDA cores.
+fn vector_cases() -> Vec<Case> {
+    vec![
         // 8 FLOPs per element; input, weight, bias read, output written.
         (
             "norm",
