@@ -31,7 +31,7 @@ pub use meta::{DeviceProps, DistributedInfo, MetaNote};
 
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::{
-    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, Timeline, TimelineParts,
+    Diagnostic, DiagnosticKind, ExportInfo, GpuRecord, Identity, NameSet, Names, Timeline,
 };
 use std::path::{Path, PathBuf};
 
@@ -386,7 +386,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
     };
     let mut copies = std::mem::take(&mut c.copies);
     copies.sort_unstable();
-    let mut timeline = Timeline::from_parts(TimelineParts {
+    let timeline = Timeline {
         info,
         ops: joined.ops,
         api: joined.api,
@@ -401,9 +401,9 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         graph_launches: joined.graph_launches,
         nested_api_rows: joined.nested_api_rows,
         diagnostics,
-        strings: std::mem::take(&mut c.strings),
-    });
-    timeline.collectives = std::mem::take(&mut c.collectives);
+        collectives: std::mem::take(&mut c.collectives),
+        names: Names::new(std::mem::take(&mut c.strings)),
+    };
     KinetoTrace {
         timeline,
         devices: top.devices,

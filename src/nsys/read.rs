@@ -17,7 +17,7 @@ use super::sql::{
 use super::*;
 use crate::timeline::join::{mark_pageable_syncs, sort_and_join};
 use crate::timeline::near::RangeFilter;
-use crate::timeline::TimelineParts;
+use crate::timeline::Names;
 use std::path::Path;
 
 /// Opens `path` read-only and immutable (SQLite writes nothing, not even a
@@ -151,7 +151,7 @@ fn read_with(
     // The join's call index served the sync rows; it is not kept through
     // the ranges' read.
     drop(joined.calls);
-    let mut tl = Timeline::from_parts(TimelineParts {
+    let mut tl = Timeline {
         info,
         ops: joined.ops,
         api: joined.api,
@@ -164,8 +164,9 @@ fn read_with(
         graph_launches: joined.graph_launches,
         nested_api_rows: joined.nested_api_rows,
         diagnostics,
-        strings: host.strings,
-    });
+        collectives: Vec::new(),
+        names: Names::new(host.strings),
+    };
     if let (Ranges::Near(near), true) = (ranges, schema.has_table(NVTX)) {
         let filter = near(&tl);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());

@@ -5,8 +5,8 @@
 //! call that launched them; `limits`: the bounds every reader applies to
 //! untrusted values; `near`: which NVTX ranges a reader keeps when the
 //! analysis looks at some windows only). The nsys SQLite reader and the Kineto JSON reader both
-//! build a [`Timeline`] with [`Timeline::from_parts`]; neither knows the
-//! other, and this module knows neither.
+//! build a [`Timeline`], its names through [`Names::new`]; neither knows
+//! the other, and this module knows neither.
 
 pub mod comm;
 pub mod join;
@@ -460,13 +460,36 @@ pub struct Timeline {
     /// The collectives' arguments the reader found (Kineto traces; NCCL's
     /// NVTX ranges in an nsys export), in reading order.
     pub collectives: Vec<comm::CollectiveRecord>,
+    /// Name id → text, and the name sets derived from it ([`Names::new`]).
+    pub names: Names,
+}
+
+/// A timeline's names: id → text, and the sets of ids the analyses ask
+/// about (blocking copies, communication kernels, allocations), derived
+/// once from the texts by [`Names::new`], the only way to make one: no
+/// reader can give a timeline sets that disagree with its names, and
+/// both readers classify names the same way.
+#[derive(Debug, Clone, Default)]
+pub struct Names {
     strings: HashMap<u32, String>,
     /// `StringIds` ids of blocking copies (`cudaMemcpy`).
-    blocking_names: NameSet,
+    blocking: NameSet,
     /// `StringIds` ids of communication kernels (NCCL, NVSHMEM).
-    comm_names: NameSet,
+    comm: NameSet,
     /// `StringIds` ids of memory allocation calls (`cudaMalloc`, `cudaFree`, …).
-    alloc_names: NameSet,
+    alloc: NameSet,
+}
+
+impl Names {
+    /// The names of `strings` (id → text), with their sets derived.
+    pub fn new(strings: HashMap<u32, String>) -> Names {
+        Names {
+            blocking: NameSet::matching(&strings, names::is_blocking_copy_name),
+            comm: NameSet::matching(&strings, names::is_comm_kernel_name),
+            alloc: NameSet::matching(&strings, names::is_alloc_name),
+            strings,
+        }
+    }
 }
 
 impl Timeline {
@@ -479,25 +502,25 @@ impl Timeline {
 
     /// True when `name` is a blocking copy (see [`Timeline::is_blocking`]).
     pub fn is_blocking_name(&self, name: NameRef) -> bool {
-        self.blocking_names.contains(&name.0)
+        self.names.blocking.contains(&name.0)
     }
 
     /// True for a communication kernel (its name contains `nccl` or
     /// `nvshmem`, any case: `ncclDevKernel_AllReduce_Sum_f32_RING_LL`).
     pub fn is_comm(&self, op: &GpuOp) -> bool {
-        op.kind == OpKind::Kernel && self.comm_names.contains(&op.name.0)
+        op.kind == OpKind::Kernel && self.names.comm.contains(&op.name.0)
     }
 
     /// True for a memory allocation or release call (`cudaMalloc*`,
     /// `cudaFree*`, `cuMemAlloc*`, `cuMemFree*`, `cudaHostAlloc`, …).
     pub fn is_alloc(&self, name: NameRef) -> bool {
-        self.alloc_names.contains(&name.0)
+        self.names.alloc.contains(&name.0)
     }
 
     /// The reader's string table (`StringIds`, or the names a trace
     /// reader gave ids), by id.
     pub fn string_table(&self) -> &HashMap<u32, String> {
-        &self.strings
+        &self.names.strings
     }
 
     /// The text of a name.
@@ -509,7 +532,12 @@ impl Timeline {
             NameRef(x) if (u32::MAX - 31..=u32::MAX - 16).contains(&x) => {
                 memcpy_kind_name(CopyKind::from_code(i64::from(u32::MAX - 16 - x)))
             }
-            NameRef(x) => self.strings.get(&x).map(String::as_str).unwrap_or("?"),
+            NameRef(x) => self
+                .names
+                .strings
+                .get(&x)
+                .map(String::as_str)
+                .unwrap_or("?"),
         }
     }
 
@@ -586,72 +614,6 @@ impl CopyTotal {
                 bytes,
                 duration_ns: ns,
             }),
-        }
-    }
-}
-
-/// Everything a reader collected, before the name sets are derived:
-/// [`Timeline::from_parts`] turns it into a [`Timeline`].
-///
-/// Two types, not one, on purpose: a [`Timeline`]'s name sets (blocking
-/// copies, communication kernels, allocations) are derived from its string
-/// table and kept private, so no reader can build a timeline whose sets
-/// disagree with its names (or forget to derive them); this is the plain
-/// struct a reader fills, and it has no other use.
-#[derive(Debug, Clone)]
-pub struct TimelineParts {
-    /// Export facts.
-    pub info: ExportInfo,
-    /// GPU ops sorted by (pid, device, start, end), joined (see [`join`]).
-    pub ops: Vec<GpuOp>,
-    /// Outermost API calls, sorted by (pid, correlation id).
-    pub api: Vec<ApiCall>,
-    /// Synchronisation intervals sorted by (pid, tid, start).
-    pub syncs: Vec<SyncCall>,
-    /// Stream-wait-event calls as (pid, start ns), sorted.
-    pub waits: Vec<(u32, i64)>,
-    /// OS runtime calls and profiler overhead, sorted.
-    pub host_spans: Vec<HostSpan>,
-    /// Closed ranges sorted by (pid, start).
-    pub nvtx: Vec<NvtxRange>,
-    /// Memcpy totals per (pid, device, direction, pageable), sorted; empty
-    /// when the reader has no per-copy bytes.
-    pub copies: Vec<CopyTotal>,
-    /// How graphs were traced.
-    pub graph_trace: GraphTrace,
-    /// Graph launch calls.
-    pub graph_launches: u64,
-    /// Nested API rows dropped.
-    pub nested_api_rows: u64,
-    /// Warnings found while reading.
-    pub diagnostics: Vec<Diagnostic>,
-    /// Name id → text.
-    pub strings: HashMap<u32, String>,
-}
-
-impl Timeline {
-    /// A timeline from what a reader collected; the name sets (blocking
-    /// copies, communication kernels, allocations) are derived from the
-    /// names here, once, so both readers classify names the same way.
-    pub fn from_parts(p: TimelineParts) -> Timeline {
-        Timeline {
-            blocking_names: NameSet::matching(&p.strings, names::is_blocking_copy_name),
-            comm_names: NameSet::matching(&p.strings, names::is_comm_kernel_name),
-            alloc_names: NameSet::matching(&p.strings, names::is_alloc_name),
-            info: p.info,
-            ops: p.ops,
-            api: p.api,
-            syncs: p.syncs,
-            waits: p.waits,
-            host_spans: p.host_spans,
-            nvtx: p.nvtx,
-            copies: p.copies,
-            graph_trace: p.graph_trace,
-            graph_launches: p.graph_launches,
-            nested_api_rows: p.nested_api_rows,
-            diagnostics: p.diagnostics,
-            collectives: Vec::new(),
-            strings: p.strings,
         }
     }
 }
