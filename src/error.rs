@@ -7,7 +7,9 @@
 //! chain print unchanged). [`exit_code`] looks for that one type in the chain:
 //! exit code 2 when it is there, 3 for [`RegressionFound`] (`rooftrace
 //! diff`'s gate), 1 for everything else (I/O on outputs, a
-//! failed `nvcc`). No list of parser error types lives here.
+//! failed `nvcc`). No list of parser error types lives here. Two helpers word
+//! what a file holds for every "not an input" message (`looks_like_text`,
+//! `first_line_shown`).
 
 use std::error::Error;
 
@@ -116,6 +118,36 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
         e.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// Whether `bytes` read as text: no NUL, and UTF-8 once a character cut
+/// at the end is allowed for. For errors that say what a file holds.
+pub fn looks_like_text(bytes: &[u8]) -> bool {
+    let utf8 = match std::str::from_utf8(bytes) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && e.valid_up_to() + 4 > bytes.len(),
+    };
+    utf8 && !bytes.contains(&0)
+}
+
+/// The first non-blank line of `text` as an error shows it: backquotes as
+/// `'` (it is quoted in backquotes), control characters as `.`, cut at 40
+/// characters with `…`.
+pub fn first_line_shown(text: &str) -> String {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut shown: String = first
+        .chars()
+        .map(|c| match c {
+            '`' => '\'',
+            c if c.is_control() => '.',
+            c => c,
+        })
+        .take(40)
+        .collect();
+    if first.chars().count() > 40 {
+        shown.push('…');
+    }
+    shown
 }
 
 #[cfg(test)]

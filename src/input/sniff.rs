@@ -100,28 +100,9 @@ pub fn json_schema(path: &Path) -> Option<String> {
 /// but for a character cut at the end), their hex with a guess at what
 /// they are.
 pub fn found_in(head: &[u8]) -> Found {
-    let text_ok = match std::str::from_utf8(head) {
-        Ok(_) => true,
-        Err(e) => e.error_len().is_none() && e.valid_up_to() + 4 > head.len(),
-    };
-    if text_ok && !head.contains(&0) {
+    if crate::error::looks_like_text(head) {
         let text = String::from_utf8_lossy(head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head));
-        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-        let shown: String = first
-            .chars()
-            .map(|c| match c {
-                '`' => '\'',
-                c if c.is_control() => '.',
-                c => c,
-            })
-            .take(40)
-            .collect();
-        let cut = if first.chars().count() > 40 {
-            "…"
-        } else {
-            ""
-        };
-        return Found::Text(format!("{shown}{cut}"));
+        return Found::Text(crate::error::first_line_shown(&text));
     }
     let hex: Vec<String> = head
         .iter()

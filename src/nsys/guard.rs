@@ -333,30 +333,11 @@ fn describe_head(path: &Path) -> Option<String> {
     }
     // Bytes that are no text (a NUL, or not UTF-8 once a character cut at
     // the end is allowed for) are said to be binary, not shown.
-    let probe = &head[..head.len().min(256)];
-    let text_ok = match std::str::from_utf8(probe) {
-        Ok(_) => true,
-        Err(e) => e.error_len().is_none() && e.valid_up_to() + 4 > probe.len(),
-    };
-    if probe.contains(&0) || !text_ok {
+    if !crate::error::looks_like_text(&head[..head.len().min(256)]) {
         return Some("it is binary data, not text".to_string());
     }
     let text = String::from_utf8_lossy(&head);
-    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let shown: String = first
-        .chars()
-        .map(|c| match c {
-            '`' => '\'',
-            c if c.is_control() => '.',
-            c => c,
-        })
-        .take(40)
-        .collect();
-    let cut = if first.chars().count() > 40 {
-        "…"
-    } else {
-        ""
-    };
+    let shown = crate::error::first_line_shown(&text);
     let csv = text
         .lines()
         .any(|l| l.starts_with("\"ID\",") && l.contains("\"Kernel Name\""));
@@ -365,7 +346,7 @@ fn describe_head(path: &Path) -> Option<String> {
     } else {
         ""
     };
-    Some(format!("it starts with `{shown}{cut}`{hint}"))
+    Some(format!("it starts with `{shown}`{hint}"))
 }
 
 /// The allowed time of a deadline, for messages.

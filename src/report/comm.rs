@@ -3,9 +3,9 @@
 //! comment) and versioned JSON (`rooftrace.comm/1`). Each returns bytes.
 
 use super::table::{cells, Column, Table};
-use super::{Format, Render, RenderOptions};
+use super::{dur, or_unknown, Format, Render, RenderOptions};
 use crate::comm::{CollectiveRow, CommReport, RankRow};
-use crate::units::{duration_ns, ellipsize, percent, si};
+use crate::units::{ellipsize, percent, si};
 
 impl Render for CommReport {
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
@@ -19,18 +19,6 @@ impl Render for CommReport {
                 v
             }
         }
-    }
-}
-
-fn opt<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map_or_else(|| "unknown".to_string(), f)
-}
-
-fn dur(ns: i64) -> String {
-    if ns == 0 {
-        "0".into()
-    } else {
-        duration_ns(ns as f64)
     }
 }
 
@@ -58,7 +46,7 @@ pub fn verdict(r: &CommReport) -> String {
     {
         s.push_str(&format!(
             "; rank {} arrived last at {} collectives and cost the others {} of waiting",
-            opt(worst.rank, |x| x.to_string()),
+            or_unknown(worst.rank, |x| x.to_string()),
             worst.last_in,
             dur(worst.caused_wait_ns)
         ));
@@ -71,20 +59,20 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
         Column::right("#", |x: &&CollectiveRow| x.index.to_string()),
         Column::left("kind", |x: &&CollectiveRow| x.kind.key().to_string()),
         Column::right("bytes", |x: &&CollectiveRow| {
-            opt(x.bytes, |b| si(b as f64, "B"))
+            or_unknown(x.bytes, |b| si(b as f64, "B"))
         }),
         Column::right("ranks", |x: &&CollectiveRow| {
-            opt(x.group_size, |n| n.to_string())
+            or_unknown(x.group_size, |n| n.to_string())
         }),
         Column::right("time", |x: &&CollectiveRow| dur(x.duration_ns)),
         Column::right("algbw", |x: &&CollectiveRow| {
-            opt(x.algbw_bytes_per_s, |b| si(b, "B/s"))
+            or_unknown(x.algbw_bytes_per_s, |b| si(b, "B/s"))
         }),
         Column::right("busbw", |x: &&CollectiveRow| {
-            opt(x.busbw_bytes_per_s, |b| si(b, "B/s"))
+            or_unknown(x.busbw_bytes_per_s, |b| si(b, "B/s"))
         }),
         Column::right("of link", |x: &&CollectiveRow| {
-            opt(x.link_fraction, percent)
+            or_unknown(x.link_fraction, percent)
         }),
         Column::left("link", |x: &&CollectiveRow| {
             x.link
@@ -93,13 +81,13 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
     ];
     if r.collectives.iter().any(|x| x.last_rank.is_some()) {
         c.push(Column::right("last rank", |x: &&CollectiveRow| {
-            opt(x.last_rank, |v| v.to_string())
+            or_unknown(x.last_rank, |v| v.to_string())
         }));
         c.push(Column::right("others waited", |x: &&CollectiveRow| {
             format!(
                 "{}{}",
                 if x.waits_lower_bound { "≥" } else { "" },
-                opt(x.wait_ns, dur)
+                or_unknown(x.wait_ns, dur)
             )
         }));
     }
@@ -111,15 +99,17 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
 
 fn rank_columns<'a>() -> Vec<Column<'a, &'a RankRow>> {
     vec![
-        Column::right("rank", |x: &&RankRow| opt(x.rank, |v| v.to_string())),
+        Column::right("rank", |x: &&RankRow| or_unknown(x.rank, |v| v.to_string())),
         Column::right("comm", |x: &&RankRow| dur(x.comm_ns)),
         Column::right("exposed", |x: &&RankRow| dur(x.exposed_ns)),
         Column::right("overlapped", |x: &&RankRow| dur(x.overlap_ns)),
-        Column::right("wait", |x: &&RankRow| opt(x.wait_ns, dur)),
-        Column::right("transfer", |x: &&RankRow| opt(x.transfer_ns, dur)),
+        Column::right("wait", |x: &&RankRow| or_unknown(x.wait_ns, dur)),
+        Column::right("transfer", |x: &&RankRow| or_unknown(x.transfer_ns, dur)),
         Column::right("last at", |x: &&RankRow| x.last_in.to_string()),
         Column::right("cost others", |x: &&RankRow| dur(x.caused_wait_ns)),
-        Column::right("clock offset", |x: &&RankRow| opt(x.clock_offset_ns, dur)),
+        Column::right("clock offset", |x: &&RankRow| {
+            or_unknown(x.clock_offset_ns, dur)
+        }),
         Column::left("input", |x: &&RankRow| ellipsize(&x.input, 48)),
     ]
 }
@@ -143,7 +133,7 @@ fn links_line(r: &CommReport) -> String {
         } else {
             links.join(", ")
         },
-        opt(r.gpus_per_node, |g| g.to_string()),
+        or_unknown(r.gpus_per_node, |g| g.to_string()),
         r.gpus_per_node_from
     )
 }

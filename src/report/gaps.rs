@@ -1,11 +1,12 @@
 //! Renderers of the gap report: aligned table, CSV, Markdown (verdict first,
 //! fits a PR comment) and versioned JSON. Each returns bytes.
 
+use super::dur;
 use super::gaps_ranges::{
     class_columns, other_diagnostics, ranges_note, ranges_table, ranges_title,
 };
 pub use super::gaps_verdict::verdict;
-use super::gaps_verdict::{dur, frac, host_detail, link_lines, sum_classes};
+use super::gaps_verdict::{frac, host_detail, link_lines, sum_classes};
 use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::gaps::model::DetailTotals;

@@ -3,7 +3,7 @@
 //! nothing, the sentence that says so where the table would be; and the
 //! per-class columns the gap tables share.
 
-use super::gaps_verdict::dur;
+use super::dur;
 use super::table::{Column, Table};
 use crate::gaps::model::{Diagnostic, DiagnosticKind};
 use crate::gaps::{ClassTotals, GapClass, GapReport, MedianP90, RangeReport, RangeRow};

@@ -3,6 +3,7 @@
 //! the CUDA call and NVTX range families of the longest gaps, the length
 //! of the host-bound gaps, the copies when they dominate busy time).
 
+use super::dur;
 use crate::gaps::model::DetailTotals;
 use crate::gaps::{ClassTotals, FixTerms, GapClass, GapReport, HostAdvice};
 use crate::timeline::CopyKind;
@@ -322,14 +323,6 @@ fn with_reason(
 
 pub(super) fn frac(a: i64, b: i64) -> String {
     percent(if b > 0 { a as f64 / b as f64 } else { 0.0 })
-}
-
-pub(super) fn dur(ns: i64) -> String {
-    if ns == 0 {
-        "0".to_string()
-    } else {
-        duration_ns(ns as f64)
-    }
 }
 
 /// The host link and each host copy stream's share of it, for the table

@@ -6,7 +6,7 @@
 //! JSON is the whole report, each input's single-input report inside.
 
 use super::table::Table;
-use super::{Format, Render, RenderOptions};
+use super::{dur, Format, Render, RenderOptions};
 use crate::many_inputs::gaps::MultiGapReport;
 use crate::many_inputs::ncu::MultiNcuReport;
 use crate::many_inputs::{InputFailure, InputTag};
@@ -94,14 +94,6 @@ fn opt_rank(r: Option<u32>) -> String {
 
 fn host(t: &InputTag) -> String {
     t.host.clone().unwrap_or_else(|| "?".into())
-}
-
-fn dur(ns: i64) -> String {
-    if ns == 0 {
-        "0".into()
-    } else {
-        duration_ns(ns as f64)
-    }
 }
 
 fn pct(f: Option<f64>) -> String {

@@ -106,6 +106,21 @@ pub fn push_fitting(out: &mut String, sections: impl IntoIterator<Item = String>
     }
 }
 
+/// A duration for a table cell: `0` for none, else with its unit.
+pub(crate) fn dur(ns: i64) -> String {
+    if ns == 0 {
+        "0".into()
+    } else {
+        crate::units::duration_ns(ns as f64)
+    }
+}
+
+/// `f` of a known value, `unknown` for none: never a 0 standing in for
+/// what an input did not say.
+pub(crate) fn or_unknown<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
+    v.map_or_else(|| "unknown".to_string(), f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,9 +6,9 @@
 
 use super::gpu_choice::chosen_by;
 use super::table::{cells, md_text, Column, Table};
-use super::{push_fitting, Format, Render, RenderOptions};
+use super::{dur, or_unknown, push_fitting, Format, Render, RenderOptions};
 use crate::ops::{OpRow, OpsReport, UnmodelledRow, FLOP_CONVENTION};
-use crate::units::{duration_ns, ellipsize, percent, si};
+use crate::units::{ellipsize, percent, si};
 use serde_json::json;
 
 /// The JSON schema of the report.
@@ -29,18 +29,6 @@ impl Render for OpsReport {
     }
 }
 
-fn unknown<T>(v: Option<T>, f: impl Fn(T) -> String) -> String {
-    v.map_or_else(|| "unknown".to_string(), f)
-}
-
-fn dur(ns: i64) -> String {
-    if ns == 0 {
-        "0".into()
-    } else {
-        duration_ns(ns as f64)
-    }
-}
-
 /// The headline: kernel time, what the models cover, and where the most
 /// time is lost.
 pub fn verdict(r: &OpsReport) -> String {
@@ -48,7 +36,7 @@ pub fn verdict(r: &OpsReport) -> String {
         "{} kernels, {} of kernel time; {} modelled from the trace's shapes ({} op shapes, {} convention, docs/ops.md)",
         r.kernels,
         dur(r.kernel_time_ns),
-        unknown(r.coverage(), percent),
+        or_unknown(r.coverage(), percent),
         r.rows.len(),
         FLOP_CONVENTION,
     );
@@ -123,15 +111,15 @@ fn op_columns<'a>(width: usize) -> Vec<Column<'a, &'a OpRow>> {
         Column::right("FLOPs", |x: &&OpRow| si(x.flops as f64, "FLOP")),
         Column::right("bytes", |x: &&OpRow| si(x.bytes as f64, "B")),
         Column::right("FLOP/B", |x: &&OpRow| {
-            unknown(x.intensity(), |i| format!("{i:.2}"))
+            or_unknown(x.intensity(), |i| format!("{i:.2}"))
         }),
         Column::left("bound", |x: &&OpRow| {
-            unknown(x.bound, |b| b.key().to_string())
+            or_unknown(x.bound, |b| b.key().to_string())
         }),
         Column::right("of roof", |x: &&OpRow| {
-            unknown(x.fraction_of_roof(), percent)
+            or_unknown(x.fraction_of_roof(), percent)
         }),
-        Column::right("lost", |x: &&OpRow| unknown(x.time_lost_ns(), dur)),
+        Column::right("lost", |x: &&OpRow| or_unknown(x.time_lost_ns(), dur)),
         Column::left("model", |x: &&OpRow| x.model.to_string()),
     ]
 }
