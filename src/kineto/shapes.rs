@@ -42,8 +42,9 @@ pub fn op_call(name: &str, text: RecordedText) -> Option<OpCall> {
     let dims = array(text.dims)?;
     let types = array(text.types)?;
     let values = array(text.values).unwrap_or_default();
-    // A tensor list's entry (`[[1, 2], [3]]`) or an odd value reads as no
-    // sizes; its type (`TensorList`) makes it a value for the models.
+    // A tensor list's entry (`[[1, 2], [3]]`) reads as unusable sizes, but
+    // its type (`TensorList`) makes it a value for the models; an entry
+    // that is no list reads as no sizes.
     let dims: Vec<Vec<i64>> = dims
         .iter()
         .map(|d| match d {
@@ -51,7 +52,9 @@ pub fn op_call(name: &str, text: RecordedText) -> Option<OpCall> {
                 .iter()
                 .map(Value::as_i64)
                 .collect::<Option<_>>()
-                .unwrap_or_default(),
+                // A size that is no integer (`1e30`, a nested list): the
+                // tensor's sizes are unusable, never a 0-d tensor.
+                .unwrap_or_else(|| vec![-1]),
             _ => Vec::new(),
         })
         .collect();
@@ -131,6 +134,12 @@ mod tests {
             }
         )
         .is_none());
+        // A size that is no integer makes that tensor unusable, not 0-d.
+        let odd = RecordedText {
+            dims: Some("[[1e30], [5, 128], [128, 128], [], []]"),
+            ..ADDMM
+        };
+        assert_eq!(op_call("aten::addmm", odd).unwrap().args[0], Arg::BadTensor);
         // Values absent (PyTorch < 2.1): the call is still read.
         assert!(op_call(
             "aten::addmm",

@@ -49,10 +49,10 @@ pub(super) fn product(dims: &[u64]) -> Result<u64, NoModel> {
 }
 
 impl OpCall {
-    /// The tensor at position `i`; [`NoModel::BadShape`] naming `what`
-    /// when it is absent or not a usable tensor.
+    /// The tensor at position `i`; [`NoModel::NotATensor`] naming `what`
+    /// when it is absent.
     pub(super) fn tensor(&self, i: usize, what: &'static str) -> Result<Tensor<'_>, NoModel> {
-        self.optional_tensor(i)?.ok_or(NoModel::BadShape(what))
+        self.optional_tensor(i)?.ok_or(NoModel::NotATensor(what))
     }
 
     /// The tensor at position `i` when there is one (an optional argument

@@ -202,6 +202,9 @@ pub enum NoModel {
     /// An argument the model needs is missing or not the tensor it must
     /// be (what is wrong).
     BadShape(&'static str),
+    /// The argument the model needs (its name) is not a recorded tensor:
+    /// absent, or recorded with a type that is no element type.
+    NotATensor(&'static str),
     /// A value the model needs (stride, `is_causal`, `output_mask`) was not
     /// recorded (`Concrete Inputs` absent): the argument's name.
     NoValue(&'static str),
@@ -216,6 +219,9 @@ impl NoModel {
             NoModel::NotModelled => "op not modelled".into(),
             NoModel::NoShapes => "no shapes (profile with record_shapes=True)".into(),
             NoModel::BadShape(what) => format!("unusable shapes: {what}"),
+            NoModel::NotATensor(arg) => {
+                format!("unusable shapes: `{arg}` is not a recorded tensor")
+            }
             NoModel::NoValue(arg) => {
                 format!("`{arg}` not recorded (PyTorch >= 2.1 records Concrete Inputs)")
             }
