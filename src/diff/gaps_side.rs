@@ -157,6 +157,9 @@ fn json_terms(input: Option<&Value>) -> FixTerms {
             _ => crate::gaps::Tool::Nsys,
         },
         pytorch,
+        graphs: input
+            .and_then(|i| i.get("graph_launches")?.as_u64())
+            .is_some_and(|n| n > 0),
     }
 }
 

@@ -12,6 +12,7 @@ use super::evidence::{RangeFamily, Scale};
 use super::hist::{hist_range, HIST_EDGES_NS};
 use super::model::*;
 use super::nvtx_index::NvtxIndex;
+use super::onetime::WarmUp;
 use super::ranges::{range_report, HostLookup};
 use super::stats::{dist, launch_stats};
 use super::sweep::{
@@ -29,8 +30,8 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
     let n_ops = ops.len() as u64;
     // Three independent indexes; the ranges' (millions of rows under
     // PyTorch's `emit_nvtx`) is built beside the other two.
-    let (nvtx, syncs, engines) = std::thread::scope(|s| {
-        let nvtx = s.spawn(|| NvtxIndex::new(tl));
+    let ((nvtx, warmup), syncs, engines) = std::thread::scope(|s| {
+        let nvtx = s.spawn(|| (NvtxIndex::new(tl), WarmUp::new(tl)));
         let syncs = merge_syncs(&tl.syncs);
         let engines = CopyEngines::new(tl);
         let nvtx = nvtx.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
@@ -41,6 +42,7 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
         nvtx: &nvtx,
         engines: &engines,
         waits: &tl.waits,
+        warmup: &warmup,
     };
     let outs = sweep_devices(tl, &groups, look, cfg);
     let merged = merge_devices(outs, cfg);
@@ -75,6 +77,10 @@ pub fn analyze(tl: &Timeline, cfg: &GapConfig) -> GapReport {
             graph_trace: tl.graph_trace,
             graph_trace_option: tl.info.graph_trace_option.clone(),
             graph_launches: tl.graph_launches,
+            warmup_range: warmup
+                .example
+                .as_deref()
+                .map(|t| crate::units::ellipsize(t, 200)),
             nested_api_rows: tl.nested_api_rows,
             ops: n_ops,
             range_families: range_families(tl),

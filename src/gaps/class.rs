@@ -94,6 +94,9 @@ impl GapClass {
     /// an nsys export nsys flags).
     pub fn fix_in(self, terms: FixTerms) -> &'static str {
         match (self, terms.tool) {
+            (GapClass::LaunchLatency, _) if terms.graphs => {
+                "fewer, larger kernels, or more of the work inside the CUDA graphs the program already replays"
+            }
             (GapClass::Unattributed, Tool::Nsys) => {
                 "trace the launches (nsys --trace=cuda, the whole run; a CUDA graph replay or a device-side launch has no launch row)"
             }

@@ -10,6 +10,7 @@ use super::engines::{CopyEngines, EngineLane, Exclude};
 use super::evidence::{HostDetail, HostFacts};
 use super::host::{host_verdict, range_shares, HostVerdict, What};
 use super::nvtx_index::NvtxIndex;
+use super::onetime::WarmUp;
 use super::GapClass;
 use crate::timeline::{ApiCall, GpuOp, SyncCall, Timeline};
 use crate::units::duration_ns;
@@ -33,6 +34,8 @@ pub(crate) struct Lookup<'a> {
     pub(crate) engines: &'a CopyEngines,
     /// `cudaStreamWaitEvent` calls as (pid, start).
     pub(crate) waits: &'a [(u32, i64)],
+    /// The warm-up ranges of each process.
+    pub(crate) warmup: &'a WarmUp,
 }
 
 /// What a queued op (queued/dependency, copy-engine scheduling) waited

@@ -103,9 +103,9 @@ impl HostDetail {
     /// terms of the tool that made the input.
     pub fn fix(self, terms: FixTerms) -> &'static str {
         match self {
-            HostDetail::LaunchCall => "CUDA graphs, or fewer, larger kernels (launch overhead)",
-            HostDetail::Alloc => CallFamily::Alloc.fix(),
-            HostDetail::CudaApi => CallFamily::Other.fix(),
+            HostDetail::LaunchCall => CallFamily::Launch.fix_in(terms),
+            HostDetail::Alloc => CallFamily::Alloc.fix_in(terms),
+            HostDetail::CudaApi => CallFamily::Other.fix_in(terms),
             HostDetail::OsRuntime => "overlap I/O with GPU work (prefetch, async I/O)",
             HostDetail::InputWait => "profile a non-interactive run (input from a file or arguments, not the terminal): the program was waiting for its user, not working",
             HostDetail::ProfilerOverhead => "the profiler, not the program: ignore it",
@@ -156,7 +156,18 @@ impl CallFamily {
         }
     }
 
-    /// The concrete fix.
+    /// The concrete fix in the input's terms: a program that already
+    /// replays CUDA graphs is told to widen them, not to adopt them; a
+    /// PyTorch job is told its caching allocator's knobs, not to write one.
+    pub fn fix_in(self, terms: FixTerms) -> &'static str {
+        match (self, terms.graphs, terms.pytorch) {
+            (CallFamily::Launch, true, _) => "the program already replays CUDA graphs: capture the kernels still launched one at a time into them, or fuse them into fewer, larger kernels (launch overhead)",
+            (CallFamily::Alloc, _, true) => "PyTorch's caching allocator already reuses freed memory: cudaMalloc/cudaFree in the loop mean its cache was emptied (torch.cuda.empty_cache(); take it out of the loop) or is still growing (steady shapes, PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True)",
+            _ => self.fix(),
+        }
+    }
+
+    /// The concrete fix, in no input's terms (see [`fix_in`](Self::fix_in)).
     pub fn fix(self) -> &'static str {
         match self {
             CallFamily::Launch => "CUDA graphs, or fewer, larger kernels (launch overhead)",
@@ -218,7 +229,18 @@ impl RangeFamily {
         }
     }
 
-    /// The fix for host-bound time spent inside ranges of this family.
+    /// The fix for host-bound time spent inside ranges of this family, in
+    /// the input's terms (a step that already replays CUDA graphs is told
+    /// to find what still runs outside them).
+    pub fn fix_in(self, terms: FixTerms) -> &'static str {
+        match (self, terms.graphs) {
+            (RangeFamily::PyTorch, true) => "PyTorch issues these ops one at a time although the step already replays CUDA graphs: bring them into the captured part (graph breaks: TORCH_LOGS=graph_breaks; torch.compile mode=\"reduce-overhead\" over the whole step)",
+            _ => self.fix(),
+        }
+    }
+
+    /// The fix for host-bound time spent inside ranges of this family, in
+    /// no input's terms (see [`fix_in`](Self::fix_in)).
     pub fn fix(self) -> &'static str {
         match self {
             RangeFamily::PyTorch => "PyTorch issues its ops one at a time from the CPU: compile the step (torch.compile fuses ops into fewer kernels) or capture it in a CUDA graph (torch.compile mode=\"reduce-overhead\", torch.cuda.CUDAGraph)",
@@ -233,15 +255,19 @@ impl RangeFamily {
 /// for a PyTorch trace).
 pub use crate::timeline::Tool;
 
-/// Whose words a fix is given in: the tool that made the input, and
-/// whether the input shows PyTorch (its ranges), which adds the
-/// framework's own knobs.
+/// Whose words a fix is given in: the tool that made the input, whether
+/// the input shows PyTorch (its ranges), which adds the framework's own
+/// knobs, and whether it already replays CUDA graphs (then graphs are no
+/// news: the advice is to widen them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct FixTerms {
     /// The profiler that made the input.
     pub tool: Tool,
     /// The input shows PyTorch.
     pub pytorch: bool,
+    /// The input replays CUDA graphs (a graph launch call or a whole-graph
+    /// row).
+    pub graphs: bool,
 }
 
 /// What the launching thread did inside a host-bound gap, typed: the host
@@ -373,6 +399,7 @@ impl Scale {
     /// export, `torch.profiler` settings for a trace).
     pub fn fix(self, terms: FixTerms) -> &'static str {
         match (self, terms.pytorch, terms.tool) {
+            (Scale::Launch, _, _) if terms.graphs => "the program already replays CUDA graphs: capture the short ops still issued one at a time into them, or fuse them (fewer, larger kernels)",
             (Scale::Launch, false, _) => "CUDA graphs, or fewer, larger kernels (fusion): the host issues short ops one at a time",
             (Scale::Launch, true, _) => "capture the step in a CUDA graph or compile it (torch.compile mode=\"reduce-overhead\"): PyTorch issues short ops one at a time",
             (Scale::Mid, false, Tool::Nsys) => "profile the host between launches (nsys --sample=cpu) and take that work off the launch path",
@@ -508,6 +535,7 @@ mod tests {
         let trace = FixTerms {
             tool: Tool::PyTorchProfiler,
             pytorch: true,
+            graphs: false,
         };
         assert!(Scale::Launch.fix(plain).contains("CUDA graphs"));
         assert!(!Scale::Stretch.fix(plain).contains("CUDA graph"));

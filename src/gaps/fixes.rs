@@ -15,37 +15,41 @@ use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale, Tool
 pub struct FixRow {
     /// What the advice rests on.
     pub evidence: String,
-    /// `any`, or the input's terms (`nsys export`, `nsys export, PyTorch
-    /// ranges`, `PyTorch trace`).
-    pub input: &'static str,
+    /// `any`, or the terms it holds in, `; `-separated (`nsys export`,
+    /// `nsys export, PyTorch ranges`, `PyTorch trace`, each also with
+    /// `, CUDA graphs`).
+    pub input: String,
     /// The fix, as every renderer prints it.
     pub fix: &'static str,
 }
 
-/// The three sets of terms and their names in the table.
-pub const TERMS: [(&str, FixTerms); 3] = [
-    (
-        "nsys export",
-        FixTerms {
-            tool: Tool::Nsys,
-            pytorch: false,
-        },
-    ),
+/// The sets of terms and their names in the table: each tool, with and
+/// without PyTorch's ranges, and with CUDA graphs already replayed.
+pub const TERMS: [(&str, FixTerms); 6] = [
+    ("nsys export", terms(Tool::Nsys, false, false)),
     (
         "nsys export, PyTorch ranges",
-        FixTerms {
-            tool: Tool::Nsys,
-            pytorch: true,
-        },
+        terms(Tool::Nsys, true, false),
+    ),
+    ("PyTorch trace", terms(Tool::PyTorchProfiler, true, false)),
+    ("nsys export, CUDA graphs", terms(Tool::Nsys, false, true)),
+    (
+        "nsys export, PyTorch ranges, CUDA graphs",
+        terms(Tool::Nsys, true, true),
     ),
     (
-        "PyTorch trace",
-        FixTerms {
-            tool: Tool::PyTorchProfiler,
-            pytorch: true,
-        },
+        "PyTorch trace, CUDA graphs",
+        terms(Tool::PyTorchProfiler, true, true),
     ),
 ];
+
+const fn terms(tool: Tool, pytorch: bool, graphs: bool) -> FixTerms {
+    FixTerms {
+        tool,
+        pytorch,
+        graphs,
+    }
+}
 
 /// The table's name for a set of terms (`nsys export`, …).
 pub fn terms_name(terms: FixTerms) -> &'static str {
@@ -90,25 +94,26 @@ pub fn copy_fix(pageable: bool, on_device: bool) -> &'static str {
     }
 }
 
-/// Every row, in table order; a fix the same in all terms is one `any` row.
+/// Every row, in table order: one row per distinct fix of an evidence,
+/// naming the terms it holds in (`any` when it holds in all).
 pub fn fix_table() -> Vec<FixRow> {
     let mut rows = Vec::new();
     let mut add = |evidence: String, fix: &dyn Fn(FixTerms) -> &'static str| {
-        let fixes: Vec<&'static str> = TERMS.iter().map(|t| fix(t.1)).collect();
-        if fixes.iter().all(|f| *f == fixes[0]) {
-            rows.push(FixRow {
-                evidence,
-                input: "any",
-                fix: fixes[0],
-            });
-        } else {
-            for (t, f) in TERMS.iter().zip(fixes) {
-                rows.push(FixRow {
-                    evidence: evidence.clone(),
-                    input: t.0,
-                    fix: f,
-                });
+        let mut distinct: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+        for (name, t) in TERMS {
+            let f = fix(t);
+            match distinct.iter_mut().find(|d| d.0 == f) {
+                Some(d) => d.1.push(name),
+                None => distinct.push((f, vec![name])),
             }
+        }
+        let all = distinct.len() == 1;
+        for (f, names) in distinct {
+            rows.push(FixRow {
+                evidence: evidence.clone(),
+                input: if all { "any".into() } else { names.join("; ") },
+                fix: f,
+            });
         }
     };
     for c in GapClass::ALL {
@@ -123,10 +128,10 @@ pub fn fix_table() -> Vec<FixRow> {
         add(format!("detail:{}", d.key()), &|t| d.fix(t));
     }
     for f in CallFamily::ALL {
-        add(call_key(f).to_string(), &|_| f.fix());
+        add(call_key(f).to_string(), &|t| f.fix_in(t));
     }
     for f in [RangeFamily::PyTorch, RangeFamily::Mpi, RangeFamily::Nccl] {
-        add(range_key(f).to_string(), &|_| f.fix());
+        add(range_key(f).to_string(), &|t| f.fix_in(t));
     }
     for s in Scale::ALL {
         add(format!("scale:{}", s.key()), &|t| s.fix(t));
@@ -170,7 +175,7 @@ mod tests {
     #[test]
     fn a_pytorch_trace_is_never_told_an_nsys_flag() {
         for r in fix_table() {
-            if r.input == "PyTorch trace" || r.input == "any" {
+            if r.input.split("; ").all(|t| t.starts_with("PyTorch trace")) || r.input == "any" {
                 assert!(!r.fix.contains("nsys"), "{r:?}");
             }
         }

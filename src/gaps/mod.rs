@@ -5,7 +5,7 @@
 //! filter), [`evidence`] (the evidence vocabulary and its fixes), `sweep`
 //! (one pass per device: busy union, gaps, their [`class`], histogram bins
 //! from [`hist`], longest gaps), [`host`] (what the host did in a gap) over
-//! `nvtx_index` (the ranges by thread and start), `ranges` (`--nvtx` instances), [`totals`]
+//! `nvtx_index` (the ranges by thread and start), [`onetime`] (gaps paid once: warm-up ranges, slow first launches), `ranges` (`--nvtx` instances), [`totals`]
 //! (count and time per class, host detail and length), `describe` (the
 //! words and typed evidence beside each longest gap), [`engines`] (which
 //! copy held a copy engine during a gap), [`link`] (the host
@@ -25,6 +25,7 @@ pub mod host;
 pub mod link;
 pub mod model;
 mod nvtx_index;
+pub mod onetime;
 mod ranges;
 mod stats;
 mod sweep;

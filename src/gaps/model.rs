@@ -4,6 +4,7 @@
 
 use super::evidence::{CallFamily, FixTerms, HostDetail, RangeFamily, Scale};
 pub use super::link::{HostLinkInfo, LinkCopy};
+use super::onetime::OneTimeIdle;
 use super::GapClass;
 use crate::timeline::Source;
 use crate::timeline::{CopyKind, GraphTrace, OpKind};
@@ -101,6 +102,9 @@ pub struct DeviceGaps {
     /// is chosen from ([`HostTotals::advice`], the rule `budget` uses too);
     /// sums to `classes.host_bound`.
     pub host_evidence: Vec<EvidenceTotal>,
+    /// The gaps a run pays once (inside warm-up ranges, ended by a slow
+    /// first launch): the verdict advises on the rest, the steady state.
+    pub one_time: OneTimeIdle,
     /// The copies by direction and host memory kind, most time first
     /// (empty with `--stream`: the totals are per device).
     pub copies: Vec<CopySummary>,
@@ -457,6 +461,8 @@ pub struct InputSummary {
     pub graph_trace_option: Option<String>,
     /// `cudaGraphLaunch*` calls (each counted once).
     pub graph_launches: u64,
+    /// The text of the longest warm-up range (`gaps::onetime`), if any.
+    pub warmup_range: Option<String>,
     /// Nested runtime rows merged into their outermost call.
     pub nested_api_rows: u64,
     /// GPU ops analysed (after `--device`/`--stream`).
@@ -642,6 +648,7 @@ impl GapReport {
         FixTerms {
             tool: self.input.source.tool(),
             pytorch: self.has_pytorch(),
+            graphs: self.input.graph_launches > 0 || self.devices.iter().any(|d| d.graphs > 0),
         }
     }
 
@@ -670,15 +677,15 @@ impl GapReport {
             return g.class.fix_in(terms);
         };
         match e.detail {
-            HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => {
-                e.call_family.map_or(e.detail.fix(terms), CallFamily::fix)
-            }
+            HostDetail::LaunchCall | HostDetail::Alloc | HostDetail::CudaApi => e
+                .call_family
+                .map_or(e.detail.fix(terms), |f| f.fix_in(terms)),
             HostDetail::OsRuntime | HostDetail::InputWait | HostDetail::ProfilerOverhead => {
                 e.detail.fix(terms)
             }
             HostDetail::Nvtx => e
                 .range_family
-                .map_or_else(|| e.scale.fix(terms), RangeFamily::fix),
+                .map_or_else(|| e.scale.fix(terms), |f| f.fix_in(terms)),
             HostDetail::CpuWork => e.scale.fix(terms),
         }
     }

@@ -8,6 +8,7 @@ use super::engines::{CopyEngines, EngineLane, Exclude};
 use super::hist::{hist_bin, HIST_EDGES_NS};
 use super::host::host_verdict;
 use super::model::*;
+use super::onetime::{FirstLaunches, OneTimeCause, OneTimeIdle, FIRST_LAUNCH_MIN_NS};
 use super::GapClass;
 use super::GapConfig;
 use crate::timeline::{GpuOp, OpKind, SyncCall, Timeline};
@@ -59,6 +60,29 @@ pub(crate) struct RawGap {
     pub(crate) end: i64,
     pub(crate) before: usize,
     pub(crate) after: usize,
+}
+
+/// Why a gap of process `pid` classed `class` is one-time, if it is
+/// (`gaps::onetime`): half or more of it inside the process's warm-up
+/// ranges, or host-bound or a slow launch call and ended by a kernel's
+/// first launch on the device whose launch call took
+/// [`FIRST_LAUNCH_MIN_NS`] or more.
+fn one_time_cause(
+    look: Lookup,
+    g: &RawGap,
+    (pid, class): (u32, GapClass),
+    next: &NextOp,
+    firsts: &FirstLaunches,
+) -> Option<OneTimeCause> {
+    let d = g.end - g.start;
+    if 2 * look.warmup.inside(pid, g.start, g.end) >= d {
+        return Some(OneTimeCause::WarmUp);
+    }
+    let slow_launch = next
+        .api
+        .is_some_and(|a| a.end_ns - a.start_ns >= FIRST_LAUNCH_MIN_NS);
+    let late_launch = matches!(class, GapClass::HostBound | GapClass::LaunchInFlight);
+    (late_launch && slow_launch && firsts.is_first(g.after)).then_some(OneTimeCause::FirstLaunch)
 }
 
 /// Sweeps ops sorted by start: returns (busy_ns, span_start, span_end) and
@@ -234,6 +258,8 @@ pub(crate) fn analyze_device(
     let hints = SyncHints::default();
     let ev = evidence(tl, syncs, cfg, &hints);
     let mut host = HostTotals::default();
+    let mut one_time = OneTimeIdle::default();
+    let firsts = FirstLaunches::new(dev_ops);
     let mut drain = Drain::default();
     let (busy, span_start, span_end) = sweep(dev_ops, |g| {
         let (before, after) = (&dev_ops[g.before], &dev_ops[g.after]);
@@ -242,9 +268,16 @@ pub(crate) fn analyze_device(
         let mut class = classify(g.start, g.end, &next, &ev);
         let d = g.end - g.start;
         class = drain.attribute(class, &g, &next, &ev);
+        let once = one_time_cause(look, &g, (pid, class), &next, &firsts);
+        if let Some(cause) = once {
+            one_time.add(cause, class, d);
+        }
         if let (GapClass::HostBound, Some(a)) = (class, next.api) {
             let v = host_verdict(tl, syncs, nvtx, after.api, g.start, a.end_ns.min(g.end));
             host.add(v.typed(tl), d, d);
+            if once.is_none() {
+                one_time.steady_host.add(v.typed(tl), d, d);
+            }
         }
         classes.add(class, d);
         gap_count += 1;
@@ -315,6 +348,7 @@ pub(crate) fn analyze_device(
             host_detail: host.detail,
             host_scale: host.scale,
             host_evidence: host.evidence,
+            one_time,
             copies: if cfg.stream.is_some() {
                 Vec::new()
             } else {

@@ -123,6 +123,17 @@ impl<K: TotalKey, const N: usize> PerKey<K, N> {
         }
     }
 
+    /// These totals less a part of them (`part` counted in `self`): the
+    /// steady state's classes are the device's less its one-time gaps.
+    pub fn less(&self, part: &Self) -> Self {
+        let mut out = *self;
+        for (a, b) in out.totals.iter_mut().zip(part.totals.iter()) {
+            a.count = a.count.saturating_sub(b.count);
+            a.total_ns = (a.total_ns - b.total_ns).max(0);
+        }
+        out
+    }
+
     /// Sum of all keys' durations, ns.
     pub fn total_ns(&self) -> i64 {
         self.totals.iter().map(|t| t.total_ns).sum()
@@ -378,8 +389,8 @@ impl HostAdvice {
     /// in the input the length-class fix may name its knobs).
     pub fn fix(&self, terms: FixTerms) -> &'static str {
         match *self {
-            HostAdvice::Range(f, _) => f.fix(),
-            HostAdvice::Call(f, _) => f.fix(),
+            HostAdvice::Range(f, _) => f.fix_in(terms),
+            HostAdvice::Call(f, _) => f.fix_in(terms),
             HostAdvice::Detail(d, _) => d.fix(terms),
             HostAdvice::Scale(s, _) => s.fix(terms),
         }

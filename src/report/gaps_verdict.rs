@@ -5,6 +5,8 @@
 
 use super::dur;
 use crate::gaps::model::DetailTotals;
+use crate::gaps::onetime::OneTimeIdle;
+use crate::gaps::totals::HostTotals;
 use crate::gaps::{ClassTotals, FixTerms, GapClass, GapReport, HostAdvice};
 use crate::timeline::CopyKind;
 use crate::timeline::Tool;
@@ -39,7 +41,17 @@ pub fn verdict(r: &GapReport) -> String {
             }
             let terms = r.fix_terms();
             let advice = host.advice().map(|a| (a.fix(terms), a.evidence()));
-            return with_reason(head, (idle, &rr.classes), advice, terms).0;
+            let window: i64 = rr
+                .instances
+                .iter()
+                .map(|i| (i.gpu_end_ns - i.gpu_start_ns).max(0))
+                .sum();
+            let worth = Worth::of(&rr.classes, idle, window);
+            let (line, _) = with_reason(head, (idle, &rr.classes), advice, terms, worth);
+            return match worth {
+                Worth::FixFirst => line,
+                Worth::Busy(_) => with_kernel_lever(line, r),
+            };
         }
         _ => (
             r.devices.iter().map(|d| d.idle_ns).sum::<i64>(),
@@ -64,13 +76,114 @@ pub fn verdict(r: &GapReport) -> String {
         busy_note(r)
     );
     let busy: i64 = r.devices.iter().map(|d| d.busy_ns).sum();
-    let (line, named_fix) = with_reason(head, (idle, &classes), host_advice(r), r.fix_terms());
-    match copy_advice(r) {
-        // A mostly busy GPU whose busy time is copies: the copies first.
-        Some(c) if busy > idle && !named_fix => format!("{line}; fix first: {c}"),
-        Some(c) => format!("{line}; then {c}"),
-        None => line,
+    let mut once = OneTimeIdle::default();
+    for d in &r.devices {
+        once.merge(&d.one_time);
     }
+    let (line, named_fix, worth) = if once.idle_ns > 0 {
+        // The advice is for the steady state: the gaps paid once are
+        // named apart and left out of it.
+        let (idle, span) = (idle - once.idle_ns, span - once.idle_ns);
+        let classes = classes.less(&once.classes);
+        let head = format!(
+            "{head}; one-time {} ({} of the idle: {}), the steady state idles {} of {}",
+            dur(once.idle_ns),
+            frac(once.idle_ns, idle + once.idle_ns),
+            one_time_parts(r, &once),
+            frac(idle, span),
+            dur(span)
+        );
+        let worth = Worth::of(&classes, idle, span);
+        let host = host_advice(r, once.steady_host.clone());
+        let (line, named) = with_reason(head, (idle, &classes), host, r.fix_terms(), worth);
+        (line, named, worth)
+    } else {
+        let worth = Worth::of(&classes, idle, span);
+        let host = host_advice(r, r.host_totals());
+        let (line, named) = with_reason(head, (idle, &classes), host, r.fix_terms(), worth);
+        (line, named, worth)
+    };
+    match (copy_advice(r), worth) {
+        // A mostly busy GPU whose busy time is copies: the copies first.
+        (Some(c), _) if busy > idle && !named_fix => format!("{line}; fix first: {c}"),
+        (Some(c), _) => format!("{line}; then {c}"),
+        (None, Worth::Busy(_)) => with_kernel_lever(line, r),
+        (None, Worth::FixFirst) => line,
+    }
+}
+
+/// An idle fix is put first only when the idle it addresses is at least
+/// this share of the span (docs/gaps.md, "The verdict"): closing 1 % of
+/// idle on a busy GPU buys 1 % at most, while the kernels hold the rest.
+pub const FIX_FIRST_MIN_SHARE: f64 = 0.05;
+
+/// What the largest idle class's fix is worth against the span: enough to
+/// be the fix to make first, or so little that the GPU is busy and the
+/// kernels are the lever (the share of the span it is worth).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Worth {
+    FixFirst,
+    Busy(f64),
+}
+
+impl Worth {
+    /// From the idle classes, the idle time and the span (or the sum of
+    /// the ranges' GPU windows) they lie in, ns.
+    fn of(classes: &ClassTotals, idle: i64, span: i64) -> Worth {
+        let largest = classes
+            .dominant()
+            .map_or(0, |c| classes.get(c).total_ns)
+            .min(idle);
+        if span <= 0 {
+            return Worth::FixFirst;
+        }
+        let share = largest as f64 / span as f64;
+        if share < FIX_FIRST_MIN_SHARE {
+            Worth::Busy(share)
+        } else {
+            Worth::FixFirst
+        }
+    }
+}
+
+/// The parts of the one-time idle in words: `15.6 s inside warm-up ranges
+/// (e.g. `[param|…|warmup|forward]`), 4.22 s before slow first launches`.
+fn one_time_parts(r: &GapReport, once: &OneTimeIdle) -> String {
+    let mut parts = Vec::new();
+    if once.warmup_ns > 0 {
+        let example = r
+            .input
+            .warmup_range
+            .as_deref()
+            .map(|t| format!(" (e.g. `{}`)", ellipsize(t, 48)))
+            .unwrap_or_default();
+        parts.push(format!(
+            "{} inside warm-up ranges{example}",
+            dur(once.warmup_ns)
+        ));
+    }
+    if once.first_launch_ns > 0 {
+        parts.push(format!(
+            "{} before slow first launches (module loading, a library's first use)",
+            dur(once.first_launch_ns)
+        ));
+    }
+    parts.join(", ")
+}
+
+/// The verdict of a busy GPU: its kernels are the lever, and the command
+/// that puts them on the roofline in the input's terms (a PyTorch trace's
+/// op shapes, an nsys export's ncu counters).
+fn with_kernel_lever(line: String, r: &GapReport) -> String {
+    let how = match r.input.source.tool() {
+        Tool::PyTorchProfiler => {
+            "`rooftrace ops` puts each op on its roofline from the shapes the trace records (record_shapes=True), `rooftrace budget` splits each step"
+        }
+        Tool::Nsys => {
+            "profile them with ncu and read the report with `rooftrace ncu` (each kernel's fraction of its roof), or `rooftrace budget --ncu` per step"
+        }
+    };
+    format!("{line}; the GPU is busy, so the kernels are the lever: {how}")
 }
 
 /// When copies kept the GPU busier than kernels: the largest copy stream
@@ -196,13 +309,13 @@ struct CopyGroup {
 /// buffer, a host-side copy that pinned memory skips.
 const PAGEABLE_SHARE: f64 = 0.5;
 
-/// The fix for the host-bound time of the whole report and the evidence
-/// behind it, in words: the advice of [`HostTotals::advice`] over every
-/// host-bound gap (the rule `budget` applies to its steps), in the input's
+/// The fix for the host-bound time of `totals` (the whole report's, or
+/// its steady state's) and the evidence behind it, in words: the advice
+/// of [`HostTotals::advice`] over those host-bound gaps (the rule `budget`
+/// applies to its steps), in the input's
 /// terms; the words name the detail, the family and, inside PyTorch, MPI
 /// or NCCL ranges, an example range from the longest gaps.
-fn host_advice(r: &GapReport) -> Option<(&'static str, String)> {
-    let totals = r.host_totals();
+fn host_advice(r: &GapReport, totals: HostTotals) -> Option<(&'static str, String)> {
     let advice = totals.advice()?;
     let details = totals.detail;
     let k = details.dominant()?;
@@ -275,13 +388,20 @@ fn with_reason(
     (idle, classes): (i64, &ClassTotals),
     host: Option<(&'static str, String)>,
     terms: FixTerms,
+    worth: Worth,
 ) -> (String, bool) {
     let share = |c: GapClass| percent(classes.get(c).total_ns as f64 / idle as f64);
-    let named_fix = match classes.dominant() {
-        Some(GapClass::Unattributed) | None => false,
-        Some(GapClass::HostBound) => host.is_some(),
-        Some(_) => true,
+    // On a busy GPU the idle fix is named with what it is worth, not first.
+    let lead = match worth {
+        Worth::FixFirst => "fix first".to_string(),
+        Worth::Busy(w) => format!("worth {} of the span", percent(w)),
     };
+    let named_fix = worth == Worth::FixFirst
+        && match classes.dominant() {
+            Some(GapClass::Unattributed) | None => false,
+            Some(GapClass::HostBound) => host.is_some(),
+            Some(_) => true,
+        };
     let line = match classes.dominant() {
         // "Unattributed" says the export cannot tell; when it leads, also
         // name the largest class among the gaps that can be explained.
@@ -303,13 +423,13 @@ fn with_reason(
         }
         Some(GapClass::HostBound) if idle > 0 => match host {
             Some((fix, evidence)) => format!(
-                "{head}, {} host-bound; fix first: {fix} ({evidence})",
+                "{head}, {} host-bound; {lead}: {fix} ({evidence})",
                 share(GapClass::HostBound),
             ),
             None => format!("{head}, {} host-bound", share(GapClass::HostBound)),
         },
         Some(c) if idle > 0 => format!(
-            "{head}, {} {}; fix first: {} ({} of {} idle)",
+            "{head}, {} {}; {lead}: {} ({} of {} idle)",
             share(c),
             c.label(),
             c.fix_in(terms),

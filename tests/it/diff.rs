@@ -600,6 +600,7 @@ fn a_trace_diffs_fixes_are_in_torch_profiler_terms_an_exports_in_nsys_terms() {
         let terms = FixTerms {
             tool,
             pytorch: false,
+            graphs: false,
         };
         let d = rooftrace::diff::gaps::diff(
             &fix_side(u0, c0, terms),

@@ -31,6 +31,7 @@ mod gaps_json_ranges;
 mod gaps_memcap;
 mod gaps_near;
 mod gaps_verdicts;
+mod gaps_worth;
 mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
