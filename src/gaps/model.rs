@@ -102,8 +102,7 @@ pub struct DeviceGaps {
     /// is chosen from ([`HostTotals::advice`], the rule `budget` uses too);
     /// sums to `classes.host_bound`.
     pub host_evidence: Vec<EvidenceTotal>,
-    /// The gaps a run pays once (inside warm-up ranges, ended by a slow
-    /// first launch): the verdict advises on the rest, the steady state.
+    /// The gaps paid once (`gaps::onetime`); the verdict advises on the rest.
     pub one_time: OneTimeIdle,
     /// The copies by direction and host memory kind, most time first
     /// (empty with `--stream`: the totals are per device).
@@ -563,8 +562,7 @@ pub struct ClassifiedGap {
 }
 
 impl GapReport {
-    /// Sets the host link and, for each device's copies that cross it,
-    /// the achieved share of the link.
+    /// Sets the host link and each crossing copy's achieved share of it.
     pub fn set_host_link(&mut self, mut link: HostLinkInfo) {
         link.copies = self
             .devices

@@ -12,7 +12,7 @@
 
 use super::class::GapClass;
 use super::totals::{ClassTotals, HostTotals};
-use crate::timeline::{GpuOp, NameRef, Timeline};
+use crate::timeline::{GpuOp, NameRef, OpKind, Timeline};
 use serde::Serialize;
 use std::cell::OnceCell;
 use std::collections::{HashMap, HashSet};
@@ -134,6 +134,11 @@ impl<'a> FirstLaunches<'a> {
             ops,
             first: OnceCell::new(),
         }
+    }
+
+    /// True when `ops[i]` is a kernel (not a copy, memset or whole graph).
+    pub(crate) fn is_kernel(&self, i: usize) -> bool {
+        self.ops[i].kind == OpKind::Kernel
     }
 
     /// True when `ops[i]` is the first op of its name on the device.

@@ -82,7 +82,9 @@ fn one_time_cause(
         .api
         .is_some_and(|a| a.end_ns - a.start_ns >= FIRST_LAUNCH_MIN_NS);
     let late_launch = matches!(class, GapClass::HostBound | GapClass::LaunchInFlight);
-    (late_launch && slow_launch && firsts.is_first(g.after)).then_some(OneTimeCause::FirstLaunch)
+    let kernel = firsts.is_kernel(g.after);
+    (late_launch && slow_launch && kernel && firsts.is_first(g.after))
+        .then_some(OneTimeCause::FirstLaunch)
 }
 
 /// Sweeps ops sorted by start: returns (busy_ns, span_start, span_end) and

@@ -31,7 +31,7 @@ use rooftrace::gaps::{analyze, GapClass, GapConfig, GapReport, HostDetail};
 use rooftrace::units::{duration_ns, percent};
 use rusqlite::Connection;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +47,9 @@ struct RawGap {
     lane: Option<i64>,
     /// Its launching call (outermost row of its correlation id).
     call: Option<Call>,
+    /// The op after the gap is a kernel launched for the first time on
+    /// its device (no earlier op of its name there).
+    first_kernel: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -90,19 +93,25 @@ struct RawOp {
     /// Copy lane (copyKind, 100 for memsets), `None` for kernels.
     lane: Option<i64>,
     correlation: Option<u32>,
+    /// A kernel's name key (nsys: its `shortName` id, else
+    /// `demangledName`'s; a trace: a hash of its name); 0 for other ops.
+    name: u64,
 }
 
 /// The gaps of `ops` per (pid, device), each as (its start, the op after
 /// it), and the summed spans.
-fn ops_gaps(mut ops: Vec<RawOp>) -> (Vec<(i64, RawOp)>, i64) {
+fn ops_gaps(mut ops: Vec<RawOp>) -> (Vec<(i64, RawOp, bool)>, i64) {
     ops.sort_by_key(|o| (o.pid, o.device, o.start, o.end));
     let mut gaps = Vec::new();
     let mut span = 0;
     for dev in ops.chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device)) {
         let mut reach = dev[0].end;
+        let mut seen: HashSet<u64> = HashSet::from([dev[0].name]);
         for o in &dev[1..] {
+            // Whole-graph rows (name key −1) are not kernels.
+            let first = o.lane.is_none() && o.name != u64::MAX && seen.insert(o.name);
             if o.start > reach {
-                gaps.push((reach, *o));
+                gaps.push((reach, *o, first));
             }
             reach = reach.max(o.end);
         }
@@ -113,12 +122,12 @@ fn ops_gaps(mut ops: Vec<RawOp>) -> (Vec<(i64, RawOp)>, i64) {
 
 /// The raw gaps, each joined to the launching call of the op after it.
 fn raw_gaps(
-    gaps: Vec<(i64, RawOp)>,
+    gaps: Vec<(i64, RawOp, bool)>,
     calls: &HashMap<(u32, u32), Call>,
     host: Option<u32>,
 ) -> Vec<RawGap> {
     gaps.into_iter()
-        .map(|(g0, o)| RawGap {
+        .map(|(g0, o, first_kernel)| RawGap {
             pid: o.pid,
             device: o.device,
             g0,
@@ -128,6 +137,7 @@ fn raw_gaps(
                 .correlation
                 .filter(|c| *c != 0)
                 .and_then(|corr| calls.get(&(host.unwrap_or(o.pid), corr)).cloned()),
+            first_kernel,
         })
         .collect()
 }
@@ -148,15 +158,22 @@ fn raw_nsys(path: &Path) -> Raw {
         .unwrap()
             > 0
     };
-    let mut parts = vec!["SELECT start, \"end\", globalPid, deviceId, correlationId, NULL AS lane FROM CUPTI_ACTIVITY_KIND_KERNEL".to_string()];
+    let short = c
+        .prepare("SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 0")
+        .unwrap()
+        .column_names()
+        .contains(&"shortName");
+    let kernel_name = if short { "shortName" } else { "demangledName" };
+    let mut parts = vec![format!("SELECT start, \"end\", globalPid, deviceId, correlationId, NULL AS lane, {kernel_name} FROM CUPTI_ACTIVITY_KIND_KERNEL")];
     if has("CUPTI_ACTIVITY_KIND_MEMCPY") {
-        parts.push("SELECT start, \"end\", globalPid, deviceId, correlationId, copyKind FROM CUPTI_ACTIVITY_KIND_MEMCPY".into());
+        parts.push("SELECT start, \"end\", globalPid, deviceId, correlationId, copyKind, 0 FROM CUPTI_ACTIVITY_KIND_MEMCPY".into());
     }
     if has("CUPTI_ACTIVITY_KIND_MEMSET") {
-        parts.push("SELECT start, \"end\", globalPid, deviceId, correlationId, 100 FROM CUPTI_ACTIVITY_KIND_MEMSET".into());
+        parts.push("SELECT start, \"end\", globalPid, deviceId, correlationId, 100, 0 FROM CUPTI_ACTIVITY_KIND_MEMSET".into());
     }
     if has("CUPTI_ACTIVITY_KIND_GRAPH_TRACE") {
-        parts.push("SELECT start, \"end\", globalPid, deviceId, correlationId, NULL FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE".into());
+        // A whole-graph row: not a kernel, but no copy lane either.
+        parts.push("SELECT start, \"end\", globalPid, deviceId, correlationId, NULL, -1 FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE".into());
     }
     let sql = parts.join(" UNION ALL ");
     let mut st = c.prepare(&sql).unwrap();
@@ -170,6 +187,7 @@ fn raw_nsys(path: &Path) -> Raw {
                 end: r.get(1)?,
                 lane: r.get(5)?,
                 correlation: r.get::<_, Option<i64>>(4)?.map(|x| x as u32),
+                name: r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
             })
         })
         .unwrap()
@@ -352,6 +370,12 @@ fn raw_trace(path: &Path) -> Raw {
                     "gpu_memset" => Some(100),
                     _ => None,
                 };
+                let key = {
+                    use std::hash::{Hash, Hasher};
+                    let mut h = std::collections::hash_map::DefaultHasher::new();
+                    name.hash(&mut h);
+                    h.finish()
+                };
                 ops.push(RawOp {
                     pid: host,
                     device,
@@ -359,6 +383,7 @@ fn raw_trace(path: &Path) -> Raw {
                     end,
                     lane,
                     correlation: corr,
+                    name: key,
                 });
             }
             "cuda_runtime" | "cuda_driver" => {
@@ -654,10 +679,13 @@ fn docs_fixes() -> HashMap<(String, String), String> {
     for line in docs.lines().filter(|l| l.starts_with("| `")) {
         let cells: Vec<&str> = line.trim_matches('|').split(" | ").map(str::trim).collect();
         if cells.len() == 3 {
-            out.insert(
-                (cells[0].trim_matches('`').to_string(), cells[1].to_string()),
-                cells[2].replace("\\|", "|"),
-            );
+            // One row per distinct fix, naming the inputs it holds for.
+            for input in cells[1].split("; ") {
+                out.insert(
+                    (cells[0].trim_matches('`').to_string(), input.to_string()),
+                    cells[2].replace("\\|", "|"),
+                );
+            }
         }
     }
     out
@@ -670,9 +698,16 @@ fn documented(table: &HashMap<(String, String), String>, evidence: &str, raw: &R
         (false, true) => "nsys export, PyTorch ranges",
         (false, false) => "nsys export",
     };
+    // A program that replays CUDA graphs (a graph launch call).
+    let graphs = raw.runtime.iter().any(|r| r.name.contains("GraphLaunch"));
+    let input = if graphs {
+        format!("{input}, CUDA graphs")
+    } else {
+        input.to_string()
+    };
     table
         .get(&(evidence.to_string(), "any".to_string()))
-        .or_else(|| table.get(&(evidence.to_string(), input.to_string())))
+        .or_else(|| table.get(&(evidence.to_string(), input.clone())))
         .unwrap_or_else(|| panic!("no docs row for {evidence} / {input}"))
         .clone()
 }
@@ -727,6 +762,8 @@ fn recompute(
         .map(|g| ((g.pid, g.start_ns, g.end_ns), g.class))
         .collect();
     let mut by_class: BTreeMap<GapClass, i64> = BTreeMap::new();
+    let warm = warm_up_ranges(raw);
+    let mut once = 0i64;
     for g in &raw.gaps {
         let c = class_of[&(g.pid, g.g0, g.g1)];
         assert!(
@@ -737,7 +774,21 @@ fn recompute(
             g.device,
             g.call
         );
-        *by_class.entry(c).or_default() += g.g1 - g.g0;
+        // The advice is for the steady state: one-time gaps apart.
+        if is_one_time(&warm, g, c) {
+            once += g.g1 - g.g0;
+        } else {
+            *by_class.entry(c).or_default() += g.g1 - g.g0;
+        }
+    }
+    let (idle, span) = (idle - once, raw.span_ns - once);
+    if once > 0 {
+        let steady = format!(
+            "one-time {} ({} of the idle",
+            duration_ns(once as f64),
+            percent(once as f64 / (idle + once) as f64)
+        );
+        assert!(line.contains(&steady), "{what}: {line} lacks {steady}");
     }
     // The headline's class: the most idle time (first in display order).
     let Some(top) = GapClass::ALL
@@ -748,6 +799,9 @@ fn recompute(
         return line;
     };
     let share = percent(by_class[&top] as f64 / idle as f64);
+    // What its fix is worth: first only at 5 % of the (steady) span.
+    let worth = by_class[&top] as f64 / span as f64;
+    let busy = worth < 0.05;
     let named = if top == GapClass::Unattributed {
         format!(", {share} unattributed (no launch row)")
     } else {
@@ -779,11 +833,20 @@ fn recompute(
             "copies:pinned"
         };
         Some(key.to_string())
-    } else if !line.contains("fix first:") {
+    } else if !line.contains("fix first:") && !busy {
         None
     } else if top == GapClass::HostBound {
         use rooftrace::gaps::HostAdvice;
-        Some(match report.host_totals().advice().unwrap() {
+        let mut steady = rooftrace::gaps::totals::HostTotals::default();
+        for d in &report.devices {
+            steady.merge(&d.one_time.steady_host);
+        }
+        let totals = if once > 0 {
+            steady
+        } else {
+            report.host_totals()
+        };
+        Some(match totals.advice().unwrap() {
             HostAdvice::Range(f, _) => rooftrace::gaps::fixes::range_key(f).to_string(),
             HostAdvice::Call(f, _) => rooftrace::gaps::fixes::call_key(f).to_string(),
             HostAdvice::Detail(d, _) => format!("detail:{}", d.key()),
@@ -797,6 +860,8 @@ fn recompute(
         // The copies' fix follows the figures it rests on.
         let given = if ev.starts_with("copies:") {
             format!("): {fix}")
+        } else if busy {
+            format!("worth {} of the span: {fix}", percent(worth))
         } else {
             format!("fix first: {fix}")
         };
@@ -806,6 +871,47 @@ fn recompute(
         );
     }
     line
+}
+
+/// The ranges whose text names a warm-up (docs/gaps.md, "One-time
+/// costs"), merged: every corpus input is one process where it has any.
+fn warm_up_ranges(raw: &Raw) -> Vec<(i64, i64)> {
+    let mut warm: Vec<(i64, i64)> = raw
+        .ranges
+        .iter()
+        .filter(|r| {
+            let t = r.name.to_lowercase();
+            ["warmup", "warm-up", "warm_up", "warm up"]
+                .iter()
+                .any(|w| t.contains(w))
+        })
+        .map(|r| (r.start, r.end))
+        .collect();
+    warm.sort_unstable();
+    let mut merged: Vec<(i64, i64)> = Vec::new();
+    for (s, e) in warm {
+        match merged.last_mut() {
+            Some(m) if s <= m.1 => m.1 = m.1.max(e),
+            _ => merged.push((s, e)),
+        }
+    }
+    merged
+}
+
+/// A gap the run pays once: half of it or more in a warm-up range, or a
+/// late launch (host-bound, slow launch call) of a kernel's first launch
+/// on its device whose call took 1 ms or more.
+fn is_one_time(warm: &[(i64, i64)], g: &RawGap, c: GapClass) -> bool {
+    let inside: i64 = warm
+        .iter()
+        .map(|&(s, e)| (e.min(g.g1) - s.max(g.g0)).max(0))
+        .sum();
+    let slow_first = g.first_kernel
+        && g.call
+            .as_ref()
+            .is_some_and(|a| a.end - a.start >= 1_000_000);
+    2 * inside >= g.g1 - g.g0
+        || (slow_first && matches!(c, GapClass::HostBound | GapClass::LaunchInFlight))
 }
 
 /// Every export and trace of `fixtures/` and the corpus, once by file name.
