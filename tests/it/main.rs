@@ -49,6 +49,7 @@ mod ncu_stream;
 mod near_miss;
 mod needs;
 mod newcomer;
+mod newcomer_nvtx;
 mod nsys_companion;
 mod nsys_copies;
 mod nsys_nvtx;
