@@ -50,6 +50,7 @@ mod near_miss;
 mod needs;
 mod newcomer;
 mod newcomer_nvtx;
+mod newcomer_unknown;
 mod nsys_companion;
 mod nsys_copies;
 mod nsys_nvtx;
