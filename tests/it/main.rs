@@ -49,6 +49,7 @@ mod ncu_stream;
 mod near_miss;
 mod needs;
 mod newcomer;
+mod newcomer_gpu;
 mod newcomer_nvtx;
 mod newcomer_unknown;
 mod nsys_companion;
