@@ -95,6 +95,9 @@ impl GapsConfig {
             }
         }
         let inputs = super::inputs::expand(&args.input, NSYS_EXTS);
+        if let Some(skipped) = super::inputs::skipped_note(&args.input, NSYS_EXTS, &inputs) {
+            super::output::note(&skipped);
+        }
         if inputs.len() > 1 || parquet.is_some() {
             for (flag, given) in [
                 ("--plot", plot.is_some()),
@@ -246,6 +249,9 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
         )),
         None if ok.is_empty() => {}
         None => {
+            if let Some(line) = crate::many_inputs::jobs::mixed_jobs(&ok) {
+                super::output::note(&line);
+            }
             let report = crate::many_inputs::summarize_gaps(ok, failures.clone());
             let bytes = report.render(
                 config.format,

@@ -50,6 +50,7 @@ mod near_miss;
 mod needs;
 mod newcomer;
 mod newcomer_gpu;
+mod newcomer_jobs;
 mod newcomer_nvtx;
 mod newcomer_unknown;
 mod nsys_companion;
