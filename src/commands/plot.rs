@@ -58,6 +58,7 @@ impl PlotTarget {
                 path.display()
             ))
         })?;
+        super::output::directory_exists(path, flag)?;
         Ok(PlotTarget {
             path: path.to_path_buf(),
             format,

@@ -81,3 +81,29 @@ fn ncu_dir_names_the_files_it_skipped() {
     assert!(!line.contains(".src.txt"), "{line}");
     assert!(line.contains("give a file by name"), "{line}");
 }
+
+/// `-o` and `--plot` into a directory that does not exist: exit 2 and one
+/// line naming the directory and how to make it (it was exit 1 with
+/// "creating a temporary file beside …"); nothing is created.
+#[test]
+fn output_into_a_missing_directory_is_bad_input_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-dir");
+    let csv = crate::common::fixture("ncu/gpp_ncu2024.2_details15.csv");
+    for (flag, file) in [("-o", "report.json"), ("--plot", "roofline.svg")] {
+        let target = missing.join(file);
+        let (code, _, err) = rooftrace(&[
+            "ncu",
+            csv.to_str().unwrap(),
+            "--gpu",
+            "rtx4090",
+            flag,
+            target.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{flag}: {err}");
+        let want = format!("the directory {} does not exist", missing.display());
+        assert!(err.contains(&want), "{flag}: {err}");
+        assert!(err.contains("mkdir -p"), "{flag}: {err}");
+        assert!(!missing.exists());
+    }
+}
