@@ -95,6 +95,9 @@ impl GapsConfig {
             }
         }
         let inputs = super::inputs::expand(&args.input, NSYS_EXTS);
+        if let Some(skipped) = super::inputs::skipped_note(&args.input, NSYS_EXTS, &inputs) {
+            super::output::note(&skipped);
+        }
         if inputs.len() > 1 || parquet.is_some() {
             for (flag, given) in [
                 ("--plot", plot.is_some()),
@@ -246,6 +249,9 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
         )),
         None if ok.is_empty() => {}
         None => {
+            if let Some(line) = crate::many_inputs::jobs::mixed_jobs(&ok) {
+                super::output::note(&line);
+            }
             let report = crate::many_inputs::summarize_gaps(ok, failures.clone());
             let bytes = report.render(
                 config.format,
@@ -351,12 +357,13 @@ pub(crate) fn read_with_progress(
     nvtx: bool,
     near: Option<&crate::nsys::Near<'_>>,
 ) -> anyhow::Result<Timeline> {
+    let style = |total: u64| {
+        ProgressStyle::with_template(progress_template(total))
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+    };
     let bar = if std::io::stderr().is_terminal() {
         let b = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        b.set_style(
-            ProgressStyle::with_template("reading {msg} [{bar:30}] {human_pos}/{human_len} rows")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
+        b.set_style(style(0));
         b.set_message(
             source
                 .path
@@ -368,7 +375,13 @@ pub(crate) fn read_with_progress(
     } else {
         ProgressBar::hidden()
     };
+    // The bar is drawn from the first total a reader states; until then
+    // (and for a reader that states none) the rows are counted.
+    let counted = std::sync::atomic::AtomicBool::new(false);
     let progress = |done: u64, total: u64| {
+        if total > 0 && !counted.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            bar.set_style(style(total));
+        }
         bar.set_length(total);
         bar.set_position(done);
     };
@@ -384,6 +397,18 @@ pub(crate) fn read_with_progress(
     )?;
     bar.finish_and_clear();
     Ok(timeline)
+}
+
+/// The progress line's template for a reader that states `total` rows:
+/// a bar of done over total, or, with no total (0: not known yet, or a
+/// reader that counts as it goes), the rows read so far. A bar over 0 rows
+/// is drawn full and read "0/0 rows" while rows were being read.
+fn progress_template(total: u64) -> &'static str {
+    if total > 0 {
+        "reading {msg} [{bar:30}] {human_pos}/{human_len} rows"
+    } else {
+        "reading {msg} {spinner} {human_pos} rows"
+    }
 }
 
 /// Writes `--plot` and `--plot-hist`; returns their Markdown image links.
@@ -460,4 +485,19 @@ pub(crate) fn check_filters_match(
         listed.join(", "),
         if pairs.len() > 20 { ", …" } else { "" }
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::progress_template;
+
+    /// No total known: the rows counted, no bar (a bar over 0 rows is drawn
+    /// full and read "0/0 rows"); a total: the bar over it.
+    #[test]
+    fn no_total_counts_rows_without_a_bar() {
+        assert!(!progress_template(0).contains("{bar"));
+        assert!(!progress_template(0).contains("{human_len}"));
+        assert!(progress_template(0).contains("{human_pos} rows"));
+        assert!(progress_template(12).contains("{bar:30}] {human_pos}/{human_len} rows"));
+    }
 }

@@ -188,6 +188,62 @@ fn walk(dir: &Path, exts: &[&str], depth: usize, out: (&mut Vec<PathBuf>, &mut V
     }
 }
 
+/// Most skipped files a note names one by one (the rest are counted).
+const SKIPPED_NAMED: usize = 5;
+
+/// The note on the files under the given directories that [`expand`]
+/// did not take (not hidden, to [`MAX_DEPTH`], an ending other than
+/// `exts`', or a `.json`/`.gz` that is no trace): how many, the first few
+/// by name, and how to read one anyway (by name, whatever its ending: ncu
+/// writes its CSV to a `.log` as readily as to a `.csv`). `None` when none
+/// was skipped. `taken` is what [`expand`] returned.
+pub fn skipped_note(given: &[PathBuf], exts: &[&str], taken: &[PathBuf]) -> Option<String> {
+    let mut all = Vec::new();
+    for dir in given.iter().filter(|p| p.is_dir()) {
+        every_file(dir, 0, &mut all);
+    }
+    all.sort();
+    // A provenance note beside an input (`x.csv.src.txt`) is no input.
+    all.retain(|p| !taken.contains(p) && !p.to_string_lossy().ends_with(".src.txt"));
+    // `x.nsys-rep` beside its export `x.sqlite` was read as that export.
+    all.retain(|p| !(has_ext(p, &["nsys-rep"]) && taken.contains(&p.with_extension("sqlite"))));
+    if all.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = all
+        .iter()
+        .take(SKIPPED_NAMED)
+        .map(|p| p.display().to_string())
+        .collect();
+    let more = all.len().saturating_sub(SKIPPED_NAMED);
+    Some(format!(
+        "skipped {} file(s) that are not {} by their ending or content: {}{}; give a file by name to read it whatever its ending",
+        all.len(),
+        ext_list(exts),
+        shown.join(", "),
+        if more > 0 { format!(" and {more} more") } else { String::new() }
+    ))
+}
+
+/// Every file under `dir` that [`walk`] looks at (not hidden, to
+/// [`MAX_DEPTH`]), whatever its ending, into `out`.
+fn every_file(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if e.file_name().to_string_lossy().starts_with('.') {
+            continue;
+        }
+        if p.is_dir() && depth < MAX_DEPTH {
+            every_file(&p, depth + 1, out);
+        } else if p.is_file() {
+            out.push(p);
+        }
+    }
+}
+
 /// In a directory, `x.nsys-rep` next to its export `x.sqlite` is the same
 /// run: keep the export only.
 fn prefer_exports(v: Vec<PathBuf>) -> Vec<PathBuf> {

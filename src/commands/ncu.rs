@@ -74,6 +74,9 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         return write_output(args.output.output.as_deref(), &render_gpu_list(format));
     }
     let inputs = super::inputs::expand(&args.input, NCU_EXTS);
+    if let Some(skipped) = super::inputs::skipped_note(&args.input, NCU_EXTS, &inputs) {
+        super::output::note(&skipped);
+    }
     let parquet = match report_format {
         None => Some(many::parquet_dir(args.output.output.as_deref())?),
         Some(_) => None,

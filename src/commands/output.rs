@@ -114,6 +114,31 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomic_with(path, |out| out.write_all(bytes))
 }
 
+/// `Ok` when the directory `path` is to be written in exists; else the
+/// error (exit 2) naming the directory and the fix, for a `what` (`output`,
+/// `--plot`) given before any work is done, or when writing (it said
+/// "creating a temporary file beside …: No such file or directory", exit 1).
+pub fn directory_exists(path: &Path, what: &str) -> Result<(), InputError> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => return Ok(()),
+    };
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let why = if dir.exists() {
+        "is not a directory"
+    } else {
+        "does not exist"
+    };
+    Err(InputError::new(format!(
+        "cannot write the {what} {}: the directory {} {why}; create it (mkdir -p {}) or give a path in an existing one",
+        path.display(),
+        dir.display(),
+        dir.display()
+    )))
+}
+
 /// [`write_atomic`] of what `render` writes, streamed into the temporary
 /// file.
 pub fn write_atomic_with(
@@ -135,6 +160,7 @@ pub fn write_atomic_with(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    directory_exists(path, "output")?;
     let mut builder = tempfile::Builder::new();
     builder.prefix(".rooftrace-").suffix(".tmp");
     // The mode a plain create would give (0666 less the umask), or the

@@ -50,8 +50,16 @@ pub struct PlotTarget {
 
 impl PlotTarget {
     /// Checks the file name given to `flag` (e.g. `--plot`): `.svg` or
-    /// `.png`, else an input error that names the flag and the fix.
+    /// `.png` in a directory that exists, else an input error that names
+    /// the flag and the fix (before any work is done).
     pub fn from_flag(flag: &str, path: &Path) -> Result<PlotTarget, InputError> {
+        let target = PlotTarget::parse(flag, path)?;
+        super::output::directory_exists(path, flag)?;
+        Ok(target)
+    }
+
+    /// [`PlotTarget::from_flag`] without the look at the file system.
+    fn parse(flag: &str, path: &Path) -> Result<PlotTarget, InputError> {
         let format = ImageFormat::from_path(path).ok_or_else(|| {
             InputError::new(format!(
                 "{flag} {}: unknown image type; give a file name ending in .svg or .png (e.g. {flag} chart.svg)",
@@ -142,14 +150,14 @@ mod tests {
     use super::*;
 
     fn target(p: &str) -> PlotTarget {
-        PlotTarget::from_flag("--plot", Path::new(p)).unwrap()
+        PlotTarget::parse("--plot", Path::new(p)).unwrap()
     }
 
     #[test]
     fn extension_picks_the_format_and_others_are_input_errors() {
         assert_eq!(target("a/roof.SVG").format, ImageFormat::Svg);
         assert_eq!(target("roof.png").format, ImageFormat::Png);
-        let e = PlotTarget::from_flag("--plot", Path::new("roof.pdf")).unwrap_err();
+        let e = PlotTarget::parse("--plot", Path::new("roof.pdf")).unwrap_err();
         assert!(e.to_string().contains("--plot roof.pdf"), "{e}");
         assert!(e.to_string().contains(".svg or .png"), "{e}");
     }

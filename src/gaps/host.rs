@@ -296,27 +296,23 @@ fn text_unions<'t>(
     tid: u32,
     (w0, w1): (i64, i64),
 ) -> Vec<TextCover<'t>> {
-    // (text, clipped start, clipped end, index), latest-starting first.
-    let mut parts: Vec<(&'t str, i64, i64, usize)> = nvtx
+    // (text, clipped start, clipped end, place in the look-up's order
+    // (latest start first), index).
+    let mut parts: Vec<(&'t str, i64, i64, usize, usize)> = nvtx
         .overlapping(pid, tid, w0, w1)
-        .map(|(i, _)| {
+        .enumerate()
+        .map(|(place, (i, _))| {
             let r = &tl.nvtx[i];
-            (&*r.text, r.start_ns.max(w0), r.end_ns.min(w1), i)
+            (&*r.text, r.start_ns.max(w0), r.end_ns.min(w1), place, i)
         })
         .collect();
-    // The innermost of a text is its first part in index order (latest
-    // start first); keep it before sorting by time.
-    let mut out: Vec<TextCover<'t>> = Vec::new();
-    for p in &parts {
-        if !out.iter().any(|t| t.text == p.0) {
-            out.push(TextCover {
-                text: p.0,
-                covered_ns: 0,
-                innermost: p.3,
-            });
-        }
-    }
+    // One sort by text then time, one pass per text: the work grows as
+    // parts × log(parts) however many texts share the window (a search of
+    // the texts so far for each part took 4.9 s on an export of 13.5 k
+    // ranges). Each text's innermost is its part found first (least
+    // place), and the texts come out in that order.
     parts.sort_unstable_by(|a, b| (a.0, a.1, a.2).cmp(&(b.0, b.1, b.2)));
+    let mut out: Vec<(usize, TextCover<'t>)> = Vec::new();
     for same in parts.chunk_by(|a, b| a.0 == b.0) {
         let mut covered = 0i64;
         let mut cur: Option<(i64, i64)> = None;
@@ -331,11 +327,18 @@ fn text_unions<'t>(
             };
         }
         covered += cur.map_or(0, |(s, e)| e - s);
-        if let Some(t) = out.iter_mut().find(|t| t.text == same[0].0) {
-            t.covered_ns = covered;
-        }
+        let first = same.iter().min_by_key(|p| p.3).unwrap_or(&same[0]);
+        out.push((
+            first.3,
+            TextCover {
+                text: first.0,
+                covered_ns: covered,
+                innermost: first.4,
+            },
+        ));
     }
-    out
+    out.sort_unstable_by_key(|t| t.0);
+    out.into_iter().map(|t| t.1).collect()
 }
 
 /// The NVTX ranges of thread (pid, tid) overlapping `[w0, w1)`, each text's

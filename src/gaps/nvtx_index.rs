@@ -62,6 +62,38 @@ fn by_thread(ranges: &[NvtxRange]) -> Vec<u32> {
     out
 }
 
+/// `order` less every range that repeats an earlier one (same thread,
+/// interval and text; the first by index is kept). A repeat changes no
+/// look-up's answer (a text's time is the union of its ranges), but an
+/// export whose every row appears 64 times would fill the bounded
+/// look-ups ([`MAX_RANGES_IN_WINDOW`], [`MAX_RANGES_BACK`]) with copies and
+/// lose the ranges a window has 64 times fewer of. Repeats share a run of
+/// one interval in `order`; a run sorts by text, so the work stays
+/// `n log n` however many repeat.
+fn distinct(ranges: &[NvtxRange], order: Vec<u32>) -> Vec<u32> {
+    let interval = |i: u32| {
+        let r = &ranges[i as usize];
+        (r.pid, r.tid, r.start_ns, r.end_ns)
+    };
+    let text = |i: u32| &*ranges[i as usize].text;
+    if order.windows(2).all(|w| interval(w[0]) != interval(w[1])) {
+        return order;
+    }
+    let mut out = Vec::with_capacity(order.len());
+    for run in order.chunk_by(|&a, &b| interval(a) == interval(b)) {
+        if run.len() == 1 {
+            out.extend_from_slice(run);
+            continue;
+        }
+        let mut by_text = run.to_vec();
+        by_text.sort_unstable_by(|&a, &b| text(a).cmp(text(b)).then(a.cmp(&b)));
+        by_text.dedup_by(|a, b| text(*a) == text(*b));
+        by_text.sort_unstable();
+        out.extend(by_text);
+    }
+    out
+}
+
 /// One NVTX range as the index sees it: its thread, interval and place in
 /// [`Timeline::nvtx`]; ordered by (pid, tid, start, end, index).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -95,7 +127,7 @@ pub(crate) struct NvtxIndex<'a> {
     /// Places in `nvtx`, ordered by (pid, tid, start, end, index): 4 bytes
     /// a range rather than a copy of its thread and interval (32 bytes;
     /// 4.4 MB at the peak of `gaps` on a 99.8 MB trace of 138 k ranges).
-    /// Ranges are counted in `u32`.
+    /// Ranges are counted in `u32`; repeats are left out ([`distinct`]).
     order: Vec<u32>,
     /// The latest end in each block of [`BLOCK`] places of `order`
     /// (`ends[0]`), of each [`BLOCK`] blocks (`ends[1]`), and so on: the
@@ -128,7 +160,7 @@ impl<'a> NvtxIndex<'a> {
 
     /// Indexes `ranges` (closed NVTX ranges, in any order).
     fn of(ranges: &'a [NvtxRange]) -> NvtxIndex<'a> {
-        let order = by_thread(ranges);
+        let order = distinct(ranges, by_thread(ranges));
         let mut ends: Vec<Vec<i64>> = Vec::new();
         let mut below: Vec<i64> = order
             .chunks(BLOCK)
@@ -256,7 +288,7 @@ impl<'a> NvtxIndex<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{by_thread, IndexedRange, NvtxIndex};
+    use super::{by_thread, IndexedRange, NvtxIndex, MAX_RANGES_IN_WINDOW};
     use crate::timeline::NvtxRange;
 
     /// The linear split by thread gives the general sort's order on input
@@ -359,5 +391,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every range repeated 8 times (the copies appended after the
+    /// originals, as `INSERT … SELECT` does): 1,001 distinct ranges start
+    /// inside the window, 8,008 with the copies, more than the
+    /// [`MAX_RANGES_IN_WINDOW`] a look-up reads. Each is still found, once
+    /// (the original, the first by index), the outer one included; and the
+    /// innermost range at an instant is the original of the innermost.
+    #[test]
+    fn repeated_ranges_are_looked_up_once() {
+        let r = |start_ns: i64, end_ns: i64, text: &str| NvtxRange {
+            start_ns,
+            end_ns,
+            pid: 7,
+            tid: 1,
+            text: text.into(),
+        };
+        let mut once = vec![r(0, 1_000_000, "outer")];
+        for k in 0..1_000 {
+            once.push(r(10 + 900 * k, 20 + 900 * k, "inner"));
+        }
+        let n = once.len();
+        let ranges: Vec<NvtxRange> = (0..8).flat_map(|_| once.iter().cloned()).collect();
+        assert!(8 * n > MAX_RANGES_IN_WINDOW && n < MAX_RANGES_IN_WINDOW);
+        let idx = NvtxIndex::of(&ranges);
+        let mut found: Vec<(usize, i64)> = idx.overlapping(7, 1, 0, 1_000_000).collect();
+        found.sort_unstable();
+        // Each original once, each with its whole length (all lie inside).
+        let want: Vec<(usize, i64)> = (0..n)
+            .map(|i| (i, once[i].end_ns - once[i].start_ns))
+            .collect();
+        assert_eq!(found, want);
+        // At 15 the innermost is inner 0 (index 1), at 25 the outer one.
+        assert_eq!(idx.innermost(7, 1, 15), Some(1));
+        assert_eq!(idx.innermost(7, 1, 25), Some(0));
     }
 }

@@ -3,6 +3,7 @@
 //! classes inside each instance's GPU window.
 
 use super::class::overlap;
+use super::evidence::HostFacts;
 use super::host::gap_evidence;
 use super::model::*;
 use super::nvtx_index::NvtxIndex;
@@ -39,6 +40,48 @@ pub(crate) struct HostLookup<'a> {
     pub(crate) nvtx: &'a NvtxIndex<'a>,
 }
 
+/// The evidence of each host-bound gap, judged the first time an instance
+/// needs it and kept: a gap's verdict does not depend on the instance, and
+/// an export whose ranges repeat (each NVTX row 64 times) or stack deeply
+/// puts one gap in many instances' windows (judging it again for each ran
+/// past 120 s on 865 k ranges).
+struct EvidenceMemo<'h, 'a> {
+    host: &'h HostLookup<'a>,
+    /// Per classified gap: `None` until judged, then its evidence (`None`
+    /// when the op ending it has no launching call).
+    judged: Vec<Option<Option<HostFacts>>>,
+}
+
+impl EvidenceMemo<'_, '_> {
+    /// The evidence of `gaps[at]`, ended by the first of `dev_ops` starting
+    /// at or after its end.
+    fn of(
+        &mut self,
+        tl: &Timeline,
+        dev_ops: &[GpuOp],
+        gaps: &[ClassifiedGap],
+        at: usize,
+    ) -> Option<HostFacts> {
+        if let Some(known) = self.judged[at] {
+            return known;
+        }
+        let g = &gaps[at];
+        let after = dev_ops.partition_point(|o| o.start_ns < g.end_ns);
+        let facts = dev_ops.get(after).and_then(|op| {
+            gap_evidence(
+                tl,
+                self.host.syncs,
+                self.host.nvtx,
+                op,
+                g.start_ns,
+                g.end_ns,
+            )
+        });
+        self.judged[at] = Some(facts);
+        facts
+    }
+}
+
 /// The `--nvtx` report over the analysed ops (in scope, grouped by
 /// (pid, device), sorted by start), each device's detail and every
 /// classified gap. Each instance's host-bound gaps carry their typed
@@ -52,6 +95,10 @@ pub(crate) fn range_report<'t>(
     (re, host): (&Regex, &HostLookup),
     names: &mut Names<'t>,
 ) -> RangeReport {
+    let mut memo = EvidenceMemo {
+        host,
+        judged: vec![None; gaps.len()],
+    };
     // Ops by (pid, tid, launch start) to project host ranges onto the GPU.
     let mut launched: Vec<(u32, u32, i64, usize)> = ops
         .iter()
@@ -97,7 +144,7 @@ pub(crate) fn range_report<'t>(
         let mut win = WindowIdle::default();
         let mine_devs = |d: &&DeviceDetail| d.pid == r.pid && devs.contains(&d.device);
         for d in details.iter().filter(mine_devs) {
-            win.add(tl, host, ops, d, gaps, (w0, w1));
+            win.add(tl, &mut memo, ops, d, gaps, (w0, w1));
         }
         // The instances before on this process and devices own the device
         // up to `before.0`: this one owns the rest of its window. The one
@@ -117,7 +164,7 @@ pub(crate) fn range_report<'t>(
         let owned = if owned_start > w0 {
             let mut own = WindowIdle::default();
             for d in details.iter().filter(mine_devs) {
-                own.add(tl, host, ops, d, gaps, (owned_start, w1));
+                own.add(tl, &mut memo, ops, d, gaps, (owned_start, w1));
             }
             if own.classes.total_count() == 0 && own.idle == 0 {
                 Owned::PartNoIdle
@@ -247,7 +294,7 @@ impl WindowIdle {
     fn add(
         &mut self,
         tl: &Timeline,
-        host: &HostLookup,
+        memo: &mut EvidenceMemo,
         ops: &[GpuOp],
         d: &DeviceDetail,
         gaps: &[ClassifiedGap],
@@ -255,41 +302,25 @@ impl WindowIdle {
     ) {
         self.in_span += overlap(d.span.0, d.span.1, w0, w1);
         let dev_ops = &ops[d.ops_at.0..d.ops_at.1];
-        clipped(
-            &gaps[d.gaps_at.0..d.gaps_at.1],
-            w0,
-            w1,
-            |g| (g.start_ns, g.end_ns),
-            |g, len| {
-                if len > 0 {
-                    self.idle += len;
-                    self.classes.add(g.class, len);
-                    if g.class == GapClass::HostBound {
-                        add_host(tl, host, dev_ops, g, len, &mut self.host);
+        let first = d.gaps_at.0;
+        let dev_gaps = &gaps[first..d.gaps_at.1];
+        let from = dev_gaps.partition_point(|g| g.end_ns <= w0);
+        for (at, g) in dev_gaps.iter().enumerate().skip(from) {
+            if g.start_ns >= w1 {
+                break;
+            }
+            let len = overlap(g.start_ns, g.end_ns, w0, w1);
+            if len > 0 {
+                self.idle += len;
+                self.classes.add(g.class, len);
+                if g.class == GapClass::HostBound {
+                    if let Some(e) = memo.of(tl, dev_ops, gaps, first + at) {
+                        self.host.add(e, g.end_ns - g.start_ns, len);
                     }
                 }
-            },
-        );
+            }
+        }
         clipped(&d.kernel_runs, w0, w1, |k| *k, |_, len| self.kbusy += len);
-    }
-}
-
-/// Adds `len` ns of the host-bound gap `g` to `totals` with its typed
-/// evidence. The op that ended the gap is the first of the device's ops
-/// (sorted by start) starting at or after the gap's end: the sweep's
-/// "after" op, since every op before it started inside the busy run.
-fn add_host(
-    tl: &Timeline,
-    host: &HostLookup,
-    dev_ops: &[GpuOp],
-    g: &ClassifiedGap,
-    len: i64,
-    totals: &mut HostTotals,
-) {
-    let after = dev_ops.partition_point(|o| o.start_ns < g.end_ns);
-    let Some(op) = dev_ops.get(after) else { return };
-    if let Some(e) = gap_evidence(tl, host.syncs, host.nvtx, op, g.start_ns, g.end_ns) {
-        totals.add(e, g.end_ns - g.start_ns, len);
     }
 }
 

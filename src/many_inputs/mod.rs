@@ -9,6 +9,7 @@
 //! for row.
 
 pub mod gaps;
+pub mod jobs;
 pub mod kernels;
 pub mod ncu;
 pub mod tag;

@@ -107,11 +107,11 @@ impl DiffRooflineInput {
                 name: format!("{} {change}", m.name),
                 flop_per_byte: m.after.0,
                 flop_per_s: m.after.1,
-                duration_ns: m.duration_ns,
+                duration_ns: Some(m.duration_ns),
                 // The roofline chart labels the largest "time lost" first
                 // and prints it only when positive: a negative rank puts
                 // the largest changes first with no "lost" suffix.
-                time_lost_ns: -(i as f64) - 1.0,
+                time_lost_ns: Some(-(i as f64) - 1.0),
                 path: path(&m.name),
                 above_roof: false,
                 // Only kernels with a point on both sides are moves.
@@ -124,8 +124,8 @@ impl DiffRooflineInput {
                 name: format!("{BASE_MARK}{}", m.name),
                 flop_per_byte: m.before.0,
                 flop_per_s: m.before.1,
-                duration_ns: m.duration_ns,
-                time_lost_ns: -1e18,
+                duration_ns: Some(m.duration_ns),
+                time_lost_ns: Some(-1e18),
                 // Same path as the new point, so the legend lists no extra path.
                 path: path(&m.name),
                 above_roof: false,

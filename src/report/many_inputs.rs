@@ -5,11 +5,13 @@
 //! input's single-input CSV with `input,host,rank` in front of each row;
 //! JSON is the whole report, each input's single-input report inside.
 
+use super::roofline_rows::AsWritten;
 use super::table::Table;
-use super::{dur, Format, Render, RenderOptions};
+use super::{dur, or_unknown, Format, Render, RenderOptions};
 use crate::many_inputs::gaps::MultiGapReport;
-use crate::many_inputs::ncu::MultiNcuReport;
+use crate::many_inputs::ncu::{MultiNcuReport, NcuInput};
 use crate::many_inputs::{InputFailure, InputTag};
+use crate::roofline::RooflineReport;
 use crate::units::{duration_ns, ellipsize, percent};
 
 impl Render for MultiGapReport {
@@ -47,7 +49,7 @@ impl Render for MultiNcuReport {
             Format::Json => {
                 // A concrete buffer: serde's many small writes stay inlined.
                 let mut w = std::io::BufWriter::with_capacity(1 << 16, out);
-                serde_json::to_writer_pretty(&mut w, self)?;
+                serde_json::to_writer_pretty(&mut w, &NcuJson(self))?;
                 std::io::Write::write_all(&mut w, b"\n")?;
                 std::io::Write::flush(&mut w)
             }
@@ -63,7 +65,7 @@ impl Render for MultiNcuReport {
 
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
         match format {
-            Format::Json => json(self),
+            Format::Json => json(&NcuJson(self)),
             Format::Csv => tagged_csv(
                 self.inputs
                     .iter()
@@ -82,10 +84,60 @@ impl Render for MultiNcuReport {
     }
 }
 
+/// The cross-input roofline report as JSON: each input's report as it
+/// would be written alone ([`AsWritten`]: no roof is `null`, not 0).
+struct NcuJson<'a>(&'a MultiNcuReport);
+
+impl serde::Serialize for NcuJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let r = self.0;
+        let mut m = s.serialize_map(Some(4))?;
+        m.serialize_entry("schema", r.schema)?;
+        m.serialize_entry("kernels", &r.kernels)?;
+        m.serialize_entry("failures", &r.failures)?;
+        let inputs: Vec<NcuInputJson> = r.inputs.iter().map(NcuInputJson).collect();
+        m.serialize_entry("inputs", &inputs)?;
+        m.end()
+    }
+}
+
+/// One input of [`NcuJson`]: its tag's fields, then its report.
+struct NcuInputJson<'a>(&'a NcuInput);
+
+impl serde::Serialize for NcuInputJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeMap};
+        let tag = serde_json::to_value(&self.0.tag).map_err(S::Error::custom)?;
+        let serde_json::Value::Object(fields) = tag else {
+            return Err(S::Error::custom("an input tag serialises as an object"));
+        };
+        let mut m = s.serialize_map(Some(fields.len() + 1))?;
+        for (key, v) in &fields {
+            m.serialize_entry(key, v)?;
+        }
+        m.serialize_entry("report", &AsWritten(&self.0.report))?;
+        m.end()
+    }
+}
+
 fn json<T: serde::Serialize>(r: &T) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
     v
+}
+
+/// An input's analysed time; `None` when its rows have rates only.
+fn input_time(r: &RooflineReport) -> Option<f64> {
+    let untimed = !r.kernels.is_empty() && r.kernels.iter().all(|k| k.rate_only);
+    (!untimed).then_some(r.total_duration_ns)
+}
+
+/// An input's time lost; `None` without roofs (no GPU decided) or times.
+fn input_time_lost(r: &RooflineReport) -> Option<f64> {
+    input_time(r)
+        .filter(|_| !r.roofless())
+        .map(|_| r.total_time_lost_ns)
 }
 
 fn opt_rank(r: Option<u32>) -> String {
@@ -360,14 +412,17 @@ pub fn ncu_verdict(r: &MultiNcuReport) -> String {
         r.inputs.len(),
         r.kernels.len()
     );
-    if let Some(k) = r.kernels.first() {
-        s.push_str(&format!(
+    match r.kernels.first() {
+        Some(k) if k.time_lost_ns.is_some() => s.push_str(&format!(
             "; most time lost: `{}` at {} of its roof over {} launches ({} lost)",
             ellipsize(&k.name, 60),
             pct(k.fraction_of_roof),
             k.launches,
-            duration_ns(k.time_lost_ns)
-        ));
+            or_unknown(k.time_lost_ns, duration_ns)
+        )),
+        // No input with both roofs and times: nothing to rank by.
+        Some(_) => s.push_str("; time lost unknown (no roofs: no GPU decided; name it with --gpu)"),
+        None => {}
     }
     if !r.failures.is_empty() {
         s.push_str(&format!("; {} inputs failed", r.failures.len()));
@@ -386,8 +441,8 @@ fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Body)> {
             i.tag.input.clone(),
             i.report.kernels.len().to_string(),
             i.report.launches_analysed.to_string(),
-            duration_ns(i.report.total_duration_ns),
-            duration_ns(i.report.total_time_lost_ns),
+            or_unknown(input_time(&i.report), duration_ns),
+            or_unknown(input_time_lost(&i.report), duration_ns),
         ]);
     }
     let mut k = Table::new(
@@ -409,14 +464,12 @@ fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Body)> {
             ellipsize(&x.name, 50),
             x.inputs.to_string(),
             x.launches.to_string(),
-            duration_ns(x.duration_ns),
+            or_unknown(x.duration_ns, duration_ns),
             // A side unknown somewhere: T* and the fraction are lower bounds.
-            format!(
-                "{}{}",
-                if x.lower_bound { "≥ " } else { "" },
-                pct(x.fraction_of_roof)
-            ),
-            duration_ns(x.time_lost_ns),
+            or_unknown(x.fraction_of_roof, |f| {
+                format!("{}{}", if x.lower_bound { "≥ " } else { "" }, percent(f))
+            }),
+            or_unknown(x.time_lost_ns, duration_ns),
             pct(x.min_fraction_of_roof),
             ellipsize(&x.min_input, 30),
             pct(x.max_fraction_of_roof),

@@ -264,14 +264,26 @@ pub(super) fn write_json(r: &RooflineReport, out: &mut dyn Write) -> io::Result<
     // A concrete buffer: serde's many small writes stay inlined instead of
     // each crossing `dyn Write`.
     let mut w = io::BufWriter::with_capacity(1 << 16, out);
-    if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
-        // Nothing to blank: the fields in the model's order.
-        serde_json::to_writer_pretty(&mut w, r)?;
-    } else {
-        serde_json::to_writer_pretty(&mut w, &Blanked(r))?;
-    }
+    serde_json::to_writer_pretty(&mut w, &AsWritten(r))?;
     w.write_all(b"\n")?;
     w.flush()
+}
+
+/// A report as its JSON shows it, wherever it is written (alone, or inside
+/// `rooftrace.multi-ncu/1`): its unknowns (no roofs, rate-only rows) `null`,
+/// never the model's placeholders (0 for no roof, a second for no time).
+pub(super) struct AsWritten<'a>(pub(super) &'a RooflineReport);
+
+impl serde::Serialize for AsWritten<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        if !r.roofless() && !r.kernels.iter().any(|k| k.rate_only) {
+            // Nothing to blank: the fields in the model's order.
+            r.serialize(s)
+        } else {
+            Blanked(r).serialize(s)
+        }
+    }
 }
 
 /// A report with unknowns to blank (no roofs, rate-only rows), serialised

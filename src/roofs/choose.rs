@@ -423,6 +423,31 @@ fn match_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<Fact>) {
     (c, used)
 }
 
+/// [`match_facts`], then the facts [`check::check`] compares beyond those
+/// (the DRAM peak the file's throughput percentage implies, ncu's own
+/// peaks, a memory clock of another card): a candidate they contradict is
+/// ruled out, as `--gpu` with it would be refused. They are named among the
+/// facts used when they ruled one out; when they would rule out every
+/// candidate they are not used (the check's error says why on `--gpu`).
+fn checked_facts(hints: &DeviceHints) -> (Vec<&'static GpuSpec>, Vec<Fact>) {
+    let (candidates, mut used) = match_facts(hints);
+    let fit: Vec<&'static GpuSpec> = candidates
+        .iter()
+        .copied()
+        .filter(|g| check::check(g, hints).is_ok())
+        .collect();
+    if fit.is_empty() || fit.len() == candidates.len() {
+        return (candidates, used);
+    }
+    if let Some(b) = hints.implied_dram_peak_bytes_per_s {
+        used.push(Fact::DramPeakAtLeast(b as u64));
+    }
+    if hints.ncu_peaks.is_some() {
+        used.push(Fact::NcuPeaks);
+    }
+    (fit, used)
+}
+
 /// True when the table knows `g`'s value of every device attribute
 /// (SM count, L2 size, bus width) that `hints` state once: a GPU that
 /// stayed a candidate only because a value is unknown is not decided on.
@@ -448,7 +473,7 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
             }
         }
     }
-    let (candidates, used) = match_facts(hints);
+    let (candidates, used) = checked_facts(hints);
     if hints.device_names.is_empty() && !used.is_empty() {
         if let [g] = candidates.as_slice() {
             if confirmed(g, hints) {
@@ -460,7 +485,13 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
             }
         }
     }
-    let keys: Vec<String> = candidates.iter().map(|g| g.key.to_string()).collect();
+    // Nothing stated: every GPU of the table fits, and naming all of them
+    // (52 keys, twice) tells nothing; the errors point at the list instead.
+    let keys: Vec<String> = if used.is_empty() && hints.device_names.is_empty() {
+        Vec::new()
+    } else {
+        candidates.iter().map(|g| g.key.to_string()).collect()
+    };
     let used_words = super::decision::join_facts(&used);
     let ccs: Vec<String> = hints
         .compute_capabilities

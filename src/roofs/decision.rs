@@ -107,6 +107,12 @@ pub enum Fact {
     DramBandwidth(u64),
     /// The memory clocks stated, MHz.
     MemoryClocksMhz(Vec<u64>),
+    /// The DRAM peak the file's throughput percentage implies (DRAM bytes
+    /// / duration / `dram__throughput` %), byte/s: the true peak is at
+    /// least this.
+    DramPeakAtLeast(u64),
+    /// ncu's own peaks in the file (DRAM bytes per cycle, FP32 per cycle).
+    NcuPeaks,
 }
 
 impl std::fmt::Display for Fact {
@@ -124,6 +130,10 @@ impl std::fmt::Display for Fact {
                 let m: Vec<String> = m.iter().map(u64::to_string).collect();
                 write!(f, "memory clock {} MHz", m.join("/"))
             }
+            Fact::DramPeakAtLeast(b) => {
+                write!(f, "a DRAM peak of at least {:.1} GB/s", *b as f64 / 1e9)
+            }
+            Fact::NcuPeaks => write!(f, "ncu's own peaks"),
         }
     }
 }

@@ -21,18 +21,22 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
         return;
     };
     let expect: &[(&str, Result<&str, &str>)] = &[
-        // Only the measured "Memory Frequency" (627 MHz): not enough alone.
+        // Only the measured "Memory Frequency" (627 MHz), not enough alone,
+        // and its "Memory [%]" with DRAM bytes and duration: a DRAM peak of
+        // at least 643.1 GB/s rules out the GPUs slower than that (issue 45
+        // item 6), the V100 among those left.
         (
             "ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log",
-            Err("no device name, compute capability, SM count or L2 size"),
+            Err("a DRAM peak of at least 643.1 GB/s, shared by v100, v100-32gb, rtx2080ti,"),
         ),
         (
             "ncu2020.1_metrics_csv_deeplab_tf_fp16_dram_bytes.log",
             Err("no device name, compute capability, SM count or L2 size"),
         ),
+        // A DRAM peak of at least 1888.6 GB/s: the 80 GB A100s and faster.
         (
             "ncu2020.3_metrics_csv_app_traceback_error_then_csv_leleucas_interpolate_a100.log",
-            Err("no device name, compute capability, SM count or L2 size"),
+            Err("a DRAM peak of at least 1888.6 GB/s, shared by a100-80gb, a100-80gb-pcie,"),
         ),
         (
             "ncu2021.2_sections_metrics_rules_csv_leleucas_bert_flashattn_a100.csv",
@@ -43,10 +47,11 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
             "ncu2024.2_metrics_csv_gpp_clean.csv",
             Err("compute capability 8.9, shared by l4, l40s, l40, rtx6000-ada, rtx4080, rtx4090, rtx4070ti, rtx4070, rtx4060ti, rtx4000-ada, rtx5000-ada, l20"),
         ),
-        // CC 12.0 column only: the RTX 50 cards and the RTX PRO 6000.
+        // CC 12.0 (the RTX 50 cards and the RTX PRO 6000), and a DRAM peak
+        // of at least 1764.5 GB/s (tests/it/newcomer_gpu.rs): two left.
         (
             "ncu2025.1_import_metrics_csv_llm_bf16_gemm.csv",
-            Err("compute capability 12.0, shared by rtx5090, rtx5080, rtx5070ti, rtx5070, rtx5060ti, rtx-pro-6000"),
+            Err("compute capability 12.0, a DRAM peak of at least 1764.5 GB/s, shared by rtx5090, rtx-pro-6000"),
         ),
         // device__attribute_display_name "NVIDIA B200", 148 SMs, L2
         // 132644864 bytes: all three agree with the table.

@@ -19,10 +19,13 @@ pub struct KernelPoint {
     pub flop_per_byte: f64,
     /// Achieved throughput, in FLOP/s (y).
     pub flop_per_s: f64,
-    /// Total GPU time of the kernel, in ns (marker area is proportional).
-    pub duration_ns: f64,
-    /// Time lost against the roof, in ns (ranks the labels).
-    pub time_lost_ns: f64,
+    /// Total GPU time of the kernel, in ns (marker area is proportional);
+    /// `None` when the file has rates but no time (the smallest marker).
+    pub duration_ns: Option<f64>,
+    /// Time lost against the roof, in ns (ranks the labels); `None` when
+    /// unknown (no roofs: no GPU decided; or no time), never a figure made
+    /// from a placeholder.
+    pub time_lost_ns: Option<f64>,
     /// The compute path whose roof applies; `None` when unknown.
     pub path: Option<ComputePath>,
     /// True when the point lies above its roof (drawn with a red ring).
@@ -91,6 +94,10 @@ impl RooflineInput {
                 k.label.to_string()
             }
         };
+        // The model holds 0 for no roof and a second for no time (ncu's
+        // roofline section alone); the chart shows neither as a figure.
+        let timed = |k: &KernelRoofline| (!k.rate_only).then_some(k.duration_ns);
+        let lost = |k: &KernelRoofline, ns: f64| (!report.roofless() && !k.rate_only).then_some(ns);
         RooflineInput {
             roofs,
             points: report
@@ -104,8 +111,8 @@ impl RooflineInput {
                             name: name(k),
                             flop_per_byte: u.intensity.unwrap_or(0.0),
                             flop_per_s: u.flop_per_s,
-                            duration_ns: k.duration_ns,
-                            time_lost_ns: u.time_lost_ns,
+                            duration_ns: timed(k),
+                            time_lost_ns: lost(k, u.time_lost_ns),
                             path: u.path.or_else(|| report.dominant_path(k)),
                             above_roof: u.fraction_of_roof
                                 > 1.0 + crate::roofline::ABOVE_ROOF_TOLERANCE,
@@ -116,8 +123,8 @@ impl RooflineInput {
                             name: name(k),
                             flop_per_byte: k.intensity.unwrap_or(0.0),
                             flop_per_s: k.achieved_flop_per_s.unwrap_or(0.0),
-                            duration_ns: k.duration_ns,
-                            time_lost_ns: k.time_lost_ns,
+                            duration_ns: timed(k),
+                            time_lost_ns: lost(k, k.time_lost_ns),
                             path: report.dominant_path(k),
                             above_roof: k.above_roof,
                             useful: false,

@@ -157,13 +157,11 @@ impl<'a> Plan<'a> {
     /// Markers, largest first (small ones are drawn on top), in the same
     /// order as the returned points.
     fn markers(&self, frame: &LogLogFrame) -> (Vec<&'a KernelPoint>, Vec<PointMark>) {
-        let max_ns = self.valid.iter().map(|p| p.duration_ns).fold(0.0, f64::max);
+        // No time (rates only): the smallest marker, drawn last.
+        let ns = |p: &KernelPoint| p.duration_ns.unwrap_or(0.0);
+        let max_ns = self.valid.iter().map(|p| ns(p)).fold(0.0, f64::max);
         let mut order: Vec<&KernelPoint> = self.valid.clone();
-        order.sort_by(|a, b| {
-            b.duration_ns
-                .total_cmp(&a.duration_ns)
-                .then_with(|| a.name.cmp(&b.name))
-        });
+        order.sort_by(|a, b| ns(b).total_cmp(&ns(a)).then_with(|| a.name.cmp(&b.name)));
         let points = order
             .iter()
             .map(|p| PointMark {
@@ -172,7 +170,7 @@ impl<'a> Plan<'a> {
                 flop_per_byte: p.flop_per_byte,
                 flop_per_s: p.flop_per_s,
                 center_px: frame.px(p.flop_per_byte, p.flop_per_s),
-                radius_px: marker_radius_px(p.duration_ns, max_ns),
+                radius_px: marker_radius_px(ns(p), max_ns),
                 above_roof: p.above_roof,
                 label: None,
             })
@@ -193,13 +191,11 @@ fn label_top(
     soft: &[Rect],
 ) -> Result<(usize, Vec<String>), PlotError> {
     let mut ranked: Vec<usize> = (0..points.len()).collect();
-    // A time lost that is not a number ranks last, not first.
+    // A time lost that is unknown or not a number ranks last, not first.
     let lost = |p: &KernelPoint| {
-        if p.time_lost_ns.is_finite() {
-            p.time_lost_ns
-        } else {
-            f64::NEG_INFINITY
-        }
+        p.time_lost_ns
+            .filter(|ns| ns.is_finite())
+            .unwrap_or(f64::NEG_INFINITY)
     };
     ranked.sort_by(|&a, &b| {
         lost(order[b])
@@ -226,8 +222,8 @@ fn label_top(
         if p.useful {
             text.push_str(" [useful work]");
         }
-        if p.time_lost_ns > 0.0 {
-            text.push_str(&format!(" ({} lost)", duration_ns(p.time_lost_ns)));
+        if let Some(ns) = p.time_lost_ns.filter(|ns| *ns > 0.0) {
+            text.push_str(&format!(" ({} lost)", duration_ns(ns)));
         }
         let size = text_size_px(&text, style::LABEL_FONT)?;
         let c = points[i].center_px;
@@ -294,11 +290,9 @@ fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
         reasons.join(", ")
     );
     let lost = |p: &KernelPoint| {
-        if p.time_lost_ns.is_finite() {
-            p.time_lost_ns
-        } else {
-            f64::NEG_INFINITY
-        }
+        p.time_lost_ns
+            .filter(|ns| ns.is_finite())
+            .unwrap_or(f64::NEG_INFINITY)
     };
     let mut ranked: Vec<&KernelPoint> = input.points.iter().collect();
     ranked.sort_by(|a, b| {
