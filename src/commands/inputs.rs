@@ -199,7 +199,9 @@ const SKIPPED_NAMED: usize = 5;
 /// was skipped. `taken` is what [`expand`] returned.
 pub fn skipped_note(given: &[PathBuf], exts: &[&str], taken: &[PathBuf]) -> Option<String> {
     let mut all = Vec::new();
-    for dir in given.iter().filter(|p| p.is_dir()) {
+    // A directory with no input at all is kept as one, to fail with its
+    // own message naming what it holds; only those that gave inputs count.
+    for dir in given.iter().filter(|p| p.is_dir() && !taken.contains(p)) {
         every_file(dir, 0, &mut all);
     }
     all.sort();

@@ -101,3 +101,34 @@ fn a_rate_only_roofline_plot_labels_no_time_lost() {
     assert!(text.contains("<circle"), "a point is drawn: {text}");
     assert!(!text.contains(" lost)"), "no time lost is known: {text}");
 }
+
+/// The V100 hotspot file (no FLOP counters) on the V100's roofs: no point
+/// can be drawn, and the subtitle says so (it read "0 kernels, marker area
+/// ∝ time, top 0 by time lost labelled"); the caption names the reason.
+#[test]
+fn a_roofline_with_nothing_drawable_says_so() {
+    let Some(log) =
+        crate::common::corpus_file("ncu/ncu2019.5_details_csv_rodinia_hotspot_single_kernel.log")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("v100.svg");
+    let (code, _, err) = rooftrace(&[
+        "ncu",
+        log.to_str().unwrap(),
+        "--gpu",
+        "v100",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.contains("no kernel can be drawn"), "{text}");
+    assert!(!text.contains("0 kernels"), "{text}");
+    assert!(!text.contains("top 0 by time lost"), "{text}");
+    assert!(
+        text.contains("1 of 1 kernels not drawn: no FLOP counters"),
+        "{text}"
+    );
+}

@@ -345,6 +345,16 @@ fn subtitle(
     } else {
         roofs.source.clone()
     };
+    if kernels == 0 {
+        // Nothing drawn: no marker, no label; the caption says why.
+        return super::labels::fit_middle(
+            "roofs: ",
+            &source,
+            " · no kernel can be drawn (the line below says why)",
+            style::SUBTITLE_FONT,
+            style::ROOFLINE_SIZE_PX.0 as i32 - 40,
+        );
+    }
     let mut tail = format!(
         " · {} kernel{}, marker area ∝ time",
         kernels,
