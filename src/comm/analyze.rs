@@ -5,7 +5,7 @@
 use super::join::collectives;
 use super::link::LinkConfig;
 use super::model::*;
-use super::ranks::{align, match_ranks, split};
+use super::ranks::{align, match_ranks, split, Clock, Matched, MatchedBy, Matching, Split};
 use crate::timeline::{OpKind, Timeline};
 use std::collections::HashMap;
 
@@ -143,6 +143,8 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
         wait_ns: None,
         transfer_ns: None,
         waits_lower_bound: false,
+        arrival: None,
+        noise_floor_ns: None,
     }
 }
 
@@ -165,6 +167,8 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
             caused_wait_ns: 0,
             clock_offset_ns: None,
             clock_error_ns: None,
+            clock_path: Vec::new(),
+            rank_inferred: false,
         })
         .collect();
     let mut rows = Vec::new();
@@ -263,67 +267,36 @@ fn several(
     names: &mut Names,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<CollectiveRow> {
-    let mut rows = Vec::new();
     let views: Vec<&[Collective]> = ranks.iter().map(|r| r.collectives.as_slice()).collect();
-    let (matched, single) = match_ranks(&views);
-    let offsets = align(&views, &matched);
-    for (i, o) in offsets.iter().enumerate() {
-        rank_rows[i].clock_offset_ns = o.map(|x| x.0);
-        rank_rows[i].clock_error_ns = o.map(|x| x.1);
-        if o.is_some() {
-            rank_rows[i].wait_ns = Some(0);
-            rank_rows[i].transfer_ns = Some(0);
-        }
-    }
-    let unaligned = offsets.iter().filter(|o| o.is_none()).count();
-    if unaligned > 0 {
-        diagnostics.push(Diagnostic::new(
-            DiagnosticKind::Unaligned { ranks: unaligned },
-            format!("{unaligned} ranks share no collective with the reference rank (the first given): their clocks cannot be aligned and they are left out of the waits"),
-        ));
-    }
-    if single > 0 {
-        diagnostics.push(Diagnostic::new(
-            DiagnosticKind::Unmatched { collectives: single },
-            format!("{single} collectives appear on one rank only (another process group, or a rank's trace cut earlier): left out of the matched rows"),
-        ));
-    }
-    let given: Vec<Option<u32>> = ranks.iter().map(|r| r.rank).collect();
-    let mut partial = false;
-    for m in &matched {
-        let Some(s) = split(&views, m, &offsets) else {
+    let given = given_ranks(ranks, rank_rows, diagnostics);
+    let matching = match_ranks(&views);
+    let clocks = align(&views, &matching.matched);
+    clock_rows(&clocks, &given, rank_rows, diagnostics);
+    matching_diagnostics(&matching, &given, diagnostics);
+    let mut rows = Vec::new();
+    let (mut partial, mut within, mut near, mut floor) = (false, 0, 0, 0);
+    for m in &matching.matched {
+        let Some(s) = split(&views, m, &clocks) else {
             continue;
         };
-        let (lr, lc) = m
-            .members
-            .iter()
-            .copied()
-            .find(|x| x.0 == s.last)
-            .unwrap_or(m.members[0]);
-        let c = &views[lr][lc];
-        let mut r = row(c, names.id(&c.kernel), None);
-        r.ranks_given = s.waits.len() as u32;
-        r.start_ns = s.start_ns;
-        r.duration_ns = s.transfer_ns;
-        r.transfer_ns = Some(s.transfer_ns);
-        let wait: i64 = s.waits.iter().map(|w| w.1).sum();
-        // Everyone arrived together: nobody was last.
-        r.last_rank = ranks[s.last].rank.filter(|_| wait > 0);
-        r.wait_ns = Some(wait);
-        r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
-            (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
-            (None, Some(n)) => (n as usize) > s.waits.len(),
-            (None, None) => true,
-        };
+        let (mut r, c) = matched_row(&views, m, &s, &given, names);
         partial |= r.waits_lower_bound;
         for &(ri, w, d) in &s.waits {
             let rr = &mut rank_rows[ri];
             rr.wait_ns = Some(rr.wait_ns.unwrap_or(0) + w);
             rr.transfer_ns = Some(rr.transfer_ns.unwrap_or(0) + d - w);
         }
-        if wait > 0 {
+        match s.arrival {
+            Arrival::WithinNoise => within += 1,
+            Arrival::LastNearNoise => near += 1,
+            Arrival::Together | Arrival::Last => {}
+        }
+        if matches!(s.arrival, Arrival::Last | Arrival::LastNearNoise) {
             rank_rows[s.last].last_in += 1;
-            rank_rows[s.last].caused_wait_ns += wait;
+            rank_rows[s.last].caused_wait_ns += r.wait_ns.unwrap_or(0);
+        }
+        if s.arrival != Arrival::Together {
+            floor = floor.max(s.noise_floor_ns);
         }
         rates(&mut r, c, links);
         rows.push(r);
@@ -334,5 +307,183 @@ fn several(
             "some collectives' groups have ranks whose traces were not given: the last rank may be one of them, so their waits are lower bounds (waits_lower_bound)",
         ));
     }
+    if within + near > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Noise { within, near },
+            format!("the clocks are aligned to within {} (noise floor: the largest clock_error_ns of a collective's ranks): at {within} collective{} the latest rank's lead is within it, so no rank is called last there (arrival within_noise); at {near} more the named last rank's lead is within ten times it (last_near_noise); their waits are as measured, give or take the floor", crate::units::duration_ns(floor as f64), if within == 1 { "" } else { "s" }),
+        ));
+    }
     rows
+}
+
+/// One matched collective's row: its arguments from the last rank's
+/// kernel, or from the first member whose size is known when the last
+/// rank's is not; its time the transfer. Returns the row and the
+/// collective it describes.
+fn matched_row<'a>(
+    views: &[&'a [Collective]],
+    m: &Matched,
+    s: &Split,
+    given: &[Option<u32>],
+    names: &mut Names,
+) -> (CollectiveRow, &'a Collective) {
+    let of = |&(r, c): &(usize, usize)| &views[r][c];
+    let last = m
+        .members
+        .iter()
+        .find(|x| x.0 == s.last)
+        .map_or(of(&m.members[0]), of);
+    let c = if last.bytes.is_some() {
+        last
+    } else {
+        m.members
+            .iter()
+            .map(of)
+            .find(|c| c.bytes.is_some())
+            .unwrap_or(last)
+    };
+    let mut r = row(c, names.id(&c.kernel), None);
+    r.ranks_given = s.waits.len() as u32;
+    r.start_ns = s.start_ns;
+    r.duration_ns = s.transfer_ns;
+    r.transfer_ns = Some(s.transfer_ns);
+    r.wait_ns = Some(s.waits.iter().map(|w| w.1).sum());
+    r.arrival = Some(s.arrival);
+    r.noise_floor_ns = Some(s.noise_floor_ns);
+    // Named only when its lead is above the noise floor.
+    r.last_rank =
+        given[s.last].filter(|_| matches!(s.arrival, Arrival::Last | Arrival::LastNearNoise));
+    r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
+        (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
+        (None, Some(n)) => (n as usize) > s.waits.len(),
+        (None, None) => true,
+    };
+    (r, c)
+}
+
+/// Each trace's rank: the one it records, else, when its collectives'
+/// groups (`Process Group Ranks`) hold exactly one rank that no other
+/// trace records, that one (said).
+fn given_ranks(
+    ranks: &[RankTrace],
+    rank_rows: &mut [RankRow],
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Option<u32>> {
+    let recorded: std::collections::BTreeSet<u32> = ranks.iter().filter_map(|r| r.rank).collect();
+    let mut inferred = 0;
+    let given: Vec<Option<u32>> = ranks
+        .iter()
+        .zip(rank_rows.iter_mut())
+        .map(|(t, row)| {
+            if t.rank.is_some() {
+                return t.rank;
+            }
+            let mut candidates: Option<std::collections::BTreeSet<u32>> = None;
+            for g in t
+                .collectives
+                .iter()
+                .filter_map(|c| c.group_ranks.as_deref())
+            {
+                let here: std::collections::BTreeSet<u32> = g
+                    .iter()
+                    .copied()
+                    .filter(|x| !recorded.contains(x))
+                    .collect();
+                candidates = Some(match candidates {
+                    Some(c) => c.intersection(&here).copied().collect(),
+                    None => here,
+                });
+            }
+            let one = candidates.filter(|c| c.len() == 1)?.into_iter().next();
+            row.rank = one;
+            row.rank_inferred = one.is_some();
+            inferred += usize::from(one.is_some());
+            one
+        })
+        .collect();
+    if inferred > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::RankInferred { ranks: inferred },
+            format!("{inferred} trace{} record no rank (no distributedInfo): each is the one rank of its process groups (Process Group Ranks) that no other trace given records (rank_inferred)", if inferred == 1 { "" } else { "s" }),
+        ));
+    }
+    given
+}
+
+/// Fills each rank's clock (offset, error, the ranks it was aligned
+/// through) and says which ranks could not be aligned or were aligned to
+/// another reference.
+fn clock_rows(
+    clocks: &[Option<Clock>],
+    given: &[Option<u32>],
+    rank_rows: &mut [RankRow],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut references = std::collections::BTreeSet::new();
+    for (i, clock) in clocks.iter().enumerate() {
+        let Some(clock) = clock else {
+            continue;
+        };
+        let row = &mut rank_rows[i];
+        row.clock_offset_ns = Some(clock.offset_ns);
+        row.clock_error_ns = Some(clock.error_ns);
+        row.clock_path = clock.path.iter().map(|&p| given[p]).collect();
+        row.wait_ns = Some(0);
+        row.transfer_ns = Some(0);
+        references.insert(clock.path.first().copied().unwrap_or(i));
+    }
+    let unaligned = clocks.iter().filter(|o| o.is_none()).count();
+    if unaligned > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Unaligned { ranks: unaligned },
+            format!("{unaligned} ranks share no matched collective with any other rank given: their clocks cannot be aligned and they are left out of the waits"),
+        ));
+    }
+    if references.len() > 1 {
+        let refs: Vec<String> = references
+            .iter()
+            .map(|&i| given[i].map_or(format!("input {}", i + 1), |r| format!("rank {r}")))
+            .collect();
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::ClockGroups {
+                groups: references.len(),
+            },
+            format!("the ranks given fall into {} sets that share no collective: each set's clocks are aligned to its own first rank ({}; clock_path), so offsets of different sets are not comparable", references.len(), refs.join(", ")),
+        ));
+    }
+}
+
+/// Says how many collectives appear on one rank only and how many were
+/// matched by order (with the count per rank).
+fn matching_diagnostics(m: &Matching, given: &[Option<u32>], diagnostics: &mut Vec<Diagnostic>) {
+    if m.single > 0 {
+        let single = m.single;
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Unmatched { collectives: single },
+            format!("{single} collectives appear on one rank only (another process group, a rank's trace cut earlier, or a kernel without its Seq): left out of the matched rows"),
+        ));
+    }
+    let by_order = m
+        .matched
+        .iter()
+        .filter(|x| x.by == MatchedBy::Order)
+        .count();
+    if by_order > 0 {
+        let per_rank: Vec<String> = m
+            .by_order
+            .iter()
+            .enumerate()
+            .filter(|x| *x.1 > 0)
+            .map(|(i, n)| {
+                let who = given[i].map_or(format!("input {}", i + 1), |r| format!("rank {r}"));
+                format!("{who}: {n}")
+            })
+            .collect();
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::MatchedByOrder {
+                collectives: by_order,
+            },
+            format!("{by_order} collectives matched by order of occurrence, the traces recording no Seq for them (kernels matched per rank: {}): a rank whose profiler window opened later, or that misses one collective, is matched wrong from there on; traces whose record_param_comms ops carry Seq are matched by it", per_rank.join(", ")),
+        ));
+    }
 }

@@ -58,7 +58,17 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
         .filter(|o| tl.is_comm(o))
         .map(|op| {
             let (args, from) = match on_kernel.get(&(op.device, op.correlation_id)) {
-                Some(a) if op.correlation_id != 0 => (Some((*a).clone()), ArgsFrom::Kernel),
+                Some(a) if op.correlation_id != 0 => {
+                    let mut a = (*a).clone();
+                    // PyTorch writes Seq on record_param_comms, not on the
+                    // kernel: the host op holding the launch names it.
+                    if a.seq.is_none() || a.pg_name.is_none() {
+                        let host = host_args(tl, op, &on_host).unwrap_or_default();
+                        a.seq = a.seq.or(host.seq);
+                        a.pg_name = a.pg_name.or(host.pg_name);
+                    }
+                    (Some(a), ArgsFrom::Kernel)
+                }
                 _ => match host_args(tl, op, &on_host) {
                     Some(a) => (Some(a), ArgsFrom::HostOp),
                     None => (None, ArgsFrom::None),

@@ -55,6 +55,34 @@ pub struct Collective {
     pub seq: Option<u64>,
 }
 
+/// Whether, and how surely, a collective has a last rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// Every member started at once: nobody waited.
+    Together,
+    /// The last rank's lead (the smallest wait of the others, each capped
+    /// at its kernel time) is more than ten times the noise floor.
+    Last,
+    /// Its lead is more than the noise floor but within ten times it:
+    /// named, and said to be near the noise.
+    LastNearNoise,
+    /// Its lead is within the noise floor: no rank is called last.
+    WithinNoise,
+}
+
+impl Arrival {
+    /// Its name in the JSON and CSV (`last_near_noise`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Arrival::Together => "together",
+            Arrival::Last => "last",
+            Arrival::LastNearNoise => "last_near_noise",
+            Arrival::WithinNoise => "within_noise",
+        }
+    }
+}
+
 /// Which link a collective's bus bandwidth is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -135,6 +163,12 @@ pub struct CollectiveRow {
     /// True when some ranks of the group were not given: the last rank may
     /// be one of them, so waits are lower bounds.
     pub waits_lower_bound: bool,
+    /// Whether, and how surely, a rank was last (several ranks).
+    pub arrival: Option<Arrival>,
+    /// The largest clock error of the ranks given at it, ns: a lead in
+    /// arrival below it is not told from the alignment's error (several
+    /// ranks).
+    pub noise_floor_ns: Option<i64>,
 }
 
 /// One rank (one trace).
@@ -162,9 +196,18 @@ pub struct RankRow {
     pub caused_wait_ns: i64,
     /// Added to its clock to put it on the reference rank's, ns.
     pub clock_offset_ns: Option<i64>,
-    /// Largest residual of the alignment (its collectives' ends against
-    /// the reference's after the offset), ns.
+    /// Largest residual of the alignment (its collectives' aligned ends
+    /// against the lowest other member's), ns.
     pub clock_error_ns: Option<i64>,
+    /// The ranks its clock was aligned through, from the reference (the
+    /// first given of the ranks it shares collectives with, directly or
+    /// through others) to it, itself left out: `[0, 2]` for rank 3 aligned
+    /// through rank 2 to rank 0; empty for the reference; `null` entries
+    /// are traces that record no rank.
+    pub clock_path: Vec<Option<u32>>,
+    /// True when the trace records no rank and `rank` is the one rank of
+    /// its process groups that no other trace given claims.
+    pub rank_inferred: bool,
 }
 
 /// What a communication warning is about.
@@ -179,10 +222,16 @@ pub enum DiagnosticKind {
     },
     /// One trace: its kernel time includes its wait for the others.
     OneRank,
-    /// Ranks not aligned (no collective shared with the reference).
+    /// Ranks not aligned (no matched collective shared with any other).
     Unaligned {
         /// Ranks.
         ranks: usize,
+    },
+    /// The ranks fall into sets sharing no collective, each aligned to its
+    /// own reference.
+    ClockGroups {
+        /// Sets.
+        groups: usize,
     },
     /// Some ranks of a group were not given.
     PartialGroups,
@@ -190,6 +239,24 @@ pub enum DiagnosticKind {
     Unmatched {
         /// Collectives.
         collectives: usize,
+    },
+    /// Collectives matched by order of occurrence (no sequence number).
+    MatchedByOrder {
+        /// Collectives.
+        collectives: usize,
+    },
+    /// Collectives whose last rank's lead is within (or near) the clock
+    /// alignment's noise floor.
+    Noise {
+        /// Collectives with no rank called last for it.
+        within: usize,
+        /// Collectives whose named last rank is near it.
+        near: usize,
+    },
+    /// Ranks inferred from the process groups (the traces record none).
+    RankInferred {
+        /// Ranks.
+        ranks: usize,
     },
     /// What a reader said about the arguments (an nsys export's NCCL
     /// ranges without payloads).
@@ -229,11 +296,12 @@ pub struct CommReport {
 }
 
 /// The one-sentence definitions carried in every report.
-pub const METHOD: [&str; 6] = [
+pub const METHOD: [&str; 7] = [
     "join: each NCCL/RCCL kernel takes the collective arguments on the kernel event, else those of the record_param_comms / nccl:* host ops its launch call ran inside on the same thread, else none (time only)",
     "bytes follow nccl-tests: all-gather the output (out_msg_nelems), reduce-scatter the input (in_msg_nelems), other kinds the message, × the element size; algbw = bytes / time; busbw = algbw × 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter, all-to-all), 1 (broadcast, reduce, send/recv)",
     "link: NVLink per direction from the GPU table when the group's ranks share a node (gpus per node from --gpus-per-node or the trace's deviceProperties), the card's PCIe link when it has no NVLink, --net-bw when the group spans nodes; link_fraction = busbw / that link",
     "exposed communication = communication kernel time with no compute kernel running on that device (union per device); overlap = communication time with one running",
-    "several ranks: collectives match by (process group, sequence number), else by (process group, kind, bytes) and order; each rank's clock is offset to the reference rank's by the median difference of matched collectives' ends (a collective completes on every rank at once), its largest residual reported as clock_error_ns",
+    "several ranks: collectives match by (process group, collective or point-to-point counter, sequence number: the Seq of the kernel or of the record_param_comms op around its launch), else by (process group, counter, kind, bytes) and order, said with the count per rank; each matched collective ties each member's clock to its lowest member's by the difference of their ends (a collective completes on every rank at once), the median per pair of ranks is an edge, and each rank's clock_offset_ns to its reference (the first rank given of those it is connected to) is summed along the fewest edges (clock_path); clock_error_ns is its largest end residual on aligned clocks",
+    "noise floor: a collective's noise_floor_ns is the largest clock_error_ns of its ranks; its last rank is named only when every other rank's wait (capped at its kernel time) exceeds it (arrival last), said near the noise when within ten times it (last_near_noise), and not named within it (within_noise)",
     "wait: a rank's NCCL kernel time before the last rank's kernel started (aligned clocks); transfer = its kernel time less the wait; a matched collective's algbw and busbw use the last rank's kernel time (the transfer, no wait)",
 ];

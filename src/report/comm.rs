@@ -4,7 +4,7 @@
 
 use super::table::{cells, Column, Table};
 use super::{dur, or_unknown, Format, Render, RenderOptions};
-use crate::comm::{CollectiveRow, CommReport, RankRow};
+use crate::comm::{Arrival, CollectiveRow, CommReport, RankRow};
 use crate::units::{ellipsize, percent, si};
 
 impl Render for CommReport {
@@ -50,6 +50,16 @@ pub fn verdict(r: &CommReport) -> String {
             worst.last_in,
             dur(worst.caused_wait_ns)
         ));
+        let near = r
+            .collectives
+            .iter()
+            .filter(|c| c.arrival == Some(Arrival::LastNearNoise) && c.last_rank == worst.rank)
+            .count();
+        if near > 0 {
+            s.push_str(&format!(
+                " (at {near} of them its lead is within ten times the clock alignment's error)"
+            ));
+        }
     }
     s
 }
@@ -79,9 +89,9 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
                 .map_or("unknown".into(), |l| format!("{l:?}").to_lowercase())
         }),
     ];
-    if r.collectives.iter().any(|x| x.last_rank.is_some()) {
+    if r.collectives.iter().any(|x| x.arrival.is_some()) {
         c.push(Column::right("last rank", |x: &&CollectiveRow| {
-            or_unknown(x.last_rank, |v| v.to_string())
+            last_rank(x)
         }));
         c.push(Column::right("others waited", |x: &&CollectiveRow| {
             format!(
@@ -97,6 +107,24 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
     c
 }
 
+/// The last rank's cell: the rank, with the clock's noise floor beside it
+/// when its lead is near it; `none` when nobody waited or the lead is
+/// within the floor (and the floor said).
+fn last_rank(x: &CollectiveRow) -> String {
+    let floor = dur(x.noise_floor_ns.unwrap_or(0));
+    match x.arrival {
+        None | Some(Arrival::Together) => "none".into(),
+        Some(Arrival::WithinNoise) => format!("none (±{floor})"),
+        Some(Arrival::LastNearNoise) => {
+            format!(
+                "{} (±{floor} clock)",
+                or_unknown(x.last_rank, |v| v.to_string())
+            )
+        }
+        Some(Arrival::Last) => or_unknown(x.last_rank, |v| v.to_string()),
+    }
+}
+
 fn rank_columns<'a>() -> Vec<Column<'a, &'a RankRow>> {
     vec![
         Column::right("rank", |x: &&RankRow| or_unknown(x.rank, |v| v.to_string())),
@@ -109,6 +137,9 @@ fn rank_columns<'a>() -> Vec<Column<'a, &'a RankRow>> {
         Column::right("cost others", |x: &&RankRow| dur(x.caused_wait_ns)),
         Column::right("clock offset", |x: &&RankRow| {
             or_unknown(x.clock_offset_ns, dur)
+        }),
+        Column::right("clock error", |x: &&RankRow| {
+            or_unknown(x.clock_error_ns, dur)
         }),
         Column::left("input", |x: &&RankRow| ellipsize(&x.input, 48)),
     ]
@@ -226,6 +257,12 @@ fn csv(r: &CommReport) -> String {
         Column::left("transfer_ns", move |x: &&CollectiveRow| int(x.transfer_ns)),
         Column::left("waits_lower_bound", |x: &&CollectiveRow| {
             x.waits_lower_bound.to_string()
+        }),
+        Column::left("arrival", |x: &&CollectiveRow| {
+            x.arrival.map_or(String::new(), |a| a.key().to_string())
+        }),
+        Column::left("noise_floor_ns", move |x: &&CollectiveRow| {
+            int(x.noise_floor_ns)
         }),
     ];
     let headers: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();
