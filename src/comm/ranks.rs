@@ -339,3 +339,102 @@ pub fn split(ranks: &[&[Collective]], m: &Matched, clocks: &[Option<Clock>]) -> 
         arrival,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A kernel of `kind` in group `pg` with `seq`, `[start, end)` ns.
+    fn coll(kind: CollKind, pg: &str, seq: Option<u64>, start: i64, end: i64) -> Collective {
+        Collective {
+            kernel: "ncclDevKernel_Generic".into(),
+            device: 0,
+            stream: 20,
+            start_ns: start,
+            end_ns: end,
+            kind,
+            args_from: super::super::model::ArgsFrom::Kernel,
+            bytes: Some(4096),
+            bytes_from: None,
+            dtype: None,
+            group_size: Some(2),
+            group_ranks: None,
+            process_group: Some(pg.into()),
+            seq,
+        }
+    }
+
+    #[test]
+    fn an_all_reduce_and_a_send_sharing_a_seq_get_two_keys() {
+        let ar = coll(CollKind::AllReduce, "0", Some(3), 0, 10);
+        let send = coll(CollKind::SendRecv, "0", Some(3), 20, 30);
+        let old = coll(CollKind::AllReduce, "0", None, 40, 50);
+        assert_eq!(
+            match_keys(&[ar, send, old]),
+            ["0|coll|seq 3", "0|p2p|seq 3", "0|coll|all_reduce|4096|#1"]
+        );
+    }
+
+    #[test]
+    fn a_rank_sharing_no_group_with_the_reference_is_aligned_through_another() {
+        // Ranks 0, 1, 2: group "a" holds 0 and 1, group "b" holds 1 and 2.
+        // Clocks: rank 1 writes reference time t as t − 100, rank 2 as
+        // t − 250. Each collective ends at once on its members, so rank 1's
+        // offset is +100 (through rank 0), rank 2's +250 (through rank 1:
+        // rank 1's 100 plus the 150 between them).
+        let r0 = vec![coll(CollKind::AllReduce, "a", Some(1), 0, 1_000)];
+        let r1 = vec![
+            coll(CollKind::AllReduce, "a", Some(1), -100, 900),
+            coll(CollKind::AllReduce, "b", Some(1), 1_900, 2_900),
+        ];
+        let r2 = vec![coll(CollKind::AllReduce, "b", Some(1), 1_750, 2_750)];
+        let ranks: Vec<&[Collective]> = vec![&r0, &r1, &r2];
+        let m = match_ranks(&ranks);
+        assert_eq!(m.matched.len(), 2);
+        assert_eq!(m.single, 0);
+        assert!(m.matched.iter().all(|x| x.by == MatchedBy::Seq));
+        let clocks = align(&ranks, &m.matched);
+        let got: Vec<(i64, i64, Vec<usize>)> = clocks
+            .into_iter()
+            .map(|c| {
+                let c = c.unwrap();
+                (c.offset_ns, c.error_ns, c.path)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [(0, 0, vec![]), (100, 0, vec![0]), (250, 0, vec![0, 1])]
+        );
+    }
+
+    #[test]
+    fn a_lead_within_the_noise_floor_names_nobody() {
+        // Two ranks, offsets known (0), rank 1's clock error 50 ns given:
+        // rank 1 starts 40 ns after rank 0 (lead 40 ≤ 50): within the
+        // noise; 400 ns after: near it (≤ 500); 600 ns after: last.
+        let clock = |error_ns| {
+            Some(Clock {
+                offset_ns: 0,
+                error_ns,
+                path: Vec::new(),
+            })
+        };
+        let clocks = [clock(0), clock(50)];
+        let m = Matched {
+            members: vec![(0, 0), (1, 0)],
+            by: MatchedBy::Seq,
+        };
+        for (late, want) in [
+            (0, Arrival::Together),
+            (40, Arrival::WithinNoise),
+            (400, Arrival::LastNearNoise),
+            (600, Arrival::Last),
+        ] {
+            let r0 = vec![coll(CollKind::AllReduce, "0", Some(1), 0, 2_000)];
+            let r1 = vec![coll(CollKind::AllReduce, "0", Some(1), late, 2_000)];
+            let ranks: Vec<&[Collective]> = vec![&r0, &r1];
+            let s = split(&ranks, &m, &clocks).unwrap();
+            assert_eq!((s.arrival, s.lead_ns, s.noise_floor_ns), (want, late, 50));
+        }
+    }
+}
