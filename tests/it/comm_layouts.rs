@@ -128,8 +128,9 @@ fn a_kernel_dropped_or_without_sizes_on_one_rank_does_not_slide_the_matching() {
     // matched on three ranks (rank 1's absent kernel is no member), step 6
     // names rank 2, the others wait 3 ms each (9 ms), and its size is
     // taken from a rank that has it: 1 Mi × 4 B. Every other step: nobody
-    // waits.
+    // waits. The kernels carry NCCL < 2.19's names (`ncclKernel_*`).
     let mut l = Layout::world(4, 8, NELEMS);
+    l.old_kernel_names = true;
     l.clock_offsets_ns = vec![0, -1_000_000_000, 77_000_000, 5_000];
     l.dropped_kernel = vec![(1, 3)];
     l.no_sizes = vec![(2, 6)];
@@ -144,6 +145,13 @@ fn a_kernel_dropped_or_without_sizes_on_one_rank_does_not_slide_the_matching() {
     assert_eq!(given, [4, 4, 4, 3, 4, 4, 4, 4]);
     assert_eq!(named(&out), vec![(2, 9_000_000)]);
     assert_eq!(rows[6]["bytes"], NELEMS * 4);
+    assert_eq!(
+        out["names"],
+        serde_json::json!([
+            "ncclKernel_AllReduce_RING_LL_Sum_float(ncclDevComm*, unsigned long, ncclWork*)"
+        ])
+    );
+    assert!(rows.iter().all(|r| r["kind"] == "all_reduce"));
     for rank in [0, 1, 3] {
         within_2pct(&rank_row(&out, rank)["wait_ns"], 3_000_000, "wait");
     }
