@@ -3,6 +3,7 @@
 //! by one); the ranks → [`CommReport`].
 
 use super::join::collectives;
+use super::kind::CollKind;
 use super::link::LinkConfig;
 use super::model::*;
 use super::ranks::{align, match_ranks, split};
@@ -139,6 +140,7 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
         link: None,
         link_fraction: None,
         link_unknown: None,
+        nvls: CollKind::is_nvls_kernel(&c.kernel),
         last_rank: None,
         wait_ns: None,
         transfer_ns: None,
@@ -197,6 +199,20 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
             format!("{no_args} NCCL kernels have no collective arguments in the trace (no record_param_comms or nccl:* op around their launch, or no NCCL NVTX range in an nsys export): time only, bytes unknown"),
         ));
     }
+    let nvls = rows.iter().filter(|r| r.nvls).count();
+    if nvls > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Nvls { collectives: nvls },
+            format!(
+                "{} (NVLink SHARP: the NVSwitch reduces, so each GPU sends its buffer once): busbw can exceed the link's per-direction peak, and a link fraction above 1 there is NVLS, not an error (nvls)",
+                if nvls == 1 {
+                    "1 collective ran an NVLS kernel".to_string()
+                } else {
+                    format!("{nvls} collectives ran NVLS kernels")
+                }
+            ),
+        ));
+    }
     let mut notes: Vec<&String> = ranks.iter().flat_map(|r| &r.notes).collect();
     notes.sort();
     notes.dedup();
@@ -221,11 +237,16 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
         schema: SCHEMA,
         inputs: ranks.iter().map(|r| r.input.clone()).collect(),
         gpu,
-        links: [&links.nvlink, &links.pcie, &links.network]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect(),
+        links: [
+            &links.nvlink,
+            &links.nvlink_pair,
+            &links.pcie,
+            &links.network,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect(),
         gpus_per_node: links.gpus_per_node,
         gpus_per_node_from: String::new(),
         method: METHOD.to_vec(),

@@ -71,6 +71,15 @@ impl CollKind {
             .unwrap_or(CollKind::Other)
     }
 
+    /// True for an NVLS (NVLink SHARP) kernel, `…_NVLS` or `…_NVLS_TREE`
+    /// in NCCL's name (`ncclDevKernel_AllReduce_Sum_bf16_NVLS`): the
+    /// NVSwitch does the reduction, so each GPU sends its buffer once and
+    /// busbw (`nccl-tests`' 2(n−1)/n of algbw) can exceed the link.
+    pub fn is_nvls_kernel(name: &str) -> bool {
+        let base = name.split('(').next().unwrap_or(name);
+        base.split('_').any(|part| part == "NVLS")
+    }
+
     /// `nccl-tests`' bus bandwidth factor for a group of `n` ranks:
     /// all-reduce 2(n−1)/n; all-gather, reduce-scatter and all-to-all
     /// (n−1)/n; broadcast, reduce and send/recv 1. `None` for

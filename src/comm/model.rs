@@ -61,6 +61,9 @@ pub struct Collective {
 pub enum LinkKind {
     /// The card's NVLink (the GPU table's `nvlink` fact).
     Nvlink,
+    /// The links between one pair of GPUs on a mesh board without an
+    /// NVSwitch (DGX-1): a 2-GPU group crosses only those.
+    NvlinkPair,
     /// The card's PCIe link (the GPU table's host-link fact): a card
     /// without NVLink exchanges over PCIe.
     Pcie,
@@ -126,6 +129,9 @@ pub struct CollectiveRow {
     pub link_fraction: Option<f64>,
     /// Why the link (or the fraction) is unknown.
     pub link_unknown: Option<String>,
+    /// NVLS (NVLink SHARP) kernel: the NVSwitch reduces, so busbw can
+    /// exceed the link's per-direction peak (`link_fraction` above 1).
+    pub nvls: bool,
     /// The rank that arrived last (several ranks).
     pub last_rank: Option<u32>,
     /// Σ over the other ranks given of their wait for the last rank, ns.
@@ -194,6 +200,11 @@ pub enum DiagnosticKind {
     /// What a reader said about the arguments (an nsys export's NCCL
     /// ranges without payloads).
     ReaderNote,
+    /// NVLS kernels: their busbw can exceed the link.
+    Nvls {
+        /// Collectives.
+        collectives: usize,
+    },
 }
 
 /// A communication warning, typed; in the JSON, its sentence.
@@ -232,7 +243,7 @@ pub struct CommReport {
 pub const METHOD: [&str; 6] = [
     "join: each NCCL/RCCL kernel takes the collective arguments on the kernel event, else those of the record_param_comms / nccl:* host ops its launch call ran inside on the same thread, else none (time only)",
     "bytes follow nccl-tests: all-gather the output (out_msg_nelems), reduce-scatter the input (in_msg_nelems), other kinds the message, × the element size; algbw = bytes / time; busbw = algbw × 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter, all-to-all), 1 (broadcast, reduce, send/recv)",
-    "link: NVLink per direction from the GPU table when the group's ranks share a node (gpus per node from --gpus-per-node or the trace's deviceProperties), the card's PCIe link when it has no NVLink, --net-bw when the group spans nodes; link_fraction = busbw / that link",
+    "link: NVLink per direction from the GPU table when the group's ranks share a node (gpus per node from --gpus-per-node or the trace's deviceProperties), the card's PCIe link when it has no NVLink (the table's row follows the device name's form factor: a PCIe card gets PCIe), the links of one pair for a 2-GPU group on a mesh board without NVSwitch (nvlink_pair: DGX-1 V100), --net-bw when the group spans nodes; link_fraction = busbw / that link, above 1 for NVLS kernels (the NVSwitch reduces: nvls)",
     "exposed communication = communication kernel time with no compute kernel running on that device (union per device); overlap = communication time with one running",
     "several ranks: collectives match by (process group, sequence number), else by (process group, kind, bytes) and order; each rank's clock is offset to the reference rank's by the median difference of matched collectives' ends (a collective completes on every rank at once), its largest residual reported as clock_error_ns",
     "wait: a rank's NCCL kernel time before the last rank's kernel started (aligned clocks); transfer = its kernel time less the wait; a matched collective's algbw and busbw use the last rank's kernel time (the transfer, no wait)",

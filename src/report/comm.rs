@@ -72,11 +72,11 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
             or_unknown(x.busbw_bytes_per_s, |b| si(b, "B/s"))
         }),
         Column::right("of link", |x: &&CollectiveRow| {
-            or_unknown(x.link_fraction, percent)
+            let nvls = if x.nvls { " NVLS" } else { "" };
+            format!("{}{nvls}", or_unknown(x.link_fraction, percent))
         }),
         Column::left("link", |x: &&CollectiveRow| {
-            x.link
-                .map_or("unknown".into(), |l| format!("{l:?}").to_lowercase())
+            x.link.map_or("unknown", |l| l.key()).to_string()
         }),
     ];
     if r.collectives.iter().any(|x| x.last_rank.is_some()) {
@@ -213,12 +213,12 @@ fn csv(r: &CommReport) -> String {
             num(x.busbw_bytes_per_s)
         }),
         Column::left("link", |x: &&CollectiveRow| {
-            x.link
-                .map_or(String::new(), |l| format!("{l:?}").to_lowercase())
+            x.link.map_or("", |l| l.key()).to_string()
         }),
         Column::left("link_fraction", move |x: &&CollectiveRow| {
             num(x.link_fraction)
         }),
+        Column::left("nvls", |x: &&CollectiveRow| x.nvls.to_string()),
         Column::left("last_rank", move |x: &&CollectiveRow| {
             int(x.last_rank.map(i64::from))
         }),
