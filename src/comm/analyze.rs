@@ -2,7 +2,7 @@
 //! small enough to keep for every rank while the timelines are dropped one
 //! by one); the ranks → [`CommReport`].
 
-use super::join::collectives;
+use super::join::{collectives, collectives_of};
 use super::kind::CollKind;
 use super::link::LinkConfig;
 use super::model::*;
@@ -26,6 +26,10 @@ pub struct RankTrace {
     /// What the reader said about the collectives' arguments (an nsys
     /// export's NCCL ranges without payloads), each sentence once.
     pub notes: Vec<String>,
+    /// The file whose clock it shares with the other ranks read from it
+    /// (one process of an nsys export holding several): ranks sharing one
+    /// need no clock alignment.
+    pub shared_clock: Option<String>,
 }
 
 /// Sorted disjoint intervals of `iv` (sorted by start).
@@ -57,10 +61,16 @@ fn intersection(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
 /// Per device: (communication union, its intersection with the compute
 /// union: kernels that are not communication, and graph rows), ns, summed.
 pub fn comm_and_overlap(tl: &Timeline) -> (i64, i64) {
+    comm_and_overlap_of(tl, None)
+}
+
+/// [`comm_and_overlap`] of process `pid` only (every process when `None`).
+fn comm_and_overlap_of(tl: &Timeline, pid: Option<u32>) -> (i64, i64) {
     let (mut comm, mut overlap) = (0, 0);
     for dev in tl
         .ops
         .chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device))
+        .filter(|d| pid.is_none_or(|p| d[0].pid == p))
     {
         let is_compute = |o: &&crate::timeline::GpuOp| {
             matches!(o.kind, OpKind::Kernel | OpKind::Graph) && !tl.is_comm(o)
@@ -90,13 +100,52 @@ pub fn rank_trace(tl: &Timeline, input: &str) -> RankTrace {
         collectives: collectives(tl),
         comm_ns,
         exposed_ns: comm_ns - overlap,
-        notes: tl
-            .diagnostics
-            .iter()
-            .filter(|d| matches!(d.kind, crate::timeline::DiagnosticKind::NcclPayloads { .. }))
-            .map(|d| d.message.clone())
-            .collect(),
+        notes: reader_notes(tl),
+        shared_clock: None,
     }
+}
+
+/// What the reader said about the collectives' arguments.
+fn reader_notes(tl: &Timeline) -> Vec<String> {
+    tl.diagnostics
+        .iter()
+        .filter(|d| matches!(d.kind, crate::timeline::DiagnosticKind::NcclPayloads { .. }))
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// What `comm` keeps of one timeline: one [`RankTrace`] per process when
+/// the communication kernels come from several (an nsys export of several
+/// ranks' processes: each its own rank with its own kernels, labelled
+/// `input (pid N)`, its rank unknown since the export's one recorded
+/// environment cannot be every process's; all on the export's one clock),
+/// else [`rank_trace`]'s one.
+pub fn rank_traces(tl: &Timeline, input: &str) -> Vec<RankTrace> {
+    let mut pids: Vec<u32> = tl
+        .ops
+        .iter()
+        .filter(|o| tl.is_comm(o))
+        .map(|o| o.pid)
+        .collect();
+    pids.sort_unstable();
+    pids.dedup();
+    if pids.len() < 2 {
+        return vec![rank_trace(tl, input)];
+    }
+    pids.into_iter()
+        .map(|pid| {
+            let (comm_ns, overlap) = comm_and_overlap_of(tl, Some(pid));
+            RankTrace {
+                input: format!("{input} (pid {pid})"),
+                rank: None,
+                collectives: collectives_of(tl, Some(pid)),
+                comm_ns,
+                exposed_ns: comm_ns - overlap,
+                notes: reader_notes(tl),
+                shared_clock: Some(input.to_string()),
+            }
+        })
+        .collect()
 }
 
 /// Bandwidths and link of a row from its bytes, time and group.
@@ -142,6 +191,7 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
         link_unknown: None,
         nvls: CollKind::is_nvls_kernel(&c.kernel),
         last_rank: None,
+        last_input: None,
         wait_ns: None,
         transfer_ns: None,
         waits_lower_bound: false,
@@ -287,7 +337,16 @@ fn several(
     let mut rows = Vec::new();
     let views: Vec<&[Collective]> = ranks.iter().map(|r| r.collectives.as_slice()).collect();
     let (matched, single) = match_ranks(&views);
-    let offsets = align(&views, &matched);
+    let one_clock = ranks[0].shared_clock.is_some()
+        && ranks
+            .iter()
+            .all(|r| r.shared_clock == ranks[0].shared_clock);
+    // Processes of one export share its clock: nothing to align.
+    let offsets = if one_clock {
+        vec![Some((0, 0)); ranks.len()]
+    } else {
+        align(&views, &matched)
+    };
     for (i, o) in offsets.iter().enumerate() {
         rank_rows[i].clock_offset_ns = o.map(|x| x.0);
         rank_rows[i].clock_error_ns = o.map(|x| x.1);
@@ -330,9 +389,14 @@ fn several(
         let wait: i64 = s.waits.iter().map(|w| w.1).sum();
         // Everyone arrived together: nobody was last.
         r.last_rank = ranks[s.last].rank.filter(|_| wait > 0);
+        r.last_input = Some(ranks[s.last].input.clone()).filter(|_| wait > 0);
         r.wait_ns = Some(wait);
+        // Traces without a recorded rank cannot be looked up in the group's
+        // list: then only the count says whether some were not given.
+        let all_ranked = given.iter().all(Option::is_some);
         r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
-            (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
+            (Some(g), _) if all_ranked => g.iter().any(|x| !given.contains(&Some(*x))),
+            (Some(g), _) => g.len() > s.waits.len(),
             (None, Some(n)) => (n as usize) > s.waits.len(),
             (None, None) => true,
         };

@@ -43,8 +43,12 @@ pub struct Collective {
     pub bytes_from: Option<std::sync::Arc<str>>,
     /// Element type.
     pub dtype: Option<&'static str>,
-    /// Ranks in the process group.
+    /// Ranks in the process group (the length of `Process Group Ranks`
+    /// when recorded, else `Group size`).
     pub group_size: Option<u32>,
+    /// `Group size` as recorded when it contradicts `Process Group Ranks`
+    /// (whose length is taken), to be said.
+    pub group_size_said: Option<u32>,
     /// The group's global ranks, when recorded (one shared copy per
     /// distinct list in a trace: a 10,000-rank group is stored once, not
     /// once per collective).
@@ -134,6 +138,10 @@ pub struct CollectiveRow {
     pub nvls: bool,
     /// The rank that arrived last (several ranks).
     pub last_rank: Option<u32>,
+    /// The input of the rank that arrived last (its trace as given, or
+    /// `file (pid N)` for one process of an export): its label when its
+    /// rank is not recorded.
+    pub last_input: Option<String>,
     /// Σ over the other ranks given of their wait for the last rank, ns.
     pub wait_ns: Option<i64>,
     /// The transfer: the last rank's kernel time, ns (several ranks).
@@ -200,6 +208,15 @@ pub enum DiagnosticKind {
     /// What a reader said about the arguments (an nsys export's NCCL
     /// ranges without payloads).
     ReaderNote,
+    /// The ranks or files given contradict each other or the job (two
+    /// traces claim one rank, a file given twice, a rank outside its
+    /// groups).
+    RanksGiven,
+    /// Collectives whose `Group size` contradicts `Process Group Ranks`.
+    GroupSize {
+        /// Collectives.
+        collectives: usize,
+    },
     /// NVLS kernels: their busbw can exceed the link.
     Nvls {
         /// Collectives.

@@ -30,11 +30,19 @@ pub fn verdict(r: &CommReport) -> String {
     let known = r.collectives.iter().filter(|c| c.bytes.is_some()).count();
     let exposed: i64 = r.ranks.iter().map(|x| x.exposed_ns).sum();
     let comm: i64 = r.ranks.iter().map(|x| x.comm_ns).sum();
+    // Unknown sizes are unknown, never 0 B.
+    let moved = if known == 0 {
+        "bytes moved unknown (no collective with a known size)".to_string()
+    } else {
+        format!(
+            "{} moved ({known} of {n} with known size)",
+            si(bytes as f64, "B")
+        )
+    };
     let mut s = format!(
-        "{n} collectives on {} rank{}, {} moved ({known} of {n} with known size); communication {} of which {} exposed (no compute running)",
-        r.ranks.len(),
-        if r.ranks.len() == 1 { "" } else { "s" },
-        si(bytes as f64, "B"),
+        "{} on {}, {moved}; communication {} of which {} exposed (no compute running)",
+        counted(n as u64, "collective"),
+        counted(r.ranks.len() as u64, "rank"),
         dur(comm),
         dur(exposed),
     );
@@ -45,13 +53,26 @@ pub fn verdict(r: &CommReport) -> String {
         .max_by_key(|x| (x.caused_wait_ns, std::cmp::Reverse(x.rank)))
     {
         s.push_str(&format!(
-            "; rank {} arrived last at {} collectives and cost the others {} of waiting",
-            or_unknown(worst.rank, |x| x.to_string()),
-            worst.last_in,
+            "; {} arrived last at {} and cost the others {} of waiting",
+            rank_label(worst.rank, &worst.input),
+            counted(worst.last_in, "collective"),
             dur(worst.caused_wait_ns)
         ));
     }
     s
+}
+
+/// `1 collective`, `2 collectives`.
+fn counted(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `rank 3`, or, when the trace records no rank, its input.
+fn rank_label(rank: Option<u32>, input: &str) -> String {
+    match rank {
+        Some(r) => format!("rank {r}"),
+        None => format!("the rank of {input} (rank not recorded)"),
+    }
 }
 
 fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &CollectiveRow>> {
@@ -79,10 +100,15 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
             x.link.map_or("unknown", |l| l.key()).to_string()
         }),
     ];
-    if r.collectives.iter().any(|x| x.last_rank.is_some()) {
-        c.push(Column::right("last rank", |x: &&CollectiveRow| {
-            or_unknown(x.last_rank, |v| v.to_string())
-        }));
+    if r.collectives.iter().any(|x| x.last_input.is_some()) {
+        c.push(Column::right(
+            "last rank",
+            move |x: &&CollectiveRow| match (x.last_rank, &x.last_input) {
+                (Some(v), _) => v.to_string(),
+                (None, Some(input)) => ellipsize(input, width),
+                (None, None) => "-".to_string(),
+            },
+        ));
         c.push(Column::right("others waited", |x: &&CollectiveRow| {
             format!(
                 "{}{}",
@@ -221,6 +247,9 @@ fn csv(r: &CommReport) -> String {
         Column::left("nvls", |x: &&CollectiveRow| x.nvls.to_string()),
         Column::left("last_rank", move |x: &&CollectiveRow| {
             int(x.last_rank.map(i64::from))
+        }),
+        Column::left("last_input", move |x: &&CollectiveRow| {
+            q(x.last_input.as_deref().unwrap_or(""))
         }),
         Column::left("wait_ns", move |x: &&CollectiveRow| int(x.wait_ns)),
         Column::left("transfer_ns", move |x: &&CollectiveRow| int(x.transfer_ns)),
