@@ -280,6 +280,13 @@ fn an_nvls_all_reduce_above_the_link_is_named_not_left_unexplained() {
 /// device 0, pid 145 on device 1), each with 33 `ncclDevKernel_SendRecv`.
 const TWO_PROCESSES: &str = "nsys/nsys2026.2.1_nsysai_mfu_2gpu_before_nccl.sqlite";
 
+/// One process's kernels, [start, end) ns: NCCL's and the others.
+#[derive(Default)]
+struct ProcessKernels {
+    comm: Vec<(i64, i64)>,
+    compute: Vec<(i64, i64)>,
+}
+
 /// Sorted disjoint intervals of `iv`.
 fn union(mut iv: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
     iv.sort_unstable();
@@ -313,8 +320,7 @@ fn an_nsys_export_of_two_processes_gives_two_ranks_with_their_own_kernels() {
              FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName",
         )
         .unwrap();
-    let mut per_pid: std::collections::BTreeMap<i64, (Vec<(i64, i64)>, Vec<(i64, i64)>)> =
-        Default::default();
+    let mut per_pid: std::collections::BTreeMap<i64, ProcessKernels> = Default::default();
     let rows = st
         .query_map([], |r| {
             Ok((
@@ -328,14 +334,18 @@ fn an_nsys_export_of_two_processes_gives_two_ranks_with_their_own_kernels() {
     for row in rows {
         let (pid, s, e, nccl) = row.unwrap();
         let entry = per_pid.entry(pid).or_default();
-        if nccl { &mut entry.0 } else { &mut entry.1 }.push((s, e));
+        if nccl {
+            entry.comm.push((s, e));
+        } else {
+            entry.compute.push((s, e));
+        }
     }
     assert_eq!(per_pid.keys().copied().collect::<Vec<_>>(), [144, 145]);
     let (code, out, err) = rooftrace_json(&["comm", p.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let ranks = out["ranks"].as_array().unwrap();
     assert_eq!(ranks.len(), 2, "{out}");
-    for (pid, (comm, compute)) in &per_pid {
+    for (pid, ProcessKernels { comm, compute }) in &per_pid {
         assert_eq!(comm.len(), 33);
         let c = union(comm.clone());
         let k = union(compute.clone());
