@@ -552,8 +552,8 @@ fn a_group_size_contradicting_the_ranks_list_is_said_and_the_list_wins() {
 #[test]
 fn a_rank_claimed_twice_a_file_given_twice_and_a_rank_outside_its_groups_are_said() {
     // Two traces claiming rank 0, a third given twice, and a trace of rank
-    // 4,000,000,000 whose largest group has 2 ranks, listing 0 and 1:
-    // each said, nothing merged or dropped silently.
+    // 4,000,000,000 whose largest group has 2 ranks, listing 0 and 1, in a
+    // job of world_size 8: each said, nothing merged or dropped silently.
     let dir = tempfile::tempdir().unwrap();
     let k = [(RING, args("allreduce", 1000, "Float", &[0, 1]), 1_000_000)];
     let h = "NVIDIA H100 80GB HBM3";
@@ -575,6 +575,10 @@ fn a_rank_claimed_twice_a_file_given_twice_and_a_rank_outside_its_groups_are_sai
         diags.contains("records rank 4000000000, but its largest group has 2 ranks"),
         "{diags}"
     );
+    // Each trace's distributedInfo says world_size 8: 3 given, and 4e9 is
+    // no rank of it.
+    assert!(diags.contains("the job has 8 ranks (distributedInfo.world_size), 3 given"), "{diags}");
+    assert!(diags.contains("rank 4000000000 is not below the job's world_size 8"), "{diags}");
 }
 
 #[test]
