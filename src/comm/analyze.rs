@@ -17,6 +17,9 @@ pub struct RankTrace {
     pub input: String,
     /// Its rank (`distributedInfo`).
     pub rank: Option<u32>,
+    /// Ranks in its job, when the trace records it
+    /// (`distributedInfo.world_size`).
+    pub world_size: Option<u32>,
     /// Its NCCL/RCCL kernels with their arguments, by (device, start).
     pub collectives: Vec<Collective>,
     /// Communication kernel time (union per device, summed), ns.
@@ -97,6 +100,7 @@ pub fn rank_trace(tl: &Timeline, input: &str) -> RankTrace {
     RankTrace {
         input: input.to_string(),
         rank: tl.info.identity.rank.map(|r| r.0),
+        world_size: tl.info.identity.world_size,
         collectives: collectives(tl),
         comm_ns,
         exposed_ns: comm_ns - overlap,
@@ -138,6 +142,7 @@ pub fn rank_traces(tl: &Timeline, input: &str) -> Vec<RankTrace> {
             RankTrace {
                 input: format!("{input} (pid {pid})"),
                 rank: None,
+                world_size: None,
                 collectives: collectives_of(tl, Some(pid)),
                 comm_ns,
                 exposed_ns: comm_ns - overlap,

@@ -1,7 +1,8 @@
 //! What the ranks given say about themselves, checked before anyone is
 //! named: two traces claiming one rank, a file given twice, a rank no
-//! group of its own collectives can hold, a `Group size` contradicting
-//! the group's rank list. Each is said once, as a diagnostic; nothing is
+//! group of its own collectives can hold (or not below the job's
+//! `world_size`), fewer ranks given than the job's `world_size`, a
+//! `Group size` contradicting the group's rank list. Each is said once, as a diagnostic; nothing is
 //! merged, dropped or guessed.
 
 use super::analyze::RankTrace;
@@ -45,6 +46,26 @@ pub fn notes(traces: &[RankTrace]) -> Vec<Diagnostic> {
                     "{} records rank {rank}, but its largest group has {largest} ranks and none lists it: the rank is not this job's (a corrupt distributedInfo?); it is kept as recorded",
                     t.input
                 ),
+            ));
+        }
+    }
+    if let Some(world) = traces.iter().filter_map(|t| t.world_size).max() {
+        let mut ranks: Vec<u32> = traces.iter().filter_map(|t| t.rank).collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        if traces.len() > 1 && (world as usize) > traces.len() {
+            out.push(Diagnostic::new(
+                DiagnosticKind::RanksGiven,
+                format!(
+                    "the traces say the job has {world} ranks (distributedInfo.world_size), {} given: the last rank of a collective may be one not given, so its waits are lower bounds",
+                    traces.len()
+                ),
+            ));
+        }
+        if let Some(r) = ranks.iter().find(|r| **r >= world) {
+            out.push(Diagnostic::new(
+                DiagnosticKind::RanksGiven,
+                format!("rank {r} is not below the job's world_size {world}: a corrupt distributedInfo? It is kept as recorded"),
             ));
         }
     }

@@ -577,8 +577,14 @@ fn a_rank_claimed_twice_a_file_given_twice_and_a_rank_outside_its_groups_are_sai
     );
     // Each trace's distributedInfo says world_size 8: 3 given, and 4e9 is
     // no rank of it.
-    assert!(diags.contains("the job has 8 ranks (distributedInfo.world_size), 3 given"), "{diags}");
-    assert!(diags.contains("rank 4000000000 is not below the job's world_size 8"), "{diags}");
+    assert!(
+        diags.contains("the job has 8 ranks (distributedInfo.world_size), 3 given"),
+        "{diags}"
+    );
+    assert!(
+        diags.contains("rank 4000000000 is not below the job's world_size 8"),
+        "{diags}"
+    );
 }
 
 #[test]
