@@ -2,30 +2,14 @@
 //! small enough to keep for every rank while the timelines are dropped one
 //! by one); the ranks → [`CommReport`].
 
-use super::join::collectives;
+use super::given;
+use super::join::{collectives, collectives_of};
+use super::kind::CollKind;
 use super::link::LinkConfig;
 use super::model::*;
 use super::ranks::{align, match_ranks, split, Clock, Matched, MatchedBy, Matching, Split};
 use crate::timeline::{OpKind, Timeline};
 use std::collections::HashMap;
-
-/// What `comm` keeps of one trace.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RankTrace {
-    /// The trace as given.
-    pub input: String,
-    /// Its rank (`distributedInfo`).
-    pub rank: Option<u32>,
-    /// Its NCCL/RCCL kernels with their arguments, by (device, start).
-    pub collectives: Vec<Collective>,
-    /// Communication kernel time (union per device, summed), ns.
-    pub comm_ns: i64,
-    /// Of which with no compute kernel running on that device, ns.
-    pub exposed_ns: i64,
-    /// What the reader said about the collectives' arguments (an nsys
-    /// export's NCCL ranges without payloads), each sentence once.
-    pub notes: Vec<String>,
-}
 
 /// Sorted disjoint intervals of `iv` (sorted by start).
 fn merged(iv: impl Iterator<Item = (i64, i64)>) -> Vec<(i64, i64)> {
@@ -56,10 +40,16 @@ fn intersection(a: &[(i64, i64)], b: &[(i64, i64)]) -> i64 {
 /// Per device: (communication union, its intersection with the compute
 /// union: kernels that are not communication, and graph rows), ns, summed.
 pub fn comm_and_overlap(tl: &Timeline) -> (i64, i64) {
+    comm_and_overlap_of(tl, None)
+}
+
+/// [`comm_and_overlap`] of process `pid` only (every process when `None`).
+fn comm_and_overlap_of(tl: &Timeline, pid: Option<u32>) -> (i64, i64) {
     let (mut comm, mut overlap) = (0, 0);
     for dev in tl
         .ops
         .chunk_by(|a, b| (a.pid, a.device) == (b.pid, b.device))
+        .filter(|d| pid.is_none_or(|p| d[0].pid == p))
     {
         let is_compute = |o: &&crate::timeline::GpuOp| {
             matches!(o.kind, OpKind::Kernel | OpKind::Graph) && !tl.is_comm(o)
@@ -86,16 +76,57 @@ pub fn rank_trace(tl: &Timeline, input: &str) -> RankTrace {
     RankTrace {
         input: input.to_string(),
         rank: tl.info.identity.rank.map(|r| r.0),
+        world_size: tl.info.identity.world_size,
         collectives: collectives(tl),
         comm_ns,
         exposed_ns: comm_ns - overlap,
-        notes: tl
-            .diagnostics
-            .iter()
-            .filter(|d| matches!(d.kind, crate::timeline::DiagnosticKind::NcclPayloads { .. }))
-            .map(|d| d.message.clone())
-            .collect(),
+        notes: reader_notes(tl),
+        shared_clock: None,
     }
+}
+
+/// What the reader said about the collectives' arguments.
+fn reader_notes(tl: &Timeline) -> Vec<String> {
+    tl.diagnostics
+        .iter()
+        .filter(|d| matches!(d.kind, crate::timeline::DiagnosticKind::NcclPayloads { .. }))
+        .map(|d| d.message.clone())
+        .collect()
+}
+
+/// What `comm` keeps of one timeline: one [`RankTrace`] per process when
+/// the communication kernels come from several (an nsys export of several
+/// ranks' processes: each its own rank with its own kernels, labelled
+/// `input (pid N)`, its rank unknown since the export's one recorded
+/// environment cannot be every process's; all on the export's one clock),
+/// else [`rank_trace`]'s one.
+pub fn rank_traces(tl: &Timeline, input: &str) -> Vec<RankTrace> {
+    let mut pids: Vec<u32> = tl
+        .ops
+        .iter()
+        .filter(|o| tl.is_comm(o))
+        .map(|o| o.pid)
+        .collect();
+    pids.sort_unstable();
+    pids.dedup();
+    if pids.len() < 2 {
+        return vec![rank_trace(tl, input)];
+    }
+    pids.into_iter()
+        .map(|pid| {
+            let (comm_ns, overlap) = comm_and_overlap_of(tl, Some(pid));
+            RankTrace {
+                input: format!("{input} (pid {pid})"),
+                rank: None,
+                world_size: None,
+                collectives: collectives_of(tl, Some(pid)),
+                comm_ns,
+                exposed_ns: comm_ns - overlap,
+                notes: reader_notes(tl),
+                shared_clock: Some(input.to_string()),
+            }
+        })
+        .collect()
 }
 
 /// Bandwidths and link of a row from its bytes, time and group.
@@ -139,7 +170,9 @@ fn row(c: &Collective, kernel_id: usize, rank: Option<u32>) -> CollectiveRow {
         link: None,
         link_fraction: None,
         link_unknown: None,
+        nvls: CollKind::is_nvls_kernel(&c.kernel),
         last_rank: None,
+        last_input: None,
         wait_ns: None,
         transfer_ns: None,
         waits_lower_bound: false,
@@ -201,6 +234,20 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
             format!("{no_args} NCCL kernels have no collective arguments in the trace (no record_param_comms or nccl:* op around their launch, or no NCCL NVTX range in an nsys export): time only, bytes unknown"),
         ));
     }
+    let nvls = rows.iter().filter(|r| r.nvls).count();
+    if nvls > 0 {
+        diagnostics.push(Diagnostic::new(
+            DiagnosticKind::Nvls { collectives: nvls },
+            format!(
+                "{} (NVLink SHARP: the NVSwitch reduces, so each GPU sends its buffer once): busbw can exceed the link's per-direction peak, and a link fraction above 1 there is NVLS, not an error (nvls)",
+                if nvls == 1 {
+                    "1 collective ran an NVLS kernel".to_string()
+                } else {
+                    format!("{nvls} collectives ran NVLS kernels")
+                }
+            ),
+        ));
+    }
     let mut notes: Vec<&String> = ranks.iter().flat_map(|r| &r.notes).collect();
     notes.sort();
     notes.dedup();
@@ -225,11 +272,16 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
         schema: SCHEMA,
         inputs: ranks.iter().map(|r| r.input.clone()).collect(),
         gpu,
-        links: [&links.nvlink, &links.pcie, &links.network]
-            .into_iter()
-            .flatten()
-            .cloned()
-            .collect(),
+        links: [
+            &links.nvlink,
+            &links.nvlink_pair,
+            &links.pcie,
+            &links.network,
+        ]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect(),
         gpus_per_node: links.gpus_per_node,
         gpus_per_node_from: String::new(),
         method: METHOD.to_vec(),
@@ -268,9 +320,9 @@ fn several(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<CollectiveRow> {
     let views: Vec<&[Collective]> = ranks.iter().map(|r| r.collectives.as_slice()).collect();
-    let given = given_ranks(ranks, rank_rows, diagnostics);
+    let given = given::ranks(ranks, rank_rows, diagnostics);
     let matching = match_ranks(&views);
-    let clocks = align(&views, &matching.matched);
+    let clocks = clocks(ranks, &views, &matching);
     clock_rows(&clocks, &given, rank_rows, diagnostics);
     matching_diagnostics(&matching, &given, diagnostics);
     let mut rows = Vec::new();
@@ -280,6 +332,9 @@ fn several(
             continue;
         };
         let (mut r, c) = matched_row(&views, m, &s, &given, names);
+        // Named (by rank, else by its input) only above the noise floor.
+        r.last_input = matches!(s.arrival, Arrival::Last | Arrival::LastNearNoise)
+            .then(|| ranks[s.last].input.clone());
         partial |= r.waits_lower_bound;
         for &(ri, w, d) in &s.waits {
             let rr = &mut rank_rows[ri];
@@ -353,61 +408,37 @@ fn matched_row<'a>(
     // Named only when its lead is above the noise floor.
     r.last_rank =
         given[s.last].filter(|_| matches!(s.arrival, Arrival::Last | Arrival::LastNearNoise));
+    // Traces whose rank is neither recorded nor inferred cannot be looked
+    // up in the group's list: then only the count says whether some were
+    // not given.
+    let all_ranked = given.iter().all(Option::is_some);
     r.waits_lower_bound = match (&c.group_ranks, c.group_size) {
-        (Some(g), _) => g.iter().any(|x| !given.contains(&Some(*x))),
+        (Some(g), _) if all_ranked => g.iter().any(|x| !given.contains(&Some(*x))),
+        (Some(g), _) => g.len() > s.waits.len(),
         (None, Some(n)) => (n as usize) > s.waits.len(),
         (None, None) => true,
     };
     (r, c)
 }
 
-/// Each trace's rank: the one it records, else, when its collectives'
-/// groups (`Process Group Ranks`) hold exactly one rank that no other
-/// trace records, that one (said).
-fn given_ranks(
-    ranks: &[RankTrace],
-    rank_rows: &mut [RankRow],
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Vec<Option<u32>> {
-    let recorded: std::collections::BTreeSet<u32> = ranks.iter().filter_map(|r| r.rank).collect();
-    let mut inferred = 0;
-    let given: Vec<Option<u32>> = ranks
-        .iter()
-        .zip(rank_rows.iter_mut())
-        .map(|(t, row)| {
-            if t.rank.is_some() {
-                return t.rank;
-            }
-            let mut candidates: Option<std::collections::BTreeSet<u32>> = None;
-            for g in t
-                .collectives
-                .iter()
-                .filter_map(|c| c.group_ranks.as_deref())
-            {
-                let here: std::collections::BTreeSet<u32> = g
-                    .iter()
-                    .copied()
-                    .filter(|x| !recorded.contains(x))
-                    .collect();
-                candidates = Some(match candidates {
-                    Some(c) => c.intersection(&here).copied().collect(),
-                    None => here,
-                });
-            }
-            let one = candidates.filter(|c| c.len() == 1)?.into_iter().next();
-            row.rank = one;
-            row.rank_inferred = one.is_some();
-            inferred += usize::from(one.is_some());
-            one
-        })
-        .collect();
-    if inferred > 0 {
-        diagnostics.push(Diagnostic::new(
-            DiagnosticKind::RankInferred { ranks: inferred },
-            format!("{inferred} trace{} record no rank (no distributedInfo): each is the one rank of its process groups (Process Group Ranks) that no other trace given records (rank_inferred)", if inferred == 1 { "" } else { "s" }),
-        ));
+/// Each rank's clock: one shared clock (the processes of one nsys export)
+/// needs no alignment (offsets 0, no residual, so no noise floor), else
+/// aligned over the matched collectives.
+fn clocks(ranks: &[RankTrace], views: &[&[Collective]], m: &Matching) -> Vec<Option<Clock>> {
+    let first = &ranks[0].shared_clock;
+    if first.is_some() && ranks.iter().all(|r| &r.shared_clock == first) {
+        return (0..ranks.len())
+            .map(|i| {
+                Some(Clock {
+                    offset_ns: 0,
+                    error_ns: 0,
+                    // On the first process's clock, as every other is.
+                    path: if i == 0 { Vec::new() } else { vec![0] },
+                })
+            })
+            .collect();
     }
-    given
+    align(views, &m.matched)
 }
 
 /// Fills each rank's clock (offset, error, the ranks it was aligned

@@ -358,6 +358,7 @@ mod tests {
             bytes_from: None,
             dtype: None,
             group_size: Some(2),
+            group_size_said: None,
             group_ranks: None,
             process_group: Some(pg.into()),
             seq,

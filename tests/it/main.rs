@@ -14,6 +14,7 @@ mod clock;
 mod comm;
 mod comm_inputs;
 mod comm_layouts;
+mod comm_links;
 mod comm_nsys;
 mod common;
 mod detect;
