@@ -4,9 +4,10 @@
 //! collective's arguments), `kind` (kind, size and bus bandwidth factor,
 //! after `nccl-tests`), `link` (which link a group crossed), `ranks`
 //! (matching, clock alignment, wait and transfer), `analyze` (one trace →
-//! [`RankTrace`], the ranks → [`CommReport`]), `given` (what the ranks
-//! given say about themselves: a rank claimed twice, a contradicted group
-//! size). docs/comm.md has the method.
+//! [`RankTrace`], the ranks → [`CommReport`]), `given` (which rank each
+//! trace is, decided once: recorded, else inferred from its groups when
+//! unambiguous; and what the ranks given say about themselves: a rank
+//! claimed twice, a contradicted group size). docs/comm.md has the method.
 
 mod analyze;
 pub mod given;

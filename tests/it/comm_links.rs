@@ -371,6 +371,15 @@ fn an_nsys_export_of_two_processes_gives_two_ranks_with_their_own_kernels() {
         assert_eq!(r["clock_error_ns"], 0);
         assert!(r["rank"].is_null());
     }
+    // One clock: both on the first process's (clock_path), no residual, so
+    // no noise floor to name and no sets of unrelated clocks.
+    assert_eq!(ranks[0]["clock_path"], serde_json::json!([]));
+    assert_eq!(ranks[1]["clock_path"], serde_json::json!([null]));
+    let diags = out["diagnostics"].to_string();
+    assert!(
+        !diags.contains("noise floor") && !diags.contains("share no collective"),
+        "{diags}"
+    );
     let rows = out["collectives"].as_array().unwrap();
     assert_eq!(rows.len(), 33);
     assert!(rows
