@@ -7,11 +7,16 @@ const AFTER_HELP: &str = "\
 Producing the inputs: the PyTorch profiler trace of every rank (one file per
 rank, `torch.profiler.profile(..., on_trace_ready=tensorboard_trace_handler(DIR))`):
 PyTorch records each collective's arguments on `record_param_comms` and, in
-newer versions, on the NCCL kernel.
+newer versions, on the NCCL kernel. Or Nsight Systems exports
+(`nsys profile --trace=cuda,nvtx ...`, then `nsys export --type=sqlite
+--include-blobs=true`): sizes from NCCL's own NVTX ranges; one export per
+rank, or one export holding several ranks' processes (each process is a
+rank, all on the export's one clock).
 
 Examples:
   rooftrace comm rank0.pt.trace.json.gz                  # one rank: bytes, algbw, busbw, link
   rooftrace comm traces/ --format md                     # every rank: who was late, who waited
+  rooftrace comm job.sqlite                              # nsys: every process of the export is a rank
   rooftrace comm traces/ --gpus-per-node 8 --net-bw 50GB/s --plot busbw.svg
   rooftrace comm traces/ --format parquet -o comm.parquet/   # one row per rank x collective (docs/scale.md)
 
@@ -27,8 +32,10 @@ last rank and transfer. Details: docs/comm.md";
 #[derive(Debug, clap::Args)]
 #[command(after_help = AFTER_HELP)]
 pub struct CommArgs {
-    /// PyTorch profiler (Kineto) traces `.json[.gz]`, one per rank, or
-    /// directories holding them.
+    /// PyTorch profiler (Kineto) traces `.json[.gz]` or nsys exports
+    /// `.sqlite` (`.nsys-rep` with nsys installed), one per rank (an
+    /// export may hold several ranks' processes), or directories holding
+    /// them.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
     /// The GPU (table key) whose NVLink and PCIe link the collectives

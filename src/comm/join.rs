@@ -12,6 +12,10 @@ use crate::units::si;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+/// A `Process Group Ranks` list this long may have been cut by the reader
+/// (`kineto::comm_args` keeps 2^17 ranks): then `Group size` says the size.
+const RANKS_KEPT: usize = 1 << 17;
+
 /// Host records are searched this far back from a launch for one that
 /// holds it (nested annotations are few).
 const HOST_LOOKBACK: usize = 64;
@@ -19,6 +23,13 @@ const HOST_LOOKBACK: usize = 64;
 /// Every communication kernel of `tl` with its arguments, by (device,
 /// start).
 pub fn collectives(tl: &Timeline) -> Vec<Collective> {
+    collectives_of(tl, None)
+}
+
+/// The communication kernels of process `pid` (every process when `None`)
+/// with their arguments, by (device, start): one rank of an nsys export
+/// holding several ranks' processes.
+pub fn collectives_of(tl: &Timeline, pid: Option<u32>) -> Vec<Collective> {
     let mut on_kernel: HashMap<(u16, u32), &CollectiveArgs> = HashMap::new();
     let mut on_host: Vec<(u32, u32, i64, i64, &CollectiveArgs)> = Vec::new();
     for CollectiveRecord { site, args } in &tl.collectives {
@@ -55,10 +66,20 @@ pub fn collectives(tl: &Timeline) -> Vec<Collective> {
     let mut out: Vec<Collective> = tl
         .ops
         .iter()
-        .filter(|o| tl.is_comm(o))
+        .filter(|o| tl.is_comm(o) && pid.is_none_or(|p| o.pid == p))
         .map(|op| {
             let (args, from) = match on_kernel.get(&(op.device, op.correlation_id)) {
-                Some(a) if op.correlation_id != 0 => (Some((*a).clone()), ArgsFrom::Kernel),
+                Some(a) if op.correlation_id != 0 => {
+                    let mut a = (*a).clone();
+                    // PyTorch writes Seq on record_param_comms, not on the
+                    // kernel: the host op holding the launch names it.
+                    if a.seq.is_none() || a.pg_name.is_none() {
+                        let host = host_args(tl, op, &on_host).unwrap_or_default();
+                        a.seq = a.seq.or(host.seq);
+                        a.pg_name = a.pg_name.or(host.pg_name);
+                    }
+                    (Some(a), ArgsFrom::Kernel)
+                }
                 _ => match host_args(tl, op, &on_host) {
                     Some(a) => (Some(a), ArgsFrom::HostOp),
                     None => (None, ArgsFrom::None),
@@ -138,28 +159,30 @@ fn collective(
         .unwrap_or_else(|| CollKind::from_kernel(&kernel));
     let a = args.unwrap_or_default();
     let dtype = a.dtype;
-    let count = kind.size_count(a.in_nelems, a.out_nelems).or_else(|| {
-        let first_input = matches!(
-            kind,
-            CollKind::AllReduce
-                | CollKind::Broadcast
-                | CollKind::Reduce
-                | CollKind::AllToAll
-                | CollKind::SendRecv
-        );
-        a.input_elems
-            .filter(|_| first_input)
-            .map(|n| (n, "input_dims"))
-    });
-    let group_size = a
-        .group_size
-        .or_else(|| a.ranks.as_ref().map(|r| r.len() as u32));
+    let (group_size, group_size_said) = group_size_of(&a);
+    let count = kind
+        .size_count(a.in_nelems, a.out_nelems)
+        .map(|(n, field)| (n, format!("{field} {n}")))
+        .or_else(|| {
+            let first_input = matches!(
+                kind,
+                CollKind::AllReduce
+                    | CollKind::Broadcast
+                    | CollKind::Reduce
+                    | CollKind::AllToAll
+                    | CollKind::SendRecv
+            );
+            a.input_elems
+                .filter(|_| first_input)
+                .map(|n| (n, format!("input_dims {n}")))
+        })
+        .or_else(|| kind.group_size_count(a.in_nelems, a.out_nelems, group_size));
     let (bytes, bytes_from) = match (count, dtype) {
         (Some((n, field)), Some(d)) => match n.checked_mul(u64::from(d.bytes)) {
             Some(b) => (
                 Some(b),
                 Some(format!(
-                    "{field} {n} × {} ({} B) = {}",
+                    "{field} × {} ({} B) = {}",
                     d.name,
                     d.bytes,
                     si(b as f64, "B")
@@ -184,9 +207,30 @@ fn collective(
         bytes_from: bytes_from.map(Arc::from),
         dtype: dtype.map(|d| d.name),
         group_size,
+        group_size_said,
         group_ranks: a.ranks.map(Arc::from),
         process_group: a.pg_name.map(Arc::from),
         seq: a.seq,
+    }
+}
+
+/// The group's size: the length of `Process Group Ranks` when recorded
+/// (the list names each rank; a `Group size` contradicting it is kept as
+/// the second value, to be said), else `Group size`; a list the reader
+/// may have cut leaves the size to `Group size`.
+fn group_size_of(a: &CollectiveArgs) -> (Option<u32>, Option<u32>) {
+    let listed = a
+        .ranks
+        .as_ref()
+        .filter(|r| !r.is_empty() && r.len() < RANKS_KEPT)
+        .and_then(|r| u32::try_from(r.len()).ok());
+    match (listed, a.group_size) {
+        (Some(l), Some(g)) if l != g => (Some(l), Some(g)),
+        (Some(l), _) => (Some(l), None),
+        (None, g) => {
+            let cut = a.ranks.as_ref().filter(|r| !r.is_empty());
+            (g.or_else(|| cut.map(|r| r.len() as u32)), None)
+        }
     }
 }
 

@@ -26,13 +26,18 @@ pub enum CollKind {
     /// A kernel or name rooftrace does not map (`ncclDevKernel_Generic`,
     /// a barrier): time only.
     Other,
+    /// Gather to one root (NCCL runs it as sends and receives).
+    Gather,
+    /// Scatter from one root (NCCL runs it as sends and receives).
+    Scatter,
 }
 
 impl CollKind {
     /// The kind PyTorch's `Collective name` or an annotation's name says
     /// (`allreduce`, `all_reduce`, `_allgather_base`,
     /// `all_gather_into_tensor`, `reduce_scatter_tensor`, `all_to_all`,
-    /// `alltoall_base`, `send`, `recv`), `None` when it names none.
+    /// `alltoall_base`, `gather`, `scatter`, `send`, `recv`), `None` when
+    /// it names none.
     pub fn from_collective_name(name: &str) -> Option<CollKind> {
         let n: String = name
             .chars()
@@ -45,6 +50,10 @@ impl CollKind {
             CollKind::AllGather
         } else if n.starts_with("reducescatter") {
             CollKind::ReduceScatter
+        } else if n.starts_with("gather") {
+            CollKind::Gather
+        } else if n.starts_with("scatter") {
+            CollKind::Scatter
         } else if n.starts_with("alltoall") {
             CollKind::AllToAll
         } else if n.starts_with("broadcast") {
@@ -71,10 +80,20 @@ impl CollKind {
             .unwrap_or(CollKind::Other)
     }
 
+    /// True for an NVLS (NVLink SHARP) kernel, `…_NVLS` or `…_NVLS_TREE`
+    /// in NCCL's name (`ncclDevKernel_AllReduce_Sum_bf16_NVLS`): the
+    /// NVSwitch does the reduction, so each GPU sends its buffer once and
+    /// busbw (`nccl-tests`' 2(n−1)/n of algbw) can exceed the link.
+    pub fn is_nvls_kernel(name: &str) -> bool {
+        let base = name.split('(').next().unwrap_or(name);
+        base.split('_').any(|part| part == "NVLS")
+    }
+
     /// `nccl-tests`' bus bandwidth factor for a group of `n` ranks:
-    /// all-reduce 2(n−1)/n; all-gather, reduce-scatter and all-to-all
-    /// (n−1)/n; broadcast, reduce and send/recv 1. `None` for
-    /// [`CollKind::Other`] or an unknown group.
+    /// all-reduce 2(n−1)/n; all-gather, reduce-scatter, all-to-all, gather
+    /// and scatter (n−1)/n (`nccl-tests` src/gather.cu, src/scatter.cu:
+    /// `GatherGetBw`, `ScatterGetBw`); broadcast, reduce and send/recv 1.
+    /// `None` for [`CollKind::Other`] or an unknown group.
     pub fn busbw_factor(self, n: u32) -> Option<f64> {
         let n = f64::from(n);
         if n < 1.0 {
@@ -82,9 +101,11 @@ impl CollKind {
         }
         match self {
             CollKind::AllReduce => Some(2.0 * (n - 1.0) / n),
-            CollKind::AllGather | CollKind::ReduceScatter | CollKind::AllToAll => {
-                Some((n - 1.0) / n)
-            }
+            CollKind::AllGather
+            | CollKind::ReduceScatter
+            | CollKind::AllToAll
+            | CollKind::Gather
+            | CollKind::Scatter => Some((n - 1.0) / n),
             CollKind::Broadcast | CollKind::Reduce | CollKind::SendRecv => Some(1.0),
             CollKind::Other => None,
         }
@@ -92,7 +113,10 @@ impl CollKind {
 
     /// Which element count gives the size in `nccl-tests`' convention:
     /// all-gather the output (all ranks' parts), reduce-scatter the input,
-    /// every other kind the message (in and out are equal).
+    /// gather the root's output and scatter the root's input (all ranks'
+    /// parts: `count × nranks` in `GatherGetBw`; a non-root rank records 0
+    /// there, and its size is [`CollKind::group_size_count`]'s), every
+    /// other kind the message (in and out are equal).
     pub fn size_count(
         self,
         in_nelems: Option<u64>,
@@ -101,11 +125,33 @@ impl CollKind {
         match self {
             CollKind::AllGather => out_nelems.map(|n| (n, "out_msg_nelems")),
             CollKind::ReduceScatter => in_nelems.map(|n| (n, "in_msg_nelems")),
+            CollKind::Gather => out_nelems.filter(|n| *n > 0).map(|n| (n, "out_msg_nelems")),
+            CollKind::Scatter => in_nelems.filter(|n| *n > 0).map(|n| (n, "in_msg_nelems")),
             CollKind::Other => None,
             _ => in_nelems
                 .map(|n| (n, "in_msg_nelems"))
                 .or(out_nelems.map(|n| (n, "out_msg_nelems"))),
         }
+    }
+
+    /// Gather and scatter on a rank whose own part is all it records (a
+    /// non-root rank: `In msg nelems` of a gather, `Out msg nelems` of a
+    /// scatter): the whole, one part × the `n` ranks, as `nccl-tests`
+    /// counts it; with the derivation's words. `None` for other kinds.
+    pub fn group_size_count(
+        self,
+        in_nelems: Option<u64>,
+        out_nelems: Option<u64>,
+        n: Option<u32>,
+    ) -> Option<(u64, String)> {
+        let (part, field) = match self {
+            CollKind::Gather => (in_nelems?, "in_msg_nelems"),
+            CollKind::Scatter => (out_nelems?, "out_msg_nelems"),
+            _ => return None,
+        };
+        let n = n?;
+        let whole = part.checked_mul(u64::from(n))?;
+        Some((whole, format!("{field} {part} × {n} ranks = {whole}")))
     }
 
     /// Its name in reports (`all_reduce`).
@@ -119,6 +165,8 @@ impl CollKind {
             CollKind::Reduce => "reduce",
             CollKind::SendRecv => "send_recv",
             CollKind::Other => "other",
+            CollKind::Gather => "gather",
+            CollKind::Scatter => "scatter",
         }
     }
 }

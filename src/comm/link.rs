@@ -1,8 +1,11 @@
 //! Which link a collective crossed: the GPUs of one node exchange over the
-//! card's NVLink (its PCIe link when it has none); a group spanning nodes
-//! over the network (`--net-bw`). Whether a group spans nodes follows from
-//! its global ranks and the GPUs per node (ranks `r` and `s` share a node
-//! when `r / G == s / G`, the usual launcher layout).
+//! card's NVLink (its PCIe link when it has none: the GPU table's row
+//! follows the device name's form factor, so a PCIe card gets PCIe); a
+//! 2-GPU group on a mesh board without an NVSwitch (DGX-1) over the links
+//! between that pair only; a group spanning nodes over the network
+//! (`--net-bw`). Whether a group spans nodes follows from its global ranks
+//! and the GPUs per node (ranks `r` and `s` share a node when
+//! `r / G == s / G`, the usual launcher layout).
 
 use super::model::{LinkFact, LinkKind};
 use crate::roofs::gpus::{self, GpuSpec};
@@ -12,6 +15,9 @@ use crate::roofs::gpus::{self, GpuSpec};
 pub struct LinkConfig {
     /// The card's NVLink, per direction.
     pub nvlink: Option<LinkFact>,
+    /// On a mesh board without an NVSwitch: the most one pair of GPUs
+    /// shares, per direction (all a 2-GPU group crosses).
+    pub nvlink_pair: Option<LinkFact>,
     /// The card's PCIe link, per direction.
     pub pcie: Option<LinkFact>,
     /// The network between nodes, per direction (`--net-bw`).
@@ -44,6 +50,10 @@ impl LinkConfig {
                 .network
                 .as_ref()
                 .ok_or_else(|| "the group spans nodes: give the network's bandwidth per direction with --net-bw".into());
+        }
+        let members = ranks.map_or(group_size, |r| u32::try_from(r.len()).ok());
+        if let (Some(pair), Some(2)) = (&self.nvlink_pair, members) {
+            return Ok(pair);
         }
         self.nvlink
             .as_ref()
@@ -85,6 +95,15 @@ impl LinkConfig {
                 bytes_per_s: l.bytes_per_s as f64,
                 source: l.source.to_string(),
             }),
+            nvlink_pair: facts
+                .and_then(|f| f.nvlink)
+                .and_then(|l| l.mesh_pair)
+                .map(|p| LinkFact {
+                    kind: LinkKind::NvlinkPair,
+                    interface: p.interface.to_string(),
+                    bytes_per_s: p.bytes_per_s as f64,
+                    source: p.source.to_string(),
+                }),
             pcie: facts.and_then(|f| f.host_link).map(|l| LinkFact {
                 kind: LinkKind::Pcie,
                 interface: l.interface.to_string(),
@@ -98,6 +117,18 @@ impl LinkConfig {
                 source: "--net-bw, per direction per GPU".into(),
             }),
             gpus_per_node,
+        }
+    }
+}
+
+impl LinkKind {
+    /// Its name in reports (`nvlink_pair`).
+    pub fn key(self) -> &'static str {
+        match self {
+            LinkKind::Nvlink => "nvlink",
+            LinkKind::NvlinkPair => "nvlink_pair",
+            LinkKind::Pcie => "pcie",
+            LinkKind::Network => "network",
         }
     }
 }

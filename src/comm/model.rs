@@ -43,8 +43,12 @@ pub struct Collective {
     pub bytes_from: Option<std::sync::Arc<str>>,
     /// Element type.
     pub dtype: Option<&'static str>,
-    /// Ranks in the process group.
+    /// Ranks in the process group (the length of `Process Group Ranks`
+    /// when recorded, else `Group size`).
     pub group_size: Option<u32>,
+    /// `Group size` as recorded when it contradicts `Process Group Ranks`
+    /// (whose length is taken), to be said.
+    pub group_size_said: Option<u32>,
     /// The group's global ranks, when recorded (one shared copy per
     /// distinct list in a trace: a 10,000-rank group is stored once, not
     /// once per collective).
@@ -55,12 +59,68 @@ pub struct Collective {
     pub seq: Option<u64>,
 }
 
+/// What `comm` keeps of one trace.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankTrace {
+    /// The trace as given.
+    pub input: String,
+    /// Its rank (`distributedInfo`).
+    pub rank: Option<u32>,
+    /// Ranks in its job, when the trace records it
+    /// (`distributedInfo.world_size`).
+    pub world_size: Option<u32>,
+    /// Its NCCL/RCCL kernels with their arguments, by (device, start).
+    pub collectives: Vec<Collective>,
+    /// Communication kernel time (union per device, summed), ns.
+    pub comm_ns: i64,
+    /// Of which with no compute kernel running on that device, ns.
+    pub exposed_ns: i64,
+    /// What the reader said about the collectives' arguments (an nsys
+    /// export's NCCL ranges without payloads), each sentence once.
+    pub notes: Vec<String>,
+    /// The file whose clock it shares with the other ranks read from it
+    /// (one process of an nsys export holding several): ranks sharing one
+    /// need no clock alignment.
+    pub shared_clock: Option<String>,
+}
+
+/// Whether, and how surely, a collective has a last rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arrival {
+    /// Every member started at once: nobody waited.
+    Together,
+    /// The last rank's lead (the smallest wait of the others, each capped
+    /// at its kernel time) is more than ten times the noise floor.
+    Last,
+    /// Its lead is more than the noise floor but within ten times it:
+    /// named, and said to be near the noise.
+    LastNearNoise,
+    /// Its lead is within the noise floor: no rank is called last.
+    WithinNoise,
+}
+
+impl Arrival {
+    /// Its name in the JSON and CSV (`last_near_noise`).
+    pub fn key(self) -> &'static str {
+        match self {
+            Arrival::Together => "together",
+            Arrival::Last => "last",
+            Arrival::LastNearNoise => "last_near_noise",
+            Arrival::WithinNoise => "within_noise",
+        }
+    }
+}
+
 /// Which link a collective's bus bandwidth is compared with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LinkKind {
     /// The card's NVLink (the GPU table's `nvlink` fact).
     Nvlink,
+    /// The links between one pair of GPUs on a mesh board without an
+    /// NVSwitch (DGX-1): a 2-GPU group crosses only those.
+    NvlinkPair,
     /// The card's PCIe link (the GPU table's host-link fact): a card
     /// without NVLink exchanges over PCIe.
     Pcie,
@@ -126,8 +186,15 @@ pub struct CollectiveRow {
     pub link_fraction: Option<f64>,
     /// Why the link (or the fraction) is unknown.
     pub link_unknown: Option<String>,
+    /// NVLS (NVLink SHARP) kernel: the NVSwitch reduces, so busbw can
+    /// exceed the link's per-direction peak (`link_fraction` above 1).
+    pub nvls: bool,
     /// The rank that arrived last (several ranks).
     pub last_rank: Option<u32>,
+    /// The input of the rank that arrived last (its trace as given, or
+    /// `file (pid N)` for one process of an export): its label when its
+    /// rank is not recorded.
+    pub last_input: Option<String>,
     /// Σ over the other ranks given of their wait for the last rank, ns.
     pub wait_ns: Option<i64>,
     /// The transfer: the last rank's kernel time, ns (several ranks).
@@ -135,6 +202,12 @@ pub struct CollectiveRow {
     /// True when some ranks of the group were not given: the last rank may
     /// be one of them, so waits are lower bounds.
     pub waits_lower_bound: bool,
+    /// Whether, and how surely, a rank was last (several ranks).
+    pub arrival: Option<Arrival>,
+    /// The largest clock error of the ranks given at it, ns: a lead in
+    /// arrival below it is not told from the alignment's error (several
+    /// ranks).
+    pub noise_floor_ns: Option<i64>,
 }
 
 /// One rank (one trace).
@@ -162,9 +235,18 @@ pub struct RankRow {
     pub caused_wait_ns: i64,
     /// Added to its clock to put it on the reference rank's, ns.
     pub clock_offset_ns: Option<i64>,
-    /// Largest residual of the alignment (its collectives' ends against
-    /// the reference's after the offset), ns.
+    /// Largest residual of the alignment (its collectives' aligned ends
+    /// against the lowest other member's), ns.
     pub clock_error_ns: Option<i64>,
+    /// The ranks its clock was aligned through, from the reference (the
+    /// first given of the ranks it shares collectives with, directly or
+    /// through others) to it, itself left out: `[0, 2]` for rank 3 aligned
+    /// through rank 2 to rank 0; empty for the reference; `null` entries
+    /// are traces that record no rank.
+    pub clock_path: Vec<Option<u32>>,
+    /// True when the trace records no rank and `rank` is the one rank of
+    /// its process groups that no other trace given claims.
+    pub rank_inferred: bool,
 }
 
 /// What a communication warning is about.
@@ -179,10 +261,16 @@ pub enum DiagnosticKind {
     },
     /// One trace: its kernel time includes its wait for the others.
     OneRank,
-    /// Ranks not aligned (no collective shared with the reference).
+    /// Ranks not aligned (no matched collective shared with any other).
     Unaligned {
         /// Ranks.
         ranks: usize,
+    },
+    /// The ranks fall into sets sharing no collective, each aligned to its
+    /// own reference.
+    ClockGroups {
+        /// Sets.
+        groups: usize,
     },
     /// Some ranks of a group were not given.
     PartialGroups,
@@ -191,9 +279,41 @@ pub enum DiagnosticKind {
         /// Collectives.
         collectives: usize,
     },
+    /// Collectives matched by order of occurrence (no sequence number).
+    MatchedByOrder {
+        /// Collectives.
+        collectives: usize,
+    },
+    /// Collectives whose last rank's lead is within (or near) the clock
+    /// alignment's noise floor.
+    Noise {
+        /// Collectives with no rank called last for it.
+        within: usize,
+        /// Collectives whose named last rank is near it.
+        near: usize,
+    },
+    /// Ranks inferred from the process groups (the traces record none).
+    RankInferred {
+        /// Ranks.
+        ranks: usize,
+    },
     /// What a reader said about the arguments (an nsys export's NCCL
     /// ranges without payloads).
     ReaderNote,
+    /// The ranks or files given contradict each other or the job (two
+    /// traces claim one rank, a file given twice, a rank outside its
+    /// groups).
+    RanksGiven,
+    /// Collectives whose `Group size` contradicts `Process Group Ranks`.
+    GroupSize {
+        /// Collectives.
+        collectives: usize,
+    },
+    /// NVLS kernels: their busbw can exceed the link.
+    Nvls {
+        /// Collectives.
+        collectives: usize,
+    },
 }
 
 /// A communication warning, typed; in the JSON, its sentence.
@@ -229,11 +349,12 @@ pub struct CommReport {
 }
 
 /// The one-sentence definitions carried in every report.
-pub const METHOD: [&str; 6] = [
+pub const METHOD: [&str; 7] = [
     "join: each NCCL/RCCL kernel takes the collective arguments on the kernel event, else those of the record_param_comms / nccl:* host ops its launch call ran inside on the same thread, else none (time only)",
     "bytes follow nccl-tests: all-gather the output (out_msg_nelems), reduce-scatter the input (in_msg_nelems), other kinds the message, × the element size; algbw = bytes / time; busbw = algbw × 2(n-1)/n (all-reduce), (n-1)/n (all-gather, reduce-scatter, all-to-all), 1 (broadcast, reduce, send/recv)",
-    "link: NVLink per direction from the GPU table when the group's ranks share a node (gpus per node from --gpus-per-node or the trace's deviceProperties), the card's PCIe link when it has no NVLink, --net-bw when the group spans nodes; link_fraction = busbw / that link",
+    "link: NVLink per direction from the GPU table when the group's ranks share a node (gpus per node from --gpus-per-node or the trace's deviceProperties), the card's PCIe link when it has no NVLink (the table's row follows the device name's form factor: a PCIe card gets PCIe), the links of one pair for a 2-GPU group on a mesh board without NVSwitch (nvlink_pair: DGX-1 V100), --net-bw when the group spans nodes; link_fraction = busbw / that link, above 1 for NVLS kernels (the NVSwitch reduces: nvls)",
     "exposed communication = communication kernel time with no compute kernel running on that device (union per device); overlap = communication time with one running",
-    "several ranks: collectives match by (process group, sequence number), else by (process group, kind, bytes) and order; each rank's clock is offset to the reference rank's by the median difference of matched collectives' ends (a collective completes on every rank at once), its largest residual reported as clock_error_ns",
+    "several ranks: collectives match by (process group, collective or point-to-point counter, sequence number: the Seq of the kernel or of the record_param_comms op around its launch), else by (process group, counter, kind, bytes) and order, said with the count per rank; each matched collective ties each member's clock to its lowest member's by the difference of their ends (a collective completes on every rank at once), the median per pair of ranks is an edge, and each rank's clock_offset_ns to its reference (the first rank given of those it is connected to) is summed along the fewest edges (clock_path); clock_error_ns is its largest end residual on aligned clocks",
+    "noise floor: a collective's noise_floor_ns is the largest clock_error_ns of its ranks; its last rank is named only when every other rank's wait (capped at its kernel time) exceeds it (arrival last), said near the noise when within ten times it (last_near_noise), and not named within it (within_noise)",
     "wait: a rank's NCCL kernel time before the last rank's kernel started (aligned clocks); transfer = its kernel time less the wait; a matched collective's algbw and busbw use the last rank's kernel time (the transfer, no wait)",
 ];

@@ -10,7 +10,7 @@ use super::output::{finish, refuse_inputs, write_output};
 use super::plot::PlotTarget;
 use crate::cli::comm::CommArgs;
 use crate::comm::{
-    gpu_of, gpus_per_node, rank_trace, ranks::match_keys, report, LinkConfig, NodeEvidence,
+    given, gpu_of, gpus_per_node, rank_traces, ranks::match_keys, report, LinkConfig, NodeEvidence,
     RankTrace,
 };
 use crate::error::InputError;
@@ -25,8 +25,10 @@ use std::path::PathBuf;
 /// Plain config of one `rooftrace comm` run.
 #[derive(Debug, Clone)]
 pub struct CommRunConfig {
-    /// The traces, one per rank (directories expanded).
+    /// The traces, one per rank (directories expanded), each file once.
     pub inputs: Vec<PathBuf>,
+    /// Inputs given more than once (read once), as given.
+    pub repeated: Vec<String>,
     /// `--gpu`.
     pub gpu: Option<String>,
     /// `--net-bw`, byte/s per direction.
@@ -58,8 +60,10 @@ impl CommRunConfig {
             None => Some(parquet_dir(args.output.output.as_deref())?),
             Some(_) => None,
         };
+        let (inputs, repeated) = once_each(&args.inputs);
         Ok(CommRunConfig {
-            inputs: expand(&args.inputs, NSYS_EXTS),
+            inputs,
+            repeated,
             gpu: args.gpu,
             net_bw: args.net_bw,
             gpus_per_node: args.gpus_per_node,
@@ -72,12 +76,13 @@ impl CommRunConfig {
     }
 }
 
-/// What one trace gives: its collectives, its GPUs' names, and what it
-/// says about its node.
+/// What one trace gives: its ranks' collectives (one rank, or one per
+/// process of an nsys export holding several), its GPUs' names, and what
+/// it says about each rank's node.
 struct Read {
-    trace: RankTrace,
+    traces: Vec<RankTrace>,
     device_names: Vec<String>,
-    node: NodeEvidence,
+    nodes: Vec<NodeEvidence>,
 }
 
 /// Runs `rooftrace comm`.
@@ -178,26 +183,37 @@ pub fn comm(
             },
         )?;
         let gpus = &tl.info.identity.gpus;
-        let mut trace = rank_trace(&tl, &job.path.display().to_string());
-        // `--rank-from` wins over distributedInfo when given; else the file
-        // name when the trace records no rank.
-        trace.rank = config
-            .many
-            .rank
-            .resolve(&file_name(&trace.input), tl.info.identity.rank)
-            .0;
-        let mut comm_devices: Vec<u16> = trace.collectives.iter().map(|c| c.device).collect();
-        comm_devices.sort_unstable();
-        comm_devices.dedup();
+        let input = job.path.display().to_string();
+        let mut traces = rank_traces(&tl, &input);
+        if let [trace] = traces.as_mut_slice() {
+            // `--rank-from` wins over distributedInfo when given; else the
+            // file name when the trace records no rank. (Several processes
+            // of one export: one file name cannot be each one's rank.)
+            trace.rank = config
+                .many
+                .rank
+                .resolve(&file_name(&input), tl.info.identity.rank)
+                .0;
+        }
+        let nodes = traces
+            .iter()
+            .map(|trace| {
+                let mut comm_devices: Vec<u16> =
+                    trace.collectives.iter().map(|c| c.device).collect();
+                comm_devices.sort_unstable();
+                comm_devices.dedup();
+                NodeEvidence {
+                    rank: trace.rank,
+                    host: tl.info.identity.host.clone(),
+                    devices_listed: gpus.len(),
+                    comm_devices,
+                }
+            })
+            .collect();
         Ok(Read {
-            node: NodeEvidence {
-                rank: trace.rank,
-                host: tl.info.identity.host.clone(),
-                devices_listed: gpus.len(),
-                comm_devices,
-            },
+            nodes,
             device_names: gpus.iter().map(|g| g.name.clone()).collect(),
-            trace,
+            traces,
         })
     };
     let results = run_all(&config.inputs, &config.many, &work);
@@ -206,8 +222,8 @@ pub fn comm(
         outcome(config.inputs.len(), &failed)?;
     }
     let device_names: Vec<String> = ok.iter().flat_map(|r| r.device_names.clone()).collect();
-    let nodes: Vec<NodeEvidence> = ok.iter().map(|r| r.node.clone()).collect();
-    let traces: Vec<RankTrace> = ok.into_iter().map(|r| r.trace).collect();
+    let nodes: Vec<NodeEvidence> = ok.iter().flat_map(|r| r.nodes.clone()).collect();
+    let traces: Vec<RankTrace> = ok.into_iter().flat_map(|r| r.traces).collect();
     let gpu = gpu_of(config.gpu.as_deref(), &device_names).map_err(InputError::new)?;
     let (gpn, from) = match config.gpus_per_node {
         Some(g) => (Some(g), "--gpus-per-node".to_string()),
@@ -219,7 +235,28 @@ pub fn comm(
     let links = LinkConfig::new(gpu, config.net_bw, gpn);
     let mut r = report(&traces, &links, gpu.map(|g| g.name.to_string()));
     r.gpus_per_node_from = from;
+    r.diagnostics.extend(given::notes(&traces));
+    r.diagnostics
+        .extend(given::repeated_inputs(&config.repeated));
     Ok((r, traces, failed))
+}
+
+/// The inputs expanded, each file once (by its canonical path: `a.json`
+/// and `./a.json` are one), and those given more than once, as given.
+fn once_each(given: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    let (mut inputs, mut repeated) = (Vec::new(), Vec::new());
+    for g in given {
+        for f in expand(std::slice::from_ref(g), NSYS_EXTS) {
+            let key = std::fs::canonicalize(&f).unwrap_or_else(|_| f.clone());
+            if seen.insert(key) {
+                inputs.push(f);
+            } else {
+                repeated.push(f.display().to_string());
+            }
+        }
+    }
+    (inputs, repeated)
 }
 
 /// The file name of an input path, for the rank rule.

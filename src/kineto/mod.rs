@@ -381,6 +381,7 @@ fn finish(reading: Reading, gzip: bool) -> KinetoTrace {
         identity: Identity {
             host: None,
             rank,
+            world_size: top.distributed.as_ref().and_then(|d| d.world_size),
             gpus: gpu_records(&top.devices),
         },
     };

@@ -62,6 +62,7 @@ pub(super) fn read_identity(conn: &Connection, schema: &Schema) -> Identity {
     Identity {
         host,
         rank,
+        world_size: None,
         gpus: read_gpus(conn, schema),
     }
 }

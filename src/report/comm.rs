@@ -4,7 +4,7 @@
 
 use super::table::{cells, Column, Table};
 use super::{dur, or_unknown, Format, Render, RenderOptions};
-use crate::comm::{CollectiveRow, CommReport, RankRow};
+use crate::comm::{Arrival, CollectiveRow, CommReport, RankRow};
 use crate::units::{ellipsize, percent, si};
 
 impl Render for CommReport {
@@ -30,11 +30,19 @@ pub fn verdict(r: &CommReport) -> String {
     let known = r.collectives.iter().filter(|c| c.bytes.is_some()).count();
     let exposed: i64 = r.ranks.iter().map(|x| x.exposed_ns).sum();
     let comm: i64 = r.ranks.iter().map(|x| x.comm_ns).sum();
+    // Unknown sizes are unknown, never 0 B.
+    let moved = if known == 0 {
+        "bytes moved unknown (no collective with a known size)".to_string()
+    } else {
+        format!(
+            "{} moved ({known} of {n} with known size)",
+            si(bytes as f64, "B")
+        )
+    };
     let mut s = format!(
-        "{n} collectives on {} rank{}, {} moved ({known} of {n} with known size); communication {} of which {} exposed (no compute running)",
-        r.ranks.len(),
-        if r.ranks.len() == 1 { "" } else { "s" },
-        si(bytes as f64, "B"),
+        "{} on {}, {moved}; communication {} of which {} exposed (no compute running)",
+        counted(n as u64, "collective"),
+        counted(r.ranks.len() as u64, "rank"),
         dur(comm),
         dur(exposed),
     );
@@ -45,13 +53,39 @@ pub fn verdict(r: &CommReport) -> String {
         .max_by_key(|x| (x.caused_wait_ns, std::cmp::Reverse(x.rank)))
     {
         s.push_str(&format!(
-            "; rank {} arrived last at {} collectives and cost the others {} of waiting",
-            or_unknown(worst.rank, |x| x.to_string()),
-            worst.last_in,
+            "; {} arrived last at {} and cost the others {} of waiting",
+            rank_label(worst.rank, &worst.input),
+            counted(worst.last_in, "collective"),
             dur(worst.caused_wait_ns)
         ));
+        let near = r
+            .collectives
+            .iter()
+            .filter(|c| {
+                c.arrival == Some(Arrival::LastNearNoise)
+                    && c.last_input.as_deref() == Some(worst.input.as_str())
+            })
+            .count();
+        if near > 0 {
+            s.push_str(&format!(
+                " (at {near} of them its lead is within ten times the clock alignment's error)"
+            ));
+        }
     }
     s
+}
+
+/// `1 collective`, `2 collectives`.
+fn counted(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// `rank 3`, or, when the trace records no rank, its input.
+fn rank_label(rank: Option<u32>, input: &str) -> String {
+    match rank {
+        Some(r) => format!("rank {r}"),
+        None => format!("the rank of {input} (rank not recorded)"),
+    }
 }
 
 fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &CollectiveRow>> {
@@ -72,16 +106,16 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
             or_unknown(x.busbw_bytes_per_s, |b| si(b, "B/s"))
         }),
         Column::right("of link", |x: &&CollectiveRow| {
-            or_unknown(x.link_fraction, percent)
+            let nvls = if x.nvls { " NVLS" } else { "" };
+            format!("{}{nvls}", or_unknown(x.link_fraction, percent))
         }),
         Column::left("link", |x: &&CollectiveRow| {
-            x.link
-                .map_or("unknown".into(), |l| format!("{l:?}").to_lowercase())
+            x.link.map_or("unknown", |l| l.key()).to_string()
         }),
     ];
-    if r.collectives.iter().any(|x| x.last_rank.is_some()) {
-        c.push(Column::right("last rank", |x: &&CollectiveRow| {
-            or_unknown(x.last_rank, |v| v.to_string())
+    if r.collectives.iter().any(|x| x.arrival.is_some()) {
+        c.push(Column::right("last rank", move |x: &&CollectiveRow| {
+            last_rank(x, width)
         }));
         c.push(Column::right("others waited", |x: &&CollectiveRow| {
             format!(
@@ -97,6 +131,25 @@ fn collective_columns(r: &CommReport, width: usize) -> Vec<Column<'_, &Collectiv
     c
 }
 
+/// The last rank's cell: the rank (or, when its trace records none, its
+/// input), with the clock's noise floor beside it when its lead is near
+/// it; `none` when nobody waited or the lead is within the floor (and the
+/// floor said).
+fn last_rank(x: &CollectiveRow, width: usize) -> String {
+    let floor = dur(x.noise_floor_ns.unwrap_or(0));
+    let who = || match (x.last_rank, &x.last_input) {
+        (Some(v), _) => v.to_string(),
+        (None, Some(input)) => ellipsize(input, width),
+        (None, None) => or_unknown(None::<u32>, |v| v.to_string()),
+    };
+    match x.arrival {
+        None | Some(Arrival::Together) => "none".into(),
+        Some(Arrival::WithinNoise) => format!("none (±{floor})"),
+        Some(Arrival::LastNearNoise) => format!("{} (±{floor} clock)", who()),
+        Some(Arrival::Last) => who(),
+    }
+}
+
 fn rank_columns<'a>() -> Vec<Column<'a, &'a RankRow>> {
     vec![
         Column::right("rank", |x: &&RankRow| or_unknown(x.rank, |v| v.to_string())),
@@ -109,6 +162,9 @@ fn rank_columns<'a>() -> Vec<Column<'a, &'a RankRow>> {
         Column::right("cost others", |x: &&RankRow| dur(x.caused_wait_ns)),
         Column::right("clock offset", |x: &&RankRow| {
             or_unknown(x.clock_offset_ns, dur)
+        }),
+        Column::right("clock error", |x: &&RankRow| {
+            or_unknown(x.clock_error_ns, dur)
         }),
         Column::left("input", |x: &&RankRow| ellipsize(&x.input, 48)),
     ]
@@ -213,19 +269,28 @@ fn csv(r: &CommReport) -> String {
             num(x.busbw_bytes_per_s)
         }),
         Column::left("link", |x: &&CollectiveRow| {
-            x.link
-                .map_or(String::new(), |l| format!("{l:?}").to_lowercase())
+            x.link.map_or("", |l| l.key()).to_string()
         }),
         Column::left("link_fraction", move |x: &&CollectiveRow| {
             num(x.link_fraction)
         }),
+        Column::left("nvls", |x: &&CollectiveRow| x.nvls.to_string()),
         Column::left("last_rank", move |x: &&CollectiveRow| {
             int(x.last_rank.map(i64::from))
+        }),
+        Column::left("last_input", move |x: &&CollectiveRow| {
+            q(x.last_input.as_deref().unwrap_or(""))
         }),
         Column::left("wait_ns", move |x: &&CollectiveRow| int(x.wait_ns)),
         Column::left("transfer_ns", move |x: &&CollectiveRow| int(x.transfer_ns)),
         Column::left("waits_lower_bound", |x: &&CollectiveRow| {
             x.waits_lower_bound.to_string()
+        }),
+        Column::left("arrival", |x: &&CollectiveRow| {
+            x.arrival.map_or(String::new(), |a| a.key().to_string())
+        }),
+        Column::left("noise_floor_ns", move |x: &&CollectiveRow| {
+            int(x.noise_floor_ns)
         }),
     ];
     let headers: Vec<&str> = columns.iter().map(|c| c.header.as_str()).collect();

@@ -780,7 +780,7 @@ mod tests {
         h.sm_counts = vec![108];
         let e = decide(&h).unwrap_err();
         assert!(
-            e.contains("shared by a100-40gb, a100-80gb, a100-80gb-pcie, a800-40gb, a800-80gb, a800-80gb-pcie"),
+            e.contains("shared by a100-40gb, a100-40gb-pcie, a100-80gb, a100-80gb-pcie, a800-40gb, a800-80gb, a800-80gb-pcie"),
             "{e}"
         );
         h.memory_clocks_mhz = vec![1512];
@@ -791,12 +791,18 @@ mod tests {
         );
         h.memory_clocks_mhz = vec![1215];
         let e = decide(&h).unwrap_err();
-        assert!(e.contains("shared by a100-40gb, a800-40gb"), "{e}");
+        assert!(
+            e.contains("shared by a100-40gb, a100-40gb-pcie, a800-40gb"),
+            "{e}"
+        );
         // A clock that fits none (V100-like 627 MHz) is not used.
         h.memory_clocks_mhz = vec![627];
         let e = decide(&h).unwrap_err();
         assert!(!e.contains("memory clock"), "{e}");
-        assert!(e.contains("a100-40gb, a100-80gb, a100-80gb-pcie"), "{e}");
+        assert!(
+            e.contains("a100-40gb, a100-40gb-pcie, a100-80gb, a100-80gb-pcie"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -813,7 +819,10 @@ mod tests {
             msg.contains("--gpu h100-sxm has compute capability 9.0, but t.csv records compute capability 8.0"),
             "{msg}"
         );
-        assert!(msg.contains("a100-40gb, a100-80gb"), "{msg}");
+        assert!(
+            msg.contains("a100-40gb, a100-40gb-pcie, a100-80gb"),
+            "{msg}"
+        );
         assert!(msg.contains("--project-to h100-sxm"), "{msg}");
         // --gpu h200 on a file with 60 SMs (an H200 MIG 3g slice): a note.
         let mut h = hints(&[], &["9.0"]);

@@ -211,17 +211,38 @@ impl TraceBuilder {
     /// A launch call and its kernel; returns the correlation id.
     pub fn launch(&mut self, l: Launch) -> i64 {
         let c = self.next_correlation;
+        self.launch_under(l, c)
+    }
+
+    /// The launch call alone, its kernel event absent (as a profiler drops
+    /// one); returns the correlation id.
+    pub fn launch_call_only(&mut self, l: &Launch) -> i64 {
+        let c = self.next_correlation;
         self.next_correlation += 1;
+        self.call(l.host_ns, c, c);
+        c
+    }
+
+    fn call(&mut self, host_ns: i64, correlation: i64, external: i64) {
         self.events
             .push(serde_json::json!({"ph": "X", "cat": "cuda_runtime",
             "name": "cudaLaunchKernel", "pid": self.pid, "tid": self.tid,
-            "ts": micros(l.host_ns), "dur": micros(LAUNCH_CALL_NS),
-            "args": {"correlation": c, "External id": c}}));
+            "ts": micros(host_ns), "dur": micros(LAUNCH_CALL_NS),
+            "args": {"correlation": correlation, "External id": external}}));
+    }
+
+    /// A launch call and its kernel, both with `External id` `external`
+    /// (the host op that launched it, as Kineto links them); returns the
+    /// correlation id.
+    pub fn launch_under(&mut self, l: Launch, external: i64) -> i64 {
+        let c = self.next_correlation;
+        self.next_correlation += 1;
+        self.call(l.host_ns, c, external);
         let mut args = l.args;
         args.insert("device".into(), Value::from(l.device));
         args.insert("stream".into(), Value::from(l.stream));
         args.insert("correlation".into(), Value::from(c));
-        args.insert("External id".into(), Value::from(c));
+        args.insert("External id".into(), Value::from(external));
         self.events.push(
             serde_json::json!({"ph": "X", "cat": "kernel", "name": l.kernel,
             "pid": l.device, "tid": l.stream, "ts": micros(l.gpu_start_ns),

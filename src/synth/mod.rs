@@ -4,6 +4,7 @@
 pub mod grow;
 pub mod job;
 pub mod kineto;
+pub mod layouts;
 pub mod nccl;
 pub mod nsys;
 pub mod scene;

@@ -31,8 +31,15 @@ pub fn data_type(text: &str) -> Option<DataType> {
         "Short" | "short int" | "short" | "int16" => ("int16", 2),
         "Char" | "signed char" | "int8" => ("int8", 1),
         "Byte" | "unsigned char" | "uint8" => ("uint8", 1),
+        "UInt16" | "unsigned short" | "uint16" => ("uint16", 2),
+        "UInt32" | "unsigned int" | "uint32" => ("uint32", 4),
+        "UInt64" | "unsigned long" | "unsigned long int" | "unsigned long long" | "uint64" => {
+            ("uint64", 8)
+        }
+        "ComplexHalf" | "complex<c10::Half>" => ("complex32", 4),
         "Bool" | "bool" => ("bool", 1),
-        "Float8_e4m3fn" | "Float8_e4m3fnuz" | "Float8_e5m2" | "Float8_e5m2fnuz" => ("float8", 1),
+        "Float8_e4m3fn" | "Float8_e4m3fnuz" | "Float8_e5m2" | "Float8_e5m2fnuz"
+        | "Float8_e8m0fnu" => ("float8", 1),
         "ComplexFloat" | "c10::complex<float>" => ("complex64", 8),
         "ComplexDouble" | "c10::complex<double>" => ("complex128", 16),
         _ => return None,
@@ -120,5 +127,24 @@ mod tests {
         assert_eq!(data_type("long int").map(|d| d.bytes), Some(8));
         assert_eq!(data_type("signed char").map(|d| d.name), Some("int8"));
         assert_eq!(data_type("TensorList"), None);
+        // Every NCCL data type (ncclDataType_t: int8, uint8, int32, uint32,
+        // int64, uint64, float16, float32, float64, bfloat16, float8 e4m3
+        // and e5m2) by PyTorch's ScalarType name, with its C size.
+        for (name, bytes) in [
+            ("Char", 1),
+            ("Byte", 1),
+            ("Int", 4),
+            ("UInt32", 4),
+            ("Long", 8),
+            ("UInt64", 8),
+            ("Half", 2),
+            ("Float", 4),
+            ("Double", 8),
+            ("BFloat16", 2),
+            ("Float8_e4m3fn", 1),
+            ("Float8_e5m2", 1),
+        ] {
+            assert_eq!(data_type(name).map(|d| d.bytes), Some(bytes), "{name}");
+        }
     }
 }

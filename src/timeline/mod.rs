@@ -185,6 +185,9 @@ pub struct Identity {
     /// The rank and where it came from (an environment variable of
     /// `nsys::identity::RANK_VARS`, or Kineto's `distributedInfo`).
     pub rank: Option<(u32, &'static str)>,
+    /// Ranks in the job, when recorded (Kineto's
+    /// `distributedInfo.world_size`).
+    pub world_size: Option<u32>,
     /// The GPUs the export records (nsys `TARGET_INFO_GPU`), in device-id
     /// order (at most [`MAX_GPUS`]); empty when not recorded.
     pub gpus: Vec<GpuRecord>,

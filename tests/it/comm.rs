@@ -241,7 +241,7 @@ fn a_synthetic_job_gives_back_its_late_rank_waits_offsets_and_transfers() {
     assert_eq!(ranks[5]["rank"], 4);
     let (_, table, _) = rooftrace(&["comm", d, "--gpus-per-node", "8"]);
     assert!(
-        table.contains("rank 4 arrived last at 1 collectives and cost the others 25.0 ms"),
+        table.contains("rank 4 arrived last at 1 collective and cost the others 25.0 ms"),
         "{table}"
     );
     // Without --gpus-per-node: each trace lists one device and records no

@@ -184,10 +184,18 @@ fn the_corpus_export_joins_its_sendrecv_kernels_to_ncclgroupend_without_sizes() 
         .unwrap();
     let (code, out, err) = rooftrace_json(&["comm", p.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
+    // Its two processes are two ranks (tests/it/comm_links.rs), whose
+    // kernels match pairwise: each row is one SendRecv of both, carrying
+    // the last rank's join, so at most the unjoined kernels' rows are
+    // time only.
+    assert_eq!(out["ranks"].as_array().unwrap().len(), 2);
     let rows = out["collectives"].as_array().unwrap();
-    assert_eq!(rows.len() as i64, total);
+    assert_eq!(rows.len() as i64, total / 2);
     let from_range = rows.iter().filter(|r| r["args_from"] == "host_op").count() as i64;
-    assert_eq!(from_range, joined);
+    assert!(
+        rows.len() as i64 - from_range <= total - joined,
+        "{from_range}"
+    );
     assert!(joined > 0 && joined < total, "{joined} of {total}");
     assert!(rows
         .iter()

@@ -66,7 +66,7 @@ fn every_corpus_file_detects_its_gpu_or_says_why_not() {
         // CC 8.0 column only: the A100s, the A30 and the A800s.
         (
             "ncu_metrics_csv_printfp_a100_sgemm.csv",
-            Err("compute capability 8.0, shared by a100-40gb, a100-80gb, a100-80gb-pcie, a30, a800-40gb, a800-80gb, a800-80gb-pcie"),
+            Err("compute capability 8.0, shared by a100-40gb, a100-40gb-pcie, a100-80gb, a100-80gb-pcie, a30, a800-40gb, a800-80gb, a800-80gb-pcie"),
         ),
         (
             "ncu_roofline_section_rule_row_only_leleucas_conv2d_a100.log",
@@ -151,10 +151,11 @@ fn nsys_target_info_gpu_facts_decide_without_the_name() {
         // GeForce RTX 3090 (two of them): CC 8.6, 82 SMs, 6 MiB, 936.1 GB/s.
         ("nsys2025.5.1_balinski-gomory_report3.sqlite", Ok("rtx3090")),
         // A100-SXM4-40GB: CC 8.0, 108 SMs, 40 MiB, 1555.2 GB/s: the 40 GB
-        // A100 and A800 (one silicon, one memory: only the name splits them).
+        // A100s (SXM, PCIe) and A800 (one silicon, one memory: only the
+        // name splits them).
         (
             "nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite",
-            Err("DRAM bandwidth 1555.2 GB/s, shared by a100-40gb, a800-40gb"),
+            Err("DRAM bandwidth 1555.2 GB/s, shared by a100-40gb, a100-40gb-pcie, a800-40gb"),
         ),
         // A100-SXM4-80GB x4: 2039.0 GB/s, the SXM parts (the PCIe 80 GB
         // cards' 1935 GB/s is further than the SXM's 2039).
@@ -213,7 +214,10 @@ fn gpu_flag_that_contradicts_the_file_is_refused() {
         "{err}"
     );
     assert!(err.contains("add --project-to h100-sxm"), "{err}");
-    assert!(err.contains("a100-40gb, a100-80gb"), "{err}");
+    assert!(
+        err.contains("a100-40gb, a100-40gb-pcie, a100-80gb"),
+        "{err}"
+    );
     // An A100 key is accepted.
     let (code, out, err) =
         crate::common::rooftrace(&["ncu", path.to_str().unwrap(), "--gpu", "a100-80gb"]);

@@ -13,6 +13,8 @@ mod chart_layout;
 mod clock;
 mod comm;
 mod comm_inputs;
+mod comm_layouts;
+mod comm_links;
 mod comm_nsys;
 mod common;
 mod detect;

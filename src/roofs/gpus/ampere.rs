@@ -12,7 +12,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
         // in HTA's Kineto traces (corpus kineto_hta_*) has 108 SMs, CC 8.0
         // and totalGlobalMem 42297524224 B (39.4 GiB): the 40 GB A100.
         // Other PG509 variants are not guessed.
-        device_names: &[names(&[Has("a100"), Has("40gb")], &[Has("80gb")]), names(&[Has("a100"), Has("pg509-200")], &[Has("40gb"), Has("80gb")])],
+        device_names: &[names(&[Has("a100"), Has("40gb")], &[Has("80gb"), Has("pcie")]), names(&[Has("a100"), Has("pg509-200")], &[Has("40gb"), Has("80gb"), Has("pcie")])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),
@@ -34,6 +34,41 @@ pub(super) const AMPERE: &[GpuSpec] = &[
             c(TensorFp16, 312.0, A100_DS),
             c(TensorBf16, 312.0, A100_DS),
             c(TensorInt8, 624.0, A100_DS),
+        ],
+        measured: &[],
+    },
+    GpuSpec {
+        key: "a100-40gb-pcie",
+        name: "NVIDIA A100 40GB PCIe",
+        // `NVIDIA A100-PCIE-40GB`: the SXM row's chip, memory and peaks on
+        // a PCIe board without NVLink (a bridge joins pairs only), so its
+        // collectives are held to the PCIe link, not the SXM part's NVLink.
+        device_names: &[names(&[Has("a100"), Has("40gb"), Has("pcie")], &[Has("80gb")])],
+        compute_capability: ComputeCapability::new(8, 0),
+        sm_count: Some(108),
+        l2_bytes: Some(40 * MIB),
+        memory_clock_mhz: Some(1215.0),
+        bus_width_bits: Some(5120),
+        facts: FactSources {
+            nvlink: None,
+            no_sm_clock: "",
+            sm_count: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs",
+            l2: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 40 MB L2",
+            memory: "40 GB HBM2, 1555 GB/s: NVIDIA A100 Tensor Core GPU datasheet (PCIe 40GB column); 5120-bit (A100 whitepaper); memory clock = bandwidth / (2 x bus width / 8), as cudaDevAttrMemoryClockRate relates them",
+            boost_clock_mhz: Some(1410.0),
+            boost_clock: "NVIDIA A100 Tensor Core GPU Architecture whitepaper: boost clock 1410 MHz",
+            host_link: pcie(4, 16, "NVIDIA A100 Tensor Core GPU datasheet (PCIe column): PCIe Gen4, 64 GB/s both directions together"),
+        },
+        datasheet: &[
+            m(Dram, 1555.0, A100P40_DS),
+            c(Fp64, 9.7, A100P40_DS),
+            c(TensorFp64, 19.5, A100P40_DS),
+            c(Fp32, 19.5, A100P40_DS),
+            c(Fp16, 39.0, "NVIDIA A100 whitepaper: FP16 78 TFLOPS packed, / 2 for per-instruction counting"),
+            c(TensorTf32, 156.0, A100P40_DS),
+            c(TensorFp16, 312.0, A100P40_DS),
+            c(TensorBf16, 312.0, A100P40_DS),
+            c(TensorInt8, 624.0, A100P40_DS),
         ],
         measured: &[],
     },
@@ -141,7 +176,7 @@ pub(super) const AMPERE: &[GpuSpec] = &[
     GpuSpec {
         key: "a800-40gb",
         name: "NVIDIA A800 40GB PCIe",
-        device_names: &[names(&[Has("a800"), Has("40gb")], &[])],
+        device_names: &[names(&[Has("a800"), Has("40gb")], &[Has("sxm")])],
         compute_capability: ComputeCapability::new(8, 0),
         sm_count: Some(108),
         l2_bytes: Some(40 * MIB),

@@ -9,7 +9,7 @@ pub(super) const BLACKWELL_DATACENTER: &[GpuSpec] = &[
     GpuSpec {
         key: "b200",
         name: "NVIDIA B200 (HGX, 180GB)",
-        device_names: &[names(&[Has("b200")], &[Has("gb200")])],
+        device_names: &[names(&[Has("b200")], &[Has("gb200"), Has("pcie")])],
         compute_capability: ComputeCapability::new(10, 0),
         sm_count: Some(148),
         // device__attribute_l2_cache_size 132644864 in a real B200 ncu CSV
@@ -39,7 +39,7 @@ pub(super) const BLACKWELL_DATACENTER: &[GpuSpec] = &[
     GpuSpec {
         key: "gb200",
         name: "NVIDIA GB200 (Blackwell GPU of GB200 NVL72)",
-        device_names: &[names(&[Has("gb200")], &[])],
+        device_names: &[names(&[Has("gb200")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(10, 0),
         sm_count: None,
         l2_bytes: Some(126 * MIB + 512 * KIB),
@@ -71,7 +71,7 @@ pub(super) const BLACKWELL_DATACENTER: &[GpuSpec] = &[
     GpuSpec {
         key: "b300",
         name: "NVIDIA B300 (HGX, Blackwell Ultra)",
-        device_names: &[names(&[Has("b300")], &[])],
+        device_names: &[names(&[Has("b300")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(10, 3),
         sm_count: Some(148),
         // roofline/data/devices.csv of the measurement: 148 SMs, l2_mib 126.5.

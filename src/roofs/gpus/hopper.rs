@@ -76,7 +76,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
     GpuSpec {
         key: "h200",
         name: "NVIDIA H200 SXM 141GB",
-        device_names: &[names(&[Has("h200")], &[Has("gh200")])],
+        device_names: &[names(&[Has("h200")], &[Has("gh200"), Has("pcie")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         // 60 MiB, not the H100 SXM5's 50: the H200 enables the whole L2 of
@@ -118,7 +118,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
     GpuSpec {
         key: "gh200",
         name: "NVIDIA GH200 Grace Hopper (H100 96GB HBM3)",
-        device_names: &[names(&[Has("gh200")], &[Has("144g")])],
+        device_names: &[names(&[Has("gh200")], &[Has("144g"), Has("pcie")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         l2_bytes: Some(50 * MIB),
@@ -145,7 +145,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
     GpuSpec {
         key: "gh200-144gb",
         name: "NVIDIA GH200 Grace Hopper (H100 144GB HBM3e)",
-        device_names: &[names(&[Has("gh200"), Has("144g")], &[])],
+        device_names: &[names(&[Has("gh200"), Has("144g")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(132),
         // roofline/data/devices.csv of the measurement: l2_mib 60.0.
@@ -249,7 +249,7 @@ pub(super) const HOPPER: &[GpuSpec] = &[
         // above any Hopper boost clock, so the reports contradict each other.
         key: "h20",
         name: "NVIDIA H20",
-        device_names: &[names(&[Word("h20")], &[])],
+        device_names: &[names(&[Word("h20")], &[Has("pcie")])],
         compute_capability: ComputeCapability::new(9, 0),
         sm_count: Some(78),
         l2_bytes: None,

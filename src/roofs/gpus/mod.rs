@@ -47,7 +47,7 @@ mod hopper;
 mod volta_turing;
 
 pub use spec::{
-    FactSources, GpuSpec, HostLink, NamePattern, Needle, NvLink, RoofKey, TableRoof,
+    FactSources, GpuSpec, HostLink, MeshPair, NamePattern, Needle, NvLink, RoofKey, TableRoof,
     MEASURED_COMMIT, MEASURED_DOC, MEASURED_REPO,
 };
 
@@ -374,6 +374,8 @@ mod tests {
             "rtx2080",
             "rtx2070",
             "a100-80gb-pcie",
+            // Issue 44: the PCIe A100 40GB, apart from the SXM part's NVLink.
+            "a100-40gb-pcie",
             "a30",
             "a800-40gb",
             "a800-80gb",
@@ -634,6 +636,7 @@ mod tests {
         ("NVIDIA GH200 144G HBM3e", Some("gh200-144gb")),
         ("NVIDIA A100-SXM4-40GB", Some("a100-40gb")),
         ("NVIDIA A100 80GB PCIe", Some("a100-80gb-pcie")),
+        ("NVIDIA A100-PCIE-40GB", Some("a100-40gb-pcie")),
         ("NVIDIA A100-SXM4-80GB", Some("a100-80gb")),
         ("NVIDIA A800-SXM4-80GB", Some("a800-80gb")),
         ("NVIDIA A800 80GB PCIe", Some("a800-80gb-pcie")),
@@ -673,6 +676,8 @@ mod tests {
         ("Tesla V100-SXM2-16GB", Some("v100")),
         ("Tesla V100-SXM2-32GB", Some("v100-32gb")),
         ("Tesla V100-PCIE-32GB", None),
+        // The DGX-2's V100s sit on NVSwitches: not the SXM2 rows' mesh.
+        ("Tesla V100-SXM3-32GB", None),
         ("NVIDIA B200", Some("b200")),
         ("NVIDIA B300 SXM6 AC", Some("b300")),
         ("NVIDIA GB200", Some("gb200")),
@@ -720,7 +725,7 @@ mod tests {
             by_compute_capability(ComputeCapability::new(12, 0)).len(),
             6
         );
-        assert_eq!(by_compute_capability(ComputeCapability::new(8, 0)).len(), 7);
+        assert_eq!(by_compute_capability(ComputeCapability::new(8, 0)).len(), 8);
         assert_eq!(by_compute_capability(ComputeCapability::new(7, 5)).len(), 4);
     }
 }

@@ -155,6 +155,43 @@ pub struct NvLink {
     /// Citation: the document stating the card's NVLink bandwidth, and the
     /// arithmetic.
     pub source: &'static str,
+    /// On a board whose GPUs are joined point to point, without an
+    /// NVSwitch (DGX-1's hybrid cube-mesh): the most two GPUs share, which
+    /// is all a 2-GPU group can cross; `None` where a switch gives each GPU
+    /// all its links to any other, or the board is not known to be a mesh.
+    pub mesh_pair: Option<MeshPair>,
+}
+
+/// The NVLink links between one pair of GPUs on a mesh board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MeshPair {
+    /// `NVLink 2, 2 links between a pair (DGX-1 hybrid cube-mesh)`.
+    pub interface: &'static str,
+    /// Peak per direction over the pair's links, byte/s.
+    pub bytes_per_s: u64,
+    /// Citation: the board's topology and the arithmetic.
+    pub source: &'static str,
+}
+
+/// `link` on a mesh board where a pair of GPUs shares at most `pair_links`
+/// of its links (25 GB/s each way each, NVLink 2 to 4).
+pub(super) const fn on_mesh(
+    link: Option<NvLink>,
+    pair_links: u64,
+    interface: &'static str,
+    source: &'static str,
+) -> Option<NvLink> {
+    match link {
+        Some(l) => Some(NvLink {
+            mesh_pair: Some(MeshPair {
+                interface,
+                bytes_per_s: pair_links * 25_000_000_000,
+                source,
+            }),
+            ..l
+        }),
+        None => None,
+    }
 }
 
 /// NVLink generation `gen` (2-5) with `links` links on the card: 25 GB/s
@@ -173,6 +210,7 @@ pub(super) const fn nvlink(gen: u32, links: u64, source: &'static str) -> Option
         interface,
         bytes_per_s: gb_per_link * links * 1_000_000_000,
         source,
+        mesh_pair: None,
     })
 }
 
@@ -258,6 +296,7 @@ macro_rules! table5 {
 
 pub(super) const V100_DS: &str = "NVIDIA Tesla V100 datasheet (SXM2)";
 pub(super) const A100_DS: &str = "NVIDIA A100 Tensor Core GPU datasheet (SXM), dense";
+pub(super) const A100P40_DS: &str = "NVIDIA A100 Tensor Core GPU datasheet (PCIe 40GB column: 1,555 GB/s, the same compute peaks as the SXM part), dense";
 pub(super) const A100P_DS: &str = "NVIDIA A100 Tensor Core GPU datasheet (PCIe 80GB column: 1,935 GB/s, the same compute peaks as the SXM part), dense";
 pub(super) const H100_DS: &str = "NVIDIA H100 Tensor Core GPU datasheet (SXM), sparse figures / 2";
 pub(super) const H100P_DS: &str =

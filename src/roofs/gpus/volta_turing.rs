@@ -2,19 +2,27 @@
 
 use super::spec::*;
 
+/// The V100 SXM2's board: DGX-1 (and HGX-1) join eight GPUs in a hybrid
+/// cube-mesh without an NVSwitch, each GPU's six links going to four
+/// neighbours, one or two links to each (`nvidia-smi topo -m`: NV1, NV2).
+/// The DGX-2's V100s (SXM3) sit on NVSwitches and have no row.
+const V100_PAIR: &str =
+    "NVLink 2, at most 2 links between a pair (DGX-1 hybrid cube-mesh, no NVSwitch)";
+const V100_PAIR_SOURCE: &str = "NVIDIA DGX-1 with Tesla V100 system architecture whitepaper: hybrid cube-mesh, each GPU's 6 NVLink 2 links to 4 neighbours; a pair joined by 2 links has 50 GB/s each way, by 1 link 25 GB/s, by none only PCIe";
+
 /// The volta and turing rows, in display order.
 pub(super) const VOLTA_TURING: &[GpuSpec] = &[
     GpuSpec {
         key: "v100",
         name: "NVIDIA Tesla V100 SXM2 16GB",
-        device_names: &[names(&[Has("v100")], &[Has("pcie"), Has("32gb")])],
+        device_names: &[names(&[Has("v100")], &[Has("pcie"), Has("32gb"), Has("sxm3")])],
         compute_capability: ComputeCapability::new(7, 0),
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
         bus_width_bits: Some(4096),
         facts: FactSources {
-            nvlink: nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"),
+            nvlink: on_mesh(nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"), 2, V100_PAIR, V100_PAIR_SOURCE),
             host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
@@ -36,14 +44,14 @@ pub(super) const VOLTA_TURING: &[GpuSpec] = &[
     GpuSpec {
         key: "v100-32gb",
         name: "NVIDIA Tesla V100 SXM2 32GB",
-        device_names: &[names(&[Has("v100"), Has("32gb")], &[Has("pcie")])],
+        device_names: &[names(&[Has("v100"), Has("32gb")], &[Has("pcie"), Has("sxm3")])],
         compute_capability: ComputeCapability::new(7, 0),
         sm_count: Some(80),
         l2_bytes: Some(6 * MIB),
         memory_clock_mhz: Some(877.0),
         bus_width_bits: Some(4096),
         facts: FactSources {
-            nvlink: nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"),
+            nvlink: on_mesh(nvlink(2, 6, "NVIDIA Tesla V100 datasheet (SXM2): NVLink 300 GB/s, both directions together (6 NVLink 2 links x 50 GB/s); 150 GB/s each way"), 2, V100_PAIR, V100_PAIR_SOURCE),
             host_link: pcie(3, 16, "NVIDIA Tesla V100 datasheet: PCIe Gen3, 32 GB/s both directions together (the SXM board reaches its host over PCIe; its NVLink joins GPUs); IBM POWER9 hosts join CPU and GPU over NVLink instead"),
             memory: "4096-bit HBM2 (four stacks): NVIDIA Tesla V100 GPU Architecture whitepaper; memory clock 877 MHz: CUDA runtime attribute (entry predates per-value citations)",
             ..RUNTIME_FACTS
