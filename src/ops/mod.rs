@@ -3,14 +3,23 @@
 //! it (`attribute`: the innermost op with a model whose interval holds the
 //! kernel's launch call on its thread, never two), each op's time the union
 //! of its kernels on the device, its FLOPs and bytes from `opmodel::work`,
-//! rows per op name and shapes with their bound at the roofs and the time
-//! lost against it (`analyze`), and the kernels no model covers grouped by
-//! why (`model`: the report every renderer reads). The FLOP convention is
-//! docs/ops.md.
+//! rows per op name and shapes or per kernel name with their bound at the
+//! roofs and the time lost against it (`rows`), the rows to fix first and
+//! what would help (`fix`), the kernels no model covers grouped by why
+//! (`analyze`; `context` holds what the phases share, `model` the report
+//! every renderer reads). The FLOP convention is docs/ops.md.
 
 mod analyze;
 mod attribute;
+mod context;
+mod fix;
 pub mod model;
+mod rows;
 
-pub use analyze::analyze;
-pub use model::{BoundSide, OpRow, OpsReport, Unmodelled, UnmodelledRow, FLOP_CONVENTION};
+pub use analyze::{analyze, analyze_by};
+pub use fix::remedy;
+pub use model::{
+    BoundSide, DtypeFrom, FixFirst, GroupBy, OpRow, OpsReport, Remedy, Unmodelled, UnmodelledRow,
+    FLOP_CONVENTION,
+};
+pub use rows::KERNEL_JOIN;

@@ -123,6 +123,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "comm",
             "diff",
             "projection",
+            "opmodel",
+            "ops",
         ],
     ),
     (
