@@ -151,12 +151,16 @@ fn write_parquet(config: &OpsConfig, report: &OpsReport) -> anyhow::Result<()> {
     write_datasets(dir, &tag.partition, &datasets)
 }
 
-/// Reads the trace with its op calls, chooses the roofs and analyses it.
+/// Reads the trace with its op calls (or the export with its shaped NVTX
+/// ranges), chooses the roofs and analyses it.
 pub fn ops(config: &OpsConfig) -> anyhow::Result<OpsReport> {
     let source = super::timeline::open(&config.input, None, "`rooftrace ops`")?;
     if !source.is_trace() {
+        return nsys_ops(config, &source);
+    }
+    if config.dtype.is_some() {
         return Err(InputError::new(format!(
-            "{}: `rooftrace ops` reads PyTorch profiler traces (`.json[.gz]` from torch.profiler with record_shapes=True); an nsys export carries no op shapes it reads yet: use `rooftrace gaps` or `rooftrace budget` on it",
+            "--dtype: {} is a PyTorch profiler trace, which records each op's element types; --dtype is for nsys exports (emit_nvtx records sizes only): leave it out",
             config.input.display()
         ))
         .into());
@@ -174,5 +178,50 @@ pub fn ops(config: &OpsConfig) -> anyhow::Result<OpsReport> {
         gpu,
         &config.input.display().to_string(),
         config.group_by,
+    ))
+}
+
+/// An nsys export: its ops are the NVTX ranges `emit_nvtx(record_shapes=
+/// True)` wrote with sizes; an export without them is bad input, named.
+fn nsys_ops(
+    config: &OpsConfig,
+    source: &super::timeline::TimelineInput,
+) -> anyhow::Result<OpsReport> {
+    let timeline = super::gaps::read_with_progress(source, true, None)?;
+    let calls = crate::ops::nvtx::nvtx_calls(&timeline);
+    if calls.calls.records.is_empty() {
+        let seen = if calls.without_sizes > 0 {
+            format!(
+                "its {} op ranges from emit_nvtx carry no sizes (`aten::mm, op_id = 7`)",
+                calls.without_sizes
+            )
+        } else {
+            "it has no op ranges from emit_nvtx".to_string()
+        };
+        return Err(InputError::new(format!(
+            "{}: no shapes: {seen}; record with `with torch.autograd.profiler.emit_nvtx(record_shapes=True):` under `nsys profile -t cuda,nvtx`, or give `rooftrace ops` a PyTorch profiler trace recorded with record_shapes=True",
+            config.input.display()
+        ))
+        .into());
+    }
+    let hints = super::timeline::export_hints(
+        &config.input,
+        &timeline.info.identity.gpus,
+        roofs::HintSource::ExportGpuTable,
+    );
+    let (roofs, gpu) = roofs::choose_or_undecided::<InputError>(&config.roofs, &hints, || {
+        Err(InputError::new("--roofs ncu needs an ncu CSV"))
+    })?;
+    let input = config.input.display().to_string();
+    Ok(crate::ops::nvtx::analyze_nvtx(
+        &timeline,
+        &calls,
+        crate::ops::nvtx::NvtxOptions {
+            roofs: &roofs,
+            gpu,
+            input: &input,
+            group_by: config.group_by,
+            dtype: config.dtype,
+        },
     ))
 }

@@ -9,7 +9,7 @@ use super::context::{CallTime, Charged, Context};
 use super::fix::fix_first;
 use super::model::{DtypeFrom, GroupBy, OpsReport, Unmodelled, UnmodelledRow};
 use super::rows::{dram, rows};
-use crate::opmodel::{work, NoModel, OpCalls, Work};
+use crate::opmodel::{work, OpCalls, Work};
 use crate::roofs::{GpuInfo, Roofs};
 use crate::timeline::{NameRef, OpKind, Timeline, NO_API};
 use std::collections::BTreeMap;
@@ -39,7 +39,11 @@ pub fn analyze_by(
     input: &str,
     group_by: GroupBy,
 ) -> OpsReport {
-    let works: Vec<Result<Work, NoModel>> = calls.records.iter().map(|r| work(&r.call)).collect();
+    let works: Vec<Result<Work, Unmodelled>> = calls
+        .records
+        .iter()
+        .map(|r| work(&r.call).map_err(Unmodelled::Op))
+        .collect();
     let modelled: Vec<bool> = works.iter().map(Result::is_ok).collect();
     let charged = charge_kernels(timeline, calls, &modelled);
     let context = Context {
@@ -53,11 +57,12 @@ pub fn analyze_by(
     report(&context, &works, &[], &charged)
 }
 
-/// The report from each record's work (and, per record, where its element
-/// type came from when the input records none: empty when it does).
+/// The report from each record's work or why none (and, per record, where
+/// its element type came from when the input records none: empty when it
+/// does).
 pub(super) fn report(
     context: &Context,
-    works: &[Result<Work, NoModel>],
+    works: &[Result<Work, Unmodelled>],
     dtype_from: &[Option<DtypeFrom>],
     charged: &Charged,
 ) -> OpsReport {
@@ -178,7 +183,7 @@ fn union_ns(intervals: impl Iterator<Item = (i64, i64)>) -> i64 {
 /// The kernels without a model, by reason, most time first.
 fn unmodelled(
     calls: &OpCalls,
-    works: &[Result<Work, NoModel>],
+    works: &[Result<Work, Unmodelled>],
     charged: &Charged,
 ) -> Vec<UnmodelledRow> {
     let mut by: BTreeMap<Unmodelled, (u64, i64, BTreeMap<&str, i64>)> = BTreeMap::new();
@@ -186,7 +191,7 @@ fn unmodelled(
         let (Err(why), true) = (work, t.kernels > 0) else {
             continue;
         };
-        let entry = by.entry(Unmodelled::Op(why.clone())).or_default();
+        let entry = by.entry(why.clone()).or_default();
         entry.0 += t.kernels;
         entry.1 += t.time_ns;
         *entry.2.entry(record.call.name.as_str()).or_default() += t.time_ns;

@@ -7,13 +7,16 @@
 //! roofs and the time lost against it (`rows`), the rows to fix first and
 //! what would help (`fix`), the kernels no model covers grouped by why
 //! (`analyze`; `context` holds what the phases share, `model` the report
-//! every renderer reads). The FLOP convention is docs/ops.md.
+//! every renderer reads). An nsys export of a run under `emit_nvtx(
+//! record_shapes=True)` gives its ops as NVTX ranges with sizes (`nvtx`).
+//! The FLOP convention is docs/ops.md.
 
 mod analyze;
 mod attribute;
 mod context;
 mod fix;
 pub mod model;
+pub mod nvtx;
 mod rows;
 
 pub use analyze::{analyze, analyze_by};

@@ -224,6 +224,9 @@ pub enum Unmodelled {
     NoOpWithShapes,
     /// Its launch call is not in the trace (no `cuda_runtime` row joined).
     NoLaunchCall,
+    /// The input records no element types (an nsys export), none of the
+    /// op's kernels' names says one, and `--dtype` was not given.
+    NoDtype,
 }
 
 impl Unmodelled {
@@ -235,6 +238,9 @@ impl Unmodelled {
                 "no op with shapes launched it (profile with record_shapes=True; a custom op needs torch.library.custom_op)".into()
             }
             Unmodelled::NoLaunchCall => "its launch call is not in the trace".into(),
+            Unmodelled::NoDtype => {
+                "no element type: the export records none and no kernel name says one (give --dtype)".into()
+            }
         }
     }
 }

@@ -4,8 +4,8 @@
 //! time lost against it.
 
 use super::context::{CallTime, Context};
-use super::model::{BoundSide, DtypeFrom, GroupBy, OpRow};
-use crate::opmodel::{Arg, NoModel, OpCall, Work};
+use super::model::{BoundSide, DtypeFrom, GroupBy, OpRow, Unmodelled};
+use crate::opmodel::{Arg, OpCall, Work};
 use crate::roofs::{ComputePath, Roofs};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -85,7 +85,7 @@ fn key(context: &Context, call: &OpCall, t: &CallTime, path: Option<ComputePath>
 /// time lost (unknown last, then by time), then name and shapes.
 pub fn rows(
     context: &Context,
-    works: &[Result<Work, NoModel>],
+    works: &[Result<Work, Unmodelled>],
     dtype_from: &[Option<DtypeFrom>],
     times: &[CallTime],
 ) -> Vec<OpRow> {

@@ -55,6 +55,7 @@ mod nsys_nvtx;
 mod nsys_sqlite;
 mod ops;
 mod ops_view;
+mod ops_view_nsys;
 mod paths;
 mod plot;
 mod plot_typical;
