@@ -108,6 +108,7 @@ impl OpsRooflineInput {
             wording: Wording {
                 title: "Ops roofline",
                 point: unit,
+                above: "above a roof: bytes undercounted, or from cache",
                 note,
             },
         }

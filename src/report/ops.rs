@@ -106,9 +106,10 @@ fn above_memory_roof_lines(r: &OpsReport) -> Vec<String> {
         ));
     }
     if above.len() > ABOVE_NAMED {
+        let more = above.len() - ABOVE_NAMED;
         v.push(format!(
-            "{} more rows above the DRAM roof (`above_memory_roof` in the JSON)",
-            above.len() - ABOVE_NAMED
+            "{more} more {} above the DRAM roof (`above_memory_roof` in the JSON)",
+            if more == 1 { "row" } else { "rows" }
         ));
     }
     v

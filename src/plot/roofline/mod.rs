@@ -34,6 +34,8 @@ pub struct Wording {
     pub title: &'static str,
     /// One point and several (`kernel`, `kernels`).
     pub point: (&'static str, &'static str),
+    /// The legend's words for the red ring of a point above its roof.
+    pub above: &'static str,
     /// A sentence the bottom line starts with (how the points were
     /// derived), kept whole when the line is shortened to fit; empty for
     /// none.
@@ -45,6 +47,7 @@ impl Wording {
     pub const KERNELS: Wording = Wording {
         title: "Roofline",
         point: ("kernel", "kernels"),
+        above: "above its roof: check roofs/counters",
         note: String::new(),
     };
 }
@@ -154,7 +157,7 @@ impl<'a> Plan<'a> {
 
     /// Legend rows for the markers: one per path, then the unknown path and
     /// the above-roof ring when some point needs them.
-    fn legend_items(&self) -> Vec<LegendItem> {
+    fn legend_items(&self, words: &Wording) -> Vec<LegendItem> {
         let mut items: Vec<LegendItem> = self
             .paths
             .iter()
@@ -172,7 +175,7 @@ impl<'a> Plan<'a> {
         if self.valid.iter().any(|p| p.above_roof) {
             items.push(LegendItem {
                 swatch: Swatch::Ring(style::ABOVE_ROOF),
-                text: "above its roof: check roofs/counters".into(),
+                text: words.above.into(),
             });
         }
         items
@@ -432,7 +435,7 @@ impl RooflineChart {
             y,
         };
         let (x_ticks, y_ticks) = roof_ticks(&frame);
-        let items = plan.legend_items();
+        let items = plan.legend_items(words);
         let (order, mut points) = plan.markers(&frame);
 
         // Roof labels avoid the markers; kernel labels avoid roof labels.
