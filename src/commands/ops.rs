@@ -199,7 +199,7 @@ fn nsys_ops(
             "it has no op ranges from emit_nvtx".to_string()
         };
         return Err(InputError::new(format!(
-            "{}: no shapes: {seen}; record with `with torch.autograd.profiler.emit_nvtx(record_shapes=True):` under `nsys profile -t cuda,nvtx`, or give `rooftrace ops` a PyTorch profiler trace recorded with record_shapes=True",
+            "{}: no shapes: {seen}. `rooftrace ops` reads PyTorch profiler traces recorded with record_shapes=True, or nsys exports of a run under `with torch.autograd.profiler.emit_nvtx(record_shapes=True):` (`nsys profile -t cuda,nvtx`): record with one of them",
             config.input.display()
         ))
         .into());
