@@ -4,7 +4,8 @@
 //! [`MAX_ARGS`] or a value text longer than [`MAX_TEXT_BYTES`] is not
 //! read (that op has no shapes; nothing else is lost).
 
-use crate::opmodel::OpCall;
+use crate::opmodel::{CommArgs, Dtype, OpCall};
+use crate::timeline::comm::CollectiveArgs;
 use serde_json::Value;
 
 /// Most arguments read per op (the widest aten schemas have about 20).
@@ -36,9 +37,36 @@ fn array(text: Option<&str>) -> Option<Vec<Value>> {
     }
 }
 
-/// The call of op `name` from its recorded lists; `None` when the trace
-/// recorded no usable `Input Dims` or `Input type` (no shapes).
-pub fn op_call(name: &str, text: RecordedText) -> Option<OpCall> {
+/// The call of op `name` from its recorded lists and, for a collective,
+/// its own keys (`comm`); `None` when the trace recorded neither usable
+/// `Input Dims` and `Input type` nor a collective's keys (no shapes).
+pub fn op_call(name: &str, text: RecordedText, comm: Option<&CollectiveArgs>) -> Option<OpCall> {
+    let comm = comm.map(|c| Box::new(comm_args(c)));
+    match shaped_call(name, text) {
+        Some(call) => Some(OpCall { comm, ..call }),
+        None => comm.map(|comm| OpCall {
+            name: name.to_string(),
+            args: Vec::new(),
+            comm: Some(comm),
+        }),
+    }
+}
+
+/// A collective's keys in the op models' terms (its dtype by the
+/// canonical name the reader gave it).
+fn comm_args(c: &CollectiveArgs) -> CommArgs {
+    CommArgs {
+        name: c.name.clone(),
+        in_elems: c.in_nelems,
+        out_elems: c.out_nelems,
+        dtype: c.dtype.and_then(|d| Dtype::parse_concrete(d.name)),
+        group_size: c.group_size,
+        ranks: c.ranks.clone(),
+    }
+}
+
+/// The call of op `name` from its recorded lists alone.
+fn shaped_call(name: &str, text: RecordedText) -> Option<OpCall> {
     let dims = array(text.dims)?;
     let types = array(text.types)?;
     let values = array(text.values).unwrap_or_default();
@@ -84,7 +112,7 @@ mod tests {
 
     #[test]
     fn a_real_addmm_reads_as_its_call_and_its_work() {
-        let c = op_call("aten::addmm", ADDMM).unwrap();
+        let c = op_call("aten::addmm", ADDMM, None).unwrap();
         assert_eq!(
             c.args[1],
             Arg::Tensor {
@@ -104,7 +132,7 @@ mod tests {
             types: Some("[\"TensorList\", \"Scalar\"]"),
             values: Some("[\"\", \"0\"]"),
         };
-        let c = op_call("aten::cat", cat).unwrap();
+        let c = op_call("aten::cat", cat, None).unwrap();
         assert_eq!(
             c.args,
             vec![Arg::Value(String::new()), Arg::Value("0".into())]
@@ -114,7 +142,8 @@ mod tests {
             RecordedText {
                 dims: Some("{}"),
                 ..ADDMM
-            }
+            },
+            None
         )
         .is_none());
         assert!(op_call(
@@ -122,7 +151,8 @@ mod tests {
             RecordedText {
                 types: None,
                 ..ADDMM
-            }
+            },
+            None
         )
         .is_none());
         let long = format!("[{}]", vec!["[1]"; MAX_ARGS + 1].join(","));
@@ -131,7 +161,8 @@ mod tests {
             RecordedText {
                 dims: Some(&long),
                 ..ADDMM
-            }
+            },
+            None
         )
         .is_none());
         // A size that is no integer makes that tensor unusable, not 0-d.
@@ -139,14 +170,18 @@ mod tests {
             dims: Some("[[1e30], [5, 128], [128, 128], [], []]"),
             ..ADDMM
         };
-        assert_eq!(op_call("aten::addmm", odd).unwrap().args[0], Arg::BadTensor);
+        assert_eq!(
+            op_call("aten::addmm", odd, None).unwrap().args[0],
+            Arg::BadTensor
+        );
         // Values absent (PyTorch < 2.1): the call is still read.
         assert!(op_call(
             "aten::addmm",
             RecordedText {
                 values: None,
                 ..ADDMM
-            }
+            },
+            None
         )
         .is_some());
     }

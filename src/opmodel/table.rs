@@ -3,7 +3,7 @@
 //! `table_tests.rs`, whose check fails for a row without one.
 
 use super::model::{NoModel, OpCall, Work};
-use super::{attention, conv, gemm, vector};
+use super::{attention, collective, conv, gemm, vector};
 
 /// One row: the ops a model takes.
 pub struct Row {
@@ -264,6 +264,22 @@ pub static ROWS: &[Row] = &[
         names: &["aten::copy_", "aten::_to_copy", "aten::clone"],
         in_place: false,
         model: vector::copy,
+    },
+    Row {
+        key: "record_param_comms",
+        names: &["record_param_comms"],
+        in_place: false,
+        model: collective::record_param_comms,
+    },
+    Row {
+        key: "c10d_base",
+        names: &[
+            "c10d::_allgather_base_",
+            "c10d::_reduce_scatter_base_",
+            "c10d::alltoall_base_",
+        ],
+        in_place: false,
+        model: collective::c10d_base,
     },
     Row {
         key: "fill",

@@ -19,6 +19,7 @@ fn vector(model: &'static str, flops: u64, dtype: Dtype, parts: &[u64]) -> Resul
         engine: Engine::Vector,
         dtype,
         bytes: sum(parts)?,
+        collective: None,
     })
 }
 

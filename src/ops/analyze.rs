@@ -5,7 +5,9 @@
 //! construction: every kernel lands in one op's union or alone in a reason.
 
 use super::attribute::{charge, parents, Charge};
-use super::model::{BoundSide, OpRow, OpsReport, Unmodelled, UnmodelledRow};
+use super::link::{link_config, link_of, resolve, LinkCall};
+use super::model::{BoundSide, LinkUse, OpRow, OpsReport, Unmodelled, UnmodelledRow};
+use crate::comm::{CollKind, LinkConfig};
 use crate::opmodel::{work, Arg, NoModel, OpCall, OpCalls, Work};
 use crate::roofs::{ComputePath, GpuInfo, Roofs};
 use crate::timeline::{OpKind, Timeline, NO_API};
@@ -23,11 +25,15 @@ pub fn analyze(
     gpu: GpuInfo,
     input: &str,
 ) -> OpsReport {
-    let works: Vec<Result<Work, NoModel>> = calls.records.iter().map(|r| work(&r.call)).collect();
+    let mut works: Vec<Result<Work, NoModel>> =
+        calls.records.iter().map(|r| work(&r.call)).collect();
     let charged = charge_kernels(timeline, calls, &works);
     let kernels =
         charged.per_record.iter().map(|t| t.kernels).sum::<u64>() + charged.alone_kernels();
-    let rows = rows(calls, &works, &charged.per_record, roofs);
+    let link_calls = collectives(&mut works, &charged.per_record);
+    let links = link_config(timeline, &gpu, charged.comm_devices.clone());
+    let mut rows = rows(calls, &works, &charged.per_record, &link_calls, &links);
+    bounds(&mut rows, roofs);
     let unmodelled = unmodelled(calls, &works, &charged);
     let modelled_time_ns = rows.iter().map(|r| r.time_ns).sum();
     let kernel_time_ns = modelled_time_ns + unmodelled.iter().map(|u| u.time_ns).sum::<i64>();
@@ -56,6 +62,18 @@ struct CallTime {
     /// A kernel's name says TF32 (`…tf32…`): FP32 matrix work ran on
     /// tensor cores.
     tf32: bool,
+    /// The collective a kernel's name says (`ncclKernel_AllReduce_…`).
+    kernel_kind: Option<CollKind>,
+}
+
+/// One kernel charged to an op record.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    record: usize,
+    start_ns: i64,
+    end_ns: i64,
+    tf32: bool,
+    kernel_kind: Option<CollKind>,
 }
 
 /// Every kernel's charge: per record, and the kernels charged to no op.
@@ -65,6 +83,8 @@ struct Charged {
     no_op: (u64, i64),
     /// Kernels whose launch call is not in the trace.
     no_call: (u64, i64),
+    /// Devices communication kernels ran on, sorted.
+    comm_devices: Vec<u16>,
 }
 
 impl Charged {
@@ -91,13 +111,17 @@ fn charge_kernels(
     let records = &calls.records;
     let parents = parents(records);
     let modelled: Vec<bool> = works.iter().map(Result::is_ok).collect();
-    let mut spans: Vec<(usize, i64, i64, bool)> = Vec::new();
+    let mut spans: Vec<Span> = Vec::new();
     let mut charged = Charged {
         per_record: vec![CallTime::default(); records.len()],
         no_op: (0, 0),
         no_call: (0, 0),
+        comm_devices: Vec::new(),
     };
     for op in timeline.ops.iter().filter(|o| o.kind == OpKind::Kernel) {
+        if timeline.is_comm(op) {
+            charged.comm_devices.push(op.device);
+        }
         let duration = op.end_ns - op.start_ns;
         let Some(call) = (op.api != NO_API)
             .then(|| timeline.api.get(op.api as usize))
@@ -114,9 +138,16 @@ fn charge_kernels(
             (call.pid, call.tid),
             call.start_ns,
         ) {
-            Charge::Record(i) => {
-                let tf32 = says_tf32(timeline.name(op.name));
-                spans.push((i, op.start_ns, op.end_ns, tf32));
+            Charge::Record(record) => {
+                let name = timeline.name(op.name);
+                let kind = CollKind::from_kernel(name);
+                spans.push(Span {
+                    record,
+                    start_ns: op.start_ns,
+                    end_ns: op.end_ns,
+                    tf32: says_tf32(name),
+                    kernel_kind: (kind != CollKind::Other).then_some(kind),
+                });
             }
             Charge::NoOp => {
                 charged.no_op.0 += 1;
@@ -124,12 +155,15 @@ fn charge_kernels(
             }
         }
     }
-    spans.sort_unstable_by_key(|&(i, start, end, _)| (i, start, end));
-    for group in spans.chunk_by(|a, b| a.0 == b.0) {
-        let t = &mut charged.per_record[group[0].0];
+    charged.comm_devices.sort_unstable();
+    charged.comm_devices.dedup();
+    spans.sort_unstable_by_key(|s| (s.record, s.start_ns, s.end_ns));
+    for group in spans.chunk_by(|a, b| a.record == b.record) {
+        let t = &mut charged.per_record[group[0].record];
         t.kernels = group.len() as u64;
-        t.time_ns = union_ns(group.iter().map(|&(_, s, e, _)| (s, e)));
-        t.tf32 = group.iter().any(|g| g.3);
+        t.time_ns = union_ns(group.iter().map(|s| (s.start_ns, s.end_ns)));
+        t.tf32 = group.iter().any(|s| s.tf32);
+        t.kernel_kind = group.iter().find_map(|s| s.kernel_kind);
     }
     charged
 }
@@ -151,9 +185,30 @@ fn union_ns(intervals: impl Iterator<Item = (i64, i64)>) -> i64 {
     total + open.map_or(0, |(s, e)| e - s)
 }
 
+/// Each collective call's figures on its link (`None` for other calls);
+/// a collective whose kind or size is not told becomes unmodelled.
+fn collectives(works: &mut [Result<Work, NoModel>], times: &[CallTime]) -> Vec<Option<LinkCall>> {
+    let mut link_calls = vec![None; works.len()];
+    for ((work, t), slot) in works.iter_mut().zip(times).zip(&mut link_calls) {
+        let Ok(w) = work else { continue };
+        let Some(c) = w.collective.as_deref() else {
+            continue;
+        };
+        match resolve(c, w.dtype, t.kernel_kind) {
+            Ok(call) => {
+                w.bytes = call.size_bytes;
+                *slot = Some(call);
+            }
+            Err(why) => *work = Err(why),
+        }
+    }
+    link_calls
+}
+
 /// An op's inputs as text: `f32[5,128]` per tensor, a value as recorded
-/// (`_` when not recorded), `?` for unusable sizes.
-fn shapes_text(call: &OpCall) -> String {
+/// (`_` when not recorded), `?` for unusable sizes; a collective adds its
+/// kind, size and group (`all_reduce 8.2 MB, group 2`).
+fn shapes_text(call: &OpCall, link: Option<&LinkCall>, group: Option<u32>) -> String {
     let arg = |a: &Arg| match a {
         Arg::Tensor { dims, dtype } => {
             let dims: Vec<String> = dims.iter().map(u64::to_string).collect();
@@ -163,7 +218,16 @@ fn shapes_text(call: &OpCall) -> String {
         Arg::Value(v) => v.clone(),
         Arg::BadTensor => "?".to_string(),
     };
-    call.args.iter().map(arg).collect::<Vec<_>>().join(", ")
+    let mut parts: Vec<String> = call.args.iter().map(arg).collect();
+    if let Some(l) = link {
+        let group = group.map_or("?".to_string(), |g| g.to_string());
+        parts.push(format!(
+            "{} {} B, group {group}",
+            l.kind.key(),
+            l.size_bytes
+        ));
+    }
+    parts.join(", ")
 }
 
 /// The DRAM roof, byte/s, when positive.
@@ -198,21 +262,31 @@ fn bound(
     })
 }
 
-/// The modelled calls grouped by (name, shapes, path), sorted by time
-/// lost (unknown last, then by time), then name and shapes.
+/// The modelled calls grouped by (name, shapes, path); a collective's row
+/// with its link use.
 fn rows(
     calls: &OpCalls,
     works: &[Result<Work, NoModel>],
     times: &[CallTime],
-    roofs: &Roofs,
+    link_calls: &[Option<LinkCall>],
+    links: &LinkConfig,
 ) -> Vec<OpRow> {
     let mut groups: BTreeMap<(&str, String, Option<ComputePath>), OpRow> = BTreeMap::new();
-    for ((record, work), t) in calls.records.iter().zip(works).zip(times) {
+    for (((record, work), t), link_call) in
+        calls.records.iter().zip(works).zip(times).zip(link_calls)
+    {
         let (Ok(work), true) = (work, t.kernels > 0) else {
             continue;
         };
-        let path = work.compute_path(t.tf32);
-        let key = (record.call.name.as_str(), shapes_text(&record.call), path);
+        let message = work.collective.as_deref();
+        let group = message.and_then(|m| m.group_size);
+        let path = if link_call.is_some() {
+            None
+        } else {
+            work.compute_path(t.tf32)
+        };
+        let shapes = shapes_text(&record.call, link_call.as_ref(), group);
+        let key = (record.call.name.as_str(), shapes, path);
         let row = groups
             .entry(key)
             .or_insert_with_key(|(name, shapes, _)| OpRow {
@@ -227,16 +301,39 @@ fn rows(
                 bytes: 0,
                 bound_ns: None,
                 bound: None,
+                link: link_call.map(|l| LinkUse {
+                    kind: (l.kind.key(), l.told_by),
+                    group_size: group,
+                    bus_bytes: Some(0.0),
+                    link: link_of(links, message.and_then(|m| m.ranks.as_deref()), group),
+                }),
             });
+        if let (Some(use_), Some(call)) = (row.link.as_mut(), link_call) {
+            use_.bus_bytes = use_.bus_bytes.zip(call.bus_bytes).map(|(a, b)| a + b);
+        }
         row.launches += 1;
         row.kernels += t.kernels;
         row.time_ns += t.time_ns;
         row.flops = row.flops.saturating_add(work.flops);
         row.bytes = row.bytes.saturating_add(work.bytes);
     }
-    let mut rows: Vec<OpRow> = groups.into_values().collect();
-    for row in &mut rows {
-        if let Some((ns, side)) = bound(row.flops, row.bytes, row.path, roofs) {
+    groups.into_values().collect()
+}
+
+/// Each row's bound: a collective's bus bytes over its link, every other
+/// row's work at the roofs; then the rows sorted by time lost (unknown
+/// last, then by time), then name and shapes.
+fn bounds(rows: &mut [OpRow], roofs: &Roofs) {
+    for row in rows.iter_mut() {
+        let found = match &row.link {
+            Some(l) => l
+                .bus_bytes
+                .zip(l.link.as_ref().ok())
+                .filter(|(_, (_, bw))| *bw > 0.0)
+                .map(|(bytes, (_, bw))| (bytes / bw * 1e9, BoundSide::Link)),
+            None => bound(row.flops, row.bytes, row.path, roofs),
+        };
+        if let Some((ns, side)) = found {
             row.bound_ns = Some(ns);
             row.bound = Some(side);
         }
@@ -255,7 +352,6 @@ fn rows(
             &b.shapes,
         ))
     });
-    rows
 }
 
 /// The kernels without a model, by reason, most time first.

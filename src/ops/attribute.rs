@@ -81,6 +81,7 @@ mod tests {
             call: OpCall {
                 name: name.into(),
                 args: Vec::new(),
+                comm: None,
             },
             pid: 1,
             tid,

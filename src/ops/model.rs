@@ -15,6 +15,9 @@ pub enum BoundSide {
     Memory,
     /// The flat roof of this compute path: FLOPs / F is the larger time.
     Compute(ComputePath),
+    /// A collective's link (NVLink, PCIe): `nccl-tests`' bus bytes / the
+    /// link's bandwidth per direction. Not on the DRAM roofline.
+    Link,
 }
 
 impl BoundSide {
@@ -23,6 +26,7 @@ impl BoundSide {
         match self {
             BoundSide::Memory => "memory",
             BoundSide::Compute(path) => path.key(),
+            BoundSide::Link => "link",
         }
     }
 }
@@ -55,13 +59,35 @@ pub struct OpRow {
     pub bound_ns: Option<f64>,
     /// The side the bound lies on, when known.
     pub bound: Option<BoundSide>,
+    /// For a collective's row, what crossed its link (`bytes` is then the
+    /// message size in `nccl-tests`' convention); `None` for every other.
+    pub link: Option<LinkUse>,
+}
+
+/// A collective row's traffic over its link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkUse {
+    /// The collective's kind, `nccl-tests`' name (`all_reduce`), and where
+    /// it was told: `op` (the recorded name) or `kernel` (the NCCL
+    /// kernel's name, when the trace records none).
+    pub kind: (&'static str, &'static str),
+    /// Ranks in the group, when recorded or derived exactly.
+    pub group_size: Option<u32>,
+    /// `nccl-tests`' bus bytes of every call (size × bus bandwidth factor
+    /// of `comm::CollKind`), bytes; `None` when the group is unknown and
+    /// the factor depends on it.
+    pub bus_bytes: Option<f64>,
+    /// The link (`NVLink 3, 12 links`) and its bandwidth per direction,
+    /// byte/s, or why it is unknown.
+    pub link: Result<(String, f64), String>,
 }
 
 impl OpRow {
     /// FLOPs per compulsory byte (an upper bound on the kernels' real
-    /// intensity); `None` without bytes.
+    /// intensity); `None` without bytes, and for a collective, whose bytes
+    /// cross a link and are not on the DRAM roofline.
     pub fn intensity(&self) -> Option<f64> {
-        (self.bytes > 0).then(|| self.flops as f64 / self.bytes as f64)
+        (self.bytes > 0 && self.link.is_none()).then(|| self.flops as f64 / self.bytes as f64)
     }
 
     /// bound / time: 1 at the roof; above 1 when the op took less than its
