@@ -3,7 +3,7 @@
 //! records (`record_shapes=True`), so an op's kernels can be put on the
 //! roofline without hardware counters. `model` holds the types,
 //! `table` which model takes which op, one file per family (`gemm`,
-//! `attention`, `conv`, `vector`, `collective`), `record` the calls a reader keeps for
+//! `attention`, `conv`, `vector`, `collective`, `fbgemm`), `record` the calls a reader keeps for
 //! the `ops` analysis; the convention (what is counted, and
 //! where other tools count differently) is docs/ops.md.
 
@@ -11,6 +11,7 @@ mod args;
 mod attention;
 mod collective;
 mod conv;
+mod fbgemm;
 mod gemm;
 pub mod model;
 pub mod record;
