@@ -4,7 +4,7 @@
 //! [`MAX_ARGS`] or a value text longer than [`MAX_TEXT_BYTES`] is not
 //! read (that op has no shapes; nothing else is lost).
 
-use crate::opmodel::{CommArgs, Dtype, OpCall};
+use crate::opmodel::{Annotation, CommArgs, Dtype, OpCall};
 use crate::timeline::comm::CollectiveArgs;
 use serde_json::Value;
 
@@ -23,6 +23,10 @@ pub struct RecordedText<'a> {
     pub types: Option<&'a str>,
     /// `Concrete Inputs`: `["", "1", …]`.
     pub values: Option<&'a str>,
+    /// `kernel_flop`: Inductor's FLOPs of a generated kernel.
+    pub kernel_flop: Option<&'a str>,
+    /// `kernel_num_gb`: Inductor's estimate of the GB it moves.
+    pub kernel_num_gb: Option<&'a str>,
 }
 
 /// The JSON array in `text`, when it is one within the bounds.
@@ -42,14 +46,37 @@ fn array(text: Option<&str>) -> Option<Vec<Value>> {
 /// `Input Dims` and `Input type` nor a collective's keys (no shapes).
 pub fn op_call(name: &str, text: RecordedText, comm: Option<&CollectiveArgs>) -> Option<OpCall> {
     let comm = comm.map(|c| Box::new(comm_args(c)));
+    let annotation = annotation(text);
     match shaped_call(name, text) {
-        Some(call) => Some(OpCall { comm, ..call }),
-        None => comm.map(|comm| OpCall {
+        Some(call) => Some(OpCall {
+            comm,
+            annotation,
+            ..call
+        }),
+        None if comm.is_some() || annotation.is_some() => Some(OpCall {
             name: name.to_string(),
             args: Vec::new(),
-            comm: Some(comm),
+            comm,
+            annotation,
         }),
+        None => None,
     }
+}
+
+/// Inductor's `kernel_flop` (an integer) and `kernel_num_gb` (a number of
+/// 10^9 bytes), when both are there and usable (finite, not negative,
+/// within 64 bits).
+fn annotation(text: RecordedText) -> Option<Annotation> {
+    let flops = serde_json::from_str::<Value>(text.kernel_flop?).ok()?;
+    let gb = serde_json::from_str::<Value>(text.kernel_num_gb?)
+        .ok()?
+        .as_f64()?;
+    let bytes = gb * 1e9;
+    let usable = bytes.is_finite() && bytes >= 0.0 && bytes < 1.8e19;
+    Some(Annotation {
+        flops: flops.as_u64()?,
+        bytes: usable.then(|| bytes.round() as u64)?,
+    })
 }
 
 /// A collective's keys in the op models' terms (its dtype by the
@@ -108,6 +135,8 @@ mod tests {
         dims: Some("[[128], [5, 128], [128, 128], [], []]"),
         types: Some("[\"float\", \"float\", \"float\", \"Scalar\", \"Scalar\"]"),
         values: Some("[\"\", \"\", \"\", \"1\", \"1\"]"),
+        kernel_flop: None,
+        kernel_num_gb: None,
     };
 
     #[test]
@@ -131,6 +160,7 @@ mod tests {
             dims: Some("[[[2, 3], [4, 3]], []]"),
             types: Some("[\"TensorList\", \"Scalar\"]"),
             values: Some("[\"\", \"0\"]"),
+            ..RecordedText::default()
         };
         let c = op_call("aten::cat", cat, None).unwrap();
         assert_eq!(

@@ -143,6 +143,21 @@ pub struct OpCall {
     /// A collective's own arguments (`record_param_comms`' `Collective
     /// name`, `In msg nelems`, …), when the trace wrote them.
     pub comm: Option<Box<CommArgs>>,
+    /// torch.compile's own figures for a Triton kernel's launch
+    /// (`kernel_flop`, `kernel_num_gb` on Inductor's profiler event),
+    /// when the trace has them.
+    pub annotation: Option<Annotation>,
+}
+
+/// Inductor's annotation of a generated kernel: its FLOPs (counted by
+/// `torch.utils.flop_counter` on the kernel's graph nodes: matrix
+/// products only) and the bytes it estimates the kernel moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotation {
+    /// `kernel_flop`.
+    pub flops: u64,
+    /// `kernel_num_gb` × 10^9, bytes.
+    pub bytes: u64,
 }
 
 /// What a trace wrote of a collective on its `record_param_comms` op
@@ -191,6 +206,9 @@ pub enum Engine {
     Matrix,
     /// Per-element arithmetic on CUDA cores.
     Vector,
+    /// Not told (an Inductor annotation with no recorded tensor): no
+    /// compute path, the bound is the bytes' alone.
+    Unknown,
 }
 
 /// The work of one op call at its recorded shapes.
@@ -220,6 +238,9 @@ impl Work {
     /// user). `None` for integer and complex work, which has no FLOP roof.
     pub fn compute_path(&self, tf32: bool) -> Option<ComputePath> {
         use Dtype::*;
+        if self.engine == Engine::Unknown {
+            return None;
+        }
         Some(match (self.engine, self.dtype) {
             (Engine::Matrix, F64) => ComputePath::TensorFp64,
             (Engine::Matrix, F32) if tf32 => ComputePath::TensorTf32,
@@ -301,6 +322,7 @@ impl OpCall {
             name: name.to_string(),
             args,
             comm: None,
+            annotation: None,
         }
     }
 }

@@ -10,6 +10,7 @@ use super::model::{BoundSide, LinkUse, OpRow, OpsReport, Unmodelled, UnmodelledR
 use crate::comm::{CollKind, LinkConfig};
 use crate::opmodel::{work, Arg, NoModel, OpCall, OpCalls, Work};
 use crate::roofs::{ComputePath, GpuInfo, Roofs};
+use crate::timeline::names::is_graph_launch_name;
 use crate::timeline::{OpKind, Timeline, NO_API};
 use std::collections::BTreeMap;
 
@@ -83,13 +84,15 @@ struct Charged {
     no_op: (u64, i64),
     /// Kernels whose launch call is not in the trace.
     no_call: (u64, i64),
+    /// Kernels a CUDA graph's replay launched.
+    graph: (u64, i64),
     /// Devices communication kernels ran on, sorted.
     comm_devices: Vec<u16>,
 }
 
 impl Charged {
     fn alone_kernels(&self) -> u64 {
-        self.no_op.0 + self.no_call.0
+        self.no_op.0 + self.no_call.0 + self.graph.0
     }
 }
 
@@ -116,6 +119,7 @@ fn charge_kernels(
         per_record: vec![CallTime::default(); records.len()],
         no_op: (0, 0),
         no_call: (0, 0),
+        graph: (0, 0),
         comm_devices: Vec::new(),
     };
     for op in timeline.ops.iter().filter(|o| o.kind == OpKind::Kernel) {
@@ -131,6 +135,13 @@ fn charge_kernels(
             charged.no_call.1 += duration;
             continue;
         };
+        // A replayed graph's kernels belong to its capture, not to the op
+        // around the replay: counted, never charged to that op.
+        if is_graph_launch_name(timeline.name(call.name)) {
+            charged.graph.0 += 1;
+            charged.graph.1 += duration;
+            continue;
+        }
         match charge(
             records,
             &parents,
@@ -373,6 +384,7 @@ fn unmodelled(
     for (reason, (kernels, time_ns)) in [
         (Unmodelled::NoOpWithShapes, charged.no_op),
         (Unmodelled::NoLaunchCall, charged.no_call),
+        (Unmodelled::GraphReplay, charged.graph),
     ] {
         if kernels > 0 {
             by.insert(reason, (kernels, time_ns, BTreeMap::new()));

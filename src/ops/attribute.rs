@@ -82,6 +82,7 @@ mod tests {
                 name: name.into(),
                 args: Vec::new(),
                 comm: None,
+                annotation: None,
             },
             pid: 1,
             tid,

@@ -113,6 +113,9 @@ pub enum Unmodelled {
     NoOpWithShapes,
     /// Its launch call is not in the trace (no `cuda_runtime` row joined).
     NoLaunchCall,
+    /// Launched by a CUDA graph's replay (`cudaGraphLaunch`): the graph's
+    /// kernels carry no op's shapes (their capture is not in the trace).
+    GraphReplay,
 }
 
 impl Unmodelled {
@@ -124,6 +127,9 @@ impl Unmodelled {
                 "no op with shapes launched it (profile with record_shapes=True; a custom op needs torch.library.custom_op)".into()
             }
             Unmodelled::NoLaunchCall => "its launch call is not in the trace".into(),
+            Unmodelled::GraphReplay => {
+                "no shapes (graph replay): a CUDA graph's kernels carry no op shapes; profile an eager step for them".into()
+            }
         }
     }
 }

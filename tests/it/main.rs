@@ -54,6 +54,7 @@ mod nsys_copies;
 mod nsys_nvtx;
 mod nsys_sqlite;
 mod ops;
+mod ops_cover;
 mod paths;
 mod plot;
 mod plot_typical;
