@@ -4,6 +4,8 @@
 
 use super::model::{NoModel, OpCall, Work};
 use super::{attention, collective, conv, fbgemm, gemm, vector};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// One row: the ops a model takes.
 pub struct Row {
@@ -362,22 +364,53 @@ pub static ROWS: &[Row] = &[
     },
 ];
 
-/// Whether `name` is what `pattern` names: the same text, or, for a
-/// pattern with one `*` (`fbgemm::split_embedding_codegen_lookup_*_function`,
-/// one name per optimizer), any text in its place.
-fn names(pattern: &str, name: &str) -> bool {
-    match pattern.split_once('*') {
-        Some((head, tail)) => {
-            name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
-        }
-        None => pattern == name,
-    }
+/// Whether `name` is what `pattern` (with one `*`) names: any text in the
+/// star's place.
+fn matches(pattern: &str, name: &str) -> bool {
+    pattern.split_once('*').is_some_and(|(head, tail)| {
+        name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
+    })
 }
 
-/// The row that takes `name`: by its name (or pattern), or, for a row that
-/// takes in-place forms, by the name without its trailing `_`.
+/// The rows by exact name, and the names with a `*` (fbgemm's codegen
+/// names one op per optimizer) with their rows: built once, so a lookup
+/// costs one hash, not a scan of every name.
+struct Index {
+    exact: HashMap<&'static str, &'static Row>,
+    patterns: Vec<(&'static str, &'static Row)>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut exact = HashMap::new();
+        let mut patterns = Vec::new();
+        for row in ROWS {
+            for &name in row.names {
+                if name.contains('*') {
+                    patterns.push((name, row));
+                } else {
+                    exact.entry(name).or_insert(row);
+                }
+            }
+        }
+        Index { exact, patterns }
+    })
+}
+
+/// The row that takes `name`: by its name (or a pattern), or, for a row
+/// that takes in-place forms, by the name without its trailing `_`.
 pub fn row_for(name: &str) -> Option<&'static Row> {
-    let of = |n: &str| ROWS.iter().find(|r| r.names.iter().any(|p| names(p, n)));
+    let index = index();
+    let of = |n: &str| {
+        index.exact.get(n).copied().or_else(|| {
+            index
+                .patterns
+                .iter()
+                .find(|(p, _)| matches(p, n))
+                .map(|(_, r)| *r)
+        })
+    };
     of(name).or_else(|| {
         let base = name.strip_suffix('_')?;
         of(base).filter(|r| r.in_place)
