@@ -72,7 +72,7 @@ fn annotation(text: RecordedText) -> Option<Annotation> {
         .ok()?
         .as_f64()?;
     let bytes = gb * 1e9;
-    let usable = bytes.is_finite() && bytes >= 0.0 && bytes < 1.8e19;
+    let usable = (0.0..1.8e19).contains(&bytes);
     Some(Annotation {
         flops: flops.as_u64()?,
         bytes: usable.then(|| bytes.round() as u64)?,
