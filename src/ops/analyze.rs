@@ -7,10 +7,13 @@
 use super::attribute::{charge, parents, Charge};
 use super::context::{CallTime, Charged, Context};
 use super::fix::fix_first;
+use super::link::{collectives, link_config, Links};
 use super::model::{DtypeFrom, GroupBy, OpsReport, Unmodelled, UnmodelledRow};
 use super::rows::{dram, rows};
+use crate::comm::CollKind;
 use crate::opmodel::{work, OpCalls, Work};
 use crate::roofs::{GpuInfo, Roofs};
+use crate::timeline::names::is_graph_launch_name;
 use crate::timeline::{NameRef, OpKind, Timeline, NO_API};
 use std::collections::BTreeMap;
 
@@ -54,22 +57,27 @@ pub fn analyze_by(
         input,
         group_by,
     };
-    report(&context, &works, &[], &charged)
+    report(&context, works, &[], &charged)
 }
 
 /// The report from each record's work or why none (and, per record, where
 /// its element type came from when the input records none: empty when it
-/// does).
+/// does). A collective's work becomes its message on its link, or
+/// unmodelled when its kind or size is not told.
 pub(super) fn report(
     context: &Context,
-    works: &[Result<Work, Unmodelled>],
+    mut works: Vec<Result<Work, Unmodelled>>,
     dtype_from: &[Option<DtypeFrom>],
     charged: &Charged,
 ) -> OpsReport {
     let kernels =
         charged.per_record.iter().map(|t| t.kernels).sum::<u64>() + charged.alone_kernels();
-    let rows = rows(context, works, dtype_from, &charged.per_record);
-    let unmodelled = unmodelled(context.calls, works, charged);
+    let links = Links {
+        calls: collectives(&mut works, &charged.per_record),
+        config: link_config(context.timeline, &context.gpu, charged.comm_devices.clone()),
+    };
+    let rows = rows(context, &works, dtype_from, &charged.per_record, &links);
+    let unmodelled = unmodelled(context.calls, &works, charged);
     let modelled_time_ns = rows.iter().map(|r| r.time_ns).sum();
     let kernel_time_ns = modelled_time_ns + unmodelled.iter().map(|u| u.time_ns).sum::<i64>();
     let mut report = OpsReport {
@@ -110,7 +118,9 @@ struct Span {
 
 /// Charges each kernel of `timeline` to an op record (the innermost
 /// holding its launch whose `modelled` is true, else the innermost) or a
-/// reason, and sums each record's kernels by union.
+/// reason (a CUDA graph replay's kernels to their own: they belong to the
+/// graph's capture, not to the op around the replay), and sums each
+/// record's kernels by union.
 pub(super) fn charge_kernels(timeline: &Timeline, calls: &OpCalls, modelled: &[bool]) -> Charged {
     let records = &calls.records;
     let parents = parents(records);
@@ -119,8 +129,13 @@ pub(super) fn charge_kernels(timeline: &Timeline, calls: &OpCalls, modelled: &[b
         per_record: vec![CallTime::default(); records.len()],
         no_op: (0, 0),
         no_call: (0, 0),
+        graph: (0, 0),
+        comm_devices: Vec::new(),
     };
     for op in timeline.ops.iter().filter(|o| o.kind == OpKind::Kernel) {
+        if timeline.is_comm(op) {
+            charged.comm_devices.push(op.device);
+        }
         let duration = op.end_ns - op.start_ns;
         let Some(call) = (op.api != NO_API)
             .then(|| timeline.api.get(op.api as usize))
@@ -130,6 +145,11 @@ pub(super) fn charge_kernels(timeline: &Timeline, calls: &OpCalls, modelled: &[b
             charged.no_call.1 += duration;
             continue;
         };
+        if is_graph_launch_name(timeline.name(call.name)) {
+            charged.graph.0 += 1;
+            charged.graph.1 += duration;
+            continue;
+        }
         match charge(
             records,
             &parents,
@@ -149,6 +169,8 @@ pub(super) fn charge_kernels(timeline: &Timeline, calls: &OpCalls, modelled: &[b
             }
         }
     }
+    charged.comm_devices.sort_unstable();
+    charged.comm_devices.dedup();
     spans.sort_unstable_by_key(|s| (s.record, s.start_ns, s.end_ns));
     for group in spans.chunk_by(|a, b| a.record == b.record) {
         let t = &mut charged.per_record[group[0].record];
@@ -158,6 +180,10 @@ pub(super) fn charge_kernels(timeline: &Timeline, calls: &OpCalls, modelled: &[b
         names.sort_unstable();
         names.dedup();
         t.tf32 = names.iter().any(|n| says_tf32(timeline.name(*n)));
+        t.kernel_kind = names.iter().find_map(|n| {
+            let kind = CollKind::from_kernel(timeline.name(*n));
+            (kind != CollKind::Other).then_some(kind)
+        });
         t.names = names;
     }
     charged
@@ -199,6 +225,7 @@ fn unmodelled(
     for (reason, (kernels, time_ns)) in [
         (Unmodelled::NoOpWithShapes, charged.no_op),
         (Unmodelled::NoLaunchCall, charged.no_call),
+        (Unmodelled::GraphReplay, charged.graph),
     ] {
         if kernels > 0 {
             by.insert(reason, (kernels, time_ns, BTreeMap::new()));

@@ -2,6 +2,7 @@
 //! and each op record's kernels once charged ([`Charged`], [`CallTime`]).
 
 use super::model::GroupBy;
+use crate::comm::CollKind;
 use crate::opmodel::OpCalls;
 use crate::roofs::{GpuInfo, Roofs};
 use crate::timeline::{NameRef, Timeline};
@@ -34,6 +35,8 @@ pub struct CallTime {
     pub tf32: bool,
     /// Their distinct names, sorted.
     pub names: Vec<NameRef>,
+    /// The collective a kernel's name says (`ncclKernel_AllReduce_…`).
+    pub kernel_kind: Option<CollKind>,
 }
 
 /// Every kernel's charge: per record, and the kernels charged to no op.
@@ -44,11 +47,15 @@ pub struct Charged {
     pub no_op: (u64, i64),
     /// Kernels whose launch call is not in the trace.
     pub no_call: (u64, i64),
+    /// Kernels a CUDA graph's replay launched: count and summed time.
+    pub graph: (u64, i64),
+    /// Devices communication kernels ran on, sorted.
+    pub comm_devices: Vec<u16>,
 }
 
 impl Charged {
     /// Kernels charged to no op.
     pub fn alone_kernels(&self) -> u64 {
-        self.no_op.0 + self.no_call.0
+        self.no_op.0 + self.no_call.0 + self.graph.0
     }
 }

@@ -56,6 +56,9 @@ pub enum BoundSide {
     Memory,
     /// The flat roof of this compute path: FLOPs / F is the larger time.
     Compute(ComputePath),
+    /// A collective's link (NVLink, PCIe): `nccl-tests`' bus bytes / the
+    /// link's bandwidth per direction. Not on the DRAM roofline.
+    Link,
 }
 
 impl BoundSide {
@@ -64,6 +67,7 @@ impl BoundSide {
         match self {
             BoundSide::Memory => "memory",
             BoundSide::Compute(path) => path.key(),
+            BoundSide::Link => "link",
         }
     }
 }
@@ -107,13 +111,35 @@ pub struct OpRow {
     pub bound_ns: Option<f64>,
     /// The side the bound lies on, when known.
     pub bound: Option<BoundSide>,
+    /// For a collective's row, what crossed its link (`bytes` is then the
+    /// message size in `nccl-tests`' convention); `None` for every other.
+    pub link: Option<LinkUse>,
+}
+
+/// A collective row's traffic over its link.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinkUse {
+    /// The collective's kind, `nccl-tests`' name (`all_reduce`), and where
+    /// it was told: `op` (the recorded name) or `kernel` (the NCCL
+    /// kernel's name, when the trace records none).
+    pub kind: (&'static str, &'static str),
+    /// Ranks in the group, when recorded or derived exactly.
+    pub group_size: Option<u32>,
+    /// `nccl-tests`' bus bytes of every call (size × bus bandwidth factor
+    /// of `comm::CollKind`), bytes; `None` when the group is unknown and
+    /// the factor depends on it.
+    pub bus_bytes: Option<f64>,
+    /// The link (`NVLink 3, 12 links`) and its bandwidth per direction,
+    /// byte/s, or why it is unknown.
+    pub link: Result<(String, f64), String>,
 }
 
 impl OpRow {
     /// FLOPs per compulsory byte (an upper bound on the kernels' real
-    /// intensity); `None` without bytes.
+    /// intensity); `None` without bytes, and for a collective, whose bytes
+    /// cross a link and are not on the DRAM roofline.
     pub fn intensity(&self) -> Option<f64> {
-        (self.bytes > 0).then(|| self.flops as f64 / self.bytes as f64)
+        (self.bytes > 0 && self.link.is_none()).then(|| self.flops as f64 / self.bytes as f64)
     }
 
     /// bound / time: 1 at the roof; above 1 when the op took less than its
@@ -224,6 +250,9 @@ pub enum Unmodelled {
     NoOpWithShapes,
     /// Its launch call is not in the trace (no `cuda_runtime` row joined).
     NoLaunchCall,
+    /// Launched by a CUDA graph's replay (`cudaGraphLaunch`): the graph's
+    /// kernels carry no op's shapes (their capture is not in the trace).
+    GraphReplay,
     /// The input records no element types (an nsys export), none of the
     /// op's kernels' names says one, and `--dtype` was not given.
     NoDtype,
@@ -238,6 +267,9 @@ impl Unmodelled {
                 "no op with shapes launched it (profile with record_shapes=True; a custom op needs torch.library.custom_op)".into()
             }
             Unmodelled::NoLaunchCall => "its launch call is not in the trace".into(),
+            Unmodelled::GraphReplay => {
+                "no shapes (graph replay): a CUDA graph's kernels carry no op shapes; profile an eager step for them".into()
+            }
             Unmodelled::NoDtype => {
                 "no element type: the export records none and no kernel name says one (give --dtype)".into()
             }
@@ -301,8 +333,12 @@ impl OpsReport {
 
     /// True when `row` moved its compulsory bytes faster than the DRAM
     /// roof allows (by more than [`ABOVE_ROOF_TOLERANCE`]): the model
-    /// undercounts its bytes, or its data came from a cache, not DRAM.
+    /// undercounts its bytes, or its data came from a cache, not DRAM. A
+    /// collective's bytes cross a link, not DRAM: never.
     pub fn above_memory_roof(&self, row: &OpRow) -> bool {
+        if row.link.is_some() {
+            return false;
+        }
         match (row.achieved_bytes_per_s(), self.dram_bytes_per_s) {
             (Some(got), Some(roof)) => got > roof * (1.0 + ABOVE_ROOF_TOLERANCE),
             _ => false,

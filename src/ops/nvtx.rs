@@ -52,6 +52,8 @@ pub fn parse_range(text: &str) -> Option<OpCall> {
     (!name.is_empty()).then(|| OpCall {
         name: name.to_string(),
         args,
+        comm: None,
+        annotation: None,
     })
 }
 
@@ -167,6 +169,8 @@ fn typed(call: &OpCall, dtype: Dtype) -> OpCall {
     OpCall {
         name: call.name.clone(),
         args,
+        comm: call.comm.clone(),
+        annotation: call.annotation,
     }
 }
 
@@ -221,7 +225,7 @@ pub fn analyze_nvtx(timeline: &Timeline, calls: &NvtxCalls, options: NvtxOptions
         input: options.input,
         group_by: options.group_by,
     };
-    report(&context, &works, &dtype_from, &charged)
+    report(&context, works, &dtype_from, &charged)
 }
 
 #[cfg(test)]

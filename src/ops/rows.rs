@@ -1,10 +1,11 @@
 //! The rows: the modelled calls grouped by op name and shapes, or by the
 //! names of the kernels they launched ([`GroupBy`]), each with its bound
-//! at the roofs, `max(FLOPs / F_path, bytes / B_dram)`, and sorted by the
-//! time lost against it.
+//! at the roofs, `max(FLOPs / F_path, bytes / B_dram)` (a collective's:
+//! its bus bytes over its link), and sorted by the time lost against it.
 
 use super::context::{CallTime, Context};
-use super::model::{BoundSide, DtypeFrom, GroupBy, OpRow, Unmodelled};
+use super::link::{link_bound, link_of, LinkCall, Links};
+use super::model::{BoundSide, DtypeFrom, GroupBy, LinkUse, OpRow, Unmodelled};
 use crate::opmodel::{Arg, OpCall, Work};
 use crate::roofs::{ComputePath, Roofs};
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,8 +15,9 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const KERNEL_JOIN: &str = " + ";
 
 /// An op's inputs as text: `f32[5,128]` per tensor, a value as recorded
-/// (`_` when not recorded), `?` for unusable sizes.
-fn shapes_text(call: &OpCall) -> String {
+/// (`_` when not recorded), `?` for unusable sizes; a collective adds its
+/// kind, size and group (`all_reduce 8196000 B, group 2`).
+fn shapes_text(call: &OpCall, link: Option<&LinkCall>, group: Option<u32>) -> String {
     let arg = |a: &Arg| match a {
         Arg::Tensor { dims, dtype } => {
             let dims: Vec<String> = dims.iter().map(u64::to_string).collect();
@@ -25,7 +27,16 @@ fn shapes_text(call: &OpCall) -> String {
         Arg::Value(v) => v.clone(),
         Arg::BadTensor => "?".to_string(),
     };
-    call.args.iter().map(arg).collect::<Vec<_>>().join(", ")
+    let mut parts: Vec<String> = call.args.iter().map(arg).collect();
+    if let Some(l) = link {
+        let group = group.map_or("?".to_string(), |g| g.to_string());
+        parts.push(format!(
+            "{} {} B, group {group}",
+            l.kind.key(),
+            l.size_bytes
+        ));
+    }
+    parts.join(", ")
 }
 
 /// The DRAM roof, byte/s, when positive.
@@ -60,8 +71,9 @@ fn bound(
     })
 }
 
-/// A row's key: its name, its shapes (empty for a kernel row) and path.
-type Key = (String, String, Option<ComputePath>);
+/// A row's key: its name, its shapes (empty for a kernel row), path, and
+/// whether it is a collective's (bound by its link, not the roofs).
+type Key = (String, String, Option<ComputePath>, bool);
 
 /// A row being summed: the row, and for a kernel row the ops that
 /// launched its kernels.
@@ -70,14 +82,57 @@ struct Acc {
     ops: BTreeSet<String>,
 }
 
-/// The key of one call's row.
-fn key(context: &Context, call: &OpCall, t: &CallTime, path: Option<ComputePath>) -> Key {
+/// The key of one call's row (its collective's figures when it is one).
+fn key(
+    context: &Context,
+    call: &OpCall,
+    work: &Work,
+    t: &CallTime,
+    link: Option<&LinkCall>,
+) -> Key {
+    // A collective's bytes cross its link: no compute path.
+    let path = match link {
+        Some(_) => None,
+        None => work.compute_path(t.tf32),
+    };
+    let group = work.collective.as_deref().and_then(|m| m.group_size);
     match context.group_by {
-        GroupBy::OpShapes => (call.name.clone(), shapes_text(call), path),
+        GroupBy::OpShapes => (
+            call.name.clone(),
+            shapes_text(call, link, group),
+            path,
+            link.is_some(),
+        ),
         GroupBy::Kernel => {
             let names: Vec<&str> = t.names.iter().map(|n| context.timeline.name(*n)).collect();
-            (names.join(KERNEL_JOIN), String::new(), path)
+            (names.join(KERNEL_JOIN), String::new(), path, link.is_some())
         }
+    }
+}
+
+/// A new row's link use: the collective's kind, group and link, no bus
+/// bytes summed yet.
+fn link_use(work: &Work, call: &LinkCall, links: &Links) -> LinkUse {
+    let message = work.collective.as_deref();
+    let group = message.and_then(|m| m.group_size);
+    LinkUse {
+        kind: (call.kind.key(), call.told_by),
+        group_size: group,
+        bus_bytes: Some(0.0),
+        link: link_of(
+            &links.config,
+            message.and_then(|m| m.ranks.as_deref()),
+            group,
+        ),
+    }
+}
+
+/// A row's bound: a collective's bus bytes over its link, any other row's
+/// work at the roofs.
+fn row_bound(row: &OpRow, roofs: &Roofs) -> Option<(f64, BoundSide)> {
+    match &row.link {
+        Some(l) => link_bound(l.bus_bytes, &l.link),
+        None => bound(row.flops, row.bytes, row.path, roofs),
     }
 }
 
@@ -88,6 +143,7 @@ pub fn rows(
     works: &[Result<Work, Unmodelled>],
     dtype_from: &[Option<DtypeFrom>],
     times: &[CallTime],
+    links: &Links,
 ) -> Vec<OpRow> {
     let mut groups: BTreeMap<Key, Acc> = BTreeMap::new();
     for (i, ((record, work), t)) in context
@@ -101,10 +157,10 @@ pub fn rows(
         let (Ok(work), true) = (work, t.kernels > 0) else {
             continue;
         };
-        let path = work.compute_path(t.tf32);
+        let link_call = links.calls.get(i).copied().flatten();
         let acc = groups
-            .entry(key(context, &record.call, t, path))
-            .or_insert_with_key(|(name, shapes, _)| Acc {
+            .entry(key(context, &record.call, work, t, link_call.as_ref()))
+            .or_insert_with_key(|(name, shapes, path, _)| Acc {
                 row: OpRow {
                     name: name.clone(),
                     shapes: shapes.clone(),
@@ -112,7 +168,7 @@ pub fn rows(
                     engine: work.engine,
                     dtype: work.dtype,
                     dtype_from: dtype_from.get(i).copied().flatten(),
-                    path,
+                    path: *path,
                     launches: 0,
                     kernels: 0,
                     time_ns: 0,
@@ -120,10 +176,14 @@ pub fn rows(
                     bytes: 0,
                     bound_ns: None,
                     bound: None,
+                    link: link_call.as_ref().map(|l| link_use(work, l, links)),
                 },
                 ops: BTreeSet::new(),
             });
         let row = &mut acc.row;
+        if let (Some(use_), Some(call)) = (row.link.as_mut(), link_call) {
+            use_.bus_bytes = use_.bus_bytes.zip(call.bus_bytes).map(|(a, b)| a + b);
+        }
         row.launches += 1;
         row.kernels += t.kernels;
         row.time_ns += t.time_ns;
@@ -147,7 +207,7 @@ pub fn rows(
         })
         .collect();
     for row in &mut rows {
-        if let Some((ns, side)) = bound(row.flops, row.bytes, row.path, context.roofs) {
+        if let Some((ns, side)) = row_bound(row, context.roofs) {
             row.bound_ns = Some(ns);
             row.bound = Some(side);
         }

@@ -4,7 +4,9 @@
 //! the flat roofs of the compute paths the rows use, and says on the
 //! chart that the intensity is an upper bound and which FLOP convention
 //! counted the FLOPs. Without roofs (the GPU was not decided) the points
-//! are drawn alone and the chart says so.
+//! are drawn alone and the chart says so. A collective's row is bound by
+//! its link and has no intensity: it is kept off the DRAM roofline, and
+//! the chart lists it among the rows not drawn.
 
 use super::roofline::{KernelPoint, RooflineChart, RooflineInput, Wording};
 use super::PlotError;
@@ -23,7 +25,9 @@ pub struct OpsRooflineInput {
 
 /// Why a row cannot be placed on log axes, when it cannot.
 fn not_drawn(row: &OpRow) -> Option<&'static str> {
-    if row.time_ns <= 0 {
+    if row.link.is_some() {
+        Some("a collective: its bytes cross a link, not DRAM (no intensity; bound by its link)")
+    } else if row.time_ns <= 0 {
         Some("no kernel time")
     } else if row.flops == 0 {
         Some("no FLOPs in its model (copies, embeddings, integer work)")

@@ -389,6 +389,15 @@ fn to_json(r: &OpsReport) -> serde_json::Value {
                 "achieved_flop_per_s": x.achieved_flop_per_s(),
                 "achieved_bytes_per_s": x.achieved_bytes_per_s(),
                 "above_memory_roof": r.above_memory_roof(x),
+                "link": x.link.as_ref().map(|l| json!({
+                    "kind": l.kind.0,
+                    "kind_from": l.kind.1,
+                    "group_size": l.group_size,
+                    "bus_bytes": l.bus_bytes,
+                    "link": l.link.as_ref().ok().map(|(name, _)| name),
+                    "link_bytes_per_s": l.link.as_ref().ok().map(|(_, bw)| bw),
+                    "link_unknown": l.link.as_ref().err(),
+                })),
             })
         })
         .collect();

@@ -59,7 +59,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "comm",
         &["units", "error", "diagnostic", "roofs", "timeline"],
     ),
-    ("ops", &["units", "error", "roofs", "timeline", "opmodel"]),
+    (
+        "ops",
+        &["units", "error", "roofs", "timeline", "opmodel", "comm"],
+    ),
     (
         "diff",
         &[

@@ -54,6 +54,7 @@ mod nsys_copies;
 mod nsys_nvtx;
 mod nsys_sqlite;
 mod ops;
+mod ops_cover;
 mod ops_view;
 mod ops_view_nsys;
 mod paths;
