@@ -75,10 +75,58 @@ impl Charged {
 
 /// True when a kernel's name says it runs TF32 (`sm80_xmma_gemm_tf32f32…`,
 /// `cutlass_tensorop_tf32_s1688gemm…`).
-fn says_tf32(name: &str) -> bool {
+pub(super) fn says_tf32(name: &str) -> bool {
     name.as_bytes()
         .windows(4)
         .any(|w| w.eq_ignore_ascii_case(b"tf32"))
+}
+
+/// Where one kernel of the timeline is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KernelTo {
+    /// To this op record (index): modelled, or the innermost with shapes.
+    Record(usize),
+    /// No op with shapes holds its launch call.
+    NoOp,
+    /// Its launch call is not in the trace.
+    NoCall,
+}
+
+/// Each kernel of `timeline` (its index in `timeline.ops`) and where it is
+/// charged, in the timeline's order: the one attribution `ops` and the
+/// per-kernel bounds read.
+pub(super) fn kernel_charges(
+    timeline: &Timeline,
+    calls: &OpCalls,
+    modelled: &[bool],
+) -> Vec<(usize, KernelTo)> {
+    let records = &calls.records;
+    let parents = parents(records);
+    let mut out = Vec::new();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        if op.kind != OpKind::Kernel {
+            continue;
+        }
+        let Some(call) = (op.api != NO_API)
+            .then(|| timeline.api.get(op.api as usize))
+            .flatten()
+        else {
+            out.push((index, KernelTo::NoCall));
+            continue;
+        };
+        let to = match charge(
+            records,
+            &parents,
+            modelled,
+            (call.pid, call.tid),
+            call.start_ns,
+        ) {
+            Charge::Record(i) => KernelTo::Record(i),
+            Charge::NoOp => KernelTo::NoOp,
+        };
+        out.push((index, to));
+    }
+    out
 }
 
 /// Charges each kernel of `timeline` to an op record or a reason, and
@@ -88,39 +136,28 @@ fn charge_kernels(
     calls: &OpCalls,
     works: &[Result<Work, NoModel>],
 ) -> Charged {
-    let records = &calls.records;
-    let parents = parents(records);
     let modelled: Vec<bool> = works.iter().map(Result::is_ok).collect();
     let mut spans: Vec<(usize, i64, i64, bool)> = Vec::new();
     let mut charged = Charged {
-        per_record: vec![CallTime::default(); records.len()],
+        per_record: vec![CallTime::default(); calls.records.len()],
         no_op: (0, 0),
         no_call: (0, 0),
     };
-    for op in timeline.ops.iter().filter(|o| o.kind == OpKind::Kernel) {
+    for (index, to) in kernel_charges(timeline, calls, &modelled) {
+        let op = &timeline.ops[index];
         let duration = op.end_ns - op.start_ns;
-        let Some(call) = (op.api != NO_API)
-            .then(|| timeline.api.get(op.api as usize))
-            .flatten()
-        else {
-            charged.no_call.0 += 1;
-            charged.no_call.1 += duration;
-            continue;
-        };
-        match charge(
-            records,
-            &parents,
-            &modelled,
-            (call.pid, call.tid),
-            call.start_ns,
-        ) {
-            Charge::Record(i) => {
+        match to {
+            KernelTo::Record(i) => {
                 let tf32 = says_tf32(timeline.name(op.name));
                 spans.push((i, op.start_ns, op.end_ns, tf32));
             }
-            Charge::NoOp => {
+            KernelTo::NoOp => {
                 charged.no_op.0 += 1;
                 charged.no_op.1 += duration;
+            }
+            KernelTo::NoCall => {
+                charged.no_call.0 += 1;
+                charged.no_call.1 += duration;
             }
         }
     }
@@ -174,7 +211,7 @@ fn dram(roofs: &Roofs) -> Option<f64> {
 /// The bound time of `flops` on `path` and `bytes` on DRAM, and its side:
 /// max(FLOPs / F, bytes / B). Work with no FLOP roof (integer) is bound by
 /// its bytes; `None` when a roof it needs is unknown.
-fn bound(
+pub(super) fn bound(
     flops: u64,
     bytes: u64,
     path: Option<ComputePath>,

@@ -53,6 +53,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ncu",
             "roofline",
             "gaps",
+            "opmodel",
+            "ops",
         ],
     ),
     (
