@@ -74,11 +74,17 @@ impl Charged {
 }
 
 /// True when a kernel's name says it runs TF32 (`sm80_xmma_gemm_tf32f32…`,
-/// `cutlass_tensorop_tf32_s1688gemm…`).
+/// `cutlass_tensorop_tf32_s1688gemm…`), or names an FP32 tensor-core MMA
+/// (`cutlass_80_tensorop_s1688gemm…`: single-precision operands on the
+/// m16n8k8 or m16n8k4 tensor-core MMA, which for 32-bit floats exists only
+/// as TF32; cuBLAS picks these on Ampere when TF32 is allowed).
 pub(super) fn says_tf32(name: &str) -> bool {
-    name.as_bytes()
-        .windows(4)
-        .any(|w| w.eq_ignore_ascii_case(b"tf32"))
+    let has = |needle: &[u8]| {
+        name.as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    has(b"tf32") || has(b"tensorop_s1688") || has(b"tensorop_s1684")
 }
 
 /// Where one kernel of the timeline is charged.
@@ -360,6 +366,13 @@ mod tests {
             "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16"
         ));
         assert!(says_tf32("cutlass_tensorop_TF32_s1688gemm"));
+        assert!(says_tf32(
+            "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nt_align1>(cutlass_80_tensorop_s1688gemm_128x128_32x3_nt_align1::Params)"
+        ));
+        // Half-precision tensor-core GEMMs are not TF32.
+        assert!(!says_tf32(
+            "cutlass_80_tensorop_h16816gemm_256x128_32x3_nn_align8"
+        ));
         assert!(!says_tf32("volta_sgemm_128x64_nn"));
     }
 }
