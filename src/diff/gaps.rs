@@ -123,6 +123,10 @@ pub struct GapsDiff {
     /// often, its total time (`null`: a side is a `rooftrace.gaps` JSON
     /// report, which keeps no kernel table).
     pub kernels: Option<Vec<TimelineKernelDiff>>,
+    /// Both sides PyTorch traces with shapes: each op name and shapes, its
+    /// fraction of roof before → after (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops: Option<Vec<super::ops::OpRowDiff>>,
     /// The profiler both runs come from, for the words of the rendering
     /// (PyTorch ranges or NVTX ranges); the JSON's `input` already says it.
     #[serde(skip)]
@@ -199,6 +203,15 @@ impl GapsDiff {
                 verdict: k.verdict,
                 change: &k.time_ns,
                 quantity: Quantity::Time,
+            });
+        }
+        for o in self.ops.iter().flatten() {
+            rows.push(JudgedRow {
+                section: Section::Ops,
+                label: format!("op {} ({}) fraction of roof", o.name, o.shapes),
+                verdict: o.verdict,
+                change: &o.fraction_of_roof,
+                quantity: Quantity::Fraction,
             });
         }
         for g in &self.gaps {
@@ -686,6 +699,10 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> 
             t,
         ),
         kernels: super::kernels::diff(&base.kernels, &new.kernels, t),
+        ops: match (&base.ops, &new.ops) {
+            (Some(b), Some(a)) => Some(super::ops::diff(b, a, t)),
+            _ => None,
+        },
         tool: terms.tool,
     }
 }

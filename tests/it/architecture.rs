@@ -74,6 +74,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "kineto",
             "roofline",
             "gaps",
+            "ops",
         ],
     ),
     (

@@ -20,6 +20,7 @@ mod detect;
 mod diff;
 mod diff_gate;
 mod diff_identity;
+mod diff_ops;
 mod errors_once;
 mod fit;
 mod fuzz_replay;
