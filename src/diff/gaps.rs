@@ -205,15 +205,7 @@ impl GapsDiff {
                 quantity: Quantity::Time,
             });
         }
-        for o in self.ops.iter().flatten() {
-            rows.push(JudgedRow {
-                section: Section::Ops,
-                label: format!("op {} ({}) fraction of roof", o.name, o.shapes),
-                verdict: o.verdict,
-                change: &o.fraction_of_roof,
-                quantity: Quantity::Fraction,
-            });
-        }
+        rows.extend(self.ops.iter().flatten().map(super::ops::OpRowDiff::judged));
         for g in &self.gaps {
             rows.push(JudgedRow {
                 section: Section::Gaps,
@@ -699,10 +691,7 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> 
             t,
         ),
         kernels: super::kernels::diff(&base.kernels, &new.kernels, t),
-        ops: match (&base.ops, &new.ops) {
-            (Some(b), Some(a)) => Some(super::ops::diff(b, a, t)),
-            _ => None,
-        },
+        ops: super::ops::diff_sides(base.ops.as_deref(), new.ops.as_deref(), t),
         tool: terms.tool,
     }
 }

@@ -3,10 +3,11 @@
 //! time and its fraction of roof (bound from the op models / time) on each
 //! side. The fraction of roof decides, as on ncu rows: a row whose fraction
 //! fell by more than the threshold (absolute, `fraction_abs`) is a
-//! regression; a side whose fraction is unknown (no roofs for it) makes the
-//! row inconclusive, which never fails the gate.
+//! regression. An unknown fraction (no roof for the op's path, an undecided
+//! GPU) never decides: such a row is judged on its time, as kernel rows are.
 
 use super::noise::{Change, Limit, Thresholds, Verdict, Worse};
+use super::{JudgedRow, Quantity, Section};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -56,8 +57,46 @@ pub struct OpRowDiff {
     /// absolute change against `fraction_abs`). `null` where a side's
     /// roofs lack what the bound needs.
     pub fraction_of_roof: Change,
-    /// The calls' time, ns (shown, not judged: the fraction decides).
+    /// The calls' time, ns (higher is worse; against the timeline
+    /// thresholds): the verdict when a side's fraction is unknown.
     pub time_ns: Change,
+}
+
+impl OpRowDiff {
+    /// The row as the tables print it and the gate reads it: its fraction
+    /// of roof when both sides know it, else its time.
+    pub fn judged(&self) -> JudgedRow<'_> {
+        let known = self.fraction_of_roof.delta.is_some();
+        JudgedRow {
+            section: Section::Ops,
+            label: format!(
+                "op {} ({}) {}",
+                self.name,
+                self.shapes,
+                if known { "fraction of roof" } else { "time" }
+            ),
+            verdict: self.verdict,
+            change: if known {
+                &self.fraction_of_roof
+            } else {
+                &self.time_ns
+            },
+            quantity: if known {
+                Quantity::Fraction
+            } else {
+                Quantity::Time
+            },
+        }
+    }
+}
+
+/// [`diff`] when both sides carry op rows (PyTorch traces with shapes).
+pub fn diff_sides(
+    before: Option<&[OpFraction]>,
+    after: Option<&[OpFraction]>,
+    t: &Thresholds,
+) -> Option<Vec<OpRowDiff>> {
+    Some(diff(before?, after?, t))
 }
 
 /// Compares the op rows of two traces, matched by (name, shapes);
@@ -76,7 +115,10 @@ pub fn diff(before: &[OpFraction], after: &[OpFraction], t: &Thresholds) -> Vec<
         rel: 0.0,
         abs: t.fraction_abs,
     };
-    let any = Limit { rel: 0.0, abs: 0.0 };
+    let time_limit = Limit {
+        rel: t.time_rel,
+        abs: t.timeline_abs_ns,
+    };
     let mut out: Vec<OpRowDiff> = rows
         .into_iter()
         .map(|((name, shapes), (b, a))| {
@@ -90,13 +132,17 @@ pub fn diff(before: &[OpFraction], after: &[OpFraction], t: &Thresholds) -> Vec<
             let time_ns = Change::judge(
                 Some(b.map_or(0.0, |o| o.time_ns as f64)),
                 Some(a.map_or(0.0, |o| o.time_ns as f64)),
-                any,
+                time_limit,
                 0.0,
-                Worse::Neither,
+                Worse::Higher,
             );
             let verdict = match (b, a) {
                 (None, _) => Verdict::Added,
                 (_, None) => Verdict::Removed,
+                // A side without the fraction (no roof for the op's path,
+                // an undecided GPU): the time decides, as for kernel rows;
+                // an unknown fraction never does.
+                _ if fraction_of_roof.delta.is_none() => time_ns.verdict,
                 _ => fraction_of_roof.verdict,
             };
             OpRowDiff {
@@ -141,17 +187,20 @@ mod tests {
         let t = Thresholds::default(); // fraction ±0.02
                                        // mm: bound 500 ns, 1000 → 2000 ns: 0.50 → 0.25, down 0.25.
                                        // add: 0.50 → 0.49 (1000 → 1020 ns), within 0.02.
-                                       // relu: bound unknown on the new side: inconclusive, never a fail.
+                                       // relu: bound unknown on the new side: its time decides (the same).
+                                       // sub: no roofs on either side, 1000 → 2000 ns: a time regression.
         let before = [
             row("aten::mm", 1000, Some(500.0)),
             row("aten::add", 1000, Some(500.0)),
             row("aten::relu", 1000, Some(100.0)),
             row("aten::gone", 10, Some(1.0)),
+            row("aten::sub", 1000, None),
         ];
         let after = [
             row("aten::mm", 2000, Some(500.0)),
             row("aten::add", 1020, Some(500.0)),
             row("aten::relu", 1000, None),
+            row("aten::sub", 2000, None),
         ];
         let d = diff(&before, &after, &t);
         let verdict = |n: &str| d.iter().find(|r| r.name == n).unwrap().verdict;
@@ -159,7 +208,10 @@ mod tests {
         assert_eq!(verdict("aten::mm"), Verdict::Regression);
         assert_eq!(d[0].fraction_of_roof.delta, Some(-0.25));
         assert_eq!(verdict("aten::add"), Verdict::Unchanged);
-        assert_eq!(verdict("aten::relu"), Verdict::Inconclusive);
+        assert_eq!(verdict("aten::relu"), Verdict::Unchanged);
+        assert_eq!(verdict("aten::sub"), Verdict::Regression);
+        let sub = d.iter().find(|r| r.name == "aten::sub").unwrap();
+        assert_eq!(sub.judged().quantity, Quantity::Time);
         assert_eq!(verdict("aten::gone"), Verdict::Removed);
     }
 }

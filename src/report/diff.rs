@@ -209,7 +209,7 @@ fn timeline_kernel_table(rows: &[&TimelineKernelDiff], name_chars: usize, vw: Vw
 /// op models' bound / time) before → after, and the time.
 fn ops_table(rows: &[&OpRowDiff], name_chars: usize, vw: Vw) -> Table {
     let mut t = Table::new(
-        &["verdict", "op", "shapes", "fraction of roof", "Δ", "time"],
+        &["verdict", "op", "shapes", "fraction of roof", "time"],
         &[0, 1, 2],
     )
     .with_code(&[1, 2]);
@@ -219,9 +219,6 @@ fn ops_table(rows: &[&OpRowDiff], name_chars: usize, vw: Vw) -> Table {
             o.name.clone(),
             ellipsize(&o.shapes, name_chars),
             arrow_row(&o.fraction_of_roof, Unit::Plain, o.verdict),
-            o.fraction_of_roof
-                .delta
-                .map_or("-".to_string(), |d| format!("{d:+.3}")),
             arrow_row(&o.time_ns, Unit::Ns, o.verdict),
         ]);
     }
@@ -230,11 +227,8 @@ fn ops_table(rows: &[&OpRowDiff], name_chars: usize, vw: Vw) -> Table {
 
 /// The op rows worth a reader's eye: every row but the unchanged.
 fn ops_changed(g: &GapsDiff) -> Vec<&OpRowDiff> {
-    g.ops
-        .iter()
-        .flatten()
-        .filter(|o| o.verdict != Verdict::Unchanged)
-        .collect()
+    let rows = g.ops.iter().flatten();
+    rows.filter(|o| o.verdict != Verdict::Unchanged).collect()
 }
 
 /// The timeline kernels worth a reader's eye: every row but the unchanged.
