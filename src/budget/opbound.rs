@@ -41,7 +41,7 @@ impl OpModels<'_> {
                 Err((Uncovered::NoRoof(*path), name(*record)))
             }
             Some(KernelModel::Unmodelled { reason, record }) => {
-                Err((Uncovered::Op(reason.clone()), record.and_then(|r| name(r))))
+                Err((Uncovered::Op(reason.clone()), record.and_then(name)))
             }
             // A kernel the op attribution never saw (not in the timeline
             // it ran on): no launch call to link it.

@@ -99,12 +99,14 @@ pub fn diff_sides(
     Some(diff(before?, after?, t))
 }
 
+/// One row's base and new side (`None`: not in that trace).
+type Sides<'a> = (Option<&'a OpFraction>, Option<&'a OpFraction>);
+
 /// Compares the op rows of two traces, matched by (name, shapes);
 /// regressions first, then by the larger time, then name and shapes.
 pub fn diff(before: &[OpFraction], after: &[OpFraction], t: &Thresholds) -> Vec<OpRowDiff> {
     let key = |o: &OpFraction| (o.name.clone(), o.shapes.clone());
-    let mut rows: BTreeMap<(String, String), (Option<&OpFraction>, Option<&OpFraction>)> =
-        BTreeMap::new();
+    let mut rows: BTreeMap<(String, String), Sides> = BTreeMap::new();
     for o in before {
         rows.entry(key(o)).or_default().0 = Some(o);
     }
