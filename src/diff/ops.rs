@@ -190,25 +190,28 @@ mod tests {
                                        // mm: bound 500 ns, 1000 → 2000 ns: 0.50 → 0.25, down 0.25.
                                        // add: 0.50 → 0.49 (1000 → 1020 ns), within 0.02.
                                        // relu: bound unknown on the new side: its time decides (the same).
-                                       // sub: no roofs on either side, 1000 → 2000 ns: a time regression.
+                                       // sub: no roofs on either side, 100 → 200 µs: a time regression
+                                       // (beyond 5 % and 10 µs, the timeline thresholds).
         let before = [
             row("aten::mm", 1000, Some(500.0)),
             row("aten::add", 1000, Some(500.0)),
             row("aten::relu", 1000, Some(100.0)),
             row("aten::gone", 10, Some(1.0)),
-            row("aten::sub", 1000, None),
+            row("aten::sub", 100_000, None),
         ];
         let after = [
             row("aten::mm", 2000, Some(500.0)),
             row("aten::add", 1020, Some(500.0)),
             row("aten::relu", 1000, None),
-            row("aten::sub", 2000, None),
+            row("aten::sub", 200_000, None),
         ];
         let d = diff(&before, &after, &t);
         let verdict = |n: &str| d.iter().find(|r| r.name == n).unwrap().verdict;
-        assert_eq!(d[0].name, "aten::mm");
+        // Regressions first, the longer first.
+        let first: Vec<&str> = d.iter().take(2).map(|r| r.name.as_str()).collect();
+        assert_eq!(first, ["aten::sub", "aten::mm"]);
         assert_eq!(verdict("aten::mm"), Verdict::Regression);
-        assert_eq!(d[0].fraction_of_roof.delta, Some(-0.25));
+        assert_eq!(d[1].fraction_of_roof.delta, Some(-0.25));
         assert_eq!(verdict("aten::add"), Verdict::Unchanged);
         assert_eq!(verdict("aten::relu"), Verdict::Unchanged);
         assert_eq!(verdict("aten::sub"), Verdict::Regression);
