@@ -42,11 +42,7 @@ pub fn analyze_by(
     input: &str,
     group_by: GroupBy,
 ) -> OpsReport {
-    let works: Vec<Result<Work, Unmodelled>> = calls
-        .records
-        .iter()
-        .map(|r| work(&r.call).map_err(Unmodelled::Op))
-        .collect();
+    let works = works(calls);
     let modelled: Vec<bool> = works.iter().map(Result::is_ok).collect();
     let charged = charge_kernels(timeline, calls, &modelled);
     let context = Context {
@@ -101,11 +97,83 @@ pub(super) fn report(
 }
 
 /// True when a kernel's name says it runs TF32 (`sm80_xmma_gemm_tf32f32…`,
-/// `cutlass_tensorop_tf32_s1688gemm…`).
-fn says_tf32(name: &str) -> bool {
-    name.as_bytes()
-        .windows(4)
-        .any(|w| w.eq_ignore_ascii_case(b"tf32"))
+/// `cutlass_tensorop_tf32_s1688gemm…`), or names an FP32 tensor-core MMA
+/// (`cutlass_80_tensorop_s1688gemm…`: single-precision operands on the
+/// m16n8k8 or m16n8k4 tensor-core MMA, which for 32-bit floats exists only
+/// as TF32; cuBLAS picks these on Ampere when TF32 is allowed).
+pub(super) fn says_tf32(name: &str) -> bool {
+    let has = |needle: &[u8]| {
+        name.as_bytes()
+            .windows(needle.len())
+            .any(|w| w.eq_ignore_ascii_case(needle))
+    };
+    has(b"tf32") || has(b"tensorop_s1688") || has(b"tensorop_s1684")
+}
+
+/// Where one kernel of the timeline is charged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum KernelTo {
+    /// To this op record (index): modelled, or the innermost with shapes.
+    Record(usize),
+    /// No op with shapes holds its launch call.
+    NoOp,
+    /// Its launch call is not in the trace.
+    NoCall,
+    /// A CUDA graph's replay launched it: it belongs to the graph's
+    /// capture, not to the op around the replay.
+    GraphReplay,
+}
+
+/// Each op record's work or why none: [`work`] at its recorded shapes.
+pub(super) fn works(calls: &OpCalls) -> Vec<Result<Work, Unmodelled>> {
+    calls
+        .records
+        .iter()
+        .map(|r| work(&r.call).map_err(Unmodelled::Op))
+        .collect()
+}
+
+/// Each kernel of `timeline` (its index in `timeline.ops`) and where it is
+/// charged, in the timeline's order: to an op record (the innermost
+/// holding its launch whose `modelled` is true, else the innermost) or a
+/// reason. The one attribution the ops report and the per-kernel bounds
+/// (`kernel_bound`) read.
+pub(super) fn kernel_charges(
+    timeline: &Timeline,
+    calls: &OpCalls,
+    modelled: &[bool],
+) -> Vec<(usize, KernelTo)> {
+    let records = &calls.records;
+    let parents = parents(records);
+    let mut out = Vec::new();
+    for (index, op) in timeline.ops.iter().enumerate() {
+        if op.kind != OpKind::Kernel {
+            continue;
+        }
+        let Some(call) = (op.api != NO_API)
+            .then(|| timeline.api.get(op.api as usize))
+            .flatten()
+        else {
+            out.push((index, KernelTo::NoCall));
+            continue;
+        };
+        if is_graph_launch_name(timeline.name(call.name)) {
+            out.push((index, KernelTo::GraphReplay));
+            continue;
+        }
+        let to = match charge(
+            records,
+            &parents,
+            modelled,
+            (call.pid, call.tid),
+            call.start_ns,
+        ) {
+            Charge::Record(i) => KernelTo::Record(i),
+            Charge::NoOp => KernelTo::NoOp,
+        };
+        out.push((index, to));
+    }
+    out
 }
 
 /// A kernel charged to a record: where and what it ran.
@@ -116,58 +184,50 @@ struct Span {
     name: NameRef,
 }
 
-/// Charges each kernel of `timeline` to an op record (the innermost
-/// holding its launch whose `modelled` is true, else the innermost) or a
-/// reason (a CUDA graph replay's kernels to their own: they belong to the
-/// graph's capture, not to the op around the replay), and sums each
-/// record's kernels by union.
+/// Charges each kernel of `timeline` as [`kernel_charges`] says and sums
+/// each record's kernels by union.
 pub(super) fn charge_kernels(timeline: &Timeline, calls: &OpCalls, modelled: &[bool]) -> Charged {
-    let records = &calls.records;
-    let parents = parents(records);
+    let charges = kernel_charges(timeline, calls, modelled);
+    sum_charges(timeline, calls.records.len(), &charges)
+}
+
+/// Each record's kernels (of `records` records) summed by union from
+/// where each kernel is charged, the rest counted per reason.
+pub(super) fn sum_charges(
+    timeline: &Timeline,
+    records: usize,
+    charges: &[(usize, KernelTo)],
+) -> Charged {
     let mut spans: Vec<Span> = Vec::new();
     let mut charged = Charged {
-        per_record: vec![CallTime::default(); records.len()],
+        per_record: vec![CallTime::default(); records],
         no_op: (0, 0),
         no_call: (0, 0),
         graph: (0, 0),
         comm_devices: Vec::new(),
     };
-    for op in timeline.ops.iter().filter(|o| o.kind == OpKind::Kernel) {
+    for &(index, to) in charges {
+        let op = &timeline.ops[index];
         if timeline.is_comm(op) {
             charged.comm_devices.push(op.device);
         }
         let duration = op.end_ns - op.start_ns;
-        let Some(call) = (op.api != NO_API)
-            .then(|| timeline.api.get(op.api as usize))
-            .flatten()
-        else {
-            charged.no_call.0 += 1;
-            charged.no_call.1 += duration;
-            continue;
-        };
-        if is_graph_launch_name(timeline.name(call.name)) {
-            charged.graph.0 += 1;
-            charged.graph.1 += duration;
-            continue;
-        }
-        match charge(
-            records,
-            &parents,
-            modelled,
-            (call.pid, call.tid),
-            call.start_ns,
-        ) {
-            Charge::Record(record) => spans.push(Span {
-                record,
-                start_ns: op.start_ns,
-                end_ns: op.end_ns,
-                name: op.name,
-            }),
-            Charge::NoOp => {
-                charged.no_op.0 += 1;
-                charged.no_op.1 += duration;
+        let alone = match to {
+            KernelTo::Record(record) => {
+                spans.push(Span {
+                    record,
+                    start_ns: op.start_ns,
+                    end_ns: op.end_ns,
+                    name: op.name,
+                });
+                continue;
             }
-        }
+            KernelTo::NoOp => &mut charged.no_op,
+            KernelTo::NoCall => &mut charged.no_call,
+            KernelTo::GraphReplay => &mut charged.graph,
+        };
+        alone.0 += 1;
+        alone.1 += duration;
     }
     charged.comm_devices.sort_unstable();
     charged.comm_devices.dedup();
@@ -272,6 +332,13 @@ mod tests {
             "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn_n_tilesize128x128x16"
         ));
         assert!(says_tf32("cutlass_tensorop_TF32_s1688gemm"));
+        assert!(says_tf32(
+            "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_128x128_32x3_nt_align1>(cutlass_80_tensorop_s1688gemm_128x128_32x3_nt_align1::Params)"
+        ));
+        // Half-precision tensor-core GEMMs are not TF32.
+        assert!(!says_tf32(
+            "cutlass_80_tensorop_h16816gemm_256x128_32x3_nn_align8"
+        ));
         assert!(!says_tf32("volta_sgemm_128x64_nn"));
     }
 }

@@ -9,7 +9,8 @@
 //! with `comm`'s `nccl-tests` size and bus factor (`link`), the rows to fix
 //! first and what would help (`fix`), the kernels no model covers grouped
 //! by why (`analyze`; `context` holds what the phases share, `model` the
-//! report every renderer reads). An nsys export of a run under `emit_nvtx(
+//! report every renderer reads), and each kernel's share of its call's
+//! bound for `budget` (`kernel_bound`). An nsys export of a run under `emit_nvtx(
 //! record_shapes=True)` gives its ops as NVTX ranges with sizes (`nvtx`).
 //! The FLOP convention is docs/ops.md.
 
@@ -17,6 +18,7 @@ mod analyze;
 mod attribute;
 mod context;
 mod fix;
+mod kernel_bound;
 mod link;
 pub mod model;
 pub mod nvtx;
@@ -24,6 +26,7 @@ mod rows;
 
 pub use analyze::{analyze, analyze_by};
 pub use fix::remedy;
+pub use kernel_bound::{kernel_bounds, KernelBounds, KernelModel};
 pub use model::{
     BoundSide, DtypeFrom, FixFirst, GroupBy, LinkUse, OpRow, OpsReport, Remedy, Unmodelled,
     UnmodelledRow, FLOP_CONVENTION,

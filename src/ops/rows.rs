@@ -47,7 +47,7 @@ pub fn dram(roofs: &Roofs) -> Option<f64> {
 /// The bound time of `flops` on `path` and `bytes` on DRAM, and its side:
 /// max(FLOPs / F, bytes / B). Work with no FLOP roof (integer) is bound by
 /// its bytes; `None` when a roof it needs is unknown.
-fn bound(
+pub(super) fn bound(
     flops: u64,
     bytes: u64,
     path: Option<ComputePath>,

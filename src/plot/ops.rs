@@ -26,7 +26,7 @@ pub struct OpsRooflineInput {
 /// Why a row cannot be placed on log axes, when it cannot.
 fn not_drawn(row: &OpRow) -> Option<&'static str> {
     if row.link.is_some() {
-        Some("a collective: its bytes cross a link, not DRAM (no intensity; bound by its link)")
+        Some("a collective, bound by its link")
     } else if row.time_ns <= 0 {
         Some("no kernel time")
     } else if row.flops == 0 {

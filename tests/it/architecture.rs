@@ -53,6 +53,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ncu",
             "roofline",
             "gaps",
+            "opmodel",
+            "ops",
         ],
     ),
     (
@@ -75,6 +77,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "kineto",
             "roofline",
             "gaps",
+            "ops",
         ],
     ),
     (

@@ -6,6 +6,7 @@ mod architecture;
 #[cfg(unix)]
 mod broken_pipe;
 mod budget;
+mod budget_ops;
 mod budget_overlap;
 mod calibrate;
 mod calibrate_failures;
@@ -19,6 +20,7 @@ mod detect;
 mod diff;
 mod diff_gate;
 mod diff_identity;
+mod diff_ops;
 mod errors_once;
 mod fit;
 mod fuzz_replay;
