@@ -215,4 +215,54 @@ mod tests {
         )
         .is_some());
     }
+
+    #[test]
+    fn a_collective_s_own_keys_and_inductor_s_annotation_make_a_call_without_shapes() {
+        // The nccl_allreduce corpus trace's record_param_comms: keys, no
+        // Input Dims.
+        let keys = CollectiveArgs {
+            name: Some("allreduce".into()),
+            in_nelems: Some(2_049_000),
+            out_nelems: Some(2_049_000),
+            dtype: crate::timeline::comm::data_type("Float"),
+            group_size: Some(2),
+            ranks: Some(vec![0, 1]),
+            ..CollectiveArgs::default()
+        };
+        let c = op_call("record_param_comms", RecordedText::default(), Some(&keys)).unwrap();
+        assert!(c.args.is_empty());
+        let comm = c.comm.as_deref().unwrap();
+        assert_eq!(comm.dtype, Some(Dtype::F32));
+        assert_eq!((comm.in_elems, comm.group_size), (Some(2_049_000), Some(2)));
+        assert_eq!(work(&c).unwrap().model, "collective");
+        // Neither shapes, keys nor annotation: no call.
+        assert!(op_call("aten::mm", RecordedText::default(), None).is_none());
+        // kernel_num_gb 0.5 = 500,000,000 bytes; 123 FLOPs.
+        let annotated = RecordedText {
+            kernel_flop: Some("123"),
+            kernel_num_gb: Some("0.5"),
+            ..RecordedText::default()
+        };
+        let c = op_call("triton_poi_fused_0", annotated, None).unwrap();
+        assert_eq!(
+            c.annotation,
+            Some(Annotation {
+                flops: 123,
+                bytes: 500_000_000
+            })
+        );
+        // A negative or non-numeric size, or FLOPs that are no integer: no
+        // annotation, and without shapes no call.
+        for (flop, gb) in [("123", "-1"), ("123", "\"x\""), ("1.5", "0.5")] {
+            let odd = RecordedText {
+                kernel_flop: Some(flop),
+                kernel_num_gb: Some(gb),
+                ..RecordedText::default()
+            };
+            assert!(
+                op_call("triton_poi_fused_0", odd, None).is_none(),
+                "{flop} {gb}"
+            );
+        }
+    }
 }
