@@ -61,20 +61,14 @@ fn row<'a>(report: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no row {name}: {report:#}"))
 }
 
-#[test]
-fn a_collective_with_its_own_keys_is_bound_by_its_bus_bytes_over_nvlink() {
-    // record_param_comms as PyTorch 2.2+ writes it (no Input Dims): an
-    // all-reduce of 1,000,000 FP32 over ranks [0, 1]. nccl-tests: size
-    // 4,000,000 B, bus factor 2·(2−1)/2 = 1. Two devices listed and the
-    // NCCL kernel on device 0 = rank 0 mod 2: one node of 2 GPUs, so the
-    // A100's NVLink 3: 300 GB/s per direction (datasheet: 600 GB/s both
-    // ways). Bound 4e6 / 300e9 s = 13,333.3 ns; the kernel took 20 µs.
-    let dir = tempfile::tempdir().unwrap();
+/// record_param_comms as PyTorch 2.2+ writes it (no Input Dims): an
+/// all-reduce of 1,000,000 FP32 over ranks [0, 1], its NCCL kernel 20 µs.
+fn all_reduce_trace(dir: &tempfile::TempDir) -> std::path::PathBuf {
     let keys = json!({"Collective name": "allreduce", "In msg nelems": 1_000_000,
         "Out msg nelems": 1_000_000, "dtype": "Float", "Group size": 2,
         "Process Group Ranks": "[0, 1]"});
-    let path = write_trace(
-        &dir,
+    write_trace(
+        dir,
         vec![
             host("cpu_op", "record_param_comms", 100.0, 10.0, keys),
             launch("cudaLaunchKernel", 5, 102.0),
@@ -85,7 +79,19 @@ fn a_collective_with_its_own_keys_is_bound_by_its_bus_bytes_over_nvlink() {
                 20.0,
             ),
         ],
-    );
+    )
+}
+
+#[test]
+fn a_collective_with_its_own_keys_is_bound_by_its_bus_bytes_over_nvlink() {
+    // record_param_comms as PyTorch 2.2+ writes it (no Input Dims): an
+    // all-reduce of 1,000,000 FP32 over ranks [0, 1]. nccl-tests: size
+    // 4,000,000 B, bus factor 2·(2−1)/2 = 1. Two devices listed and the
+    // NCCL kernel on device 0 = rank 0 mod 2: one node of 2 GPUs, so the
+    // A100's NVLink 3: 300 GB/s per direction (datasheet: 600 GB/s both
+    // ways). Bound 4e6 / 300e9 s = 13,333.3 ns; the kernel took 20 µs.
+    let dir = tempfile::tempdir().unwrap();
+    let path = all_reduce_trace(&dir);
     let report = ops(&path);
     let r = row(&report, "record_param_comms");
     assert_eq!(r["model"], "collective");
@@ -99,6 +105,60 @@ fn a_collective_with_its_own_keys_is_bound_by_its_bus_bytes_over_nvlink() {
         .as_str()
         .unwrap()
         .contains("all_reduce 4000000 B, group 2"));
+}
+
+#[test]
+fn a_collective_shows_its_link_in_json_by_kernel_and_stays_off_the_dram_plot() {
+    // The all-reduce above: 4,000,000 bus bytes over NVLink 3's 300 GB/s.
+    let dir = tempfile::tempdir().unwrap();
+    let path = all_reduce_trace(&dir);
+    let report = ops(&path);
+    let r = row(&report, "record_param_comms");
+    let link = &r["link"];
+    assert_eq!(link["kind"], "all_reduce", "{r}");
+    assert_eq!(link["kind_from"], "op");
+    assert_eq!(link["group_size"], 2);
+    assert_eq!(link["bus_bytes"].as_f64(), Some(4e6));
+    assert_eq!(link["link_bytes_per_s"].as_f64(), Some(300e9));
+    // Its bytes cross the link, not DRAM: never above the DRAM roof.
+    assert_eq!(r["above_memory_roof"], false);
+    // By kernel: one row under the NCCL kernel's name, the same bound.
+    let (code, by_kernel, err) = rooftrace_json(&[
+        "ops",
+        path.to_str().unwrap(),
+        "--top",
+        "0",
+        "--group-by",
+        "kernel",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let k = &by_kernel["ops"][0];
+    assert!(
+        k["name"]
+            .as_str()
+            .unwrap()
+            .starts_with("ncclKernel_AllReduce"),
+        "{k}"
+    );
+    assert_eq!(k["shapes"], "record_param_comms");
+    assert_eq!(k["bound"], "link");
+    assert_eq!(k["bound_ns"], r["bound_ns"]);
+    assert_eq!(k["link"]["bus_bytes"].as_f64(), Some(4e6));
+    // The plot: no intensity, so not drawn, and the bottom line says why.
+    let svg = dir.path().join("ops.svg");
+    let (code, _, err) = crate::common::rooftrace(&[
+        "ops",
+        path.to_str().unwrap(),
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    // (The bottom line is cut to the chart's width.)
+    assert!(
+        text.contains("1 of 1 op shapes not drawn: a collective, bound"),
+        "{text}"
+    );
 }
 
 #[test]
