@@ -2,12 +2,16 @@
 """`rooftrace ops` beside `rooftrace gaps` on corpus traces (docs/ops.md, "Cost"):
 wall and CPU time (user + system, from getrusage) of each command, runs interleaved.
 Usage: bench_ops.py RUNS TRACE... (file names under the corpus kineto/ directory;
-binaries: /tmp/rooftrace-opswire, /tmp/rooftrace-base, $ROOFTRACE_MAIN)."""
+binaries: $ROOFTRACE_BRANCH (default /tmp/rooftrace-branch) for ops and gaps,
+and $ROOFTRACE_MAIN's gaps beside them when set)."""
 import subprocess, time, statistics, sys, resource
 import os
 C=os.environ.get('ROOFTRACE_CORPUS', os.path.join(os.path.dirname(__file__), '..', '..', 'shared', 'corpus')) + '/kineto/'
 N=int(sys.argv[1]); traces=sys.argv[2:]
-runs=[('ops (opswire)','/tmp/rooftrace-opswire','ops'),('gaps (opswire)','/tmp/rooftrace-opswire','gaps'),('gaps (branch base 3f556110)','/tmp/rooftrace-base','gaps'),('gaps (main f5144858)',os.environ.get('ROOFTRACE_MAIN', '/work/main/target/release/rooftrace'),'gaps')]
+B=os.environ.get('ROOFTRACE_BRANCH', '/tmp/rooftrace-branch')
+runs=[('ops (branch)',B,'ops'),('gaps (branch)',B,'gaps')]
+if os.environ.get('ROOFTRACE_MAIN'):
+    runs.append(('gaps (main)',os.environ['ROOFTRACE_MAIN'],'gaps'))
 for t in traces:
     wall={l:[] for l,_,_ in runs}; cpu={l:[] for l,_,_ in runs}
     for i in range(N):

@@ -2,9 +2,10 @@
 //! [`BudgetReport`], by phase: group the ops per device, decompose each
 //! `--nvtx` instance ([`step`]), then summarise ([`super::summary`]).
 
-use super::bound::{split, Counters};
+use super::bound::{split, Counters, KernelBound};
 use super::charge::DeviceOps;
 use super::model::*;
+use super::opbound::{OpModels, UncoveredAcc};
 use super::summary::summarise;
 use super::weights_bound_ns;
 use crate::gaps::{GapClass, GapReport, RangeRow};
@@ -30,6 +31,10 @@ struct Ctx<'a> {
     step_index: usize,
     tl: &'a Timeline,
     counters: Option<Counters<'a>>,
+    /// The op models' per-kernel bounds, for kernels no counter matches.
+    models: Option<OpModels<'a>>,
+    /// Kernel time no counter and no op model bounds, by reason.
+    uncovered: UncoveredAcc,
     /// `--bytes-per-step` bound, ns.
     weights_bound_ns: Option<f64>,
     kernels: HashMap<String, KernelAcc>,
@@ -46,15 +51,46 @@ pub fn analyze(
     gpu: GpuInfo,
     cfg: &BudgetConfig,
 ) -> BudgetReport {
+    analyze_with_ops(tl, gaps, ncu, None, roofs, gpu, cfg)
+}
+
+/// Where the bound comes from: ncu (and the op models for the kernels it
+/// does not match), the op models, `--bytes-per-step` (only without
+/// either), or nothing.
+fn bound_source(
+    ncu: Option<&RooflineReport>,
+    models: bool,
+    cfg: &BudgetConfig,
+    weights_bound_ns: Option<f64>,
+) -> BoundSource {
+    let file = || cfg.ncu_file.clone().unwrap_or_default();
+    let flop_convention = crate::ops::FLOP_CONVENTION;
+    match (ncu, models, cfg.bytes_per_step, weights_bound_ns) {
+        (Some(_), true, _, _) => BoundSource::NcuAndOpModel {
+            file: file(),
+            flop_convention,
+        },
+        (Some(_), false, _, _) => BoundSource::Ncu { file: file() },
+        (None, true, _, _) => BoundSource::OpModel { flop_convention },
+        (None, false, Some(bytes), Some(bound_ns)) => BoundSource::BytesPerStep { bytes, bound_ns },
+        _ => BoundSource::Unknown,
+    }
+}
+
+/// [`analyze`], with each kernel's bound from the op models of a PyTorch
+/// trace with shapes (`models`) where no ncu counter matches it.
+pub fn analyze_with_ops(
+    tl: &Timeline,
+    gaps: &GapReport,
+    ncu: Option<&RooflineReport>,
+    models: Option<OpModels>,
+    roofs: &Roofs,
+    gpu: GpuInfo,
+    cfg: &BudgetConfig,
+) -> BudgetReport {
     let dram = roofs.dram().map_or(0.0, |r| r.bytes_per_s);
     let weights_bound_ns = cfg.bytes_per_step.and_then(|b| weights_bound_ns(b, roofs));
-    let bound_source = match (ncu, cfg.bytes_per_step, weights_bound_ns) {
-        (Some(_), _, _) => BoundSource::Ncu {
-            file: cfg.ncu_file.clone().unwrap_or_default(),
-        },
-        (None, Some(bytes), Some(bound_ns)) => BoundSource::BytesPerStep { bytes, bound_ns },
-        _ => BoundSource::Unknown,
-    };
+    let bound_source = bound_source(ncu, models.is_some(), cfg, weights_bound_ns);
     let mut diagnostics: Vec<Diagnostic> = gaps
         .diagnostics
         .iter()
@@ -66,7 +102,9 @@ pub fn analyze(
         step_index: 0,
         tl,
         counters: ncu.map(Counters::new),
-        weights_bound_ns: if ncu.is_some() {
+        models,
+        uncovered: UncoveredAcc::default(),
+        weights_bound_ns: if ncu.is_some() || models.is_some() {
             None
         } else {
             weights_bound_ns
@@ -134,6 +172,7 @@ pub fn analyze(
         steps,
         names: names.into_table(),
         kernels: ctx.kernels,
+        without_counters: ctx.uncovered.rows(),
         diagnostics,
         terms: gaps.fix_terms(),
     })
@@ -291,6 +330,74 @@ struct Sums {
     lower: u64,
 }
 
+/// Charges one kernel of a step: its bound from its ncu launch (or its
+/// name's figure), else from the op models, else "without counters".
+fn kernel<'a>(
+    ctx: &mut Ctx<'a>,
+    s: &mut Sums,
+    c: &super::charge::Charged<'_>,
+    occurrences: &mut HashMap<&'a str, usize>,
+) {
+    s.kernels += 1;
+    s.kernel_time += c.charged_ns;
+    let tl = ctx.tl;
+    let name = tl.name(c.op.name);
+    let occ = occurrences.entry(super::kernel_key(name)).or_insert(0);
+    let duration = c.op.end_ns - c.op.start_ns;
+    let mut kb = ctx.counters.as_ref().map(|k| k.bound(name, *occ, duration));
+    *occ += 1;
+    if let (
+        Some(models),
+        None
+        | Some(KernelBound {
+            basis: BoundBasis::None,
+            ..
+        }),
+    ) = (ctx.models, kb)
+    {
+        match models.bound(c.index) {
+            Ok(b) => kb = Some(b),
+            Err((why, op)) => ctx.uncovered.add(why, op, c.charged_ns),
+        }
+    }
+    let acc = ctx.kernels.entry(name.to_string()).or_default();
+    acc.launches += 1;
+    acc.time_ns += c.charged_ns;
+    match kb {
+        Some(kb) if kb.basis != BoundBasis::None => {
+            if kb.basis != BoundBasis::OpModel {
+                ctx.seen.insert(super::kernel_key(name).to_string());
+            }
+            let (b, capped) = split(kb.bound_ns, c.charged_ns, duration);
+            s.bound += b;
+            s.shortfall += c.charged_ns - b;
+            s.capped += capped;
+            acc.bound_ns += b;
+            acc.shortfall_ns += c.charged_ns - b;
+            acc.add_step_shortfall(ctx.step_index, c.charged_ns - b);
+            acc.bound_by = acc.bound_by.or(kb.bound_by);
+            acc.lower_bound_launches += u64::from(kb.lower);
+            s.lower += u64::from(kb.lower);
+            match kb.basis {
+                BoundBasis::Matched => {
+                    acc.matched += 1;
+                    acc.matched_ns += c.charged_ns;
+                }
+                BoundBasis::PerName => {
+                    acc.per_name += 1;
+                    acc.per_name_ns += c.charged_ns;
+                }
+                _ => {
+                    acc.op_model += 1;
+                    acc.op_model_ns += c.charged_ns;
+                }
+            }
+        }
+        _ if ctx.weights_bound_ns.is_none() => s.no_counters += c.charged_ns,
+        _ => {}
+    }
+}
+
 /// Decomposes one instance on its device (`None`: no op in the window).
 fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) -> StepBudget {
     // The window the step owns (docs/budget.md, "Overlapping steps").
@@ -317,42 +424,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
                 s.graph += c.charged_ns;
                 s.kernel_time += c.charged_ns;
             }
-            OpKind::Kernel => {
-                s.kernels += 1;
-                s.kernel_time += c.charged_ns;
-                let name = ctx.tl.name(c.op.name);
-                let occ = occurrences.entry(super::kernel_key(name)).or_insert(0);
-                let duration = c.op.end_ns - c.op.start_ns;
-                let kb = ctx.counters.as_ref().map(|k| k.bound(name, *occ, duration));
-                *occ += 1;
-                let acc = ctx.kernels.entry(name.to_string()).or_default();
-                acc.launches += 1;
-                acc.time_ns += c.charged_ns;
-                match kb {
-                    Some(kb) if kb.basis != BoundBasis::None => {
-                        ctx.seen.insert(super::kernel_key(name).to_string());
-                        let (b, capped) = split(kb.bound_ns, c.charged_ns, duration);
-                        s.bound += b;
-                        s.shortfall += c.charged_ns - b;
-                        s.capped += capped;
-                        acc.bound_ns += b;
-                        acc.shortfall_ns += c.charged_ns - b;
-                        acc.add_step_shortfall(ctx.step_index, c.charged_ns - b);
-                        acc.bound_by = acc.bound_by.or(kb.bound_by);
-                        acc.lower_bound_launches += u64::from(kb.lower);
-                        s.lower += u64::from(kb.lower);
-                        if kb.basis == BoundBasis::Matched {
-                            acc.matched += 1;
-                            acc.matched_ns += c.charged_ns;
-                        } else {
-                            acc.per_name += 1;
-                            acc.per_name_ns += c.charged_ns;
-                        }
-                    }
-                    _ if ctx.weights_bound_ns.is_none() => s.no_counters += c.charged_ns,
-                    _ => {}
-                }
-            }
+            OpKind::Kernel => kernel(ctx, &mut s, &c, &mut occurrences),
         }
     }
     if let Some(wb) = ctx.weights_bound_ns {

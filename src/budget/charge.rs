@@ -15,6 +15,8 @@ pub(crate) struct DeviceOps<'a> {
     pub(crate) device: u16,
     /// The ops, sorted by start.
     pub(crate) ops: Vec<&'a GpuOp>,
+    /// Each op's index in the timeline's ops.
+    index: Vec<usize>,
     /// `max_end[i]` = max end of `ops[..=i]`, ns.
     max_end: Vec<i64>,
 }
@@ -23,17 +25,19 @@ impl<'a> DeviceOps<'a> {
     /// Groups ops already sorted by (pid, device, start) and kept by `keep`.
     pub(crate) fn group(ops: &'a [GpuOp], keep: impl Fn(&GpuOp) -> bool) -> Vec<DeviceOps<'a>> {
         let mut out: Vec<DeviceOps<'a>> = Vec::new();
-        for op in ops.iter().filter(|o| keep(o)) {
+        for (index, op) in ops.iter().enumerate().filter(|(_, o)| keep(o)) {
             match out.last_mut() {
                 Some(d) if (d.pid, d.device) == (op.pid, op.device) => {
                     let m = d.max_end.last().copied().unwrap_or(i64::MIN).max(op.end_ns);
                     d.ops.push(op);
+                    d.index.push(index);
                     d.max_end.push(m);
                 }
                 _ => out.push(DeviceOps {
                     pid: op.pid,
                     device: op.device,
                     ops: vec![op],
+                    index: vec![index],
                     max_end: vec![op.end_ns],
                 }),
             }
@@ -64,7 +68,8 @@ impl<'a> DeviceOps<'a> {
         // The busy union of the ops that are not communication, merged.
         let mut others: Vec<(i64, i64)> = Vec::new();
         let mut comm: Vec<usize> = Vec::new();
-        for op in self.ops[lo..].iter().take_while(|o| o.start_ns < w1) {
+        let indexed = self.ops[lo..].iter().zip(&self.index[lo..]);
+        for (op, &index) in indexed.take_while(|(o, _)| o.start_ns < w1) {
             let (s, e) = (op.start_ns.max(w0), op.end_ns.min(w1));
             if e <= w0 {
                 continue;
@@ -73,6 +78,7 @@ impl<'a> DeviceOps<'a> {
                 comm.push(out.len());
                 out.push(Charged {
                     op,
+                    index,
                     charged_ns: 0,
                     in_window_ns: (e - s).max(0),
                 });
@@ -90,6 +96,7 @@ impl<'a> DeviceOps<'a> {
             covered = covered.max(e);
             out.push(Charged {
                 op,
+                index,
                 charged_ns: charged,
                 in_window_ns: (e - s).max(0),
             });
@@ -122,6 +129,8 @@ fn covered_by(iv: &[(i64, i64)], (a, b): (i64, i64)) -> i64 {
 pub(crate) struct Charged<'a> {
     /// The op.
     pub(crate) op: &'a GpuOp,
+    /// Its index in the timeline's ops.
+    pub(crate) index: usize,
     /// Busy-union time charged to it, ns.
     pub(crate) charged_ns: i64,
     /// Its own time inside the window, ns (≥ `charged_ns`).

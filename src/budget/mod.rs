@@ -6,7 +6,9 @@
 //!
 //! By phase: [`charge`](self) (busy time charged first come, so concurrent
 //! streams count once), `bound` (ncu launches matched to timeline kernels
-//! by name and order; the roofline report's `T*`, not recomputed), `analyze`
+//! by name and order; the roofline report's `T*`, not recomputed; or, on a
+//! PyTorch trace with shapes, `opbound`: each kernel's share of its op
+//! call's bound from `ops::kernel_bounds`), `analyze`
 //! (one step at a time; the idle parts are the gaps `gaps` classified) and
 //! `summary` (median step, outliers, spread, coverage, fix first). docs/budget.md has
 //! the method and its limits.
@@ -15,11 +17,13 @@ mod analyze;
 mod bound;
 mod charge;
 pub mod model;
+mod opbound;
 mod summary;
 
-pub use analyze::{analyze, BudgetConfig};
+pub use analyze::{analyze, analyze_with_ops, BudgetConfig};
 pub use bound::kernel_key;
 pub use model::*;
+pub use opbound::OpModels;
 pub use summary::FIX_FIRST_MAX;
 
 use crate::roofs::Roofs;

@@ -116,8 +116,44 @@ pub enum BoundSource {
         /// The bound, ns (`bytes / B × 1e9`, before rounding).
         bound_ns: f64,
     },
+    /// The op models of a PyTorch trace with shapes: each kernel's share
+    /// of its op call's bound, derived from the recorded shapes
+    /// (docs/ops.md); kernels no model covers are "without counters".
+    OpModel {
+        /// The FLOP and byte convention (`rooftrace/1`).
+        flop_convention: &'static str,
+    },
+    /// The ncu counters for the kernels they match, the op models for the
+    /// rest (each kernel table row says how many launches took which).
+    NcuAndOpModel {
+        /// The ncu CSV as given.
+        file: String,
+        /// The op models' FLOP and byte convention (`rooftrace/1`).
+        flop_convention: &'static str,
+    },
     /// Neither: every kernel's time is "without counters".
     Unknown,
+}
+
+impl BoundSource {
+    /// True when some kernel's bound may come from the op models.
+    pub fn uses_op_models(&self) -> bool {
+        matches!(
+            self,
+            BoundSource::OpModel { .. } | BoundSource::NcuAndOpModel { .. }
+        )
+    }
+
+    /// True when the bound is per kernel (ncu counters or op models), not
+    /// the step's weights bound.
+    pub fn per_kernel(&self) -> bool {
+        matches!(
+            self,
+            BoundSource::Ncu { .. }
+                | BoundSource::OpModel { .. }
+                | BoundSource::NcuAndOpModel { .. }
+        )
+    }
 }
 
 /// One part of a step: integer ns.
@@ -217,6 +253,9 @@ pub enum BoundBasis {
     /// A launch ncu did not profile: the name's fraction of roof
     /// (Σ T* / Σ T over its profiled launches) times its time.
     PerName,
+    /// The kernel's share of its op call's bound, from the shapes the
+    /// trace recorded (the op models, docs/ops.md).
+    OpModel,
     /// No counter for the name.
     None,
 }
@@ -232,6 +271,10 @@ pub struct KernelBudget {
     pub matched: u64,
     /// Of which bounded by the name's figure.
     pub per_name: u64,
+    /// Of which bounded by the op models (their share of their op call's
+    /// bound); absent when the op models were not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op_model: Option<u64>,
     /// Time charged to the kernel inside the steps, ns.
     pub time_ns: i64,
     /// Its bound part, ns; `None` (unknown) when no launch of the name has
@@ -239,8 +282,8 @@ pub struct KernelBudget {
     pub bound_ns: Option<i64>,
     /// Its shortfall part, ns; `None` when the bound is unknown.
     pub shortfall_ns: Option<i64>,
-    /// `memory` or `compute`: the larger term of its first ncu launch
-    /// (`None` when unknown or not certain).
+    /// `memory` or `compute`: the larger term of its first ncu launch (or
+    /// op model; `link` for a collective's, bound by its link)
     pub bound_by: Option<&'static str>,
     /// Launches whose bound is a lower bound (an unknown or incomplete side
     /// of their ncu row): their shortfall is an upper bound.
@@ -256,11 +299,107 @@ pub struct Coverage {
     pub matched_ns: i64,
     /// Of which bounded by its name's figure (an unprofiled launch), ns.
     pub per_name_ns: i64,
-    /// Of which without any counter of the same kernel, ns.
+    /// Of which bounded by the op models, ns; absent when the op models
+    /// were not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub op_model_ns: Option<i64>,
+    /// Of which with no bound (no counter of the same kernel, no op
+    /// model), ns.
     pub none_ns: i64,
-    /// `(matched_ns + per_name_ns) / kernel_ns` (a counter of the same
-    /// kernel backs it); 0 without kernels.
+    /// `(matched_ns + per_name_ns + op_model_ns) / kernel_ns` (a counter of
+    /// the same kernel or an op model bounds it); 0 without kernels.
     pub fraction: f64,
+}
+
+/// Why a kernel's time has no bound when the op models are used.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Uncovered {
+    /// What the ops report says: no model for the op, no shapes, unusable
+    /// shapes, no op with shapes holds the launch, no launch call.
+    Op(crate::ops::Unmodelled),
+    /// The op has a work figure but the roofs lack the roof its compute
+    /// path needs (`None`: the DRAM roof).
+    NoRoof(Option<crate::roofs::ComputePath>),
+    /// A collective whose bus bytes (its group, where the factor depends
+    /// on it) or link is unknown.
+    NoLink,
+}
+
+impl Uncovered {
+    /// The reason in words (the ops report's words for its reasons).
+    pub fn reason(&self) -> String {
+        match self {
+            Uncovered::Op(u) => u.reason(),
+            Uncovered::NoRoof(Some(p)) => format!("no {} roof at these roofs", p.key()),
+            Uncovered::NoRoof(None) => "no DRAM roof at these roofs".into(),
+            Uncovered::NoLink => {
+                "a collective whose group or link is unknown (no bus bytes over a link)".into()
+            }
+        }
+    }
+
+    /// How to bound these kernels.
+    pub fn fix(&self) -> &'static str {
+        use crate::opmodel::NoModel as N;
+        use crate::ops::Unmodelled as U;
+        match self {
+            Uncovered::Op(U::Op(N::NotModelled)) => {
+                "no op model for these ops: add a row to the op table (docs/ops.md), or bound their kernels with ncu (--ncu)"
+            }
+            Uncovered::Op(U::Op(N::NoShapes)) | Uncovered::Op(U::NoOpWithShapes) => {
+                "profile with record_shapes=True (a custom kernel shows as an op through torch.library.custom_op), or bound these kernels with ncu (--ncu)"
+            }
+            Uncovered::Op(U::Op(_)) => {
+                "the recorded shapes cannot be counted (see the reason): bound these kernels with ncu (--ncu)"
+            }
+            Uncovered::Op(U::NoLaunchCall) => {
+                "profile with ProfilerActivity.CPU too (the launch calls link kernels to ops), or bound these kernels with ncu (--ncu)"
+            }
+            Uncovered::Op(U::GraphReplay) => {
+                "a CUDA graph's replay records no op shapes: profile an eager step for them, or bound these kernels with ncu (--ncu)"
+            }
+            Uncovered::Op(U::NoDtype) => {
+                "no element type recorded: bound these kernels with ncu (--ncu)"
+            }
+            Uncovered::NoLink => {
+                "give --gpu KEY (its NVLink or PCIe link bounds the collective), or bound these kernels with ncu (--ncu)"
+            }
+            Uncovered::NoRoof(_) => {
+                "give the missing roof (--peak PATH=RATE, --roofs FILE), or bound these kernels with ncu (--ncu)"
+            }
+        }
+    }
+}
+
+impl Serialize for Uncovered {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.reason())
+    }
+}
+
+/// The kernels inside the steps of one [`Uncovered`] reason.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UncoveredRow {
+    /// Why (in the JSON, the reason in words).
+    pub reason: Uncovered,
+    /// How to bound them.
+    pub fix: &'static str,
+    /// Kernel launches inside the steps.
+    pub kernels: u64,
+    /// Their time charged inside the steps, ns.
+    pub time_ns: i64,
+    /// The ops that launched most of that time (at most 5, by time): name
+    /// and ns (kernels no op with shapes holds have none).
+    pub ops: Vec<OpTime>,
+}
+
+/// An op's time among the uncovered kernels.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OpTime {
+    /// The op's name (`fbgemm::jagged_to_padded_dense`).
+    pub name: String,
+    /// Kernel time charged to it inside the steps, ns.
+    pub time_ns: i64,
 }
 
 /// A step longer than this many median steps is an outlier.
@@ -367,8 +506,13 @@ pub struct BudgetReport {
     pub spread: Vec<Spread>,
     /// Per kernel name, largest shortfall first.
     pub kernels: Vec<KernelBudget>,
-    /// Share of kernel time backed by a counter of the same kernel.
+    /// Share of kernel time backed by a counter (or an op model).
     pub coverage: Coverage,
+    /// With the op models: the kernel time inside the steps no model and
+    /// no counter covers, by reason, most time first (empty, and absent
+    /// from the JSON, without the op models).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub without_counters: Vec<UncoveredRow>,
     /// The largest parts, with the fix.
     pub fix_first: Vec<FixLine>,
     /// Warnings, each once.
@@ -403,6 +547,10 @@ pub const METHOD: [&str; 7] = [
     "one statistic, the median: the headline is the median step; fix first ranks each part by its median per step over the steps no longer than 3 × the median step (longer ones are outliers, named, left out)",
 ];
 
+/// The definition a report whose bound comes from the op models adds to
+/// [`METHOD`].
+pub const OP_MODEL_METHOD: &str = "op models (no ncu counter for the kernel): an op call's bound max(FLOPs / F_path, bytes / B) from the shapes the trace recorded (convention rooftrace/1, docs/ops.md) is split over the kernels charged to it in proportion to their durations; each kernel's part is then scaled and capped as above; kernels no model covers are kernels_without_counters, by reason (without_counters)";
+
 /// Per-name accumulator.
 #[derive(Default)]
 pub(crate) struct KernelAcc {
@@ -414,6 +562,8 @@ pub(crate) struct KernelAcc {
     pub(crate) shortfall_ns: i64,
     pub(crate) matched_ns: i64,
     pub(crate) per_name_ns: i64,
+    pub(crate) op_model: u64,
+    pub(crate) op_model_ns: i64,
     pub(crate) bound_by: Option<&'static str>,
     pub(crate) lower_bound_launches: u64,
     /// Shortfall per step it ran in: (index in the report's steps, ns),
@@ -441,6 +591,7 @@ pub(crate) struct SummaryInput {
     pub(crate) steps: Vec<StepBudget>,
     pub(crate) names: Vec<String>,
     pub(crate) kernels: HashMap<String, KernelAcc>,
+    pub(crate) without_counters: Vec<UncoveredRow>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     /// The input shows PyTorch's own ranges (its knobs may be named).
     pub(crate) terms: crate::gaps::FixTerms,

@@ -100,6 +100,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             ));
         }
     }
+    let models = si.bound_source.uses_op_models();
     let mut kernels: Vec<KernelBudget> = si
         .kernels
         .iter()
@@ -108,9 +109,10 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
             launches: a.launches,
             matched: a.matched,
             per_name: a.per_name,
+            op_model: models.then_some(a.op_model),
             time_ns: a.time_ns,
-            bound_ns: (a.matched + a.per_name > 0).then_some(a.bound_ns),
-            shortfall_ns: (a.matched + a.per_name > 0).then_some(a.shortfall_ns),
+            bound_ns: (a.matched + a.per_name + a.op_model > 0).then_some(a.bound_ns),
+            shortfall_ns: (a.matched + a.per_name + a.op_model > 0).then_some(a.shortfall_ns),
             bound_by: a.bound_by,
             lower_bound_launches: a.lower_bound_launches,
         })
@@ -123,13 +125,15 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
     let kernel_ns: i64 = si.kernels.values().map(|a| a.time_ns).sum();
     let matched_ns: i64 = si.kernels.values().map(|a| a.matched_ns).sum();
     let per_name_ns: i64 = si.kernels.values().map(|a| a.per_name_ns).sum();
+    let op_model_ns: i64 = si.kernels.values().map(|a| a.op_model_ns).sum();
     let coverage = Coverage {
         kernel_ns,
         matched_ns,
         per_name_ns,
-        none_ns: kernel_ns - matched_ns - per_name_ns,
+        op_model_ns: models.then_some(op_model_ns),
+        none_ns: kernel_ns - matched_ns - per_name_ns - op_model_ns,
         fraction: if kernel_ns > 0 {
-            (matched_ns + per_name_ns) as f64 / kernel_ns as f64
+            (matched_ns + per_name_ns + op_model_ns) as f64 / kernel_ns as f64
         } else {
             0.0
         },
@@ -149,7 +153,12 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         &si.kernels,
         &kernels,
         &si.bound_source,
+        &si.without_counters,
     );
+    let mut method = METHOD.to_vec();
+    if models {
+        method.push(OP_MODEL_METHOD);
+    }
     BudgetReport {
         schema: SCHEMA,
         input: si.input,
@@ -157,13 +166,14 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         gpu: si.gpu,
         dram_bytes_per_s: si.dram_bytes_per_s,
         bound_source: si.bound_source,
-        method: METHOD.to_vec(),
+        method,
         steps,
         median_step,
         outlier_steps,
         spread: spreads,
         kernels,
         coverage,
+        without_counters: si.without_counters,
         fix_first,
         diagnostics: si.diagnostics,
         names: si.names,
@@ -235,6 +245,7 @@ fn fix_first(
     accs: &std::collections::HashMap<String, KernelAcc>,
     kernels: &[KernelBudget],
     source: &BoundSource,
+    uncovered: &[UncoveredRow],
 ) -> Vec<FixLine> {
     let step = typical.median_step_ns;
     let Some(first) = typical.steps.first().filter(|_| step > 0) else {
@@ -243,11 +254,21 @@ fn fix_first(
     let step_f = step as f64;
     let mut lines = Vec::new();
     for p in &first.parts {
-        if p.kind == PartKind::Shortfall && matches!(source, BoundSource::Ncu { .. }) {
+        if p.kind == PartKind::Shortfall && source.per_kernel() {
             continue; // split per kernel below
         }
         let ns = typical.median(|i| typical.steps[i].part(p.kind));
-        if let Some((what, fix)) = part_fix(p.kind, typical.host.fix).filter(|_| ns > 0) {
+        let fix = match (p.kind, uncovered.first()) {
+            (PartKind::NoCounters, Some(top)) if source.uses_op_models() => {
+                let what = format!(
+                    "kernel time no op model bounds (most of it: {})",
+                    top.reason.reason()
+                );
+                Some((what, top.fix))
+            }
+            _ => part_fix(p.kind, typical.host.fix),
+        };
+        if let Some((what, fix)) = fix.filter(|_| ns > 0) {
             let evidence = match &typical.host.evidence {
                 Some(e) if p.kind == PartKind::Idle(GapClass::HostBound) => format!(" ({e})"),
                 _ => String::new(),
@@ -264,7 +285,7 @@ fn fix_first(
             });
         }
     }
-    if matches!(source, BoundSource::Ncu { .. }) {
+    if source.per_kernel() {
         for k in kernels.iter() {
             let (Some(bound), Some(short)) = (k.bound_ns, k.shortfall_ns) else {
                 continue;
@@ -282,6 +303,7 @@ fn fix_first(
             }
             let how = match k.bound_by {
                 Some("compute") => "compute-bound: a faster path (tensor cores, lower precision) or less padding",
+                Some("link") => "link-bound (a collective): fewer or larger messages, or overlap it with compute",
                 _ => "memory-bound: fewer bytes (fusion, smaller types) or a kernel that streams at full bandwidth for this shape",
             };
             let of_roof = if k.time_ns > 0 {

@@ -60,14 +60,16 @@ pub fn write(input: &TraceInput<'_>, out: &mut dyn std::io::Write) -> std::io::R
 }
 
 /// Each kernel name's roofline fraction (Σ T* / Σ T over its launches in
-/// the steps) when the budget's bound comes from ncu counters.
+/// the steps) when the budget's bound comes from ncu counters (with the
+/// op models beside them, only the names no launch of which they bound).
 fn kernel_notes(b: &BudgetReport) -> HashMap<String, KernelNote> {
-    let BoundSource::Ncu { file } = &b.bound_source else {
+    let (BoundSource::Ncu { file } | BoundSource::NcuAndOpModel { file, .. }) = &b.bound_source
+    else {
         return HashMap::new();
     };
     b.kernels
         .iter()
-        .filter(|k| k.time_ns > 0)
+        .filter(|k| k.time_ns > 0 && k.op_model.unwrap_or(0) == 0)
         .filter_map(|k| {
             let bound = k.bound_ns?;
             let lower = if k.lower_bound_launches > 0 {

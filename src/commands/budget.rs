@@ -9,10 +9,13 @@ use super::ncu::read_csv;
 use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 pub use super::timeline::export_hints;
-use crate::budget::{analyze, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind};
+use crate::budget::{
+    analyze_with_ops, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind, OpModels,
+};
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
 use crate::gaps::GapConfig;
+use crate::kineto::Keep;
 use crate::plot::{BudgetChart, BudgetInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofline::GroupBy;
@@ -211,17 +214,32 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     // nsys export's TARGET_INFO_GPU does (one identity for timelines too).
     let source =
         super::timeline::open(&config.input, config.nsys.as_deref(), "`rooftrace budget`")?;
+    // A trace's op calls with shapes bound its kernels through the op
+    // models (unless --bytes-per-step asks for the weights bound).
+    let keep = if config.bytes_per_step.is_none() {
+        Keep::OpCalls
+    } else {
+        Keep::All
+    };
     let trace = if source.is_trace() {
-        Some(crate::kineto::read_timeline(&source.path).map_err(InputError::from)?)
+        Some(crate::kineto::read_timeline_keeping(&source.path, keep).map_err(InputError::from)?)
     } else {
         None
     };
+    let mut op_calls = None;
     // One identity for exports and traces: without --ncu the GPU records of
     // the timeline (nsys TARGET_INFO_GPU, a trace's deviceProperties), and
     // the decision names where it read them.
     let (hints, timeline) = match (&csv, trace) {
-        (Some(c), Some(t)) => (c.device_hints(), t.timeline),
-        (None, Some(t)) => (trace_hints(&config.input, &t), t.timeline),
+        (Some(c), Some(t)) => {
+            op_calls = Some(t.op_calls);
+            (c.device_hints(), t.timeline)
+        }
+        (None, Some(t)) => {
+            let hints = trace_hints(&config.input, &t);
+            op_calls = Some(t.op_calls);
+            (hints, t.timeline)
+        }
         (c, None) => {
             let timeline = read_with_progress(&source, true, None)?;
             let hints = match c {
@@ -263,7 +281,24 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
         ncu_file: config.ncu.as_ref().map(|p| p.display().to_string()),
         bytes_per_step: config.bytes_per_step,
     };
-    let mut report = analyze(&timeline, &gaps, roofline.as_ref(), &roofs, gpu, &cfg);
+    // No op with shapes: budgeted exactly as before (no op-model fields).
+    let op_calls = op_calls.filter(|c| !c.records.is_empty());
+    let bounds = op_calls
+        .as_ref()
+        .map(|c| crate::ops::kernel_bounds(&timeline, c, &roofs, &gpu));
+    let models = bounds
+        .as_ref()
+        .zip(op_calls.as_ref())
+        .map(|(bounds, calls)| OpModels { bounds, calls });
+    let mut report = analyze_with_ops(
+        &timeline,
+        &gaps,
+        roofline.as_ref(),
+        models,
+        &roofs,
+        gpu,
+        &cfg,
+    );
     if default_step {
         report.diagnostics.insert(
             0,

@@ -347,9 +347,12 @@ fn gaps_sides(
                 return Ok(GapsSide::from_json(doc, &file, schema).map_err(InputError::from)?);
             }
             let source = super::timeline::open(path, config.nsys.as_deref(), "`rooftrace diff`")?;
+            let mut ops = None;
             let (timeline, identity) = if source.is_trace() {
-                let trace = crate::kineto::read_timeline(&source.path).map_err(InputError::from)?;
+                let trace = crate::kineto::read_timeline_keeping(&source.path, Keep::OpCalls)
+                    .map_err(InputError::from)?;
                 let identity = SideIdentity::from_trace(&trace);
+                ops = trace_ops(config, path, &trace)?;
                 (trace.timeline, identity)
             } else {
                 let t = super::timeline::read(
@@ -368,18 +371,47 @@ fn gaps_sides(
                 input: file,
                 source: input.source().label(),
             };
-            Ok(GapsSide::from_timeline(
-                &timeline,
-                identity,
-                info,
-                config.nvtx.clone(),
-                GAPS_KEPT,
-            ))
+            let mut side =
+                GapsSide::from_timeline(&timeline, identity, info, config.nvtx.clone(), GAPS_KEPT);
+            side.ops = ops;
+            Ok(side)
         },
         config,
         base_input,
         new_input,
     )
+}
+
+/// The `rooftrace ops` rows of a PyTorch trace with shapes (`None`
+/// without op calls with shapes), at the roofs `ops` would choose for it
+/// (`--gpu`/`--roofs` as given, else its `deviceProperties`; an undecided
+/// GPU leaves every fraction unknown, which never gates).
+fn trace_ops(
+    config: &DiffConfig,
+    path: &Path,
+    trace: &crate::kineto::KinetoTrace,
+) -> Result<Option<Vec<crate::diff::ops::OpFraction>>, InputError> {
+    if trace.op_calls.records.is_empty() {
+        return Ok(None);
+    }
+    let choice = match &config.roofs {
+        DiffRoofs::Shared(choice) if !matches!(choice, crate::roofs::RoofsChoice::Ncu) => {
+            choice.clone()
+        }
+        _ => crate::roofs::RoofsChoice::FromCsv,
+    };
+    let hints = super::budget::trace_hints(path, trace);
+    let (roofs, gpu) = crate::roofs::choose_or_undecided::<InputError>(&choice, &hints, || {
+        Err(InputError::new("--roofs ncu needs an ncu CSV"))
+    })?;
+    let report = crate::ops::analyze(
+        &trace.timeline,
+        &trace.op_calls,
+        &roofs,
+        gpu,
+        &path.display().to_string(),
+    );
+    Ok(Some(crate::diff::ops::OpFraction::from_report(&report)))
 }
 
 fn write_plot(report: &DiffReport, target: &PlotTarget) -> anyhow::Result<()> {

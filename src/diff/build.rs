@@ -55,7 +55,8 @@ impl Source {
 /// different windows, with different overheads and host rows, so span, idle
 /// and its classes would move with the tool, not the code; a `rooftrace
 /// gaps` JSON report does not say which profiler it came from and is
-/// compared with either); no roofs for timelines. Exit 2 otherwise.
+/// compared with either); no roofs for timelines but two PyTorch traces
+/// (their ops are judged at them). Exit 2 otherwise.
 pub fn check_sources(
     base: (&str, &Source),
     new: (&str, &Source),
@@ -79,9 +80,11 @@ pub fn check_sources(
             n.label()
         )));
     }
-    if b.kind() == DiffKind::Nsys && roofs_given {
+    // Two PyTorch traces: the roofs bound their ops (the op models).
+    let traces = matches!((b, n), (Source::Trace, Source::Trace));
+    if b.kind() == DiffKind::Nsys && roofs_given && !traces {
         return Err(InputError::new(format!(
-            "--gpu/--roofs/--peak-dram-bw apply to ncu profiles; {bf} and {nf} are timelines, which carry no roofs (leave the flag out)"
+            "--gpu/--roofs/--peak-dram-bw apply to ncu profiles and to the ops of two PyTorch traces; {bf} and {nf} are timelines, which carry no roofs (leave the flag out)"
         )));
     }
     Ok(b.kind())

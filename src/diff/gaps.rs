@@ -123,6 +123,10 @@ pub struct GapsDiff {
     /// often, its total time (`null`: a side is a `rooftrace.gaps` JSON
     /// report, which keeps no kernel table).
     pub kernels: Option<Vec<TimelineKernelDiff>>,
+    /// Both sides PyTorch traces with shapes: each op name and shapes, its
+    /// fraction of roof before → after (absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ops: Option<Vec<super::ops::OpRowDiff>>,
     /// The profiler both runs come from, for the words of the rendering
     /// (PyTorch ranges or NVTX ranges); the JSON's `input` already says it.
     #[serde(skip)]
@@ -201,6 +205,7 @@ impl GapsDiff {
                 quantity: Quantity::Time,
             });
         }
+        rows.extend(self.ops.iter().flatten().map(super::ops::OpRowDiff::judged));
         for g in &self.gaps {
             rows.push(JudgedRow {
                 section: Section::Gaps,
@@ -686,6 +691,7 @@ pub fn diff(base: &GapsSide, new: &GapsSide, t: &Thresholds, by_model: bool) -> 
             t,
         ),
         kernels: super::kernels::diff(&base.kernels, &new.kernels, t),
+        ops: super::ops::diff_sides(base.ops.as_deref(), new.ops.as_deref(), t),
         tool: terms.tool,
     }
 }

@@ -133,6 +133,9 @@ pub struct GapsSide {
     pub kernels: Vec<KernelTime>,
     /// Warnings of the report.
     pub diagnostics: Vec<String>,
+    /// A PyTorch trace with shapes: its `rooftrace ops` rows (set by the
+    /// caller that read the op calls); `None` otherwise.
+    pub ops: Option<Vec<super::ops::OpFraction>>,
     /// The GPUs, rank and world size the side records (empty for a JSON
     /// report, which keeps none).
     pub identity: SideIdentity,
@@ -280,6 +283,7 @@ impl GapsSide {
                 .filter_map(|g| gap_from_json(g, &names))
                 .collect(),
             kernels: Vec::new(),
+            ops: None,
             identity: SideIdentity::default(),
             terms: report.fix_terms(),
             // The sentences: a JSON side has no kinds, and the diff only
@@ -331,6 +335,7 @@ impl GapsSide {
             .map(|a| a.iter().map(|n| n.as_str().unwrap_or("")).collect())
             .unwrap_or_default();
         let mut side = GapsSide {
+            ops: None,
             info: SideInfo {
                 input: file.to_string(),
                 source: format!("{schema} json"),

@@ -31,6 +31,7 @@ pub mod name;
 pub mod ncu;
 pub mod ncu_side;
 pub mod noise;
+pub mod ops;
 pub mod roofs;
 
 use serde::Serialize;
@@ -82,6 +83,9 @@ pub enum Section {
     Ranges,
     /// nsys: the longest gaps of both runs.
     Gaps,
+    /// PyTorch traces with shapes: each op name and shapes, its fraction
+    /// of roof from the op models.
+    Ops,
 }
 
 impl Section {
@@ -95,6 +99,7 @@ impl Section {
             Section::HostDetail => "host-bound detail",
             Section::Ranges => "ranges",
             Section::Gaps => "gaps",
+            Section::Ops => "ops",
         }
     }
 }

@@ -244,7 +244,8 @@ impl Collector {
                     t => thread_id(t.ok().unwrap_or(0)).unwrap_or(0),
                 };
                 if cat == Cat::CpuOp && self.keep_op_calls {
-                    self.op_call(&name, args.shapes, (pid, tid), (start_ns, end_ns));
+                    let comm = args.comm.keys.as_deref();
+                    self.op_call(&name, (args.shapes, comm), (pid, tid), (start_ns, end_ns));
                 }
                 let text = self.share(&name);
                 self.ranges.push(NvtxRange {
@@ -282,12 +283,12 @@ impl Collector {
     fn op_call(
         &mut self,
         name: &str,
-        shapes: RecordedText<'_>,
+        (shapes, comm): (RecordedText<'_>, Option<&CollectiveArgs>),
         (pid, tid): (u32, u32),
         (start_ns, end_ns): (i64, i64),
     ) {
         let calls = &mut self.op_calls;
-        let Some(call) = op_call(&cap_name(name.as_bytes()), shapes) else {
+        let Some(call) = op_call(&cap_name(name.as_bytes()), shapes, comm) else {
             calls.without_shapes += 1;
             return;
         };

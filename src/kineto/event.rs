@@ -457,6 +457,10 @@ impl<'a> Args<'a> {
                 args.comm.read(field, raw);
             } else if key == "Concrete Inputs" {
                 args.shapes.values = Some(lx.value()?.get());
+            } else if key == "kernel_flop" {
+                args.shapes.kernel_flop = Some(lx.value()?.get());
+            } else if key == "kernel_num_gb" {
+                args.shapes.kernel_num_gb = Some(lx.value()?.get());
             } else if metrics && key.contains("__") && key.len() <= 256 {
                 let raw = lx.value()?;
                 if let (Some(v), true) = (

@@ -150,6 +150,7 @@ fn attention(
         engine: Engine::Matrix,
         dtype: q.dtype,
         bytes,
+        collective: None,
     })
 }
 

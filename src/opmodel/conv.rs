@@ -127,6 +127,7 @@ fn forward(call: &OpCall, at: &At) -> Result<Work, NoModel> {
         engine: Engine::Matrix,
         dtype: x.dtype,
         bytes: sum(&parts)?,
+        collective: None,
     })
 }
 
@@ -212,5 +213,6 @@ pub(super) fn convolution_backward(call: &OpCall) -> Result<Work, NoModel> {
         engine: Engine::Matrix,
         dtype: x.dtype,
         bytes: sum(&parts)?,
+        collective: None,
     })
 }

@@ -26,6 +26,7 @@ fn products(
         engine: Engine::Matrix,
         dtype,
         bytes: sum(&all)?,
+        collective: None,
     })
 }
 

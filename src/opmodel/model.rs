@@ -140,6 +140,61 @@ pub struct OpCall {
     pub name: String,
     /// Its arguments, in the op schema's order.
     pub args: Vec<Arg>,
+    /// A collective's own arguments (`record_param_comms`' `Collective
+    /// name`, `In msg nelems`, …), when the trace wrote them.
+    pub comm: Option<Box<CommArgs>>,
+    /// torch.compile's own figures for a Triton kernel's launch
+    /// (`kernel_flop`, `kernel_num_gb` on Inductor's profiler event),
+    /// when the trace has them.
+    pub annotation: Option<Annotation>,
+}
+
+/// Inductor's annotation of a generated kernel: its FLOPs (counted by
+/// `torch.utils.flop_counter` on the kernel's graph nodes: matrix
+/// products only) and the bytes it estimates the kernel moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Annotation {
+    /// `kernel_flop`.
+    pub flops: u64,
+    /// `kernel_num_gb` × 10^9, bytes.
+    pub bytes: u64,
+}
+
+/// What a trace wrote of a collective on its `record_param_comms` op
+/// (PyTorch >= 2.2): every field unknown unless written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommArgs {
+    /// `Collective name` (`allreduce`, `_allgather_base`, `all_to_all`).
+    pub name: Option<String>,
+    /// `In msg nelems`: elements each rank contributes.
+    pub in_elems: Option<u64>,
+    /// `Out msg nelems`: elements each rank receives.
+    pub out_elems: Option<u64>,
+    /// `dtype`, when it names a known type.
+    pub dtype: Option<Dtype>,
+    /// `Group size`: ranks in the process group.
+    pub group_size: Option<u32>,
+    /// `Process Group Ranks`: the group's global ranks.
+    pub ranks: Option<Vec<u32>>,
+}
+
+/// A collective's message as its op records it: what the `ops` analysis
+/// turns into bytes over a link with `comm`'s `nccl-tests` size and bus
+/// bandwidth factor (the factors are `comm`'s, never copied here).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collective {
+    /// The collective's name as the trace gives it (`allreduce`,
+    /// `_allgather_base`); `None` when only its kernel's name can tell.
+    pub name: Option<String>,
+    /// Elements each rank contributes, when known.
+    pub in_elems: Option<u64>,
+    /// Elements each rank receives, when known.
+    pub out_elems: Option<u64>,
+    /// Ranks in the group, when recorded or exactly derived (an
+    /// all-gather's output / input).
+    pub group_size: Option<u32>,
+    /// The group's global ranks, when recorded.
+    pub ranks: Option<Vec<u32>>,
 }
 
 /// Which engine an op's FLOPs run on.
@@ -151,10 +206,13 @@ pub enum Engine {
     Matrix,
     /// Per-element arithmetic on CUDA cores.
     Vector,
+    /// Not told (an Inductor annotation with no recorded tensor): no
+    /// compute path, the bound is the bytes' alone.
+    Unknown,
 }
 
 /// The work of one op call at its recorded shapes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Work {
     /// The model (the table row's key) that computed it.
     pub model: &'static str,
@@ -169,6 +227,9 @@ pub struct Work {
     /// written once (compulsory traffic; real kernels move more, so an
     /// intensity from these bytes is an upper bound).
     pub bytes: u64,
+    /// For a collective, its message: its cost is bytes over a link, not
+    /// DRAM traffic (`None` for every other op).
+    pub collective: Option<Box<Collective>>,
 }
 
 impl Work {
@@ -177,6 +238,9 @@ impl Work {
     /// user). `None` for integer and complex work, which has no FLOP roof.
     pub fn compute_path(&self, tf32: bool) -> Option<ComputePath> {
         use Dtype::*;
+        if self.engine == Engine::Unknown {
+            return None;
+        }
         Some(match (self.engine, self.dtype) {
             (Engine::Matrix, F64) => ComputePath::TensorFp64,
             (Engine::Matrix, F32) if tf32 => ComputePath::TensorTf32,
@@ -257,6 +321,8 @@ impl OpCall {
         OpCall {
             name: name.to_string(),
             args,
+            comm: None,
+            annotation: None,
         }
     }
 }

@@ -3,7 +3,9 @@
 //! `table_tests.rs`, whose check fails for a row without one.
 
 use super::model::{NoModel, OpCall, Work};
-use super::{attention, conv, gemm, vector};
+use super::{attention, collective, conv, fbgemm, gemm, vector};
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// One row: the ops a model takes.
 pub struct Row {
@@ -232,6 +234,7 @@ pub static ROWS: &[Row] = &[
             "aten::silu_backward",
             "aten::sigmoid_backward",
             "aten::tanh_backward",
+            "aten::nan_to_num",
         ],
         in_place: true,
         model: vector::pointwise,
@@ -266,6 +269,94 @@ pub static ROWS: &[Row] = &[
         model: vector::copy,
     },
     Row {
+        key: "record_param_comms",
+        names: &["record_param_comms"],
+        in_place: false,
+        model: collective::record_param_comms,
+    },
+    Row {
+        key: "c10d_base",
+        names: &[
+            "c10d::_allgather_base_",
+            "c10d::_reduce_scatter_base_",
+            "c10d::alltoall_base_",
+        ],
+        in_place: false,
+        model: collective::c10d_base,
+    },
+    Row {
+        key: "gather",
+        names: &["aten::gather", "aten::index_select"],
+        in_place: false,
+        model: vector::gather,
+    },
+    Row {
+        key: "scatter_add",
+        names: &["aten::scatter_add"],
+        in_place: true,
+        model: vector::scatter_add,
+    },
+    Row {
+        key: "mse_loss",
+        names: &["aten::mse_loss", "aten::mse_loss_backward"],
+        in_place: false,
+        model: vector::mse_loss,
+    },
+    Row {
+        key: "embedding_bag_fbgemm",
+        names: &["fbgemm::split_embedding_codegen_lookup_*_function"],
+        in_place: false,
+        model: fbgemm::lookup,
+    },
+    Row {
+        key: "embedding_bag_fbgemm_bwd",
+        names: &["torch::autograd::CppNode<SplitLookupFunction_*_Op>"],
+        in_place: false,
+        model: fbgemm::lookup_backward,
+    },
+    Row {
+        key: "permute_pooled_embs",
+        names: &[
+            "fbgemm::permute_pooled_embs_auto_grad",
+            "fbgemm::permute_pooled_embs",
+            "torch::autograd::CppNode<fbgemm_gpu::PermutePooledEmbsFunction<*> >",
+        ],
+        in_place: false,
+        model: fbgemm::permute_pooled,
+    },
+    Row {
+        key: "permute_sparse",
+        names: &[
+            "fbgemm::permute_2D_sparse_data",
+            "fbgemm::permute_sparse_features",
+        ],
+        in_place: false,
+        model: fbgemm::permute_sparse,
+    },
+    Row {
+        key: "bounds_check_indices",
+        names: &["fbgemm::bounds_check_indices"],
+        in_place: false,
+        model: fbgemm::bounds_check,
+    },
+    Row {
+        key: "complete_cumsum",
+        names: &["fbgemm::asynchronous_complete_cumsum"],
+        in_place: false,
+        model: fbgemm::complete_cumsum,
+    },
+    Row {
+        key: "quantize_fbgemm",
+        names: &[
+            "fbgemm::FloatToFP8RowwiseQuantized",
+            "fbgemm::FP8RowwiseQuantizedToFloat",
+            "fbgemm::FloatToHFP8Quantized",
+            "fbgemm::HFP8QuantizedToFloat",
+        ],
+        in_place: false,
+        model: fbgemm::quantize,
+    },
+    Row {
         key: "fill",
         names: &["aten::fill_", "aten::zero_"],
         in_place: false,
@@ -273,12 +364,55 @@ pub static ROWS: &[Row] = &[
     },
 ];
 
-/// The row that takes `name`: by its exact name, or, for a row that takes
-/// in-place forms, by the name without its trailing `_`.
+/// Whether `name` is what `pattern` (with one `*`) names: any text in the
+/// star's place.
+fn matches(pattern: &str, name: &str) -> bool {
+    pattern.split_once('*').is_some_and(|(head, tail)| {
+        name.len() >= head.len() + tail.len() && name.starts_with(head) && name.ends_with(tail)
+    })
+}
+
+/// The rows by exact name, and the names with a `*` (fbgemm's codegen
+/// names one op per optimizer) with their rows: built once, so a lookup
+/// costs one hash, not a scan of every name.
+struct Index {
+    exact: HashMap<&'static str, &'static Row>,
+    patterns: Vec<(&'static str, &'static Row)>,
+}
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut exact = HashMap::new();
+        let mut patterns = Vec::new();
+        for row in ROWS {
+            for &name in row.names {
+                if name.contains('*') {
+                    patterns.push((name, row));
+                } else {
+                    exact.entry(name).or_insert(row);
+                }
+            }
+        }
+        Index { exact, patterns }
+    })
+}
+
+/// The row that takes `name`: by its name (or a pattern), or, for a row
+/// that takes in-place forms, by the name without its trailing `_`.
 pub fn row_for(name: &str) -> Option<&'static Row> {
-    let exact = ROWS.iter().find(|r| r.names.contains(&name));
-    exact.or_else(|| {
+    let index = index();
+    let of = |n: &str| {
+        index.exact.get(n).copied().or_else(|| {
+            index
+                .patterns
+                .iter()
+                .find(|(p, _)| matches(p, n))
+                .map(|(_, r)| *r)
+        })
+    };
+    of(name).or_else(|| {
         let base = name.strip_suffix('_')?;
-        ROWS.iter().find(|r| r.in_place && r.names.contains(&base))
+        of(base).filter(|r| r.in_place)
     })
 }

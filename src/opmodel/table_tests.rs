@@ -5,33 +5,9 @@
 
 use super::model::{Dtype, Engine, NoModel, OpCall, Work};
 use super::table::{row_for, ROWS};
+use super::table_cases::{call, coverage_cases, t, v, Case, BF, F, H, L};
 use super::work;
 use std::collections::BTreeSet;
-
-/// A tensor argument: sizes and the profiler's type name.
-fn t(dims: &[i64], ty: &'static str) -> (Vec<i64>, &'static str, &'static str) {
-    (dims.to_vec(), ty, "")
-}
-
-/// A value argument as `Concrete Inputs` writes it.
-fn v(text: &'static str) -> (Vec<i64>, &'static str, &'static str) {
-    (Vec::new(), "Scalar", text)
-}
-
-fn call(name: &str, args: &[(Vec<i64>, &'static str, &'static str)]) -> OpCall {
-    let dims: Vec<Vec<i64>> = args.iter().map(|a| a.0.clone()).collect();
-    let types: Vec<&str> = args.iter().map(|a| a.1).collect();
-    let values: Vec<&str> = args.iter().map(|a| a.2).collect();
-    OpCall::from_recorded(name, &dims, &types, &values)
-}
-
-const F: &str = "float";
-const H: &str = "c10::Half";
-const BF: &str = "c10::BFloat16";
-const L: &str = "long int";
-
-/// A row key, a call, and the FLOPs and bytes expected, by hand.
-type Case = (&'static str, OpCall, u64, u64);
 
 /// Every hand-worked case.
 fn hand_cases() -> Vec<Case> {
@@ -40,6 +16,7 @@ fn hand_cases() -> Vec<Case> {
         attention_cases(),
         conv_cases(),
         vector_cases(),
+        coverage_cases(),
     ]
     .concat()
 }
@@ -602,6 +579,7 @@ fn fp32_matrix_work_takes_tf32_only_when_allowed() {
         engine,
         dtype,
         bytes: 1,
+        collective: None,
     };
     use crate::roofs::ComputePath as P;
     assert_eq!(

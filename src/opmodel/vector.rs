@@ -19,6 +19,7 @@ fn vector(model: &'static str, flops: u64, dtype: Dtype, parts: &[u64]) -> Resul
         engine: Engine::Vector,
         dtype,
         bytes: sum(parts)?,
+        collective: None,
     })
 }
 
@@ -170,4 +171,85 @@ pub(super) fn embedding(call: &OpCall) -> Result<Work, NoModel> {
     }
     let rows = mul(mul(idx.numel()?, w.dims[1])?, w.dtype.bytes())?;
     vector("embedding", 0, w.dtype, &[idx.bytes()?, rows, rows])
+}
+
+/// The elements of `t` an indexed op touches at least: one per index, at
+/// most all of `t` (repeated indices touch an element once).
+fn touched(t: &Tensor, indices: u64) -> Result<u64, NoModel> {
+    Ok(indices.min(t.numel()?))
+}
+
+/// `gather(self, dim, index)` and `index_select(self, dim, index)`: the
+/// indices read, the elements they pick read, the output written (the
+/// index's shape for `gather`; for `index_select` `self` with its `dim`
+/// cut to one slice per index); no FLOPs.
+pub(super) fn gather(call: &OpCall) -> Result<Work, NoModel> {
+    let (src, index) = (call.tensor(0, "self")?, call.tensor(2, "index")?);
+    let out = if call.name == "aten::index_select" {
+        // A 1-D source has one dimension to select along, recorded or not.
+        let dim = call.ints(1).and_then(|d| d.first().copied());
+        let dim = dim
+            .or((src.dims.len() == 1).then_some(0))
+            .ok_or(NoModel::NoValue("dim"))?;
+        let rank = src.dims.len() as i64;
+        let at = usize::try_from(if dim < 0 { dim + rank } else { dim })
+            .ok()
+            .filter(|&d| d < src.dims.len())
+            .ok_or(NoModel::BadShape("selected dimension out of range"))?;
+        let slice = product(&src.dims[at + 1..])?;
+        mul(mul(product(&src.dims[..at])?, index.numel()?)?, slice)?
+    } else {
+        index.numel()?
+    };
+    let picked = mul(touched(&src, out)?, src.dtype.bytes())?;
+    let written = mul(out, src.dtype.bytes())?;
+    vector("gather", 0, src.dtype, &[index.bytes()?, picked, written])
+}
+
+/// `scatter_add_(self, dim, index, src)`: index and source read, the
+/// elements of `self` they hit read and written; one add per source
+/// element.
+pub(super) fn scatter_add(call: &OpCall) -> Result<Work, NoModel> {
+    let target = call.tensor(0, "self")?;
+    let (index, src) = (call.tensor(2, "index")?, call.tensor(3, "src")?);
+    let hit = mul(touched(&target, index.numel()?)?, target.dtype.bytes())?;
+    vector(
+        "gather",
+        src.numel()?,
+        target.dtype,
+        &[index.bytes()?, src.bytes()?, hit, hit],
+    )
+}
+
+/// FLOPs per element of the mean squared error, forward (subtract,
+/// square, accumulate) and backward (subtract, scale, times the gradient).
+pub(super) const MSE_FLOPS_PER_ELEMENT: u64 = 3;
+
+/// `mse_loss(self, target, reduction)`: both read; the loss written (one
+/// element unless `reduction` is recorded as 0, none: then one per
+/// element). `mse_loss_backward(grad_output, self, target, reduction)`:
+/// the three read (an `out=` tensor after them is not read), the gradient
+/// of `self`'s size written.
+pub(super) fn mse_loss(call: &OpCall) -> Result<Work, NoModel> {
+    let backward = call.name == "aten::mse_loss_backward";
+    let first = usize::from(backward);
+    let (x, target) = (
+        call.tensor(first, "self")?,
+        call.tensor(first + 1, "target")?,
+    );
+    let mut parts = vec![x.bytes()?, target.bytes()?];
+    if backward {
+        parts.push(call.tensor(0, "grad_output")?.bytes()?);
+        parts.push(x.bytes()?);
+    } else if call.value(2) == Some("0") {
+        parts.push(x.bytes()?);
+    } else {
+        parts.push(x.dtype.bytes());
+    }
+    vector(
+        "loss",
+        mul(x.numel()?, MSE_FLOPS_PER_ELEMENT)?,
+        x.dtype,
+        &parts,
+    )
 }

@@ -81,6 +81,8 @@ mod tests {
             call: OpCall {
                 name: name.into(),
                 args: Vec::new(),
+                comm: None,
+                annotation: None,
             },
             pid: 1,
             tid,

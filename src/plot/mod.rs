@@ -15,8 +15,8 @@
 //! rasterised identically on every machine, with or without fontconfig.
 //! Same input, same bytes.
 //!
-//! Charts: [`roofline`] (`rooftrace ncu --plot`), [`budget`] (`rooftrace
-//! budget --plot`), [`timeline`] and
+//! Charts: [`roofline`] (`rooftrace ncu --plot`; [`ops`] puts `rooftrace
+//! ops --plot`'s rows on it), [`budget`] (`rooftrace budget --plot`), [`timeline`] and
 //! [`histogram`] (`rooftrace gaps --plot/--plot-hist`), [`calibration`]
 //! (`rooftrace calibrate --plot`).
 
@@ -30,6 +30,7 @@ pub mod extent;
 mod from_gaps;
 pub mod histogram;
 pub mod labels;
+pub mod ops;
 pub mod projection;
 pub mod roofline;
 pub mod style;
@@ -46,6 +47,7 @@ pub use calibration::{CalibrationChart, CalibrationInput, CalibrationPoint, Swee
 pub use comm::{CommChart, CommInput, CommPoint};
 pub use diff::{DiffIdleChart, DiffIdleInput, DiffRooflineChart, DiffRooflineInput};
 pub use histogram::{GapHistogram, GapSample, HistogramInput};
+pub use ops::OpsRooflineInput;
 pub use projection::{ProjectionRooflineChart, ProjectionRooflineInput};
 pub use roofline::{KernelPoint, RooflineChart, RooflineInput};
 pub use timeline::{

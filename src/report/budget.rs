@@ -6,7 +6,7 @@ use super::table::{cells, Column, Table};
 use super::{Format, Render, RenderOptions};
 use crate::budget::{
     part_label, BoundSource, BudgetReport, KernelBudget, PartKind, Spread, StepBudget,
-    OUTLIER_FACTOR,
+    UncoveredRow, OUTLIER_FACTOR,
 };
 use crate::units::{duration_ns, ellipsize, percent};
 
@@ -48,6 +48,15 @@ fn source_phrase(r: &BudgetReport) -> String {
             crate::units::si(*bytes, "B"),
             crate::units::si(r.dram_bytes_per_s, "B/s"),
             duration_ns(*bound_ns)
+        ),
+        BoundSource::OpModel { flop_convention } => format!(
+            "bound from the op models: each kernel's share of its op call's bound, derived from the shapes the trace recorded (convention {flop_convention}, docs/ops.md)"
+        ),
+        BoundSource::NcuAndOpModel {
+            file,
+            flop_convention,
+        } => format!(
+            "bound from the ncu counters in {file} where they match a kernel, else from the op models (derived from the shapes the trace recorded, convention {flop_convention})"
         ),
         BoundSource::Unknown => "no bound (give --ncu or --bytes-per-step)".to_string(),
     }
@@ -116,7 +125,7 @@ fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) 
             ("", "")
         }
     };
-    let columns: Vec<Column<&KernelBudget>> = vec![
+    let mut columns: Vec<Column<&KernelBudget>> = vec![
         Column::left("kernel", move |k: &&KernelBudget| ellipsize(&k.name, width)),
         Column::right("launches", |k: &&KernelBudget| k.launches.to_string()),
         Column::right("own counter", |k: &&KernelBudget| k.matched.to_string()),
@@ -141,6 +150,15 @@ fn kernels_table(r: &BudgetReport, rows: usize, width: usize) -> (Table, usize) 
             k.bound_by.unwrap_or("-").to_string()
         }),
     ];
+    if r.coverage.op_model_ns.is_some() {
+        // Launches bounded from the shapes, beside those with counters.
+        columns.insert(
+            4,
+            Column::right("op model", |k: &&KernelBudget| {
+                k.op_model.unwrap_or(0).to_string()
+            }),
+        );
+    }
     let shown = if rows == 0 {
         r.kernels.len()
     } else {
@@ -244,6 +262,16 @@ fn overlap_line(r: &BudgetReport) -> Option<String> {
 fn coverage_line(r: &BudgetReport) -> String {
     let c = &r.coverage;
     let k = c.kernel_ns as f64;
+    if let Some(op_model_ns) = c.op_model_ns {
+        return format!(
+            "coverage: {} of kernel time bounded ({} its own ncu launch, {} the name's ncu figure, {} the op models from the recorded shapes), {} without (by reason below)",
+            share((c.matched_ns + c.per_name_ns + op_model_ns) as f64, k),
+            share(c.matched_ns as f64, k),
+            share(c.per_name_ns as f64, k),
+            share(op_model_ns as f64, k),
+            share(c.none_ns as f64, k)
+        );
+    }
     format!(
         "coverage: {} of kernel time backed by a counter of the same kernel ({} its own launch, {} the name's figure for unprofiled launches), {} without",
         share((c.matched_ns + c.per_name_ns) as f64, k),
@@ -252,6 +280,36 @@ fn coverage_line(r: &BudgetReport) -> String {
         share(c.none_ns as f64, k)
     )
 }
+
+/// The kernel time no op model or counter bounds, one row per reason.
+fn uncovered_table(r: &BudgetReport) -> Table {
+    let kernel_ns = r.coverage.kernel_ns as f64;
+    let columns: Vec<Column<&UncoveredRow>> = vec![
+        Column::left("reason", |u: &&UncoveredRow| u.reason.reason()),
+        Column::right("kernels", |u: &&UncoveredRow| u.kernels.to_string()),
+        Column::right("time", |u: &&UncoveredRow| dur(u.time_ns as f64)),
+        Column::right("of kernel time", move |u: &&UncoveredRow| {
+            share(u.time_ns as f64, kernel_ns)
+        }),
+        Column::left("ops", |u: &&UncoveredRow| {
+            let ops: Vec<String> = u
+                .ops
+                .iter()
+                .map(|o| format!("{} {}", o.name, dur(o.time_ns as f64)))
+                .collect();
+            if ops.is_empty() {
+                "-".to_string()
+            } else {
+                ops.join(", ")
+            }
+        }),
+        Column::left("how to bound them", |u: &&UncoveredRow| u.fix.to_string()),
+    ];
+    Table::of_columns(&columns, &r.without_counters)
+}
+
+/// The heading of the uncovered kernels' table.
+const UNCOVERED_HEADING: &str = "kernels without counters (no op model covers them), by reason";
 
 fn fix_lines(r: &BudgetReport) -> Vec<String> {
     let mut lines: Vec<String> = r
@@ -337,6 +395,10 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
             out.push_str(&format!("({more} more kernels; --top 0 shows all)\n"));
         }
         out.push_str(&format!("{}\n", coverage_line(r)));
+    }
+    if !r.without_counters.is_empty() {
+        out.push_str(&format!("\n{UNCOVERED_HEADING}:\n"));
+        out.push_str(&uncovered_table(r).to_text());
     }
     for d in &r.diagnostics {
         out.push_str(&format!("warning: {d}\n"));
@@ -450,6 +512,14 @@ fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
             "### Kernels in the steps, largest shortfall first, then by time\n\n{}{note}\n{}\n",
             t.to_markdown(),
             coverage_line(r)
+        ));
+    }
+    if !r.without_counters.is_empty() {
+        sections.push(format!(
+            "### {}{}\n\n{}",
+            UNCOVERED_HEADING[..1].to_uppercase(),
+            &UNCOVERED_HEADING[1..],
+            uncovered_table(r).to_markdown()
         ));
     }
     sections.push(super::md_bullets("Method", &r.method));

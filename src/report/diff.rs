@@ -11,6 +11,7 @@ use super::{Format, Render, RenderOptions, MARKDOWN_LIMIT_CHARS};
 use crate::diff::gaps::{host_detail_shown, ClassDiff, DeviceDiff, GapsDiff};
 use crate::diff::kernels::TimelineKernelDiff;
 use crate::diff::ncu::{KernelDiff, NcuDiff};
+use crate::diff::ops::OpRowDiff;
 use crate::diff::{Change, CoverageStatus, DiffReport, Quantity, Verdict};
 use crate::gaps::{class_label, detail_label, range_words, Tool};
 use crate::units::{duration_ns, ellipsize, si};
@@ -202,6 +203,32 @@ fn timeline_kernel_table(rows: &[&TimelineKernelDiff], name_chars: usize, vw: Vw
         ]);
     }
     t
+}
+
+/// The op rows of two PyTorch traces with shapes: fraction of roof (the
+/// op models' bound / time) before → after, and the time.
+fn ops_table(rows: &[&OpRowDiff], name_chars: usize, vw: Vw) -> Table {
+    let mut t = Table::new(
+        &["verdict", "op", "shapes", "fraction of roof", "time"],
+        &[0, 1, 2],
+    )
+    .with_code(&[1, 2]);
+    for o in rows {
+        t.push(vec![
+            vw.w(o.verdict),
+            o.name.clone(),
+            ellipsize(&o.shapes, name_chars),
+            arrow_row(&o.fraction_of_roof, Unit::Plain, o.verdict),
+            arrow_row(&o.time_ns, Unit::Ns, o.verdict),
+        ]);
+    }
+    t
+}
+
+/// The op rows worth a reader's eye: every row but the unchanged.
+fn ops_changed(g: &GapsDiff) -> Vec<&OpRowDiff> {
+    let rows = g.ops.iter().flatten();
+    rows.filter(|o| o.verdict != Verdict::Unchanged).collect()
 }
 
 /// The timeline kernels worth a reader's eye: every row but the unchanged.
@@ -513,6 +540,22 @@ fn render_table(r: &DiffReport, top: usize) -> Vec<u8> {
                 ));
             }
         }
+        if let Some(all) = &g.ops {
+            let changed = ops_changed(g);
+            let shown = if top == 0 {
+                changed.len()
+            } else {
+                top.min(changed.len())
+            };
+            out.push_str(&format!(
+                "\nops (name and shapes, fraction of roof from the op models): {} rows, {} changed:\n",
+                all.len(),
+                changed.len()
+            ));
+            if !changed.is_empty() {
+                out.push_str(&ops_table(&changed[..shown], NAME_CHARS, vw).to_text());
+            }
+        }
         if !g.gaps.is_empty() {
             out.push_str("\nlongest gaps, both runs:\n");
             out.push_str(&gap_table(g, top, vw).to_text());
@@ -593,6 +636,13 @@ fn render_markdown(r: &DiffReport, opts: &RenderOptions) -> Vec<u8> {
                     &timeline_kernel_table(&changed, MD_NAME_CHARS, vw),
                 ));
             }
+        }
+        let ops = ops_changed(g);
+        if !ops.is_empty() {
+            out.push_str(&md_section(
+                "Ops whose fraction of roof changed (op models, name and shapes)",
+                &ops_table(&ops[..top.min(ops.len())], MD_NAME_CHARS, vw),
+            ));
         }
         if let Some(t) = detail_table(&g.total, g.tool, vw) {
             details.push(md_section("Host-bound idle by what the host was doing", &t));

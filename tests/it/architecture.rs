@@ -53,13 +53,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "ncu",
             "roofline",
             "gaps",
+            "opmodel",
+            "ops",
         ],
     ),
     (
         "comm",
         &["units", "error", "diagnostic", "roofs", "timeline"],
     ),
-    ("ops", &["units", "error", "roofs", "timeline", "opmodel"]),
+    (
+        "ops",
+        &["units", "error", "roofs", "timeline", "opmodel", "comm"],
+    ),
     (
         "diff",
         &[
@@ -72,6 +77,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "kineto",
             "roofline",
             "gaps",
+            "ops",
         ],
     ),
     (
@@ -123,6 +129,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "comm",
             "diff",
             "projection",
+            "opmodel",
+            "ops",
         ],
     ),
     (

@@ -586,6 +586,7 @@ fn fix_side(
         ranges: None,
         top_gaps: Vec::new(),
         kernels: Vec::new(),
+        ops: None,
         diagnostics: Vec::new(),
         identity: Default::default(),
         terms,

@@ -493,6 +493,7 @@ fn side(devices: &[(u64, &str)], idle_ms: &[f64]) -> rooftrace::diff::gaps_side:
         ranges: None,
         top_gaps: Vec::new(),
         kernels: Vec::new(),
+        ops: None,
         diagnostics: Vec::new(),
         terms: Default::default(),
         identity: SideIdentity::from_devices(

@@ -26,6 +26,33 @@ use crate::units::duration_ns;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// What a roofline chart's points are, in its words: `ncu --plot`'s
+/// kernels ([`Wording::KERNELS`]) or `ops --plot`'s op rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wording {
+    /// The title before the GPU's name (`Roofline`).
+    pub title: &'static str,
+    /// One point and several (`kernel`, `kernels`).
+    pub point: (&'static str, &'static str),
+    /// The legend's words for the red ring of a point above its roof.
+    pub above: &'static str,
+    /// A sentence the bottom line starts with (how the points were
+    /// derived), kept whole when the line is shortened to fit; empty for
+    /// none.
+    pub note: String,
+}
+
+impl Wording {
+    /// `ncu --plot`'s words: kernels, no note.
+    pub const KERNELS: Wording = Wording {
+        title: "Roofline",
+        point: ("kernel", "kernels"),
+        above: "above its roof: check roofs/counters",
+        note: String::new(),
+    };
+}
+
+/// One kernel's marker on the chart.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointMark {
     /// Kernel name.
@@ -130,7 +157,7 @@ impl<'a> Plan<'a> {
 
     /// Legend rows for the markers: one per path, then the unknown path and
     /// the above-roof ring when some point needs them.
-    fn legend_items(&self) -> Vec<LegendItem> {
+    fn legend_items(&self, words: &Wording) -> Vec<LegendItem> {
         let mut items: Vec<LegendItem> = self
             .paths
             .iter()
@@ -148,7 +175,7 @@ impl<'a> Plan<'a> {
         if self.valid.iter().any(|p| p.above_roof) {
             items.push(LegendItem {
                 swatch: Swatch::Ring(style::ABOVE_ROOF),
-                text: "above its roof: check roofs/counters".into(),
+                text: words.above.into(),
             });
         }
         items
@@ -262,13 +289,19 @@ fn placeable(p: &KernelPoint) -> bool {
 /// Most names of undrawn top kernels listed in the caption.
 const CAPTION_NAMES: usize = 3;
 
-/// The caption for the points that cannot be drawn: how many, why (count
-/// per reason), and which of the top `top_n` by time lost they include, so
-/// no kernel of the report's top rows vanishes without a word.
-fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
+/// The bottom line: the wording's note, then the points that cannot be
+/// drawn: how many, why (count per reason), and which of the top `top_n`
+/// by time lost they include, so no kernel of the report's top rows
+/// vanishes without a word.
+fn caption(input: &RooflineInput, words: &Wording) -> Result<Option<String>, PlotError> {
     let skipped: Vec<&KernelPoint> = input.points.iter().filter(|p| !placeable(p)).collect();
+    let head = if words.note.is_empty() || skipped.is_empty() {
+        words.note.clone()
+    } else {
+        format!("{} · ", words.note)
+    };
     if skipped.is_empty() {
-        return Ok(None);
+        return Ok((!head.is_empty()).then_some(head));
     }
     let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
     for p in &skipped {
@@ -284,9 +317,10 @@ fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
         .map(|(why, n)| format!("{why} ({n})"))
         .collect();
     let mut text = format!(
-        "{} of {} kernels not drawn: {}",
+        "{} of {} {} not drawn: {}",
         skipped.len(),
         input.points.len(),
+        words.point.1,
         reasons.join(", ")
     );
     let lost = |p: &KernelPoint| {
@@ -321,7 +355,7 @@ fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
         ));
     }
     super::labels::fit_middle(
-        "",
+        &head,
         &text,
         "",
         style::LABEL_FONT,
@@ -336,7 +370,7 @@ fn caption(input: &RooflineInput) -> Result<Option<String>, PlotError> {
 /// kernel are told apart by it.
 fn subtitle(
     roofs: &crate::roofs::Roofs,
-    kernels: usize,
+    (kernels, words): (usize, &Wording),
     (top_n, labelled): (usize, usize),
     by_id: bool,
 ) -> Result<String, PlotError> {
@@ -356,9 +390,13 @@ fn subtitle(
         );
     }
     let mut tail = format!(
-        " · {} kernel{}, marker area ∝ time",
+        " · {} {}, marker area ∝ time",
         kernels,
-        if kernels == 1 { "" } else { "s" }
+        if kernels == 1 {
+            words.point.0
+        } else {
+            words.point.1
+        }
     );
     if top_n > 0 {
         tail.push_str(&format!(", top {labelled} by time lost labelled"));
@@ -380,6 +418,14 @@ fn subtitle(
 impl RooflineChart {
     /// Computes the chart: axes, roofs, markers, legend and labels.
     pub fn build(input: &RooflineInput) -> Result<RooflineChart, PlotError> {
+        RooflineChart::build_worded(input, &Wording::KERNELS)
+    }
+
+    /// [`RooflineChart::build`], in `words`.
+    pub fn build_worded(
+        input: &RooflineInput,
+        words: &Wording,
+    ) -> Result<RooflineChart, PlotError> {
         let plan = Plan::new(input);
         let xy: Vec<(f64, f64)> = plan
             .valid
@@ -393,7 +439,7 @@ impl RooflineChart {
             y,
         };
         let (x_ticks, y_ticks) = roof_ticks(&frame);
-        let items = plan.legend_items();
+        let items = plan.legend_items(words);
         let (order, mut points) = plan.markers(&frame);
 
         // Roof labels avoid the markers; kernel labels avoid roof labels.
@@ -414,13 +460,13 @@ impl RooflineChart {
             .any(|p| p.label.is_some() && p.name.contains(input::LAUNCH_ID_SEP));
         let subtitle = subtitle(
             &input.roofs,
-            plan.valid.len(),
+            (plan.valid.len(), words),
             (input.top_n, labelled),
             by_id,
         )?;
         Ok(RooflineChart {
             size_px: style::ROOFLINE_SIZE_PX,
-            title: format!("Roofline: {}", input.roofs.gpu),
+            title: format!("{}: {}", words.title, input.roofs.gpu),
             subtitle,
             frame,
             x_ticks,
@@ -430,7 +476,7 @@ impl RooflineChart {
             legend,
             unplaced_labels,
             skipped_points: input.points.len() - plan.valid.len(),
-            caption: caption(input)?,
+            caption: caption(input, words)?,
         })
     }
 }

@@ -13,6 +13,7 @@
 pub mod comm;
 pub mod gaps;
 pub mod ncu;
+pub mod ops;
 
 use crate::many_inputs::InputTag;
 use parquet::basic::Type as Physical;
