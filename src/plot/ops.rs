@@ -82,8 +82,8 @@ impl OpsRooflineInput {
                 name,
                 flop_per_byte: row.intensity().unwrap_or(0.0),
                 flop_per_s: row.achieved_flop_per_s().unwrap_or(0.0),
-                duration_ns: row.time_ns as f64,
-                time_lost_ns: row.time_lost_ns().map_or(f64::NAN, |l| l as f64),
+                duration_ns: Some(row.time_ns as f64),
+                time_lost_ns: row.time_lost_ns().map(|l| l as f64),
                 path: row.path,
                 above_roof: row
                     .fraction_of_roof()
