@@ -1,11 +1,12 @@
 //! `rooftrace gaps`: the rules docs/gaps.md settles for a second
 //! implementation that the corpus never exercises (issue 45 item 7): what
 //! occupies a copy engine, ties between classes, the case of range
-//! families. Each scene is built with `rooftrace::synth::scene`, its
+//! families, the input-wait threshold per call. Each scene is built with
+//! `rooftrace::synth::scene`, its
 //! expected numbers placed by hand and explained beside it.
 
 use crate::common::rooftrace;
-use rooftrace::gaps::{analyze, GapClass, GapConfig, GapReport, RangeFamily};
+use rooftrace::gaps::{analyze, GapClass, GapConfig, GapReport, HostDetail, RangeFamily};
 use rooftrace::synth::scene::NsysScene;
 use rusqlite::Connection;
 use std::path::Path;
@@ -174,4 +175,44 @@ fn range_family_prefixes_are_case_sensitive_and_substrings_are_not() {
     );
     assert_eq!(RangeFamily::of("MPI_nccl_bridge"), Some(RangeFamily::Mpi));
     assert_eq!(RangeFamily::of("nccl aten::x"), Some(RangeFamily::Nccl));
+}
+
+/// Kernel `a` ends at 1.1 ms; the host thread is in the OS call `name`
+/// over [0.95 ms, 11.05 ms) (10.1 ms), then launches kernel `b` over
+/// [11.1 ms, 11.105 ms); `b` runs from 11.11 ms. The gap [1.1 ms,
+/// 11.11 ms) = 10.01 ms is host-bound; its host window [1.1 ms,
+/// 11.105 ms) holds 9.95 ms of the OS call, 5 µs of the launch call and
+/// 50 µs of nothing (the rest), so the OS call's detail wins.
+fn input_wait_scene(path: &Path, name: &str) -> GapReport {
+    let mut s = NsysScene::new();
+    s.runtime("cudaLaunchKernel_v7000", 900_000, 905_000, 1)
+        .kernel("a", 7, 1_000_000, 1_100_000, 1)
+        .osrt(name, 950_000, 11_050_000)
+        .runtime("cudaLaunchKernel_v7000", 11_100_000, 11_105_000, 2)
+        .kernel("b", 7, 11_110_000, 11_210_000, 2);
+    s.write(path).unwrap();
+    nsys_report(path)
+}
+
+#[test]
+fn the_input_wait_threshold_is_per_call_and_its_name_is_matched_in_case() {
+    let dir = tempfile::tempdir().unwrap();
+    // `getc_unlocked` is `getc`; the call lasts 10.1 ms, at least the
+    // 10 ms of a stdio read, although only 9.95 ms of it lies in the
+    // window: the threshold is per call, so waiting for input.
+    let r = input_wait_scene(&dir.path().join("getc.sqlite"), "getc_unlocked");
+    let d = &r.devices[0];
+    assert_eq!(d.classes.get(GapClass::HostBound).total_ns, 10_010_000);
+    let w = d.host_detail.get(HostDetail::InputWait);
+    assert_eq!((w.count, w.total_ns), (1, 10_010_000));
+    assert_eq!(
+        r.top_gaps[0].host.as_deref(),
+        Some("getc_unlocked (waiting for input, 9.95 ms)")
+    );
+    // `GETC` is no stdio name (matched case included): an OS call.
+    let r = input_wait_scene(&dir.path().join("upper.sqlite"), "GETC");
+    let d = &r.devices[0];
+    assert_eq!(d.host_detail.get(HostDetail::InputWait).count, 0);
+    let o = d.host_detail.get(HostDetail::OsRuntime);
+    assert_eq!((o.count, o.total_ns), (1, 10_010_000));
 }
