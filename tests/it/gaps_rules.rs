@@ -2,8 +2,8 @@
 //! implementation that the corpus never exercises (issue 45 item 7): what
 //! occupies a copy engine, ties between classes, the case of range
 //! families, the input-wait threshold per call. Each scene is built with
-//! `rooftrace::synth::scene`, its
-//! expected numbers placed by hand and explained beside it.
+//! `rooftrace::synth::scene`, its expected numbers placed by hand and
+//! explained beside it.
 
 use crate::common::rooftrace;
 use rooftrace::gaps::{analyze, GapClass, GapConfig, GapReport, HostDetail, RangeFamily};
