@@ -34,6 +34,7 @@ mod gaps_json_ranges;
 #[cfg(target_os = "linux")]
 mod gaps_memcap;
 mod gaps_near;
+mod gaps_rules;
 mod gaps_verdicts;
 mod gaps_worth;
 mod hostile_convert;
