@@ -28,15 +28,17 @@ pub const FIRST_LAUNCH_MIN_NS: i64 = 1_000_000;
 /// `[param|…|warmup|forward]`.
 pub fn is_warmup_text(text: &str) -> bool {
     let t = text.as_bytes();
-    t.windows(4).enumerate().any(|(i, w)| {
-        w.eq_ignore_ascii_case(b"warm")
+    // Only where a `w` stands (one fast search over texts that mostly
+    // have none: a run may hold tens of millions of ranges).
+    memchr::memchr2_iter(b'w', b'W', t).any(|i| {
+        let at = |from: usize, word: &[u8]| {
+            t.get(from..from + word.len())
+                .is_some_and(|u| u.eq_ignore_ascii_case(word))
+        };
+        at(i, b"warm")
             && match t.get(i + 4) {
-                Some(b'-' | b'_' | b' ') => t
-                    .get(i + 5..i + 7)
-                    .is_some_and(|u| u.eq_ignore_ascii_case(b"up")),
-                Some(_) => t
-                    .get(i + 4..i + 6)
-                    .is_some_and(|u| u.eq_ignore_ascii_case(b"up")),
+                Some(b'-' | b'_' | b' ') => at(i + 5, b"up"),
+                Some(_) => at(i + 4, b"up"),
                 None => false,
             }
     })

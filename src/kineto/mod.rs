@@ -187,7 +187,8 @@ fn gpu_records(devices: &[DeviceProps]) -> Vec<GpuRecord> {
 /// What a reading keeps beyond what every timeline analysis reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Keep {
-    /// Everything: the collectives' arguments too (`comm`, `diff`).
+    /// Everything: the collectives' arguments too (`comm`; `diff` reads a
+    /// trace with [`Keep::OpCalls`], an export with this).
     All,
     /// No collectives' arguments (`Timeline::collectives` stays empty):
     /// for `gaps`, which does not read them (6,060 records, 1.6 MB at the

@@ -40,8 +40,10 @@ pub fn data_type(text: &str) -> Option<DataType> {
         "Bool" | "bool" => ("bool", 1),
         "Float8_e4m3fn" | "Float8_e4m3fnuz" | "Float8_e5m2" | "Float8_e5m2fnuz"
         | "Float8_e8m0fnu" => ("float8", 1),
-        "ComplexFloat" | "c10::complex<float>" => ("complex64", 8),
-        "ComplexDouble" | "c10::complex<double>" => ("complex128", 16),
+        // `c10::complex<float>` arrives here as `complex<float>`: the
+        // namespace is trimmed above.
+        "ComplexFloat" | "complex<float>" => ("complex64", 8),
+        "ComplexDouble" | "complex<double>" => ("complex128", 16),
         _ => return None,
     };
     Some(DataType { name, bytes })
@@ -127,6 +129,16 @@ mod tests {
         assert_eq!(data_type("long int").map(|d| d.bytes), Some(8));
         assert_eq!(data_type("signed char").map(|d| d.name), Some("int8"));
         assert_eq!(data_type("TensorList"), None);
+        // `Input type` writes complex types with their namespace.
+        assert_eq!(data_type("c10::complex<float>").map(|d| d.bytes), Some(8));
+        assert_eq!(
+            data_type("c10::complex<double>").map(|d| d.name),
+            Some("complex128")
+        );
+        assert_eq!(
+            data_type("c10::complex<c10::Half>").map(|d| d.bytes),
+            Some(4)
+        );
         // Every NCCL data type (ncclDataType_t: int8, uint8, int32, uint32,
         // int64, uint64, float16, float32, float64, bfloat16, float8 e4m3
         // and e5m2) by PyTorch's ScalarType name, with its C size.
