@@ -29,6 +29,7 @@ pub mod ncu;
 pub mod nsys;
 pub mod opmodel;
 pub mod ops;
+pub mod path;
 pub mod plot;
 pub mod projection;
 pub mod report;

@@ -66,6 +66,23 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["units", "error", "roofs", "timeline", "opmodel", "comm"],
     ),
     (
+        "path",
+        &[
+            "units",
+            "error",
+            "diagnostic",
+            "roofs",
+            "timeline",
+            "ncu",
+            "roofline",
+            "gaps",
+            "budget",
+            "opmodel",
+            "ops",
+            "comm",
+        ],
+    ),
+    (
         "diff",
         &[
             "units",
@@ -105,6 +122,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "path",
             "comm",
             "diff",
             "many_inputs",
@@ -126,6 +144,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "roofline",
             "gaps",
             "budget",
+            "path",
             "comm",
             "diff",
             "projection",
@@ -136,7 +155,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "chrome_trace",
         &[
-            "units", "error", "roofs", "timeline", "ncu", "roofline", "gaps", "budget",
+            "units", "error", "roofs", "timeline", "ncu", "roofline", "gaps", "budget", "path",
         ],
     ),
     ("cli", &["report", "suggest"]),
