@@ -143,6 +143,45 @@ pub struct StepPath {
     pub parts: Vec<PathPart>,
     /// The changes replayed, most saved first (then by change).
     pub what_if: Vec<WhatIf>,
+    /// The path itself, in time order: what `--trace-out` draws (not in
+    /// the JSON).
+    #[serde(skip)]
+    pub segments: Vec<Segment>,
+}
+
+/// Where a segment of the path lies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Lane {
+    /// On a GPU stream.
+    Stream {
+        /// Device id.
+        device: u16,
+        /// Stream id.
+        stream: u32,
+    },
+    /// On a host thread.
+    Thread {
+        /// Thread id.
+        tid: u32,
+    },
+    /// Between events (a wait for another rank, the time before the walk's
+    /// first node).
+    Between,
+}
+
+/// One piece of a step's critical path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    /// Start, ns.
+    pub start_ns: i64,
+    /// End, ns.
+    pub end_ns: i64,
+    /// Which part it counts in.
+    pub part: PartName,
+    /// Where it lies.
+    pub lane: Lane,
+    /// What it is (a kernel's or call's name), for people.
+    pub label: String,
 }
 
 /// The single change that shortens the median step most.
