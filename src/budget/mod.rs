@@ -22,6 +22,7 @@ mod summary;
 
 pub use analyze::{analyze, analyze_with_ops, BudgetConfig};
 pub use bound::kernel_key;
+pub(crate) use bound::{Counters, KernelBound};
 pub use model::*;
 pub use opbound::OpModels;
 pub use summary::FIX_FIRST_MAX;

@@ -7,11 +7,23 @@
 //! removed, collectives at their link) instead of adding shortfalls up.
 //! The report is plain data (`model`), rendered by `report::path`.
 
+mod analyze;
+mod change;
+mod graph;
 pub mod model;
+mod node;
+mod replay;
 pub mod roofs;
+#[cfg(test)]
+mod tests;
+mod topo;
+mod walk;
 
+pub use analyze::check_replay;
+pub use change::LAUNCH_CALL_NS;
 pub use model::{
-    Best, Lane, PartName, PathPart, PathReport, Segment, StepPath, WhatIf, KERNEL_FLOOR_NS, SCHEMA,
+    Best, Lane, PartName, PathPart, PathReport, ReplayCheck, Segment, StepPath, WhatIf,
+    KERNEL_FLOOR_NS, SCHEMA,
 };
 pub use roofs::{KernelRoof, KernelRoofs, RoofSide};
 
@@ -29,43 +41,12 @@ pub struct PathConfig {
 }
 
 /// Each step of `budget` (the steps of `tl`) on its critical path, with
-/// the what-if changes replayed.
-///
-/// Placeholder until the walk and the replay land: each step is one
-/// `before_first_event` part and no change.
+/// the what-if changes replayed (docs/path.md).
 pub fn analyze(
-    _tl: &Timeline,
+    tl: &Timeline,
     budget: &BudgetReport,
-    _kernels: &KernelRoofs,
+    kernels: &KernelRoofs,
     cfg: &PathConfig,
 ) -> PathReport {
-    let steps: Vec<StepPath> = budget
-        .steps
-        .iter()
-        .map(|s| StepPath {
-            name: budget.text(s).to_string(),
-            pid: s.pid,
-            device: s.device,
-            start_ns: s.gpu_start_ns,
-            step_ns: s.step_ns,
-            path_ns: s.step_ns,
-            parts: vec![PathPart {
-                name: PartName::BeforeFirstEvent,
-                ns: s.step_ns,
-            }],
-            what_if: Vec::new(),
-            segments: Vec::new(),
-        })
-        .collect();
-    PathReport {
-        schema: SCHEMA,
-        input: cfg.input.clone(),
-        gpu: budget.gpu.clone(),
-        pattern: budget.pattern.clone(),
-        kernel_floor_ns: KERNEL_FLOOR_NS,
-        median_step: budget.median_step,
-        steps,
-        best: None,
-        diagnostics: Vec::new(),
-    }
+    analyze::analyze(tl, budget, kernels, cfg)
 }

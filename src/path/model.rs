@@ -217,3 +217,18 @@ pub struct PathReport {
     /// Warnings, each once, as sentences.
     pub diagnostics: Vec<String>,
 }
+
+/// The replay of nothing over a whole timeline (`path::check_replay`):
+/// what a test asserts is exact.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReplayCheck {
+    /// Nodes in the graph (GPU ops and host intervals).
+    pub nodes: u64,
+    /// Events (starts and ends) that did not come back at their observed
+    /// time: 0 when the replay is exact.
+    pub moved_events: u64,
+    /// Edges left out: their constraint came after their target.
+    pub contradicted_edges: u64,
+    /// Edges dropped to break a cycle at one timestamp.
+    pub dropped_edges: u64,
+}
