@@ -1,7 +1,9 @@
 //! `rooftrace budget`: resolve the arguments into plain config, read the
 //! timeline, classify its gaps once (`gaps::analyze` with the step range),
 //! read the ncu CSV and analyse it once (`roofline::analyze`, per launch),
-//! pick the roofs, budget the steps, draw, render, write.
+//! pick the roofs, budget the steps, walk the median step's critical path
+//! (`path::analyze`, for the one line naming its best change), draw,
+//! render, write.
 
 use super::gaps::{check_filters_match, read_with_progress};
 use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
@@ -10,7 +12,8 @@ use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 pub use super::timeline::export_hints;
 use crate::budget::{
-    analyze_with_ops, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind, OpModels,
+    analyze_with_ops, BudgetConfig, BudgetReport, CriticalPathBest, Diagnostic, DiagnosticKind,
+    OpModels,
 };
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
@@ -159,12 +162,20 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     }
     refuse_inputs(&targets, &inputs)?;
     let Budgeted {
-        report,
+        mut report,
         roofline,
         timeline,
         gap_config,
-        ..
+        bounds,
     } = budget_parts(&config)?;
+    let kernels =
+        crate::path::KernelRoofs::from_sources(&timeline, roofline.as_ref(), bounds.as_ref());
+    let path_config = crate::path::PathConfig {
+        input: vec![config.input.display().to_string()],
+        top_kernels: 0,
+    };
+    let path = crate::path::analyze(&timeline, &report, &kernels, &path_config);
+    report.critical_path = critical_path_best(&path);
     if let Some(t) = &config.trace_out {
         t.write(&timeline, &gap_config, Some(&report), &config.input)?;
     }
@@ -193,6 +204,33 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
         None => report.render(config.format, &opts),
     };
     write_output(config.output.as_deref(), &bytes)
+}
+
+/// The best change on the median step's critical path as the budget
+/// names it; why none is known when `path` found none.
+fn critical_path_best(path: &crate::path::PathReport) -> Option<CriticalPathBest> {
+    let step = path.median_step?;
+    Some(match &path.best {
+        Some(b) => CriticalPathBest {
+            step,
+            change: Some(b.change.clone()),
+            saved_ns: Some(b.saved_ns),
+            why: b.why.clone(),
+        },
+        None => {
+            let replayed = path.steps.get(step).map_or(0, |s| s.what_if.len());
+            CriticalPathBest {
+                step,
+                change: None,
+                saved_ns: None,
+                why: if replayed == 0 {
+                    "no single change is known to shorten the median step: no change was replayed on it".to_string()
+                } else {
+                    format!("no single change is known to shorten the median step: none of the {replayed} changes replayed on it saves time")
+                },
+            }
+        }
+    })
 }
 
 /// Reads both inputs, analyses each once and budgets the steps.
