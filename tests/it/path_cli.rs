@@ -11,7 +11,7 @@
 use crate::common::{corpus_file, fixture, rooftrace, rooftrace_json};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The saxpy export: 10 `MPI_Send` NVTX ranges (tests/it/gaps_evidence.rs).
 const SAXPY: &str = "nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite";
@@ -61,7 +61,7 @@ fn inputs() -> Vec<(PathBuf, Vec<&'static str>)> {
     v
 }
 
-fn run(cmd: &str, input: &PathBuf, args: &[&str], format: &str) -> String {
+fn run(cmd: &str, input: &Path, args: &[&str], format: &str) -> String {
     let mut all = vec![cmd, input.to_str().unwrap()];
     all.extend(args);
     all.extend(["--format", format]);
@@ -197,6 +197,13 @@ fn the_first_line_and_budgets_critical_path_name_the_same_best_change() {
         assert_eq!(cp["step"].as_u64(), Some(median as u64), "{what}: {cp}");
         let table = run("path", &input, &args, "table");
         let first = table.lines().next().unwrap();
+        // Markdown opens with the same line, in bold.
+        let md = run("path", &input, &args, "md");
+        assert_eq!(
+            md.lines().next(),
+            Some(format!("**{first}**").as_str()),
+            "{what}"
+        );
         let budget_table = run("budget", &input, &args, "table");
         let line = budget_table
             .lines()
