@@ -9,7 +9,7 @@
 //! their roof time is unknown, never 0.
 
 use super::gpu_choice::chosen_by;
-use super::table::{cells, Column, Table};
+use super::table::{cells, md_text, Column, Table};
 use super::{dur, push_fitting, Format, Render, RenderOptions};
 use crate::path::{PartName, PathPart, PathReport, StepPath, WhatIf};
 use crate::units::percent;
@@ -252,7 +252,12 @@ fn table(r: &PathReport) -> String {
 }
 
 fn markdown(r: &PathReport, _opts: &RenderOptions) -> String {
-    let mut out = format!("**{}**\n\n{}\n\n", verdict(r), context_line(r));
+    // Range texts, kernel names and the pattern are input: escaped as text.
+    let mut out = format!(
+        "**{}**\n\n{}\n\n",
+        md_text(&verdict(r)),
+        md_text(&context_line(r))
+    );
     let mut sections = Vec::new();
     if !r.steps.is_empty() {
         let title = if r.steps.len() <= STEPS_SHOWN_EACH {
@@ -274,7 +279,7 @@ fn markdown(r: &PathReport, _opts: &RenderOptions) -> String {
             ));
         }
         for l in add_up_line(m).into_iter().chain(unknown_line(m)) {
-            s.push_str(&format!("\n{l}\n"));
+            s.push_str(&format!("\n{}\n", md_text(&l)));
         }
         if !s.is_empty() {
             sections.push(s);
