@@ -9,7 +9,7 @@
 //! their roof time is unknown, never 0.
 
 use super::gpu_choice::chosen_by;
-use super::table::{cells, md_text, Column, Table};
+use super::table::{cells, md_code, md_text, Column, Table};
 use super::{dur, push_fitting, Format, Render, RenderOptions};
 use crate::path::{PartName, PathPart, PathReport, StepPath, WhatIf};
 use crate::units::percent;
@@ -59,11 +59,33 @@ fn median(r: &PathReport) -> Option<&StepPath> {
     r.median_step.and_then(|i| r.steps.get(i))
 }
 
+/// How a line quotes what came from the input: a name as code, other
+/// input text as text (plain in the table; escaped in Markdown, where a
+/// `\` or `|` in a code span and a `<` in text must stay themselves).
+struct Quote {
+    code: fn(&str) -> String,
+    text: fn(&str) -> String,
+}
+
+/// The table's quoting: backticks, text as it is.
+const PLAIN: Quote = Quote {
+    code: |s| format!("`{s}`"),
+    text: str::to_string,
+};
+
+/// Markdown's quoting: [`md_code`] outside a table, where a `|` needs no
+/// escape (md_code adds one `\` before each `|`, taken off here), and
+/// [`md_text`].
+const MARKDOWN: Quote = Quote {
+    code: |s| md_code(s).replace("\\|", "|"),
+    text: md_text,
+};
+
 /// A step as a phrase: its range text, length, process and device.
-fn step_title(s: &StepPath) -> String {
+fn step_title(s: &StepPath, q: &Quote) -> String {
     format!(
-        "`{}` ({}, process {}, GPU {})",
-        s.name,
+        "{} ({}, process {}, GPU {})",
+        (q.code)(&s.name),
         dur(s.step_ns),
         s.pid,
         s.device
@@ -73,38 +95,42 @@ fn step_title(s: &StepPath) -> String {
 /// The first line: which single change shortens the median step most,
 /// by how much and why (from `best`); when none is known, why not.
 pub fn verdict(r: &PathReport) -> String {
+    verdict_in(r, &PLAIN)
+}
+
+fn verdict_in(r: &PathReport, q: &Quote) -> String {
     let Some(m) = median(r) else {
-        return format!("no `{}` step to walk", r.pattern);
+        return format!("no {} step to walk", (q.code)(&r.pattern));
     };
     match &r.best {
         Some(b) => format!(
-            "best single change: `{}` shortens the median step {} by {} ({} of it): {}",
-            b.change,
-            step_title(m),
+            "best single change: {} shortens the median step {} by {} ({} of it): {}",
+            (q.code)(&b.change),
+            step_title(m, q),
             dur(b.saved_ns),
             share(b.saved_ns, m.step_ns),
-            b.why
+            (q.text)(&b.why)
         ),
         None if m.what_if.is_empty() => format!(
             "no single change is known to shorten the median step {}: no change was replayed on it",
-            step_title(m)
+            step_title(m, q)
         ),
         None => format!(
             "no single change is known to shorten the median step {}: none of the {} changes replayed on it saves time",
-            step_title(m),
+            step_title(m, q),
             m.what_if.len()
         ),
     }
 }
 
 /// The second line: how many steps, on which GPU, the kernel floor.
-fn context_line(r: &PathReport) -> String {
+fn context_line(r: &PathReport, q: &Quote) -> String {
     format!(
-        "{} steps of `{}`; roofs: {} ({}); a kernel at its roof takes at least {} (kernel floor)",
+        "{} steps of {}; roofs: {} ({}); a kernel at its roof takes at least {} (kernel floor)",
         r.steps.len(),
-        r.pattern,
-        r.gpu.name,
-        chosen_by(&r.gpu.chosen_by),
+        (q.code)(&r.pattern),
+        (q.text)(&r.gpu.name),
+        (q.text)(&chosen_by(&r.gpu.chosen_by)),
         dur(r.kernel_floor_ns)
     )
 }
@@ -219,7 +245,7 @@ fn unknown_line(s: &StepPath) -> Option<String> {
 const WHAT_IF_ROWS: usize = 50;
 
 fn table(r: &PathReport) -> String {
-    let mut out = format!("{}\n{}\n", verdict(r), context_line(r));
+    let mut out = format!("{}\n{}\n", verdict(r), context_line(r, &PLAIN));
     if !r.steps.is_empty() {
         let head = if r.steps.len() <= STEPS_SHOWN_EACH {
             "the critical path of each step, by part (share of the step):".to_string()
@@ -252,11 +278,10 @@ fn table(r: &PathReport) -> String {
 }
 
 fn markdown(r: &PathReport, _opts: &RenderOptions) -> String {
-    // Range texts, kernel names and the pattern are input: escaped as text.
     let mut out = format!(
         "**{}**\n\n{}\n\n",
-        md_text(&verdict(r)),
-        md_text(&context_line(r))
+        verdict_in(r, &MARKDOWN),
+        context_line(r, &MARKDOWN)
     );
     let mut sections = Vec::new();
     if !r.steps.is_empty() {
@@ -279,7 +304,7 @@ fn markdown(r: &PathReport, _opts: &RenderOptions) -> String {
             ));
         }
         for l in add_up_line(m).into_iter().chain(unknown_line(m)) {
-            s.push_str(&format!("\n{}\n", md_text(&l)));
+            s.push_str(&format!("\n{l}\n"));
         }
         if !s.is_empty() {
             sections.push(s);
@@ -437,6 +462,20 @@ mod tests {
         assert!(
             text.contains("6.00 µs of this step's path (60.0 %) is kernels with no bound known"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn markdown_quotes_names_from_the_input_as_themselves() {
+        let mut r = report(vec![step("a|b <c> `d`", 10_000)]);
+        r.best.as_mut().unwrap().why = "`k<float>` & more".into();
+        let md = String::from_utf8(r.render(Format::Markdown, &RenderOptions::default())).unwrap();
+        // The name in a code span fenced by two backticks (it holds one),
+        // padded (it ends with one); the why as text: `<`, `>`, `&` as
+        // entities.
+        assert!(
+            md.starts_with("**best single change: `launch_overhead_removed` shortens the median step `` a|b <c> `d` `` (10.0 µs, process 7, GPU 0) by 1.00 µs (10.0 % of it): `k&lt;float&gt;` &amp; more**\n"),
+            "{md}"
         );
     }
 
