@@ -462,3 +462,40 @@ fn several_inputs_are_one_report_holding_each_ranks_steps_as_alone() {
     let median = order[order.len().div_ceil(2) - 1].1;
     assert_eq!(both["median_step"].as_u64(), Some(median as u64));
 }
+
+#[test]
+fn with_ncu_counters_the_fixture_pairs_steps_hold_the_contract_and_are_budgets() {
+    // The budget fixture pair (docs/budget.md, "A checked example"): an
+    // nsys export of three `step` ranges built from SQL, and the ncu CSV
+    // of its kernels; roofs from the A100 80GB datasheet file.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sgemm_steps.sqlite");
+    let sql = std::fs::read_to_string(fixture("budget/sgemm_steps.sql")).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    let args = [
+        "--nvtx",
+        "^step$",
+        "--ncu",
+        "fixtures/ncu/sgemm_a100_printfp_details15.csv",
+        "--roofs",
+        "fixtures/budget/a100-80gb-datasheet.json",
+    ];
+    let path: Value = serde_json::from_str(&run("path", &db, &args, "json")).unwrap();
+    let budget: Value = serde_json::from_str(&run("budget", &db, &args, "json")).unwrap();
+    let steps = path["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 3);
+    for (s, b) in steps.iter().zip(budget["steps"].as_array().unwrap()) {
+        check_step(s, "fixture pair");
+        assert_eq!(key(s, "start_ns"), key(b, "gpu_start_ns"));
+        assert_eq!(s["step_ns"], b["step_ns"]);
+    }
+    assert_eq!(path["median_step"], budget["median_step"]);
+    assert_eq!(
+        budget["critical_path"]["step"], budget["median_step"],
+        "{}",
+        budget["critical_path"]
+    );
+}
