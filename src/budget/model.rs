@@ -520,6 +520,27 @@ pub struct BudgetReport {
     /// The steps' range texts, each once, in order of first use (steps hold
     /// indices): a long text costs its bytes once, not once per step.
     pub names: Vec<String>,
+    /// The single change on the median step's critical path that shortens
+    /// it most, as `rooftrace path` finds it (set by the command, which
+    /// walks the path; absent when nothing walked it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub critical_path: Option<CriticalPathBest>,
+}
+
+/// The best change on the median step's critical path (docs/path.md),
+/// named in `budget`'s output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CriticalPathBest {
+    /// Index in `steps` of the step walked (the median step).
+    pub step: usize,
+    /// The change's key (`kernels_at_roof`, `launch_overhead_removed`, …);
+    /// `None`: no single change is known to shorten the step.
+    pub change: Option<String>,
+    /// Time the change saves on the step, replayed on its graph, ns;
+    /// `None` with `change`.
+    pub saved_ns: Option<i64>,
+    /// Why, one sentence (or why no change is known).
+    pub why: String,
 }
 
 impl BudgetReport {

@@ -177,6 +177,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         fix_first,
         diagnostics: si.diagnostics,
         names: si.names,
+        critical_path: None,
     }
 }
 

@@ -7,7 +7,9 @@
 //! - per device (`pid` = device index, as Kineto): one thread per stream
 //!   with its kernels, copies and memsets (`ops`), and rooftrace's tracks
 //!   above them (`tracks`): `rooftrace idle gaps` (every gap, named by its
-//!   class), and for `budget` `rooftrace steps` and `rooftrace step budget`;
+//!   class), and for `budget` `rooftrace steps` and `rooftrace step budget`,
+//!   for `path` `rooftrace critical path` (`critical`: each segment of each
+//!   step's path, flow arrows where it changes lane);
 //! - per host process: the launch and sync calls, NVTX ranges, OS runtime
 //!   calls, and a flow arrow from each launch call to its GPU op;
 //! - `deviceProperties` and `distributedInfo` from the input's GPU records
@@ -15,15 +17,18 @@
 //!
 //! Times are the input's own clock, written to the ns.
 
+mod critical;
 mod ops;
 mod tracks;
 mod writer;
 
+pub use critical::{PATH_CAT, PATH_FLOW_CAT, PATH_TID};
 pub use ops::KernelNote;
 pub use tracks::{GAPS_TID, GAP_CAT, PARTS_TID, PART_CAT, STEPS_TID, STEP_CAT};
 
 use crate::budget::{BoundSource, BudgetReport};
 use crate::gaps::GapReport;
+use crate::path::PathReport;
 use crate::timeline::Timeline;
 use serde_json::{json, Map, Value};
 use std::collections::{BTreeSet, HashMap};
@@ -37,8 +42,10 @@ pub struct TraceInput<'a> {
     /// Its gap analysis, with every gap kept (`keep_gaps`) and described
     /// (`top` 0, `min_gap_ns` 0) for the gap track to say what each was.
     pub gaps: &'a GapReport,
-    /// The step budget, when `budget` writes the trace.
+    /// The step budget, when `budget` or `path` writes the trace.
     pub budget: Option<&'a BudgetReport>,
+    /// The steps' critical paths, when `path` writes the trace.
+    pub path: Option<&'a PathReport>,
     /// The input as the user named it (the trace's `otherData`).
     pub input: &'a str,
 }
@@ -54,6 +61,9 @@ pub fn write(input: &TraceInput<'_>, out: &mut dyn std::io::Write) -> std::io::R
     let mut own = tracks::gaps(&mut w, input.gaps);
     if let Some(b) = input.budget {
         own.extend(tracks::budget(&mut w, b));
+    }
+    if let Some(p) = input.path {
+        own.extend(critical::path(&mut w, p));
     }
     names(&mut w, tl, &gpu_rows, &host_rows, &own);
     w.finish()
@@ -122,6 +132,7 @@ fn names(
     }
     for r in own {
         let (name, sort) = match r.tid {
+            PATH_TID => ("rooftrace critical path", -4),
             GAPS_TID => ("rooftrace idle gaps", -3),
             STEPS_TID => ("rooftrace steps", -2),
             _ => ("rooftrace step budget", -1),
@@ -168,7 +179,7 @@ fn top_level(input: &TraceInput<'_>) -> Map<String, Value> {
         json!({
             "generator": format!("rooftrace {}", env!("CARGO_PKG_VERSION")),
             "input": input.input,
-            "rooftrace_tracks": "per device: `rooftrace idle gaps` (every idle gap, named by its class; args: duration, cause, host_detail, evidence, fix), `rooftrace steps` and `rooftrace step budget` (budget only)",
+            "rooftrace_tracks": "per device: `rooftrace idle gaps` (every idle gap, named by its class; args: duration, cause, host_detail, evidence, fix), `rooftrace steps` and `rooftrace step budget` (budget and path), `rooftrace critical path` (path only: each segment of each step's critical path named by its part; flows `rooftrace_path_flow` where the path changes lane)",
         }),
     );
     top

@@ -101,16 +101,23 @@ impl<'w> EventWriter<'w> {
     /// `to` at `to_ns` (Kineto's `ac2g` launch → GPU arrows: a `s` event
     /// and an `f` event bound to the enclosing slice).
     pub fn flow(&mut self, from: Row, from_ns: i64, to: Row, to_ns: i64) {
+        self.flow_in("ac2g", from, from_ns, to, to_ns);
+    }
+
+    /// [`EventWriter::flow`] with `cat` and `name` set to `cat` (flows of
+    /// one category are drawn and hidden together).
+    pub fn flow_in(&mut self, cat: &str, from: Row, from_ns: i64, to: Row, to_ns: i64) {
         self.flows += 1;
         let id = self.flows;
+        let cat = quoted(cat);
         self.push(format!(
-            r#"{{"ph":"s","id":{id},"pid":{},"tid":{},"ts":{},"cat":"ac2g","name":"ac2g"}}"#,
+            r#"{{"ph":"s","id":{id},"pid":{},"tid":{},"ts":{},"cat":{cat},"name":{cat}}}"#,
             from.pid,
             from.tid,
             micros(from_ns)
         ));
         self.push(format!(
-            r#"{{"ph":"f","id":{id},"pid":{},"tid":{},"ts":{},"cat":"ac2g","name":"ac2g","bp":"e"}}"#,
+            r#"{{"ph":"f","id":{id},"pid":{},"tid":{},"ts":{},"cat":{cat},"name":{cat},"bp":"e"}}"#,
             to.pid,
             to.tid,
             micros(to_ns)

@@ -13,6 +13,7 @@ pub mod gaps;
 pub mod ncu;
 pub mod near_miss;
 pub mod ops;
+pub mod path;
 pub mod projection;
 pub mod quantity;
 pub mod roofs;
@@ -51,6 +52,8 @@ pub enum Command {
     Ops(ops::OpsArgs),
     /// Before → after of two profiles (kernels vs roofs, or idle and why), with a regression gate.
     Diff(diff::DiffArgs),
+    /// Each step's critical path, and what each change on it (kernels at their roofs, gaps removed) would save.
+    Path(path::PathArgs),
 }
 
 /// Output format of a report.

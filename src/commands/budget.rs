@@ -1,7 +1,9 @@
 //! `rooftrace budget`: resolve the arguments into plain config, read the
 //! timeline, classify its gaps once (`gaps::analyze` with the step range),
 //! read the ncu CSV and analyse it once (`roofline::analyze`, per launch),
-//! pick the roofs, budget the steps, draw, render, write.
+//! pick the roofs, budget the steps, walk the median step's critical path
+//! (`path::analyze`, for the one line naming its best change), draw,
+//! render, write.
 
 use super::gaps::{check_filters_match, read_with_progress};
 use super::inputs::{check_file, NSYS_EXTS, NSYS_FIX};
@@ -10,7 +12,8 @@ use super::output::{refuse_inputs, write_output};
 use super::plot::PlotTarget;
 pub use super::timeline::export_hints;
 use crate::budget::{
-    analyze_with_ops, BudgetConfig, BudgetReport, Diagnostic, DiagnosticKind, OpModels,
+    analyze_with_ops, BudgetConfig, BudgetReport, CriticalPathBest, Diagnostic, DiagnosticKind,
+    OpModels,
 };
 use crate::cli::budget::BudgetArgs;
 use crate::error::InputError;
@@ -57,22 +60,7 @@ impl BudgetRunConfig {
     /// Resolves the arguments; the regex, the plot name and the roofs
     /// choice are checked before any work (exit 2 on a bad one).
     pub fn from_args(args: BudgetArgs) -> Result<BudgetRunConfig, InputError> {
-        let nvtx = args
-            .nvtx
-            .as_deref()
-            .map(|n| {
-                regex::Regex::new(n).map_err(|e| InputError::new(format!("--nvtx `{n}`: {e}")))
-            })
-            .transpose()?;
-        let is_trace = matches!(
-            crate::input::identify(&args.input),
-            Ok(crate::input::InputKind::PyTorchTrace)
-        );
-        if nvtx.is_none() && !is_trace {
-            return Err(InputError::new(
-                "--nvtx REGEX is required: the NVTX range that marks one step (e.g. --nvtx decode_step); only a PyTorch profiler trace has a default step (ProfilerStep#N)",
-            ));
-        }
+        let nvtx = step_regex(args.nvtx.as_deref(), &args.input)?;
         let plot = args
             .plot
             .as_deref()
@@ -84,11 +72,7 @@ impl BudgetRunConfig {
                 "--project-to scales each kernel by its counters: give the ncu CSV of the step's kernels with --ncu",
             ));
         }
-        if args.ncu.is_none() && matches!(roofs, RoofsChoice::Ncu) {
-            return Err(InputError::new(
-                "--roofs ncu needs --ncu (the peaks are in the ncu CSV): give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE, or leave both out to take the GPU from the export's TARGET_INFO_GPU",
-            ));
-        }
+        check_roofs_ncu(&roofs, args.ncu.as_deref())?;
         Ok(BudgetRunConfig {
             input: args.input,
             nsys: args.nsys,
@@ -123,6 +107,41 @@ impl BudgetRunConfig {
     }
 }
 
+/// The step range of `--nvtx`, compiled (exit 2 on a bad one); `None`
+/// only for a PyTorch trace, whose default step is [`DEFAULT_STEP`] (an
+/// nsys export without `--nvtx` is exit 2: it has no default step).
+pub fn step_regex(
+    nvtx: Option<&str>,
+    input: &std::path::Path,
+) -> Result<Option<regex::Regex>, InputError> {
+    let nvtx = nvtx
+        .map(|n| regex::Regex::new(n).map_err(|e| InputError::new(format!("--nvtx `{n}`: {e}"))))
+        .transpose()?;
+    let is_trace = matches!(
+        crate::input::identify(input),
+        Ok(crate::input::InputKind::PyTorchTrace)
+    );
+    if nvtx.is_none() && !is_trace {
+        return Err(InputError::new(
+            "--nvtx REGEX is required: the NVTX range that marks one step (e.g. --nvtx decode_step); only a PyTorch profiler trace has a default step (ProfilerStep#N)",
+        ));
+    }
+    Ok(nvtx)
+}
+
+/// `--roofs ncu` takes the peaks of the ncu CSV: without `--ncu`, exit 2.
+pub fn check_roofs_ncu(
+    roofs: &RoofsChoice,
+    ncu: Option<&std::path::Path>,
+) -> Result<(), InputError> {
+    if ncu.is_none() && matches!(roofs, RoofsChoice::Ncu) {
+        return Err(InputError::new(
+            "--roofs ncu needs --ncu (the peaks are in the ncu CSV): give --gpu KEY (e.g. --gpu h100-sxm) or --roofs FILE, or leave both out to take the GPU from the export's TARGET_INFO_GPU",
+        ));
+    }
+    Ok(())
+}
+
 /// Runs `rooftrace budget`.
 pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     let config = BudgetRunConfig::from_args(args)?;
@@ -143,11 +162,20 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     }
     refuse_inputs(&targets, &inputs)?;
     let Budgeted {
-        report,
+        mut report,
         roofline,
         timeline,
         gap_config,
+        bounds,
     } = budget_parts(&config)?;
+    let kernels =
+        crate::path::KernelRoofs::from_sources(&timeline, roofline.as_ref(), bounds.as_ref());
+    let path_config = crate::path::PathConfig {
+        input: vec![config.input.display().to_string()],
+        top_kernels: 0,
+    };
+    let path = crate::path::analyze(&timeline, &report, &kernels, &path_config);
+    report.critical_path = critical_path_best(&path);
     if let Some(t) = &config.trace_out {
         t.write(&timeline, &gap_config, Some(&report), &config.input)?;
     }
@@ -178,6 +206,33 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
     write_output(config.output.as_deref(), &bytes)
 }
 
+/// The best change on the median step's critical path as the budget
+/// names it; why none is known when `path` found none.
+fn critical_path_best(path: &crate::path::PathReport) -> Option<CriticalPathBest> {
+    let step = path.median_step?;
+    Some(match &path.best {
+        Some(b) => CriticalPathBest {
+            step,
+            change: Some(b.change.clone()),
+            saved_ns: Some(b.saved_ns),
+            why: b.why.clone(),
+        },
+        None => {
+            let replayed = path.steps.get(step).map_or(0, |s| s.what_if.len());
+            CriticalPathBest {
+                step,
+                change: None,
+                saved_ns: None,
+                why: if replayed == 0 {
+                    "no single change is known to shorten the median step: no change was replayed on it".to_string()
+                } else {
+                    format!("no single change is known to shorten the median step: none of the {replayed} changes replayed on it saves time")
+                },
+            }
+        }
+    })
+}
+
 /// Reads both inputs, analyses each once and budgets the steps.
 pub fn budget(config: &BudgetRunConfig) -> anyhow::Result<BudgetReport> {
     Ok(budget_and_roofline(config)?.0)
@@ -191,18 +246,24 @@ pub fn budget_and_roofline(
     Ok((b.report, b.roofline))
 }
 
-/// A budget with what it was made from.
-struct Budgeted {
-    report: BudgetReport,
-    roofline: Option<crate::roofline::RooflineReport>,
-    timeline: crate::nsys::Timeline,
+/// A budget with what it was made from (what `--trace-out` and `path`
+/// read again instead of reading the inputs twice).
+pub struct Budgeted {
+    /// The step budget.
+    pub report: BudgetReport,
+    /// The ncu analysis, per launch, with `--ncu`.
+    pub roofline: Option<crate::roofline::RooflineReport>,
+    /// The timeline as read.
+    pub timeline: crate::timeline::Timeline,
     /// The gap analysis with its step range.
-    gap_config: GapConfig,
+    pub gap_config: GapConfig,
+    /// Each kernel's share of its op call's bound, from a trace's shapes.
+    pub bounds: Option<crate::ops::KernelBounds>,
 }
 
 /// Reads both inputs, analyses each once and budgets the steps, keeping
-/// the timeline and the gap config (for `--trace-out`).
-fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
+/// what it was made from ([`Budgeted`]).
+pub fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     check_file(&config.input, NSYS_EXTS, NSYS_FIX)?;
     let csv = config.ncu.as_deref().map(read_csv).transpose()?;
     if let Some(c) = &csv {
@@ -310,6 +371,7 @@ fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
         roofline,
         timeline,
         gap_config,
+        bounds,
     })
 }
 

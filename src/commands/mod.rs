@@ -13,6 +13,7 @@ pub mod many;
 pub mod ncu;
 pub mod ops;
 pub mod output;
+pub mod path;
 pub mod plot;
 pub mod projection;
 pub mod roofs;
@@ -29,6 +30,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Diff(args) => output::terminal_width(&args.output),
         Command::Comm(args) => output::terminal_width(&args.output),
         Command::Ops(args) => output::terminal_width(&args.output),
+        Command::Path(args) => output::terminal_width(&args.output_args()),
         Command::Calibrate(_) => None,
     };
     crate::report::table::with_width(width, || match cli.command {
@@ -39,5 +41,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Comm(args) => comm::run(args),
         Command::Ops(args) => ops::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Path(args) => path::run(args),
     })
 }

@@ -1,4 +1,4 @@
-//! `--trace-out FILE` of `gaps` and `budget`: the file name checked before
+//! `--trace-out FILE` of `gaps`, `budget` and `path`: the file name checked before
 //! any work (`.json` or `.json.gz`), the timeline analysed once more with
 //! every gap kept and described, the Chrome trace written (gzip for a
 //! `.gz`), atomically.
@@ -50,6 +50,18 @@ impl TraceTarget {
         budget: Option<&crate::budget::BudgetReport>,
         input: &Path,
     ) -> anyhow::Result<()> {
+        self.write_with_path(timeline, analysis, budget, None, input)
+    }
+
+    /// [`TraceTarget::write`] with `path`'s critical-path track when given.
+    pub fn write_with_path(
+        &self,
+        timeline: &Timeline,
+        analysis: &GapConfig,
+        budget: Option<&crate::budget::BudgetReport>,
+        path: Option<&crate::path::PathReport>,
+        input: &Path,
+    ) -> anyhow::Result<()> {
         let every_gap = GapConfig {
             top: 0,
             min_gap_ns: 0,
@@ -61,6 +73,7 @@ impl TraceTarget {
             timeline,
             gaps: &gaps,
             budget,
+            path,
             input: &input.display().to_string(),
         };
         super::output::write_atomic_with(&self.path, |out| {

@@ -359,14 +359,34 @@ fn outlier_line(r: &BudgetReport) -> Option<String> {
     ))
 }
 
+/// One line: the best change on the median step's critical path, when
+/// the command walked it (`rooftrace path` shows the whole path).
+pub fn critical_path_line(r: &BudgetReport) -> Option<String> {
+    let c = r.critical_path.as_ref()?;
+    let step = r.steps.get(c.step).map_or(0, |s| s.step_ns);
+    Some(match (&c.change, c.saved_ns) {
+        (Some(change), Some(saved)) => format!(
+            "critical path: `{change}` shortens the median step most, by {} ({}): {} (`rooftrace path` shows the whole path)",
+            dur(saved as f64),
+            share(saved as f64, step as f64),
+            c.why
+        ),
+        _ => format!("critical path: {} (`rooftrace path` shows the whole path)", c.why),
+    })
+}
+
 fn table(r: &BudgetReport, o: &RenderOptions) -> String {
     let mut out = format!(
-        "{}\n{}; roofs: {} ({})\n\n",
+        "{}\n{}; roofs: {} ({})\n",
         verdict(r),
         source_phrase(r),
         r.gpu.name,
         crate::report::gpu_choice::chosen_by(&r.gpu.chosen_by)
     );
+    if let Some(l) = critical_path_line(r) {
+        out.push_str(&format!("{l}\n"));
+    }
+    out.push('\n');
     out.push_str(&parts_table(r).to_text());
     if let Some(l) = overlap_line(r) {
         out.push_str(&format!("\n{l}\n"));
@@ -475,6 +495,9 @@ fn csv(r: &BudgetReport) -> String {
 
 fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
     let mut out = format!("**{}**\n\n{}\n\n", verdict(r), source_phrase(r));
+    if let Some(l) = critical_path_line(r) {
+        out.push_str(&format!("{l}\n\n"));
+    }
     if let Some(l) = overlap_line(r) {
         out.push_str(&format!("{l}\n\n"));
     }

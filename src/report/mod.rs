@@ -17,6 +17,7 @@ pub mod gpu_list;
 pub mod many_inputs;
 pub mod ops;
 pub mod parquet;
+pub mod path;
 pub mod projection;
 pub mod roofline;
 pub mod roofline_clock;

@@ -186,6 +186,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "input",
             "opmodel",
             "ops",
+            "path",
         ],
     ),
 ];

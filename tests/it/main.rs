@@ -68,6 +68,7 @@ mod ops_cover;
 mod ops_view;
 mod ops_view_nsys;
 mod path_core;
+mod path_cli;
 mod paths;
 mod plot;
 mod plot_typical;

@@ -14,6 +14,7 @@ pub mod comm;
 pub mod gaps;
 pub mod ncu;
 pub mod ops;
+pub mod path;
 
 use crate::many_inputs::InputTag;
 use parquet::basic::Type as Physical;
