@@ -67,6 +67,7 @@ mod ops;
 mod ops_cover;
 mod ops_view;
 mod ops_view_nsys;
+mod path_synth;
 mod paths;
 mod plot;
 mod plot_typical;
