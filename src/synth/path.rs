@@ -31,13 +31,14 @@ pub fn step_base_us(k: i64) -> i64 {
 }
 
 /// The names of the scenes, as [`scene`] takes them.
-pub const SCENES: [&str; 6] = [
+pub const SCENES: [&str; 7] = [
     "host_bound",
     "hidden_kernel",
     "device_sync",
     "gemm_roofs",
     "cross_stream",
     "straggler",
+    "overlapping_gains",
 ];
 
 /// The trace documents of scene `name` (one per rank), `None` for a name
@@ -51,6 +52,7 @@ pub fn scene(name: &str) -> Option<Vec<Value>> {
         "gemm_roofs" => one(gemm_roofs()),
         "cross_stream" => one(cross_stream()),
         "straggler" => straggler().into_iter().map(|t| t.to_value()).collect(),
+        "overlapping_gains" => one(overlapping_gains()),
         _ => return None,
     })
 }
@@ -321,6 +323,27 @@ pub fn cross_stream() -> PathTrace {
         let recorded = t.call("cudaEventRecord", b + 20, 5);
         t.wait_event((b + 30, 5), 8, (7, recorded));
         t.launch("k_consumer", (b + 40, 5), on(8, b + 625, 30));
+    })
+}
+
+/// (g) Two changes that buy the same time: stream 7's path ends after a
+/// GPU gap, and stream 8's independent kernel (no stream wait: no
+/// cross-stream edge) ends 30 µs before it. Offsets, µs:
+///
+/// | host | GPU |
+/// |---|---|
+/// | `aten::mm` `[8, 17]` ([`GEMM_COMPUTE`]), call `[10, 15]` | `gemm_compute` stream 7 `[20, 620]` |
+/// | call `[20, 25]` | `k_after_gap` stream 7 `[650, 670]` (30 µs after `gemm_compute`) |
+/// | call `[30, 35]` | `k_side` stream 8 `[50, 640]` |
+///
+/// Closing the gap or running `gemm_compute` at its roof each end
+/// stream 7 before `k_side`: each saves 30 µs, and both together no more.
+pub fn overlapping_gains() -> PathTrace {
+    steps(HOST_PID, |t, b| {
+        t.mm_op(GEMM_COMPUTE, b + 8, 9);
+        t.launch("gemm_compute", (b + 10, 5), on(7, b + 20, 600));
+        t.launch("k_after_gap", (b + 20, 5), on(7, b + 650, 20));
+        t.launch("k_side", (b + 30, 5), on(8, b + 50, 590));
     })
 }
 

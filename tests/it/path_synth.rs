@@ -14,6 +14,11 @@
 //! has its kernel's time split into `waiting_for_rank` (arrival to the last
 //! arrival) and `collective` (the rest), and the walk goes on from its own
 //! arrival.
+//!
+//! A second method: `scripts/path_contract_check.py`, the contract read
+//! mechanically (not the program), gives every number below; put in place
+//! of the binary's `path`, these tests pass on it, and fail on it with the
+//! kernel floor or the straggler change broken.
 
 use crate::common::{rooftrace, rooftrace_json};
 use rooftrace::synth::path::{scene, step_base_us, HOST_PID, STEPS};
@@ -563,4 +568,68 @@ fn a_rank_waiting_for_a_straggler_has_its_wait_on_the_path() {
         ..rank0
     };
     check(&rank1, &report);
+}
+
+#[test]
+fn two_changes_that_buy_the_same_time_save_less_together_than_summed() {
+    // overlapping_gains, offsets µs: gemm_compute stream 7 [20,620] (call
+    // [10,15], T* 524,288 ns); k_after_gap stream 7 [650,670] (call
+    // [20,25]: stream order binds, 30 µs of GPU gap); k_side stream 8
+    // [50,640] (call [30,35], launch slack 20 µs; no stream wait, so no
+    // cross-stream edge). Window [20,670]: 650 µs.
+    // Walk: k_after_gap 20 µs (no bound); stream order (620) beats its
+    // launch (20): gpu_gap [620,650] 30 µs; gemm_compute 600 µs; clipped.
+    //
+    // gpu_gaps_removed: k_after_gap [620,640]; the step ends at
+    //   max(640, k_side's 640): new 620, saved 30 µs.
+    // kernels_at_roof: gemm_compute ends 544.288, k_after_gap =
+    //   544.288+30 → ends 594.288 < 640: new 620, saved 30 µs.
+    // launch_overhead_removed: gemm_compute [10,610] (call kept); calls
+    //   [20,22] [27,29]; k_side = 27 → [27,617]; k_after_gap = 610+30 →
+    //   [640,660]; new 660-10 = 650: saved 0.
+    // host_work_removed: calls [15,20] [20,25]; k_side = 20+20 → [40,630];
+    //   k_after_gap [650,670]: saved 0.
+    // all: gemm_compute [10, 534.288]; calls [15,17] [17,19]; k_side =
+    //   17 → [17,607]; k_after_gap = 534.288 → 554.288. New 607-10 = 597
+    //   µs: saved 53 µs, less than the singles' 30+30 = 60: the report
+    //   must say so (docs/path.md, "What-if").
+    let e = Expect {
+        scene: "overlapping_gains",
+        pid: HOST_PID,
+        start_offset_us: 20,
+        step_ns: 650_000,
+        parts: &[
+            ("kernel_compute", 600_000),
+            ("kernel_no_model", 20_000),
+            ("gpu_gap", 30_000),
+        ],
+        what_if: &[
+            ("all", 53_000, 597_000, Always),
+            ("gpu_gaps_removed", 30_000, 620_000, Always),
+            ("kernels_at_roof", 30_000, 620_000, Always),
+            ("kernel:gemm_compute", 30_000, 620_000, Always),
+            ("launch_overhead_removed", 0, 650_000, Always),
+            ("host_work_removed", 0, 650_000, Always),
+        ],
+        single_sum_ns: Some(60_000),
+        best: None,
+    };
+    let (_dir, files) = write_scene(e.scene);
+    check_budget_and_gaps(&e, &files[0]);
+    let report = path_json(e.scene, &files);
+    check(&e, &report);
+    // The contract gives the words no shape: a diagnostic naming the `all`
+    // change as a word (the default-step note names no change).
+    let names_all = |s: &str| {
+        s.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .any(|w| w == "all")
+    };
+    let says_so = report["diagnostics"]
+        .as_array()
+        .is_some_and(|d| d.iter().filter_map(Value::as_str).any(names_all));
+    assert!(
+        says_so,
+        "scene overlapping_gains: Σ single saved (60 µs) > all's (53 µs), and no diagnostic says so: {}",
+        report["diagnostics"]
+    );
 }
