@@ -23,7 +23,7 @@
 use crate::common::{rooftrace, rooftrace_json};
 use rooftrace::synth::path::{scene, step_base_us, HOST_PID, STEPS};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Whether a change must be listed, or may be left out when it moves
 /// nothing.
@@ -225,7 +225,7 @@ fn check(e: &Expect, report: &Value) {
 
 /// `budget` reads the scene and its steps are `path`'s, to the ns; `gaps`
 /// reads it.
-fn check_budget_and_gaps(e: &Expect, file: &PathBuf) {
+fn check_budget_and_gaps(e: &Expect, file: &Path) {
     let f = file.to_str().unwrap();
     let (code, budget, err) = rooftrace_json(&["budget", f, "--gpu", "a100-80gb"]);
     assert_eq!(code, 0, "scene {}: budget: {err}", e.scene);
