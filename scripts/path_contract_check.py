@@ -31,9 +31,9 @@ def load(path):
             calls.append(dict(kind="call", name=e["name"], pid=e["pid"], tid=e["tid"],
                               start=ns(e["ts"]), end=ns(e["ts"] + e["dur"]),
                               corr=e["args"]["correlation"]))
-        elif c == "kernel":
+        elif c in ("kernel", "gpu_memcpy"):
             a = e["args"]
-            ops.append(dict(kind="op", name=e["name"], stream=a["stream"], dev=a["device"],
+            ops.append(dict(kind="op", copy=c == "gpu_memcpy", name=e["name"], stream=a["stream"], dev=a["device"],
                             start=ns(e["ts"]), end=ns(e["ts"] + e["dur"]), corr=a["correlation"]))
         elif c == "user_annotation" and e["name"].startswith("ProfilerStep#"):
             ann.append((e["name"], ns(e["ts"]), ns(e["ts"] + e["dur"])))
@@ -56,7 +56,8 @@ def build(calls, ops):
     for o in ops:
         o["launch"] = by_corr.get(o["corr"])
     for c in calls:
-        c["sync"] = "Synchronize" in c["name"]
+        c["blocking"] = c["name"].startswith("cudaMemcpy") and "Async" not in c["name"]
+        c["sync"] = "Synchronize" in c["name"] or c["blocking"]
         c["launches"] = any(o["corr"] == c["corr"] for o in ops)
     calls.sort(key=lambda c: c["start"])
     for i, c in enumerate(calls):
@@ -80,8 +81,8 @@ def build(calls, ops):
         c["edges"] = [("host", c["prev"]["end"], c["prev"], "end")] if c["prev"] else []
         c["sync_edge"] = None
         if c["sync"]:
-            cands = [o for o in ops if o["launch"] and o["launch"]["start"] < c["start"]
-                     and c["start"] < o["end"] <= c["end"]]
+            cands = [o for o in ops if o["launch"] and (o["launch"]["start"] < c["start"]
+                     if not c["blocking"] else o["launch"] is c) and c["start"] < o["end"] <= c["end"]]
             if cands:
                 c["sync_edge"] = max(cands, key=lambda o: o["end"])
     for n in calls + ops:
@@ -94,6 +95,7 @@ def build(calls, ops):
     return calls, ops
 
 def kernel_part(o, bounds):
+    if o["copy"]: return "copy"
     if o["name"].startswith("nccl"): return "collective"
     b = bounds.get(id(o))
     return "kernel_no_model" if b is None else ("kernel_memory" if b[1] == "memory" else "kernel_compute")

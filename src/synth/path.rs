@@ -31,7 +31,7 @@ pub fn step_base_us(k: i64) -> i64 {
 }
 
 /// The names of the scenes, as [`scene`] takes them.
-pub const SCENES: [&str; 7] = [
+pub const SCENES: [&str; 8] = [
     "host_bound",
     "hidden_kernel",
     "device_sync",
@@ -39,6 +39,7 @@ pub const SCENES: [&str; 7] = [
     "cross_stream",
     "straggler",
     "overlapping_gains",
+    "blocking_copy",
 ];
 
 /// The trace documents of scene `name` (one per rank), `None` for a name
@@ -53,6 +54,7 @@ pub fn scene(name: &str) -> Option<Vec<Value>> {
         "cross_stream" => one(cross_stream()),
         "straggler" => straggler().into_iter().map(|t| t.to_value()).collect(),
         "overlapping_gains" => one(overlapping_gains()),
+        "blocking_copy" => one(blocking_copy()),
         _ => return None,
     })
 }
@@ -177,6 +179,15 @@ impl PathTrace {
     pub fn launch(&mut self, kernel: &str, (call_us, call_dur_us): (i64, i64), at: GpuAt) {
         let correlation = self.call("cudaLaunchKernel", call_us, call_dur_us);
         self.kernel(kernel, correlation, at, Map::new());
+    }
+
+    /// A device-to-host copy of `bytes` into pinned memory on device 0,
+    /// joined to the call `correlation`.
+    pub fn copy_to_host(&mut self, correlation: i64, at: GpuAt, bytes: u64) {
+        self.events.push(json!({"ph": "X", "cat": "gpu_memcpy",
+            "name": "Memcpy DtoH (Device -> Pinned)", "pid": 0, "tid": at.stream,
+            "ts": at.start_us, "dur": at.dur_us, "args": {"device": 0, "stream": at.stream,
+                "correlation": correlation, "External id": correlation, "bytes": bytes}}));
     }
 
     /// `cudaStreamWaitEvent` `[start, start + dur)` µs making `stream` wait
@@ -347,6 +358,23 @@ pub fn overlapping_gains() -> PathTrace {
     })
 }
 
+/// (h) A blocking copy (`cudaMemcpy`, as `tensor.item()` makes): a sync
+/// and a launch at once. Offsets, µs (stream 7):
+///
+/// | host | GPU |
+/// |---|---|
+/// | call `[10, 15]` | `k_before_copy` `[20, 120]` |
+/// | `cudaMemcpy` `[25, 135]` (returns 5 µs after its copy) | copy DtoH 4 MB `[120, 130]` (queued) |
+/// | call `[145, 150]` (10 µs host work after the copy returned) | `k_after_copy` `[155, 175]` |
+pub fn blocking_copy() -> PathTrace {
+    steps(HOST_PID, |t, b| {
+        t.launch("k_before_copy", (b + 10, 5), on(7, b + 20, 100));
+        let correlation = t.call("cudaMemcpy", b + 25, 110);
+        t.copy_to_host(correlation, on(7, b + 120, 10), 4_000_000);
+        t.launch("k_after_copy", (b + 145, 5), on(7, b + 155, 20));
+    })
+}
+
 /// The all-reduce of [`straggler`]'s steps: NCCL, bf16, 7,500,000
 /// elements (15 MB), ranks 0 and 1.
 pub const ALL_REDUCE_KERNEL: &str =
@@ -407,7 +435,8 @@ mod tests {
                     .filter(|e| e["name"].as_str().unwrap().starts_with("ProfilerStep#"))
                     .count();
                 assert_eq!(steps as i64, STEPS, "{name}");
-                for k in events.iter().filter(|e| e["cat"] == "kernel") {
+                let gpu = |e: &&Value| e["cat"] == "kernel" || e["cat"] == "gpu_memcpy";
+                for k in events.iter().filter(gpu) {
                     let c = &k["args"]["correlation"];
                     assert!(
                         events

@@ -633,3 +633,52 @@ fn two_changes_that_buy_the_same_time_save_less_together_than_summed() {
         report["diagnostics"]
     );
 }
+
+#[test]
+fn a_blocking_copy_waits_for_its_own_copy_and_puts_it_on_the_path() {
+    // blocking_copy, offsets µs (stream 7): call [10,15] → k_before_copy
+    // [20,120]; cudaMemcpy [25,135] → its DtoH copy [120,130] (queued
+    // behind the kernel); call [145,150] → k_after_copy [155,175]. Window
+    // [20,175]: 155 µs.
+    // Walk: k_after_copy 20 µs; launch (145) beats stream (the copy's end
+    // 130): launch_overhead 10 µs; host order from cudaMemcpy's end 135:
+    // host_work 10 µs; cudaMemcpy's end: a blocking copy waits for its
+    // own copy (ended 130, in (25, 135]): sync [130,135] 5 µs; the copy
+    // [120,130]: copy 10 µs; stream order (120) beats its launch (25):
+    // gpu_gap 0; k_before_copy 100 µs; launch clipped.
+    // kernel_no_model 120, copy 10, launch_overhead 10, sync 5,
+    // host_work 10 = 155.
+    //
+    // host_work_removed: cudaMemcpy starts 15; the copy = max(15, 120) →
+    //   [120,130]; cudaMemcpy ends max(15, 130+5) = 135; call [135,140];
+    //   k_after_copy = max(135,130)+10 → [145,165]. New 145: saved 10 µs.
+    // launch_overhead_removed (a sync's end follows the sync rule, not
+    //   the 2 µs launch-call cap): k_before_copy [10,110]; cudaMemcpy
+    //   starts 15+10 = 25; copy [110,120]; it ends max(25, 125) = 125; call
+    //   = 125+10 → [135,137]; k_after_copy → [135,155]. New 155-10 = 145:
+    //   saved 10.
+    // all: k_before_copy [10,110]; cudaMemcpy 15 → 125; call [125,127];
+    //   k_after_copy [125,145]. New 135: saved 20 = Σ singles.
+    run_one(&Expect {
+        scene: "blocking_copy",
+        pid: HOST_PID,
+        start_offset_us: 20,
+        step_ns: 155_000,
+        parts: &[
+            ("kernel_no_model", 120_000),
+            ("copy", 10_000),
+            ("launch_overhead", 10_000),
+            ("sync", 5_000),
+            ("host_work", 10_000),
+        ],
+        what_if: &[
+            ("host_work_removed", 10_000, 145_000, Always),
+            ("launch_overhead_removed", 10_000, 145_000, Always),
+            ("gpu_gaps_removed", 0, 155_000, IfAny),
+            ("kernels_at_roof", 0, 155_000, IfAny),
+            ("all", 20_000, 135_000, Always),
+        ],
+        single_sum_ns: Some(20_000),
+        best: None,
+    });
+}
