@@ -31,7 +31,7 @@ pub fn step_base_us(k: i64) -> i64 {
 }
 
 /// The names of the scenes, as [`scene`] takes them.
-pub const SCENES: [&str; 8] = [
+pub const SCENES: [&str; 9] = [
     "host_bound",
     "hidden_kernel",
     "device_sync",
@@ -40,6 +40,7 @@ pub const SCENES: [&str; 8] = [
     "straggler",
     "overlapping_gains",
     "blocking_copy",
+    "graph_replays",
 ];
 
 /// The trace documents of scene `name` (one per rank), `None` for a name
@@ -55,6 +56,7 @@ pub fn scene(name: &str) -> Option<Vec<Value>> {
         "straggler" => straggler().into_iter().map(|t| t.to_value()).collect(),
         "overlapping_gains" => one(overlapping_gains()),
         "blocking_copy" => one(blocking_copy()),
+        "graph_replays" => one(graph_replays()),
         _ => return None,
     })
 }
@@ -372,6 +374,26 @@ pub fn blocking_copy() -> PathTrace {
         let correlation = t.call("cudaMemcpy", b + 25, 110);
         t.copy_to_host(correlation, on(7, b + 120, 10), 4_000_000);
         t.launch("k_after_copy", (b + 145, 5), on(7, b + 155, 20));
+    })
+}
+
+/// (i) Two CUDA-graph replays with host work between them: each
+/// `cudaGraphLaunch` launches three kernels (one correlation id, as
+/// Kineto writes a replay's kernels). Offsets, µs (stream 7):
+///
+/// | host | GPU |
+/// |---|---|
+/// | `cudaGraphLaunch` `[10, 20]` | `graph_a_0..2` `[25, 35]`, `[35, 45]`, `[45, 55]` |
+/// | `cudaGraphLaunch` `[80, 90]` (60 µs host work) | `graph_b_0..2` `[95, 105]`, `[105, 115]`, `[115, 125]` |
+pub fn graph_replays() -> PathTrace {
+    steps(HOST_PID, |t, b| {
+        for (replay, call) in [("graph_a", b + 10), ("graph_b", b + 80)] {
+            let correlation = t.call("cudaGraphLaunch", call, 10);
+            for i in 0..3 {
+                let at = on(7, call + 15 + 10 * i, 10);
+                t.kernel(&format!("{replay}_{i}"), correlation, at, Map::new());
+            }
+        }
     })
 }
 

@@ -682,3 +682,45 @@ fn a_blocking_copy_waits_for_its_own_copy_and_puts_it_on_the_path() {
         best: None,
     });
 }
+
+#[test]
+fn a_graph_launch_is_the_launch_of_every_kernel_of_its_replay() {
+    // graph_replays, offsets µs (stream 7): cudaGraphLaunch [10,20] →
+    // graph_a_0..2 [25,35] [35,45] [45,55]; cudaGraphLaunch [80,90] →
+    // graph_b_0..2 [95,105] [105,115] [115,125]. Window [25,125]: 100 µs.
+    // Walk: graph_b_2 and graph_b_1 follow their stream predecessor (gap
+    // 0; their launch, 80, is earlier): 20 µs; graph_b_0 10 µs; its launch
+    // (80) beats stream order (graph_a_2's end 55): launch_overhead
+    // [80,95] 15 µs; the second cudaGraphLaunch at its start, host order
+    // from the first's end 20: host_work [20,80] clipped at 25: 55 µs.
+    // Kineto has no whole-graph rows: the kernels are kernel_no_model, 30.
+    //
+    // host_work_removed: the second launch [20,30]; graph_b_0 = max(20,
+    //   55) + its 15 µs launch slack → [70,80], then [80,90], [90,100].
+    //   New 100-25 = 75: saved 25 µs.
+    // launch_overhead_removed: graph_a_0 = 10 → [10,20], graph_a_2 ends
+    //   40; the second launch 20+60 = 80 (10 → 2 µs); graph_b_0 = max(80,
+    //   40) → [80,90] … ends 110. New 110-10 = 100: saved 0.
+    // all: graph_a [10,40]; second launch [20,22]; graph_b = max(20, 40)
+    //   → [40,70]. New 60: saved 40 > Σ singles 25.
+    run_one(&Expect {
+        scene: "graph_replays",
+        pid: HOST_PID,
+        start_offset_us: 25,
+        step_ns: 100_000,
+        parts: &[
+            ("kernel_no_model", 30_000),
+            ("launch_overhead", 15_000),
+            ("host_work", 55_000),
+        ],
+        what_if: &[
+            ("host_work_removed", 25_000, 75_000, Always),
+            ("launch_overhead_removed", 0, 100_000, Always),
+            ("gpu_gaps_removed", 0, 100_000, IfAny),
+            ("kernels_at_roof", 0, 100_000, IfAny),
+            ("all", 40_000, 60_000, Always),
+        ],
+        single_sum_ns: Some(25_000),
+        best: Some(("host_work_removed", 25_000)),
+    });
+}
