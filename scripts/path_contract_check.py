@@ -70,8 +70,8 @@ def build(calls, ops):
         edges = []
         if o["prev"]: edges.append(("stream", o["prev"]["end"], o["prev"], "end"))
         if o["launch"]: edges.append(("launch", o["launch"]["start"], o["launch"], "start"))
-        latest = max(e[1] for e in edges)
-        if waits:
+        latest = max((e[1] for e in edges), default=None)
+        if waits and latest is not None:
             cands = [p for p in ops if p["stream"] != o["stream"] and latest < p["end"] <= o["start"]]
             if o["start"] > latest + 1000 and cands:
                 p = max(cands, key=lambda p: p["end"])
@@ -116,6 +116,8 @@ def walk(ops_step, g0, bounds, arrivals):
                 else:
                     seg(node["start"], node["end"], kernel_part(node, bounds))
             if node["start"] <= g0: break
+            if not node["edges"]:
+                seg(g0, node["start"], "before_first_event"); break
             tie = {"stream": 1, "cross": 2, "launch": 3}
             k, t, p, pat = max(node["edges"], key=lambda e: (e[1], -tie[e[0]]))
             seg(t, node["start"], {"stream": "gpu_gap", "cross": "dependency", "launch": "launch_overhead"}[k])
@@ -237,7 +239,7 @@ def analyse(files):
                 sf, mv = touched(calls, ops, ops_step, g0, c, bounds, arrivals)
                 if mv == 0: continue
                 sv = max(0, wi[c])
-                rows.append(dict(change=c, saved_ns=sv, new_step_ns=step - sv, shortfall_ns=sf, moved=mv))
+                rows.append(dict(change=c, saved_ns=sv, new_step_ns=step - wi[c], shortfall_ns=sf, moved=mv))
             rows.sort(key=lambda w: (-w["saved_ns"], w["change"]))
             pid = calls[0]["pid"]
             STEPS_OUT.append(dict(name=name, pid=pid, device=0, start_ns=g0, step_ns=step, path_ns=sum(parts.values()),

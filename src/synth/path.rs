@@ -31,7 +31,7 @@ pub fn step_base_us(k: i64) -> i64 {
 }
 
 /// The names of the scenes, as [`scene`] takes them.
-pub const SCENES: [&str; 9] = [
+pub const SCENES: [&str; 10] = [
     "host_bound",
     "hidden_kernel",
     "device_sync",
@@ -41,6 +41,7 @@ pub const SCENES: [&str; 9] = [
     "overlapping_gains",
     "blocking_copy",
     "graph_replays",
+    "orphan_kernel",
 ];
 
 /// The trace documents of scene `name` (one per rank), `None` for a name
@@ -57,6 +58,7 @@ pub fn scene(name: &str) -> Option<Vec<Value>> {
         "overlapping_gains" => one(overlapping_gains()),
         "blocking_copy" => one(blocking_copy()),
         "graph_replays" => one(graph_replays()),
+        "orphan_kernel" => one(orphan_kernel()),
         _ => return None,
     })
 }
@@ -174,6 +176,14 @@ impl PathTrace {
         self.events
             .push(json!({"ph": "X", "cat": "kernel", "name": name, "pid": 0,
             "tid": at.stream, "ts": at.start_us, "dur": at.dur_us, "args": Value::Object(args)}));
+    }
+
+    /// A kernel whose launch call is not in the trace (as a profiler
+    /// drops one): its correlation id joins nothing.
+    pub fn kernel_without_call(&mut self, name: &str, at: GpuAt) {
+        let correlation = self.next_correlation;
+        self.next_correlation += 1;
+        self.kernel(name, correlation, at, Map::new());
     }
 
     /// A `cudaLaunchKernel` call `[call_us, call_us + call_dur_us)` and its
@@ -397,6 +407,25 @@ pub fn graph_replays() -> PathTrace {
     })
 }
 
+/// (j) A kernel without its launch call on the path: the walk runs out of
+/// predecessors inside the window. Step `k` uses stream `10 + k` for it,
+/// so nothing of an earlier step precedes it. Offsets, µs:
+///
+/// | host | GPU |
+/// |---|---|
+/// | call `[10, 15]` | `k_first` stream 7 `[20, 40]` |
+/// | (no call) | `k_orphan` stream `10 + k` `[30, 100]` |
+/// | call `[45, 50]` | `k_last` stream `10 + k` `[100, 120]` (queued behind `k_orphan`) |
+pub fn orphan_kernel() -> PathTrace {
+    let mut k = 0;
+    steps(HOST_PID, |t, b| {
+        t.launch("k_first", (b + 10, 5), on(7, b + 20, 20));
+        t.kernel_without_call("k_orphan", on(10 + k, b + 30, 70));
+        t.launch("k_last", (b + 45, 5), on(10 + k, b + 100, 20));
+        k += 1;
+    })
+}
+
 /// The all-reduce of [`straggler`]'s steps: NCCL, bf16, 7,500,000
 /// elements (15 MB), ranks 0 and 1.
 pub const ALL_REDUCE_KERNEL: &str =
@@ -447,7 +476,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_scene_has_its_steps_and_every_kernel_its_launch_call() {
+    fn every_scene_has_its_steps_and_every_gpu_op_its_launch_call_but_the_orphan() {
         for name in SCENES {
             let docs = scene(name).unwrap();
             for doc in &docs {
@@ -457,7 +486,10 @@ mod tests {
                     .filter(|e| e["name"].as_str().unwrap().starts_with("ProfilerStep#"))
                     .count();
                 assert_eq!(steps as i64, STEPS, "{name}");
-                let gpu = |e: &&Value| e["cat"] == "kernel" || e["cat"] == "gpu_memcpy";
+                // orphan_kernel's k_orphan lacks its call on purpose.
+                let gpu = |e: &&Value| {
+                    (e["cat"] == "kernel" || e["cat"] == "gpu_memcpy") && e["name"] != "k_orphan"
+                };
                 for k in events.iter().filter(gpu) {
                     let c = &k["args"]["correlation"];
                     assert!(

@@ -733,3 +733,38 @@ fn a_graph_launch_is_the_launch_of_every_kernel_of_its_replay() {
         best: Some(("host_work_removed", 25_000)),
     });
 }
+
+#[test]
+fn a_kernel_without_its_launch_call_ends_the_walk_inside_the_window() {
+    // orphan_kernel, offsets µs: call [10,15] → k_first stream 7 [20,40];
+    // k_orphan [30,100] on a stream of its own (10 + step), its launch call
+    // absent; call [45,50] → k_last on that stream [100,120]. The step's
+    // GPU ops (launched from the range) are k_first and k_last: window
+    // [20,120], 100 µs.
+    // Walk: k_last 20 µs; stream order (k_orphan's end 100) beats its
+    // launch (45): gap 0; k_orphan 70 µs; no launch, no earlier op on its
+    // stream: no predecessor, so before_first_event [20,30] = 10 µs.
+    //
+    // launch_overhead_removed: k_first = 10 → [10,30]; the call [45,47];
+    //   k_orphan keeps its time (no edge); k_last = max(45, 100) →
+    //   [100,120]. New step 120-10 = 110 µs, longer than the step:
+    //   saved 0 (never negative), new_step_ns 110 µs. `all` the same.
+    // host_work_removed: the call [15,20]; k_last still waits for
+    //   k_orphan: new 100 µs, saved 0.
+    run_one(&Expect {
+        scene: "orphan_kernel",
+        pid: HOST_PID,
+        start_offset_us: 20,
+        step_ns: 100_000,
+        parts: &[("kernel_no_model", 90_000), ("before_first_event", 10_000)],
+        what_if: &[
+            ("launch_overhead_removed", 0, 110_000, Always),
+            ("host_work_removed", 0, 100_000, Always),
+            ("all", 0, 110_000, Always),
+            ("gpu_gaps_removed", 0, 100_000, IfAny),
+            ("kernels_at_roof", 0, 100_000, IfAny),
+        ],
+        single_sum_ns: Some(0),
+        best: None,
+    });
+}
