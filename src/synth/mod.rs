@@ -7,4 +7,5 @@ pub mod kineto;
 pub mod layouts;
 pub mod nccl;
 pub mod nsys;
+pub mod path;
 pub mod scene;

@@ -69,6 +69,7 @@ mod ops_view;
 mod ops_view_nsys;
 mod path_core;
 mod path_cli;
+mod path_synth;
 mod paths;
 mod plot;
 mod plot_typical;
