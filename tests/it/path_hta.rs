@@ -102,6 +102,7 @@ fn htas_critical_path_follows_from_rooftraces_reading() {
             ));
         }
     }
+    assert_eq!(checked, 9, "HTA's path on 9 cases (hta_critical_path.json)");
     assert!(
         wrong.is_empty(),
         "{} of {checked} cases differ:\n{}",
@@ -326,4 +327,78 @@ fn rooftraces_path_of_each_profiler_step_differs_from_htas_only_by_the_named_def
             );
         }
     }
+}
+
+/// The cases whose HTA path differs when rooftrace's reading is not given
+/// one of the two facts its timeline lacks (`RawFacts`): (without the
+/// annotation categories, without the event-record links).
+fn cases_needing_raw_facts() -> (Vec<String>, Vec<String>) {
+    let oracle = oracle();
+    let (mut annotations, mut waits) = (Vec::new(), Vec::new());
+    for (name, key, case) in cases(&oracle) {
+        if case.get("path_us").is_none() {
+            continue;
+        }
+        let t = read_timeline(&trace(&name)).unwrap();
+        let clock = Clock {
+            rounds: name.starts_with("amd"),
+        };
+        let w = window(&oracle, &name, &case, clock);
+        let want = expected(&case);
+        let mut raw = raw_facts(&trace(&name));
+        raw.annotations.clear();
+        if hta_path(&t, &raw, clock, w).0 != want {
+            annotations.push(format!("{name} [{key}]"));
+        }
+        let mut raw = raw_facts(&trace(&name));
+        raw.waits.clear();
+        if hta_path(&t, &raw, clock, w).0 != want {
+            waits.push(format!("{name} [{key}]"));
+        }
+    }
+    (annotations, waits)
+}
+
+/// What rooftrace's `Timeline` would have to keep for HTA's path to follow
+/// from it alone: part 1 takes two facts from the raw JSON, and each is
+/// needed. Without the annotation categories, the `user_annotation` ranges
+/// (`ProfilerStep#N`, `[param|…]`) become host nodes enclosing the window's
+/// ops, so HTA's zero-weight edges between top-level ops vanish: every case
+/// whose window holds a host annotation changes (all but the whole trace
+/// without annotations, and the ROCm trace's second instance, the GPU-row
+/// copy of ProfilerStep#1, whose window starts after that range). Without
+/// the event-record links, the event-sync and stream-wait edges vanish:
+/// the cases whose HTA graph has one (`cuda_event_sync`'s two event syncs,
+/// the three stream waits of `alexnet`'s window, `cuda_event_sync_multi_stream`'s
+/// event syncs and stream wait; `simple_add`'s window has only context
+/// syncs).
+#[test]
+fn htas_path_needs_the_two_facts_rooftraces_timeline_does_not_keep() {
+    let (annotations, waits) = cases_needing_raw_facts();
+    let alex = "[param|pytorch.model.alex_net|0|0|0|measure|forward] | 1";
+    let step0 = "ProfilerStep | 0";
+    let names = |v: &[(&str, &str)]| -> Vec<String> {
+        v.iter().map(|(n, k)| format!("{n} [{k}]")).collect()
+    };
+    assert_eq!(
+        annotations,
+        names(&[
+            ("alexnet", alex),
+            ("cuda_event_sync", step0),
+            ("simple_add", alex),
+            ("amd_mi250_rocm6.2", step0),
+            ("cuda_event_sync", step0),
+            ("sampled_rank-0", step0),
+            ("sampled_rank-1", step0),
+        ])
+    );
+    assert_eq!(
+        waits,
+        names(&[
+            ("alexnet", alex),
+            ("cuda_event_sync", step0),
+            ("cuda_event_sync_multi_stream", "(whole trace) | None"),
+            ("cuda_event_sync", step0),
+        ])
+    );
 }

@@ -150,8 +150,8 @@ fn previous_launch(t: &KinetoTrace, side: &GpuSide, stream: i64, record: u32) ->
     let at = side.clock.start(call.start_ns);
     launches(t, side.clock)
         .into_iter()
-        .filter(|l| i64::from(tl.ops[l.3].stream) == stream && l.0 <= at)
-        .last()
+        .rev()
+        .find(|l| i64::from(tl.ops[l.3].stream) == stream && l.0 <= at)
         .map(|l| l.3)
 }
 
