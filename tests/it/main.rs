@@ -46,6 +46,7 @@ mod input_door;
 mod kineto;
 mod kineto_hta;
 mod kineto_liberal;
+mod many_jobs;
 mod multi;
 mod names;
 mod ncu;
