@@ -37,6 +37,7 @@ mod gaps_near;
 mod gaps_rules;
 mod gaps_verdicts;
 mod gaps_worth;
+mod host_sync_once;
 mod hostile_convert;
 mod hostile_inputs;
 mod hostile_nsys;
