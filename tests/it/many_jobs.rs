@@ -199,3 +199,56 @@ fn one_job_sums_them_whatever_they_record() {
     assert_eq!(json["schema"], "rooftrace.multi-gaps/1");
     assert_eq!(json["ranks"].as_array().unwrap().len(), 2);
 }
+
+/// The many-input tables print no `?`: an unknown cell says `unknown` with
+/// a line under its table saying why, and a column no input knows is left
+/// out. Two ncu CSVs with no GPU decided (CC 8.0 and 8.9 only) and no rank
+/// in their names: no rank column; fractions of roof `unknown`, with why.
+/// HTA's two sampled traces record no host name: no host column.
+#[test]
+fn many_input_tables_say_unknown_with_why_and_drop_empty_columns() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ncu = tmp.path().join("ncu");
+    if copy_into(
+        &ncu,
+        &[
+            "ncu/ncu_metrics_csv_printfp_a100_sgemm.csv",
+            "ncu/ncu2024.2_metrics_csv_gpp_clean.csv",
+        ],
+    )
+    .is_none()
+    {
+        return;
+    }
+    let (code, table, err) = rooftrace(&["ncu", ncu.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!table.contains(" ? ") && !table.contains(" ?\n"), "{table}");
+    let inputs_header = table.lines().find(|l| l.contains("input")).unwrap();
+    assert!(!inputs_header.contains("rank"), "{inputs_header}");
+    assert!(
+        table.contains("time lost unknown: no GPU decided"),
+        "{table}"
+    );
+    assert!(
+        table.contains("of roof unknown: no input with this kernel"),
+        "{table}"
+    );
+
+    let traces = tmp.path().join("traces");
+    if copy_into(
+        &traces,
+        &[
+            "kineto/kineto_hta_sampled_rank-0.json.gz",
+            "kineto/kineto_hta_sampled_rank-1.json.gz",
+        ],
+    )
+    .is_none()
+    {
+        return;
+    }
+    let (code, table, err) = rooftrace(&["gaps", traces.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let ranks_header = table.lines().find(|l| l.starts_with("rank ")).unwrap();
+    assert!(!ranks_header.contains("host"), "{ranks_header}");
+    assert!(!table.contains(" ? "), "{table}");
+}
