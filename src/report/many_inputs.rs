@@ -563,7 +563,7 @@ fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Body)> {
     let first = usize::from(!ranks);
     let mut inputs = Table::new(&header[first..], &[1 - first]);
     for i in &r.inputs {
-        let row = vec![
+        let row = [
             opt_rank(i.tag.rank),
             i.tag.input.clone(),
             i.report.kernels.len().to_string(),
