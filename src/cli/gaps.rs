@@ -83,6 +83,12 @@ pub struct GapsArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub many: ManyArgs,
+    /// Several inputs: sum them as ranks of one job whatever their GPUs,
+    /// world sizes and ranks say. Without it, inputs of several jobs get one
+    /// section per job, and are refused when one directory holds a rank
+    /// twice for one GPU and world size (docs/scale.md).
+    #[arg(long)]
+    pub one_job: bool,
 }
 
 /// Parses `0`, `850ns`, `5us`, `5µs`, `1.5ms`, `2s` into nanoseconds.

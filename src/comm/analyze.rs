@@ -188,21 +188,7 @@ pub fn report(ranks: &[RankTrace], links: &LinkConfig, gpu: Option<String>) -> C
     let mut diagnostics = Vec::new();
     let mut rank_rows: Vec<RankRow> = ranks
         .iter()
-        .map(|r| RankRow {
-            rank: r.rank,
-            input: r.input.clone(),
-            comm_ns: r.comm_ns,
-            exposed_ns: r.exposed_ns,
-            overlap_ns: r.comm_ns - r.exposed_ns,
-            wait_ns: None,
-            transfer_ns: None,
-            last_in: 0,
-            caused_wait_ns: 0,
-            clock_offset_ns: None,
-            clock_error_ns: None,
-            clock_path: Vec::new(),
-            rank_inferred: false,
-        })
+        .map(|r| RankRow::new(r.rank, &r.input, r.comm_ns, r.exposed_ns))
         .collect();
     let mut rows = Vec::new();
     if ranks.len() == 1 {

@@ -213,21 +213,7 @@ mod tests {
     fn decide(traces: &[RankTrace]) -> (Vec<Option<u32>>, Vec<bool>, usize) {
         let mut rows: Vec<RankRow> = traces
             .iter()
-            .map(|t| RankRow {
-                rank: t.rank,
-                input: t.input.clone(),
-                comm_ns: 0,
-                exposed_ns: 0,
-                overlap_ns: 0,
-                wait_ns: None,
-                transfer_ns: None,
-                last_in: 0,
-                caused_wait_ns: 0,
-                clock_offset_ns: None,
-                clock_error_ns: None,
-                clock_path: Vec::new(),
-                rank_inferred: false,
-            })
+            .map(|t| RankRow::new(t.rank, &t.input, 0, 0))
             .collect();
         let mut d = Vec::new();
         let given = ranks(traces, &mut rows, &mut d);

@@ -249,6 +249,31 @@ pub struct RankRow {
     pub rank_inferred: bool,
 }
 
+impl RankRow {
+    /// The row of one trace before the ranks are compared: its rank as
+    /// given, its communication time `comm_ns` of which `exposed_ns` ran
+    /// with no compute kernel (the rest overlapped); the cross-rank figures
+    /// (wait, transfer, arrivals, clock) unknown or none until `ranks`
+    /// fills them, the rank not inferred until `given` infers it.
+    pub fn new(rank: Option<u32>, input: &str, comm_ns: i64, exposed_ns: i64) -> RankRow {
+        RankRow {
+            rank,
+            input: input.to_string(),
+            comm_ns,
+            exposed_ns,
+            overlap_ns: comm_ns - exposed_ns,
+            wait_ns: None,
+            transfer_ns: None,
+            last_in: 0,
+            caused_wait_ns: 0,
+            clock_offset_ns: None,
+            clock_error_ns: None,
+            clock_path: Vec::new(),
+            rank_inferred: false,
+        }
+    }
+}
+
 /// What a communication warning is about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DiagnosticKind {

@@ -12,6 +12,7 @@ use crate::error::InputError;
 use crate::gaps::{analyze, GapConfig, GapReport, HostLinkInfo};
 use crate::input::ReadOptions;
 use crate::kineto::Keep;
+use crate::many_inputs::jobs::GapsRun;
 use crate::plot::{GapHistogram, HistogramInput, TimelineChart, TimelineInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::{self, choose::LinkChoice};
@@ -28,8 +29,13 @@ pub struct GapsConfig {
     pub input: PathBuf,
     /// Every input, globs and directories expanded.
     pub inputs: Vec<PathBuf>,
+    /// Files the directories given held that are no input (named on
+    /// stderr and in the cross-input report).
+    pub skipped: Vec<PathBuf>,
     /// Parallelism, memory budget, rank rule, Parquet output.
     pub many: ManyConfig,
+    /// `--one-job`: every input a rank of one job, whatever they record.
+    pub one_job: bool,
     /// The `nsys` executable used to convert an `.nsys-rep`.
     pub nsys: Option<PathBuf>,
     /// `--gpu`: the table GPU whose host link the copies are judged
@@ -95,8 +101,9 @@ impl GapsConfig {
             }
         }
         let inputs = super::inputs::expand(&args.input, NSYS_EXTS);
-        if let Some(skipped) = super::inputs::skipped_note(&args.input, NSYS_EXTS, &inputs) {
-            super::output::note(&skipped);
+        let skipped = super::inputs::skipped_files(&args.input, &inputs);
+        if let Some(line) = super::inputs::skipped_note(&skipped, NSYS_EXTS) {
+            super::output::note(&line);
         }
         if inputs.len() > 1 || parquet.is_some() {
             for (flag, given) in [
@@ -113,8 +120,10 @@ impl GapsConfig {
         }
         Ok(GapsConfig {
             many: ManyConfig::from_args(&args.many, parquet)?,
+            one_job: args.one_job,
             input: inputs.first().cloned().unwrap_or_default(),
             inputs,
+            skipped,
             analysis: GapConfig {
                 device: args.device,
                 stream: args.stream,
@@ -249,17 +258,33 @@ pub fn run_many(config: &GapsConfig) -> anyhow::Result<()> {
         )),
         None if ok.is_empty() => {}
         None => {
-            if let Some(line) = crate::many_inputs::jobs::mixed_jobs(&ok) {
-                super::output::note(&line);
-            }
-            let report = crate::many_inputs::summarize_gaps(ok, failures.clone());
-            let bytes = report.render(
-                config.format,
-                &RenderOptions {
-                    top: config.top,
-                    images: Vec::new(),
-                },
-            );
+            let skipped = config.skipped.iter().map(|p| p.display().to_string());
+            let opts = RenderOptions {
+                top: config.top,
+                images: Vec::new(),
+            };
+            let skipped = skipped.collect();
+            let run = if config.one_job {
+                GapsRun::OneJob(crate::many_inputs::jobs::one_job(
+                    ok,
+                    failures.clone(),
+                    skipped,
+                ))
+            } else {
+                crate::many_inputs::jobs::summarize_jobs(ok, failures.clone(), skipped)
+                    .map_err(|mixed| InputError::new(mixed.line))?
+            };
+            let bytes = match &run {
+                GapsRun::OneJob(report) => report.render(config.format, &opts),
+                GapsRun::Jobs(report) => {
+                    super::output::note(&format!(
+                        "these {} inputs are of {} jobs (by GPU and world size, docs/scale.md): one section per job",
+                        config.inputs.len() - failures.len(),
+                        report.jobs.len()
+                    ));
+                    report.render(config.format, &opts)
+                }
+            };
             written = write_output(config.output.as_deref(), &bytes);
         }
     }
@@ -309,6 +334,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::many_inp
         rank,
         rank_source,
     };
+    let world_size = timeline.info.identity.world_size;
     drop(timeline);
     if let Some(dir) = &config.many.parquet {
         let sets = crate::report::parquet::gaps::datasets(&tag, &report, &kernels);
@@ -320,6 +346,7 @@ fn analyse_one(config: &GapsConfig, job: &Job) -> anyhow::Result<crate::many_inp
         report,
         kernels,
         range_counts,
+        world_size,
     })
 }
 

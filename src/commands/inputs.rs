@@ -191,13 +191,10 @@ fn walk(dir: &Path, exts: &[&str], depth: usize, out: (&mut Vec<PathBuf>, &mut V
 /// Most skipped files a note names one by one (the rest are counted).
 const SKIPPED_NAMED: usize = 5;
 
-/// The note on the files under the given directories that [`expand`]
-/// did not take (not hidden, to [`MAX_DEPTH`], an ending other than
-/// `exts`', or a `.json`/`.gz` that is no trace): how many, the first few
-/// by name, and how to read one anyway (by name, whatever its ending: ncu
-/// writes its CSV to a `.log` as readily as to a `.csv`). `None` when none
-/// was skipped. `taken` is what [`expand`] returned.
-pub fn skipped_note(given: &[PathBuf], exts: &[&str], taken: &[PathBuf]) -> Option<String> {
+/// The files under the given directories that [`expand`] did not take
+/// (not hidden, to [`MAX_DEPTH`], another ending, or a `.json`/`.gz` that
+/// is no trace), sorted. `taken` is what [`expand`] returned.
+pub fn skipped_files(given: &[PathBuf], taken: &[PathBuf]) -> Vec<PathBuf> {
     let mut all = Vec::new();
     // A directory with no input at all is kept as one, to fail with its
     // own message naming what it holds; only those that gave inputs count.
@@ -209,6 +206,14 @@ pub fn skipped_note(given: &[PathBuf], exts: &[&str], taken: &[PathBuf]) -> Opti
     all.retain(|p| !taken.contains(p) && !p.to_string_lossy().ends_with(".src.txt"));
     // `x.nsys-rep` beside its export `x.sqlite` was read as that export.
     all.retain(|p| !(has_ext(p, &["nsys-rep"]) && taken.contains(&p.with_extension("sqlite"))));
+    all
+}
+
+/// The note on the [`skipped_files`]: how many, the first few by name,
+/// and how to read one anyway (by name, whatever its ending: ncu writes
+/// its CSV to a `.log` as readily as to a `.csv`); `exts` are the endings
+/// searched for. `None` when none was skipped.
+pub fn skipped_note(all: &[PathBuf], exts: &[&str]) -> Option<String> {
     if all.is_empty() {
         return None;
     }

@@ -74,8 +74,9 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
         return write_output(args.output.output.as_deref(), &render_gpu_list(format));
     }
     let inputs = super::inputs::expand(&args.input, NCU_EXTS);
-    if let Some(skipped) = super::inputs::skipped_note(&args.input, NCU_EXTS, &inputs) {
-        super::output::note(&skipped);
+    let skipped = super::inputs::skipped_files(&args.input, &inputs);
+    if let Some(line) = super::inputs::skipped_note(&skipped, NCU_EXTS) {
+        super::output::note(&line);
     }
     let parquet = match report_format {
         None => Some(many::parquet_dir(args.output.output.as_deref())?),
@@ -141,7 +142,7 @@ pub fn run(args: NcuArgs) -> anyhow::Result<()> {
     }
     refuse_inputs(&targets, &read)?;
     if inputs.len() > 1 || many_config.parquet.is_some() {
-        return run_many(&config, &inputs, &many_config);
+        return run_many(&config, &inputs, &skipped, &many_config);
     }
     let (report, opts) = report(&config)?;
     // Streamed: the JSON and CSV rows are written as they are rendered.
@@ -252,7 +253,12 @@ const MANY_NEEDS_TIME: &str = "a run over several inputs (and --format parquet) 
 /// Runs over many CSVs in parallel ([`many::run_all`]), each with its own
 /// roofs (from the CSV, or `--gpu`/`--roofs`); writes the cross-input
 /// report (or the Parquet datasets), then says whether some failed (exit 4).
-fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::Result<()> {
+fn run_many(
+    config: &NcuConfig,
+    inputs: &[PathBuf],
+    skipped: &[PathBuf],
+    mc: &ManyConfig,
+) -> anyhow::Result<()> {
     let work = |job: &Job| -> anyhow::Result<crate::many_inputs::NcuInput> {
         let path = &job.path;
         let shown = path.display().to_string();
@@ -304,7 +310,8 @@ fn run_many(config: &NcuConfig, inputs: &[PathBuf], mc: &ManyConfig) -> anyhow::
         )),
         None if ok.is_empty() => {}
         None => {
-            let report = crate::many_inputs::summarize_ncu(ok, failures.clone());
+            let mut report = crate::many_inputs::summarize_ncu(ok, failures.clone());
+            report.skipped = skipped.iter().map(|p| p.display().to_string()).collect();
             let opts = RenderOptions {
                 top: config.top,
                 images: Vec::new(),

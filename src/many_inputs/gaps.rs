@@ -33,6 +33,10 @@ pub struct GapsInput {
     /// [`MultiGapReport::ranges_note`] offers instead.
     #[serde(skip)]
     pub range_counts: Vec<(String, u64)>,
+    /// Ranks in its job as the input records them
+    /// (`distributedInfo.world_size`); `None`: not recorded. One of the
+    /// facts that tell jobs apart ([`super::jobs`]).
+    pub world_size: Option<u32>,
 }
 
 /// Busy/idle of one input, summed over its (process, device) rows.
@@ -139,6 +143,10 @@ pub struct MultiGapReport {
     pub failures: Vec<InputFailure>,
     /// Every analysed input with its single-input report, in input order.
     pub inputs: Vec<GapsInput>,
+    /// Files the directories given held that are no input by their ending
+    /// or content, as paths (empty when none, or when the inputs were
+    /// named one by one).
+    pub skipped: Vec<String>,
 }
 
 /// Sums per-class totals.
@@ -165,6 +173,7 @@ pub fn summarize_gaps(inputs: Vec<GapsInput>, failures: Vec<InputFailure>) -> Mu
         kernels: kernels_across(&inputs),
         failures,
         inputs,
+        skipped: Vec::new(),
     }
 }
 

@@ -2,7 +2,9 @@
 //! host, rank), per-kernel totals of a timeline ([`kernels`]), and the
 //! cross-input summaries built from the per-input reports: [`gaps`] (per
 //! rank busy/idle and idle classes, NVTX stragglers, kernels across inputs)
-//! and [`ncu`] (kernels across inputs with their fraction of the roof).
+//! and [`ncu`] (kernels across inputs with their fraction of the roof);
+//! which job each input belongs to, and a section per job when they are of
+//! several ([`jobs`]).
 //!
 //! The per-input analysis is the single-input one, unchanged; this module
 //! only reduces its results, so a multi-input run equals the single runs row

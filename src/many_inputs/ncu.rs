@@ -68,6 +68,10 @@ pub struct MultiNcuReport {
     pub failures: Vec<InputFailure>,
     /// Every analysed input with its single-input report, in input order.
     pub inputs: Vec<NcuInput>,
+    /// Files the directories given held that are no input by their ending
+    /// or content, as paths (empty when none, or when the inputs were
+    /// named one by one).
+    pub skipped: Vec<String>,
 }
 
 #[derive(Default)]
@@ -182,5 +186,6 @@ pub fn summarize_ncu(inputs: Vec<NcuInput>, failures: Vec<InputFailure>) -> Mult
         kernels,
         failures,
         inputs,
+        skipped: Vec::new(),
     }
 }

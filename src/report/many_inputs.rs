@@ -25,13 +25,23 @@ impl Render for MultiGapReport {
             ),
             Format::Table => {
                 let tables = gaps_tables(self, opts.top);
-                sections(String::new(), tables, &self.failures, false).into_bytes()
+                sections(String::new(), tables, self.ends(), false).into_bytes()
             }
             Format::Markdown => {
                 let head = format!("**{}**\n\n", gaps_verdict(self));
                 let tables = gaps_tables(self, opts.top);
-                sections(head, tables, &self.failures, true).into_bytes()
+                sections(head, tables, self.ends(), true).into_bytes()
             }
+        }
+    }
+}
+
+impl MultiGapReport {
+    /// The failed inputs and the skipped files, to close the report.
+    pub(super) fn ends(&self) -> Ends<'_> {
+        Ends {
+            failures: &self.failures,
+            skipped: &self.skipped,
         }
     }
 }
@@ -73,12 +83,20 @@ impl Render for MultiNcuReport {
             ),
             Format::Table => {
                 let tables = ncu_tables(self, opts.top);
-                sections(String::new(), tables, &self.failures, false).into_bytes()
+                let ends = Ends {
+                    failures: &self.failures,
+                    skipped: &self.skipped,
+                };
+                sections(String::new(), tables, ends, false).into_bytes()
             }
             Format::Markdown => {
                 let head = format!("**{}**\n\n", ncu_verdict(self));
                 let tables = ncu_tables(self, opts.top);
-                sections(head, tables, &self.failures, true).into_bytes()
+                let ends = Ends {
+                    failures: &self.failures,
+                    skipped: &self.skipped,
+                };
+                sections(head, tables, ends, true).into_bytes()
             }
         }
     }
@@ -92,10 +110,11 @@ impl serde::Serialize for NcuJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let r = self.0;
-        let mut m = s.serialize_map(Some(4))?;
+        let mut m = s.serialize_map(Some(5))?;
         m.serialize_entry("schema", r.schema)?;
         m.serialize_entry("kernels", &r.kernels)?;
         m.serialize_entry("failures", &r.failures)?;
+        m.serialize_entry("skipped", &r.skipped)?;
         let inputs: Vec<NcuInputJson> = r.inputs.iter().map(NcuInputJson).collect();
         m.serialize_entry("inputs", &inputs)?;
         m.end()
@@ -121,7 +140,7 @@ impl serde::Serialize for NcuInputJson<'_> {
     }
 }
 
-fn json<T: serde::Serialize>(r: &T) -> Vec<u8> {
+pub(super) fn json<T: serde::Serialize>(r: &T) -> Vec<u8> {
     let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
     v.push(b'\n');
     v
@@ -140,16 +159,43 @@ fn input_time_lost(r: &RooflineReport) -> Option<f64> {
         .map(|_| r.total_time_lost_ns)
 }
 
+/// A rank, `unknown` when none was found (the note under the table says
+/// why: [`RANK_UNKNOWN`]).
 fn opt_rank(r: Option<u32>) -> String {
-    r.map(|r| r.to_string()).unwrap_or_else(|| "?".into())
+    or_unknown(r, |r| r.to_string())
 }
 
+/// A host, `unknown` when the input records none.
 fn host(t: &InputTag) -> String {
-    t.host.clone().unwrap_or_else(|| "?".into())
+    or_unknown(t.host.as_ref(), Clone::clone)
 }
 
 fn pct(f: Option<f64>) -> String {
-    f.map(percent).unwrap_or_else(|| "?".into())
+    or_unknown(f, percent)
+}
+
+/// Why a rank cell says `unknown`.
+const RANK_UNKNOWN: &str = "rank unknown: the input records none (no rank variable in its environment, no `distributedInfo`) and its file name holds none (`--rank-from REGEX` reads it from the name)";
+/// Why a host cell says `unknown` (the column is left out when every
+/// input's is).
+const HOST_UNKNOWN: &str = "host unknown: the input records no host name";
+/// Why an idle % cell says `unknown`.
+const IDLE_UNKNOWN: &str =
+    "idle % unknown: the input's span is 0 (no GPU activity after the filters)";
+/// Why a spread % cell says `unknown`.
+const SPREAD_UNKNOWN: &str = "spread % unknown: the fastest rank's median is 0 ns";
+/// Why an input's time lost says `unknown`.
+const TIME_LOST_UNKNOWN: &str = "time lost unknown: no GPU decided for the input (no roofs: name it with --gpu) or its rows record rates only";
+/// Why the per-input fractions of the roof say `unknown`.
+const ROOF_UNKNOWN: &str = "of roof unknown: no input with this kernel has both roofs (a GPU decided: its record, its facts or --gpu) and times (ncu's roofline section alone records rates only)";
+
+/// The notes for the kinds of `unknown` cells a table shows, each once.
+fn why_unknown(cases: &[(bool, &str)]) -> Vec<String> {
+    cases
+        .iter()
+        .filter(|(shown, _)| *shown)
+        .map(|(_, why)| why.to_string())
+        .collect()
 }
 
 /// Each input's CSV with `input,host,rank` prepended to every row; one
@@ -196,46 +242,88 @@ fn tagged_csv_to<'a>(
     w.flush()
 }
 
+/// What closes a report: the inputs that failed and the files the
+/// directories given held that are no input.
+#[derive(Clone, Copy)]
+pub(super) struct Ends<'a> {
+    pub(super) failures: &'a [InputFailure],
+    pub(super) skipped: &'a [String],
+}
+
+impl Ends<'_> {
+    fn sections(self) -> Vec<(String, Body)> {
+        let mut all = Vec::new();
+        if !self.failures.is_empty() {
+            let mut t = Table::new(&["failed input", "error"], &[0, 1]);
+            for f in self.failures {
+                t.push(vec![f.input.clone(), f.error.clone()]);
+            }
+            all.push((
+                format!("{} inputs failed", self.failures.len()),
+                Body::Table(t, Vec::new()),
+            ));
+        }
+        if !self.skipped.is_empty() {
+            let mut t = Table::new(&["skipped file"], &[0]);
+            for f in self.skipped {
+                t.push(vec![f.clone()]);
+            }
+            all.push((
+                format!("{} files skipped (no input by their ending or content; give one by name to read it)", self.skipped.len()),
+                Body::Table(t, Vec::new()),
+            ));
+        }
+        all
+    }
+}
+
 /// The body of a titled section: a table, or one sentence where a table
 /// would be (why it is empty).
-enum Body {
-    Table(Table),
+pub(super) enum Body {
+    /// A table, and why its `unknown` cells are unknown (one line per kind).
+    Table(Table, Vec<String>),
     Note(String),
 }
 
 impl Body {
     fn text(&self) -> String {
         match self {
-            Body::Table(t) => t.to_text(),
+            Body::Table(t, notes) => {
+                let mut s = t.to_text();
+                for n in notes {
+                    s.push_str(&format!("{n}\n"));
+                }
+                s
+            }
             Body::Note(n) => format!("{n}\n"),
         }
     }
 
     fn markdown(&self) -> String {
         match self {
-            Body::Table(t) => t.to_markdown(),
+            Body::Table(t, notes) => {
+                let mut s = t.to_markdown();
+                for n in notes {
+                    s.push_str(&format!("\n_{}_\n", super::table::md_text(n)));
+                }
+                s
+            }
             Body::Note(n) => format!("_{}_\n", super::table::md_text(n)),
         }
     }
 }
 
-/// `head`, then titled sections, then the failed inputs; in Markdown, as
-/// many as fit a comment ([`super::push_fitting`]).
-fn sections(
+/// `head`, then titled sections, then the failed inputs and the files
+/// skipped; in Markdown, as many as fit a comment ([`super::push_fitting`]).
+pub(super) fn sections(
     head: String,
     tables: Vec<(String, Body)>,
-    failures: &[InputFailure],
+    ends: Ends<'_>,
     md: bool,
 ) -> String {
     let mut out = head;
     let mut all = tables;
-    if !failures.is_empty() {
-        let mut t = Table::new(&["failed input", "error"], &[0, 1]);
-        for f in failures {
-            t.push(vec![f.input.clone(), f.error.clone()]);
-        }
-        all.push((format!("{} inputs failed", failures.len()), Body::Table(t)));
-    }
+    all.extend(ends.sections());
     if md {
         let secs = all
             .iter()
@@ -307,27 +395,32 @@ pub fn gaps_verdict(r: &MultiGapReport) -> String {
     s
 }
 
-fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Body)> {
+pub(super) fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Body)> {
     let words = r.range_words();
-    let mut ranks = Table::new(
-        &[
-            "rank",
-            "input",
-            "host",
-            "span",
-            "busy",
-            "kernel busy",
-            "idle",
-            "idle %",
-            "main idle class",
-        ],
-        &[1, 2, 8],
-    );
+    // A column no input knows says nothing: left out, as a single input's
+    // report leaves out what its input does not record.
+    let hosts = r.ranks.iter().any(|x| x.tag.host.is_some());
+    let mut header = vec!["rank", "input"];
+    if hosts {
+        header.push("host");
+    }
+    header.extend([
+        "span",
+        "busy",
+        "kernel busy",
+        "idle",
+        "idle %",
+        "main idle class",
+    ]);
+    let last = header.len() - 1;
+    let left: &[usize] = if hosts { &[1, 2, last] } else { &[1, last] };
+    let mut ranks = Table::new(&header, left);
     for x in &r.ranks {
-        ranks.push(vec![
-            opt_rank(x.tag.rank),
-            x.tag.input.clone(),
-            host(&x.tag),
+        let mut row = vec![opt_rank(x.tag.rank), x.tag.input.clone()];
+        if hosts {
+            row.push(host(&x.tag));
+        }
+        row.extend([
             dur(x.span_ns),
             dur(x.busy_ns),
             dur(x.kernel_busy_ns),
@@ -341,10 +434,22 @@ fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Body)> {
                         percent(x.classes.get(c).total_ns as f64 / x.idle_ns.max(1) as f64)
                     )
                 })
-                .unwrap_or_else(|| "-".into()),
+                .unwrap_or_else(|| "none (no idle time)".into()),
         ]);
+        ranks.push(row);
     }
-    let mut out = vec![("Per rank".to_string(), Body::Table(ranks))];
+    let notes = why_unknown(&[
+        (r.ranks.iter().any(|x| x.tag.rank.is_none()), RANK_UNKNOWN),
+        (
+            hosts && r.ranks.iter().any(|x| x.tag.host.is_none()),
+            HOST_UNKNOWN,
+        ),
+        (
+            r.ranks.iter().any(|x| x.idle_fraction.is_none()),
+            IDLE_UNKNOWN,
+        ),
+    ]);
+    let mut out = vec![("Per rank".to_string(), Body::Table(ranks, notes))];
     let ranges_title = format!("{} across ranks (median wall per rank)", words.many);
     if let Some(note) = r.ranges_note.as_ref().filter(|_| r.ranges.is_empty()) {
         out.push((ranges_title.clone(), Body::Note(note.clone())));
@@ -377,7 +482,20 @@ fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Body)> {
                 format!("{} ({})", dur(g.spread_ns), pct(g.spread_fraction)),
             ]);
         }
-        out.push((ranges_title, Body::Table(t)));
+        let shown = &r.ranges[..cap(top, r.ranges.len())];
+        let notes = why_unknown(&[
+            (
+                shown
+                    .iter()
+                    .any(|g| g.slowest.rank.is_none() || g.fastest.rank.is_none()),
+                RANK_UNKNOWN,
+            ),
+            (
+                shown.iter().any(|g| g.spread_fraction.is_none()),
+                SPREAD_UNKNOWN,
+            ),
+        ]);
+        out.push((ranges_title, Body::Table(t, notes)));
     }
     let mut k = Table::new(
         &[
@@ -401,7 +519,14 @@ fn gaps_tables(r: &MultiGapReport, top: usize) -> Vec<(String, Body)> {
             dur(x.min_input_ns),
         ]);
     }
-    out.push(("Kernels across inputs".to_string(), Body::Table(k)));
+    let notes = why_unknown(&[(
+        r.kernels
+            .iter()
+            .take(cap(top, r.kernels.len()))
+            .any(|x| x.max_rank.is_none()),
+        RANK_UNKNOWN,
+    )]);
+    out.push(("Kernels across inputs".to_string(), Body::Table(k, notes)));
     out
 }
 
@@ -431,19 +556,22 @@ pub fn ncu_verdict(r: &MultiNcuReport) -> String {
 }
 
 fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Body)> {
-    let mut inputs = Table::new(
-        &["rank", "input", "kernels", "launches", "time", "time lost"],
-        &[1],
-    );
+    // An ncu CSV records no rank: the column shows only when a file name
+    // (or `--rank-from`) gave one.
+    let ranks = r.inputs.iter().any(|i| i.tag.rank.is_some());
+    let header = ["rank", "input", "kernels", "launches", "time", "time lost"];
+    let first = usize::from(!ranks);
+    let mut inputs = Table::new(&header[first..], &[1 - first]);
     for i in &r.inputs {
-        inputs.push(vec![
+        let row = [
             opt_rank(i.tag.rank),
             i.tag.input.clone(),
             i.report.kernels.len().to_string(),
             i.report.launches_analysed.to_string(),
             or_unknown(input_time(&i.report), duration_ns),
             or_unknown(input_time_lost(&i.report), duration_ns),
-        ]);
+        ];
+        inputs.push(row[first..].to_vec());
     }
     let mut k = Table::new(
         &[
@@ -471,12 +599,38 @@ fn ncu_tables(r: &MultiNcuReport, top: usize) -> Vec<(String, Body)> {
             }),
             or_unknown(x.time_lost_ns, duration_ns),
             pct(x.min_fraction_of_roof),
-            ellipsize(&x.min_input, 30),
+            if x.min_input.is_empty() {
+                "unknown".to_string()
+            } else {
+                ellipsize(&x.min_input, 30)
+            },
             pct(x.max_fraction_of_roof),
         ]);
     }
+    let input_notes = why_unknown(&[
+        (
+            ranks && r.inputs.iter().any(|i| i.tag.rank.is_none()),
+            RANK_UNKNOWN,
+        ),
+        (
+            r.inputs
+                .iter()
+                .any(|i| input_time_lost(&i.report).is_none()),
+            TIME_LOST_UNKNOWN,
+        ),
+    ]);
+    let kernel_notes = why_unknown(&[(
+        r.kernels
+            .iter()
+            .take(cap(top, r.kernels.len()))
+            .any(|x| x.min_fraction_of_roof.is_none()),
+        ROOF_UNKNOWN,
+    )]);
     vec![
-        ("Inputs".to_string(), Body::Table(inputs)),
-        ("Kernels across inputs".to_string(), Body::Table(k)),
+        ("Inputs".to_string(), Body::Table(inputs, input_notes)),
+        (
+            "Kernels across inputs".to_string(),
+            Body::Table(k, kernel_notes),
+        ),
     ]
 }

@@ -15,6 +15,7 @@ mod gaps_verdict;
 pub mod gpu_choice;
 pub mod gpu_list;
 pub mod many_inputs;
+mod many_jobs;
 pub mod ops;
 pub mod parquet;
 pub mod path;

@@ -487,10 +487,17 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
     }
     // Nothing stated: every GPU of the table fits, and naming all of them
     // (52 keys, twice) tells nothing; the errors point at the list instead.
+    // Else the closest few are named (issue 45 item 6), with how many fit.
+    let by_clock = used.iter().any(|f| matches!(f, Fact::MemoryClocksMhz(_)));
+    let ordered = super::closest::closest_first(&candidates, hints, by_clock);
     let keys: Vec<String> = if used.is_empty() && hints.device_names.is_empty() {
         Vec::new()
     } else {
-        candidates.iter().map(|g| g.key.to_string()).collect()
+        ordered
+            .iter()
+            .take(super::closest::NAMED)
+            .map(|g| g.key.to_string())
+            .collect()
     };
     let used_words = super::decision::join_facts(&used);
     let ccs: Vec<String> = hints
@@ -516,7 +523,18 @@ fn detect(hints: &DeviceHints) -> Result<(Roofs, GpuInfo), RoofsError> {
             "{used_words}, which only {} might have (the table does not know its SM count, L2 size or bus width to confirm it)",
             keys[0]
         ),
-        (None, false) => format!("{used_words}, shared by {}", keys.join(", ")),
+        (None, false) if candidates.len() <= super::closest::NAMED => format!(
+            "{used_words}, shared by {}; {}",
+            keys.join(", "),
+            super::closest::what_would_decide(&candidates, hints)
+        ),
+        (None, false) => format!(
+            "{used_words}, shared by {} GPUs of the table ({}: {}); {}",
+            candidates.len(),
+            super::closest::order_words(by_clock),
+            keys.join(", "),
+            super::closest::what_would_decide(&candidates, hints)
+        ),
     };
     Err(RoofsError::UnknownDevice {
         file: hints.file.clone(),
@@ -694,7 +712,7 @@ mod tests {
         h.l2_bytes = vec![128 << 20];
         let e = decide(&h).unwrap_err();
         assert!(
-            e.contains("L2 128.0 MiB, shared by rtx5070ti, rtx5070, rtx5060ti, rtx-pro-6000"),
+            e.contains("L2 128.0 MiB, shared by 4 GPUs of the table (first in the table: rtx5070ti, rtx5070, rtx5060ti)"),
             "{e}"
         );
     }
@@ -780,7 +798,7 @@ mod tests {
         h.sm_counts = vec![108];
         let e = decide(&h).unwrap_err();
         assert!(
-            e.contains("shared by a100-40gb, a100-40gb-pcie, a100-80gb, a100-80gb-pcie, a800-40gb, a800-80gb, a800-80gb-pcie"),
+            e.contains("shared by 7 GPUs of the table (first in the table: a100-40gb, a100-40gb-pcie, a100-80gb)"),
             "{e}"
         );
         h.memory_clocks_mhz = vec![1512];
@@ -798,9 +816,9 @@ mod tests {
         // A clock that fits none (V100-like 627 MHz) is not used.
         h.memory_clocks_mhz = vec![627];
         let e = decide(&h).unwrap_err();
-        assert!(!e.contains("memory clock"), "{e}");
+        assert!(!e.contains("memory clock 627 MHz"), "{e}");
         assert!(
-            e.contains("a100-40gb, a100-40gb-pcie, a100-80gb, a100-80gb-pcie"),
+            e.contains("shared by 7 GPUs of the table (first in the table: a100-40gb, a100-40gb-pcie, a100-80gb)"),
             "{e}"
         );
     }

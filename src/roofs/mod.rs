@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod choose;
+pub mod closest;
 pub mod decision;
 pub mod gpus;
 pub mod hints;

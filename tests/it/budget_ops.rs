@@ -6,65 +6,25 @@
 //! without counters" is the `ops` report's unmodelled time inside the
 //! steps; a trace without shapes is budgeted byte for byte as main did.
 
-use crate::common::{corpus_file, rooftrace, rooftrace_json, root};
+use crate::common::{
+    kineto_trace as trace, rooftrace, rooftrace_json, root, trace_events as raw_events,
+    us_to_ns as ns, KINETO_WITH_SHAPES as WITH_SHAPES, ROUND_PEAKS,
+};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The corpus traces that record shapes.
-const WITH_SHAPES: [&str; 3] = [
-    "kineto_hta_sampled_rank-0.json.gz",
-    "kineto_hta_sampled_rank-1.json.gz",
-    "kineto_hta_amd_mi250_rocm6.2.json.gz",
-];
-
-/// Round peaks, so the bounds below are plain arithmetic: B = 2e12 byte/s,
-/// FP32 20e12, TF32 tensor 160e12 FLOP/s (and every path the traces' ops
-/// take, so no kernel lacks its roof). None of the traces names a GPU of
-/// the table (the sampled ones name none, the MI250 is not in it).
-const PEAKS: [&str; 12] = [
-    "--peak-dram-bw",
-    "2TB/s",
-    "--peak",
-    "fp32=20TFLOP/s",
-    "--peak",
-    "tensor_tf32=160TFLOP/s",
-    "--peak",
-    "fp16=80TFLOP/s",
-    "--peak",
-    "tensor_fp16=320TFLOP/s",
-    "--peak",
-    "fp64=10TFLOP/s",
-];
+// The peaks (`ROUND_PEAKS`) as numbers, for the bounds below.
 const DRAM: f64 = 2e12;
 const FP32: f64 = 20e12;
 const TF32: f64 = 160e12;
 
-fn trace(name: &str) -> Option<PathBuf> {
-    corpus_file(&format!("kineto/{name}"))
-}
-
 fn run_json(cmd: &str, path: &Path) -> Value {
     let mut args = vec![cmd, path.to_str().unwrap(), "--top", "0"];
-    args.extend(PEAKS);
+    args.extend(ROUND_PEAKS);
     let (code, json, err) = rooftrace_json(&args);
     assert_eq!(code, 0, "{cmd} {}: {err}", path.display());
     json
-}
-
-/// The trace's events, parsed here with flate2 and serde_json.
-fn raw_events(path: &Path) -> Vec<Value> {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    doc["traceEvents"].as_array().unwrap().clone()
-}
-
-fn ns(v: &Value) -> i64 {
-    (v.as_f64().unwrap() * 1000.0).round() as i64
 }
 
 #[test]

@@ -4,17 +4,9 @@
 //! figure of its own in every format, and each step's parts still sum to
 //! it (docs/budget.md, "Overlapping steps").
 
-use crate::common::{corpus_file, rooftrace, rooftrace_json};
+use crate::common::{corpus_file, rooftrace, rooftrace_json, us_to_ns as ns};
 use rooftrace::synth::kineto::pipelined_steps;
 use serde_json::Value;
-
-/// µs number → ns (the synthetic traces write µs with three decimals).
-fn ns(v: &Value) -> i64 {
-    match v.as_i64() {
-        Some(us) => us * 1000,
-        None => (v.as_f64().unwrap() * 1000.0).round() as i64,
-    }
-}
 
 /// (first start, last end) of every kernel, copy and memset of `device` in
 /// the raw events.

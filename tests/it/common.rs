@@ -195,3 +195,68 @@ pub fn nsys_exports() -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// The corpus PyTorch traces that record shapes (`record_shapes=True`),
+/// for the `ops`, `budget` and `diff` tests on op models.
+#[allow(dead_code)]
+pub const KINETO_WITH_SHAPES: [&str; 3] = [
+    "kineto_hta_sampled_rank-0.json.gz",
+    "kineto_hta_sampled_rank-1.json.gz",
+    "kineto_hta_amd_mi250_rocm6.2.json.gz",
+];
+
+/// Round peaks for traces that name no GPU of the table (the sampled ones
+/// name none, the MI250 is not in it), so bounds are plain arithmetic:
+/// B = 2e12 byte/s, FP32 20e12, TF32 tensor 160e12, FP16 80e12, FP16
+/// tensor 320e12, FP64 10e12 FLOP/s (every path the traces' ops take).
+#[allow(dead_code)]
+pub const ROUND_PEAKS: [&str; 12] = [
+    "--peak-dram-bw",
+    "2TB/s",
+    "--peak",
+    "fp32=20TFLOP/s",
+    "--peak",
+    "tensor_tf32=160TFLOP/s",
+    "--peak",
+    "fp16=80TFLOP/s",
+    "--peak",
+    "tensor_fp16=320TFLOP/s",
+    "--peak",
+    "fp64=10TFLOP/s",
+];
+
+/// A corpus PyTorch trace by file name (`kineto/<name>`), under [`need`].
+#[allow(dead_code)]
+pub fn kineto_trace(name: &str) -> Option<PathBuf> {
+    corpus_file(&format!("kineto/{name}"))
+}
+
+/// A gzipped trace's JSON document, parsed here with flate2 and serde_json
+/// (not rooftrace's reader).
+#[allow(dead_code)]
+pub fn trace_document(path: &std::path::Path) -> serde_json::Value {
+    use std::io::Read;
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A gzipped trace's `traceEvents` ([`trace_document`]).
+#[allow(dead_code)]
+pub fn trace_events(path: &std::path::Path) -> Vec<serde_json::Value> {
+    trace_document(path)["traceEvents"]
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// A trace's µs number (`ts`, `dur`: an integer or three decimals) in ns.
+#[allow(dead_code)]
+pub fn us_to_ns(v: &serde_json::Value) -> i64 {
+    match v.as_i64() {
+        Some(us) => us * 1000,
+        None => (v.as_f64().unwrap() * 1000.0).round() as i64,
+    }
+}

@@ -5,26 +5,10 @@
 //! addmm rows' fraction of roof falls and fails the gate, while no other
 //! op's row moves.
 
-use crate::common::{corpus_file, rooftrace_json};
+use crate::common::{corpus_file, rooftrace_json, trace_document, ROUND_PEAKS};
 use serde_json::Value;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
-
-/// Round peaks (the sampled traces name no GPU).
-const PEAKS: [&str; 12] = [
-    "--peak-dram-bw",
-    "2TB/s",
-    "--peak",
-    "fp32=20TFLOP/s",
-    "--peak",
-    "tensor_tf32=160TFLOP/s",
-    "--peak",
-    "fp16=80TFLOP/s",
-    "--peak",
-    "tensor_fp16=320TFLOP/s",
-    "--peak",
-    "fp64=10TFLOP/s",
-];
 
 fn diff_json(base: &Path, new: &Path) -> (i32, Value) {
     let mut args = vec![
@@ -34,7 +18,7 @@ fn diff_json(base: &Path, new: &Path) -> (i32, Value) {
         "--top",
         "0",
     ];
-    args.extend(PEAKS);
+    args.extend(ROUND_PEAKS);
     let (code, json, err) = rooftrace_json(&args);
     assert!(code == 0 || code == 3, "{err}");
     (code, json)
@@ -60,11 +44,7 @@ fn a_trace_against_itself_leaves_every_op_row_unchanged() {
 /// `aten::addmm` call (its launch call, joined by `correlation`, within
 /// the op's interval on the op's thread) lasts three times as long.
 fn with_slow_addmm(path: &Path, out: &Path) -> usize {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    let mut doc = trace_document(path);
     let events = doc["traceEvents"].as_array_mut().unwrap();
     let addmm: Vec<(Value, Value, f64, f64)> = events
         .iter()

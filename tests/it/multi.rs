@@ -75,7 +75,8 @@ fn multi_equals_singles(cmd: &str, inputs: &[PathBuf], extra: &[&str]) {
 #[test]
 fn gaps_many_equals_single_runs_row_for_row() {
     let inputs: Vec<PathBuf> = NSYS.iter().map(|f| fixture(f)).collect();
-    multi_equals_singles("gaps", &inputs, &["--nvtx", "."]);
+    // Unrelated exports (two GPUs, rank 0 twice): summed as one job.
+    multi_equals_singles("gaps", &inputs, &["--nvtx", ".", "--one-job"]);
 }
 
 #[test]
@@ -100,7 +101,7 @@ fn corpus_gaps_many_equals_single_runs() {
         .filter(|p| p.extension().is_some_and(|e| e == "sqlite"))
         .collect();
     inputs.sort();
-    multi_equals_singles("gaps", &inputs, &[]);
+    multi_equals_singles("gaps", &inputs, &["--one-job"]);
 }
 
 #[test]
@@ -140,6 +141,7 @@ fn rank_and_host_from_the_export_else_the_file_name() {
     std::fs::copy(fixture(NSYS[2]), &renamed).expect("copy");
     let v = json_of(&[
         "gaps",
+        "--one-job",
         s(&fixture(NSYS[0])),
         s(&renamed),
         "--format",
@@ -164,6 +166,7 @@ fn rank_and_host_from_the_export_else_the_file_name() {
     // --rank-from wins over the export: `nsys2022.2.1_...` gives 2022.
     let v = json_of(&[
         "gaps",
+        "--one-job",
         s(&fixture(NSYS[0])),
         s(&renamed),
         "--rank-from",
@@ -178,8 +181,8 @@ fn rank_and_host_from_the_export_else_the_file_name() {
 fn globs_and_directories_are_expanded() {
     let dir = fixture("nsys");
     let pattern = dir.join("nsys20*.sqlite");
-    let a = json_of(&["gaps", s(&pattern), "--format", "json"]);
-    let (_, b, _) = rooftrace(&["gaps", s(&dir), "--format", "json"]);
+    let a = json_of(&["gaps", s(&pattern), "--one-job", "--format", "json"]);
+    let (_, b, _) = rooftrace(&["gaps", s(&dir), "--one-job", "--format", "json"]);
     let b: Value = serde_json::from_str(&b).expect("JSON");
     let names = |v: &Value| -> Vec<String> {
         v["inputs"]
@@ -201,7 +204,7 @@ fn globs_and_directories_are_expanded() {
     assert_eq!(names(&a).len(), exports);
     // The directory also holds not_sqlite.sqlite, which fails (exit 4,
     // reported), so compare the analysed ones.
-    let (code, _, _) = rooftrace(&["gaps", s(&dir)]);
+    let (code, _, _) = rooftrace(&["gaps", s(&dir), "--one-job"]);
     assert_eq!(code, 4);
     assert_eq!(names(&a), names(&b));
 }
@@ -331,7 +334,7 @@ fn gaps_parquet_totals_equal_the_json_per_entity() {
     // The straggler table: DuckDB's per-rank lower median (quantile_disc,
     // the query of docs/scale.md) and counts equal the report's.
     let mut json_args = args[..args.len() - 4].to_vec();
-    json_args.extend(["--format", "json", "--top", "0"]);
+    json_args.extend(["--one-job", "--format", "json", "--top", "0"]);
     let multi = json_of(&json_args);
     let ranges = duckdb(&format!(
         "with per_rank as (select text, input, count(*) as n, quantile_disc(wall_ns, 0.5) as med from read_parquet('{}/nvtx/*/*.parquet', hive_partitioning=true) group by text, input) select text, count(*), sum(n), max(med), min(med), max(med) - min(med) from per_rank group by text order by text",

@@ -16,10 +16,11 @@ fn folder_of(rels: &[&str]) -> Option<tempfile::TempDir> {
 }
 
 /// The saxpy export (rank 0 of an MPI run on an A100 40 GB) and the
-/// CloverLeaf one (rank 0 on an A100 80 GB; their `.src.txt`): the run
-/// goes on, and one line names the rank both claim and the two GPUs.
+/// CloverLeaf one (rank 0 on an A100 80 GB; their `.src.txt`): two jobs by
+/// their GPUs, so one section each, and a line on stderr saying so (they
+/// were summed as ranks of one job).
 #[test]
-fn gaps_of_unrelated_jobs_says_they_are_not_one_job() {
+fn gaps_of_unrelated_jobs_shows_a_section_per_job() {
     let Some(dir) = folder_of(&[
         "nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite",
         "nsys/nsys2024.5.1_pipit_cloverleaf.sqlite",
@@ -28,15 +29,15 @@ fn gaps_of_unrelated_jobs_says_they_are_not_one_job() {
     };
     let (code, out, err) = rooftrace(&["gaps", dir.path().to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(!out.is_empty());
+    assert!(
+        err.contains("these 2 inputs are of 2 jobs (by GPU and world size"),
+        "{err}"
+    );
     for want in [
-        "these 2 inputs look like more than one job",
-        "rank 0 in 2 inputs",
-        "GPUs a100-40gb (",
-        "a100-80gb (",
-        "give each job's files in a run of its own",
+        "== job 1 of 2: GPU a100-40gb, world size unknown (1 inputs) ==",
+        "== job 2 of 2: GPU a100-80gb, world size unknown (1 inputs) ==",
     ] {
-        assert!(err.contains(want), "no `{want}` in {err}");
+        assert!(out.contains(want), "no `{want}` in {out}");
     }
 }
 
@@ -52,7 +53,7 @@ fn gaps_of_two_ranks_of_one_job_says_nothing_of_jobs() {
     };
     let (code, _, err) = rooftrace(&["gaps", dir.path().to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(!err.contains("more than one job"), "{err}");
+    assert!(!err.contains("jobs"), "{err}");
 }
 
 /// A folder with an ncu CSV and an ncu CSV written to a `.log`: the `.log`

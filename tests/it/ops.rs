@@ -4,32 +4,11 @@
 //! against the raw kernel events), the table as the user sees it, and the
 //! inputs it refuses.
 
-use crate::common::{corpus_file, fixture, rooftrace, rooftrace_json};
+use crate::common::{
+    fixture, kineto_trace as trace, rooftrace, rooftrace_json, trace_events as raw_events,
+    KINETO_WITH_SHAPES as WITH_SHAPES,
+};
 use serde_json::Value;
-use std::io::Read;
-use std::path::PathBuf;
-
-/// The corpus traces that record shapes.
-const WITH_SHAPES: [&str; 3] = [
-    "kineto_hta_sampled_rank-0.json.gz",
-    "kineto_hta_sampled_rank-1.json.gz",
-    "kineto_hta_amd_mi250_rocm6.2.json.gz",
-];
-
-fn trace(name: &str) -> Option<PathBuf> {
-    corpus_file(&format!("kineto/{name}"))
-}
-
-/// The trace's events, parsed here with flate2 and serde_json (not
-/// rooftrace's reader).
-fn raw_events(path: &std::path::Path) -> Vec<Value> {
-    let mut text = String::new();
-    flate2::read::GzDecoder::new(std::fs::File::open(path).unwrap())
-        .read_to_string(&mut text)
-        .unwrap();
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    doc["traceEvents"].as_array().unwrap().clone()
-}
 
 fn ops_json(path: &std::path::Path) -> Value {
     let (code, json, err) = rooftrace_json(&["ops", path.to_str().unwrap(), "--top", "0"]);

@@ -115,7 +115,14 @@ fn multi_gaps_on_exports_names_the_closest_nvtx_range() {
         )
         .unwrap();
     assert_eq!(sends, 10);
-    let table = run(&["gaps", s(&saxpy), s(&clover), "--nvtx", "MPI_Sned"]);
+    let table = run(&[
+        "gaps",
+        s(&saxpy),
+        s(&clover),
+        "--one-job",
+        "--nvtx",
+        "MPI_Sned",
+    ]);
     assert!(
         table.contains(&format!(
             "NVTX ranges across ranks (median wall per rank)\n\n--nvtx `MPI_Sned` matches no NVTX range in any of the 2 inputs; the closest are `MPI_Send` ({sends}); the most frequent are `MPI_Recv` (5)"
@@ -123,8 +130,14 @@ fn multi_gaps_on_exports_names_the_closest_nvtx_range() {
         "{table}"
     );
     // A pattern that matches: the table, and no note.
-    let (code, json, err) =
-        crate::common::rooftrace_json(&["gaps", s(&saxpy), s(&clover), "--nvtx", "^MPI_Send$"]);
+    let (code, json, err) = crate::common::rooftrace_json(&[
+        "gaps",
+        s(&saxpy),
+        s(&clover),
+        "--one-job",
+        "--nvtx",
+        "^MPI_Send$",
+    ]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(json["ranges"].as_array().map(Vec::len), Some(1));
     assert_eq!(json["ranges_note"], Value::Null);
