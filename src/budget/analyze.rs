@@ -437,6 +437,13 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         s.capped = capped;
     }
     let step_ns = w1 - w0;
+    let mut host_before_gpu = crate::gaps::HostTotals::default();
+    let host_before_gpu_ns = r.tiling.host_before.as_deref().map_or(0, |h| {
+        if let Some(facts) = h.facts {
+            host_before_gpu.add(facts, h.ns, h.ns);
+        }
+        h.ns
+    });
     let mut parts = vec![
         Part::new(PartKind::Bound, s.bound),
         Part::new(PartKind::Shortfall, s.shortfall),
@@ -460,6 +467,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         gpu_work_start_ns: r.gpu_start_ns,
         previous_overlap_ns: w0 - r.gpu_start_ns,
         next_host_overlap_ns: r.tiling.next_host_overlap_ns,
+        host_before_gpu_ns,
         projected: r.projected,
         step_ns,
         parts,
@@ -468,6 +476,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         bound_capped_ns: s.capped,
         lower_bound_launches: s.lower,
         host: host.clone(),
+        host_before_gpu,
     }
 }
 

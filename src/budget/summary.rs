@@ -143,17 +143,19 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         .filter(|&i| median_ns > 0 && steps[i].step_ns > OUTLIER_FACTOR * median_ns)
         .collect();
     let typical: Vec<usize> = (0..n).filter(|i| !outlier_steps.contains(i)).collect();
+    let typical = Typical {
+        steps: &steps,
+        indices: &typical,
+        median_step_ns: median_ns,
+        host: host_fix(&steps, &typical, si.terms),
+    };
     let fix_first = fix_first(
-        &Typical {
-            steps: &steps,
-            indices: &typical,
-            median_step_ns: median_ns,
-            host: host_fix(&steps, &typical, si.terms),
-        },
+        &typical,
         &si.kernels,
         &kernels,
         &si.bound_source,
         &si.without_counters,
+        host_before_line(&typical, si.terms),
     );
     let mut method = METHOD.to_vec();
     if models {
@@ -226,6 +228,73 @@ fn host_fix(steps: &[StepBudget], typical: &[usize], terms: crate::gaps::FixTerm
     }
 }
 
+/// The "fix first" line for the host's time inside the steps' ranges
+/// before their first GPU op (beside the step, not a part; weighed by its
+/// median per step over the typical steps, as a share of the median step,
+/// which it can exceed), with the fix for what the host did there: the
+/// advice of that stretch's evidence by the gap verdict's rule
+/// ([`HostTotals::advice`]); `None` when the median is 0.
+fn host_before_line(typical: &Typical, terms: crate::gaps::FixTerms) -> Option<FixLine> {
+    let step = typical.median_step_ns;
+    let ns = typical.median(|i| typical.steps[i].host_before_gpu_ns);
+    if ns <= 0 || step <= 0 {
+        return None;
+    }
+    let mut host = HostTotals::default();
+    for &i in typical.indices {
+        host.merge(&typical.steps[i].host_before_gpu);
+    }
+    let (fix, evidence) = match host.advice() {
+        Some(a) => (
+            a.fix(terms),
+            format!(
+                " (in the {} ranked: {})",
+                plural(typical.indices.len(), "step", "steps"),
+                stretch_evidence(&a)
+            ),
+        ),
+        None => (
+            "the first GPU op was launched before the stretch began: it waited on the GPU side (a dependency or the queue), see `rooftrace gaps`",
+            String::new(),
+        ),
+    };
+    Some(FixLine {
+        what: HOST_BEFORE_GPU.to_string(),
+        ns_per_step: ns as f64,
+        share_of_step: ns as f64 / step as f64,
+        text: format!(
+            "host time before the step's first GPU op {} per step, beside the {} step (which starts at that op): {fix}{evidence}",
+            duration_ns(ns as f64),
+            duration_ns(step as f64)
+        ),
+    })
+}
+
+/// `1 step`, `3 steps`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the host did before the steps' first GPU ops (the advice drawn
+/// from their evidence), in words: `3 stretches in stream-ordered
+/// allocation calls hold 3.27 ms`. Advice by length class is CPU work
+/// (inside a user's range, as the step's own, or none).
+fn stretch_evidence(a: &crate::gaps::HostAdvice) -> String {
+    use crate::gaps::HostAdvice as A;
+    let (what, t) = match *a {
+        A::Range(f, t) => (format!("inside {} ranges", f.label()), t),
+        A::Call(f, t) => (format!("in {} calls", f.label()), t),
+        A::Detail(d, t) => (format!("in {}", d.label()), t),
+        A::Scale(_, t) => ("in CPU work (no API call)".to_string(), t),
+    };
+    format!(
+        "{} {what} {} {}",
+        plural(t.count as usize, "stretch", "stretches"),
+        if t.count == 1 { "holds" } else { "hold" },
+        duration_ns(t.total_ns as f64)
+    )
+}
+
 impl Typical<'_> {
     /// Median over the typical steps of `value(step index)`.
     fn median(&self, value: impl Fn(usize) -> i64) -> i64 {
@@ -246,13 +315,14 @@ fn fix_first(
     kernels: &[KernelBudget],
     source: &BoundSource,
     uncovered: &[UncoveredRow],
+    host_before: Option<FixLine>,
 ) -> Vec<FixLine> {
     let step = typical.median_step_ns;
     let Some(first) = typical.steps.first().filter(|_| step > 0) else {
         return Vec::new();
     };
     let step_f = step as f64;
-    let mut lines = Vec::new();
+    let mut lines: Vec<FixLine> = host_before.into_iter().collect();
     for p in &first.parts {
         if p.kind == PartKind::Shortfall && source.per_kernel() {
             continue; // split per kernel below
