@@ -319,6 +319,8 @@ struct Sums {
     no_counters: i64,
     graph: i64,
     memcpy: i64,
+    /// The copies' time by where they ran.
+    copy_sides: CopySides,
     memset: i64,
     /// Communication kernels' charged time (exposed communication).
     exposed_comm: i64,
@@ -418,7 +420,10 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
                 s.kernels += 1;
                 s.exposed_comm += c.charged_ns;
             }
-            OpKind::Memcpy => s.memcpy += c.charged_ns,
+            OpKind::Memcpy => {
+                s.memcpy += c.charged_ns;
+                s.copy_sides.add(c.op, c.charged_ns);
+            }
             OpKind::Memset => s.memset += c.charged_ns,
             OpKind::Graph => {
                 s.graph += c.charged_ns;
@@ -477,6 +482,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         lower_bound_launches: s.lower,
         host: host.clone(),
         host_before_gpu,
+        memcpy_by_side: s.copy_sides,
     }
 }
 

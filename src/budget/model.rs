@@ -230,6 +230,51 @@ pub struct StepBudget {
     /// first GPU op up to the end of its launch call); empty when that call
     /// ended before the stretch began.
     pub host_before_gpu: crate::gaps::HostTotals,
+    /// The `memcpy` part split by where the copies ran (what decides the
+    /// copies' fix); absent from the JSON when the step has no copy time.
+    #[serde(skip_serializing_if = "CopySides::is_empty")]
+    pub memcpy_by_side: CopySides,
+}
+
+/// A step's charged copy time by where the copies ran, ns; the four sum to
+/// its `memcpy` part.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CopySides {
+    /// On the device: device to device, peer to peer, arrays (no host
+    /// memory, not over the host link), ns.
+    pub device_ns: i64,
+    /// To or from pageable host memory, ns.
+    pub pageable_ns: i64,
+    /// To or from pinned host memory, ns.
+    pub pinned_ns: i64,
+    /// Of a direction the reader could not decode, ns.
+    pub unknown_ns: i64,
+}
+
+impl CopySides {
+    /// Adds a copy `op` charged `ns`.
+    pub fn add(&mut self, op: &crate::timeline::GpuOp, ns: i64) {
+        use crate::timeline::CopyKind;
+        match op.copy_kind() {
+            None | Some(CopyKind::Unknown) => self.unknown_ns += ns,
+            Some(_) if op.is_pageable() => self.pageable_ns += ns,
+            Some(k) if k.has_host_side() => self.pinned_ns += ns,
+            Some(_) => self.device_ns += ns,
+        }
+    }
+
+    /// Adds another step's sides.
+    pub fn merge(&mut self, o: &CopySides) {
+        self.device_ns += o.device_ns;
+        self.pageable_ns += o.pageable_ns;
+        self.pinned_ns += o.pinned_ns;
+        self.unknown_ns += o.unknown_ns;
+    }
+
+    /// No copy time at all.
+    pub fn is_empty(&self) -> bool {
+        *self == CopySides::default()
+    }
 }
 
 impl StepBudget {

@@ -62,10 +62,7 @@ fn part_fix(kind: PartKind, host_fix: &'static str) -> Option<(String, &'static 
             "CUDA graph rows without kernel rows",
             "re-profile with --cuda-graph-trace=node to match the graph's kernels",
         ),
-        PartKind::Memcpy => (
-            "copies",
-            "keep the data on the GPU, or overlap the copies with compute on another stream",
-        ),
+        PartKind::Memcpy => ("copies", GENERAL_COPY_FIX),
         PartKind::Memset => (
             "memsets",
             "fold the zeroing into the kernels that write the buffer",
@@ -148,6 +145,7 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         indices: &typical,
         median_step_ns: median_ns,
         host: host_fix(&steps, &typical, si.terms),
+        copies: copy_fix(&steps, &typical),
     };
     let fix_first = fix_first(
         &typical,
@@ -193,12 +191,69 @@ struct Typical<'a> {
     /// The median step's length (the headline's), ns.
     median_step_ns: i64,
     /// The fix for host-bound idle time and its evidence.
-    host: HostFix,
+    host: FixWithEvidence,
+    /// The fix for the copies and its evidence.
+    copies: FixWithEvidence,
 }
+
+/// The copies' fix from where the copies of the typical steps ran, the
+/// side with the most time deciding as in the gap verdict
+/// (`gaps::fixes::copy_fix`: pageable host memory → pin it; device to
+/// device → avoid the copies; pinned host memory → keep the data on the
+/// GPU, overlap the copies); the general fix when copies of an unknown
+/// direction hold the most.
+fn copy_fix(steps: &[StepBudget], typical: &[usize]) -> FixWithEvidence {
+    let mut sides = CopySides::default();
+    for &i in typical {
+        sides.merge(&steps[i].memcpy_by_side);
+    }
+    let total = sides.device_ns + sides.pageable_ns + sides.pinned_ns + sides.unknown_ns;
+    let largest = [
+        (
+            sides.pageable_ns,
+            Some((true, false)),
+            "from or to pageable host memory",
+        ),
+        (
+            sides.device_ns,
+            Some((false, true)),
+            "on the device (device to device, peer or array copies)",
+        ),
+        (
+            sides.pinned_ns,
+            Some((false, false)),
+            "from or to pinned host memory",
+        ),
+        (sides.unknown_ns, None, "of an unknown direction"),
+    ]
+    .into_iter()
+    .rev()
+    .max_by_key(|x| x.0);
+    match largest {
+        Some((ns, side, what)) if ns > 0 => FixWithEvidence {
+            fix: side.map_or(GENERAL_COPY_FIX, |(pageable, on_device)| {
+                crate::gaps::fixes::copy_fix(pageable, on_device)
+            }),
+            evidence: Some(format!(
+                "in the {} ranked: {} of the copy time {what}",
+                plural(typical.len(), "step", "steps"),
+                percent(ns as f64 / total as f64)
+            )),
+        },
+        _ => FixWithEvidence {
+            fix: GENERAL_COPY_FIX,
+            evidence: None,
+        },
+    }
+}
+
+/// The copies' fix when where they ran is not known.
+const GENERAL_COPY_FIX: &str =
+    "keep the data on the GPU, or overlap the copies with compute on another stream";
 
 /// The fix for the host-bound gaps of the steps "fix first" ranks, and
 /// the evidence it rests on, in words.
-struct HostFix {
+struct FixWithEvidence {
     fix: &'static str,
     evidence: Option<String>,
 }
@@ -207,13 +262,17 @@ struct HostFix {
 /// typical steps (not the whole report: between steps the host may do
 /// something else for seconds), by the gap verdict's rule
 /// ([`HostTotals::advice`]); the class's own fix when no gap has evidence.
-fn host_fix(steps: &[StepBudget], typical: &[usize], terms: crate::gaps::FixTerms) -> HostFix {
+fn host_fix(
+    steps: &[StepBudget],
+    typical: &[usize],
+    terms: crate::gaps::FixTerms,
+) -> FixWithEvidence {
     let mut host = HostTotals::default();
     for &i in typical {
         host.merge(&steps[i].host);
     }
     match host.advice() {
-        Some(a) => HostFix {
+        Some(a) => FixWithEvidence {
             fix: a.fix(terms),
             evidence: Some(format!(
                 "in the {} steps ranked: {}",
@@ -221,7 +280,7 @@ fn host_fix(steps: &[StepBudget], typical: &[usize], terms: crate::gaps::FixTerm
                 a.evidence()
             )),
         },
-        None => HostFix {
+        None => FixWithEvidence {
             fix: GapClass::HostBound.fix(),
             evidence: None,
         },
@@ -329,6 +388,7 @@ fn fix_first(
         }
         let ns = typical.median(|i| typical.steps[i].part(p.kind));
         let fix = match (p.kind, uncovered.first()) {
+            (PartKind::Memcpy, _) => Some(("copies".to_string(), typical.copies.fix)),
             (PartKind::NoCounters, Some(top)) if source.uses_op_models() => {
                 let what = format!(
                     "kernel time no op model bounds (most of it: {})",
@@ -339,8 +399,9 @@ fn fix_first(
             _ => part_fix(p.kind, typical.host.fix),
         };
         if let Some((what, fix)) = fix.filter(|_| ns > 0) {
-            let evidence = match &typical.host.evidence {
-                Some(e) if p.kind == PartKind::Idle(GapClass::HostBound) => format!(" ({e})"),
+            let evidence = match (p.kind, &typical.host.evidence, &typical.copies.evidence) {
+                (PartKind::Idle(GapClass::HostBound), Some(e), _)
+                | (PartKind::Memcpy, _, Some(e)) => format!(" ({e})"),
                 _ => String::new(),
             };
             lines.push(FixLine {
