@@ -226,8 +226,8 @@ fn median(v: &[i64]) -> i64 {
 #[test]
 fn the_real_exports_host_time_before_each_steps_first_op_matches_the_raw_rows() {
     // saxpy: each `saxpy` range's launch call (31-36 µs) before its
-    // kernel; nvFuser: `runFusionWithInputs` compiles and allocates its
-    // fusion (CPU work, cudaMalloc) for 270 ms before the first kernel.
+    // kernel; nvFuser: `runFusionWithInputs` holds 270 ms of host work
+    // (CPU work, cudaMalloc calls) before its first kernel.
     for (file, text) in [
         ("nsys/nsys2022.2.1_pipit_saxpy-mpi-cuda.sqlite", "saxpy"),
         (
