@@ -270,3 +270,41 @@ fn the_real_exports_host_time_before_each_steps_first_op_matches_the_raw_rows() 
         );
     }
 }
+
+#[test]
+fn the_fixture_pairs_steps_each_hold_110_us_of_host_time_before_their_first_kernel() {
+    // fixtures/budget/sgemm_steps.sql: the `step` ranges open at
+    // 999,890,000, 48,914,763,664 and 113,568,528,080 ns and their first
+    // kernels start at 1,000,000,000, 48,914,873,664 and 113,568,638,080
+    // (each range opens after the previous step's last kernel ended):
+    // 110,000 ns each. Step 0's stretch, judged up to its first launch
+    // call's end (999,905,000): that call is 5 µs against 10 µs without a
+    // call, so no call wins and the thread's own `step` range covers the
+    // rest: inside an NVTX range, no family, the 100 µs-1 ms length
+    // class's fix.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sgemm_steps.sqlite");
+    let sql = std::fs::read_to_string(crate::common::fixture("budget/sgemm_steps.sql")).unwrap();
+    Connection::open(&db).unwrap().execute_batch(&sql).unwrap();
+    let doc = budget(&db, "^step$", &["--gpu", "a100-80gb"]);
+    assert_eq!(steps_field(&doc, "host_before_gpu_ns"), vec![110_000; 3]);
+    assert_eq!(
+        steps_field(&doc, "gpu_work_start_ns"),
+        vec![1_000_000_000, 48_914_873_664, 113_568_638_080]
+    );
+    for s in doc["steps"].as_array().unwrap() {
+        assert_eq!(s["host_before_gpu"]["detail"]["nvtx"]["total_ns"], 110_000);
+        assert_eq!(s["host_before_gpu"]["scale"]["mid"]["total_ns"], 110_000);
+    }
+    let line = host_before_fix(&doc).expect("a host_before_gpu line");
+    assert_eq!(line["ns_per_step"], 110_000.0);
+    let text = line["text"].as_str().unwrap();
+    assert!(
+        text.contains("profile the host between launches (nsys --sample=cpu)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(in the 3 steps ranked: 3 stretches in CPU work (no API call) hold 330 µs)"),
+        "{text}"
+    );
+}
