@@ -319,6 +319,8 @@ struct Sums {
     no_counters: i64,
     graph: i64,
     memcpy: i64,
+    /// The copies' time by where they ran.
+    copy_sides: CopySides,
     memset: i64,
     /// Communication kernels' charged time (exposed communication).
     exposed_comm: i64,
@@ -418,7 +420,10 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
                 s.kernels += 1;
                 s.exposed_comm += c.charged_ns;
             }
-            OpKind::Memcpy => s.memcpy += c.charged_ns,
+            OpKind::Memcpy => {
+                s.memcpy += c.charged_ns;
+                s.copy_sides.add(c.op, c.charged_ns);
+            }
             OpKind::Memset => s.memset += c.charged_ns,
             OpKind::Graph => {
                 s.graph += c.charged_ns;
@@ -437,6 +442,13 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         s.capped = capped;
     }
     let step_ns = w1 - w0;
+    let mut host_before_gpu = crate::gaps::HostTotals::default();
+    let host_before_gpu_ns = r.tiling.host_before.as_deref().map_or(0, |h| {
+        if let Some(facts) = h.facts {
+            host_before_gpu.add(facts, h.ns, h.ns);
+        }
+        h.ns
+    });
     let mut parts = vec![
         Part::new(PartKind::Bound, s.bound),
         Part::new(PartKind::Shortfall, s.shortfall),
@@ -460,6 +472,7 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         gpu_work_start_ns: r.gpu_start_ns,
         previous_overlap_ns: w0 - r.gpu_start_ns,
         next_host_overlap_ns: r.tiling.next_host_overlap_ns,
+        host_before_gpu_ns,
         projected: r.projected,
         step_ns,
         parts,
@@ -468,6 +481,8 @@ fn step(ctx: &mut Ctx, text_id: usize, r: &RangeRow, dev: Option<&DeviceOps>) ->
         bound_capped_ns: s.capped,
         lower_bound_launches: s.lower,
         host: host.clone(),
+        host_before_gpu,
+        memcpy_by_side: s.copy_sides,
     }
 }
 

@@ -10,8 +10,11 @@
 //! PyTorch trace with shapes, `opbound`: each kernel's share of its op
 //! call's bound from `ops::kernel_bounds`), `analyze`
 //! (one step at a time; the idle parts are the gaps `gaps` classified) and
-//! `summary` (median step, outliers, spread, coverage, fix first). docs/budget.md has
-//! the method and its limits.
+//! `summary` (median step, outliers, spread, coverage, fix first). Beside
+//! each step, the host's time in its range before its first GPU op and
+//! what the host did there (`host_before_gpu_ns`, from the gap analysis'
+//! tiling), named in fix first. docs/budget.md has the method and its
+//! limits.
 
 mod analyze;
 mod bound;

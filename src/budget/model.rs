@@ -194,6 +194,14 @@ pub struct StepBudget {
     /// next step's host range: its work still running while the host ran
     /// the next step, ns. Not a part.
     pub next_host_overlap_ns: i64,
+    /// Host time inside the step's range before its first GPU op started,
+    /// that no earlier step's window covers: from the later of the range's
+    /// start and the end of the previous steps' GPU work to
+    /// `gpu_work_start_ns`, ns (0 when the previous step's work still ran
+    /// then, or the window is the host range). Beside the step, not a part:
+    /// `step_ns` starts at the first GPU op, so the step from the range's
+    /// start is `host_before_gpu_ns + step_ns`.
+    pub host_before_gpu_ns: i64,
     /// True when the window is the GPU projection of the work launched in
     /// the range; false when no launch was found and the host range is used.
     pub projected: bool,
@@ -217,6 +225,56 @@ pub struct StepBudget {
     /// launching thread did, the length class of the whole gap), from the
     /// gap analysis: the host-bound fix is chosen from these.
     pub host: crate::gaps::HostTotals,
+    /// What the host did in `host_before_gpu_ns`, by the typed evidence
+    /// `gaps` judges a host-bound gap with (the launching thread of the
+    /// first GPU op up to the end of its launch call); empty when that call
+    /// ended before the stretch began.
+    pub host_before_gpu: crate::gaps::HostTotals,
+    /// The `memcpy` part split by where the copies ran (what decides the
+    /// copies' fix); absent from the JSON when the step has no copy time.
+    #[serde(skip_serializing_if = "CopySides::is_empty")]
+    pub memcpy_by_side: CopySides,
+}
+
+/// A step's charged copy time by where the copies ran, ns; the four sum to
+/// its `memcpy` part.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CopySides {
+    /// On the device: device to device, peer to peer, arrays (no host
+    /// memory, not over the host link), ns.
+    pub device_ns: i64,
+    /// To or from pageable host memory, ns.
+    pub pageable_ns: i64,
+    /// To or from pinned host memory, ns.
+    pub pinned_ns: i64,
+    /// Of a direction the reader could not decode, ns.
+    pub unknown_ns: i64,
+}
+
+impl CopySides {
+    /// Adds a copy `op` charged `ns`.
+    pub fn add(&mut self, op: &crate::timeline::GpuOp, ns: i64) {
+        use crate::timeline::CopyKind;
+        match op.copy_kind() {
+            None | Some(CopyKind::Unknown) => self.unknown_ns += ns,
+            Some(_) if op.is_pageable() => self.pageable_ns += ns,
+            Some(k) if k.has_host_side() => self.pinned_ns += ns,
+            Some(_) => self.device_ns += ns,
+        }
+    }
+
+    /// Adds another step's sides.
+    pub fn merge(&mut self, o: &CopySides) {
+        self.device_ns += o.device_ns;
+        self.pageable_ns += o.pageable_ns;
+        self.pinned_ns += o.pinned_ns;
+        self.unknown_ns += o.unknown_ns;
+    }
+
+    /// No copy time at all.
+    pub fn is_empty(&self) -> bool {
+        *self == CopySides::default()
+    }
 }
 
 impl StepBudget {
@@ -405,14 +463,21 @@ pub struct OpTime {
 /// A step longer than this many median steps is an outlier.
 pub const OUTLIER_FACTOR: i64 = 3;
 
+/// The `what` of the "fix first" line for the host's time before the
+/// steps' first GPU ops (`host_before_gpu_ns`, beside the step).
+pub const HOST_BEFORE_GPU: &str = "host_before_gpu";
+
 /// One "fix first" line: a part, its time per step and what to do.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FixLine {
-    /// What it is (part name or `shortfall:<kernel>`).
+    /// What it is (part name, `shortfall:<kernel>`, or
+    /// [`HOST_BEFORE_GPU`]).
     pub what: String,
     /// Median time per step over the steps that are not outliers, ns.
     pub ns_per_step: f64,
-    /// Its share of the median step.
+    /// Its share of the median step (`ns_per_step` / the median step's
+    /// `step_ns`; the host's time before the first GPU op is beside the
+    /// step, so its share can exceed 1).
     pub share_of_step: f64,
     /// The sentence, with the fix.
     pub text: String,
@@ -558,7 +623,7 @@ pub fn part_label(name: &str) -> String {
 }
 
 /// The one-sentence definitions carried in every report.
-pub const METHOD: [&str; 7] = [
+pub const METHOD: [&str; 8] = [
     "step = GPU window of the range instance (an NVTX range; in a PyTorch trace, an op or record_function range: first start to last end of the GPU work launched in it); parts sum to it exactly, in integer ns",
     "overlapping steps: a step owns the device from the end of the previous step's GPU work (or its own first start, if later) to the end of its own, so steps never share a nanosecond and sum to at most the device's span; previous_overlap_ns is the step's work given to the previous step, next_host_overlap_ns its GPU time inside the next step's host range",
     "busy time is charged first come: each instant of the busy union goes to the running op that started first, so concurrent streams are counted once (hidden op time is reported as concurrent_ns)",
@@ -566,7 +631,11 @@ pub const METHOD: [&str; 7] = [
     "idle parts are the gaps `rooftrace gaps` classified, clipped to the window; outside_gpu_span is window time beyond the device's ops (host-range windows only)",
     "ncu launches match timeline kernels by base name (no namespace, template or parameters) and order within the step; a launch beyond the profiled ones of its name gets the name's fraction of roof (sum T* / sum T) times its time; T* with an unknown side is a lower bound (lower_bound_launches)",
     "one statistic, the median: the headline is the median step; fix first ranks each part by its median per step over the steps no longer than 3 × the median step (longer ones are outliers, named, left out)",
+    HOST_BEFORE_METHOD,
 ];
+
+/// The definition of `host_before_gpu_ns`, in [`METHOD`].
+pub const HOST_BEFORE_METHOD: &str = "host_before_gpu_ns (beside the step, not a part: step_ns starts at the first GPU op) = the step's first GPU op start - the later of its range's host start and the end of the previous steps' GPU work; host_before_gpu is what the launching thread did there, judged as rooftrace gaps judges a host-bound gap; fix first weighs it by its median per step";
 
 /// The definition a report whose bound comes from the op models adds to
 /// [`METHOD`].

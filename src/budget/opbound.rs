@@ -6,11 +6,8 @@
 use super::bound::KernelBound;
 use super::model::{BoundBasis, OpTime, Uncovered, UncoveredRow};
 use crate::opmodel::OpCalls;
+use crate::ops::by_reason::ByReason;
 use crate::ops::{BoundSide, KernelBounds, KernelModel};
-use std::collections::BTreeMap;
-
-/// Ops named per uncovered reason.
-const TOP_OPS: usize = 5;
 
 /// What the op models of a trace say, per kernel, and the op calls they
 /// name.
@@ -52,49 +49,35 @@ impl OpModels<'_> {
     }
 }
 
-/// Uncovered kernel time inside the steps, by reason.
+/// Uncovered kernel time inside the steps, by reason (the ops report's
+/// grouping, `ops::by_reason`).
 #[derive(Default)]
 pub(crate) struct UncoveredAcc {
-    by: BTreeMap<Uncovered, (u64, i64, BTreeMap<String, i64>)>,
+    by: ByReason<Uncovered>,
 }
 
 impl UncoveredAcc {
     /// Adds one kernel charged `ns` inside a step.
     pub(crate) fn add(&mut self, reason: Uncovered, op: Option<&str>, ns: i64) {
-        let entry = self.by.entry(reason).or_default();
-        entry.0 += 1;
-        entry.1 += ns;
-        if let Some(op) = op {
-            *entry.2.entry(op.to_string()).or_default() += ns;
-        }
+        self.by.add(reason, 1, ns, op);
     }
 
     /// The rows, most time first, then by reason.
     pub(crate) fn rows(self) -> Vec<UncoveredRow> {
-        let mut rows: Vec<UncoveredRow> = self
-            .by
+        self.by
+            .rows()
             .into_iter()
-            .map(|(reason, (kernels, time_ns, ops))| {
-                let mut ops: Vec<OpTime> = ops
+            .map(|r| UncoveredRow {
+                fix: r.reason.fix(),
+                reason: r.reason,
+                kernels: r.kernels,
+                time_ns: r.time_ns,
+                ops: r
+                    .top_ops
                     .into_iter()
                     .map(|(name, time_ns)| OpTime { name, time_ns })
-                    .collect();
-                ops.sort_by(|a, b| b.time_ns.cmp(&a.time_ns).then_with(|| a.name.cmp(&b.name)));
-                ops.truncate(TOP_OPS);
-                UncoveredRow {
-                    fix: reason.fix(),
-                    reason,
-                    kernels,
-                    time_ns,
-                    ops,
-                }
+                    .collect(),
             })
-            .collect();
-        rows.sort_by(|a, b| {
-            b.time_ns
-                .cmp(&a.time_ns)
-                .then_with(|| a.reason.cmp(&b.reason))
-        });
-        rows
+            .collect()
     }
 }

@@ -62,10 +62,7 @@ fn part_fix(kind: PartKind, host_fix: &'static str) -> Option<(String, &'static 
             "CUDA graph rows without kernel rows",
             "re-profile with --cuda-graph-trace=node to match the graph's kernels",
         ),
-        PartKind::Memcpy => (
-            "copies",
-            "keep the data on the GPU, or overlap the copies with compute on another stream",
-        ),
+        PartKind::Memcpy => ("copies", GENERAL_COPY_FIX),
         PartKind::Memset => (
             "memsets",
             "fold the zeroing into the kernels that write the buffer",
@@ -143,17 +140,20 @@ pub(crate) fn summarise(si: SummaryInput) -> BudgetReport {
         .filter(|&i| median_ns > 0 && steps[i].step_ns > OUTLIER_FACTOR * median_ns)
         .collect();
     let typical: Vec<usize> = (0..n).filter(|i| !outlier_steps.contains(i)).collect();
+    let typical = Typical {
+        steps: &steps,
+        indices: &typical,
+        median_step_ns: median_ns,
+        host: host_fix(&steps, &typical, si.terms),
+        copies: copy_fix(&steps, &typical),
+    };
     let fix_first = fix_first(
-        &Typical {
-            steps: &steps,
-            indices: &typical,
-            median_step_ns: median_ns,
-            host: host_fix(&steps, &typical, si.terms),
-        },
+        &typical,
         &si.kernels,
         &kernels,
         &si.bound_source,
         &si.without_counters,
+        host_before_line(&typical, si.terms),
     );
     let mut method = METHOD.to_vec();
     if models {
@@ -192,12 +192,69 @@ struct Typical<'a> {
     /// The median step's length (the headline's), ns.
     median_step_ns: i64,
     /// The fix for host-bound idle time and its evidence.
-    host: HostFix,
+    host: FixWithEvidence,
+    /// The fix for the copies and its evidence.
+    copies: FixWithEvidence,
 }
+
+/// The copies' fix from where the copies of the typical steps ran, the
+/// side with the most time deciding as in the gap verdict
+/// (`gaps::fixes::copy_fix`: pageable host memory → pin it; device to
+/// device → avoid the copies; pinned host memory → keep the data on the
+/// GPU, overlap the copies); the general fix when copies of an unknown
+/// direction hold the most.
+fn copy_fix(steps: &[StepBudget], typical: &[usize]) -> FixWithEvidence {
+    let mut sides = CopySides::default();
+    for &i in typical {
+        sides.merge(&steps[i].memcpy_by_side);
+    }
+    let total = sides.device_ns + sides.pageable_ns + sides.pinned_ns + sides.unknown_ns;
+    let largest = [
+        (
+            sides.pageable_ns,
+            Some((true, false)),
+            "from or to pageable host memory",
+        ),
+        (
+            sides.device_ns,
+            Some((false, true)),
+            "on the device (device to device, peer or array copies)",
+        ),
+        (
+            sides.pinned_ns,
+            Some((false, false)),
+            "from or to pinned host memory",
+        ),
+        (sides.unknown_ns, None, "of an unknown direction"),
+    ]
+    .into_iter()
+    .rev()
+    .max_by_key(|x| x.0);
+    match largest {
+        Some((ns, side, what)) if ns > 0 => FixWithEvidence {
+            fix: side.map_or(GENERAL_COPY_FIX, |(pageable, on_device)| {
+                crate::gaps::fixes::copy_fix(pageable, on_device)
+            }),
+            evidence: Some(format!(
+                "in the {} ranked: {} of the copy time {what}",
+                plural(typical.len(), "step", "steps"),
+                percent(ns as f64 / total as f64)
+            )),
+        },
+        _ => FixWithEvidence {
+            fix: GENERAL_COPY_FIX,
+            evidence: None,
+        },
+    }
+}
+
+/// The copies' fix when where they ran is not known.
+const GENERAL_COPY_FIX: &str =
+    "keep the data on the GPU, or overlap the copies with compute on another stream";
 
 /// The fix for the host-bound gaps of the steps "fix first" ranks, and
 /// the evidence it rests on, in words.
-struct HostFix {
+struct FixWithEvidence {
     fix: &'static str,
     evidence: Option<String>,
 }
@@ -206,13 +263,17 @@ struct HostFix {
 /// typical steps (not the whole report: between steps the host may do
 /// something else for seconds), by the gap verdict's rule
 /// ([`HostTotals::advice`]); the class's own fix when no gap has evidence.
-fn host_fix(steps: &[StepBudget], typical: &[usize], terms: crate::gaps::FixTerms) -> HostFix {
+fn host_fix(
+    steps: &[StepBudget],
+    typical: &[usize],
+    terms: crate::gaps::FixTerms,
+) -> FixWithEvidence {
     let mut host = HostTotals::default();
     for &i in typical {
         host.merge(&steps[i].host);
     }
     match host.advice() {
-        Some(a) => HostFix {
+        Some(a) => FixWithEvidence {
             fix: a.fix(terms),
             evidence: Some(format!(
                 "in the {} steps ranked: {}",
@@ -220,11 +281,78 @@ fn host_fix(steps: &[StepBudget], typical: &[usize], terms: crate::gaps::FixTerm
                 a.evidence()
             )),
         },
-        None => HostFix {
+        None => FixWithEvidence {
             fix: GapClass::HostBound.fix(),
             evidence: None,
         },
     }
+}
+
+/// The "fix first" line for the host's time inside the steps' ranges
+/// before their first GPU op (beside the step, not a part; weighed by its
+/// median per step over the typical steps, as a share of the median step,
+/// which it can exceed), with the fix for what the host did there: the
+/// advice of that stretch's evidence by the gap verdict's rule
+/// ([`HostTotals::advice`]); `None` when the median is 0.
+fn host_before_line(typical: &Typical, terms: crate::gaps::FixTerms) -> Option<FixLine> {
+    let step = typical.median_step_ns;
+    let ns = typical.median(|i| typical.steps[i].host_before_gpu_ns);
+    if ns <= 0 || step <= 0 {
+        return None;
+    }
+    let mut host = HostTotals::default();
+    for &i in typical.indices {
+        host.merge(&typical.steps[i].host_before_gpu);
+    }
+    let (fix, evidence) = match host.advice() {
+        Some(a) => (
+            a.fix(terms),
+            format!(
+                " (in the {} ranked: {})",
+                plural(typical.indices.len(), "step", "steps"),
+                stretch_evidence(&a)
+            ),
+        ),
+        None => (
+            "the first GPU op was launched before the stretch began: it waited on the GPU side (a dependency or the queue), see `rooftrace gaps`",
+            String::new(),
+        ),
+    };
+    Some(FixLine {
+        what: HOST_BEFORE_GPU.to_string(),
+        ns_per_step: ns as f64,
+        share_of_step: ns as f64 / step as f64,
+        text: format!(
+            "host time before the step's first GPU op {} per step, beside the {} step (which starts at that op): {fix}{evidence}",
+            duration_ns(ns as f64),
+            duration_ns(step as f64)
+        ),
+    })
+}
+
+/// `1 step`, `3 steps`.
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// What the host did before the steps' first GPU ops (the advice drawn
+/// from their evidence), in words: `3 stretches in stream-ordered
+/// allocation calls hold 3.27 ms`. Advice by length class is CPU work
+/// (inside a user's range, as the step's own, or none).
+fn stretch_evidence(a: &crate::gaps::HostAdvice) -> String {
+    use crate::gaps::HostAdvice as A;
+    let (what, t) = match *a {
+        A::Range(f, t) => (format!("inside {} ranges", f.label()), t),
+        A::Call(f, t) => (format!("in {} calls", f.label()), t),
+        A::Detail(d, t) => (format!("in {}", d.label()), t),
+        A::Scale(_, t) => ("in CPU work (no API call)".to_string(), t),
+    };
+    format!(
+        "{} {what} {} {}",
+        plural(t.count as usize, "stretch", "stretches"),
+        if t.count == 1 { "holds" } else { "hold" },
+        duration_ns(t.total_ns as f64)
+    )
 }
 
 impl Typical<'_> {
@@ -247,19 +375,21 @@ fn fix_first(
     kernels: &[KernelBudget],
     source: &BoundSource,
     uncovered: &[UncoveredRow],
+    host_before: Option<FixLine>,
 ) -> Vec<FixLine> {
     let step = typical.median_step_ns;
     let Some(first) = typical.steps.first().filter(|_| step > 0) else {
         return Vec::new();
     };
     let step_f = step as f64;
-    let mut lines = Vec::new();
+    let mut lines: Vec<FixLine> = host_before.into_iter().collect();
     for p in &first.parts {
         if p.kind == PartKind::Shortfall && source.per_kernel() {
             continue; // split per kernel below
         }
         let ns = typical.median(|i| typical.steps[i].part(p.kind));
         let fix = match (p.kind, uncovered.first()) {
+            (PartKind::Memcpy, _) => Some(("copies".to_string(), typical.copies.fix)),
             (PartKind::NoCounters, Some(top)) if source.uses_op_models() => {
                 let what = format!(
                     "kernel time no op model bounds (most of it: {})",
@@ -270,8 +400,9 @@ fn fix_first(
             _ => part_fix(p.kind, typical.host.fix),
         };
         if let Some((what, fix)) = fix.filter(|_| ns > 0) {
-            let evidence = match &typical.host.evidence {
-                Some(e) if p.kind == PartKind::Idle(GapClass::HostBound) => format!(" ({e})"),
+            let evidence = match (p.kind, &typical.host.evidence, &typical.copies.evidence) {
+                (PartKind::Idle(GapClass::HostBound), Some(e), _)
+                | (PartKind::Memcpy, _, Some(e)) => format!(" ({e})"),
                 _ => String::new(),
             };
             lines.push(FixLine {

@@ -314,11 +314,18 @@ pub fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
             (hints, timeline)
         }
     };
+    // The steps before the GPU: with no range to budget, which GPU it ran
+    // on is not the problem to report.
+    let (gap_config, default_step) = step_range(&config.gaps, &timeline, &config.input)?;
+    if let Some(re) = &gap_config.nvtx {
+        if !timeline.nvtx.iter().any(|r| re.is_match(&r.text)) {
+            return Err(no_step(config, &timeline, re).into());
+        }
+    }
     let (roofs, gpu) = roofs::choose::<InputError>(&config.roofs, &hints, || match &csv {
         Some(c) => Ok(c.roofs_from_peaks()?),
         None => Err(InputError::new("--roofs ncu needs --ncu")),
     })?;
-    let (gap_config, default_step) = step_range(&config.gaps, &timeline, &config.input)?;
     if gap_config.device.is_some() {
         check_filters_match(&timeline, &gap_config, &config.input)?;
     }
@@ -326,12 +333,7 @@ pub fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
     if let (Some(re), Some(rr)) = (&gap_config.nvtx, &gaps.ranges) {
         if rr.instances.is_empty() {
             // Nothing to budget is the input's problem, not an empty table.
-            return Err(InputError::new(format!(
-                "{}: {}",
-                config.input.display(),
-                crate::gaps::no_match_message(&timeline, re.as_str())
-            ))
-            .into());
+            return Err(no_step(config, &timeline, re).into());
         }
     }
     let roofline = csv
@@ -373,6 +375,19 @@ pub fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
         gap_config,
         bounds,
     })
+}
+
+/// The step pattern `re` matches no range of the input: the ranges it has.
+fn no_step(
+    config: &BudgetRunConfig,
+    timeline: &crate::timeline::Timeline,
+    re: &regex::Regex,
+) -> InputError {
+    InputError::new(format!(
+        "{}: {}",
+        config.input.display(),
+        crate::gaps::no_match_message(timeline, re.as_str())
+    ))
 }
 
 /// The step pattern of a PyTorch profiler trace given without `--nvtx`:

@@ -12,8 +12,8 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 pub use super::totals::{
-    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostTotals, MedianP90,
-    NonZero, Owned, OwnedIdle, RangeIdle, ScaleTotals, Tiling,
+    ClassTotal, ClassTotals, DetailTotals, EvidenceTotal, HostAdvice, HostBefore, HostTotals,
+    MedianP90, NonZero, Owned, OwnedIdle, RangeIdle, ScaleTotals, Tiling,
 };
 
 /// Version tag of the JSON document.

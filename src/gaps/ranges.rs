@@ -153,6 +153,11 @@ pub(crate) fn range_report<'t>(
         let before = before_me
             .entry((r.pid, devs.clone()))
             .or_insert((i64::MIN, usize::MAX));
+        let host_before = if projected {
+            host_before(tl, memo.host, ops, mine, r.start_ns.max(before.0), w0)
+        } else {
+            None
+        };
         let owned_start = w0.max(before.0).min(w1);
         before.0 = before.0.max(w1);
         if let Some(p) = instances.get_mut(before.1) {
@@ -190,20 +195,7 @@ pub(crate) fn range_report<'t>(
                 .filter(|x| ops[x.3].kind == OpKind::Kernel)
                 .count() as u64
         } else {
-            // Kernels starting in the window: binary search in each device's ops.
-            details
-                .iter()
-                .filter(|d| d.pid == r.pid && devs.contains(&d.device))
-                .map(|d| {
-                    let dev = &ops[d.ops_at.0..d.ops_at.1];
-                    let lo = dev.partition_point(|o| o.start_ns < w0);
-                    let hi = dev.partition_point(|o| o.start_ns < w1);
-                    dev[lo..hi]
-                        .iter()
-                        .filter(|o| o.kind == OpKind::Kernel)
-                        .count() as u64
-                })
-                .sum()
+            kernels_starting_in(ops, details.iter().filter(mine_devs), (w0, w1))
         };
         instances.push(RangeRow {
             text_id: names.id(&r.text),
@@ -228,10 +220,58 @@ pub(crate) fn range_report<'t>(
                 owned_start_ns: owned_start,
                 next_host_overlap_ns: 0,
                 owned,
+                host_before,
             },
         });
     }
     summarise(re, instances)
+}
+
+/// Kernels starting in `[w0, w1)` on the devices `on`: a binary search in
+/// each device's ops.
+fn kernels_starting_in<'d>(
+    ops: &[GpuOp],
+    on: impl Iterator<Item = &'d DeviceDetail>,
+    (w0, w1): (i64, i64),
+) -> u64 {
+    on.map(|d| {
+        let dev = &ops[d.ops_at.0..d.ops_at.1];
+        let lo = dev.partition_point(|o| o.start_ns < w0);
+        let hi = dev.partition_point(|o| o.start_ns < w1);
+        dev[lo..hi]
+            .iter()
+            .filter(|o| o.kind == OpKind::Kernel)
+            .count() as u64
+    })
+    .sum()
+}
+
+/// The host's stretch `[h0, w0)` before a projected instance's first GPU
+/// op (`mine`: the ops it launched) started, `None` when empty; what the
+/// host did in it is judged as for a host-bound gap ended by that op
+/// ([`gap_evidence`]: the launching thread over the stretch up to the end
+/// of the launch call).
+fn host_before(
+    tl: &Timeline,
+    host: &HostLookup,
+    ops: &[GpuOp],
+    mine: &[(u32, u32, i64, usize)],
+    h0: i64,
+    w0: i64,
+) -> Option<Box<HostBefore>> {
+    if h0 >= w0 {
+        return None;
+    }
+    let first = mine.iter().map(|x| &ops[x.3]).min_by_key(|o| o.start_ns)?;
+    let launched_by = tl.api_of(first)?;
+    let facts = (launched_by.end_ns > h0)
+        .then(|| gap_evidence(tl, host.syncs, host.nvtx, first, h0, w0))
+        .flatten();
+    Some(Box::new(HostBefore {
+        start_ns: h0,
+        ns: w0 - h0,
+        facts,
+    }))
 }
 
 /// The report over the instances: medians and p90s, class totals.

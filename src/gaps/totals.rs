@@ -435,6 +435,27 @@ pub struct Tiling {
     pub next_host_overlap_ns: i64,
     /// Idle time by class and host-bound evidence inside the owned window.
     pub owned: Owned,
+    /// The host's time inside the range before its first GPU op started
+    /// that no earlier instance's window covers (`None` when there is none,
+    /// or the window is the host range): what `budget` reports beside the
+    /// step.
+    pub host_before: Option<Box<HostBefore>>,
+}
+
+/// The stretch of an instance's host range before its first GPU op
+/// started: from the later of the range's start and the end of the
+/// windows before it, to its GPU window's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostBefore {
+    /// Its start, ns.
+    pub start_ns: i64,
+    /// Its length (`gpu_start_ns - start_ns`), ns.
+    pub ns: i64,
+    /// What the launching thread of the first GPU op did in it, judged as a
+    /// host-bound gap is (`gaps::host`, over the stretch up to the end of
+    /// that op's launch call); `None` when the call ended before the
+    /// stretch began (the op waited on the GPU side, not for the host).
+    pub facts: Option<HostFacts>,
 }
 
 /// How much of its GPU window an instance owns, and the idle time there.

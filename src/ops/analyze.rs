@@ -5,6 +5,7 @@
 //! construction: every kernel lands in one op's union or alone in a reason.
 
 use super::attribute::{charge, parents, Charge};
+use super::by_reason::ByReason;
 use super::context::{CallTime, Charged, Context};
 use super::fix::fix_first;
 use super::link::{collectives, link_config, Links};
@@ -15,10 +16,6 @@ use crate::opmodel::{work, OpCalls, Work};
 use crate::roofs::{GpuInfo, Roofs};
 use crate::timeline::names::is_graph_launch_name;
 use crate::timeline::{NameRef, OpKind, Timeline, NO_API};
-use std::collections::BTreeMap;
-
-/// Ops named per unmodelled reason.
-const TOP_OPS: usize = 5;
 
 /// The ops report of `timeline` with the op calls its reader kept, at
 /// `roofs` (whose GPU `gpu` says how it was chosen), one row per op name
@@ -272,15 +269,17 @@ fn unmodelled(
     works: &[Result<Work, Unmodelled>],
     charged: &Charged,
 ) -> Vec<UnmodelledRow> {
-    let mut by: BTreeMap<Unmodelled, (u64, i64, BTreeMap<&str, i64>)> = BTreeMap::new();
+    let mut by: ByReason<Unmodelled> = ByReason::default();
     for ((record, work), t) in calls.records.iter().zip(works).zip(&charged.per_record) {
         let (Err(why), true) = (work, t.kernels > 0) else {
             continue;
         };
-        let entry = by.entry(why.clone()).or_default();
-        entry.0 += t.kernels;
-        entry.1 += t.time_ns;
-        *entry.2.entry(record.call.name.as_str()).or_default() += t.time_ns;
+        by.add(
+            why.clone(),
+            t.kernels,
+            t.time_ns,
+            Some(record.call.name.as_str()),
+        );
     }
     for (reason, (kernels, time_ns)) in [
         (Unmodelled::NoOpWithShapes, charged.no_op),
@@ -288,30 +287,18 @@ fn unmodelled(
         (Unmodelled::GraphReplay, charged.graph),
     ] {
         if kernels > 0 {
-            by.insert(reason, (kernels, time_ns, BTreeMap::new()));
+            by.add(reason, kernels, time_ns, None);
         }
     }
-    let mut rows: Vec<UnmodelledRow> = by
+    by.rows()
         .into_iter()
-        .map(|(reason, (kernels, time_ns, ops))| {
-            let mut top_ops: Vec<(String, i64)> =
-                ops.into_iter().map(|(n, t)| (n.to_string(), t)).collect();
-            top_ops.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-            top_ops.truncate(TOP_OPS);
-            UnmodelledRow {
-                reason,
-                kernels,
-                time_ns,
-                top_ops,
-            }
+        .map(|r| UnmodelledRow {
+            reason: r.reason,
+            kernels: r.kernels,
+            time_ns: r.time_ns,
+            top_ops: r.top_ops,
         })
-        .collect();
-    rows.sort_by(|a, b| {
-        b.time_ns
-            .cmp(&a.time_ns)
-            .then_with(|| a.reason.cmp(&b.reason))
-    });
-    rows
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,7 +8,8 @@
 //! lost against it (`rows`), a collective's message over the GPU's link
 //! with `comm`'s `nccl-tests` size and bus factor (`link`), the rows to fix
 //! first and what would help (`fix`), the kernels no model covers grouped
-//! by why (`analyze`; `context` holds what the phases share, `model` the
+//! by why (`analyze`, through `by_reason`, the grouping `budget` reads
+//! too; `context` holds what the phases share, `model` the
 //! report every renderer reads), and each kernel's share of its call's
 //! bound for `budget` (`kernel_bound`). An nsys export of a run under `emit_nvtx(
 //! record_shapes=True)` gives its ops as NVTX ranges with sizes (`nvtx`).
@@ -16,6 +17,7 @@
 
 mod analyze;
 mod attribute;
+pub mod by_reason;
 mod context;
 mod fix;
 mod kernel_bound;

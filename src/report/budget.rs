@@ -259,6 +259,28 @@ fn overlap_line(r: &BudgetReport) -> Option<String> {
     ))
 }
 
+/// The host's time before the steps' first GPU ops, beside the steps:
+/// how many steps have some, its median per step, and the median step
+/// measured from its range's start; `None` when no step has any.
+fn host_before_line(r: &BudgetReport) -> Option<String> {
+    let with = r.steps.iter().filter(|s| s.host_before_gpu_ns > 0).count();
+    let m = r.median_step.and_then(|i| r.steps.get(i))?;
+    if with == 0 {
+        return None;
+    }
+    let mut v: Vec<i64> = r.steps.iter().map(|s| s.host_before_gpu_ns).collect();
+    v.sort_unstable();
+    let median = v[v.len().div_ceil(2) - 1];
+    Some(format!(
+        "host time before the first GPU op (beside the step, not in it: host_before_gpu_ns): {with} of {} steps, median {} per step; the median step from its range's start is {} ({} + {} on the GPU)",
+        r.steps.len(),
+        dur(median as f64),
+        dur((m.host_before_gpu_ns + m.step_ns) as f64),
+        dur(m.host_before_gpu_ns as f64),
+        dur(m.step_ns as f64)
+    ))
+}
+
 fn coverage_line(r: &BudgetReport) -> String {
     let c = &r.coverage;
     let k = c.kernel_ns as f64;
@@ -391,6 +413,9 @@ fn table(r: &BudgetReport, o: &RenderOptions) -> String {
     if let Some(l) = overlap_line(r) {
         out.push_str(&format!("\n{l}\n"));
     }
+    if let Some(l) = host_before_line(r) {
+        out.push_str(&format!("\n{l}\n"));
+    }
     if !r.steps.is_empty() {
         let (t, more) = steps_table(r, o.top);
         out.push_str("\nsteps:\n");
@@ -464,6 +489,9 @@ fn csv_columns<'a>(r: &'a BudgetReport, kinds: &[PartKind]) -> Vec<Column<'a, St
     columns.push(Column::left("next_host_overlap_ns", |(_, s): &StepRow| {
         s.next_host_overlap_ns.to_string()
     }));
+    columns.push(Column::left("host_before_gpu_ns", |(_, s): &StepRow| {
+        s.host_before_gpu_ns.to_string()
+    }));
     columns.push(Column::left("concurrent_ns", |(_, s): &StepRow| {
         s.concurrent_ns.to_string()
     }));
@@ -499,6 +527,9 @@ fn markdown(r: &BudgetReport, o: &RenderOptions) -> String {
         out.push_str(&format!("{l}\n\n"));
     }
     if let Some(l) = overlap_line(r) {
+        out.push_str(&format!("{l}\n\n"));
+    }
+    if let Some(l) = host_before_line(r) {
         out.push_str(&format!("{l}\n\n"));
     }
     if !r.fix_first.is_empty() || !r.outlier_steps.is_empty() {

@@ -6,6 +6,8 @@ mod architecture;
 #[cfg(unix)]
 mod broken_pipe;
 mod budget;
+mod budget_advice;
+mod budget_host;
 mod budget_ops;
 mod budget_overlap;
 mod calibrate;

@@ -595,9 +595,17 @@ fn gaps_and_budget_gpu_is_checked_against_the_export_and_the_trace() {
     );
     let (code, _, err) = rooftrace(&["gaps", trace, "--gpu", "a100-40gb"]);
     assert_eq!(code, 0, "{err}");
-    // budget chooses its roofs the same way: refused before any step is
-    // looked for.
-    let budget = ["budget", trace, "--bytes-per-step", "1GB", "--gpu"];
+    // budget chooses its roofs the same way, once the step range is
+    // found (a missing step is told first).
+    let budget = [
+        "budget",
+        trace,
+        "--nvtx",
+        "aten::add",
+        "--bytes-per-step",
+        "1GB",
+        "--gpu",
+    ];
     let (code, _, err) = rooftrace(&[&budget[..], &["a100-80gb"]].concat());
     assert_eq!(code, 2, "{err}");
     assert!(
