@@ -5,7 +5,14 @@
 //!
 //! Part 1: HTA's rules (`path_hta_rules`, `path_hta_gpu`) applied to
 //! rooftrace's reading of each trace give HTA's graph, path length and
-//! split: rooftrace reads every event HTA's path uses.
+//! split: rooftrace reads every event HTA's path uses, given the two facts
+//! its `Timeline` lacks (taken from the raw JSON, each shown needed).
+//! HTA's rebuilt path clipped to the step's GPU window accounts for every
+//! ns of it.
+//!
+//! Part 2 (fails until `rooftrace path` lands): `rooftrace path` on the
+//! same steps, its parts mapped onto HTA's `bound_by` classes, against
+//! HTA's clipped path, within the time HTA's path leaves uncovered.
 
 use crate::common::{corpus_file, fixture};
 use crate::kineto::trace;
