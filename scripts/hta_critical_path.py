@@ -22,8 +22,9 @@ or what HTA did instead: `"raises"` (the exception), `"no_annotation"`
 edge). HTA's rules are written down in docs/path-hta.md.
 
 The cases: the traces and arguments of HTA's own critical-path tests
-(tests/test_critical_path_analysis.py @ f4d0062), and every ProfilerStep
-instance of each other fixtures/kineto trace.
+(tests/test_critical_path_analysis.py @ f4d0062), every ProfilerStep
+instance of each other fixtures/kineto trace, and one ProfilerStep of the
+corpus's V100 and NCCL traces (../shared/corpus/kineto/, beside the clone).
 
   python3 scripts/hta_critical_path.py --write fixtures/kineto/hta_critical_path.json
   python3 scripts/hta_critical_path.py --check fixtures/kineto/hta_critical_path.json   # CI
@@ -54,6 +55,12 @@ FIXTURES = [
     "cupti_profiler_counters",
 ]
 MAX_STEPS = 4
+# Large corpus traces (../shared/corpus/kineto/, beside the clone in CI):
+# (file name without .json.gz, ProfilerStep instance), one step each.
+CORPUS = [
+    ("kineto_hta_v100_2rank_rank1", 0),
+    ("kineto_hta_nccl_allreduce_rank0", 0),
+]
 
 
 def case_key(trace, annotation, instance):
@@ -156,6 +163,11 @@ def main():
         figures["hta_tests"][trace] = run_trace(os.path.join(root, trace + ".json.gz"), cases)
     for trace in FIXTURES:
         figures["fixtures"][trace] = run_trace(os.path.join(root, trace + ".json.gz"), None)
+    corpus = os.path.join(root, "..", "..", "..", "shared", "corpus", "kineto")
+    figures["corpus"] = {
+        trace: run_trace(os.path.join(corpus, trace + ".json.gz"), [("ProfilerStep", step)])
+        for trace, step in CORPUS
+    }
     text = json.dumps(figures, indent=1, sort_keys=True) + "\n"
     if a.write:
         with open(a.write, "w") as f:

@@ -4,9 +4,7 @@
 //! edges of stream, context, event syncs and stream waits
 //! (docs/path-hta.md).
 
-use crate::path_hta_rules::{
-    is_comm, queue_lengths, Clock, EdgeKind, GpuSide, Graph, HostEvent, RawFacts,
-};
+use crate::path_hta_rules::{is_comm, Clock, EdgeKind, GpuSide, Graph, HostEvent, RawFacts};
 use rooftrace::kineto::{KinetoTrace, SyncKind};
 use rooftrace::timeline::NO_API;
 use std::collections::{HashMap, HashSet};
@@ -128,9 +126,12 @@ pub fn gpu_events(
 
 /// Launch calls (HTA's launch list) in time order: (call start µs, pid,
 /// tid, op index).
-fn launches(t: &KinetoTrace, clock: Clock) -> Vec<(i64, u32, u32, usize)> {
+pub fn launches(
+    t: &KinetoTrace,
+    clock: Clock,
+    queue: &HashMap<usize, (i64, i64)>,
+) -> Vec<(i64, u32, u32, usize)> {
     let tl = &t.timeline;
-    let queue = queue_lengths(t, clock);
     let mut v: Vec<(i64, u32, u32, usize)> = queue
         .keys()
         .map(|&i| {
@@ -148,8 +149,8 @@ fn previous_launch(t: &KinetoTrace, side: &GpuSide, stream: i64, record: u32) ->
     let tl = &t.timeline;
     let call = tl.api.iter().find(|a| a.correlation_id == record)?;
     let at = side.clock.start(call.start_ns);
-    launches(t, side.clock)
-        .into_iter()
+    side.launches
+        .iter()
         .rev()
         .find(|l| i64::from(tl.ops[l.3].stream) == stream && l.0 <= at)
         .map(|l| l.3)
@@ -161,8 +162,8 @@ fn next_launch(t: &KinetoTrace, side: &GpuSide, wait_corr: u32, stream: i64) -> 
     let tl = &t.timeline;
     let call = tl.api.iter().find(|a| a.correlation_id == wait_corr)?;
     let at = side.clock.start(call.start_ns);
-    launches(t, side.clock)
-        .into_iter()
+    side.launches
+        .iter()
         .find(|l| {
             l.1 == call.pid
                 && l.2 == call.tid
@@ -176,7 +177,7 @@ fn next_launch(t: &KinetoTrace, side: &GpuSide, wait_corr: u32, stream: i64) -> 
 pub fn gpu_edges(g: &mut Graph, side: &GpuSide, gpu: &[GpuEvent]) {
     let t = side.t;
     let tl = &t.timeline;
-    let queue = queue_lengths(t, side.clock);
+    let queue = &side.queue;
     let op_nodes: HashMap<usize, (usize, usize)> = gpu
         .iter()
         .filter_map(|e| match e.what {

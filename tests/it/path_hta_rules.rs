@@ -394,6 +394,10 @@ pub struct GpuSide<'a> {
     pub clock: Clock,
     /// Host event index of each call correlation (calls in the window).
     pub call_nodes: HashMap<u32, (usize, usize)>,
+    /// [`queue_lengths`], computed once.
+    pub queue: HashMap<usize, (i64, i64)>,
+    /// The launch calls in time order (`path_hta_gpu::launches`).
+    pub launches: Vec<(i64, u32, u32, usize)>,
 }
 
 /// Per op: (queue length after its launch call, after its own start), over
@@ -496,11 +500,15 @@ pub fn hta_path(
     for (k, e) in gpu.iter_mut().filter(|e| e.has_nodes()).enumerate() {
         e.nodes = Some(nodes[host.len() + k]);
     }
+    let queue = queue_lengths(t, clock);
+    let launches = crate::path_hta_gpu::launches(t, clock, &queue);
     let side = GpuSide {
         t,
         raw,
         clock,
         call_nodes,
+        queue,
+        launches,
     };
     gpu_edges(&mut g, &side, &gpu);
     longest_path(&g)
