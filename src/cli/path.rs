@@ -28,6 +28,10 @@ their roofs, launch overhead, host work or GPU gaps removed, collectives at
 their link) is replayed on the step's graph, never added up. Details:
 docs/path.md";
 
+/// `--top`'s default: the single-kernel changes kept per step (`budget`
+/// walks the path with it too, so both name the same best change).
+pub const TOP_KERNELS: usize = 5;
+
 /// `rooftrace path`: each step's critical path, and what each change on it
 /// would save.
 #[derive(Debug, clap::Args)]
@@ -74,7 +78,7 @@ pub struct PathArgs {
     pub output: Option<PathBuf>,
     /// Single-kernel changes (`kernel:<name>`) kept per step, most saved
     /// first.
-    #[arg(long, value_name = "N", default_value_t = 5)]
+    #[arg(long, value_name = "N", default_value_t = TOP_KERNELS)]
     pub top: usize,
     /// Print tables whole (by default a table printed to a terminal fits
     /// its width).

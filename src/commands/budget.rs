@@ -172,7 +172,7 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
         crate::path::KernelRoofs::from_sources(&timeline, roofline.as_ref(), bounds.as_ref());
     let path_config = crate::path::PathConfig {
         input: vec![config.input.display().to_string()],
-        top_kernels: 0,
+        top_kernels: crate::cli::path::TOP_KERNELS,
     };
     let path = crate::path::analyze(&timeline, &report, &kernels, &path_config);
     report.critical_path = critical_path_best(&path);
