@@ -65,9 +65,18 @@ fn path_of(tl: &Timeline, budget: &BudgetReport, bounds: Option<&KernelBounds>) 
 fn check_report(name: &str, budget: &BudgetReport, report: &PathReport) {
     assert_eq!(report.steps.len(), budget.steps.len(), "{name}");
     for (s, b) in report.steps.iter().zip(&budget.steps) {
-        assert_eq!((s.start_ns, s.step_ns), (b.gpu_start_ns, b.step_ns), "{name}");
+        assert_eq!(
+            (s.start_ns, s.step_ns),
+            (b.gpu_start_ns, b.step_ns),
+            "{name}"
+        );
         assert_eq!(s.path_ns, s.step_ns, "{name} {}", s.name);
-        assert_eq!(s.parts.iter().map(|p| p.ns).sum::<i64>(), s.step_ns, "{name} {}", s.name);
+        assert_eq!(
+            s.parts.iter().map(|p| p.ns).sum::<i64>(),
+            s.step_ns,
+            "{name} {}",
+            s.name
+        );
         // Contiguous, in time order, from the window's start to its end.
         let mut at = b.gpu_start_ns;
         for seg in &s.segments {
@@ -77,7 +86,11 @@ fn check_report(name: &str, budget: &BudgetReport, report: &PathReport) {
         }
         assert_eq!(at, b.gpu_end_ns, "{name} {}", s.name);
         for w in &s.what_if {
-            assert!(w.saved_ns >= 0 && w.saved_ns <= w.shortfall_ns, "{name} {}: {w:?}", s.name);
+            assert!(
+                w.saved_ns >= 0 && w.saved_ns <= w.shortfall_ns,
+                "{name} {}: {w:?}",
+                s.name
+            );
             assert_eq!(w.new_step_ns, s.step_ns - w.saved_ns, "{name}: {w:?}");
         }
     }
@@ -118,6 +131,7 @@ fn on_every_corpus_trace_the_replay_of_nothing_is_exact_and_each_step_sums() {
     files.sort();
     assert!(files.len() >= 10, "{files:?}");
     let mut with_steps = 0;
+    let re = regex::Regex::new(PROFILER_STEP).unwrap();
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         if name.contains("cupti_profiler_counters") {
@@ -127,8 +141,10 @@ fn on_every_corpus_trace_the_replay_of_nothing_is_exact_and_each_step_sums() {
         let tl = read_trace(file);
         let check = path::check_replay(&tl);
         assert_eq!(check.moved_events, 0, "{name}: {check:?}");
-        assert!(check.nodes as usize >= tl.ops.len() + tl.api.len(), "{name}");
-        let re = regex::Regex::new(PROFILER_STEP).unwrap();
+        assert!(
+            check.nodes as usize >= tl.ops.len() + tl.api.len(),
+            "{name}"
+        );
         if !tl.nvtx.iter().any(|r| re.is_match(&r.text)) {
             continue;
         }
@@ -185,7 +201,11 @@ fn at_roof_against_budget(file: &str) -> Option<(i64, i64, i64)> {
     };
     let saved = report.steps.iter().map(|s| at_roof(s).saved_ns).sum();
     let own = report.steps.iter().map(|s| at_roof(s).shortfall_ns).sum();
-    let shortfall = budget.steps.iter().map(|s| s.part(PartKind::Shortfall)).sum();
+    let shortfall = budget
+        .steps
+        .iter()
+        .map(|s| s.part(PartKind::Shortfall))
+        .sum();
     // Without a bound neither moves: unknown is no saving.
     let bare = path_of(&tl, &budget_of(&tl, PROFILER_STEP, None), None);
     for s in &bare.steps {
@@ -210,9 +230,14 @@ fn on_the_v100_and_nccl_traces_kernels_at_roof_saves_at_most_the_budget_shortfal
         let Some((saved, own, shortfall)) = at_roof_against_budget(file) else {
             return;
         };
-        eprintln!("{file}: saved {saved} ns, path shortfall {own} ns, budget shortfall {shortfall} ns");
+        eprintln!(
+            "{file}: saved {saved} ns, path shortfall {own} ns, budget shortfall {shortfall} ns"
+        );
         assert!(shortfall > 0, "{file}");
-        assert!(saved <= own && own <= shortfall, "{file}: {saved} {own} {shortfall}");
+        assert!(
+            saved <= own && own <= shortfall,
+            "{file}: {saved} {own} {shortfall}"
+        );
         assert!(saved > 0, "{file}");
     }
 }
