@@ -474,3 +474,25 @@ fn op_model_bounds_are_rounded_and_keep_their_side() {
     // No model, and a figure that is no time: unknown, not zero.
     assert_eq!((roofs.get(2), roofs.get(3)), (None, None));
 }
+
+#[test]
+fn a_graph_launch_is_the_launch_call_of_every_op_of_its_replay() {
+    // cudaGraphLaunch [0,4] (corr 1) replays K1 [10,20] on stream 7 and K2
+    // [12,30] on stream 8; both carry its correlation id, so both have it
+    // as their launch call. K2 ends last: K2 [12,30], then its launch edge
+    // back to the call's start (0): 12 µs of launch overhead, clipped at
+    // the window's start 10: 2 µs. Without the overhead K2 runs 0..18 and
+    // K1 0..10: the step's ops end at 18, 12 saved.
+    let api = vec![call(NameRef(8), 1, 0, 4)];
+    let ops = vec![kernel(GEMM, 7, 0, 10, 20), kernel(RELU, 8, 0, 12, 30)];
+    let tl = timeline(ops, api, Vec::new(), false);
+    let mut g = graph::build(&tl);
+    topo::order(&mut g);
+    assert_eq!((g.nodes[0].launch, g.nodes[1].launch), (2, 2));
+    let (segments, what_if) = path_of(&tl, &KernelRoofs::default(), 10, 30);
+    assert_eq!(
+        part_us(&segments),
+        vec![(PartName::KernelNoModel, 18), (PartName::LaunchOverhead, 2)]
+    );
+    assert_eq!(change(&what_if, "launch_overhead_removed").0, 12);
+}
