@@ -308,7 +308,7 @@ fn top_kernels(
 }
 
 /// True when the single changes' saved times sum to more than `all` saves.
-fn overclaims(what_if: &[WhatIf]) -> bool {
+pub(super) fn overclaims(what_if: &[WhatIf]) -> bool {
     let singles: i64 = what_if
         .iter()
         .filter(|w| is_single(&w.change))

@@ -48,8 +48,9 @@ pub fn build(tl: &Timeline) -> Graph {
     contradicted += launches(tl, &mut nodes, &host.api_node);
     contradicted += stream_order(tl, &mut nodes);
     let by_end = OpsByEnd::new(tl);
+    let own = own_ops(tl);
     for &h in &host.syncs {
-        let waited = waited_for(tl, &nodes, &by_end, &host, h);
+        let waited = waited_for(tl, &nodes, &by_end, (&host, &own), h);
         nodes[h as usize].waited = waited;
     }
     let waits: HashSet<u32> = tl.waits.iter().map(|w| w.0).collect();
@@ -258,15 +259,24 @@ impl OpsByEnd {
 /// copy; else among the process's ops launched before the sync began, the
 /// one with the latest end in (sync start, sync end]. [`NONE`]: it did not
 /// wait.
-fn waited_for(tl: &Timeline, nodes: &[Node], by_end: &OpsByEnd, host: &HostNodes, h: u32) -> u32 {
+fn waited_for(
+    tl: &Timeline,
+    nodes: &[Node],
+    by_end: &OpsByEnd,
+    (host, own): (&HostNodes, &[u32]),
+    h: u32,
+) -> u32 {
     let sync = nodes[h as usize];
     let in_wait = |end: i64| end > sync.start_ns && end <= sync.end_ns;
     let api = host.node_api[h as usize - tl.ops.len()];
     if api != NO_API && tl.is_blocking(&tl.api[api as usize]) {
-        // The copy itself: its ops are few, found by the launch edge.
-        return own_copy(tl, api, sync.pid)
-            .filter(|&o| in_wait(tl.ops[o as usize].end_ns))
-            .unwrap_or(NONE);
+        // The copy itself: the latest-ending op its call launched.
+        let copy = own[api as usize];
+        return if copy != NONE && in_wait(tl.ops[copy as usize].end_ns) {
+            copy
+        } else {
+            NONE
+        };
     }
     let ops = &tl.ops;
     let lo = by_end
@@ -288,14 +298,20 @@ fn waited_for(tl: &Timeline, nodes: &[Node], by_end: &OpsByEnd, host: &HostNodes
         .unwrap_or(NONE)
 }
 
-/// The op a blocking copy call launched (the latest-ending one).
-fn own_copy(tl: &Timeline, api: u32, pid: u32) -> Option<u32> {
-    let lo = tl.ops.partition_point(|o| o.pid < pid);
-    let hi = tl.ops.partition_point(|o| o.pid <= pid);
-    (lo..hi)
-        .filter(|&i| tl.ops[i].api == api)
-        .max_by_key(|&i| (tl.ops[i].end_ns, std::cmp::Reverse(i)))
-        .map(|i| i as u32)
+/// Per api call, the latest-ending op it launched ([`NONE`]: none): a
+/// blocking copy's own copy, found in one pass over the ops.
+fn own_ops(tl: &Timeline) -> Vec<u32> {
+    let mut own = vec![NONE; tl.api.len()];
+    for (i, o) in tl.ops.iter().enumerate() {
+        if o.api == NO_API {
+            continue;
+        }
+        let slot = &mut own[o.api as usize];
+        if *slot == NONE || tl.ops[*slot as usize].end_ns < o.end_ns {
+            *slot = i as u32;
+        }
+    }
+    own
 }
 
 /// Edge 5, on processes with stream-wait evidence: an op that started

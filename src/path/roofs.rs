@@ -114,8 +114,7 @@ impl KernelRoofs {
                 .ops
                 .partition_point(|o| (o.pid, o.device, o.start_ns) < (w.pid, w.device, w.end_ns));
             let mut occurrences: HashMap<&str, usize> = HashMap::new();
-            for i in lo..hi {
-                let op = &tl.ops[i];
+            for (i, op) in tl.ops.iter().enumerate().take(hi).skip(lo) {
                 if op.end_ns <= w.start_ns || op.kind != OpKind::Kernel || tl.is_comm(op) {
                     continue;
                 }

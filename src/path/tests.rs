@@ -391,3 +391,108 @@ fn a_window_without_ops_is_before_the_first_event() {
     assert_eq!(part_us(&segments), vec![(PartName::BeforeFirstEvent, 10)]);
     assert!(what_if.is_empty());
 }
+
+#[test]
+fn single_changes_that_shorten_one_stretch_sum_to_more_than_all() {
+    // Stream 7: K1 [0,50] (bound 30 µs), K2 [60,100] after a 10 µs gap;
+    // stream 8: K3 [0,80], no bound, launched with K1 by C1 [0,1]; C2
+    // [2,3] launches K2. At its roof K1 ends at 30, K2 runs 40..80: the
+    // step ends at 80 (K3), 20 saved. Without the gap K2 runs 50..90: 10
+    // saved. Both: K2 30..70, but K3 still ends at 80: `all` saves 20 <
+    // 20 + 10.
+    let api = vec![call(LAUNCH, 1, 0, 1), call(LAUNCH, 2, 2, 3)];
+    let ops = vec![
+        kernel(GEMM, 7, 0, 0, 50),
+        kernel(SMALL, 8, 0, 0, 80),
+        kernel(RELU, 7, 1, 60, 100),
+    ];
+    let tl = timeline(ops, api, Vec::new(), false);
+    let roofs = KernelRoofs {
+        by_op: vec![
+            Some(KernelRoof {
+                bound_ns: 30 * US,
+                side: RoofSide::Memory,
+            }),
+            None,
+            None,
+        ],
+    };
+    let (_, what_if) = path_of(&tl, &roofs, 0, 100);
+    assert_eq!(change(&what_if, "kernels_at_roof").0, 20);
+    assert_eq!(change(&what_if, "gpu_gaps_removed").0, 10);
+    assert_eq!(change(&what_if, "all").0, 20);
+    assert!(super::analyze::overclaims(&what_if));
+}
+
+#[test]
+fn op_model_bounds_are_rounded_and_keep_their_side() {
+    use crate::ops::{BoundSide, KernelBounds, KernelModel, Unmodelled};
+    use crate::roofs::ComputePath;
+    let tl = timeline(
+        vec![
+            kernel(GEMM, 7, 0, 0, 10),
+            kernel(RELU, 7, 0, 10, 20),
+            kernel(SMALL, 7, 0, 20, 30),
+            kernel(SMALL, 7, 0, 30, 40),
+        ],
+        vec![call(LAUNCH, 1, 0, 1)],
+        Vec::new(),
+        false,
+    );
+    let bound = |bound_ns: f64, side| KernelModel::Bound {
+        bound_ns,
+        side,
+        record: 0,
+    };
+    let ops = KernelBounds {
+        by_op: vec![
+            // 1234.5 ns rounds half away from zero.
+            Some(bound(1234.5, BoundSide::Memory)),
+            Some(bound(99.4, BoundSide::Compute(ComputePath::Fp32))),
+            Some(KernelModel::Unmodelled {
+                reason: Unmodelled::NoLaunchCall,
+                record: None,
+            }),
+            Some(bound(f64::NAN, BoundSide::Link)),
+        ],
+    };
+    let roofs = KernelRoofs::from_sources(&tl, None, Some(&ops));
+    assert_eq!(
+        roofs.get(0),
+        Some(KernelRoof {
+            bound_ns: 1235,
+            side: RoofSide::Memory
+        })
+    );
+    assert_eq!(
+        roofs.get(1),
+        Some(KernelRoof {
+            bound_ns: 99,
+            side: RoofSide::Compute
+        })
+    );
+    // No model, and a figure that is no time: unknown, not zero.
+    assert_eq!((roofs.get(2), roofs.get(3)), (None, None));
+}
+
+#[test]
+fn a_graph_launch_is_the_launch_call_of_every_op_of_its_replay() {
+    // cudaGraphLaunch [0,4] (corr 1) replays K1 [10,20] on stream 7 and K2
+    // [12,30] on stream 8; both carry its correlation id, so both have it
+    // as their launch call. K2 ends last: K2 [12,30], then its launch edge
+    // back to the call's start (0): 12 µs of launch overhead, clipped at
+    // the window's start 10: 2 µs. Without the overhead K2 runs 0..18 and
+    // K1 0..10: the step's ops end at 18, 12 saved.
+    let api = vec![call(NameRef(8), 1, 0, 4)];
+    let ops = vec![kernel(GEMM, 7, 0, 10, 20), kernel(RELU, 8, 0, 12, 30)];
+    let tl = timeline(ops, api, Vec::new(), false);
+    let mut g = graph::build(&tl);
+    topo::order(&mut g);
+    assert_eq!((g.nodes[0].launch, g.nodes[1].launch), (2, 2));
+    let (segments, what_if) = path_of(&tl, &KernelRoofs::default(), 10, 30);
+    assert_eq!(
+        part_us(&segments),
+        vec![(PartName::KernelNoModel, 18), (PartName::LaunchOverhead, 2)]
+    );
+    assert_eq!(change(&what_if, "launch_overhead_removed").0, 12);
+}

@@ -105,8 +105,8 @@ impl Walker<'_> {
         // Each node is met at most twice (its end, its start) in a DAG.
         for _ in 0..=2 * self.graph.nodes.len() {
             let next = match at {
-                At::End(n) => self.from_end(n, &mut out),
-                At::Start(n) => self.from_start(n, &mut out),
+                At::End(n) => self.back_from_end(n, &mut out),
+                At::Start(n) => self.back_from_start(n, &mut out),
             };
             match next {
                 Some(a) => at = a,
@@ -118,7 +118,7 @@ impl Walker<'_> {
     }
 
     /// From a node's end: a sync's wait, or its own time.
-    fn from_end(&self, n: u32, out: &mut Path) -> Option<At> {
+    fn back_from_end(&self, n: u32, out: &mut Path) -> Option<At> {
         let node = &self.graph.nodes[n as usize];
         if node.waited != NONE {
             let waited_end = self.graph.nodes[node.waited as usize].end_ns;
@@ -142,7 +142,7 @@ impl Walker<'_> {
     }
 
     /// From a node's start: the binding edge's gap, then its source.
-    fn from_start(&self, n: u32, out: &mut Path) -> Option<At> {
+    fn back_from_start(&self, n: u32, out: &mut Path) -> Option<At> {
         let node = &self.graph.nodes[n as usize];
         let Some(binding) = self.graph.slack[n as usize].binding else {
             out.push(

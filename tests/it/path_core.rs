@@ -65,9 +65,18 @@ fn path_of(tl: &Timeline, budget: &BudgetReport, bounds: Option<&KernelBounds>) 
 fn check_report(name: &str, budget: &BudgetReport, report: &PathReport) {
     assert_eq!(report.steps.len(), budget.steps.len(), "{name}");
     for (s, b) in report.steps.iter().zip(&budget.steps) {
-        assert_eq!((s.start_ns, s.step_ns), (b.gpu_start_ns, b.step_ns), "{name}");
+        assert_eq!(
+            (s.start_ns, s.step_ns),
+            (b.gpu_start_ns, b.step_ns),
+            "{name}"
+        );
         assert_eq!(s.path_ns, s.step_ns, "{name} {}", s.name);
-        assert_eq!(s.parts.iter().map(|p| p.ns).sum::<i64>(), s.step_ns, "{name} {}", s.name);
+        assert_eq!(
+            s.parts.iter().map(|p| p.ns).sum::<i64>(),
+            s.step_ns,
+            "{name} {}",
+            s.name
+        );
         // Contiguous, in time order, from the window's start to its end.
         let mut at = b.gpu_start_ns;
         for seg in &s.segments {
@@ -77,7 +86,11 @@ fn check_report(name: &str, budget: &BudgetReport, report: &PathReport) {
         }
         assert_eq!(at, b.gpu_end_ns, "{name} {}", s.name);
         for w in &s.what_if {
-            assert!(w.saved_ns >= 0 && w.saved_ns <= w.shortfall_ns, "{name} {}: {w:?}", s.name);
+            assert!(
+                w.saved_ns >= 0 && w.saved_ns <= w.shortfall_ns,
+                "{name} {}: {w:?}",
+                s.name
+            );
             assert_eq!(w.new_step_ns, s.step_ns - w.saved_ns, "{name}: {w:?}");
         }
     }
@@ -118,6 +131,7 @@ fn on_every_corpus_trace_the_replay_of_nothing_is_exact_and_each_step_sums() {
     files.sort();
     assert!(files.len() >= 10, "{files:?}");
     let mut with_steps = 0;
+    let re = regex::Regex::new(PROFILER_STEP).unwrap();
     for file in &files {
         let name = file.file_name().unwrap().to_string_lossy().to_string();
         if name.contains("cupti_profiler_counters") {
@@ -127,8 +141,10 @@ fn on_every_corpus_trace_the_replay_of_nothing_is_exact_and_each_step_sums() {
         let tl = read_trace(file);
         let check = path::check_replay(&tl);
         assert_eq!(check.moved_events, 0, "{name}: {check:?}");
-        assert!(check.nodes as usize >= tl.ops.len() + tl.api.len(), "{name}");
-        let re = regex::Regex::new(PROFILER_STEP).unwrap();
+        assert!(
+            check.nodes as usize >= tl.ops.len() + tl.api.len(),
+            "{name}"
+        );
         if !tl.nvtx.iter().any(|r| re.is_match(&r.text)) {
             continue;
         }
@@ -185,7 +201,11 @@ fn at_roof_against_budget(file: &str) -> Option<(i64, i64, i64)> {
     };
     let saved = report.steps.iter().map(|s| at_roof(s).saved_ns).sum();
     let own = report.steps.iter().map(|s| at_roof(s).shortfall_ns).sum();
-    let shortfall = budget.steps.iter().map(|s| s.part(PartKind::Shortfall)).sum();
+    let shortfall = budget
+        .steps
+        .iter()
+        .map(|s| s.part(PartKind::Shortfall))
+        .sum();
     // Without a bound neither moves: unknown is no saving.
     let bare = path_of(&tl, &budget_of(&tl, PROFILER_STEP, None), None);
     for s in &bare.steps {
@@ -210,9 +230,158 @@ fn on_the_v100_and_nccl_traces_kernels_at_roof_saves_at_most_the_budget_shortfal
         let Some((saved, own, shortfall)) = at_roof_against_budget(file) else {
             return;
         };
-        eprintln!("{file}: saved {saved} ns, path shortfall {own} ns, budget shortfall {shortfall} ns");
+        eprintln!(
+            "{file}: saved {saved} ns, path shortfall {own} ns, budget shortfall {shortfall} ns"
+        );
         assert!(shortfall > 0, "{file}");
-        assert!(saved <= own && own <= shortfall, "{file}: {saved} {own} {shortfall}");
+        assert!(
+            saved <= own && own <= shortfall,
+            "{file}: {saved} {own} {shortfall}"
+        );
         assert!(saved > 0, "{file}");
     }
+}
+
+#[test]
+fn ncu_bounds_are_matched_as_budget_matches_them_and_move_the_path_by_its_shortfall() {
+    // The budget fixture pair: three `step` ranges, each one sgemm-family
+    // kernel profiled by ncu (tests/it/budget.rs works its T* by hand).
+    // Each kernel runs alone, fully charged, so budget's bound part is the
+    // kernels' T* rounded and capped at their time: the same figures path
+    // must hold for them, and kernels_at_roof's shortfall is budget's.
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("sgemm_steps.sqlite");
+    let sql = std::fs::read_to_string(crate::common::fixture("budget/sgemm_steps.sql")).unwrap();
+    rusqlite::Connection::open(&db)
+        .unwrap()
+        .execute_batch(&sql)
+        .unwrap();
+    let tl = rooftrace::nsys::read_timeline(&db, true, &no_progress).unwrap();
+    let (roofs, gpu) = choose::<RoofsError>(
+        &RoofsChoice::File("fixtures/budget/a100-80gb-datasheet.json".into()),
+        &DeviceHints::default(),
+        || unreachable!(),
+    )
+    .unwrap();
+    let csv_path = crate::common::fixture("ncu/sgemm_a100_printfp_details15.csv");
+    let csv = rooftrace::ncu::parse(std::fs::File::open(&csv_path).unwrap(), "sgemm.csv").unwrap();
+    let ncu = rooftrace::roofline::analyze(
+        &csv,
+        &roofs,
+        gpu.clone(),
+        rooftrace::roofline::GroupBy::Launch,
+    );
+    let g = gaps::analyze(
+        &tl,
+        &GapConfig {
+            nvtx: Some(regex::Regex::new("^step$").unwrap()),
+            ..GapConfig::default()
+        },
+    );
+    let budget = budget::analyze(&tl, &g, Some(&ncu), &roofs, gpu, &BudgetConfig::default());
+    assert_eq!(budget.steps.len(), 3);
+    let kernels = KernelRoofs::from_steps(&tl, Some(&ncu), None, &budget);
+    let report = path::analyze(&tl, &budget, &kernels, &PathConfig::default());
+    check_report("sgemm_steps", &budget, &report);
+    let mut saved = Vec::new();
+    for (b, s) in budget.steps.iter().zip(&report.steps) {
+        let in_step: Vec<usize> = (0..tl.ops.len())
+            .filter(|&i| {
+                let o = &tl.ops[i];
+                o.kind == OpKind::Kernel && o.end_ns > b.gpu_start_ns && o.start_ns < b.gpu_end_ns
+            })
+            .collect();
+        let bound: i64 = in_step
+            .iter()
+            // cleanup_kernel (the last step's) has no counters: no bound.
+            .filter_map(|&i| {
+                let roof = kernels.get(i)?;
+                Some(roof.bound_ns.min(tl.ops[i].end_ns - tl.ops[i].start_ns))
+            })
+            .sum();
+        assert_eq!(bound, b.part(PartKind::Bound), "{}", s.name);
+        let at_roof = s
+            .what_if
+            .iter()
+            .find(|w| w.change == "kernels_at_roof")
+            .unwrap();
+        assert_eq!(
+            at_roof.shortfall_ns,
+            b.part(PartKind::Shortfall),
+            "{}",
+            s.name
+        );
+        // Only the kernels on the path move the step: the randomInit pair
+        // ran while the host worked 13.4 s before launching gemm_v1 (no
+        // sync: the host never waited for them), so gemm_v1's launch binds
+        // and the path is host work then gemm_v1 (and, in the later steps,
+        // the gemm_v1 queued behind it). Each kernel on the path, one
+        // chain, shrinks the step by its own cut.
+        let on_path: i64 = s
+            .segments
+            .iter()
+            .filter(|g| {
+                matches!(
+                    g.part,
+                    path::PartName::KernelMemory | path::PartName::KernelCompute
+                )
+            })
+            .map(|g| {
+                let i = tl
+                    .ops
+                    .iter()
+                    .position(|o| o.start_ns == g.start_ns && o.end_ns == g.end_ns)
+                    .expect("a whole kernel on the path");
+                let d = g.end_ns - g.start_ns;
+                d - kernels
+                    .get(i)
+                    .unwrap()
+                    .bound_ns
+                    .max(path::KERNEL_FLOOR_NS)
+                    .min(d)
+            })
+            .sum();
+        assert!(on_path <= at_roof.shortfall_ns, "{}", s.name);
+        assert_eq!(at_roof.saved_ns, on_path, "{}", s.name);
+        saved.push(at_roof.saved_ns);
+    }
+    // The last step ends with cleanup_kernel on stream 13, launched 33.5 s
+    // before it starts; the export has no stream-wait call, so no
+    // cross-stream edge: its launch binds, no bounded kernel is on that
+    // path, and kernels at their roofs save that step nothing.
+    assert!(saved[0] > 0 && saved[1] > 0 && saved[2] == 0, "{saved:?}");
+}
+
+#[test]
+fn on_the_v100_trace_the_best_single_change_is_named_with_its_evidence() {
+    // The median step is host-bound (docs/path.md, "On the corpus"): host
+    // work between runtime calls is most of its path, and no kernel has a
+    // bound, which the report says.
+    let Some(file) = corpus_file("kineto/kineto_hta_v100_2rank_rank1.json.gz") else {
+        return;
+    };
+    let tl = read_trace(&file);
+    let budget = budget_of(&tl, PROFILER_STEP, None);
+    let report = path_of(&tl, &budget, None);
+    let best = report.best.as_ref().expect("a change saves time");
+    assert_eq!(best.change, "host_work_removed");
+    let median = &report.steps[report.median_step.unwrap()];
+    let host_work = median
+        .parts
+        .iter()
+        .find(|p| p.name == path::PartName::HostWork)
+        .unwrap();
+    assert!(host_work.ns * 2 > median.step_ns, "{:?}", median.parts);
+    assert!(
+        best.why.starts_with("host work between runtime calls is "),
+        "{}",
+        best.why
+    );
+    // The single best never beats `all`, and is the largest single saving.
+    let all = median.what_if.iter().find(|w| w.change == "all").unwrap();
+    assert!(best.saved_ns <= all.saved_ns);
+    assert!(report
+        .diagnostics
+        .iter()
+        .any(|d| d.starts_with("no kernel has a known bound")));
 }
