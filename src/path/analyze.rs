@@ -8,6 +8,7 @@ use super::model::{
     Best, PartName, PathReport, ReplayCheck, Segment, StepPath, WhatIf, KERNEL_FLOOR_NS, SCHEMA,
 };
 use super::node::{end_event, start_event, Graph, NodeKind};
+use super::ranks::Arrivals;
 use super::replay::{Replayer, StepNodes};
 use super::roofs::KernelRoofs;
 use super::walk::{parts, Walker};
@@ -20,12 +21,14 @@ use std::collections::HashMap;
 /// long op from the step before).
 const MAX_BEFORE_SCAN: usize = 4096;
 
-/// Each step of `budget` on its critical path, with the changes replayed.
+/// Each step of `budget` on its critical path, with the changes replayed;
+/// `arrivals`: its collectives' last rank's arrivals (several ranks).
 pub fn analyze(
     tl: &Timeline,
     budget: &BudgetReport,
     kernels: &KernelRoofs,
     cfg: &PathConfig,
+    arrivals: &Arrivals,
 ) -> PathReport {
     let mut graph = super::graph::build(tl);
     super::topo::order(&mut graph);
@@ -34,11 +37,13 @@ pub fn analyze(
         tl,
         graph: &graph,
         roofs: kernels,
+        arrivals,
     };
     let mut replayer = Replayer::new(Editor {
         tl,
         graph: &graph,
         roofs: kernels,
+        arrivals,
     });
     let mut overlapping = 0usize;
     let mut steps = Vec::with_capacity(budget.steps.len());
@@ -120,10 +125,12 @@ pub fn check_replay(tl: &Timeline) -> ReplayCheck {
     let mut events: Vec<u32> = (0..graph.rank.len() as u32).collect();
     events.sort_unstable_by_key(|&e| graph.rank[e as usize]);
     let none = KernelRoofs::default();
+    let one_rank = Arrivals::one_rank();
     let mut replayer = Replayer::new(Editor {
         tl,
         graph: &graph,
         roofs: &none,
+        arrivals: &one_rank,
     });
     let moved_events = replayer.moved_by_nothing(&events);
     ReplayCheck {
@@ -244,8 +251,15 @@ fn what_ifs(replayer: &mut Replayer, nodes: &StepNodes, s: &StepWindow, top: usi
             moved: out.moved,
         }
     };
+    // straggler_on_time is listed only when several ranks were given.
+    let ranks: &[Change] = if replayer.editor.arrivals.several_ranks() {
+        &[Change::StragglerOnTime]
+    } else {
+        &[]
+    };
     let mut out: Vec<WhatIf> = Change::SINGLE
         .iter()
+        .chain(ranks)
         .chain(&[Change::All])
         .map(|&c| run(replayer, c))
         .collect();
@@ -376,6 +390,10 @@ fn why(step: &StepPath, w: &WhatIf) -> String {
         "collectives_at_link" => {
             let (ns, n) = on(&[PartName::Collective]);
             format!("collectives are {} of the median step's critical path ({n} on it), slower than their link; {saves}", pct(ns))
+        }
+        "straggler_on_time" => {
+            let (ns, n) = on(&[PartName::WaitingForRank]);
+            format!("waiting for a later rank's arrival is {} of the median step's critical path ({n} collectives on it); {saves}", pct(ns))
         }
         "kernels_at_roof" => {
             let (ns, n) = on(&[PartName::KernelMemory, PartName::KernelCompute]);

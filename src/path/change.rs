@@ -4,6 +4,7 @@
 
 use super::model::KERNEL_FLOOR_NS;
 use super::node::{Binding, Graph, NodeKind, NONE};
+use super::ranks::Arrivals;
 use super::roofs::{KernelRoofs, RoofSide};
 use crate::timeline::{NameRef, OpKind, Timeline};
 
@@ -27,6 +28,9 @@ pub enum Change {
     GpuGapsRemoved,
     /// Each collective with a link bound at max(bound, floor).
     CollectivesAtLink,
+    /// Each collective that waited for a later rank takes its own
+    /// transfer only (end − the last rank's arrival): several ranks.
+    StragglerOnTime,
     /// Every change above at once.
     All,
     /// No change: the replay of the observed run (it must reproduce
@@ -54,6 +58,7 @@ impl Change {
             Change::HostWorkRemoved => "host_work_removed".into(),
             Change::GpuGapsRemoved => "gpu_gaps_removed".into(),
             Change::CollectivesAtLink => "collectives_at_link".into(),
+            Change::StragglerOnTime => "straggler_on_time".into(),
             Change::All => "all".into(),
             Change::Nothing => "nothing".into(),
         }
@@ -77,6 +82,8 @@ pub struct Editor<'a> {
     pub graph: &'a Graph,
     /// Each kernel's bound.
     pub roofs: &'a KernelRoofs,
+    /// Each collective's last rank's arrival (several ranks).
+    pub arrivals: &'a Arrivals,
 }
 
 impl Editor<'_> {
@@ -93,6 +100,11 @@ impl Editor<'_> {
             NodeKind::Op { index } => {
                 if let Some(t) = self.at_roof(change, index as usize) {
                     edit.duration_ns = edit.duration_ns.min(t);
+                }
+                if all || change == Change::StragglerOnTime {
+                    if let Some(arrival) = self.arrivals.last_arrival_ns(index as usize) {
+                        edit.duration_ns = edit.duration_ns.min(node.end_ns - arrival);
+                    }
                 }
                 let gap = match slack.binding {
                     Some(Binding::Launch) => all || change == Change::LaunchOverheadRemoved,

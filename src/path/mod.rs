@@ -12,6 +12,9 @@ mod change;
 mod graph;
 pub mod model;
 mod node;
+mod ranks;
+#[cfg(test)]
+mod ranks_tests;
 mod replay;
 pub mod roofs;
 #[cfg(test)]
@@ -41,12 +44,53 @@ pub struct PathConfig {
 }
 
 /// Each step of `budget` (the steps of `tl`) on its critical path, with
-/// the what-if changes replayed (docs/path.md).
+/// the what-if changes replayed (docs/path.md); one rank alone.
 pub fn analyze(
     tl: &Timeline,
     budget: &BudgetReport,
     kernels: &KernelRoofs,
     cfg: &PathConfig,
 ) -> PathReport {
-    analyze::analyze(tl, budget, kernels, cfg)
+    analyze::analyze(tl, budget, kernels, cfg, &ranks::Arrivals::one_rank())
+}
+
+/// One rank of several: its timeline, its steps and its kernels' bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct RankInput<'a> {
+    /// The input as given.
+    pub input: &'a str,
+    /// Its timeline.
+    pub timeline: &'a Timeline,
+    /// Its steps (`budget`'s).
+    pub budget: &'a BudgetReport,
+    /// Its kernels' bounds.
+    pub kernels: &'a KernelRoofs,
+}
+
+/// Several ranks of one job (docs/path.md, "Several ranks"): each rank's
+/// steps as [`analyze`] walks them, with every collective ending no
+/// earlier than its last rank's arrival (`comm`'s matching and clock
+/// alignment): the wait before it is `waiting_for_rank`, and
+/// `straggler_on_time` replays the steps with every rank on time. One
+/// report per rank, in the order given; each carries the notes on what
+/// could not be matched.
+pub fn analyze_ranks(ranks: &[RankInput], top_kernels: usize) -> Vec<PathReport> {
+    let timelines: Vec<&Timeline> = ranks.iter().map(|r| r.timeline).collect();
+    let inputs: Vec<String> = ranks.iter().map(|r| r.input.to_string()).collect();
+    let arrivals = ranks::last_arrivals(&timelines, &inputs);
+    ranks
+        .iter()
+        .zip(&arrivals.per_rank)
+        .map(|(r, a)| {
+            let cfg = PathConfig {
+                input: vec![r.input.to_string()],
+                top_kernels,
+            };
+            let mut report = analyze::analyze(r.timeline, r.budget, r.kernels, &cfg, a);
+            report
+                .diagnostics
+                .extend(arrivals.diagnostics.iter().cloned());
+            report
+        })
+        .collect()
 }

@@ -6,6 +6,7 @@
 use super::analyze::{nodes_by_start, step_path, StepWindow};
 use super::change::Editor;
 use super::model::{PartName, Segment, WhatIf};
+use super::ranks::Arrivals;
 use super::replay::Replayer;
 use super::roofs::{KernelRoof, KernelRoofs, RoofSide};
 use super::walk::{parts, Walker};
@@ -105,15 +106,18 @@ fn path_of(tl: &Timeline, roofs: &KernelRoofs, w0: i64, w1: i64) -> (Vec<Segment
     let mut g = graph::build(tl);
     topo::order(&mut g);
     let by_start = nodes_by_start(&g);
+    let one_rank = Arrivals::one_rank();
     let walker = Walker {
         tl,
         graph: &g,
         roofs,
+        arrivals: &one_rank,
     };
     let mut replayer = Replayer::new(Editor {
         tl,
         graph: &g,
         roofs,
+        arrivals: &one_rank,
     });
     let window = StepWindow {
         pid: 1,

@@ -6,6 +6,7 @@
 
 use super::model::{Lane, PartName, PathPart, Segment};
 use super::node::{Binding, Graph, NodeKind, NONE};
+use super::ranks::Arrivals;
 use super::roofs::{KernelRoofs, RoofSide};
 use crate::timeline::{OpKind, Timeline};
 
@@ -17,6 +18,8 @@ pub struct Walker<'a> {
     pub graph: &'a Graph,
     /// Each kernel's bound (for the side its time counts in).
     pub roofs: &'a KernelRoofs,
+    /// Each collective's last rank's arrival (several ranks).
+    pub arrivals: &'a Arrivals,
 }
 
 /// Where the walk stands: at a node's end (its own time next), or at its
@@ -131,11 +134,27 @@ impl Walker<'_> {
             );
             return (waited_end > out.w0).then_some(At::End(node.waited));
         }
+        // A collective that began before its last rank arrived: its own
+        // time is the rest, the wait lies between the ranks, and the walk
+        // carries on from its own arrival (its start).
+        let arrival = match node.kind {
+            NodeKind::Op { index } => self.arrivals.last_arrival_ns(index as usize),
+            NodeKind::Host { .. } => None,
+        }
+        .filter(|&a| a > node.start_ns)
+        .map_or(node.start_ns, |a| a.min(node.end_ns));
         out.push(
-            node.start_ns,
+            arrival,
             node.end_ns,
             self.own_part(n),
             self.lane(n),
+            self.label(n),
+        );
+        out.push(
+            node.start_ns,
+            arrival,
+            PartName::WaitingForRank,
+            Lane::Between,
             self.label(n),
         );
         (node.start_ns > out.w0).then_some(At::Start(n))
