@@ -15,7 +15,7 @@ use crate::error::InputError;
 use crate::gaps::GapConfig;
 use crate::many_inputs::tag::sanitize_partition;
 use crate::many_inputs::{InputTag, RankSource};
-use crate::path::{Best, KernelRoofs, PathConfig, PathReport};
+use crate::path::{Best, KernelRoofs, PathConfig, PathReport, RankInput};
 use crate::report::{Format, Render, RenderOptions};
 use crate::roofs::RoofsChoice;
 use std::path::{Path, PathBuf};
@@ -125,33 +125,65 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
 }
 
 /// Each input's steps on their critical paths, in one report (several
-/// inputs: [`ranks_in_one_report`]); writes `--trace-out` on the way.
+/// inputs, one per rank: [`several_ranks`]); writes `--trace-out` on the
+/// way.
 pub fn path(config: &PathRunConfig) -> anyhow::Result<PathReport> {
+    if config.inputs.len() > 1 {
+        return several_ranks(config);
+    }
     let mut reports = Vec::with_capacity(config.inputs.len());
     for input in &config.inputs {
-        let budget_config = BudgetRunConfig {
-            input: input.clone(),
-            ..config.budget.clone()
-        };
-        let Budgeted {
-            report: budget,
-            roofline,
-            timeline,
-            gap_config,
-            bounds,
-        } = budget_parts(&budget_config)?;
-        let kernels = KernelRoofs::from_sources(&timeline, roofline.as_ref(), bounds.as_ref());
+        let (b, kernels) = budgeted(config, input)?;
         let cfg = PathConfig {
             input: vec![input.display().to_string()],
             top_kernels: config.top_kernels,
         };
-        let report = crate::path::analyze(&timeline, &budget, &kernels, &cfg);
+        let report = crate::path::analyze(&b.timeline, &b.report, &kernels, &cfg);
         if let Some(t) = &config.trace_out {
-            t.write_with_path(&timeline, &gap_config, Some(&budget), Some(&report), input)?;
+            t.write_with_path(
+                &b.timeline,
+                &b.gap_config,
+                Some(&b.report),
+                Some(&report),
+                input,
+            )?;
         }
         reports.push(report);
     }
     Ok(ranks_in_one_report(reports))
+}
+
+/// One input through `budget`'s pipeline, and its kernels' roof times.
+fn budgeted(config: &PathRunConfig, input: &Path) -> anyhow::Result<(Budgeted, KernelRoofs)> {
+    let budget_config = BudgetRunConfig {
+        input: input.to_path_buf(),
+        ..config.budget.clone()
+    };
+    let b = budget_parts(&budget_config)?;
+    let kernels = KernelRoofs::from_sources(&b.timeline, b.roofline.as_ref(), b.bounds.as_ref());
+    Ok((b, kernels))
+}
+
+/// Several inputs, one per rank: every rank read first (the collectives
+/// are matched across them all), then `path::analyze_ranks`.
+fn several_ranks(config: &PathRunConfig) -> anyhow::Result<PathReport> {
+    let mut read = Vec::with_capacity(config.inputs.len());
+    for input in &config.inputs {
+        read.push((input.display().to_string(), budgeted(config, input)?));
+    }
+    let ranks: Vec<RankInput> = read
+        .iter()
+        .map(|(input, (b, kernels))| RankInput {
+            input,
+            timeline: &b.timeline,
+            budget: &b.report,
+            kernels,
+        })
+        .collect();
+    Ok(ranks_in_one_report(crate::path::analyze_ranks(
+        &ranks,
+        config.top_kernels,
+    )))
 }
 
 /// Several ranks' reports as one: every rank's steps (in input order),
@@ -159,9 +191,8 @@ pub fn path(config: &PathRunConfig) -> anyhow::Result<PathReport> {
 /// picks it), and the best single change on that step. One report is
 /// returned as it is.
 ///
-/// The seam where `path::analyze_ranks` (the collectives matched across
-/// ranks, `waiting_for_rank`, `straggler_on_time`) takes over: each rank
-/// is analysed alone until then.
+/// Each rank's report comes from `path::analyze_ranks`, which matched the
+/// collectives across the ranks (`waiting_for_rank`, `straggler_on_time`).
 fn ranks_in_one_report(mut reports: Vec<PathReport>) -> PathReport {
     if reports.len() == 1 {
         if let Some(r) = reports.pop() {
