@@ -8,7 +8,7 @@
 //! into `waiting_for_rank` and `collective`; the replay's
 //! `straggler_on_time` cuts it to its own transfer.
 
-use crate::comm::ranks::{align, match_ranks, split, Clock};
+use crate::comm::ranks::{align, match_ranks, split, Clock, MatchedBy};
 use crate::comm::{rank_trace, Arrival, Collective};
 use crate::timeline::Timeline;
 
@@ -123,19 +123,45 @@ pub fn last_arrivals(timelines: &[&Timeline], inputs: &[String]) -> RankArrivals
             }
         }
     }
-    out.diagnostics = notes(matching.single, &clocks, inputs, within_noise);
+    let by_order = matching
+        .matched
+        .iter()
+        .filter(|m| m.by == MatchedBy::Order)
+        .count();
+    out.diagnostics = notes(
+        Unsplit {
+            single: matching.single,
+            by_order,
+            within_noise,
+        },
+        &clocks,
+        inputs,
+    );
     out
 }
 
-/// The notes on what was not split: collectives on one rank only, ranks
-/// with no clock, leads within the noise.
-fn notes(
+/// Counts of collectives matched weakly or not split.
+struct Unsplit {
+    /// Found on one rank only.
     single: usize,
-    clocks: &[Option<Clock>],
-    inputs: &[String],
+    /// Matched by order of occurrence (no sequence number read).
+    by_order: usize,
+    /// Their lead within the clocks' error.
     within_noise: usize,
-) -> Vec<String> {
+}
+
+/// The notes on what was not split or matched weakly: collectives on one
+/// rank only or by order, ranks with no clock, leads within the noise.
+fn notes(counts: Unsplit, clocks: &[Option<Clock>], inputs: &[String]) -> Vec<String> {
+    let Unsplit {
+        single,
+        by_order,
+        within_noise,
+    } = counts;
     let mut out = Vec::new();
+    if by_order > 0 {
+        out.push(format!("{by_order} collectives were matched across the ranks by order of occurrence (no sequence number read with the step budget's timeline): a rank that misses one is matched wrong from there on; `rooftrace comm` matches them by Seq where the traces record it"));
+    }
     if single > 0 {
         out.push(format!("{single} collective kernels were found on one rank only (not matched across the ranks given): their wait for other ranks is unknown and counts as `collective`; give every rank's trace"));
     }

@@ -131,7 +131,9 @@ fn the_early_rank_waits_from_its_arrival_to_the_last_ranks() {
     assert_eq!(got.per_rank[0].last_arrival_ns(0), None);
     // Rank 1 came last: nothing to wait for.
     assert_eq!(got.per_rank[1].last_arrival_ns(1), None);
-    assert!(got.diagnostics.is_empty(), "{:?}", got.diagnostics);
+    // No Seq in these timelines: matched by order, and said.
+    assert_eq!(got.diagnostics.len(), 1, "{:?}", got.diagnostics);
+    assert!(got.diagnostics[0].starts_with("1 collectives were matched across the ranks by order"));
 
     // Rank 0's window [10,120]: from the all-reduce's end, collective
     // [80,120] 40, waiting_for_rank [50,80] 30; from its start (its own
