@@ -2,7 +2,7 @@
 //! input's steps through `budget`'s own pipeline (`budget::budget_parts`:
 //! the timeline, the step windows, the ncu analysis and the op models'
 //! bounds, read once), take each kernel's roof time from them
-//! (`path::KernelRoofs::from_sources`), walk and replay the steps
+//! (`path::KernelRoofs::from_steps`), walk and replay the steps
 //! (`path::analyze`), write the Perfetto track when asked, render or write
 //! the Parquet datasets.
 
@@ -140,7 +140,9 @@ pub fn path(config: &PathRunConfig) -> anyhow::Result<PathReport> {
             gap_config,
             bounds,
         } = budget_parts(&budget_config)?;
-        let kernels = KernelRoofs::from_sources(&timeline, roofline.as_ref(), bounds.as_ref());
+        // ncu launches counted per step, as budget counts them.
+        let kernels =
+            KernelRoofs::from_steps(&timeline, roofline.as_ref(), bounds.as_ref(), &budget);
         let cfg = PathConfig {
             input: vec![input.display().to_string()],
             top_kernels: config.top_kernels,
