@@ -254,11 +254,14 @@ fn what_ifs(replayer: &mut Replayer, nodes: &StepNodes, s: &StepWindow, top: usi
         // New step = step_ns less what the end moved earlier, plus what the
         // start moved earlier (a step that only shifted saves nothing); a
         // head or tail of the window past the ops stays.
-        let saved = ((observed_end - out.end_ns) - (observed_start - out.start_ns)).max(0);
+        let shorter = (observed_end - out.end_ns) - (observed_start - out.start_ns);
         WhatIf {
             change: change.key(tl),
-            saved_ns: saved,
-            new_step_ns: s.step_ns() - saved,
+            // The new step itself (longer than the step when the first op
+            // moved earlier by more than the last end), the saving never
+            // negative.
+            saved_ns: shorter.max(0),
+            new_step_ns: s.step_ns() - shorter,
             shortfall_ns: out.shortfall_ns,
             moved: out.moved,
         }

@@ -91,7 +91,13 @@ fn check_report(name: &str, budget: &BudgetReport, report: &PathReport) {
                 "{name} {}: {w:?}",
                 s.name
             );
-            assert_eq!(w.new_step_ns, s.step_ns - w.saved_ns, "{name}: {w:?}");
+            // The new step may exceed the step (its ops moved earlier at
+            // the start more than at the end): then nothing is saved.
+            if w.saved_ns > 0 {
+                assert_eq!(w.new_step_ns, s.step_ns - w.saved_ns, "{name}: {w:?}");
+            } else {
+                assert!(w.new_step_ns >= s.step_ns, "{name}: {w:?}");
+            }
         }
     }
 }
