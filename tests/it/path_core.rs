@@ -25,7 +25,11 @@ pub(crate) const PROFILER_STEP: &str = r"^ProfilerStep#\d+$";
 /// Budget of `tl`'s steps (`pattern`), each kernel bound by `bounds` when
 /// given (as `rooftrace budget` does with a trace's op models), on the
 /// V100's roofs (only the DRAM figure is read, for the report).
-pub(crate) fn budget_of(tl: &Timeline, pattern: &str, bounds: Option<&KernelBounds>) -> BudgetReport {
+pub(crate) fn budget_of(
+    tl: &Timeline,
+    pattern: &str,
+    bounds: Option<&KernelBounds>,
+) -> BudgetReport {
     let g = gaps::analyze(
         tl,
         &GapConfig {
@@ -48,7 +52,11 @@ pub(crate) fn budget_of(tl: &Timeline, pattern: &str, bounds: Option<&KernelBoun
 }
 
 /// The path report of `tl` over `budget`'s steps.
-pub(crate) fn path_of(tl: &Timeline, budget: &BudgetReport, bounds: Option<&KernelBounds>) -> PathReport {
+pub(crate) fn path_of(
+    tl: &Timeline,
+    budget: &BudgetReport,
+    bounds: Option<&KernelBounds>,
+) -> PathReport {
     let roofs = KernelRoofs::from_steps(tl, None, bounds, budget);
     path::analyze(
         tl,
