@@ -168,8 +168,13 @@ pub fn run(args: BudgetArgs) -> anyhow::Result<()> {
         gap_config,
         bounds,
     } = budget_parts(&config)?;
-    let kernels =
-        crate::path::KernelRoofs::from_sources(&timeline, roofline.as_ref(), bounds.as_ref());
+    // ncu launches counted per step, as the budget above counted them.
+    let kernels = crate::path::KernelRoofs::from_steps(
+        &timeline,
+        roofline.as_ref(),
+        bounds.as_ref(),
+        &report,
+    );
     let path_config = crate::path::PathConfig {
         input: vec![config.input.display().to_string()],
         top_kernels: crate::cli::path::TOP_KERNELS,

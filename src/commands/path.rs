@@ -2,7 +2,7 @@
 //! input's steps through `budget`'s own pipeline (`budget::budget_parts`:
 //! the timeline, the step windows, the ncu analysis and the op models'
 //! bounds, read once), take each kernel's roof time from them
-//! (`path::KernelRoofs::from_sources`), walk and replay the steps
+//! (`path::KernelRoofs::from_steps`), walk and replay the steps
 //! (`path::analyze`), write the Perfetto track when asked, render or write
 //! the Parquet datasets.
 
@@ -160,7 +160,13 @@ fn budgeted(config: &PathRunConfig, input: &Path) -> anyhow::Result<(Budgeted, K
         ..config.budget.clone()
     };
     let b = budget_parts(&budget_config)?;
-    let kernels = KernelRoofs::from_sources(&b.timeline, b.roofline.as_ref(), b.bounds.as_ref());
+    // ncu launches counted per step, as budget counts them.
+    let kernels = KernelRoofs::from_steps(
+        &b.timeline,
+        b.roofline.as_ref(),
+        b.bounds.as_ref(),
+        &b.report,
+    );
     Ok((b, kernels))
 }
 

@@ -53,6 +53,7 @@ pub fn analyze(
             device: s.device,
             start_ns: s.gpu_start_ns,
             end_ns: s.gpu_end_ns,
+            previous_overlap_ns: s.previous_overlap_ns,
         };
         let (segments, what_if) =
             step_path(&walker, &mut replayer, &by_start, &window, cfg.top_kernels);
@@ -94,6 +95,9 @@ pub(super) struct StepWindow {
     pub start_ns: i64,
     /// `gpu_end_ns`.
     pub end_ns: i64,
+    /// Budget's `previous_overlap_ns`: > 0 when the window starts at the
+    /// previous step's work end.
+    pub previous_overlap_ns: i64,
 }
 
 impl StepWindow {
@@ -200,12 +204,22 @@ pub(super) fn step_nodes(
         .map(|&n| graph.nodes[n as usize].end_ns)
         .chain(fixed_end_ns)
         .max();
-    StepNodes {
+    let mut nodes = StepNodes {
         events,
         ends,
         fixed_end_ns,
         observed_end_ns,
-    }
+        window_start_ns: w0,
+        start_floor_ns: (s.previous_overlap_ns > 0 || fixed_end_ns.is_some()).then_some(w0),
+        observed_start_ns: None,
+    };
+    let first = nodes
+        .ends
+        .iter()
+        .map(|&n| graph.nodes[n as usize].start_ns)
+        .min();
+    nodes.observed_start_ns = nodes.step_start(first);
+    nodes
 }
 
 /// The step's last-ending op (ties: lowest stream, then start), where the
@@ -236,17 +250,25 @@ fn last_op(tl: &Timeline, graph: &Graph, nodes: &StepNodes, s: &StepWindow) -> O
 
 /// Every change replayed on one step, most saved first (then by key).
 fn what_ifs(replayer: &mut Replayer, nodes: &StepNodes, s: &StepWindow, top: usize) -> Vec<WhatIf> {
-    let Some(observed) = nodes.observed_end_ns else {
+    let (Some(observed_end), Some(observed_start)) =
+        (nodes.observed_end_ns, nodes.observed_start_ns)
+    else {
         return Vec::new();
     };
     let tl = replayer.editor.tl;
     let mut run = |replayer: &mut Replayer, change: Change| {
         let out = replayer.replay(nodes, change);
-        let saved = (observed - out.end_ns).max(0);
+        // New step = step_ns less what the end moved earlier, plus what the
+        // start moved earlier (a step that only shifted saves nothing); a
+        // head or tail of the window past the ops stays.
+        let shorter = (observed_end - out.end_ns) - (observed_start - out.start_ns);
         WhatIf {
             change: change.key(tl),
-            saved_ns: saved,
-            new_step_ns: s.step_ns() - saved,
+            // The new step itself (longer than the step when the first op
+            // moved earlier by more than the last end), the saving never
+            // negative.
+            saved_ns: shorter.max(0),
+            new_step_ns: s.step_ns() - shorter,
             shortfall_ns: out.shortfall_ns,
             moved: out.moved,
         }

@@ -10,7 +10,7 @@
 //! scan bounded by [`MAX_SYNC_SCAN`] or [`MAX_CROSS_SCAN`].
 
 use super::node::{Graph, Node, NodeKind, NONE};
-use crate::timeline::{SyncCall, Timeline, NO_API, NO_TID};
+use crate::timeline::{CopyKind, SyncCall, Timeline, NO_API, NO_TID};
 use std::collections::{HashMap, HashSet};
 
 /// Ops looked at, newest end first, when looking for the op a sync waited
@@ -42,13 +42,13 @@ pub fn build(tl: &Timeline) -> Graph {
             )
         })
         .collect();
-    let host = host_nodes(tl, &mut nodes);
+    let own = own_ops(tl);
+    let host = host_nodes(tl, &mut nodes, &own);
     let mut contradicted = 0u64;
     contradicted += host_order(&mut nodes, tl.ops.len());
     contradicted += launches(tl, &mut nodes, &host.api_node);
     contradicted += stream_order(tl, &mut nodes);
     let by_end = OpsByEnd::new(tl);
-    let own = own_ops(tl);
     for &h in &host.syncs {
         let waited = waited_for(tl, &nodes, &by_end, (&host, &own), h);
         nodes[h as usize].waited = waited;
@@ -77,7 +77,7 @@ struct HostNodes {
 
 /// Adds one host node per api call and per sync interval not already an
 /// api call (same (pid, correlation id), or same thread and interval).
-fn host_nodes(tl: &Timeline, nodes: &mut Vec<Node>) -> HostNodes {
+fn host_nodes(tl: &Timeline, nodes: &mut Vec<Node>, own: &[u32]) -> HostNodes {
     let first = nodes.len() as u32;
     let mut api_node = Vec::with_capacity(tl.api.len());
     let mut node_api = Vec::with_capacity(tl.api.len() + tl.syncs.len());
@@ -96,7 +96,7 @@ fn host_nodes(tl: &Timeline, nodes: &mut Vec<Node>) -> HostNodes {
                 launches: false,
             },
         ));
-        if tl.is_blocking(a) {
+        if waits_for_own_copy(tl, i as u32, own) {
             syncs.push(n);
         }
     }
@@ -269,7 +269,7 @@ fn waited_for(
     let sync = nodes[h as usize];
     let in_wait = |end: i64| end > sync.start_ns && end <= sync.end_ns;
     let api = host.node_api[h as usize - tl.ops.len()];
-    if api != NO_API && tl.is_blocking(&tl.api[api as usize]) {
+    if api != NO_API && waits_for_own_copy(tl, api, own) {
         // The copy itself: the latest-ending op its call launched.
         let copy = own[api as usize];
         return if copy != NONE && in_wait(tl.ops[copy as usize].end_ns) {
@@ -296,6 +296,24 @@ fn waited_for(
         })
         .copied()
         .unwrap_or(NONE)
+}
+
+/// True when api call `api` returns only once the copy it launched has
+/// completed: a blocking copy (`cudaMemcpy`, `Timeline::is_blocking`), or
+/// a copy from the device to pageable host memory whatever its call
+/// (`cudaMemcpyAsync` included: the CUDA runtime API's "API
+/// synchronization behavior" — for transfers from device memory to
+/// pageable host memory the function returns only once the copy has
+/// completed). `own` is [`own_ops`].
+fn waits_for_own_copy(tl: &Timeline, api: u32, own: &[u32]) -> bool {
+    if tl.is_blocking(&tl.api[api as usize]) {
+        return true;
+    }
+    let copy = own.get(api as usize).copied().unwrap_or(NONE);
+    copy != NONE && {
+        let op = &tl.ops[copy as usize];
+        op.is_pageable() && op.copy_kind() == Some(CopyKind::DtoH)
+    }
 }
 
 /// Per api call, the latest-ending op it launched ([`NONE`]: none): a

@@ -113,9 +113,11 @@ pub struct WhatIf {
     /// `launch_overhead_removed`, `host_work_removed`, `gpu_gaps_removed`,
     /// `collectives_at_link`, `straggler_on_time`, `all`).
     pub change: String,
-    /// `step_ns - new_step_ns`, never negative, ns.
+    /// max(0, `step_ns - new_step_ns`), ns.
     pub saved_ns: i64,
-    /// The step recomputed with the change, ns.
+    /// The step recomputed with the change (max recomputed end − min
+    /// recomputed start of its ops; above `step_ns` when its ops moved
+    /// earlier at the start more than at the end), ns.
     pub new_step_ns: i64,
     /// The change's own summed shortfall (Σ over what it touched of old
     /// minus new time), ns: `saved_ns` never exceeds it.

@@ -103,6 +103,7 @@ fn path_of(tl: &Timeline, arrivals: &Arrivals, w0: i64, w1: i64) -> (Vec<Segment
         device: 0,
         start_ns: w0 * US,
         end_ns: w1 * US,
+        previous_overlap_ns: 0,
     };
     step_path(&walker, &mut replayer, &by_start, &window, 5)
 }
@@ -149,15 +150,19 @@ fn the_early_rank_waits_from_its_arrival_to_the_last_ranks() {
         ]
     );
     // straggler_on_time: the all-reduce takes its transfer only (120 − 80
-    // = 40 µs) from 50: ends at 90, saved 30 = its shortfall, 1 moved.
+    // = 40 µs) from 50: the ops span [10,90], 80: saved 30 = its
+    // shortfall, 1 moved.
     assert_eq!(change(&what_if, "straggler_on_time"), Some((30, 30, 1)));
     // `all` holds it, with the launch and host changes on the step's nodes
     // (those starting in [10,120]: call 2, compute, the all-reduce): call
     // 2 cut to 2 µs (3) and its host work after call 1 gone (20 − 5 =
     // 15); compute's launch slack (10 − 0 = 10) gone, so it runs [0,40];
     // the all-reduce at max(40, call 2's start 5) for 40 µs: ends at 80.
-    // Saved 120 − 80 = 40; shortfall 3 + 15 + 10 + 30 = 58; 3 moved.
-    assert_eq!(change(&what_if, "all"), Some((40, 58, 3)));
+    // The new step is the ops' recomputed span (docs/path.md: max end −
+    // min start), 80 − 0 = 80: saved 110 − 80 = 30 (the step moved 10
+    // earlier at its start too, which saves nothing); shortfall 3 + 15 +
+    // 10 + 30 = 58; 3 moved.
+    assert_eq!(change(&what_if, "all"), Some((30, 58, 3)));
 
     // Rank 1: collective [80,120] 40, compute [10,80] 70; saves 0.
     let (segments, what_if) = path_of(&r1, &got.per_rank[1], 10, 120);

@@ -21,6 +21,28 @@ pub struct StepNodes {
     pub fixed_end_ns: Option<i64>,
     /// The latest observed end of the step's ops, ns.
     pub observed_end_ns: Option<i64>,
+    /// The window's start (`gpu_start_ns`), ns.
+    pub window_start_ns: i64,
+    /// The earliest the step may start, ns: the window's start when the
+    /// window begins at the previous step's work end (budget's tiling,
+    /// `previous_overlap_ns` > 0, or an op of the device began before the
+    /// window), which no change of this step moves; `None` otherwise.
+    pub start_floor_ns: Option<i64>,
+    /// The step's observed start ([`StepNodes::step_start`] of the observed
+    /// times), ns.
+    pub observed_start_ns: Option<i64>,
+}
+
+impl StepNodes {
+    /// The step's start (docs/path.md, "New step") given the earliest start
+    /// of its replayed ops: the minimum over its ops, an op that began
+    /// before the window counting at the window's start (it keeps its
+    /// observed times, clipped there), then no earlier than the floor.
+    pub fn step_start(&self, first_replayed_ns: Option<i64>) -> Option<i64> {
+        let before = self.fixed_end_ns.map(|_| self.window_start_ns);
+        let first = first_replayed_ns.into_iter().chain(before).min()?;
+        Some(self.start_floor_ns.map_or(first, |floor| first.max(floor)))
+    }
 }
 
 /// What one replay found.
@@ -28,6 +50,8 @@ pub struct StepNodes {
 pub struct Outcome {
     /// The step's ops' latest recomputed end, ns.
     pub end_ns: i64,
+    /// The step's recomputed start ([`StepNodes::step_start`]), ns.
+    pub start_ns: i64,
     /// Σ over the nodes the change touched of old − new time and slack, ns.
     pub shortfall_ns: i64,
     /// Nodes the change touched.
@@ -70,9 +94,12 @@ impl<'a> Replayer<'a> {
             .chain(step.fixed_end_ns)
             .max()
             .unwrap_or(i64::MIN);
+        let first = step.ends.iter().map(|&n| self.time[start_event(n)]).min();
+        let start_ns = step.step_start(first).unwrap_or(i64::MAX);
         self.restore(&step.events);
         Outcome {
             end_ns,
+            start_ns,
             shortfall_ns: shortfall,
             moved,
         }

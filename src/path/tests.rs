@@ -22,6 +22,7 @@ const SMALL: NameRef = NameRef(4);
 const RELU: NameRef = NameRef(5);
 const MEMCPY: NameRef = NameRef(6);
 const WAIT_EVENT: NameRef = NameRef(7);
+const MEMCPY_ASYNC: NameRef = NameRef(8);
 
 /// A call `[start, end]` µs on thread 1 of pid 1.
 fn call(name: NameRef, corr: u32, start: i64, end: i64) -> ApiCall {
@@ -75,6 +76,7 @@ fn timeline(ops: Vec<GpuOp>, api: Vec<ApiCall>, syncs: Vec<SyncCall>, waits: boo
         (RELU, "relu"),
         (MEMCPY, "cudaMemcpy"),
         (WAIT_EVENT, "cudaStreamWaitEvent"),
+        (MEMCPY_ASYNC, "cudaMemcpyAsync"),
     ]
     .into_iter()
     .map(|(n, s)| (n.0, s.to_string()))
@@ -124,6 +126,7 @@ fn path_of(tl: &Timeline, roofs: &KernelRoofs, w0: i64, w1: i64) -> (Vec<Segment
         device: 0,
         start_ns: w0 * US,
         end_ns: w1 * US,
+        previous_overlap_ns: 0,
     };
     step_path(&walker, &mut replayer, &by_start, &window, 5)
 }
@@ -235,21 +238,24 @@ fn each_change_is_replayed_on_the_graph_not_added_up() {
     // 60 + 30 + 15.
     assert_eq!(change(&what_if, "kernels_at_roof"), (105, 105, 3));
     // Launch overhead: K1, K2, K4 start at their call (slack 10 each), C2,
-    // C3, C5 last 2 µs (C1 is before the window): K1 0..100, C2 5..7+15 →
-    // C2 20..22, C3 37..39, K3 100..140, S4 ends 150, C5 160..162, K4
-    // 160..180: 20 saved; shortfall 3 × 10 + 3 × 3.
-    assert_eq!(change(&what_if, "launch_overhead_removed"), (20, 39, 6));
+    // C3, C5 last 2 µs (C1 is before the window: it keeps its times): K1
+    // 0..100, C2 5..7+15 → C2 20..22, C3 37..39, K3 100..140, S4 ends 150,
+    // C5 160..162, K4 160..180. New step = max end − min start = 180 − 0
+    // (K1 moved 10 earlier with the rest): 10 saved, not the 20 the end
+    // alone moved; shortfall 3 × 10 + 3 × 3.
+    assert_eq!(change(&what_if, "launch_overhead_removed"), (10, 39, 6));
     // Host work 0 (C2, C3, S4, C5): C2 5..10, C3 10..15, S4 15, ends at
     // K3 (150) + 10 = 160, C5 160..165, K4 max(160, 150) + 10 = 170..190:
-    // 10 saved of 15 + 15 + 5 + 10.
+    // 10 saved of 15 + 15 + 5 + 10 (K1 stays at 10).
     assert_eq!(change(&what_if, "host_work_removed"), (10, 45, 4));
     // The only stream-bound op (K3) has no gap.
     assert_eq!(change(&what_if, "gpu_gaps_removed"), (0, 0, 0));
     assert_eq!(change(&what_if, "collectives_at_link"), (0, 0, 0));
     // All: K1 0..40, C2 5..7, C3 7..9, K3 40..50, S4 9 → 60, C5 60..62,
-    // K4 60..65: 135 saved, the sum of the singles here; 8 nodes touched
-    // (the four kernels, C2, C3, S4, C5), 105 + 39 + 45 of shortfall.
-    assert_eq!(change(&what_if, "all"), (135, 189, 8));
+    // K4 60..65: new step 65 − 0, 125 saved, the sum of the singles here
+    // (105 + 10 + 10); 8 nodes touched (the four kernels, C2, C3, S4, C5),
+    // 105 + 39 + 45 of shortfall.
+    assert_eq!(change(&what_if, "all"), (125, 189, 8));
     // gemm alone: K1 10..50, K3 50..90, S4 → 100, C5 110..115, K4 120..125.
     assert_eq!(change(&what_if, "kernel:gemm"), (75, 75, 2));
     // relu alone: K3 110..120, S4 → 130, C5 140..145, K4 150..170.
@@ -358,6 +364,90 @@ fn a_blocking_copy_in_api_and_in_syncs_is_one_node_waiting_for_its_copy() {
     // The copy's path: its launch (the call's start, 0) binds.
     let (segments, _) = path_of(&tl, &KernelRoofs::default(), 5, 25);
     assert_eq!(part_us(&segments), vec![(PartName::Copy, 20)]);
+}
+
+/// A copy `[start, end]` µs on stream 7 from the device to pageable host
+/// memory (or pinned), launched by call index `api`.
+fn dtoh_copy(api: u32, start: i64, end: i64, pageable: bool) -> GpuOp {
+    GpuOp {
+        kind: OpKind::Memcpy,
+        name: NameRef::memcpy(CopyKind::DtoH),
+        flags: if pageable { OP_PAGEABLE } else { 0 },
+        ..kernel(GEMM, 7, api, start, end)
+    }
+}
+
+#[test]
+fn an_async_copy_to_pageable_memory_waits_for_its_copy_like_a_blocking_copy() {
+    // cudaMemcpyAsync [0,30] launches the DtoH copy [5,25]; C2 [32,33]
+    // launches K [35,50] on stream 8. To pageable memory the call returns
+    // only once the copy is done: from K's end, K 15 (35..50), its launch
+    // 3 (32..35), host work 2 (30..32), the call's wait for its copy as
+    // sync 5 (25..30), the copy 20 (5..25): 45 = 50 − 5.
+    let api = vec![call(MEMCPY_ASYNC, 1, 0, 30), call(LAUNCH, 2, 32, 33)];
+    let run = |pageable: bool| {
+        let ops = vec![dtoh_copy(0, 5, 25, pageable), kernel(RELU, 8, 1, 35, 50)];
+        let tl = timeline(ops, api.clone(), Vec::new(), false);
+        assert_eq!(check_replay(&tl).moved_events, 0);
+        let (segments, _) = path_of(&tl, &KernelRoofs::default(), 5, 50);
+        part_us(&segments)
+    };
+    assert_eq!(
+        run(true),
+        vec![
+            (PartName::KernelNoModel, 15),
+            (PartName::Copy, 20),
+            (PartName::LaunchOverhead, 3),
+            (PartName::Sync, 5),
+            (PartName::HostWork, 2),
+        ]
+    );
+    // To pinned memory the call may return before its copy: no sync edge,
+    // the call's own time (5..30 inside the window) is host time.
+    assert_eq!(
+        run(false),
+        vec![
+            (PartName::KernelNoModel, 15),
+            (PartName::LaunchOverhead, 3),
+            (PartName::HostWork, 2),
+            (PartName::HostCall, 25),
+        ]
+    );
+}
+
+#[test]
+fn a_step_that_only_moved_earlier_saves_nothing() {
+    // C1 [0,5] launches K1 [10,50], the step's only op: window [10,50].
+    // Without launch overhead K1 starts at C1's start (C1 began before the
+    // window and keeps its times): 0..40. New step = 40 − 0 = 40: 0 saved,
+    // though the end moved 10 earlier; K1's 10 µs of slack is shortfall.
+    let api = vec![call(LAUNCH, 1, 0, 5)];
+    let tl = timeline(vec![kernel(GEMM, 7, 0, 10, 50)], api, Vec::new(), false);
+    let (_, what_if) = path_of(&tl, &KernelRoofs::default(), 10, 50);
+    assert_eq!(change(&what_if, "launch_overhead_removed"), (0, 10, 1));
+}
+
+#[test]
+fn a_window_starting_at_the_previous_steps_work_end_keeps_its_start() {
+    // The previous step's K0 [0,20] (stream 7) ends at 20, the window's
+    // start; this step's K1 [10,30] (stream 8, C1 [4,5]) began before it,
+    // and K2 [40,60] (stream 8) is launched by C2 [32,33] after K1's end
+    // (30): the launch binds, 8 µs of slack. Without launch overhead K2
+    // runs 32..52; K1 keeps its times and counts from 20, so the step's
+    // start stays at 20: new step 52 − 20 = 32, 8 saved of 20.
+    let api = vec![
+        call(LAUNCH, 1, 0, 1),
+        call(LAUNCH, 2, 4, 5),
+        call(LAUNCH, 3, 32, 33),
+    ];
+    let ops = vec![
+        kernel(GEMM, 7, 0, 0, 20),
+        kernel(SMALL, 8, 1, 10, 30),
+        kernel(RELU, 8, 2, 40, 60),
+    ];
+    let tl = timeline(ops, api, Vec::new(), false);
+    let (_, what_if) = path_of(&tl, &KernelRoofs::default(), 20, 60);
+    assert_eq!(change(&what_if, "launch_overhead_removed"), (8, 8, 1));
 }
 
 #[test]
@@ -486,8 +576,9 @@ fn a_graph_launch_is_the_launch_call_of_every_op_of_its_replay() {
     // as their launch call. K2 ends last: K2 [12,30], then its launch edge
     // back to the call's start (0): 12 µs of launch overhead, clipped at
     // the window's start 10: 2 µs. Without the overhead K2 runs 0..18 and
-    // K1 0..10: the step's ops end at 18, 12 saved.
-    let api = vec![call(NameRef(8), 1, 0, 4)];
+    // K1 0..10: the step's ops end at 18 but start at 0, new step 18 − 0:
+    // 2 saved (20 − 18; the 10 µs they all moved earlier save nothing).
+    let api = vec![call(NameRef(9), 1, 0, 4)];
     let ops = vec![kernel(GEMM, 7, 0, 10, 20), kernel(RELU, 8, 0, 12, 30)];
     let tl = timeline(ops, api, Vec::new(), false);
     let mut g = graph::build(&tl);
@@ -498,5 +589,5 @@ fn a_graph_launch_is_the_launch_call_of_every_op_of_its_replay() {
         part_us(&segments),
         vec![(PartName::KernelNoModel, 18), (PartName::LaunchOverhead, 2)]
     );
-    assert_eq!(change(&what_if, "launch_overhead_removed").0, 12);
+    assert_eq!(change(&what_if, "launch_overhead_removed").0, 2);
 }

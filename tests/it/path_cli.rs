@@ -103,11 +103,14 @@ fn check_step(s: &Value, what: &str) {
         let saved = w["saved_ns"].as_i64().unwrap();
         assert!(saved >= 0, "{what}: {w}");
         assert!(saved <= w["shortfall_ns"].as_i64().unwrap(), "{what}: {w}");
-        assert_eq!(
-            w["new_step_ns"].as_i64(),
-            Some(step_ns - saved),
-            "{what}: {w}"
-        );
+        // A new step above the step (ops moved earlier at the start more
+        // than at the end, docs/path.md "New step") saves 0.
+        let new_step = w["new_step_ns"].as_i64().unwrap();
+        if saved > 0 {
+            assert_eq!(new_step, step_ns - saved, "{what}: {w}");
+        } else {
+            assert!(new_step >= step_ns, "{what}: {w}");
+        }
     }
     // Most saved first, then by change.
     let order: Vec<(i64, String)> = what_if

@@ -20,12 +20,16 @@ use std::path::Path;
 fn no_progress(_: u64, _: u64) {}
 
 /// PyTorch's step range.
-const PROFILER_STEP: &str = r"^ProfilerStep#\d+$";
+pub(crate) const PROFILER_STEP: &str = r"^ProfilerStep#\d+$";
 
 /// Budget of `tl`'s steps (`pattern`), each kernel bound by `bounds` when
 /// given (as `rooftrace budget` does with a trace's op models), on the
 /// V100's roofs (only the DRAM figure is read, for the report).
-fn budget_of(tl: &Timeline, pattern: &str, bounds: Option<&KernelBounds>) -> BudgetReport {
+pub(crate) fn budget_of(
+    tl: &Timeline,
+    pattern: &str,
+    bounds: Option<&KernelBounds>,
+) -> BudgetReport {
     let g = gaps::analyze(
         tl,
         &GapConfig {
@@ -48,7 +52,11 @@ fn budget_of(tl: &Timeline, pattern: &str, bounds: Option<&KernelBounds>) -> Bud
 }
 
 /// The path report of `tl` over `budget`'s steps.
-fn path_of(tl: &Timeline, budget: &BudgetReport, bounds: Option<&KernelBounds>) -> PathReport {
+pub(crate) fn path_of(
+    tl: &Timeline,
+    budget: &BudgetReport,
+    bounds: Option<&KernelBounds>,
+) -> PathReport {
     let roofs = KernelRoofs::from_steps(tl, None, bounds, budget);
     path::analyze(
         tl,
@@ -91,7 +99,13 @@ fn check_report(name: &str, budget: &BudgetReport, report: &PathReport) {
                 "{name} {}: {w:?}",
                 s.name
             );
-            assert_eq!(w.new_step_ns, s.step_ns - w.saved_ns, "{name}: {w:?}");
+            // The new step may exceed the step (its ops moved earlier at
+            // the start more than at the end): then nothing is saved.
+            if w.saved_ns > 0 {
+                assert_eq!(w.new_step_ns, s.step_ns - w.saved_ns, "{name}: {w:?}");
+            } else {
+                assert!(w.new_step_ns >= s.step_ns, "{name}: {w:?}");
+            }
         }
     }
 }

@@ -18,6 +18,7 @@ use crate::common::{corpus_file, fixture};
 use crate::kineto::trace;
 use crate::path_hta_rules::{hta_path, raw_facts, Clock, HtaPath, PathEdge};
 use rooftrace::kineto::{read_timeline, KinetoTrace};
+use rooftrace::path::{PartName, Segment};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -279,6 +280,74 @@ fn htas_path_clipped_to_the_steps_gpu_window_accounts_for_every_ns_of_it() {
     }
 }
 
+/// Which side of the graph a stretch of a path lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Host,
+    Gpu,
+}
+
+/// The side of an HTA class (`None`: no class, zero weight).
+fn hta_side(class: &str) -> Option<Side> {
+    match class {
+        "cpu_bound" => Some(Side::Host),
+        c if c.starts_with("gpu_") => Some(Side::Gpu),
+        _ => None,
+    }
+}
+
+/// The side of a rooftrace part, as [`mapped`] maps it (`None`: HTA's
+/// `none`).
+fn our_side(part: PartName) -> Option<Side> {
+    match part {
+        PartName::HostCall | PartName::HostWork => Some(Side::Host),
+        PartName::KernelMemory
+        | PartName::KernelCompute
+        | PartName::KernelNoModel
+        | PartName::Collective
+        | PartName::Copy
+        | PartName::Graph
+        | PartName::GpuGap
+        | PartName::LaunchOverhead => Some(Side::Gpu),
+        _ => None,
+    }
+}
+
+/// The `longest_path` difference (docs/path-hta.md), ns: window time where
+/// HTA's path lies on a weighted edge of one side (host, GPU) and
+/// rooftrace's path on a part of the other. Both paths cover that time,
+/// but HTA took the heavier branch where rooftrace took the binding one.
+fn other_branch_ns(edges: &[PathEdge], segments: &[Segment], w: (i64, i64)) -> i64 {
+    let mut ns = 0;
+    for e in edges.iter().filter(|e| e.weight > 0) {
+        let Some(theirs) = hta_side(e.class) else {
+            continue;
+        };
+        let span = (e.from_us * 1000, e.to_us * 1000);
+        for s in segments {
+            if our_side(s.part).is_some_and(|ours| ours != theirs) {
+                ns += overlap(span, (s.start_ns.max(w.0), s.end_ns.min(w.1)));
+            }
+        }
+    }
+    ns
+}
+
+/// rooftrace's path of step `step_name` of `file`, by segment (the
+/// library's walk, which `rooftrace path` prints by part).
+fn our_segments(file: &std::path::Path, step_name: &str) -> Vec<Segment> {
+    use crate::path_core::{budget_of, path_of, PROFILER_STEP};
+    let tl = read_timeline(file).unwrap().timeline;
+    let budget = budget_of(&tl, PROFILER_STEP, None);
+    let report = path_of(&tl, &budget, None);
+    report
+        .steps
+        .into_iter()
+        .find(|s| s.name == step_name)
+        .unwrap_or_else(|| panic!("{}: no step {step_name}", file.display()))
+        .segments
+}
+
 /// rooftrace's parts summed onto HTA's `bound_by` classes
 /// (docs/path-hta.md's mapping), ns.
 fn mapped(parts: &[Value]) -> BTreeMap<&'static str, i64> {
@@ -306,10 +375,15 @@ fn mapped(parts: &[Value]) -> BTreeMap<&'static str, i64> {
 /// path clipped to the window by no more than the window time HTA's path
 /// leaves uncovered (its zero-weight jumps and the time before and after
 /// it: the `window`, `zero_weight_*` and `cross_stream` rows of
-/// docs/path-hta.md). Where both paths cover the same time, the mapping
-/// makes the classes agree; a larger difference is a definition difference
-/// the table lacks (`launch_edge`, a branch taken for another reason) and
-/// is printed with HTA's and rooftrace's split.
+/// docs/path-hta.md) plus the window time where the two paths lie on
+/// different sides, HTA's on a weighted host edge and rooftrace's on a GPU
+/// part or the reverse (the `longest_path` row, measured from rooftrace's
+/// segments: `sampled_rank-1`'s 17 ms of kernel-kernel delay, which HTA's
+/// longest path takes because the host stretch beside it weighs 0, lie on
+/// rooftrace's host chain). Where both paths cover the same time on one
+/// side, the mapping makes the classes agree; a larger difference is a
+/// definition difference the table lacks (`launch_edge`, a branch taken
+/// for another reason) and is printed with HTA's and rooftrace's split.
 #[test]
 fn rooftraces_path_of_each_profiler_step_differs_from_htas_only_by_the_named_definitions() {
     for (name, step_name, case, edges, w, file) in step_cases() {
@@ -344,6 +418,10 @@ fn rooftraces_path_of_each_profiler_step_differs_from_htas_only_by_the_named_def
         );
         let hta = clip(&edges, w);
         let ours = mapped(parts);
+        let segments = our_segments(&file, &step_name);
+        let walked: i64 = segments.iter().map(|s| s.end_ns - s.start_ns).sum();
+        assert_eq!(walked, step_ns, "{name} {step_name}: the library's path");
+        let branch = other_branch_ns(&edges, &segments, w);
         let mut classes: Vec<&str> = hta.by_class.keys().chain(ours.keys()).copied().collect();
         classes.sort_unstable();
         classes.dedup();
@@ -363,9 +441,10 @@ fn rooftraces_path_of_each_profiler_step_differs_from_htas_only_by_the_named_def
                 ours.get(c).copied().unwrap_or(0),
             );
             assert!(
-                (r - h).abs() <= hta.uncovered(),
+                (r - h).abs() <= hta.uncovered() + branch,
                 "{name} {step_name} [{} HTA total {} µs]: {c} differs by {} ns, more than the {} ns HTA's path \
-                 leaves uncovered ({hta:?}){table}",
+                 leaves uncovered and the {branch} ns where the paths take branches of different sides \
+                 ({hta:?}){table}",
                 case["annotation"],
                 case["path_us"],
                 (r - h).abs(),
