@@ -393,8 +393,9 @@ fn why(step: &StepPath, w: &WhatIf) -> String {
         }
     };
     let saves = format!(
-        "replayed, the step is {} ns shorter ({} ns of its own shortfall)",
-        w.saved_ns, w.shortfall_ns
+        "replayed, the step is {} shorter ({} of its own shortfall)",
+        crate::units::duration_ns(w.saved_ns as f64),
+        crate::units::duration_ns(w.shortfall_ns as f64)
     );
     match w.change.as_str() {
         "launch_overhead_removed" => {

@@ -12,7 +12,7 @@ use super::gpu_choice::chosen_by;
 use super::table::{cells, md_code, md_text, Column, Table};
 use super::{dur, push_fitting, Format, Render, RenderOptions};
 use crate::path::{PartName, PathPart, PathReport, StepPath, WhatIf};
-use crate::units::percent;
+use crate::units::{ellipsize, percent};
 
 impl Render for PathReport {
     fn render(&self, format: Format, opts: &RenderOptions) -> Vec<u8> {
@@ -194,11 +194,15 @@ fn parts_table(r: &PathReport) -> Table {
     Table::of_columns(&columns, names)
 }
 
+/// Widest `change` cell: a `kernel:<name>` change holds a whole
+/// demangled kernel name (the JSON keeps it whole).
+const CHANGE_WIDTH: usize = 64;
+
 /// The what-if table of a step: each change replayed, most saved first.
 fn what_if_table(s: &StepPath, rows: usize) -> Table {
     let step = s.step_ns;
     let columns: Vec<Column<&WhatIf>> = vec![
-        Column::left("change", |w: &&WhatIf| w.change.clone()),
+        Column::left("change", |w: &&WhatIf| ellipsize(&w.change, CHANGE_WIDTH)),
         Column::right("saved", |w: &&WhatIf| dur(w.saved_ns)),
         Column::right("of step", move |w: &&WhatIf| share(w.saved_ns, step)),
         Column::right("new step", |w: &&WhatIf| dur(w.new_step_ns)),
@@ -440,6 +444,28 @@ mod tests {
             }),
             diagnostics: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_kernel_change_keeps_the_table_narrow_and_the_json_whole() {
+        let long = format!(
+            "kernel:void cub::DeviceScanKernel<{}>(int*)",
+            "x".repeat(300)
+        );
+        let mut s = step("s#1", 10_000);
+        s.what_if.push(what_if(&long, 500, 10_000, 900));
+        let r = report(vec![s]);
+        let text = String::from_utf8(r.render(Format::Table, &RenderOptions::default())).unwrap();
+        let row = text
+            .lines()
+            .find(|l| l.starts_with("kernel:void cub"))
+            .unwrap();
+        // The change cell is cut to CHANGE_WIDTH (64) characters, start and
+        // end kept around one `…`; the other five columns follow it.
+        let cell: String = row.chars().take(CHANGE_WIDTH).collect();
+        assert!(cell.contains('…') && cell.ends_with("(int*)"), "{row}");
+        let json = String::from_utf8(r.render(Format::Json, &RenderOptions::default())).unwrap();
+        assert!(json.contains(&long), "the JSON keeps the whole name");
     }
 
     #[test]
