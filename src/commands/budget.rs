@@ -54,6 +54,9 @@ pub struct BudgetRunConfig {
     pub project_to: Vec<crate::projection::Target>,
     /// `--projection-model`.
     pub projection_model: crate::projection::Model,
+    /// Keep a trace's collectives' arguments beside its op shapes (`path`
+    /// over several ranks matches collectives by their sequence numbers).
+    pub keep_collectives: bool,
 }
 
 impl BudgetRunConfig {
@@ -103,6 +106,7 @@ impl BudgetRunConfig {
                 args.projection.target_launch_cost,
             )?,
             projection_model: super::projection::model(args.projection.projection_model),
+            keep_collectives: false,
         })
     }
 }
@@ -282,10 +286,10 @@ pub fn budget_parts(config: &BudgetRunConfig) -> anyhow::Result<Budgeted> {
         super::timeline::open(&config.input, config.nsys.as_deref(), "`rooftrace budget`")?;
     // A trace's op calls with shapes bound its kernels through the op
     // models (unless --bytes-per-step asks for the weights bound).
-    let keep = if config.bytes_per_step.is_none() {
-        Keep::OpCalls
-    } else {
-        Keep::All
+    let keep = match (config.bytes_per_step, config.keep_collectives) {
+        (None, false) => Keep::OpCalls,
+        (None, true) => Keep::OpCallsAndCollectives,
+        (Some(_), _) => Keep::All,
     };
     let trace = if source.is_trace() {
         Some(crate::kineto::read_timeline_keeping(&source.path, keep).map_err(InputError::from)?)

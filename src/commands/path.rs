@@ -87,6 +87,8 @@ impl PathRunConfig {
                 output: None,
                 project_to: Vec::new(),
                 projection_model: crate::projection::Model::SameTime,
+                // Several ranks: their collectives are matched by Seq.
+                keep_collectives: args.inputs.len() > 1,
             },
             inputs: args.inputs,
             top_kernels: args.top,

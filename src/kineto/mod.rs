@@ -197,6 +197,10 @@ pub enum Keep {
     /// No collectives' arguments, and each `cpu_op`'s call with its
     /// recorded shapes ([`KinetoTrace::op_calls`]): for `ops`.
     OpCalls,
+    /// The op calls with shapes and the collectives' arguments: for
+    /// `path` over several ranks, which bounds kernels by the shapes and
+    /// matches collectives across ranks by their sequence numbers.
+    OpCallsAndCollectives,
 }
 
 /// Reads a trace for the timeline analyses: an error when it has no GPU
@@ -288,8 +292,8 @@ fn read_with(
         .with_piece_bytes(piece_bytes);
     let gzip = source.is_gzip();
     let mut reading = Reading::default();
-    reading.collector.skip_collectives = keep != Keep::All;
-    reading.collector.keep_op_calls = keep == Keep::OpCalls;
+    reading.collector.skip_collectives = !matches!(keep, Keep::All | Keep::OpCallsAndCollectives);
+    reading.collector.keep_op_calls = matches!(keep, Keep::OpCalls | Keep::OpCallsAndCollectives);
     stream::walk(pieces(source), &mut reading).map_err(|e| walk_error(path, e))?;
     if reading.event_arrays == 0 {
         return Err(KinetoError::NoTraceEvents {

@@ -144,7 +144,7 @@ pub fn last_arrivals(timelines: &[&Timeline], inputs: &[String]) -> RankArrivals
 struct Unsplit {
     /// Found on one rank only.
     single: usize,
-    /// Matched by order of occurrence (no sequence number read).
+    /// Matched by order of occurrence (the traces record no sequence number).
     by_order: usize,
     /// Their lead within the clocks' error.
     within_noise: usize,
@@ -160,7 +160,7 @@ fn notes(counts: Unsplit, clocks: &[Option<Clock>], inputs: &[String]) -> Vec<St
     } = counts;
     let mut out = Vec::new();
     if by_order > 0 {
-        out.push(format!("{by_order} collectives were matched across the ranks by order of occurrence (no sequence number read with the step budget's timeline): a rank that misses one is matched wrong from there on; `rooftrace comm` matches them by Seq where the traces record it"));
+        out.push(format!("{by_order} collectives were matched across the ranks by order of occurrence (the traces record no sequence number for them): a rank that misses one is matched wrong from there on; `rooftrace comm` matches them by Seq where the traces record it"));
     }
     if single > 0 {
         out.push(format!("{single} collective kernels were found on one rank only (not matched across the ranks given): their wait for other ranks is unknown and counts as `collective`; give every rank's trace"));

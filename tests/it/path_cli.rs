@@ -567,3 +567,51 @@ fn with_ncu_counters_the_fixture_pairs_steps_hold_the_contract_and_are_budgets()
         budget["critical_path"]
     );
 }
+
+/// The count a diagnostic of `report` gives before `words` (0 when no
+/// diagnostic says it).
+fn counted(report: &Value, words: &str) -> u64 {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .find_map(|d| d.find(words).map(|at| &d[..at]))
+        .and_then(|head| head.trim().rsplit(' ').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+#[test]
+fn several_ranks_match_their_collectives_as_comm_does() {
+    // `path` over several ranks reads each trace with its collectives'
+    // arguments (`Keep::OpCallsAndCollectives`), so it matches them with
+    // what `rooftrace comm` matches them by (Seq and group where recorded):
+    // the collectives matched by order and those found on one rank only
+    // are comm's counts on the same pair. Read without the arguments (as
+    // before), all 10 were matched by order and none was left single.
+    let (Some(r0), Some(r1)) = (
+        corpus_file("kineto/kineto_hta_sampled_rank-0.json.gz"),
+        corpus_file("kineto/kineto_hta_sampled_rank-1.json.gz"),
+    ) else {
+        return;
+    };
+    let pair = [r0.to_str().unwrap(), r1.to_str().unwrap()];
+    let gpu = ["--gpu", "a100-40gb"];
+    let (code, path, err) = rooftrace_json(&[&["path"][..], &pair, &gpu].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, comm, err) = rooftrace_json(&[&["comm"][..], &pair, &gpu].concat());
+    assert_eq!(code, 0, "{err}");
+    let by_order = counted(&comm, "collectives matched by order");
+    let single = counted(&comm, "collectives appear on one rank only");
+    assert!(by_order > 0 && single > 0, "{comm}");
+    assert_eq!(
+        counted(&path, "collectives were matched across the ranks by order"),
+        by_order,
+        "{path}"
+    );
+    assert_eq!(
+        counted(&path, "collective kernels were found on one rank only"),
+        single,
+        "{path}"
+    );
+}
