@@ -126,8 +126,9 @@ fn verdict_in(r: &PathReport, q: &Quote) -> String {
 /// The second line: how many steps, on which GPU, the kernel floor.
 fn context_line(r: &PathReport, q: &Quote) -> String {
     format!(
-        "{} steps of {}; roofs: {} ({}); a kernel at its roof takes at least {} (kernel floor)",
+        "{} step{} of {}; roofs: {} ({}); a kernel at its roof takes at least {} (kernel floor)",
         r.steps.len(),
+        if r.steps.len() == 1 { "" } else { "s" },
         (q.code)(&r.pattern),
         (q.text)(&r.gpu.name),
         (q.text)(&chosen_by(&r.gpu.chosen_by)),

@@ -615,3 +615,17 @@ fn several_ranks_match_their_collectives_as_comm_does() {
         "{path}"
     );
 }
+
+#[test]
+fn the_readmes_first_line_is_what_path_prints_on_its_first_command() {
+    // The README quotes `path`'s first line on its first command's trace:
+    // the quote is the program's own line, so it cannot drift from it.
+    let readme = std::fs::read_to_string(crate::common::root().join("README.md")).unwrap();
+    let quoted = readme
+        .lines()
+        .find(|l| l.starts_with("best single change: "))
+        .expect("README quotes path's first line");
+    let (code, out, err) = rooftrace(&["path", "fixtures/kineto/cuda_event_sync.json.gz"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().next(), Some(quoted));
+}
