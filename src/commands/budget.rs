@@ -121,10 +121,12 @@ pub fn step_regex(
     let nvtx = nvtx
         .map(|n| regex::Regex::new(n).map_err(|e| InputError::new(format!("--nvtx `{n}`: {e}"))))
         .transpose()?;
-    let is_trace = matches!(
-        crate::input::identify(input),
-        Ok(crate::input::InputKind::PyTorchTrace)
-    );
+    let is_trace = match crate::input::identify(input) {
+        Ok(kind) => kind == crate::input::InputKind::PyTorchTrace,
+        // No input at all (empty, missing, another kind of file): the door
+        // says what it is when the run opens it, not that a flag is missing.
+        Err(_) => return Ok(nvtx),
+    };
     if nvtx.is_none() && !is_trace {
         return Err(InputError::new(
             "--nvtx REGEX is required: the NVTX range that marks one step (e.g. --nvtx decode_step); only a PyTorch profiler trace has a default step (ProfilerStep#N)",

@@ -4,7 +4,7 @@
 //! bounded by the traces read at once, not the job), build the report,
 //! draw, render, write; or write the Parquet rows per rank × collective.
 
-use super::inputs::{check_file, expand, NSYS_EXTS, NSYS_FIX};
+use super::inputs::{check_file, once_each, NSYS_EXTS, NSYS_FIX};
 use super::many::{outcome, parquet_dir, run_all, split_results, write_datasets, ManyConfig};
 use super::output::{finish, refuse_inputs, write_output};
 use super::plot::PlotTarget;
@@ -60,7 +60,7 @@ impl CommRunConfig {
             None => Some(parquet_dir(args.output.output.as_deref())?),
             Some(_) => None,
         };
-        let (inputs, repeated) = once_each(&args.inputs);
+        let (inputs, repeated) = once_each(&args.inputs, NSYS_EXTS);
         Ok(CommRunConfig {
             inputs,
             repeated,
@@ -239,24 +239,6 @@ pub fn comm(
     r.diagnostics
         .extend(given::repeated_inputs(&config.repeated));
     Ok((r, traces, failed))
-}
-
-/// The inputs expanded, each file once (by its canonical path: `a.json`
-/// and `./a.json` are one), and those given more than once, as given.
-fn once_each(given: &[PathBuf]) -> (Vec<PathBuf>, Vec<String>) {
-    let mut seen = std::collections::HashSet::new();
-    let (mut inputs, mut repeated) = (Vec::new(), Vec::new());
-    for g in given {
-        for f in expand(std::slice::from_ref(g), NSYS_EXTS) {
-            let key = std::fs::canonicalize(&f).unwrap_or_else(|_| f.clone());
-            if seen.insert(key) {
-                inputs.push(f);
-            } else {
-                repeated.push(f.display().to_string());
-            }
-        }
-    }
-    (inputs, repeated)
 }
 
 /// The file name of an input path, for the rank rule.

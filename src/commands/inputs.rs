@@ -70,6 +70,24 @@ pub fn expand(given: &[PathBuf], exts: &[&str]) -> Vec<PathBuf> {
     out
 }
 
+/// The inputs expanded, each file once (by its canonical path: `a.json`
+/// and `./a.json` are one), and those given more than once, as given.
+pub fn once_each(given: &[PathBuf], exts: &[&str]) -> (Vec<PathBuf>, Vec<String>) {
+    let mut seen = std::collections::HashSet::new();
+    let (mut inputs, mut repeated) = (Vec::new(), Vec::new());
+    for g in given {
+        for f in expand(std::slice::from_ref(g), exts) {
+            let key = std::fs::canonicalize(&f).unwrap_or_else(|_| f.clone());
+            if seen.insert(key) {
+                inputs.push(f);
+            } else {
+                repeated.push(f.display().to_string());
+            }
+        }
+    }
+    (inputs, repeated)
+}
+
 /// The first look at an input path: `Ok` for something to read (a file
 /// with bytes in it, or a pipe or device), else one line naming the path,
 /// what it is and `fix`, as bad input: "no such file", "an empty

@@ -23,8 +23,10 @@ use std::path::{Path, PathBuf};
 /// Plain config of one `rooftrace path` run.
 #[derive(Debug, Clone)]
 pub struct PathRunConfig {
-    /// The timelines, one per rank.
+    /// The timelines, one per rank, each file once.
     pub inputs: Vec<PathBuf>,
+    /// Inputs given more than once (read once), as given.
+    pub repeated: Vec<String>,
     /// The step budget each input is read and budgeted with (its `input`
     /// replaced per input; no plot, no projection, no trace).
     pub budget: BudgetRunConfig,
@@ -41,11 +43,13 @@ pub struct PathRunConfig {
 impl PathRunConfig {
     /// Resolves the arguments (exit 2 on a bad one) before any work.
     pub fn from_args(args: PathArgs) -> Result<PathRunConfig, InputError> {
-        let Some(first) = args.inputs.first().cloned() else {
+        // A file given twice is one rank, read once (as `comm` reads it).
+        let (inputs, repeated) = super::inputs::once_each(&args.inputs, super::inputs::NSYS_EXTS);
+        let Some(first) = inputs.first().cloned() else {
             return Err(InputError::new("give at least one INPUT"));
         };
         let mut nvtx = None;
-        for input in &args.inputs {
+        for input in &inputs {
             nvtx = step_regex(args.nvtx.as_deref(), input)
                 .map_err(|e| InputError::new(format!("{}: {e}", input.display())))?;
         }
@@ -56,10 +60,10 @@ impl PathRunConfig {
             .as_deref()
             .map(TraceTarget::from_flag)
             .transpose()?;
-        if trace_out.is_some() && args.inputs.len() > 1 {
+        if trace_out.is_some() && inputs.len() > 1 {
             return Err(InputError::new(format!(
                 "--trace-out draws one timeline, and {} INPUTs were given: run `rooftrace path` once per rank with --trace-out, or leave --trace-out out",
-                args.inputs.len()
+                inputs.len()
             )));
         }
         let format = args.format.report();
@@ -88,9 +92,10 @@ impl PathRunConfig {
                 project_to: Vec::new(),
                 projection_model: crate::projection::Model::SameTime,
                 // Several ranks: their collectives are matched by Seq.
-                keep_collectives: args.inputs.len() > 1,
+                keep_collectives: inputs.len() > 1,
             },
-            inputs: args.inputs,
+            inputs,
+            repeated,
             top_kernels: args.top,
             format,
             output,
@@ -130,9 +135,19 @@ pub fn run(args: PathArgs) -> anyhow::Result<()> {
 /// inputs, one per rank: [`several_ranks`]); writes `--trace-out` on the
 /// way.
 pub fn path(config: &PathRunConfig) -> anyhow::Result<PathReport> {
-    if config.inputs.len() > 1 {
-        return several_ranks(config);
+    let mut report = if config.inputs.len() > 1 {
+        several_ranks(config)?
+    } else {
+        one_rank(config)?
+    };
+    if let Some(d) = crate::comm::given::repeated_inputs(&config.repeated) {
+        report.diagnostics.push(d.to_string());
     }
+    Ok(report)
+}
+
+/// One input: its steps walked alone.
+fn one_rank(config: &PathRunConfig) -> anyhow::Result<PathReport> {
     let mut reports = Vec::with_capacity(config.inputs.len());
     for input in &config.inputs {
         let (b, kernels) = budgeted(config, input)?;

@@ -309,6 +309,9 @@ fn parquet_read_back_by_duckdb_holds_the_jsons_parts_and_changes() {
 fn bad_input_exits_2_with_one_line_saying_what_to_do() {
     let saxpy = fixture(SAXPY);
     let saxpy = saxpy.to_str().unwrap();
+    // A second timeline (one file given twice is one input, read once).
+    let trace = fixture("kineto/cuda_event_sync.json.gz");
+    let trace = trace.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nope.json.gz");
     let cases: Vec<(Vec<&str>, &str)> = vec![
@@ -333,7 +336,7 @@ fn bad_input_exits_2_with_one_line_saying_what_to_do() {
             "--trace-out t.txt: a Chrome trace is JSON",
         ),
         (
-            vec![saxpy, saxpy, "--nvtx", "MPI_Send", "--trace-out", "t.json"],
+            vec![saxpy, trace, "--nvtx", "MPI_Send", "--trace-out", "t.json"],
             "--trace-out draws one timeline, and 2 INPUTs were given",
         ),
         (
@@ -628,4 +631,39 @@ fn the_readmes_first_line_is_what_path_prints_on_its_first_command() {
     let (code, out, err) = rooftrace(&["path", "fixtures/kineto/cuda_event_sync.json.gz"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out.lines().next(), Some(quoted));
+}
+
+#[test]
+fn an_empty_input_is_named_as_one_and_a_file_given_twice_is_one_rank() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("e.json");
+    std::fs::write(&empty, b"").unwrap();
+    // The door says what the file is, not that --nvtx is missing (before:
+    // "--nvtx REGEX is required", as if it were an nsys export).
+    for cmd in ["path", "budget"] {
+        let (code, _, err) = rooftrace(&[cmd, empty.to_str().unwrap()]);
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains("an empty file (0 bytes)"), "{cmd}: {err}");
+    }
+    // One trace given twice (as `a` and `./a`-like spellings) is one rank,
+    // read once and said, as `comm` reads it (before: two ranks, each
+    // step counted twice).
+    let trace = fixture("kineto/cuda_event_sync.json.gz");
+    let again = dir.path().join("again.json.gz");
+    std::fs::copy(&trace, &again).unwrap();
+    let twice = dir.path().join(".").join("again.json.gz");
+    let (code, once, err) = rooftrace_json(&["path", again.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let (code, both, err) =
+        rooftrace_json(&["path", again.to_str().unwrap(), twice.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(both["steps"], once["steps"]);
+    assert_eq!(both["input"].as_array().unwrap().len(), 1);
+    assert!(
+        both["diagnostics"].as_array().unwrap().iter().any(|d| d
+            .as_str()
+            .unwrap()
+            .starts_with("given more than once, read once: ")),
+        "{both}"
+    );
 }
